@@ -1,0 +1,69 @@
+# alphaprof: top-level build.  `make run` and `make test` do everything on a
+# fresh Debian machine: set-up (packages, newlib), build, then run or test.
+#
+# Each part has its own fragment (firmware/build.mk, ...) included below; the
+# fragments add their outputs to ALL_OUTPUTS.  Set-up runs first in its own
+# make invocation so that the fragments may rely on installed packages.
+
+BUILD       := build
+NEWLIB      := $(BUILD)/newlib/alpha-unknown-elf
+TARGET      := alpha-linux-gnu
+TARGET_CC   := $(TARGET)-gcc
+TARGET_LD   := $(TARGET)-ld
+TARGET_OBJCOPY := $(TARGET)-objcopy
+TARGET_GCC_INC := $(shell $(TARGET_CC) -print-file-name=include 2>/dev/null)
+TARGET_LIBGCC  := $(shell $(TARGET_CC) -print-libgcc-file-name 2>/dev/null)
+
+# Flags for everything that runs on the board (monitor and workload images).
+TARGET_CFLAGS := -std=gnu11 -O2 -g -mcpu=ev67 -mlong-double-64 \
+    -nostdinc -isystem $(NEWLIB)/include -idirafter $(TARGET_GCC_INC) \
+    -fno-pic -fno-stack-protector -fno-asynchronous-unwind-tables \
+    -fno-unwind-tables -ffunction-sections -fdata-sections \
+    -Wall -Wextra -Werror -I.
+TARGET_ASFLAGS := -mcpu=ev67 -I. -D__ASSEMBLER__
+TARGET_LDFLAGS := -nostdlib -static -Wl,--gc-sections -Wl,-z,noexecstack
+TARGET_LIBS    := -L$(NEWLIB)/lib -lm -lc $(TARGET_LIBGCC)
+
+# Flags for host C code; the -asan variants are built for the test run.
+HOST_CC     := gcc
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I. -MMD -MP
+HOST_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all run test bench setup clean
+.DEFAULT_GOAL := all
+
+# The default workload that `make run` profiles, and its cores.
+RUN_IMAGE ?= $(BUILD)/workloads/parallel.elf
+RUN_CORES ?= 4
+
+setup:
+	@sh setup/install-packages.sh
+	@sh setup/newlib/build.sh $(BUILD)/newlib
+
+run: setup
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/host/alphaprof run --cores $(RUN_CORES) $(RUN_IMAGE)
+
+test: setup
+	@$(MAKE) --no-print-directory all tests-build
+	@python3 tests/run.py --build $(BUILD)
+
+bench: setup
+	@$(MAKE) --no-print-directory all
+	@python3 tests/bench.py --build $(BUILD)
+
+clean:
+	rm -rf $(BUILD)/firmware $(BUILD)/workloads $(BUILD)/host $(BUILD)/host-asan \
+	       $(BUILD)/hw-model $(BUILD)/tests
+
+ALL_OUTPUTS :=
+TEST_OUTPUTS :=
+-include firmware/build.mk
+-include workloads/build.mk
+-include host-tools/build.mk
+-include hw-model/build.mk
+-include tests/build.mk
+
+.PHONY: tests-build
+all: $(ALL_OUTPUTS)
+tests-build: $(TEST_OUTPUTS)

@@ -1,0 +1,75 @@
+/*
+ * The board's fixed RAM map: the one definition every part uses.
+ *
+ * Plain preprocessor constants only, so this header is included from C
+ * (firmware, hw-model plugin, host tools), from assembly and from the linker
+ * scripts (run through cpp).  All addresses are guest physical; the
+ * firmware reaches them through KSEG (KSEG_BASE + physical), workload
+ * images run in user mode where [USER_BASE, RAM_SIZE) is mapped one to one.
+ *
+ * The RAM is a memory-backend file (boards/clipper), so an offset in that
+ * file is a physical address here: the hw-model plugin maps the same file.
+ */
+#ifndef ALPHAPROF_RAM_MAP_H
+#define ALPHAPROF_RAM_MAP_H
+
+#define RAM_SIZE                0x10000000      /* 256 MiB */
+#define KSEG_BASE               0xfffffc0000000000
+#define PAGE_SIZE_ALPHA         0x2000          /* 8 KiB pages */
+#define MAX_CORES               4
+
+/* QEMU's PALcode, the HWRPB and the PALcode's own page tables. */
+#define PALCODE_PHYS            0x00000000
+#define PALCODE_END             0x00300000
+#define HWRPB_PHYS              0x00018000
+
+/* -append text, written by QEMU at kernel_low - 0x6000. */
+#define CMDLINE_PHYS            0x0030a000
+#define CMDLINE_MAX             256
+
+/* The resident monitor (text, data, bss), loaded by QEMU with -kernel. */
+#define FIRMWARE_PHYS           0x00310000
+#define FIRMWARE_END            0x00400000
+
+/* Monitor stacks, one per core; the PALcode's interrupt frames land here. */
+#define FW_STACK_PHYS           0x00400000
+#define FW_STACK_SIZE           0x00010000
+#define FW_STACK_END            (FW_STACK_PHYS + MAX_CORES * FW_STACK_SIZE)
+
+/* Monitor heap (newlib malloc inside the monitor). */
+#define FW_HEAP_PHYS            0x00440000
+#define FW_HEAP_END             0x00500000
+
+/* Level-3 page tables that map the user region; 8 MiB of RAM per page. */
+#define USER_PT_PHYS            0x00500000
+#define USER_PT_END             (USER_PT_PHYS + (RAM_SIZE / 0x800000) * PAGE_SIZE_ALPHA)
+
+/* hw-model register window and sample ring, one slot per core. */
+#define PMU_WINDOW_PHYS         0x00800000
+#define PMU_WINDOW_PER_CORE     0x00040000
+#define PMU_WINDOW_END          (PMU_WINDOW_PHYS + MAX_CORES * PMU_WINDOW_PER_CORE)
+
+/* On-target profiler: hash table, overflow buffers, paired samples, state. */
+#define PROFILER_PHYS           0x00900000
+#define PROFILER_PER_CORE       0x00100000
+#define PROFILER_END            (PROFILER_PHYS + MAX_CORES * PROFILER_PER_CORE)
+
+/* Everything from here up is mapped for user mode (workload images). */
+#define USER_BASE               0x01000000
+
+/* Workload images: QEMU's -device loader puts each ELF here. */
+#define IMAGE_AREA_PHYS         0x01000000
+#define IMAGE_AREA_END          0x08000000
+#define IMAGE_ALIGN             0x00010000      /* images start on 64 KiB */
+#define IMAGE_DEFAULT_BASE      IMAGE_AREA_PHYS
+
+/* Heap handed out by _sbrk to the running image. */
+#define USER_HEAP_PHYS          0x08000000
+#define USER_HEAP_END           0x0f000000
+
+/* User stacks, one per core, growing down from the end of each slot. */
+#define USER_STACK_PHYS         0x0f000000
+#define USER_STACK_SIZE         0x00400000
+#define USER_STACK_END          (USER_STACK_PHYS + MAX_CORES * USER_STACK_SIZE)
+
+#endif
