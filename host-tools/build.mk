@@ -1,0 +1,48 @@
+# host-tools: the alphaprof command and the image sealing tool (host C).
+#   build/host/alphaprof, build/host/alphaprof-seal      (make all)
+#   build/host/libalphaprof-util.a                       (util/, for unit tests)
+#   build/host-asan/libalphaprof-util.a                  (ASan+UBSan, make tests-build)
+
+HOST_TOOLS_PKGS    := libelf zlib
+HOST_TOOLS_CFLAGS  := $(HOST_CFLAGS) -Ihost-tools $(shell pkg-config --cflags $(HOST_TOOLS_PKGS) 2>/dev/null)
+HOST_TOOLS_LIBS    := $(or $(shell pkg-config --libs $(HOST_TOOLS_PKGS) 2>/dev/null),-lelf -lz)
+
+HOST_UTIL_SRCS     := $(wildcard host-tools/util/*.c)
+HOST_BUILTIN_SRCS  := $(wildcard host-tools/builtin-*.c)
+host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
+
+HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a
+HOST_UTIL_LIB_ASAN := $(BUILD)/host-asan/libalphaprof-util.a
+
+$(BUILD)/host/%.o: host-tools/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) -c $< -o $@
+
+$(BUILD)/host-asan/%.o: host-tools/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
+
+$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/host/alphaprof: $(call host_objs,$(BUILD)/host,host-tools/alphaprof.c $(HOST_BUILTIN_SRCS)) $(HOST_UTIL_LIB)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) -o $@ $^ $(HOST_TOOLS_LIBS)
+
+$(BUILD)/host/alphaprof-seal: $(BUILD)/host/seal.o $(HOST_UTIL_LIB)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) -o $@ $^ $(HOST_TOOLS_LIBS)
+
+$(BUILD)/host-asan/alphaprof: $(call host_objs,$(BUILD)/host-asan,host-tools/alphaprof.c $(HOST_BUILTIN_SRCS)) $(HOST_UTIL_LIB_ASAN)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -o $@ $^ $(HOST_TOOLS_LIBS)
+
+$(BUILD)/host-asan/alphaprof-seal: $(BUILD)/host-asan/seal.o $(HOST_UTIL_LIB_ASAN)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -o $@ $^ $(HOST_TOOLS_LIBS)
+
+ALL_OUTPUTS  += $(BUILD)/host/alphaprof $(BUILD)/host/alphaprof-seal
+TEST_OUTPUTS += $(HOST_UTIL_LIB_ASAN) $(BUILD)/host-asan/alphaprof $(BUILD)/host-asan/alphaprof-seal
+
+-include $(wildcard $(BUILD)/host/*.d $(BUILD)/host/util/*.d $(BUILD)/host-asan/*.d $(BUILD)/host-asan/util/*.d)

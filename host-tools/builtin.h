@@ -1,0 +1,17 @@
+/*
+ * The alphaprof subcommands.  Adding one is one line in BUILTINS below plus
+ * its builtin-<name>.c defining int cmd_<name>(int argc, char **argv), where
+ * argv[0] is the subcommand name.
+ */
+#ifndef ALPHAPROF_BUILTIN_H
+#define ALPHAPROF_BUILTIN_H
+
+/*       name  summary */
+#define BUILTINS(X) \
+    X(run, "boot the board and run workload images on it")
+
+#define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
+BUILTINS(DECLARE_BUILTIN)
+#undef DECLARE_BUILTIN
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * The QEMU command line of a run, composed from the board definition and
+ * the run's options.  Pure: no file is touched, so it is unit-tested as is.
+ */
+#ifndef ALPHAPROF_UTIL_QEMU_CMDLINE_H
+#define ALPHAPROF_UTIL_QEMU_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/board.h"
+#include "util/error.h"
+#include "util/strvec.h"
+
+enum link_kind { LINK_UNIX, LINK_STDIO };
+
+struct run_config {
+    const struct board *board;
+    const char *home;               /* repository root: board paths are relative to it */
+    unsigned cores;
+    bool deterministic;
+    enum link_kind link;
+    const char *shm_path;           /* the RAM backend file */
+    const char *socket_path;        /* LINK_UNIX only */
+    const char *const *images;
+    size_t nimages;
+    const char *const *keys;        /* KEY=VAL words for the boot command line */
+    size_t nkeys;
+    const char *const *args;        /* the image's arguments (after --) */
+    size_t nargs;
+};
+
+/* Checks one --append word: KEY=VAL, key [a-z0-9_]+, no blanks. */
+int cmdline_check_key(const char *word, struct ap_err *err);
+
+/* The -append text: "KEY=VAL ... -- ARGS"; fails if it does not fit the
+ * monitor's CMDLINE_MAX buffer.  Returns a malloc'ed string. */
+int cmdline_boot_text(const struct run_config *c, char **out, struct ap_err *err);
+
+/* The whole argv, argv[0] = the board's qemu binary. */
+int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err *err);
+
+/* Appends s to a QEMU option value, doubling ',' as QEMU's parser needs. */
+void qemu_escape_into(char *out, size_t outlen, const char *s);
+
+#endif

@@ -1,0 +1,408 @@
+#include "util/qemu-launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/serial-link.h"
+
+/* After the monitor has reported, QEMU must exit by itself this quickly. */
+#define LINGER_MS 10000
+#define CONNECT_RETRY_MS 20
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool program_exists(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t n = colon ? (size_t)(colon - path) : strlen(path);
+        char full[PATH_MAX];
+        snprintf(full, sizeof full, "%.*s/%s", (int)n, n ? path : ".", prog);
+        if (access(full, X_OK) == 0)
+            return true;
+        path += n + (colon ? 1 : 0);
+    }
+    return false;
+}
+
+static void set_nonblock(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* Terminates QEMU: SIGTERM, then SIGKILL if it is still there after 3 s. */
+static void stop_qemu(pid_t pid, struct launch_result *r)
+{
+    kill(pid, SIGTERM);
+    long long until = now_ms() + 3000;
+    while (now_ms() < until) {
+        pid_t w = waitpid(pid, &r->wait_status, WNOHANG);
+        if (w == pid) {
+            r->reaped = true;
+            return;
+        }
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    if (waitpid(pid, &r->wait_status, 0) == pid)
+        r->reaped = true;
+}
+
+static pid_t spawn(const struct launch_opts *o, int *con_in, int *con_out,
+                   int *qerr, struct launch_result *r, struct ap_err *err)
+{
+    int in_p[2] = {-1, -1}, out_p[2], err_p[2], exec_p[2];
+    if ((o->link == LINK_STDIO && pipe2(in_p, O_CLOEXEC)) || pipe2(out_p, O_CLOEXEC) ||
+        pipe2(err_p, O_CLOEXEC) || pipe2(exec_p, O_CLOEXEC))
+        return ap_err_set(err, "cannot create pipes: %s", strerror(errno));
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        return ap_err_set(err, "cannot fork: %s", strerror(errno));
+    if (pid == 0) {
+        /* Own process group: the terminal's ^C reaches the launcher, which
+         * stops QEMU and cleans up; and QEMU dies with the launcher. */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        int devnull = open("/dev/null", O_RDWR);
+        dup2(o->link == LINK_STDIO ? in_p[0] : devnull, 0);
+        dup2(out_p[1], 1);
+        dup2(err_p[1], 2);
+        execvp(o->argv[0], o->argv);
+        int e = errno;
+        if (write(exec_p[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(exec_p[1]);
+    close(out_p[1]);
+    close(err_p[1]);
+    if (o->link == LINK_STDIO)
+        close(in_p[0]);
+    int e;
+    ssize_t n;
+    do
+        n = read(exec_p[0], &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    close(exec_p[0]);
+    if (n == (ssize_t)sizeof e) {
+        r->exec_failed = true;
+        r->exec_errno = e;
+        waitpid(pid, &r->wait_status, 0);
+        r->reaped = true;
+        close(out_p[0]);
+        close(err_p[0]);
+        if (o->link == LINK_STDIO)
+            close(in_p[1]);
+        return 0;
+    }
+    *con_out = out_p[0];
+    *qerr = err_p[0];
+    *con_in = o->link == LINK_STDIO ? in_p[1] : -1;
+    set_nonblock(out_p[0]);
+    set_nonblock(err_p[0]);
+    if (*con_in >= 0)
+        set_nonblock(*con_in);
+    return pid;
+}
+
+int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_err *err)
+{
+    memset(r, 0, sizeof *r);
+    console_init(&r->console);
+    int con_in = -1, con_out = -1, qerr = -1;
+    pid_t pid = spawn(o, &con_in, &con_out, &qerr, r, err);
+    if (pid < 0)
+        return -1;
+    if (pid == 0)
+        return 0;           /* exec failed: r says so */
+
+    /* In stdio mode con_out is QEMU's stdout = the console.  In unix mode
+     * QEMU's stdout only carries QEMU's own messages, shown like stderr,
+     * and the console is the socket (con_sock, read and written). */
+    int qout = -1, con_sock = -1;
+    if (o->link == LINK_UNIX) {
+        qout = con_out;
+        con_out = -1;
+    }
+    bool stdin_open = o->in_fd >= 0, stdout_ok = true;
+    char pending[4096];
+    size_t pending_len = 0, pending_off = 0;
+    struct crlf_filter crlf = {0};
+    long long deadline = now_ms() + (long long)o->timeout_s * 1000;
+    bool reported = false;
+    char buf[8192], out[8192 * 2 + 1];
+
+    for (;;) {
+        int console_fd = o->link == LINK_UNIX ? con_sock : con_out;
+        int to_guest = o->link == LINK_UNIX ? con_sock : con_in;
+        if (o->link == LINK_UNIX && con_sock < 0) {
+            int fd = serial_link_try_connect(o->socket_path);
+            if (fd >= 0) {
+                con_sock = console_fd = to_guest = fd;
+            } else if (fd == -2) {
+                ap_err_set(err, "cannot connect to QEMU's serial socket %s: %s", o->socket_path,
+                           strerror(errno));
+                stop_qemu(pid, r);
+                close(qerr);
+                close(qout);
+                return -1;
+            }
+        }
+        bool connected = console_fd >= 0;
+        if (!connected && qerr < 0 && qout < 0)
+            break;          /* QEMU gone before the link came up */
+        if (connected && console_fd < 0)
+            break;
+
+        struct pollfd p[6];
+        int np = 0, i_stop = -1, i_err = -1, i_qout = -1, i_con = -1, i_in = -1, i_out = -1;
+        if (o->stop_fd >= 0) {
+            i_stop = np;
+            p[np++] = (struct pollfd){.fd = o->stop_fd, .events = POLLIN};
+        }
+        if (qerr >= 0) {
+            i_err = np;
+            p[np++] = (struct pollfd){.fd = qerr, .events = POLLIN};
+        }
+        if (qout >= 0) {
+            i_qout = np;
+            p[np++] = (struct pollfd){.fd = qout, .events = POLLIN};
+        }
+        if (console_fd >= 0) {
+            i_con = np;
+            p[np++] = (struct pollfd){.fd = console_fd, .events = POLLIN};
+        }
+        if (connected && to_guest >= 0) {
+            if (pending_len > pending_off) {
+                if (to_guest == console_fd) {
+                    p[i_con].events |= POLLOUT;
+                } else {
+                    i_out = np;
+                    p[np++] = (struct pollfd){.fd = to_guest, .events = POLLOUT};
+                }
+            } else if (stdin_open) {
+                i_in = np;
+                p[np++] = (struct pollfd){.fd = o->in_fd, .events = POLLIN};
+            }
+        }
+
+        long long now = now_ms();
+        if (now >= deadline) {
+            if (reported)
+                r->lingered = true;
+            else
+                r->timed_out = true;
+            stop_qemu(pid, r);
+            break;
+        }
+        long long wait = deadline - now;
+        if (!connected && wait > CONNECT_RETRY_MS)
+            wait = CONNECT_RETRY_MS;
+        int rc = poll(p, (nfds_t)np, (int)wait);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            ap_err_set(err, "poll: %s", strerror(errno));
+            stop_qemu(pid, r);
+            break;
+        }
+        if (i_stop >= 0 && (p[i_stop].revents & POLLIN)) {
+            int sig = 0;
+            unsigned char b;
+            if (read(o->stop_fd, &b, 1) == 1)
+                sig = b;
+            r->stopped_by = sig ? sig : SIGTERM;
+            stop_qemu(pid, r);
+            break;
+        }
+        /* QEMU's own messages (errors, warnings) go to our stderr. */
+        int *qfds[2] = {&qerr, &qout};
+        int qidx[2] = {i_err, i_qout};
+        for (int k = 0; k < 2; k++) {
+            if (qidx[k] >= 0 && (p[qidx[k]].revents & (POLLIN | POLLHUP | POLLERR))) {
+                ssize_t n = read(*qfds[k], buf, sizeof buf);
+                if (n > 0) {
+                    write_all(o->err_fd, buf, (size_t)n);
+                } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                    close(*qfds[k]);
+                    *qfds[k] = -1;
+                }
+            }
+        }
+        if (i_con >= 0 && (p[i_con].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t n = read(console_fd, buf, sizeof buf);
+            if (n > 0) {
+                console_feed(&r->console, buf, (size_t)n);
+                size_t m = crlf_filter(&crlf, buf, (size_t)n, out);
+                if (stdout_ok && m && !write_all(o->out_fd, out, m))
+                    stdout_ok = false;      /* reader went away: keep running */
+                if (!reported && (r->console.exit_seen || r->console.fatal_seen)) {
+                    reported = true;
+                    if (deadline > now_ms() + LINGER_MS)
+                        deadline = now_ms() + LINGER_MS;
+                }
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                if (o->link == LINK_UNIX) {
+                    close(con_sock);
+                    con_sock = -1;
+                } else {
+                    close(con_out);
+                    con_out = -1;
+                }
+                break;      /* the board is gone; reap QEMU below */
+            }
+        }
+        if (connected && pending_len > pending_off) {
+            int idx = to_guest == console_fd ? i_con : i_out;
+            if (idx >= 0 && (p[idx].revents & (POLLOUT | POLLERR))) {
+                ssize_t w = write(to_guest, pending + pending_off, pending_len - pending_off);
+                if (w > 0) {
+                    pending_off += (size_t)w;
+                } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+                    pending_len = pending_off = 0;
+                    stdin_open = false;     /* the guest side is closed */
+                }
+            }
+        }
+        if (i_in >= 0 && (p[i_in].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t n = read(o->in_fd, pending, sizeof pending);
+            if (n > 0) {
+                pending_len = (size_t)n;
+                pending_off = 0;
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                stdin_open = false;         /* EOF: stop forwarding, keep the link */
+            }
+        }
+        if (pending_off == pending_len)
+            pending_len = pending_off = 0;
+    }
+
+    size_t m = crlf_flush(&crlf, out);
+    if (m && stdout_ok)
+        write_all(o->out_fd, out, m);
+    console_finish(&r->console);
+
+    /* Drain QEMU's last words, then reap it (it is exiting: bounded wait). */
+    if (!r->reaped) {
+        long long until = now_ms() + 5000;
+        while (!r->reaped) {
+            for (int k = 0; k < 2; k++) {
+                int fd = k ? qout : qerr;
+                if (fd < 0)
+                    continue;
+                ssize_t n = read(fd, buf, sizeof buf);
+                if (n > 0)
+                    write_all(o->err_fd, buf, (size_t)n);
+            }
+            pid_t w = waitpid(pid, &r->wait_status, WNOHANG);
+            if (w == pid) {
+                r->reaped = true;
+                break;
+            }
+            if (now_ms() >= until) {
+                stop_qemu(pid, r);
+                break;
+            }
+            usleep(10000);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        int fd = k ? qout : qerr;
+        if (fd < 0)
+            continue;
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+            write_all(o->err_fd, buf, (size_t)n);
+        close(fd);
+    }
+    if (con_sock >= 0)
+        close(con_sock);
+    if (con_out >= 0)
+        close(con_out);
+    if (con_in >= 0)
+        close(con_in);
+    return 0;
+}
+
+int launch_outcome(const struct launch_result *r, const char *qemu, unsigned timeout_s,
+                   char *msg, size_t msglen)
+{
+    msg[0] = '\0';
+    const struct console_state *c = &r->console;
+    if (r->exec_failed) {
+        if (r->exec_errno == ENOENT)
+            snprintf(msg, msglen, "%s not found; run make setup (installs qemu-system-misc)", qemu);
+        else
+            snprintf(msg, msglen, "cannot run %s: %s", qemu, strerror(r->exec_errno));
+        return 127;
+    }
+    if (r->stopped_by) {
+        snprintf(msg, msglen, "stopped by signal %d (%s); QEMU was terminated", r->stopped_by,
+                 strsignal(r->stopped_by));
+        return 128 + r->stopped_by;
+    }
+    if (r->timed_out) {
+        snprintf(msg, msglen, "timed out after %u s; QEMU was killed (raise --timeout if the workload needs longer)",
+                 timeout_s);
+        return 124;
+    }
+    bool crashed = r->reaped && WIFSIGNALED(r->wait_status) && !r->lingered;
+    if (c->exit_seen) {
+        int st = console_clamp_status(c->exit_status);
+        if (crashed) {
+            snprintf(msg, msglen, "QEMU died of signal %d (%s) after %s exited with status %ld",
+                     WTERMSIG(r->wait_status), strsignal(WTERMSIG(r->wait_status)),
+                     c->exit_name, c->exit_status);
+            return st ? st : 125;
+        }
+        if (r->lingered)
+            snprintf(msg, msglen, "QEMU did not exit after %s exited with status %ld; it was killed",
+                     c->exit_name, c->exit_status);
+        else if (st != c->exit_status)
+            snprintf(msg, msglen, "%s exited with status %ld, reported as %d", c->exit_name,
+                     c->exit_status, st);
+        return st;
+    }
+    if (c->fatal_seen) {
+        snprintf(msg, msglen, "the monitor stopped the run: %s", c->fatal_line);
+        return 1;
+    }
+    if (crashed) {
+        snprintf(msg, msglen, "QEMU died of signal %d (%s) before the workload finished",
+                 WTERMSIG(r->wait_status), strsignal(WTERMSIG(r->wait_status)));
+        return 125;
+    }
+    if (r->reaped && WIFEXITED(r->wait_status))
+        snprintf(msg, msglen, "QEMU exited with status %d without a result from the monitor (no 'monitor: NAME exited with status N' line); see its messages above",
+                 WEXITSTATUS(r->wait_status));
+    else
+        snprintf(msg, msglen, "QEMU ended without a result from the monitor");
+    return 125;
+}

@@ -1,0 +1,50 @@
+/*
+ * Running QEMU for one board run: start it, connect the serial link, pump
+ * guest output to our stdout and our stdin to the guest, watch the console
+ * for the monitor's result, enforce the timeout, and reap QEMU.
+ */
+#ifndef ALPHAPROF_UTIL_QEMU_LAUNCH_H
+#define ALPHAPROF_UTIL_QEMU_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util/console.h"
+#include "util/error.h"
+#include "util/qemu-cmdline.h"
+
+struct launch_opts {
+    char *const *argv;          /* argv[0]: the QEMU binary (searched in PATH) */
+    enum link_kind link;
+    const char *socket_path;    /* LINK_UNIX */
+    unsigned timeout_s;
+    int stop_fd;                /* readable when we must stop (signal), or -1 */
+    int in_fd, out_fd, err_fd;  /* our stdin, stdout, stderr */
+};
+
+struct launch_result {
+    bool exec_failed;           /* QEMU could not be started */
+    int exec_errno;
+    bool timed_out;
+    bool lingered;              /* QEMU kept running after the result: killed */
+    int stopped_by;             /* signal that stopped us, or 0 */
+    int wait_status;            /* from waitpid, if reaped */
+    bool reaped;
+    struct console_state console;
+};
+
+/* Runs QEMU to the end.  Returns -1 only if the run could not be set up
+ * (err says why); otherwise r describes what happened. */
+int qemu_launch(const struct launch_opts *o, struct launch_result *r,
+                struct ap_err *err);
+
+/* Whether the program name resolves to an executable (PATH search). */
+bool program_exists(const char *prog);
+
+/* The launcher's exit status for a finished run, with a message for the user
+ * in msg (empty when the workload's own status is all there is to say). */
+int launch_outcome(const struct launch_result *r, const char *qemu,
+                   unsigned timeout_s, char *msg, size_t msglen);
+
+#endif

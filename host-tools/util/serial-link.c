@@ -1,0 +1,82 @@
+#include "util/serial-link.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int serial_link_try_connect(const char *path)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sa.sun_path) {
+        errno = ENAMETOOLONG;
+        return -2;
+    }
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -2;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        /* Not created yet, or created but not listening yet. */
+        return (e == ENOENT || e == ECONNREFUSED || e == EAGAIN) ? -1 : -2;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    return fd;
+}
+
+size_t crlf_filter(struct crlf_filter *f, const char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = in[i];
+        if (f->pending_cr) {
+            f->pending_cr = false;
+            if (ch != '\n')
+                out[o++] = '\r';
+        }
+        if (ch == '\r')
+            f->pending_cr = true;
+        else
+            out[o++] = ch;
+    }
+    return o;
+}
+
+size_t crlf_flush(struct crlf_filter *f, char *out)
+{
+    if (!f->pending_cr)
+        return 0;
+    f->pending_cr = false;
+    out[0] = '\r';
+    return 1;
+}
+
+bool write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN) {
+                /* Our stdout may be non-blocking (shared with a parent). */
+                usleep(1000);
+                continue;
+            }
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}

@@ -1,0 +1,29 @@
+/*
+ * The launcher's end of the board's serial link (COM1): a unix socket that
+ * QEMU serves (-chardev socket,server=on,wait=on), or pipes to QEMU's stdio.
+ * Also the translation of guest output for the terminal.
+ */
+#ifndef ALPHAPROF_UTIL_SERIAL_LINK_H
+#define ALPHAPROF_UTIL_SERIAL_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One non-blocking connection attempt to QEMU's socket.  Returns the fd
+ * (non-blocking, close-on-exec), -1 if QEMU is not listening yet (try again),
+ * -2 with errno set on a real error. */
+int serial_link_try_connect(const char *path);
+
+/* Guest output for the terminal: "\r\n" becomes "\n" (also across reads). */
+struct crlf_filter {
+    bool pending_cr;
+};
+/* Filters in into out (room for n + 1 bytes); returns the bytes in out. */
+size_t crlf_filter(struct crlf_filter *f, const char *in, size_t n, char *out);
+/* Anything held back at the end of output. */
+size_t crlf_flush(struct crlf_filter *f, char *out);
+
+/* Writes all of buf to a blocking fd; false on error (e.g. EPIPE). */
+bool write_all(int fd, const void *buf, size_t n);
+
+#endif
