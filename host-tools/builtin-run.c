@@ -305,6 +305,7 @@ int cmd_run(int argc, char **argv)
         .in_fd = 0,
         .out_fd = 1,
         .err_fd = 2,
+        .show_boot = verbose,
     };
     struct launch_result lr;
     int lrc = qemu_launch(&lo, &lr, &err);

@@ -60,6 +60,24 @@ void console_parse_line(const char *line, struct console_line *out)
         }
         return;
     }
+    static const char running[] = "running ";
+    if (strncmp(rest, running, strlen(running)) == 0) {
+        const char *name = rest + strlen(running);
+        const char *on = strstr(name, " on ");
+        if (on && on > name && (size_t)(on - name) < sizeof out->name &&
+            !memchr(name, ' ', (size_t)(on - name))) {
+            const char *num = on + 4;
+            char *end;
+            long v = strtol(num, &end, 10);
+            if (end > num && (strncmp(end, " cores", 6) == 0 || strncmp(end, " core", 5) == 0)) {
+                memcpy(out->name, name, (size_t)(on - name));
+                out->name[on - name] = '\0';
+                out->kind = CONSOLE_RUNNING;
+                out->value = v;
+            }
+        }
+        return;
+    }
     static const char exited[] = " exited with status ";
     const char *at = strstr(rest, exited);
     if (at && at > rest) {
@@ -105,6 +123,9 @@ static void end_line(struct console_state *c)
         break;
     case CONSOLE_CORE_ONLINE:
         c->cores_online++;
+        break;
+    case CONSOLE_RUNNING:
+        c->running_seen = true;
         break;
     case CONSOLE_OTHER:
         break;

@@ -16,6 +16,7 @@ enum console_line_kind {
     CONSOLE_EXIT,           /* monitor: NAME exited with status N */
     CONSOLE_FATAL,          /* monitor: FATAL ... */
     CONSOLE_CORE_ONLINE,    /* monitor: core N online */
+    CONSOLE_RUNNING,        /* monitor: running NAME on N cores */
 };
 
 struct console_line {
@@ -36,6 +37,7 @@ struct console_state {
     bool fatal_seen;
     char fatal_line[CONSOLE_LINE_MAX];
     unsigned cores_online;
+    bool running_seen;      /* the workload started: input may flow */
 };
 
 void console_init(struct console_state *c);

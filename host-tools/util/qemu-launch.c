@@ -155,9 +155,11 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
     char pending[4096];
     size_t pending_len = 0, pending_off = 0;
     struct crlf_filter crlf = {0};
+    struct boot_filter boot = {.done = o->show_boot};
+    struct notice_filter notice = {0};
     long long deadline = now_ms() + (long long)o->timeout_s * 1000;
     bool reported = false;
-    char buf[8192], out[8192 * 2 + 1];
+    char buf[8192], out[8192 * 2 + 1], out2[8192 * 2 + 1 + 256];
 
     for (;;) {
         int console_fd = o->link == LINK_UNIX ? con_sock : con_out;
@@ -178,8 +180,6 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         bool connected = console_fd >= 0;
         if (!connected && qerr < 0 && qout < 0)
             break;          /* QEMU gone before the link came up */
-        if (connected && console_fd < 0)
-            break;
 
         struct pollfd p[6];
         int np = 0, i_stop = -1, i_err = -1, i_qout = -1, i_con = -1, i_in = -1, i_out = -1;
@@ -207,7 +207,9 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                     i_out = np;
                     p[np++] = (struct pollfd){.fd = to_guest, .events = POLLOUT};
                 }
-            } else if (stdin_open) {
+            } else if (stdin_open && r->console.running_seen) {
+                /* Only once the workload runs: bytes sent earlier would be
+                 * eaten by the PALcode's and the monitor's UART set-up. */
                 i_in = np;
                 p[np++] = (struct pollfd){.fd = o->in_fd, .events = POLLIN};
             }
@@ -249,7 +251,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (qidx[k] >= 0 && (p[qidx[k]].revents & (POLLIN | POLLHUP | POLLERR))) {
                 ssize_t n = read(*qfds[k], buf, sizeof buf);
                 if (n > 0) {
-                    write_all(o->err_fd, buf, (size_t)n);
+                    size_t m = notice_filter(&notice, buf, (size_t)n, out);
+                    write_all(o->err_fd, out, m);
                 } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                     close(*qfds[k]);
                     *qfds[k] = -1;
@@ -261,7 +264,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (n > 0) {
                 console_feed(&r->console, buf, (size_t)n);
                 size_t m = crlf_filter(&crlf, buf, (size_t)n, out);
-                if (stdout_ok && m && !write_all(o->out_fd, out, m))
+                m = boot_filter(&boot, out, m, out2);
+                if (stdout_ok && m && !write_all(o->out_fd, out2, m))
                     stdout_ok = false;      /* reader went away: keep running */
                 if (!reported && (r->console.exit_seen || r->console.fatal_seen)) {
                     reported = true;
@@ -307,6 +311,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
     size_t m = crlf_flush(&crlf, out);
     if (m && stdout_ok)
         write_all(o->out_fd, out, m);
+    if (!boot.done && boot.len && stdout_ok)
+        write_all(o->out_fd, boot.line, boot.len);     /* an unfinished last line */
     console_finish(&r->console);
 
     /* Drain QEMU's last words, then reap it (it is exiting: bounded wait). */
@@ -319,7 +325,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                     continue;
                 ssize_t n = read(fd, buf, sizeof buf);
                 if (n > 0)
-                    write_all(o->err_fd, buf, (size_t)n);
+                    write_all(o->err_fd, out, notice_filter(&notice, buf, (size_t)n, out));
             }
             pid_t w = waitpid(pid, &r->wait_status, WNOHANG);
             if (w == pid) {
@@ -339,9 +345,10 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             continue;
         ssize_t n;
         while ((n = read(fd, buf, sizeof buf)) > 0)
-            write_all(o->err_fd, buf, (size_t)n);
+            write_all(o->err_fd, out, notice_filter(&notice, buf, (size_t)n, out));
         close(fd);
     }
+    write_all(o->err_fd, out, notice_flush(&notice, out));
     if (con_sock >= 0)
         close(con_sock);
     if (con_out >= 0)

@@ -21,6 +21,7 @@ struct launch_opts {
     unsigned timeout_s;
     int stop_fd;                /* readable when we must stop (signal), or -1 */
     int in_fd, out_fd, err_fd;  /* our stdin, stdout, stderr */
+    bool show_boot;             /* also show the PALcode's boot lines */
 };
 
 struct launch_result {

@@ -60,6 +60,61 @@ size_t crlf_flush(struct crlf_filter *f, char *out)
     return 1;
 }
 
+size_t boot_filter(struct boot_filter *f, const char *in, size_t n, char *out)
+{
+    size_t o = 0, i = 0;
+    while (i < n && !f->done) {
+        char ch = in[i++];
+        if (f->len < sizeof f->line)
+            f->line[f->len++] = ch;
+        bool full = f->len == sizeof f->line;
+        if (ch != '\n' && !full)
+            continue;
+        /* A whole line (or too long to be the PALcode's). */
+        if (full || strncmp(f->line, "PCI:", 4) != 0) {
+            memcpy(out + o, f->line, f->len);
+            o += f->len;
+            f->done = true;
+        }
+        f->len = 0;
+    }
+    memcpy(out + o, in + i, n - i);
+    return o + (n - i);
+}
+
+static bool is_notice(const char *line, size_t len)
+{
+    static const char notice[] = "info: QEMU waiting for connection on:";
+    return memmem(line, len, notice, sizeof notice - 1) != NULL;
+}
+
+size_t notice_filter(struct notice_filter *f, const char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        f->line[f->len++] = in[i];
+        if (in[i] == '\n' || f->len == sizeof f->line) {
+            if (!is_notice(f->line, f->len)) {
+                memcpy(out + o, f->line, f->len);
+                o += f->len;
+            }
+            f->len = 0;
+        }
+    }
+    return o;
+}
+
+size_t notice_flush(struct notice_filter *f, char *out)
+{
+    size_t o = 0;
+    if (f->len && !is_notice(f->line, f->len)) {
+        memcpy(out, f->line, f->len);
+        o = f->len;
+    }
+    f->len = 0;
+    return o;
+}
+
 bool write_all(int fd, const void *buf, size_t n)
 {
     const char *p = buf;

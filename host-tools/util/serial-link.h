@@ -23,6 +23,25 @@ size_t crlf_filter(struct crlf_filter *f, const char *in, size_t n, char *out);
 /* Anything held back at the end of output. */
 size_t crlf_flush(struct crlf_filter *f, char *out);
 
+/* Hides the PALcode's "PCI: ..." boot lines that precede the monitor's
+ * first line; everything from the first other line on passes unchanged. */
+struct boot_filter {
+    bool done;
+    size_t len;
+    char line[256];
+};
+/* Filters in into out (room for n + sizeof line bytes); returns the bytes in out. */
+size_t boot_filter(struct boot_filter *f, const char *in, size_t n, char *out);
+
+/* Drops QEMU's own "waiting for connection" notice from its stderr, which is
+ * expected on every run over the unix link; other lines pass unchanged. */
+struct notice_filter {
+    size_t len;
+    char line[512];
+};
+size_t notice_filter(struct notice_filter *f, const char *in, size_t n, char *out);
+size_t notice_flush(struct notice_filter *f, char *out);
+
 /* Writes all of buf to a blocking fd; false on error (e.g. EPIPE). */
 bool write_all(int fd, const void *buf, size_t n);
 
