@@ -102,11 +102,11 @@ static void write_synth(const struct synth *s)
         note[16 + i] = (uint8_t)(0xa0 + i);
 
     Elf_Scn *hs = add_section(e, NULL, SHT_PROGBITS, s->base, &hdr, sizeof hdr, 8,
-                              s->header_section ? 1 : 52);
+                              s->header_section ? 1 : 50);
     add_section(e, NULL, SHT_PROGBITS, s->base + sizeof hdr, text, TEXT_LEN, 8, 15);
     if (s->build_id)
         add_section(e, NULL, SHT_NOTE, 0, note, sizeof note, 4, 21);
-    Elf_Scn *strs = add_section(e, NULL, SHT_STRTAB, 0, shstr, sizeof shstr, 1, 41);
+    Elf_Scn *strs = add_section(e, NULL, SHT_STRTAB, 0, shstr, sizeof shstr, 1, 40);
     gelf_getehdr(e, &eh);
     eh.e_shstrndx = (Elf64_Half)elf_ndxscn(strs);
     gelf_update_ehdr(e, &eh);
