@@ -21,7 +21,8 @@ TARGET_CFLAGS := -std=gnu11 -O2 -g -mcpu=ev67 -mlong-double-64 \
     -fno-unwind-tables -ffunction-sections -fdata-sections \
     -Wall -Wextra -Werror -I.
 TARGET_ASFLAGS := -mcpu=ev67 -I. -D__ASSEMBLER__
-TARGET_LDFLAGS := -nostdlib -static -Wl,--gc-sections -Wl,-z,noexecstack
+# One RWX segment is intended: bare metal, no loader to honour permissions.
+TARGET_LDFLAGS := -nostdlib -static -Wl,--gc-sections -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 TARGET_LIBS    := -L$(NEWLIB)/lib -lm -lc $(TARGET_LIBGCC)
 
 # Flags for host C code; the -asan variants are built for the test run.

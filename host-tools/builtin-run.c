@@ -35,7 +35,7 @@ static void usage(FILE *f)
             "  --deterministic    one host thread, 1 ns per instruction: runs repeat exactly\n"
             "  --link unix|stdio  serial link: QEMU socket (default) or QEMU's stdio\n"
             "  --timeout S        give up after S seconds (default: the board's timeout_s)\n"
-            "  --append KEY=VAL   add a key to the boot command line (e.g. run=NAME, quiet=1)\n"
+            "  --append KEY=VAL   add a key to the boot command line (e.g. run=NAME, tick_hz=1000)\n"
             "  --no-check         skip the host-side image checks (the monitor still checks)\n"
             "  -v, --verbose      print the QEMU command line\n"
             "  ARGS               the image's argument string (after --)\n"

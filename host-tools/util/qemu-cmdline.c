@@ -23,7 +23,7 @@ int cmdline_check_key(const char *word, struct ap_err *err)
 {
     const char *eq = strchr(word, '=');
     if (!eq || eq == word)
-        return ap_err_set(err, "--append '%s': expected KEY=VALUE (e.g. quiet=1)", word);
+        return ap_err_set(err, "--append '%s': expected KEY=VALUE (e.g. tick_hz=1000)", word);
     for (const char *p = word; p < eq; p++)
         if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
             return ap_err_set(err, "--append '%s': keys use lower-case letters, digits and '_'", word);

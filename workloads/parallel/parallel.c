@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "workloads/runtime/alphaprof-runtime.h"
 
-#define RANGE   (1L << 22)
+#define RANGE   (1L << 20)   /* keeps sum of squares * REPEATS below 2^63 */
 #define REPEATS 8
 
 static volatile long partial[64];

@@ -1,0 +1,84 @@
+/*
+ * Boot command line parser.  The launcher writes it (host-tools
+ * util/qemu-cmdline.c composes "key=value ... -- args"); QEMU stores it
+ * NUL-terminated at CMDLINE_PHYS.  Unknown keys are reported, not fatal:
+ * an old monitor still runs workloads a newer launcher starts.
+ */
+#include "firmware/kernel/cmdline.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "firmware/kernel/console.h"
+
+struct boot_options boot_options;
+
+/* Copies at most size - 1 bytes and always terminates. */
+static void copy_string(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || *end || v > 1000000)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static void apply_key(const char *word)
+{
+    const char *eq = strchr(word, '=');
+    if (!eq) {
+        mon_printf("monitor: warning: boot option '%s' is not key=value; ignored\n", word);
+        return;
+    }
+    size_t klen = (size_t)(eq - word);
+    const char *val = eq + 1;
+    unsigned u;
+    if (klen == 3 && !strncmp(word, "run", 3)) {
+        copy_string(boot_options.run, sizeof boot_options.run, val);
+    } else if (klen == 7 && !strncmp(word, "tick_hz", 7)) {
+        if (parse_uint(val, &u) || u > 100000)
+            mon_printf("monitor: warning: tick_hz=%s is not a rate in 0..100000; ignored\n", val);
+        else
+            boot_options.tick_hz = u;
+    } else if (klen == 12 && !strncmp(word, "report_ticks", 12)) {
+        boot_options.report_ticks = strcmp(val, "0") != 0;
+    } else {
+        mon_printf("monitor: warning: unknown boot option '%s'; ignored\n", word);
+    }
+}
+
+void cmdline_parse(void)
+{
+    char text[CMDLINE_MAX];
+    const char *src = (const char *)(KSEG_BASE + CMDLINE_PHYS);
+    size_t n = strnlen(src, CMDLINE_MAX - 1);
+    memcpy(text, src, n);
+    text[n] = '\0';
+
+    char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        char *word = p;
+        while (*p && *p != ' ')
+            p++;
+        if (*p)
+            *p++ = '\0';
+        if (!strcmp(word, "--")) {
+            while (*p == ' ')
+                p++;
+            copy_string(boot_options.args, sizeof boot_options.args, p);
+            return;
+        }
+        apply_key(word);
+    }
+}

@@ -1,0 +1,116 @@
+/*
+ * Finds, checks and records workload images.  Images start on IMAGE_ALIGN
+ * boundaries of the image area; a header is believed only when its magic,
+ * version, size and header CRC agree, and an image is run only when its
+ * payload CRC and layout match too (the invariants of image-header.h).
+ */
+#include "firmware/kernel/loader.h"
+
+#include <string.h>
+#include "firmware/kernel/console.h"
+#include "firmware/kernel/crc32.h"
+#include "firmware/kernel/run.h"
+#include "linker/ram-map.h"
+
+struct loaded_image images[MAX_IMAGES];
+unsigned nimages;
+
+static const char rebuild_hint[] =
+    "rebuild it with make and reseal it with build/host/alphaprof-seal";
+
+static void *phys(uint64_t addr) { return (void *)(KSEG_BASE + addr); }
+
+static void corrupt(uint64_t at, const char *what)
+{
+    mon_printf("monitor: FATAL image at 0x%lx is corrupt: %s; %s\n",
+               (unsigned long)at, what, rebuild_hint);
+    monitor_exit_failure();
+}
+
+static uint32_t header_crc(const struct image_header *h)
+{
+    struct image_header copy = *h;
+    copy.header_crc32 = 0;
+    return crc32_update(0, &copy, sizeof copy);
+}
+
+static void check_image(uint64_t at, const struct image_header *h)
+{
+    if (h->version != IMAGE_HEADER_VERSION)
+        corrupt(at, "unknown header version (monitor and image are from different builds)");
+    if (h->header_size != sizeof *h)
+        corrupt(at, "header size does not match this monitor's");
+    if (header_crc(h) != h->header_crc32)
+        corrupt(at, "header checksum mismatch");
+    if (h->load_base != at)
+        corrupt(at, "linked for another address than where it was loaded");
+    if (h->load_size < h->header_size || h->bss_end < at + h->load_size ||
+        h->bss_end > IMAGE_AREA_END)
+        corrupt(at, "sizes run outside the image area");
+    if (h->entry < at + h->header_size || h->entry >= at + h->load_size ||
+        (h->core_entry && (h->core_entry < at || h->core_entry >= at + h->load_size)))
+        corrupt(at, "entry point outside the image");
+    if (memchr(h->name, '\0', sizeof h->name) == NULL || h->name[0] == '\0')
+        corrupt(at, "image name is not a string");
+    if (h->build_id_size > IMAGE_BUILD_ID_MAX)
+        corrupt(at, "build-id longer than the header allows");
+    uint32_t crc = crc32_update(0, (const char *)phys(at) + h->header_size,
+                                h->load_size - h->header_size);
+    if (crc != h->payload_crc32)
+        corrupt(at, "payload checksum mismatch");
+}
+
+void loader_scan(void)
+{
+    for (uint64_t at = IMAGE_AREA_PHYS; at < IMAGE_AREA_END; at += IMAGE_ALIGN) {
+        const struct image_header *h = phys(at);
+        if (h->magic != IMAGE_MAGIC)
+            continue;
+        check_image(at, h);
+        if (nimages == MAX_IMAGES) {
+            mon_printf("monitor: FATAL more than %d workload images loaded; pass fewer images\n",
+                       MAX_IMAGES);
+            monitor_exit_failure();
+        }
+        struct loaded_image *img = &images[nimages++];
+        img->hdr = h;
+        static const char hex[] = "0123456789abcdef";
+        for (uint32_t i = 0; i < h->build_id_size; i++) {
+            img->build_id_hex[2 * i] = hex[h->build_id[i] >> 4];
+            img->build_id_hex[2 * i + 1] = hex[h->build_id[i] & 15];
+        }
+        img->build_id_hex[2 * h->build_id_size] = '\0';
+        mon_printf("monitor: image %s build-id %s at 0x%lx size %lu\n", h->name,
+                   img->build_id_hex[0] ? img->build_id_hex : "none",
+                   (unsigned long)at, (unsigned long)(h->bss_end - at));
+        /* Skip the rest of this image: another can only start past it. */
+        at = ((h->bss_end + IMAGE_ALIGN - 1) & ~(uint64_t)(IMAGE_ALIGN - 1)) - IMAGE_ALIGN;
+    }
+    if (nimages == 0) {
+        mon_printf("monitor: FATAL no workload image found in 0x%x..0x%x; "
+                   "start one with alphaprof run IMAGE.elf (QEMU -device loader,file=IMAGE.elf)\n",
+                   IMAGE_AREA_PHYS, IMAGE_AREA_END);
+        monitor_exit_failure();
+    }
+}
+
+const struct loaded_image *loader_choose(const char *name)
+{
+    if (!name[0])
+        return &images[0];
+    for (unsigned i = 0; i < nimages; i++)
+        if (!strcmp(images[i].hdr->name, name))
+            return &images[i];
+    mon_printf("monitor: FATAL run=%s: no loaded image has that name; loaded:", name);
+    for (unsigned i = 0; i < nimages; i++)
+        mon_printf(" %s", images[i].hdr->name);
+    mon_printf("\n");
+    monitor_exit_failure();
+    return NULL;
+}
+
+void loader_prepare(const struct loaded_image *img)
+{
+    const struct image_header *h = img->hdr;
+    memset(phys(h->load_base + h->load_size), 0, h->bss_end - h->load_base - h->load_size);
+}

@@ -1,0 +1,78 @@
+/*
+ * Three-level Alpha page tables (8 KiB pages, 1024 entries per table).
+ * QEMU walks them itself from the PCB's ptbr; the PALcode only reports
+ * faults.  Level 1 and level 2 live in the monitor's bss; the level-3
+ * tables live at USER_PT_PHYS (linker/ram-map.h), one per 8 MiB of RAM.
+ */
+#include "firmware/kernel/mmu.h"
+
+#include <string.h>
+#include "firmware/arch/pal.h"
+#include "linker/ram-map.h"
+
+#define PTE_VALID   0x0001
+#define PTE_KRE     0x0100
+#define PTE_URE     0x0200
+#define PTE_KWE     0x1000
+#define PTE_UWE     0x2000
+#define PAGE_SHIFT  13
+#define PT_ENTRIES  1024
+#define L3_SPAN     ((uint64_t)PT_ENTRIES << PAGE_SHIFT)   /* 8 MiB */
+
+_Static_assert(USER_PT_END - USER_PT_PHYS == (RAM_SIZE / L3_SPAN) * PAGE_SIZE_ALPHA,
+               "ram-map.h reserves one level-3 table per 8 MiB");
+_Static_assert(USER_BASE % L3_SPAN == 0, "user region starts on a level-3 table");
+
+/* The PCB layout the PALcode's SWPCTX reads (physical address). */
+struct pcb {
+    uint64_t ksp, usp, ptbr;
+    uint32_t pcc, asn;
+    uint64_t unique, flags, reserved[2];
+};
+
+static uint64_t l1[PT_ENTRIES] __attribute__((aligned(PAGE_SIZE_ALPHA)));
+static uint64_t l2[PT_ENTRIES] __attribute__((aligned(PAGE_SIZE_ALPHA)));
+static struct pcb pcbs[MAX_CORES] __attribute__((aligned(128)));
+
+static uint64_t to_phys(const void *kseg) { return (uint64_t)kseg - KSEG_BASE; }
+
+static uint64_t pte(uint64_t phys, uint64_t prot)
+{
+    return (phys >> PAGE_SHIFT) << 32 | prot | PTE_VALID;
+}
+
+void mmu_init(void)
+{
+    const uint64_t table_prot = PTE_KRE | PTE_KWE;
+    const uint64_t user_prot = PTE_KRE | PTE_KWE | PTE_URE | PTE_UWE;
+    memset(l1, 0, sizeof l1);
+    memset(l2, 0, sizeof l2);
+    l1[0] = pte(to_phys(l2), table_prot);
+    for (uint64_t va = USER_BASE; va < RAM_SIZE; va += L3_SPAN) {
+        uint64_t l3_phys = USER_PT_PHYS + (va / L3_SPAN) * PAGE_SIZE_ALPHA;
+        uint64_t *l3 = (uint64_t *)(KSEG_BASE + l3_phys);
+        for (unsigned i = 0; i < PT_ENTRIES; i++)
+            l3[i] = pte(va + ((uint64_t)i << PAGE_SHIFT), user_prot);
+        l2[va / L3_SPAN] = pte(l3_phys, table_prot);
+    }
+    mb();
+}
+
+uint64_t mmu_ptbr(void)
+{
+    return to_phys(l1) >> PAGE_SHIFT;
+}
+
+void mmu_switch_to_monitor_context(unsigned core)
+{
+    struct pcb *p = &pcbs[core % MAX_CORES];
+    memset(p, 0, sizeof *p);
+    p->ptbr = mmu_ptbr();
+    p->flags = 1;   /* FEN: floating point enabled */
+    /* SWPCTX loads sp from the new PCB: give it the one we run on now. */
+    uint64_t sp;
+    __asm__ volatile("mov $30, %0" : "=r"(sp));
+    p->ksp = sp;
+    mb();
+    pal_swpctx(to_phys(p));
+}

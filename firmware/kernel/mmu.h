@@ -1,0 +1,18 @@
+/*
+ * Address space for workloads: [USER_BASE, RAM_SIZE) mapped one to one for
+ * user and kernel, everything below USER_BASE unmapped (a null pointer
+ * faults).  The monitor itself runs in KSEG and needs no mapping.
+ */
+#ifndef FIRMWARE_KERNEL_MMU_H
+#define FIRMWARE_KERNEL_MMU_H
+
+#include <stdint.h>
+
+/* Builds the page tables (boot core, once). */
+void mmu_init(void);
+/* Page frame number of the level-1 table, for a PCB's ptbr. */
+uint64_t mmu_ptbr(void);
+/* Switches the calling core to its own PCB using our page tables. */
+void mmu_switch_to_monitor_context(unsigned core);
+
+#endif
