@@ -1,0 +1,1070 @@
+/*
+ * Link protocol encoder and streaming decoder (see link-protocol.h for the
+ * format, link-codec.h for the interface).  Freestanding C11: it runs in the
+ * firmware's flush path and in the host's ingest loop, so it allocates
+ * nothing and calls no library function (the compiler may still emit
+ * memset for a struct clear, which freestanding C allows).
+ */
+#include "firmware/abi/link-codec.h"
+
+/* ------------------------------------------------------------------ CRC-32 */
+
+/* CRC-32/IEEE, reflected polynomial 0xEDB88320, four bits at a time: a
+ * 64-byte table keeps the firmware small and is plenty fast for a UART. */
+static const uint32_t crc_nibble[16] = {
+    0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4,
+    0x4db26158, 0x5005713c, 0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+    0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+uint32_t lk_crc32(uint32_t crc, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        crc = (crc >> 4) ^ crc_nibble[crc & 15];
+        crc = (crc >> 4) ^ crc_nibble[crc & 15];
+    }
+    return ~crc;
+}
+
+/* -------------------------------------------------------------------- COBS */
+
+size_t lk_cobs_encode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
+{
+    if (cap < LK_COBS_MAX(n))
+        return 0;
+    size_t code_at = 0, o = 1;
+    uint8_t code = 1;                   /* 1 + data bytes in the open block */
+    for (size_t i = 0; i < n; i++) {
+        if (src[i] == 0) {
+            dst[code_at] = code;
+            code_at = o++;
+            code = 1;
+            continue;
+        }
+        dst[o++] = src[i];
+        if (++code == 0xff) {           /* a full block has no implied zero */
+            dst[code_at] = code;
+            code_at = o++;
+            code = 1;
+        }
+    }
+    dst[code_at] = code;
+    return o;
+}
+
+/* ------------------------------------------------------- integer encodings */
+
+static uint64_t zigzag(uint64_t x)
+{
+    return (x << 1) ^ (0 - (x >> 63));
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+    return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* Arithmetic shift right by 2 of a two's-complement value, in unsigned
+ * arithmetic (a signed >> of a negative number is implementation-defined). */
+static uint64_t asr2(uint64_t x)
+{
+    return (x >> 2) | ((0 - (x >> 63)) << 62);
+}
+
+static int64_t to_signed(uint64_t u)
+{
+    return (u >> 63) ? -(int64_t)(~u) - 1 : (int64_t)u;
+}
+
+/* ------------------------------------------------------------------ writer */
+
+/* Room for payload: the CRC is reserved, the payload capped. */
+static size_t writer_limit(const struct lk_writer *w)
+{
+    size_t lim = w->cap >= LK_CRC_SIZE ? w->cap - LK_CRC_SIZE : 0;
+    if (lim > LK_HDR_SIZE + LK_MAX_PAYLOAD)
+        lim = LK_HDR_SIZE + LK_MAX_PAYLOAD;
+    return lim;
+}
+
+void lk_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type)
+{
+    w->buf = buf;
+    w->cap = cap;
+    w->len = LK_HDR_SIZE;
+    w->overflow = buf == NULL || cap < LK_HDR_SIZE + LK_CRC_SIZE;
+    w->type = type;
+    w->nbits = 0;
+    w->nlat = 0;
+    w->count_at = 0;
+    w->count = 0;
+    w->prev_pc = 0;
+}
+
+static bool room(struct lk_writer *w, size_t n)
+{
+    size_t lim = writer_limit(w);
+    if (w->overflow || w->len > lim || lim - w->len < n) {
+        w->overflow = true;
+        return false;
+    }
+    return true;
+}
+
+void lk_put_u8(struct lk_writer *w, uint8_t v)
+{
+    if (room(w, 1))
+        w->buf[w->len++] = v;
+}
+
+void lk_put_u16(struct lk_writer *w, uint16_t v)
+{
+    if (room(w, 2)) {
+        w->buf[w->len++] = (uint8_t)v;
+        w->buf[w->len++] = (uint8_t)(v >> 8);
+    }
+}
+
+void lk_put_uvarint(struct lk_writer *w, uint64_t v)
+{
+    uint8_t tmp[LK_VARINT_MAX];
+    size_t n = 0;
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        tmp[n++] = v ? (uint8_t)(b | 0x80) : b;
+    } while (v);
+    lk_put_bytes(w, tmp, n);
+}
+
+void lk_put_svarint(struct lk_writer *w, int64_t v)
+{
+    lk_put_uvarint(w, zigzag((uint64_t)v));
+}
+
+void lk_put_pc(struct lk_writer *w, uint64_t pc)
+{
+    uint64_t d = pc - w->prev_pc;
+    uint8_t low = d & 3;
+    lk_put_uvarint(w, zigzag(asr2(d)) << 1 | (low != 0));
+    if (low)
+        lk_put_u8(w, low);
+    w->prev_pc = pc;
+}
+
+void lk_put_bytes(struct lk_writer *w, const void *p, size_t n)
+{
+    if (!room(w, n))
+        return;
+    const uint8_t *s = p;
+    for (size_t i = 0; i < n; i++)
+        w->buf[w->len + i] = s[i];
+    w->len += n;
+}
+
+void lk_put_str(struct lk_writer *w, struct lk_bytes s)
+{
+    if (s.n > LK_MAX_NAME) {
+        w->overflow = true;
+        return;
+    }
+    lk_put_uvarint(w, s.n);
+    lk_put_bytes(w, s.p, s.n);
+}
+
+size_t lk_payload_len(const struct lk_writer *w)
+{
+    return w->len - LK_HDR_SIZE;
+}
+
+uint16_t lk_count(const struct lk_writer *w)
+{
+    return w->count;
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+size_t lk_finish(struct lk_writer *w, uint16_t seq, uint8_t *out, size_t out_cap)
+{
+    if (w->overflow || w->len > writer_limit(w) || out == NULL || out_cap < 2)
+        return 0;
+    size_t plen = w->len - LK_HDR_SIZE;
+    w->buf[0] = w->type;
+    w->buf[1] = LK_PROTO_VERSION;
+    put_le16(w->buf + 2, seq);
+    put_le16(w->buf + 4, (uint16_t)plen);
+    uint32_t crc = lk_crc32(0, w->buf, w->len);
+    for (unsigned i = 0; i < 4; i++)
+        w->buf[w->len + i] = (uint8_t)(crc >> (8 * i));
+    size_t raw = w->len + LK_CRC_SIZE;
+    size_t n = lk_cobs_encode(w->buf, raw, out + 1, out_cap - 2);
+    if (n == 0)
+        return 0;
+    out[0] = LK_DELIM;
+    out[n + 1] = LK_DELIM;
+    return n + 2;
+}
+
+/* List entries: an entry that does not fit is taken back whole. */
+struct mark {
+    size_t len;
+    uint64_t prev_pc;
+};
+
+static struct mark mark(const struct lk_writer *w)
+{
+    struct mark m = {w->len, w->prev_pc};
+    return m;
+}
+
+static int commit_entry(struct lk_writer *w, struct mark m)
+{
+    if (w->overflow || w->count == 0xffff || w->count_at == 0) {
+        if (w->len >= m.len) {
+            w->len = m.len;
+            w->prev_pc = m.prev_pc;
+        }
+        w->overflow = false;
+        return LK_E_FULL;
+    }
+    w->count++;
+    put_le16(w->buf + w->count_at, w->count);
+    return LK_OK;
+}
+
+/* Reserves the n16 count of a list frame. */
+static void open_list(struct lk_writer *w)
+{
+    if (room(w, 2)) {
+        w->count_at = w->len;
+        lk_put_u16(w, 0);
+    }
+}
+
+static int begun(struct lk_writer *w)
+{
+    return w->overflow ? LK_E_FULL : LK_OK;
+}
+
+/* ------------------------------------------------------- typed encoders */
+
+int lk_enc_hello(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_hello *h)
+{
+    if (h->board.n > LK_MAX_NAME || h->firmware.n > LK_MAX_NAME)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_HELLO);
+    lk_put_uvarint(w, LK_PROTO_VERSION);    /* h->proto is for the parser's side */
+    lk_put_uvarint(w, h->ncores);
+    lk_put_uvarint(w, h->caps);
+    lk_put_uvarint(w, h->timebase_hz);
+    lk_put_str(w, h->board);
+    lk_put_str(w, h->firmware);
+    return begun(w);
+}
+
+static void put_counters(struct lk_writer *w, uint32_t n, const struct lk_counter *c)
+{
+    lk_put_uvarint(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        lk_put_uvarint(w, c[i].id);
+        lk_put_uvarint(w, c[i].value);
+    }
+}
+
+int lk_enc_flush(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_flush *f)
+{
+    if (f->nstats > LK_MAX_COUNTERS || f->ndrops > LK_MAX_COUNTERS)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_FLUSH);
+    lk_put_uvarint(w, f->core);
+    lk_put_uvarint(w, f->flush_no);
+    lk_put_uvarint(w, f->time);
+    put_counters(w, f->nstats, f->stats);
+    put_counters(w, f->ndrops, f->drops);
+    return begun(w);
+}
+
+int lk_enc_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_epoch *e)
+{
+    lk_begin(w, buf, cap, LK_T_EPOCH);
+    lk_put_uvarint(w, e->epoch);
+    lk_put_uvarint(w, e->time);
+    return begun(w);
+}
+
+int lk_enc_end(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_end *e)
+{
+    lk_begin(w, buf, cap, LK_T_END);
+    lk_put_svarint(w, e->status);
+    lk_put_uvarint(w, e->how);
+    lk_put_uvarint(w, e->time);
+    return begun(w);
+}
+
+int lk_enc_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_ack *a)
+{
+    if (a->message.n > LK_MAX_NAME)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_ACK);
+    lk_put_uvarint(w, a->seq);
+    lk_put_uvarint(w, a->type);
+    lk_put_uvarint(w, a->status);
+    lk_put_str(w, a->message);
+    return begun(w);
+}
+
+int lk_enc_config(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_config *c)
+{
+    if (c->nevents > LK_MAX_EVENTS)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_CONFIG);
+    lk_put_uvarint(w, c->mode);
+    lk_put_uvarint(w, c->flush_ms);
+    lk_put_uvarint(w, c->pme_min);
+    lk_put_uvarint(w, c->pme_max);
+    lk_put_uvarint(w, c->pair_window);
+    lk_put_uvarint(w, c->nevents);
+    for (uint32_t i = 0; i < c->nevents; i++) {
+        lk_put_uvarint(w, c->events[i].event);
+        lk_put_uvarint(w, c->events[i].period_min);
+        lk_put_uvarint(w, c->events[i].period_max);
+    }
+    return begun(w);
+}
+
+int lk_enc_new_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t epoch)
+{
+    lk_begin(w, buf, cap, LK_T_NEW_EPOCH);
+    lk_put_uvarint(w, epoch);
+    return begun(w);
+}
+
+int lk_enc_control(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type)
+{
+    if (type != LK_T_START && type != LK_T_STOP && type != LK_T_FLUSH_NOW)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, type);
+    return begun(w);
+}
+
+int lk_enc_console(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t stream,
+                   uint32_t core, const void *text, size_t n, size_t *used)
+{
+    *used = 0;
+    lk_begin(w, buf, cap, LK_T_CONSOLE);
+    lk_put_uvarint(w, stream);
+    lk_put_uvarint(w, core);
+    if (w->overflow)
+        return LK_E_FULL;
+    size_t space = writer_limit(w) - w->len;
+    size_t take = n < space ? n : space;
+    if (take == 0 && n > 0)
+        return LK_E_FULL;
+    lk_put_bytes(w, text, take);
+    *used = take;
+    return begun(w);
+}
+
+int lk_names_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t kind, uint32_t first)
+{
+    lk_begin(w, buf, cap, LK_T_NAMES);
+    lk_put_uvarint(w, kind);
+    lk_put_uvarint(w, first);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_names_add(struct lk_writer *w, struct lk_bytes name)
+{
+    if (name.n > LK_MAX_NAME)
+        return LK_E_RANGE;
+    struct mark m = mark(w);
+    lk_put_str(w, name);
+    return commit_entry(w, m);
+}
+
+int lk_loadmap_begin(struct lk_writer *w, uint8_t *buf, size_t cap)
+{
+    lk_begin(w, buf, cap, LK_T_LOADMAP);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_loadmap_add(struct lk_writer *w, const struct lk_loadmap_entry *e)
+{
+    if (e->name.n > LK_MAX_NAME)
+        return LK_E_RANGE;
+    struct mark m = mark(w);
+    lk_put_uvarint(w, e->action);
+    lk_put_uvarint(w, e->address);
+    lk_put_uvarint(w, e->size);
+    lk_put_bytes(w, e->build_id, LK_BUILD_ID_SIZE);
+    lk_put_str(w, e->name);
+    return commit_entry(w, m);
+}
+
+int lk_samples_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
+                     uint32_t event, uint64_t period)
+{
+    lk_begin(w, buf, cap, LK_T_SAMPLES);
+    lk_put_uvarint(w, core);
+    lk_put_uvarint(w, event);
+    lk_put_uvarint(w, period);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_samples_add(struct lk_writer *w, uint64_t pc, uint64_t samples)
+{
+    struct mark m = mark(w);
+    lk_put_pc(w, pc);
+    lk_put_uvarint(w, samples);
+    return commit_entry(w, m);
+}
+
+int lk_pme_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
+                 uint32_t nbits, uint32_t nlat)
+{
+    if (nbits > LK_MAX_BITS || nlat > LK_MAX_LAT)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_PME_AGG);
+    w->nbits = (uint8_t)nbits;
+    w->nlat = (uint8_t)nlat;
+    lk_put_uvarint(w, core);
+    lk_put_uvarint(w, nbits);
+    lk_put_uvarint(w, nlat);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_pme_add(struct lk_writer *w, const struct lk_pme_agg *a)
+{
+    struct mark m = mark(w);
+    lk_put_pc(w, a->pc);
+    lk_put_uvarint(w, a->samples);
+    lk_put_uvarint(w, a->retired);
+    lk_put_uvarint(w, a->aborted);
+    uint64_t mask = 0;
+    for (unsigned i = 0; i < w->nbits; i++)
+        if (a->bits[i])
+            mask |= (uint64_t)1 << i;
+    lk_put_uvarint(w, mask);
+    for (unsigned i = 0; i < w->nbits; i++)
+        if (a->bits[i])
+            lk_put_uvarint(w, a->bits[i]);
+    for (unsigned i = 0; i < w->nlat; i++)
+        lk_put_uvarint(w, a->lat[i]);
+    return commit_entry(w, m);
+}
+
+int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat)
+{
+    if (nlat > LK_MAX_LAT)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_PAIRS);
+    w->nlat = (uint8_t)nlat;
+    lk_put_uvarint(w, core);
+    lk_put_uvarint(w, nlat);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_pairs_add(struct lk_writer *w, const struct lk_pair *p)
+{
+    struct mark m = mark(w);
+    lk_put_uvarint(w, p->distance);
+    lk_put_uvarint(w, p->gap);
+    for (int k = 0; k < 2; k++) {
+        const struct lk_pme_record *r = &p->rec[k];
+        lk_put_pc(w, r->pc);
+        lk_put_uvarint(w, r->events);
+        lk_put_uvarint(w, r->addr);
+        lk_put_uvarint(w, r->history);
+        for (unsigned i = 0; i < w->nlat; i++)
+            lk_put_uvarint(w, r->lat[i]);
+    }
+    return commit_entry(w, m);
+}
+
+/* ----------------------------------------------------------------- decoder */
+
+static void chunk_reset(struct lk_decoder *d)
+{
+    d->len = 0;
+    d->chunk_bytes = 0;
+    d->code = 0;
+    d->left = 0;
+    d->skipping = false;
+}
+
+void lk_dec_init(struct lk_decoder *d)
+{
+    chunk_reset(d);
+    d->have_seq = false;
+    d->next_seq = 0;
+    struct lk_dec_stats zero = {0};
+    d->st = zero;
+}
+
+static void bad_chunk(struct lk_decoder *d, uint64_t *reason)
+{
+    (*reason)++;
+    d->st.frames_bad++;
+    d->st.bytes_bad += d->chunk_bytes;
+    chunk_reset(d);
+}
+
+static void append(struct lk_decoder *d, uint8_t b)
+{
+    if (d->len >= LK_MAX_RAW) {
+        d->skipping = true;             /* too long: wait for the next delimiter */
+        return;
+    }
+    d->buf[d->len++] = b;
+}
+
+static uint16_t get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static void track_seq(struct lk_decoder *d, uint8_t type, uint16_t seq)
+{
+    if (type == LK_T_HELLO) {
+        d->st.sessions++;
+    } else if (d->have_seq) {
+        uint16_t gap = (uint16_t)(seq - d->next_seq);
+        if (gap != 0 && gap < 0x8000)
+            d->st.seq_lost += gap;
+        else if (gap != 0)
+            d->st.seq_restarts++;
+    }
+    d->have_seq = true;
+    d->next_seq = (uint16_t)(seq + 1);
+}
+
+/* A delimiter closed a non-empty chunk: is it a frame? */
+static int end_chunk(struct lk_decoder *d, struct lk_frame *f)
+{
+    if (d->skipping) {
+        bad_chunk(d, &d->st.too_long);
+        return 0;
+    }
+    if (d->left != 0) {
+        bad_chunk(d, &d->st.bad_cobs);
+        return 0;
+    }
+    if (d->len < LK_HDR_SIZE + LK_CRC_SIZE) {
+        bad_chunk(d, &d->st.too_short);
+        return 0;
+    }
+    size_t body = d->len - LK_CRC_SIZE;
+    const uint8_t *c = d->buf + body;
+    uint32_t want = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+                    (uint32_t)c[3] << 24;
+    if (lk_crc32(0, d->buf, body) != want) {
+        bad_chunk(d, &d->st.bad_crc);
+        return 0;
+    }
+    if (d->buf[1] != LK_PROTO_VERSION) {
+        bad_chunk(d, &d->st.bad_version);
+        return 0;
+    }
+    uint16_t plen = get_le16(d->buf + 4);
+    if (plen != body - LK_HDR_SIZE || plen > LK_MAX_PAYLOAD) {
+        bad_chunk(d, &d->st.bad_length);
+        return 0;
+    }
+    f->type = d->buf[0];
+    f->seq = get_le16(d->buf + 2);
+    f->payload = d->buf + LK_HDR_SIZE;
+    f->len = plen;
+    d->st.frames_ok++;
+    d->st.bytes_ok += d->chunk_bytes;
+    track_seq(d, f->type, f->seq);
+    /* the payload stays in buf until the next byte arrives */
+    d->len = 0;
+    d->chunk_bytes = 0;
+    d->code = 0;
+    d->left = 0;
+    return 1;
+}
+
+int lk_dec_push(struct lk_decoder *d, const uint8_t *in, size_t n, size_t *used,
+                struct lk_frame *f)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t b = in[i];
+        if (b == LK_DELIM) {
+            if (d->chunk_bytes == 0)
+                continue;               /* idle between frames */
+            if (end_chunk(d, f)) {
+                *used = i + 1;
+                return 1;
+            }
+            continue;
+        }
+        d->chunk_bytes++;
+        if (d->skipping)
+            continue;
+        if (d->left == 0) {
+            /* a code byte; the previous block (unless full) ended in a zero */
+            if (d->code != 0 && d->code != 0xff)
+                append(d, 0);
+            d->code = b;
+            d->left = (uint8_t)(b - 1);
+        } else {
+            append(d, b);
+            d->left--;
+        }
+    }
+    *used = n;
+    return 0;
+}
+
+void lk_dec_end(struct lk_decoder *d)
+{
+    if (d->chunk_bytes > 0)
+        bad_chunk(d, &d->st.truncated);
+}
+
+/* ------------------------------------------------------- payload readers */
+
+void lk_reader_init(struct lk_reader *r, const struct lk_frame *f)
+{
+    r->p = f->payload;
+    r->end = f->payload + f->len;
+    r->prev_pc = 0;
+    r->left = 0;
+    r->nbits = 0;
+    r->nlat = 0;
+}
+
+int lk_get_u8(struct lk_reader *r, uint8_t *v)
+{
+    if (r->p >= r->end)
+        return LK_E_MALFORMED;
+    *v = *r->p++;
+    return LK_OK;
+}
+
+int lk_get_u16(struct lk_reader *r, uint16_t *v)
+{
+    if (r->end - r->p < 2)
+        return LK_E_MALFORMED;
+    *v = get_le16(r->p);
+    r->p += 2;
+    return LK_OK;
+}
+
+int lk_get_uvarint(struct lk_reader *r, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned i = 0; i < LK_VARINT_MAX; i++) {
+        if (r->p >= r->end)
+            return LK_E_MALFORMED;
+        uint8_t b = *r->p++;
+        if (i == LK_VARINT_MAX - 1 && b > 1)
+            return LK_E_MALFORMED;      /* more than 64 bits */
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            return LK_OK;
+        }
+    }
+    return LK_E_MALFORMED;
+}
+
+int lk_get_svarint(struct lk_reader *r, int64_t *v)
+{
+    uint64_t u;
+    int rc = lk_get_uvarint(r, &u);
+    if (rc == LK_OK)
+        *v = to_signed(unzigzag(u));
+    return rc;
+}
+
+static int get_u32(struct lk_reader *r, uint32_t *v)
+{
+    uint64_t x;
+    int rc = lk_get_uvarint(r, &x);
+    if (rc != LK_OK)
+        return rc;
+    if (x > 0xffffffffu)
+        return LK_E_MALFORMED;
+    *v = (uint32_t)x;
+    return LK_OK;
+}
+
+int lk_get_pc(struct lk_reader *r, uint64_t *pc)
+{
+    uint64_t v;
+    int rc = lk_get_uvarint(r, &v);
+    if (rc != LK_OK)
+        return rc;
+    uint64_t d = unzigzag(v >> 1) << 2;
+    if (v & 1) {
+        uint8_t low;
+        if (lk_get_u8(r, &low) != LK_OK || low == 0 || low > 3)
+            return LK_E_MALFORMED;
+        d |= low;
+    }
+    r->prev_pc += d;
+    *pc = r->prev_pc;
+    return LK_OK;
+}
+
+int lk_get_str(struct lk_reader *r, struct lk_bytes *s)
+{
+    uint64_t n;
+    int rc = lk_get_uvarint(r, &n);
+    if (rc != LK_OK)
+        return rc;
+    if (n > LK_MAX_NAME || n > (uint64_t)(r->end - r->p))
+        return LK_E_MALFORMED;
+    s->p = r->p;
+    s->n = (size_t)n;
+    r->p += n;
+    return LK_OK;
+}
+
+/* Chains reads: the first failure sticks. */
+#define GET(call)                   \
+    do {                            \
+        int rc_ = (call);           \
+        if (rc_ != LK_OK)           \
+            return rc_;             \
+    } while (0)
+
+static int open_frame(const struct lk_frame *f, uint8_t type, struct lk_reader *r)
+{
+    if (f->type != type)
+        return LK_E_TYPE;
+    lk_reader_init(r, f);
+    return LK_OK;
+}
+
+int lk_parse_hello(const struct lk_frame *f, struct lk_hello *h)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_HELLO, &r));
+    GET(get_u32(&r, &h->proto));
+    GET(get_u32(&r, &h->ncores));
+    GET(get_u32(&r, &h->caps));
+    GET(lk_get_uvarint(&r, &h->timebase_hz));
+    GET(lk_get_str(&r, &h->board));
+    GET(lk_get_str(&r, &h->firmware));
+    return LK_OK;
+}
+
+static int get_counters(struct lk_reader *r, uint32_t *n, struct lk_counter *c)
+{
+    GET(get_u32(r, n));
+    if (*n > LK_MAX_COUNTERS)
+        return LK_E_RANGE;
+    for (uint32_t i = 0; i < *n; i++) {
+        GET(get_u32(r, &c[i].id));
+        GET(lk_get_uvarint(r, &c[i].value));
+    }
+    return LK_OK;
+}
+
+int lk_parse_flush(const struct lk_frame *f, struct lk_flush *out)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_FLUSH, &r));
+    GET(get_u32(&r, &out->core));
+    GET(lk_get_uvarint(&r, &out->flush_no));
+    GET(lk_get_uvarint(&r, &out->time));
+    GET(get_counters(&r, &out->nstats, out->stats));
+    GET(get_counters(&r, &out->ndrops, out->drops));
+    return LK_OK;
+}
+
+int lk_parse_epoch(const struct lk_frame *f, struct lk_epoch *e)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_EPOCH, &r));
+    GET(lk_get_uvarint(&r, &e->epoch));
+    GET(lk_get_uvarint(&r, &e->time));
+    return LK_OK;
+}
+
+int lk_parse_end(const struct lk_frame *f, struct lk_end *e)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_END, &r));
+    GET(lk_get_svarint(&r, &e->status));
+    GET(get_u32(&r, &e->how));
+    GET(lk_get_uvarint(&r, &e->time));
+    return LK_OK;
+}
+
+int lk_parse_ack(const struct lk_frame *f, struct lk_ack *a)
+{
+    struct lk_reader r;
+    uint32_t seq, type;
+    GET(open_frame(f, LK_T_ACK, &r));
+    GET(get_u32(&r, &seq));
+    GET(get_u32(&r, &type));
+    if (seq > 0xffff || type > 0xff)
+        return LK_E_MALFORMED;
+    a->seq = (uint16_t)seq;
+    a->type = (uint8_t)type;
+    GET(get_u32(&r, &a->status));
+    GET(lk_get_str(&r, &a->message));
+    return LK_OK;
+}
+
+int lk_parse_console(const struct lk_frame *f, struct lk_console *c)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_CONSOLE, &r));
+    GET(get_u32(&r, &c->stream));
+    GET(get_u32(&r, &c->core));
+    c->text.p = r.p;
+    c->text.n = (size_t)(r.end - r.p);
+    return LK_OK;
+}
+
+int lk_parse_config(const struct lk_frame *f, struct lk_config *c)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_CONFIG, &r));
+    GET(get_u32(&r, &c->mode));
+    GET(get_u32(&r, &c->flush_ms));
+    GET(lk_get_uvarint(&r, &c->pme_min));
+    GET(lk_get_uvarint(&r, &c->pme_max));
+    GET(get_u32(&r, &c->pair_window));
+    GET(get_u32(&r, &c->nevents));
+    if (c->nevents > LK_MAX_EVENTS)
+        return LK_E_RANGE;
+    for (uint32_t i = 0; i < c->nevents; i++) {
+        GET(get_u32(&r, &c->events[i].event));
+        GET(lk_get_uvarint(&r, &c->events[i].period_min));
+        GET(lk_get_uvarint(&r, &c->events[i].period_max));
+    }
+    return LK_OK;
+}
+
+int lk_parse_new_epoch(const struct lk_frame *f, uint64_t *epoch)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_NEW_EPOCH, &r));
+    GET(lk_get_uvarint(&r, epoch));
+    return LK_OK;
+}
+
+static int open_list_reader(struct lk_reader *r)
+{
+    uint16_t n;
+    GET(lk_get_u16(r, &n));
+    r->left = n;
+    return LK_OK;
+}
+
+int lk_names_open(const struct lk_frame *f, struct lk_names_hdr *h, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_NAMES, r));
+    GET(get_u32(r, &h->kind));
+    GET(get_u32(r, &h->first));
+    GET(open_list_reader(r));
+    h->count = r->left;
+    return LK_OK;
+}
+
+int lk_names_next(struct lk_reader *r, struct lk_bytes *name)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_str(r, name));
+    r->left--;
+    return 1;
+}
+
+int lk_loadmap_open(const struct lk_frame *f, uint32_t *count, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_LOADMAP, r));
+    GET(open_list_reader(r));
+    *count = r->left;
+    return LK_OK;
+}
+
+int lk_loadmap_next(struct lk_reader *r, struct lk_loadmap_entry *e)
+{
+    if (r->left == 0)
+        return 0;
+    GET(get_u32(r, &e->action));
+    GET(lk_get_uvarint(r, &e->address));
+    GET(lk_get_uvarint(r, &e->size));
+    if (r->end - r->p < LK_BUILD_ID_SIZE)
+        return LK_E_MALFORMED;
+    for (int i = 0; i < LK_BUILD_ID_SIZE; i++)
+        e->build_id[i] = *r->p++;
+    GET(lk_get_str(r, &e->name));
+    r->left--;
+    return 1;
+}
+
+int lk_samples_open(const struct lk_frame *f, struct lk_samples_hdr *h, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_SAMPLES, r));
+    GET(get_u32(r, &h->core));
+    GET(get_u32(r, &h->event));
+    GET(lk_get_uvarint(r, &h->period));
+    GET(open_list_reader(r));
+    h->count = (uint16_t)r->left;
+    return LK_OK;
+}
+
+int lk_samples_next(struct lk_reader *r, uint64_t *pc, uint64_t *samples)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_pc(r, pc));
+    GET(lk_get_uvarint(r, samples));
+    r->left--;
+    return 1;
+}
+
+int lk_pme_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_PME_AGG, r));
+    GET(get_u32(r, &h->core));
+    GET(get_u32(r, &h->nbits));
+    GET(get_u32(r, &h->nlat));
+    if (h->nbits > LK_MAX_BITS || h->nlat > LK_MAX_LAT)
+        return LK_E_RANGE;
+    r->nbits = h->nbits;
+    r->nlat = h->nlat;
+    GET(open_list_reader(r));
+    h->count = (uint16_t)r->left;
+    return LK_OK;
+}
+
+int lk_pme_next(struct lk_reader *r, struct lk_pme_agg *a)
+{
+    if (r->left == 0)
+        return 0;
+    uint64_t mask;
+    GET(lk_get_pc(r, &a->pc));
+    GET(lk_get_uvarint(r, &a->samples));
+    GET(lk_get_uvarint(r, &a->retired));
+    GET(lk_get_uvarint(r, &a->aborted));
+    GET(lk_get_uvarint(r, &mask));
+    if (r->nbits < 64 && (mask >> r->nbits) != 0)
+        return LK_E_MALFORMED;          /* a counter the header did not announce */
+    for (unsigned i = 0; i < LK_MAX_BITS; i++) {
+        a->bits[i] = 0;
+        if (mask >> i & 1)
+            GET(lk_get_uvarint(r, &a->bits[i]));
+    }
+    for (unsigned i = 0; i < LK_MAX_LAT; i++) {
+        a->lat[i] = 0;
+        if (i < r->nlat)
+            GET(lk_get_uvarint(r, &a->lat[i]));
+    }
+    r->left--;
+    return 1;
+}
+
+int lk_pairs_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_PAIRS, r));
+    GET(get_u32(r, &h->core));
+    GET(get_u32(r, &h->nlat));
+    h->nbits = 0;
+    if (h->nlat > LK_MAX_LAT)
+        return LK_E_RANGE;
+    r->nlat = h->nlat;
+    GET(open_list_reader(r));
+    h->count = (uint16_t)r->left;
+    return LK_OK;
+}
+
+int lk_pairs_next(struct lk_reader *r, struct lk_pair *p)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_uvarint(r, &p->distance));
+    GET(lk_get_uvarint(r, &p->gap));
+    for (int k = 0; k < 2; k++) {
+        struct lk_pme_record *rec = &p->rec[k];
+        GET(lk_get_pc(r, &rec->pc));
+        GET(lk_get_uvarint(r, &rec->events));
+        GET(lk_get_uvarint(r, &rec->addr));
+        GET(lk_get_uvarint(r, &rec->history));
+        for (unsigned i = 0; i < LK_MAX_LAT; i++) {
+            rec->lat[i] = 0;
+            if (i < r->nlat)
+                GET(lk_get_uvarint(r, &rec->lat[i]));
+        }
+    }
+    r->left--;
+    return 1;
+}
+
+/* ------------------------------------------------------------------- names */
+
+const char *lk_type_name(uint8_t type)
+{
+    switch (type) {
+    case LK_T_HELLO: return "HELLO";
+    case LK_T_NAMES: return "NAMES";
+    case LK_T_LOADMAP: return "LOADMAP";
+    case LK_T_SAMPLES: return "SAMPLES";
+    case LK_T_PME_AGG: return "PME_AGG";
+    case LK_T_PAIRS: return "PAIRS";
+    case LK_T_FLUSH: return "FLUSH";
+    case LK_T_EPOCH: return "EPOCH";
+    case LK_T_END: return "END";
+    case LK_T_CONSOLE: return "CONSOLE";
+    case LK_T_ACK: return "ACK";
+    case LK_T_START: return "START";
+    case LK_T_STOP: return "STOP";
+    case LK_T_CONFIG: return "CONFIG";
+    case LK_T_NEW_EPOCH: return "NEW_EPOCH";
+    case LK_T_FLUSH_NOW: return "FLUSH_NOW";
+    default: return "unknown";
+    }
+}
+
+const char *lk_drop_name(uint32_t reason)
+{
+    switch (reason) {
+    case LK_DROP_OVERFLOW_FULL: return "overflow_full";
+    case LK_DROP_RING_OVERFLOW: return "ring_overflow";
+    case LK_DROP_PAIR_FULL: return "pair_full";
+    case LK_DROP_LINK_FULL: return "link_full";
+    case LK_DROP_AGG_FULL: return "agg_full";
+    case LK_DROP_STRAY: return "stray";
+    case LK_DROP_HALF_PAIR: return "half_pair";
+    case LK_DROP_COUNTER_LOST: return "counter_lost";
+    default: return "unknown";
+    }
+}
+
+const char *lk_stat_name(uint32_t id)
+{
+    switch (id) {
+    case LK_STAT_SAMPLES_TAKEN: return "samples_taken";
+    case LK_STAT_SAMPLES_SENT: return "samples_sent";
+    case LK_STAT_ENTRIES_SENT: return "entries_sent";
+    case LK_STAT_HASH_HITS: return "hash_hits";
+    case LK_STAT_HASH_MISSES: return "hash_misses";
+    case LK_STAT_PME_TAKEN: return "pme_taken";
+    case LK_STAT_PME_SENT: return "pme_sent";
+    case LK_STAT_PAIRS_TAKEN: return "pairs_taken";
+    case LK_STAT_PAIRS_SENT: return "pairs_sent";
+    case LK_STAT_HANDLER_CYCLES: return "handler_cycles";
+    case LK_STAT_BYTES_SENT: return "bytes_sent";
+    default: return "unknown";
+    }
+}

@@ -1,0 +1,335 @@
+/*
+ * Encoder and streaming decoder for the link protocol (link-protocol.h).
+ *
+ * One copy of the code, built into the firmware (freestanding
+ * alpha-linux-gnu-gcc) and the host tools.  No allocation, no stdio, no
+ * libc calls: every buffer belongs to the caller.
+ *
+ * Sending a frame:
+ *     uint8_t raw[LK_MAX_RAW], wire[LK_MAX_WIRE];
+ *     struct lk_writer w;
+ *     lk_samples_begin(&w, raw, sizeof raw, core, event, period);
+ *     while (more && lk_samples_add(&w, pc, n) == LK_OK) ...;
+ *     size_t len = lk_finish(&w, seq++, wire, sizeof wire);   // 0 = error
+ *
+ * Receiving:
+ *     struct lk_decoder d;  lk_dec_init(&d);
+ *     while (n > 0) {
+ *         size_t used; struct lk_frame f;
+ *         int got = lk_dec_push(&d, p, n, &used, &f);
+ *         p += used; n -= used;
+ *         if (got) handle(&f);          // f.payload is valid until the next push
+ *     }
+ *     lk_dec_end(&d);                   // at end of stream: counts a cut-off frame
+ *
+ * then lk_parse_*() / lk_*_next() read payloads.
+ */
+#ifndef ALPHAPROF_LINK_CODEC_H
+#define ALPHAPROF_LINK_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "firmware/abi/link-protocol.h"
+
+/* Results. */
+#define LK_OK           0
+#define LK_E_FULL       (-1)    /* does not fit in this frame: finish it, start another */
+#define LK_E_RANGE      (-2)    /* an argument out of the protocol's limits */
+#define LK_E_MALFORMED  (-3)    /* a payload ends early or holds a bad varint */
+#define LK_E_TYPE       (-4)    /* the frame is not of the type asked for */
+
+/* CRC-32/IEEE (zlib's crc32): start with crc = 0. */
+uint32_t lk_crc32(uint32_t crc, const void *data, size_t n);
+
+/* COBS: encoded length (without delimiters), or 0 if cap is too small. */
+size_t lk_cobs_encode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap);
+
+/* Byte strings inside frames (never owned). */
+struct lk_bytes {
+    const uint8_t *p;
+    size_t n;
+};
+
+/* ------------------------------------------------------------------ writer */
+
+struct lk_writer {
+    uint8_t *buf;           /* raw frame under construction */
+    size_t cap;
+    size_t len;
+    bool overflow;          /* a put did not fit; lk_finish refuses */
+    uint8_t type;
+    uint8_t nbits, nlat;    /* PME_AGG / PAIRS geometry */
+    size_t count_at;        /* offset of the n16 entry count, 0 if none */
+    uint16_t count;
+    uint64_t prev_pc;       /* for pcd */
+};
+
+/* Starts a frame of `type` in buf (cap >= LK_HDR_SIZE + LK_CRC_SIZE). */
+void lk_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type);
+void lk_put_u8(struct lk_writer *w, uint8_t v);
+void lk_put_u16(struct lk_writer *w, uint16_t v);
+void lk_put_uvarint(struct lk_writer *w, uint64_t v);
+void lk_put_svarint(struct lk_writer *w, int64_t v);
+void lk_put_pc(struct lk_writer *w, uint64_t pc);
+void lk_put_bytes(struct lk_writer *w, const void *p, size_t n);
+void lk_put_str(struct lk_writer *w, struct lk_bytes s);
+/* Payload bytes written so far (the caller's budget check). */
+size_t lk_payload_len(const struct lk_writer *w);
+/* Entries added to a SAMPLES / PME_AGG / PAIRS / LOADMAP frame. */
+uint16_t lk_count(const struct lk_writer *w);
+
+/*
+ * Seals the frame (header, CRC), COBS-encodes it with its delimiters into
+ * out.  Returns the wire length, or 0 if a put overflowed, the payload is
+ * longer than LK_MAX_PAYLOAD or out is smaller than needed
+ * (LK_MAX_WIRE always suffices).  The writer's buffer is left as the raw
+ * frame.
+ */
+size_t lk_finish(struct lk_writer *w, uint16_t seq, uint8_t *out, size_t out_cap);
+
+/* -------------------------------------------------------- payload records */
+
+struct lk_hello {
+    uint32_t proto;                     /* parsed; the encoder always sends LK_PROTO_VERSION */
+    uint32_t ncores;
+    uint32_t caps;
+    uint64_t timebase_hz;
+    struct lk_bytes board;
+    struct lk_bytes firmware;
+};
+
+struct lk_loadmap_entry {
+    uint32_t action;                    /* LK_LOADMAP_* */
+    uint64_t address;
+    uint64_t size;
+    uint8_t build_id[LK_BUILD_ID_SIZE];
+    struct lk_bytes name;
+};
+
+struct lk_samples_hdr {
+    uint32_t core;
+    uint32_t event;
+    uint64_t period;
+    uint16_t count;
+};
+
+struct lk_pme_agg {
+    uint64_t pc;
+    uint64_t samples, retired, aborted;
+    uint64_t bits[LK_MAX_BITS];         /* count per event bit (nbits used) */
+    uint64_t lat[LK_MAX_LAT];           /* sum per latency field (nlat used) */
+};
+
+struct lk_pme_hdr {                     /* PME_AGG and PAIRS */
+    uint32_t core;
+    uint32_t nbits;                     /* 0 for PAIRS */
+    uint32_t nlat;
+    uint16_t count;
+};
+
+struct lk_pme_record {
+    uint64_t pc;
+    uint64_t events;                    /* event bit-field */
+    uint64_t addr;
+    uint64_t history;
+    uint64_t lat[LK_MAX_LAT];
+};
+
+struct lk_pair {
+    uint64_t distance;                  /* cycles between the two fetches */
+    uint64_t gap;                       /* instructions fetched between them */
+    struct lk_pme_record rec[2];
+};
+
+struct lk_counter {
+    uint32_t id;
+    uint64_t value;
+};
+
+struct lk_flush {
+    uint32_t core;
+    uint64_t flush_no;
+    uint64_t time;
+    uint32_t nstats;
+    struct lk_counter stats[LK_MAX_COUNTERS];     /* LK_STAT_* */
+    uint32_t ndrops;
+    struct lk_counter drops[LK_MAX_COUNTERS];     /* LK_DROP_* */
+};
+
+struct lk_epoch {
+    uint64_t epoch;
+    uint64_t time;
+};
+
+struct lk_end {
+    int64_t status;
+    uint32_t how;                       /* LK_END_* */
+    uint64_t time;
+};
+
+struct lk_console {
+    uint32_t stream;
+    uint32_t core;
+    struct lk_bytes text;
+};
+
+struct lk_ack {
+    uint16_t seq;
+    uint8_t type;
+    uint32_t status;                    /* LK_ACK_* */
+    struct lk_bytes message;
+};
+
+struct lk_names_hdr {
+    uint32_t kind;                      /* LK_NAMES_* */
+    uint32_t first;
+    uint32_t count;
+};
+
+struct lk_event_config {
+    uint32_t event;
+    uint64_t period_min, period_max;
+};
+
+struct lk_config {
+    uint32_t mode;                      /* LK_MODE_* */
+    uint32_t flush_ms;
+    uint64_t pme_min, pme_max;
+    uint32_t pair_window;
+    uint32_t nevents;
+    struct lk_event_config events[LK_MAX_EVENTS];
+};
+
+/* ------------------------------------------------------- typed encoders */
+/* Single-shot frames: begin, fill, leave the writer ready for lk_finish.
+ * Each returns LK_OK, LK_E_RANGE or LK_E_FULL. */
+int lk_enc_hello(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_hello *h);
+int lk_enc_flush(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_flush *f);
+int lk_enc_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_epoch *e);
+int lk_enc_end(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_end *e);
+int lk_enc_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_ack *a);
+int lk_enc_config(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_config *c);
+int lk_enc_new_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t epoch);
+/* START, STOP, FLUSH_NOW: frames without payload. */
+int lk_enc_control(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type);
+/* Console text: puts as many bytes as fit; *used says how many. */
+int lk_enc_console(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t stream,
+                   uint32_t core, const void *text, size_t n, size_t *used);
+
+/* List frames: begin, then add until LK_E_FULL (the entry that did not fit
+ * is not in the frame: finish, begin another, add it there). */
+int lk_names_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t kind, uint32_t first);
+int lk_names_add(struct lk_writer *w, struct lk_bytes name);
+int lk_loadmap_begin(struct lk_writer *w, uint8_t *buf, size_t cap);
+int lk_loadmap_add(struct lk_writer *w, const struct lk_loadmap_entry *e);
+int lk_samples_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
+                     uint32_t event, uint64_t period);
+int lk_samples_add(struct lk_writer *w, uint64_t pc, uint64_t samples);
+int lk_pme_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
+                 uint32_t nbits, uint32_t nlat);
+int lk_pme_add(struct lk_writer *w, const struct lk_pme_agg *a);
+int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat);
+int lk_pairs_add(struct lk_writer *w, const struct lk_pair *p);
+
+/* ----------------------------------------------------------------- decoder */
+
+struct lk_frame {
+    uint8_t type;
+    uint16_t seq;
+    const uint8_t *payload;             /* inside the decoder: valid until the next push */
+    size_t len;
+};
+
+struct lk_dec_stats {
+    uint64_t frames_ok;                 /* good frames returned */
+    uint64_t bytes_ok;                  /* wire bytes of good frames (without delimiters) */
+    uint64_t frames_bad;                /* chunks between delimiters that were no frame */
+    uint64_t bytes_bad;                 /* their wire bytes */
+    /* why (each bad chunk counts once, in the first that applies) */
+    uint64_t bad_cobs;                  /* stuffing broken (chunk cut inside a block) */
+    uint64_t too_long;                  /* longer than LK_MAX_RAW once unstuffed */
+    uint64_t too_short;                 /* shorter than header + CRC */
+    uint64_t bad_crc;
+    uint64_t bad_version;
+    uint64_t bad_length;                /* header length disagrees with the frame */
+    uint64_t truncated;                 /* the stream ended inside a frame */
+    /* sequence */
+    uint64_t seq_lost;                  /* frames missing between good ones */
+    uint64_t seq_restarts;              /* seq jumped back: sender restarted or duplicated */
+    uint64_t sessions;                  /* HELLO frames seen */
+};
+
+struct lk_decoder {
+    uint8_t buf[LK_MAX_RAW];
+    size_t len;                         /* unstuffed bytes of the current chunk */
+    size_t chunk_bytes;                 /* wire bytes of the current chunk */
+    uint8_t code;                       /* current COBS block code, 0 before the first */
+    uint8_t left;                       /* data bytes left in the block */
+    bool skipping;                      /* chunk already bad: wait for a delimiter */
+    bool have_seq;
+    uint16_t next_seq;
+    struct lk_dec_stats st;
+};
+
+void lk_dec_init(struct lk_decoder *d);
+/*
+ * Consumes input up to and including the delimiter that ends a good frame.
+ * Returns 1 with *f set when it found one, 0 when it used all n bytes
+ * without.  *used is the number of bytes consumed.
+ */
+int lk_dec_push(struct lk_decoder *d, const uint8_t *in, size_t n, size_t *used,
+                struct lk_frame *f);
+/* End of stream: a chunk in progress is counted as truncated. */
+void lk_dec_end(struct lk_decoder *d);
+
+/* ------------------------------------------------------- payload readers */
+
+struct lk_reader {
+    const uint8_t *p, *end;
+    uint64_t prev_pc;
+    uint32_t left;                      /* entries left in a list */
+    uint32_t nbits, nlat;
+};
+
+void lk_reader_init(struct lk_reader *r, const struct lk_frame *f);
+int lk_get_u8(struct lk_reader *r, uint8_t *v);
+int lk_get_u16(struct lk_reader *r, uint16_t *v);
+int lk_get_uvarint(struct lk_reader *r, uint64_t *v);
+int lk_get_svarint(struct lk_reader *r, int64_t *v);
+int lk_get_pc(struct lk_reader *r, uint64_t *pc);
+int lk_get_str(struct lk_reader *r, struct lk_bytes *s);
+
+/* Whole-frame parsers: LK_OK, LK_E_TYPE, LK_E_RANGE or LK_E_MALFORMED. */
+int lk_parse_hello(const struct lk_frame *f, struct lk_hello *h);
+int lk_parse_flush(const struct lk_frame *f, struct lk_flush *out);
+int lk_parse_epoch(const struct lk_frame *f, struct lk_epoch *e);
+int lk_parse_end(const struct lk_frame *f, struct lk_end *e);
+int lk_parse_ack(const struct lk_frame *f, struct lk_ack *a);
+int lk_parse_console(const struct lk_frame *f, struct lk_console *c);
+int lk_parse_config(const struct lk_frame *f, struct lk_config *c);
+int lk_parse_new_epoch(const struct lk_frame *f, uint64_t *epoch);
+
+/*
+ * List parsers: *_open reads the list header and readies r; *_next returns
+ * 1 with the next entry, 0 at the end of the list, or a negative LK_E_*.
+ */
+int lk_names_open(const struct lk_frame *f, struct lk_names_hdr *h, struct lk_reader *r);
+int lk_names_next(struct lk_reader *r, struct lk_bytes *name);
+int lk_loadmap_open(const struct lk_frame *f, uint32_t *count, struct lk_reader *r);
+int lk_loadmap_next(struct lk_reader *r, struct lk_loadmap_entry *e);
+int lk_samples_open(const struct lk_frame *f, struct lk_samples_hdr *h, struct lk_reader *r);
+int lk_samples_next(struct lk_reader *r, uint64_t *pc, uint64_t *samples);
+int lk_pme_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader *r);
+int lk_pme_next(struct lk_reader *r, struct lk_pme_agg *a);
+int lk_pairs_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader *r);
+int lk_pairs_next(struct lk_reader *r, struct lk_pair *p);
+
+/* Names for messages and status lines ("SAMPLES", "overflow_full"...);
+ * "unknown" for numbers the protocol does not define. */
+const char *lk_type_name(uint8_t type);
+const char *lk_drop_name(uint32_t reason);
+const char *lk_stat_name(uint32_t id);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * The alphaprof serial link protocol: the one definition of every byte that
+ * travels between the firmware profiler and the host tools.  The encoder and
+ * decoder for it are firmware/abi/link-codec.c (built into both sides).
+ *
+ * Plain constants only; C (firmware and host) includes it.
+ *
+ * ---------------------------------------------------------------------------
+ * 1. Framing (self-synchronising)
+ *
+ *   raw frame:  type u8 | version u8 | seq u16 | len u16 | payload[len] | crc u32
+ *               (fixed-width fields little-endian; crc = CRC-32/IEEE, the
+ *                zlib crc32(), over type..payload)
+ *   on the wire: 0x00 | COBS(raw frame) | 0x00
+ *
+ *   COBS (consistent overhead byte stuffing) removes every zero byte from the
+ *   raw frame, so a 0x00 on the wire always is a frame boundary: a receiver
+ *   that joins mid-stream, or loses or corrupts bytes, is back in step at the
+ *   next 0x00 and loses at most the frame it was in.  Each frame starts with
+ *   a delimiter too, so a sender that restarts mid-frame (or text printed on
+ *   the same UART) spoils nothing but itself.  Empty chunks (0x00 0x00) are
+ *   idle and ignored.  Overhead: 2 delimiters + 1 byte per 254 + 10 bytes of
+ *   header and CRC.
+ *
+ *   seq counts the frames one side sends (wrapping at 2^16; each direction
+ *   has its own).  The receiver counts gaps as lost frames.  A HELLO starts a
+ *   new session: the sender restarts its seq at 0 and the receiver does not
+ *   count that jump.
+ *
+ * 2. Payload encoding
+ *
+ *   u      unsigned LEB128 varint (7 bits a byte, low first, <= 10 bytes)
+ *   s      signed varint: zigzag then u (0,-1,1,-2.. -> 0,1,2,3..)
+ *   n16    u16 little-endian (entry counts, so a sender can fill them in last)
+ *   str    u length, then that many bytes (no terminator, <= LK_MAX_NAME)
+ *   pcd    a PC as a delta from the previous PC of the same list (the first
+ *          from 0): d = pc - prev (mod 2^64); q = d >> 2 (arithmetic);
+ *          u (zigzag(q) << 1 | (d & 3 != 0)), then if that flag is set one
+ *          byte d & 3.  Alpha PCs are 4-byte aligned, so sorted PCs cost one
+ *          or two bytes each.
+ *
+ *   A decoder ignores bytes after the fields it knows: newer senders may
+ *   append fields at the end of any payload.
+ *
+ * 3. Target -> host frames
+ *
+ *   HELLO     u proto (LK_PROTO_VERSION), u ncores, u caps (LK_CAP_*),
+ *             u timebase_hz (units of every `time` field), str board,
+ *             str firmware (build description)
+ *   NAMES     u kind (LK_NAMES_*), u first index, n16 count, str[count]:
+ *             human names of event numbers, ProfileMe event bits and
+ *             latency fields, so the host needs no copy of the hw-model's
+ *             tables (hw-model/pmu-window.h is their definition)
+ *   LOADMAP   n16 count, count x { u action (LK_LOADMAP_*), u address,
+ *             u size, build_id[20], str name }
+ *   SAMPLES   DCPI hash-table entries of one (core, event):
+ *             u core, u event (hw-model event number, or LK_EVENT_TIMER),
+ *             u period (mean sampling period in events, 0 if unknown),
+ *             n16 count, count x { pcd, u samples }
+ *   PME_AGG   ProfileMe aggregates per PC of one core:
+ *             u core, u nbits (event-bit counters per entry, <= LK_MAX_BITS),
+ *             u nlat (latency sums per entry, <= LK_MAX_LAT), n16 count,
+ *             count x { pcd, u samples, u retired, u aborted,
+ *                       u mask (bit i set: counter i is non-zero),
+ *                       u bits[popcount(mask)] (ascending i),
+ *                       u latsum[nlat] }
+ *             nbits and nlat describe the record format: the hw-model's
+ *             record may grow without a protocol change.
+ *   PAIRS     whole paired samples of one core:
+ *             u core, u nlat, n16 count, count x {
+ *               u distance (cycles between the two fetches),
+ *               u gap (instructions fetched between them, the minor interval),
+ *               2 x { pcd (from the previous record's PC), u events (event
+ *                     bit-field), u addr (effective address, 0 if none),
+ *                     u history (global branch history), u lat[nlat] } }
+ *   FLUSH     ends every flush of a core:
+ *             u core, u flush_no, u time, u nstats, nstats x { u id
+ *             (LK_STAT_*), u value }, u ndrops, ndrops x { u reason
+ *             (LK_DROP_*), u count }.
+ *             Both lists are cumulative since HELLO, so a lost FLUSH loses
+ *             nothing: the host takes differences.
+ *   EPOCH     u epoch, u time: the target has flushed everything of the
+ *             previous epoch; data in later frames belongs to this one
+ *   END       s status (the workload's exit status), u how (LK_END_*), u time
+ *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
+ *             console text, when the console shares the link's UART
+ *   ACK       u seq (of the control frame), u type (of it), u status
+ *             (0 done, else LK_ACK_*), str message
+ *
+ * 4. Host -> target control frames (over UART receive)
+ *
+ *   START, STOP, FLUSH_NOW  no payload
+ *   CONFIG    u mode (LK_MODE_*), u flush_ms (periodic flush interval),
+ *             u pme_min, u pme_max (ProfileMe fetch-counter interval range),
+ *             u pair_window (W: paired minor interval is uniform 1..W),
+ *             u nevents, nevents x { u event, u period_min, u period_max }
+ *   NEW_EPOCH u epoch
+ *   The target answers every control frame with an ACK.
+ * ---------------------------------------------------------------------------
+ */
+#ifndef ALPHAPROF_LINK_PROTOCOL_H
+#define ALPHAPROF_LINK_PROTOCOL_H
+
+#define LK_PROTO_VERSION    1
+
+/* Frame geometry. */
+#define LK_HDR_SIZE         6       /* type, version, seq, len */
+#define LK_CRC_SIZE         4
+#define LK_MAX_PAYLOAD      1024
+#define LK_MAX_RAW          (LK_HDR_SIZE + LK_MAX_PAYLOAD + LK_CRC_SIZE)
+/* COBS adds one byte per 254 plus one; two delimiters. */
+#define LK_COBS_MAX(n)      ((n) + (n) / 254 + 1)
+#define LK_MAX_WIRE         (LK_COBS_MAX(LK_MAX_RAW) + 2)
+#define LK_DELIM            0x00
+
+/* Limits of the self-described parts. */
+#define LK_BUILD_ID_SIZE    20      /* GNU build-id (SHA-1) */
+#define LK_MAX_NAME         128     /* image, board, event names */
+#define LK_MAX_BITS         32      /* ProfileMe event-bit counters per PC */
+#define LK_MAX_LAT          16      /* ProfileMe latency fields */
+#define LK_MAX_COUNTERS     16      /* stats or drop reasons in one FLUSH */
+#define LK_MAX_EVENTS       8       /* events in one CONFIG */
+#define LK_VARINT_MAX       10
+
+/* Frame types: target -> host. */
+#define LK_T_HELLO          0x01
+#define LK_T_NAMES          0x02
+#define LK_T_LOADMAP        0x03
+#define LK_T_SAMPLES        0x04
+#define LK_T_PME_AGG        0x05
+#define LK_T_PAIRS          0x06
+#define LK_T_FLUSH          0x07
+#define LK_T_EPOCH          0x08
+#define LK_T_END            0x09
+#define LK_T_CONSOLE        0x0a
+#define LK_T_ACK            0x0b
+/* Frame types: host -> target. */
+#define LK_T_START          0x40
+#define LK_T_STOP           0x41
+#define LK_T_CONFIG         0x42
+#define LK_T_NEW_EPOCH      0x43
+#define LK_T_FLUSH_NOW      0x44
+
+/* HELLO caps bits. */
+#define LK_CAP_COUNTERS     0x01    /* hw-model event counters */
+#define LK_CAP_PROFILEME    0x02
+#define LK_CAP_PAIRED       0x04
+#define LK_CAP_TIMER        0x08    /* alarm-timer PC sampling (plain board) */
+
+/* NAMES kinds. */
+#define LK_NAMES_EVENT      0       /* SAMPLES event numbers */
+#define LK_NAMES_PME_BIT    1       /* ProfileMe event bits (PME_AGG, PAIRS) */
+#define LK_NAMES_PME_LAT    2       /* ProfileMe latency fields */
+
+/* SAMPLES event for alarm-timer PC samples (not a hw-model counter). */
+#define LK_EVENT_TIMER      255
+
+/* LOADMAP actions. */
+#define LK_LOADMAP_UNLOAD   0
+#define LK_LOADMAP_LOAD     1
+
+/* FLUSH stats (cumulative per core since HELLO). */
+#define LK_STAT_SAMPLES_TAKEN   1   /* counter/timer samples the handler took */
+#define LK_STAT_SAMPLES_SENT    2   /* sum of SAMPLES counts sent */
+#define LK_STAT_ENTRIES_SENT    3   /* SAMPLES entries sent */
+#define LK_STAT_HASH_HITS       4
+#define LK_STAT_HASH_MISSES     5
+#define LK_STAT_PME_TAKEN       6   /* ProfileMe records drained from the ring */
+#define LK_STAT_PME_SENT        7   /* sum of PME_AGG sample counts sent */
+#define LK_STAT_PAIRS_TAKEN     8
+#define LK_STAT_PAIRS_SENT      9
+#define LK_STAT_HANDLER_CYCLES  10  /* cycles spent in the sample handler */
+#define LK_STAT_BYTES_SENT      11  /* link bytes sent (wire, all frames) */
+
+/* FLUSH drop reasons (cumulative per core since HELLO). */
+#define LK_DROP_OVERFLOW_FULL   1   /* both overflow buffers full: entry lost */
+#define LK_DROP_RING_OVERFLOW   2   /* hw-model record ring overflowed */
+#define LK_DROP_PAIR_FULL       3   /* paired-sample buffer full */
+#define LK_DROP_LINK_FULL       4   /* transmit queue full: samples not sent */
+#define LK_DROP_AGG_FULL        5   /* ProfileMe aggregate table full */
+#define LK_DROP_STRAY           6   /* sample with no configured event */
+#define LK_DROP_HALF_PAIR       7   /* a pair missing one of its records */
+#define LK_DROP_COUNTER_LOST    8   /* counter overflows the hw-model lost */
+
+/* END how. */
+#define LK_END_EXIT         0       /* the workload exited */
+#define LK_END_FATAL        1       /* the monitor hit a fatal trap */
+#define LK_END_STOPPED      2       /* stopped by the host */
+
+/* CONFIG modes. */
+#define LK_MODE_OFF         0
+#define LK_MODE_COUNTERS    1       /* event-counter sampling (DCPI) */
+#define LK_MODE_PROFILEME   2
+#define LK_MODE_PAIRED      3       /* ProfileMe with paired sampling */
+#define LK_MODE_TIMER       4       /* alarm-timer PC sampling */
+
+/* ACK status. */
+#define LK_ACK_OK           0
+#define LK_ACK_BAD_FRAME    1       /* malformed control payload */
+#define LK_ACK_UNSUPPORTED  2       /* mode or event this board lacks */
+#define LK_ACK_BUSY         3
+
+#endif
