@@ -6,7 +6,7 @@ import re
 
 from harness import build_path, check, require, run_image
 
-WORKLOADS = ["copy", "chase", "branches", "matmul", "qsort", "compress", "parallel"]
+WORKLOADS = ["copy", "chase", "branches", "matmul", "qsort", "compress", "parallel", "libcheck"]
 
 
 def image(name):

@@ -1,0 +1,138 @@
+/*
+ * Checks the board support every image relies on, against values computed
+ * here by other means: the integer division helpers (__divq & co., signed
+ * and unsigned, 64 and 32 bit, at the edges), setjmp/longjmp (callee-saved
+ * integer and FP registers survive), malloc until the heap runs out, and
+ * newlib's formatted output of doubles.  Prints "libcheck: ok" or each
+ * failure, and exits non-zero on any.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define EXPECT(cond, ...)                                        \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            failures++;                                          \
+            printf("libcheck: FAILED %s: ", #cond);              \
+            printf(__VA_ARGS__);                                 \
+            printf("\n");                                        \
+        }                                                        \
+    } while (0)
+
+/* Operands come through volatile so gcc cannot fold the divisions. */
+static volatile long vl[] = {0, 1, -1, 7, -7, 13, 1000003, -1000003, LONG_MAX, LONG_MIN,
+                             0x123456789abcdefL, -0x123456789abcdefL};
+static volatile int vi[] = {1, -1, 3, -3, 7, 65536, INT_MAX, INT_MIN, -100000};
+
+/* Division by repeated doubling: an independent reference. */
+static uint64_t ref_udiv(uint64_t n, uint64_t d, uint64_t *rem)
+{
+    uint64_t q = 0, r = 0;
+    for (int i = 63; i >= 0; i--) {
+        r = r << 1 | (n >> i & 1);
+        if (r >= d) {
+            r -= d;
+            q |= 1ull << i;
+        }
+    }
+    *rem = r;
+    return q;
+}
+
+static void check_division(void)
+{
+    size_t nl = sizeof vl / sizeof vl[0], ni = sizeof vi / sizeof vi[0];
+    for (size_t i = 0; i < nl; i++)
+        for (size_t j = 0; j < nl; j++) {
+            long a = vl[i], b = vl[j];
+            if (b == 0 || (a == LONG_MIN && b == -1))
+                continue;
+            uint64_t ua = a < 0 ? -(uint64_t)a : (uint64_t)a;
+            uint64_t ub = b < 0 ? -(uint64_t)b : (uint64_t)b;
+            uint64_t ur, uq = ref_udiv(ua, ub, &ur);
+            long q = (a < 0) != (b < 0) ? -(long)uq : (long)uq;
+            long r = a < 0 ? -(long)ur : (long)ur;
+            EXPECT(a / b == q && a % b == r, "%ld / %ld", a, b);
+            uint64_t rr, rq = ref_udiv((uint64_t)a, (uint64_t)b, &rr);
+            EXPECT((uint64_t)a / (uint64_t)b == rq && (uint64_t)a % (uint64_t)b == rr,
+                   "%lu /u %lu", (unsigned long)a, (unsigned long)b);
+        }
+    for (size_t i = 0; i < ni; i++)
+        for (size_t j = 0; j < ni; j++) {
+            int a = vi[i], b = vi[j];
+            if (a == INT_MIN && b == -1)
+                continue;
+            long q = (long)a / b, r = (long)a % b;
+            EXPECT(a / b == q && a % b == r, "%d / %d", a, b);
+            unsigned ua = (unsigned)a, ub = (unsigned)b;
+            EXPECT(ua / ub == (unsigned)((uint64_t)ua / ub) && ua % ub == (unsigned)((uint64_t)ua % ub),
+                   "%u /u %u", ua, ub);
+        }
+}
+
+static jmp_buf env;
+
+static void __attribute__((noinline)) jump_back(int value)
+{
+    longjmp(env, value);
+}
+
+static void check_setjmp(void)
+{
+    volatile int visits = 0;
+    register long keep_int = 0x5a5a1234;
+    register double keep_fp = 2.5;
+    int v = setjmp(env);
+    visits++;
+    if (v == 0)
+        jump_back(0);   /* longjmp(env, 0) must arrive as 1 */
+    else if (v == 1)
+        jump_back(42);
+    EXPECT(v == 42 && visits == 3, "setjmp returned %d after %d visits", v, visits);
+    EXPECT(keep_int == 0x5a5a1234 && keep_fp == 2.5, "registers kept across longjmp");
+}
+
+static void check_heap(void)
+{
+    size_t total = 0, chunk = 1 << 20;
+    void *first = malloc(chunk), *p = first;
+    EXPECT(first != NULL, "first malloc");
+    while (p) {
+        total += chunk;
+        memset(p, 0xa5, 64);
+        p = malloc(chunk);
+        if (total > (512u << 20))
+            break;
+    }
+    EXPECT(total >= (64u << 20) && total < (512u << 20), "heap of %lu MiB runs out cleanly",
+           (unsigned long)(total >> 20));
+}
+
+static void check_printf(void)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f %g %e", 3.14159, 0.5, -1234.5);
+    EXPECT(!strcmp(buf, "3.142 0.5 -1.234500e+03"), "printf doubles: '%s'", buf);
+    snprintf(buf, sizeof buf, "%lld %llx", -9000000000000000000LL, 0xfedcba9876543210ULL);
+    EXPECT(!strcmp(buf, "-9000000000000000000 fedcba9876543210"), "printf long long: '%s'", buf);
+}
+
+int main(void)
+{
+    check_division();
+    check_setjmp();
+    check_printf();
+    check_heap();
+    if (failures) {
+        printf("libcheck: %d checks FAILED\n", failures);
+        return 1;
+    }
+    printf("libcheck: ok, division helpers, setjmp/longjmp, printf, heap exhaustion\n");
+    return 0;
+}
