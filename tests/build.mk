@@ -19,3 +19,22 @@ $(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 
 -include $(wildcard $(BUILD)/tests/unit/*.d $(BUILD)/tests/unit-asan/*.d)
+
+# libFuzzer targets (clang): each tests/fuzz/fuzz_*.c with the link codec.
+# tests/run.py runs them briefly; see the top of tests/fuzz/fuzz_link_decoder.c.
+FUZZ_CC    := clang
+FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -I. \
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c firmware/abi/link-codec.c firmware/abi/link-codec.h firmware/abi/link-protocol.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< firmware/abi/link-codec.c
+
+# The link codec must build for the board as it does for the host.
+LINK_CODEC_TARGET_OBJ := $(BUILD)/tests/target/link-codec.o
+$(LINK_CODEC_TARGET_OBJ): firmware/abi/link-codec.c firmware/abi/link-codec.h firmware/abi/link-protocol.h
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -c $< -o $@
+
+TEST_OUTPUTS += $(FUZZ_BINS) $(LINK_CODEC_TARGET_OBJ)

@@ -3,8 +3,11 @@
 
 Runs every unit test binary (build/tests/unit/ and its ASan+UBSan twin
 build/tests/unit-asan/), one result per cmocka test case, then every
-`test_*` function of tests/e2e/test_*.py, each in its own process with a
-time limit, at most two at a time.  One line per test, and last exactly
+libFuzzer target in build/tests/fuzz/ for FUZZ_SECONDS (env
+ALPHAPROF_FUZZ_SECONDS, default 20) on a corpus kept in
+build/tests/fuzz-corpus/, and every `test_*` function of
+tests/e2e/test_*.py, each in its own process with a time limit, at most two
+at a time (fuzzers and e2e tests share the two slots).  One line per test, and last exactly
 one line "N passed, N failed".  Exits non-zero if anything failed or if
 nothing ran.
 
@@ -26,6 +29,7 @@ UNIT_VARIANTS = ("unit", "unit-asan")
 UNIT_TIMEOUT = 120
 E2E_TIMEOUT = 240
 E2E_JOBS = 2        # a 2-core machine: each QEMU takes a core
+FUZZ_SECONDS = int(os.environ.get("ALPHAPROF_FUZZ_SECONDS", "20"))
 
 RUN_RE = re.compile(r"^\[ RUN      \] (\S+)")
 OK_RE = re.compile(r"^\[       OK \] (\S+)")
@@ -142,6 +146,33 @@ def case_output(out, name):
     return "\n".join(keep)
 
 
+def fuzz_binaries(build):
+    d = os.path.join(build, "tests", "fuzz")
+    if not os.path.isdir(d):
+        return []
+    return [("fuzz/" + f, os.path.join(d, f)) for f in sorted(os.listdir(d))
+            if f.startswith("fuzz_") and os.access(os.path.join(d, f), os.X_OK)]
+
+
+def run_fuzz_one(label, path, build):
+    """Runs one libFuzzer target for FUZZ_SECONDS; any crash, leak, timeout
+    or sanitizer report makes it exit non-zero."""
+    corpus = os.path.join(build, "tests", "fuzz-corpus", os.path.basename(path))
+    os.makedirs(corpus, exist_ok=True)
+    start = time.monotonic()
+    cmd = [path, "-max_total_time=%d" % FUZZ_SECONDS, "-timeout=10", "-rss_limit_mb=2048",
+           "-print_final_stats=1", "-artifact_prefix=%s/" % os.path.dirname(corpus), corpus]
+    try:
+        p = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace", timeout=FUZZ_SECONDS + 120)
+        ok, out = p.returncode == 0, p.stdout
+        if not ok:
+            out += "\n(%s; the failing input is saved beside %s)" % (describe(p.returncode), corpus)
+    except subprocess.TimeoutExpired as e:
+        ok, out = False, "%s\n(fuzzer did not stop after %d s)" % (e.stdout or "", FUZZ_SECONDS + 120)
+    return label, ok, time.monotonic() - start, out
+
+
 def e2e_tests():
     sys.path.insert(0, E2E_DIR)
     found = []
@@ -211,11 +242,14 @@ def main():
     build = a.build if os.path.isabs(a.build) else os.path.join(REPO, a.build)
 
     units = unit_binaries(build)
+    fuzzers = [(label, p) for label, p in fuzz_binaries(build) if matches(label, a.k)]
     e2e = [t for t in e2e_tests() if matches(t, a.k)]
     if a.list:
         for label, _ in units:
             if matches(label, a.k):
                 print(label + " (cmocka binary: every case)")
+        for label, _ in fuzzers:
+            print(label + " (libFuzzer, %d s)" % FUZZ_SECONDS)
         for t in e2e:
             print(t)
         return 0
@@ -228,7 +262,8 @@ def main():
         run_unit(label, path, a.k, results)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=E2E_JOBS) as pool:
-        futures = [pool.submit(run_e2e_one, t, build) for t in e2e]
+        futures = [pool.submit(run_fuzz_one, label, p, build) for label, p in fuzzers]
+        futures += [pool.submit(run_e2e_one, t, build) for t in e2e]
         for fut in futures:     # report in a stable order
             name, ok, secs, out = fut.result()
             results.report(ok, name, secs, out)

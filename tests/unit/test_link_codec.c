@@ -1,0 +1,681 @@
+/* The link codec's encodings: CRC, varints, PC deltas, and a round trip of
+ * every frame type through lk_finish and the decoder, with the limits each
+ * encoder and parser enforces. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "firmware/abi/link-codec.h"
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    /* xorshift64*: deterministic, so a failure repeats */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static struct lk_bytes bytes_of(const char *s)
+{
+    struct lk_bytes b = {(const uint8_t *)s, strlen(s)};
+    return b;
+}
+
+static void assert_bytes(struct lk_bytes b, const char *s)
+{
+    assert_int_equal(b.n, strlen(s));
+    assert_memory_equal(b.p, s, b.n);
+}
+
+/* Finishes w and decodes it back; the frame points into d. */
+static void roundtrip(struct lk_writer *w, uint16_t seq, struct lk_decoder *d, struct lk_frame *f)
+{
+    static uint8_t wire[LK_MAX_WIRE];
+    size_t n = lk_finish(w, seq, wire, sizeof wire);
+    assert_true(n > 2);
+    assert_int_equal(wire[0], 0);
+    assert_int_equal(wire[n - 1], 0);
+    assert_null(memchr(wire + 1, 0, n - 2));
+    lk_dec_init(d);
+    size_t used;
+    assert_int_equal(lk_dec_push(d, wire, n, &used, f), 1);
+    assert_int_equal(used, n);
+    assert_int_equal(f->seq, seq);
+    assert_int_equal(d->st.frames_ok, 1);
+    assert_int_equal(d->st.frames_bad, 0);
+    assert_int_equal(d->st.bytes_ok, n - 2);
+}
+
+static void test_crc_matches_zlib(void **state)
+{
+    (void)state;
+    rng_state = 1;
+    uint8_t buf[3000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)rnd();
+    for (size_t n = 0; n < sizeof buf; n += 1 + n / 3)
+        assert_int_equal(lk_crc32(0, buf, n), crc32(0, buf, (uInt)n));
+    /* chained like zlib */
+    assert_int_equal(lk_crc32(lk_crc32(0, buf, 100), buf + 100, 900), crc32(0, buf, 1000));
+    assert_int_equal(lk_crc32(0, "123456789", 9), 0xcbf43926u);   /* the check value */
+}
+
+static void test_cobs_output(void **state)
+{
+    (void)state;
+    rng_state = 2;
+    static uint8_t src[1100], dst[LK_COBS_MAX(1100)];
+    /* zero densities from none to all; lengths around the 254 block */
+    const size_t lens[] = {0, 1, 2, 253, 254, 255, 508, 509, 1099};
+    for (int dens = 0; dens <= 4; dens++)
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            size_t n = lens[k];
+            for (size_t i = 0; i < n; i++) {
+                uint8_t b = (uint8_t)rnd();
+                src[i] = dens == 0 ? (uint8_t)(b | 1) : dens == 4 ? 0 : (b % (dens * 8) == 0 ? 0 : b);
+            }
+            size_t m = lk_cobs_encode(src, n, dst, sizeof dst);
+            assert_true(m >= n + 1);
+            assert_true(m <= LK_COBS_MAX(n));
+            assert_null(memchr(dst, 0, m));
+            /* a buffer one byte short of the bound is refused */
+            assert_int_equal(lk_cobs_encode(src, n, dst, LK_COBS_MAX(n) - 1), 0);
+        }
+}
+
+static void test_varints(void **state)
+{
+    (void)state;
+    const uint64_t u[] = {0, 1, 127, 128, 300, 16383, 16384, 0xffffffffu,
+                          0x7fffffffffffffffULL, 0x8000000000000000ULL, UINT64_MAX};
+    const int64_t s[] = {0, -1, 1, -64, 63, -65, 64, INT64_MIN, INT64_MAX, -1000000007};
+    uint8_t buf[LK_MAX_RAW];
+    struct lk_writer w;
+    lk_begin(&w, buf, sizeof buf, LK_T_CONSOLE);
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        lk_put_uvarint(&w, u[i]);
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        lk_put_svarint(&w, s[i]);
+    /* sizes: 1 byte up to 127, 10 for the top bit */
+    assert_int_equal(lk_payload_len(&w), 1 + 1 + 1 + 2 + 2 + 2 + 3 + 5 + 9 + 10 + 10 +
+                                             1 + 1 + 1 + 1 + 1 + 2 + 2 + 10 + 10 + 5);
+    struct lk_frame f = {LK_T_CONSOLE, 0, buf + LK_HDR_SIZE, lk_payload_len(&w)};
+    struct lk_reader r;
+    lk_reader_init(&r, &f);
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        uint64_t v;
+        assert_int_equal(lk_get_uvarint(&r, &v), LK_OK);
+        assert_true(v == u[i]);
+    }
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        int64_t v;
+        assert_int_equal(lk_get_svarint(&r, &v), LK_OK);
+        assert_true(v == s[i]);
+    }
+    uint64_t v;
+    assert_int_equal(lk_get_uvarint(&r, &v), LK_E_MALFORMED);      /* at the end */
+
+    /* more than 64 bits, and a varint cut short */
+    const uint8_t over[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    const uint8_t eleven[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    const uint8_t cut[] = {0x80, 0x80};
+    struct lk_frame g = {LK_T_CONSOLE, 0, over, sizeof over};
+    lk_reader_init(&r, &g);
+    assert_int_equal(lk_get_uvarint(&r, &v), LK_E_MALFORMED);
+    g.payload = eleven;
+    g.len = sizeof eleven;
+    lk_reader_init(&r, &g);
+    assert_int_equal(lk_get_uvarint(&r, &v), LK_E_MALFORMED);
+    g.payload = cut;
+    g.len = sizeof cut;
+    lk_reader_init(&r, &g);
+    assert_int_equal(lk_get_uvarint(&r, &v), LK_E_MALFORMED);
+}
+
+static void test_pc_deltas(void **state)
+{
+    (void)state;
+    /* forward, backward, unaligned, wrap-around, the extremes */
+    const uint64_t pcs[] = {0x01000000, 0x01000004, 0x01000040, 0x01000010, 0x01000011,
+                            0x01000012, 0x0100000f, 0, UINT64_MAX, 4, 0xfffffc0000310000ULL,
+                            0x8000000000000000ULL, 0x7ffffffffffffffcULL, 3};
+    uint8_t buf[LK_MAX_RAW];
+    struct lk_writer w;
+    lk_begin(&w, buf, sizeof buf, LK_T_CONSOLE);
+    for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
+        lk_put_pc(&w, pcs[i]);
+    struct lk_frame f = {LK_T_CONSOLE, 0, buf + LK_HDR_SIZE, lk_payload_len(&w)};
+    struct lk_reader r;
+    lk_reader_init(&r, &f);
+    for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++) {
+        uint64_t pc;
+        assert_int_equal(lk_get_pc(&r, &pc), LK_OK);
+        assert_true(pc == pcs[i]);
+    }
+    assert_true(r.p == r.end);
+
+    /* an aligned step of one instruction costs one byte */
+    lk_begin(&w, buf, sizeof buf, LK_T_CONSOLE);
+    w.prev_pc = 0x01000000;
+    lk_put_pc(&w, 0x01000004);
+    assert_int_equal(lk_payload_len(&w), 1);
+
+    /* the low-bits byte must be 1..3 */
+    const uint8_t bad_low[] = {0x03, 0x00};
+    struct lk_frame g = {LK_T_CONSOLE, 0, bad_low, sizeof bad_low};
+    lk_reader_init(&r, &g);
+    uint64_t pc;
+    assert_int_equal(lk_get_pc(&r, &pc), LK_E_MALFORMED);
+}
+
+static void test_hello_and_small_frames(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+
+    struct lk_hello h = {99, 4, LK_CAP_COUNTERS | LK_CAP_PROFILEME, 1000000000,
+                         bytes_of("clipper"), bytes_of("alphaprof-monitor 1.0")};
+    assert_int_equal(lk_enc_hello(&w, raw, sizeof raw, &h), LK_OK);
+    roundtrip(&w, 0, &d, &f);
+    struct lk_hello h2;
+    assert_int_equal(lk_parse_hello(&f, &h2), LK_OK);
+    assert_int_equal(h2.proto, LK_PROTO_VERSION);  /* always the codec's own */
+    assert_int_equal(h2.ncores, 4);
+    assert_int_equal(h2.caps, LK_CAP_COUNTERS | LK_CAP_PROFILEME);
+    assert_true(h2.timebase_hz == 1000000000);
+    assert_bytes(h2.board, "clipper");
+    assert_bytes(h2.firmware, "alphaprof-monitor 1.0");
+    assert_int_equal(d.st.sessions, 1);
+
+    struct lk_epoch e = {7, 123456789}, e2;
+    assert_int_equal(lk_enc_epoch(&w, raw, sizeof raw, &e), LK_OK);
+    roundtrip(&w, 9, &d, &f);
+    assert_int_equal(lk_parse_epoch(&f, &e2), LK_OK);
+    assert_true(e2.epoch == 7 && e2.time == 123456789);
+
+    struct lk_end end = {-3, LK_END_FATAL, 42}, end2;
+    assert_int_equal(lk_enc_end(&w, raw, sizeof raw, &end), LK_OK);
+    roundtrip(&w, 65535, &d, &f);
+    assert_int_equal(lk_parse_end(&f, &end2), LK_OK);
+    assert_true(end2.status == -3 && end2.how == LK_END_FATAL && end2.time == 42);
+
+    struct lk_ack a = {513, LK_T_CONFIG, LK_ACK_UNSUPPORTED, bytes_of("no ProfileMe on this board")}, a2;
+    assert_int_equal(lk_enc_ack(&w, raw, sizeof raw, &a), LK_OK);
+    roundtrip(&w, 3, &d, &f);
+    assert_int_equal(lk_parse_ack(&f, &a2), LK_OK);
+    assert_int_equal(a2.seq, 513);
+    assert_int_equal(a2.type, LK_T_CONFIG);
+    assert_int_equal(a2.status, LK_ACK_UNSUPPORTED);
+    assert_bytes(a2.message, "no ProfileMe on this board");
+
+    const uint8_t types[] = {LK_T_START, LK_T_STOP, LK_T_FLUSH_NOW};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(lk_enc_control(&w, raw, sizeof raw, types[i]), LK_OK);
+        roundtrip(&w, (uint16_t)i, &d, &f);
+        assert_int_equal(f.type, types[i]);
+        assert_int_equal(f.len, 0);
+    }
+    assert_int_equal(lk_enc_control(&w, raw, sizeof raw, LK_T_SAMPLES), LK_E_RANGE);
+
+    uint64_t ep;
+    assert_int_equal(lk_enc_new_epoch(&w, raw, sizeof raw, 1ULL << 40), LK_OK);
+    roundtrip(&w, 4, &d, &f);
+    assert_int_equal(lk_parse_new_epoch(&f, &ep), LK_OK);
+    assert_true(ep == 1ULL << 40);
+
+    /* a parser refuses a frame of another type */
+    assert_int_equal(lk_parse_hello(&f, &h2), LK_E_TYPE);
+    assert_int_equal(lk_parse_epoch(&f, &e2), LK_E_TYPE);
+
+    /* names too long for the protocol */
+    char longname[LK_MAX_NAME + 2];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    h.board = bytes_of(longname);
+    assert_int_equal(lk_enc_hello(&w, raw, sizeof raw, &h), LK_E_RANGE);
+}
+
+static void test_config_and_flush(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+
+    struct lk_config c = {.mode = LK_MODE_PAIRED, .flush_ms = 250, .pme_min = 60000,
+                          .pme_max = 64000, .pair_window = 100, .nevents = 3};
+    for (uint32_t i = 0; i < 3; i++) {
+        c.events[i].event = i * 2;
+        c.events[i].period_min = 60000 + i;
+        c.events[i].period_max = 65536 + i;
+    }
+    assert_int_equal(lk_enc_config(&w, raw, sizeof raw, &c), LK_OK);
+    roundtrip(&w, 1, &d, &f);
+    struct lk_config c2;
+    assert_int_equal(lk_parse_config(&f, &c2), LK_OK);
+    assert_int_equal(c2.mode, LK_MODE_PAIRED);
+    assert_int_equal(c2.flush_ms, 250);
+    assert_true(c2.pme_min == 60000 && c2.pme_max == 64000);
+    assert_int_equal(c2.pair_window, 100);
+    assert_int_equal(c2.nevents, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(c2.events[i].event, i * 2);
+        assert_true(c2.events[i].period_min == 60000 + i);
+        assert_true(c2.events[i].period_max == 65536 + i);
+    }
+    c.nevents = LK_MAX_EVENTS + 1;
+    assert_int_equal(lk_enc_config(&w, raw, sizeof raw, &c), LK_E_RANGE);
+
+    struct lk_flush fl = {.core = 3, .flush_no = 17, .time = 999, .nstats = LK_MAX_COUNTERS,
+                          .ndrops = 2};
+    for (uint32_t i = 0; i < LK_MAX_COUNTERS; i++) {
+        fl.stats[i].id = i + 1;
+        fl.stats[i].value = (uint64_t)i << 33;
+    }
+    fl.drops[0] = (struct lk_counter){LK_DROP_OVERFLOW_FULL, 5};
+    fl.drops[1] = (struct lk_counter){LK_DROP_LINK_FULL, 1ULL << 50};
+    assert_int_equal(lk_enc_flush(&w, raw, sizeof raw, &fl), LK_OK);
+    roundtrip(&w, 2, &d, &f);
+    struct lk_flush fl2;
+    assert_int_equal(lk_parse_flush(&f, &fl2), LK_OK);
+    assert_int_equal(fl2.core, 3);
+    assert_true(fl2.flush_no == 17 && fl2.time == 999);
+    assert_int_equal(fl2.nstats, LK_MAX_COUNTERS);
+    for (uint32_t i = 0; i < LK_MAX_COUNTERS; i++) {
+        assert_int_equal(fl2.stats[i].id, i + 1);
+        assert_true(fl2.stats[i].value == (uint64_t)i << 33);
+    }
+    assert_int_equal(fl2.ndrops, 2);
+    assert_int_equal(fl2.drops[0].id, LK_DROP_OVERFLOW_FULL);
+    assert_true(fl2.drops[1].value == 1ULL << 50);
+    fl.ndrops = LK_MAX_COUNTERS + 1;
+    assert_int_equal(lk_enc_flush(&w, raw, sizeof raw, &fl), LK_E_RANGE);
+
+    assert_string_equal(lk_drop_name(LK_DROP_RING_OVERFLOW), "ring_overflow");
+    assert_string_equal(lk_stat_name(LK_STAT_HASH_HITS), "hash_hits");
+    assert_string_equal(lk_type_name(LK_T_PME_AGG), "PME_AGG");
+    assert_string_equal(lk_drop_name(999), "unknown");
+}
+
+static void test_samples_fill_a_frame(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    rng_state = 3;
+
+    static uint64_t pcs[2000], counts[2000];
+    uint64_t pc = 0x01000000;
+    for (int i = 0; i < 2000; i++) {
+        pc += 4 * (1 + rnd() % 8);
+        pcs[i] = pc;
+        counts[i] = 1 + rnd() % 300;
+    }
+    assert_int_equal(lk_samples_begin(&w, raw, sizeof raw, 1, 5, 62000), LK_OK);
+    int n = 0;
+    while (n < 2000 && lk_samples_add(&w, pcs[n], counts[n]) == LK_OK)
+        n++;
+    assert_true(n > 300 && n < 2000);      /* about 2.5 bytes an entry */
+    assert_int_equal(lk_count(&w), n);
+    assert_true(lk_payload_len(&w) <= LK_MAX_PAYLOAD);
+    /* the refused entry left the frame intact */
+    roundtrip(&w, 11, &d, &f);
+    struct lk_samples_hdr h;
+    struct lk_reader r;
+    assert_int_equal(lk_samples_open(&f, &h, &r), LK_OK);
+    assert_int_equal(h.core, 1);
+    assert_int_equal(h.event, 5);
+    assert_true(h.period == 62000);
+    assert_int_equal(h.count, n);
+    for (int i = 0; i < n; i++) {
+        uint64_t p, c;
+        assert_int_equal(lk_samples_next(&r, &p, &c), 1);
+        assert_true(p == pcs[i]);
+        assert_true(c == counts[i]);
+    }
+    uint64_t p, c;
+    assert_int_equal(lk_samples_next(&r, &p, &c), 0);
+
+    /* a small raw buffer bounds the frame as well */
+    uint8_t small[40];
+    assert_int_equal(lk_samples_begin(&w, small, sizeof small, 0, LK_EVENT_TIMER, 0), LK_OK);
+    n = 0;
+    while (lk_samples_add(&w, pcs[n], counts[n]) == LK_OK)
+        n++;
+    assert_true(n > 3);
+    roundtrip(&w, 12, &d, &f);
+    assert_int_equal(lk_samples_open(&f, &h, &r), LK_OK);
+    assert_int_equal(h.count, n);
+    assert_int_equal(h.event, LK_EVENT_TIMER);
+
+    /* too small for even the header: refused, finish gives nothing */
+    assert_int_equal(lk_samples_begin(&w, small, 12, 0, 1, 1), LK_E_FULL);
+    assert_int_equal(lk_samples_add(&w, 4, 1), LK_E_FULL);
+    uint8_t wire[LK_MAX_WIRE];
+    assert_int_equal(lk_finish(&w, 0, wire, sizeof wire), 0);
+}
+
+static void test_pme_aggregates(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    rng_state = 4;
+
+    static struct lk_pme_agg in[64];
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < 64; i++) {
+        in[i].pc = 0x01000000 + 4 * (uint64_t)(i * 3);
+        in[i].samples = 1 + rnd() % 1000;
+        in[i].retired = in[i].samples - rnd() % (in[i].samples + 1);
+        in[i].aborted = in[i].samples - in[i].retired;
+        for (int b = 0; b < 12; b++)
+            in[i].bits[b] = rnd() % 3 == 0 ? rnd() % 500 : 0;   /* mostly zero */
+        for (int l = 0; l < 6; l++)
+            in[i].lat[l] = rnd() % 100000;
+    }
+    assert_int_equal(lk_pme_begin(&w, raw, sizeof raw, 2, 12, 6), LK_OK);
+    int n = 0;
+    while (n < 64 && lk_pme_add(&w, &in[n]) == LK_OK)
+        n++;
+    assert_true(n >= 20);
+    roundtrip(&w, 5, &d, &f);
+    struct lk_pme_hdr h;
+    struct lk_reader r;
+    assert_int_equal(lk_pme_open(&f, &h, &r), LK_OK);
+    assert_int_equal(h.core, 2);
+    assert_int_equal(h.nbits, 12);
+    assert_int_equal(h.nlat, 6);
+    assert_int_equal(h.count, n);
+    struct lk_pme_agg out;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(lk_pme_next(&r, &out), 1);
+        assert_memory_equal(&out, &in[i], sizeof out);
+    }
+    assert_int_equal(lk_pme_next(&r, &out), 0);
+
+    /* the geometry limits */
+    assert_int_equal(lk_pme_begin(&w, raw, sizeof raw, 0, LK_MAX_BITS + 1, 1), LK_E_RANGE);
+    assert_int_equal(lk_pme_begin(&w, raw, sizeof raw, 0, 1, LK_MAX_LAT + 1), LK_E_RANGE);
+
+    /* an entry announcing a counter beyond nbits is malformed */
+    lk_begin(&w, raw, sizeof raw, LK_T_CONSOLE);    /* payload built by hand */
+    lk_put_uvarint(&w, 0);              /* core */
+    lk_put_uvarint(&w, 2);              /* nbits */
+    lk_put_uvarint(&w, 0);              /* nlat */
+    lk_put_u16(&w, 1);                  /* one entry */
+    lk_put_pc(&w, 0x1000);
+    lk_put_uvarint(&w, 3);
+    lk_put_uvarint(&w, 3);
+    lk_put_uvarint(&w, 0);
+    lk_put_uvarint(&w, 0x4);            /* mask: bit 2 of 2 */
+    lk_put_uvarint(&w, 9);
+    struct lk_frame g = {LK_T_PME_AGG, 0, raw + LK_HDR_SIZE, lk_payload_len(&w)};
+    assert_int_equal(lk_pme_open(&g, &h, &r), LK_OK);
+    assert_int_equal(lk_pme_next(&r, &out), LK_E_MALFORMED);
+    raw[LK_HDR_SIZE + 1] = LK_MAX_BITS + 1;      /* nbits beyond the limit */
+    assert_int_equal(lk_pme_open(&g, &h, &r), LK_E_RANGE);
+}
+
+static void test_pairs(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    rng_state = 5;
+
+    static struct lk_pair in[40];
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < 40; i++) {
+        in[i].distance = 1 + rnd() % 200;
+        in[i].gap = 1 + rnd() % 100;
+        for (int k = 0; k < 2; k++) {
+            struct lk_pme_record *rec = &in[i].rec[k];
+            rec->pc = 0x01000000 + 4 * (rnd() % 50000);
+            rec->events = rnd() & 0xfff;
+            rec->addr = k ? 0 : 0x08000000 + (rnd() % 100000) * 8;
+            rec->history = rnd() & 0xfff;
+            for (int l = 0; l < 7; l++)
+                rec->lat[l] = rnd() % 300;
+        }
+    }
+    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 3, 7), LK_OK);
+    int n = 0;
+    while (n < 40 && lk_pairs_add(&w, &in[n]) == LK_OK)
+        n++;
+    assert_true(n >= 10);
+    roundtrip(&w, 7, &d, &f);
+    struct lk_pme_hdr h;
+    struct lk_reader r;
+    assert_int_equal(lk_pairs_open(&f, &h, &r), LK_OK);
+    assert_int_equal(h.core, 3);
+    assert_int_equal(h.nlat, 7);
+    assert_int_equal(h.count, n);
+    struct lk_pair out;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(lk_pairs_next(&r, &out), 1);
+        assert_memory_equal(&out, &in[i], sizeof out);
+    }
+    assert_int_equal(lk_pairs_next(&r, &out), 0);
+    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 0, LK_MAX_LAT + 1), LK_E_RANGE);
+}
+
+static void test_names_loadmap_console(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_reader r;
+
+    const char *names[] = {"CYCLES", "RETIRED", "IMISS", "DMISS", "BRANCHMP", ""};
+    assert_int_equal(lk_names_begin(&w, raw, sizeof raw, LK_NAMES_EVENT, 0), LK_OK);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(lk_names_add(&w, bytes_of(names[i])), LK_OK);
+    roundtrip(&w, 1, &d, &f);
+    struct lk_names_hdr nh;
+    assert_int_equal(lk_names_open(&f, &nh, &r), LK_OK);
+    assert_int_equal(nh.kind, LK_NAMES_EVENT);
+    assert_int_equal(nh.first, 0);
+    assert_int_equal(nh.count, 6);
+    struct lk_bytes b;
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(lk_names_next(&r, &b), 1);
+        assert_bytes(b, names[i]);
+    }
+    assert_int_equal(lk_names_next(&r, &b), 0);
+
+    struct lk_loadmap_entry e = {LK_LOADMAP_LOAD, 0x01000000, 0x23456, {0}, bytes_of("chase")};
+    for (int i = 0; i < LK_BUILD_ID_SIZE; i++)
+        e.build_id[i] = (uint8_t)(i * 13);       /* zeros included */
+    assert_int_equal(lk_loadmap_begin(&w, raw, sizeof raw), LK_OK);
+    int n = 0;
+    while (lk_loadmap_add(&w, &e) == LK_OK) {
+        e.address += 0x10000;
+        n++;
+    }
+    assert_true(n > 20);
+    roundtrip(&w, 2, &d, &f);
+    uint32_t count;
+    assert_int_equal(lk_loadmap_open(&f, &count, &r), LK_OK);
+    assert_int_equal(count, n);
+    struct lk_loadmap_entry e2;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(lk_loadmap_next(&r, &e2), 1);
+        assert_int_equal(e2.action, LK_LOADMAP_LOAD);
+        assert_true(e2.address == 0x01000000 + 0x10000 * (uint64_t)i);
+        assert_true(e2.size == 0x23456);
+        assert_memory_equal(e2.build_id, e.build_id, LK_BUILD_ID_SIZE);
+        assert_bytes(e2.name, "chase");
+    }
+
+    /* console text with zeros and long non-zero runs; split when too long */
+    static uint8_t text[3000];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = i % 700 == 0 ? 0 : (uint8_t)(1 + i % 255);
+    size_t done = 0;
+    int frames = 0;
+    while (done < sizeof text) {
+        size_t used;
+        assert_int_equal(lk_enc_console(&w, raw, sizeof raw, 1, 2, text + done, sizeof text - done, &used), LK_OK);
+        assert_true(used > 0);
+        roundtrip(&w, (uint16_t)frames, &d, &f);
+        struct lk_console c;
+        assert_int_equal(lk_parse_console(&f, &c), LK_OK);
+        assert_int_equal(c.stream, 1);
+        assert_int_equal(c.core, 2);
+        assert_int_equal(c.text.n, used);
+        assert_memory_equal(c.text.p, text + done, used);
+        done += used;
+        frames++;
+    }
+    assert_int_equal(frames, 3);
+}
+
+/* Every parser: a payload cut anywhere short is malformed, never read past. */
+static void test_truncated_payloads(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_hello h = {0, 2, 1, 1000, bytes_of("clipper"), bytes_of("fw")};
+    struct lk_flush fl = {.core = 1, .flush_no = 2, .time = 3, .nstats = 2, .ndrops = 1};
+    fl.stats[0] = (struct lk_counter){1, 500};
+    fl.stats[1] = (struct lk_counter){2, 499};
+    fl.drops[0] = (struct lk_counter){4, 1};
+    struct lk_config c = {.mode = 1, .flush_ms = 100, .nevents = 1};
+    struct lk_pme_agg a = {.pc = 0x1000, .samples = 3, .retired = 2, .aborted = 1};
+    a.bits[1] = 2;
+    a.lat[0] = 40;
+    struct lk_pair p = {.distance = 9, .gap = 3};
+    p.rec[0].pc = 0x1000;
+    p.rec[1].pc = 0x1010;
+    struct lk_loadmap_entry e = {LK_LOADMAP_LOAD, 0x01000000, 64, {1}, bytes_of("x")};
+
+    for (int kind = 0; kind < 8; kind++) {
+        switch (kind) {
+        case 0: lk_enc_hello(&w, raw, sizeof raw, &h); break;
+        case 1: lk_enc_flush(&w, raw, sizeof raw, &fl); break;
+        case 2: lk_enc_config(&w, raw, sizeof raw, &c); break;
+        case 3: lk_samples_begin(&w, raw, sizeof raw, 0, 0, 0); lk_samples_add(&w, 0x1000, 300); break;
+        case 4: lk_pme_begin(&w, raw, sizeof raw, 0, 4, 2); lk_pme_add(&w, &a); break;
+        case 5: lk_pairs_begin(&w, raw, sizeof raw, 0, 3); lk_pairs_add(&w, &p); break;
+        case 6: lk_loadmap_begin(&w, raw, sizeof raw); lk_loadmap_add(&w, &e); break;
+        case 7: lk_names_begin(&w, raw, sizeof raw, 1, 0); lk_names_add(&w, bytes_of("taken")); break;
+        }
+        size_t full = lk_payload_len(&w);
+        for (size_t len = 0; len <= full; len++) {
+            /* a copy of exactly len bytes, so ASan sees any overread */
+            uint8_t *copy = test_malloc(len ? len : 1);
+            memcpy(copy, raw + LK_HDR_SIZE, len);
+            struct lk_frame f = {w.type, 0, copy, len};
+            int rc = 0;
+            struct lk_reader r;
+            union {
+                struct lk_hello h;
+                struct lk_flush fl;
+                struct lk_config c;
+                struct lk_samples_hdr sh;
+                struct lk_pme_hdr ph;
+                struct lk_names_hdr nh;
+                struct lk_pme_agg a;
+                struct lk_pair p;
+                struct lk_loadmap_entry e;
+            } u;
+            uint64_t x, y;
+            uint32_t cnt;
+            struct lk_bytes b;
+            switch (kind) {
+            case 0: rc = lk_parse_hello(&f, &u.h); break;
+            case 1: rc = lk_parse_flush(&f, &u.fl); break;
+            case 2: rc = lk_parse_config(&f, &u.c); break;
+            case 3:
+                rc = lk_samples_open(&f, &u.sh, &r);
+                if (rc == LK_OK)
+                    rc = lk_samples_next(&r, &x, &y) == 1 ? LK_OK : LK_E_MALFORMED;
+                break;
+            case 4:
+                rc = lk_pme_open(&f, &u.ph, &r);
+                if (rc == LK_OK)
+                    rc = lk_pme_next(&r, &u.a) == 1 ? LK_OK : LK_E_MALFORMED;
+                break;
+            case 5:
+                rc = lk_pairs_open(&f, &u.ph, &r);
+                if (rc == LK_OK)
+                    rc = lk_pairs_next(&r, &u.p) == 1 ? LK_OK : LK_E_MALFORMED;
+                break;
+            case 6:
+                rc = lk_loadmap_open(&f, &cnt, &r);
+                if (rc == LK_OK)
+                    rc = lk_loadmap_next(&r, &u.e) == 1 ? LK_OK : LK_E_MALFORMED;
+                break;
+            case 7:
+                rc = lk_names_open(&f, &u.nh, &r);
+                if (rc == LK_OK)
+                    rc = lk_names_next(&r, &b) == 1 ? LK_OK : LK_E_MALFORMED;
+                break;
+            }
+            if (len < full && rc == LK_OK)
+                fail_msg("frame kind %d cut to %zu of %zu bytes parsed as whole", kind, len, full);
+            if (len == full && rc != LK_OK)
+                fail_msg("frame kind %d whole did not parse: %d", kind, rc);
+            test_free(copy);
+        }
+    }
+}
+
+/* Newer senders may append fields: older parsers ignore the tail. */
+static void test_trailing_fields_ignored(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_epoch e = {5, 6}, e2;
+    lk_enc_epoch(&w, raw, sizeof raw, &e);
+    lk_put_uvarint(&w, 123456);         /* a future field */
+    lk_put_str(&w, bytes_of("future"));
+    roundtrip(&w, 0, &d, &f);
+    assert_int_equal(lk_parse_epoch(&f, &e2), LK_OK);
+    assert_true(e2.epoch == 5 && e2.time == 6);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crc_matches_zlib),
+        cmocka_unit_test(test_cobs_output),
+        cmocka_unit_test(test_varints),
+        cmocka_unit_test(test_pc_deltas),
+        cmocka_unit_test(test_hello_and_small_frames),
+        cmocka_unit_test(test_config_and_flush),
+        cmocka_unit_test(test_samples_fill_a_frame),
+        cmocka_unit_test(test_pme_aggregates),
+        cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_names_loadmap_console),
+        cmocka_unit_test(test_truncated_payloads),
+        cmocka_unit_test(test_trailing_fields_ignored),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
