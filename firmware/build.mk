@@ -3,7 +3,8 @@
 # division helpers, setjmp/longjmp).
 
 FW_OUT      := $(BUILD)/firmware
-FW_C_SRCS   := $(wildcard firmware/boot/*.c firmware/drivers/*.c firmware/kernel/*.c)
+FW_C_SRCS   := $(wildcard firmware/boot/*.c firmware/drivers/*.c firmware/kernel/*.c \
+                          firmware/profiler/*.c) firmware/abi/link-codec.c
 FW_S_SRCS   := firmware/boot/start.S firmware/arch/trap-entry.S
 BOARD_S_SRCS := $(wildcard firmware/lib/*.S)
 
@@ -31,7 +32,7 @@ $(FW_LDS): linker/firmware.ld.S linker/ram-map.h
 	$(TARGET_CC) -E -P -x c -I. $< -o $@
 
 $(FW_ELF): $(FW_OBJS) $(LIBBOARD) $(FW_LDS)
-	$(TARGET_CC) $(TARGET_LDFLAGS) -T $(FW_LDS) -Wl,--build-id=none -o $@ \
+	$(TARGET_CC) $(TARGET_LDFLAGS) -T $(FW_LDS) -Wl,--build-id=sha1 -o $@ \
 	    $(FW_OBJS) $(LIBBOARD) $(TARGET_LIBS) $(LIBBOARD)
 
 ALL_OUTPUTS += $(FW_ELF) $(LIBBOARD)

@@ -18,6 +18,7 @@ SECTIONS
         *(.text .text.*)
     }
     .rodata : { *(.rodata .rodata.*) }
+    .note.gnu.build-id : { __build_id_note = .; *(.note.gnu.build-id) }
     .init_array : {
         __init_array_start = .;
         KEEP(*(SORT(.init_array.*)))

@@ -42,9 +42,34 @@ void uart_init(void)
 
 void uart_putc(char c)
 {
-    while (!(inb(BOARD_COM1_PORT + UART_LSR) & LSR_THR_EMPTY))
+    while (!uart_port_can_send(BOARD_COM1_PORT))
         ;
     outb(BOARD_COM1_PORT + UART_RBR, (uint8_t)c);
+}
+
+void uart_port_init(unsigned port)
+{
+    outb(port + UART_LCR, 0x03);
+    outb(port + UART_FCR, 0x07);
+    outb(port + UART_IER, 0);
+    outb(port + UART_MCR, MCR_DTR_RTS_OUT2);
+}
+
+int uart_port_can_send(unsigned port)
+{
+    return (inb(port + UART_LSR) & LSR_THR_EMPTY) != 0;
+}
+
+void uart_port_send(unsigned port, uint8_t byte)
+{
+    outb(port + UART_RBR, byte);
+}
+
+int uart_port_receive(unsigned port)
+{
+    if (!(inb(port + UART_LSR) & LSR_DATA_READY))
+        return -1;
+    return inb(port + UART_RBR);
 }
 
 void uart_drain(void)

@@ -8,9 +8,17 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "firmware/abi/link-protocol.h"
 #include "firmware/kernel/console.h"
+#include "firmware/profiler/sample-table.h"
 
-struct boot_options boot_options;
+struct boot_options boot_options = {
+    .period_min = 60000,        /* DCPI's default: uniform in 60K..64K */
+    .period_max = 64000,
+    .flush_ms = 100,
+    .table_policy = POLICY_RR4,
+    .seed = 1,
+};
 
 /* Copies at most size - 1 bytes and always terminates. */
 static void copy_string(char *dst, size_t size, const char *src)
@@ -49,6 +57,47 @@ static void apply_key(const char *word)
             boot_options.tick_hz = u;
     } else if (klen == 12 && !strncmp(word, "report_ticks", 12)) {
         boot_options.report_ticks = strcmp(val, "0") != 0;
+    } else if (klen == 7 && !strncmp(word, "profile", 7)) {
+        if (!strcmp(val, "timer"))
+            boot_options.profile = LK_MODE_TIMER;
+        else if (!strcmp(val, "off"))
+            boot_options.profile = LK_MODE_OFF;
+        else
+            mon_printf("monitor: warning: profile=%s: this monitor knows timer and off; ignored\n", val);
+    } else if (klen == 6 && !strncmp(word, "period", 6)) {
+        char lo[16];
+        const char *dash = strchr(val, '-');
+        unsigned a, b;
+        size_t n = dash ? (size_t)(dash - val) : strlen(val);
+        copy_string(lo, n + 1 < sizeof lo ? n + 1 : sizeof lo, val);
+        if (parse_uint(lo, &a) || parse_uint(dash ? dash + 1 : lo, &b) || a < 1000 || b < a)
+            mon_printf("monitor: warning: period=%s is not MIN-MAX with 1000 <= MIN <= MAX; ignored\n", val);
+        else {
+            boot_options.period_min = a;
+            boot_options.period_max = b;
+        }
+    } else if (klen == 4 && !strncmp(word, "baud", 4)) {
+        if (parse_uint(val, &u))
+            mon_printf("monitor: warning: baud=%s is not a rate; ignored\n", val);
+        else
+            boot_options.baud = u;
+    } else if (klen == 8 && !strncmp(word, "flush_ms", 8)) {
+        if (parse_uint(val, &u) || u == 0)
+            mon_printf("monitor: warning: flush_ms=%s is not a positive number; ignored\n", val);
+        else
+            boot_options.flush_ms = u;
+    } else if (klen == 5 && !strncmp(word, "table", 5)) {
+        if (!strcmp(val, "rr4"))
+            boot_options.table_policy = POLICY_RR4;
+        else if (!strcmp(val, "stf6"))
+            boot_options.table_policy = POLICY_STF6;
+        else
+            mon_printf("monitor: warning: table=%s: use rr4 or stf6; ignored\n", val);
+    } else if (klen == 4 && !strncmp(word, "seed", 4)) {
+        if (parse_uint(val, &u))
+            mon_printf("monitor: warning: seed=%s is not a number; ignored\n", val);
+        else
+            boot_options.seed = u;
     } else {
         mon_printf("monitor: warning: unknown boot option '%s'; ignored\n", word);
     }

@@ -3,17 +3,29 @@
  *   [key=value ...] [-- image arguments]
  * Keys: run=NAME (which image, when several are loaded), tick_hz=N (per-core
  * alarm rate, 0 = off), report_ticks=1 (print each core's tick count at the
- * end).  Everything after "--" is handed to the workload as its arguments.
+ * end).  Profiling (the profile link on COM2, see firmware/profiler/):
+ * profile=timer|off, period=MIN-MAX (sampling period range, in ns of virtual
+ * time for the timer), baud=N (link rate, 0 = unpaced), flush_ms=N (how
+ * often the boot core sends what the cores collected), table=rr4|stf6
+ * (hash-table replacement policy), seed=N.
+ * Everything after "--" is handed to the workload as its arguments.
  */
 #ifndef FIRMWARE_KERNEL_CMDLINE_H
 #define FIRMWARE_KERNEL_CMDLINE_H
 
+#include <stdint.h>
 #include "linker/ram-map.h"
 
 struct boot_options {
     char run[32];           /* empty: the only (or first) image */
     unsigned tick_hz;
     int report_ticks;
+    unsigned profile;           /* LK_MODE_* (firmware/abi/link-protocol.h) */
+    uint64_t period_min, period_max;
+    unsigned baud;
+    unsigned flush_ms;
+    unsigned table_policy;      /* enum table_policy */
+    unsigned seed;
     char args[CMDLINE_MAX]; /* text after "--", blank-separated */
 };
 

@@ -14,6 +14,7 @@
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/run.h"
 #include "firmware/kernel/traps.h"
+#include "firmware/profiler/profiler.h"
 
 struct percpu percpu[MAX_CORES];
 unsigned ncores = 1;
@@ -38,7 +39,9 @@ void monitor_main(void)
     loader_scan();
     const struct loaded_image *img = loader_choose(boot_options.run);
     uart_enable_rx_interrupt();
-    alarm_start(boot_options.tick_hz);
+    profiler_start();
+    if (!boot_options.profile)
+        alarm_start(boot_options.tick_hz);
     run_workload(img);
 }
 
@@ -50,6 +53,7 @@ void secondary_main(void)
     mon_printf("monitor: core %u online\n", core);
     mb();
     percpu[core].state = CORE_IDLE;
-    alarm_start(boot_options.tick_hz);
+    if (!boot_options.profile)
+        alarm_start(boot_options.tick_hz);
     run_secondary_loop();
 }

@@ -17,6 +17,8 @@
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/spinlock.h"
+#include "firmware/profiler/profiler.h"
+#include "firmware/abi/link-protocol.h"
 #include "linker/ram-map.h"
 
 extern void enter_user(uint64_t pc, uint64_t usp, uint64_t a0, uint64_t a1)
@@ -64,6 +66,7 @@ void run_workload(const struct loaded_image *img)
         smp_send_ipi(c);
     }
     percpu[0].state = CORE_RUNNING;
+    profiler_core_start(0);
     enter_user(img->hdr->entry, user_stack_top(0), 0, ncores);
 }
 
@@ -76,6 +79,7 @@ void run_secondary_loop(void)
     mb();
     if (current && current->hdr->core_entry) {
         me->state = CORE_RUNNING;
+        profiler_core_start(core);
         enter_user(current->hdr->core_entry, user_stack_top(core), core, ncores);
     }
     me->result = 0;
@@ -110,6 +114,9 @@ static void __attribute__((noreturn)) end_run(int failed)
 
 void monitor_exit_failure(void)
 {
+    static volatile int failing;
+    if (!failing++ && this_core() == 0)
+        profiler_finish(1, LK_END_FATAL);    /* best effort: what was collected */
     end_run(1);
 }
 
@@ -125,6 +132,7 @@ void run_exit(unsigned core, long status)
         wait_for(&never);
         pal_halt();
     }
+    profiler_finish(status, LK_END_EXIT);
     if (boot_options.report_ticks)
         report_ticks();
     mon_printf("monitor: %s exited with status %ld\n", run_image_name(), status);

@@ -16,6 +16,7 @@
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/run.h"
+#include "firmware/profiler/profiler.h"
 
 extern void ent_int(void), ent_arith(void), ent_mm(void), ent_if(void),
     ent_una(void), ent_sys(void);
@@ -78,9 +79,11 @@ void trap_interrupt(uint64_t type, uint64_t vector, uint64_t a2, struct trap_fra
     switch (type) {
     case INT_IPI:
         me->ipis++;     /* a wake-up: the woken loop re-checks its flag */
+        profiler_ipi();
         return;
     case INT_CLOCK:
-        alarm_interrupt();
+        if (!profiler_clock_interrupt(f))
+            alarm_interrupt();
         return;
     case INT_DEVICE:
         if (vector == BOARD_ISA_VECTOR(BOARD_COM1_IRQ)) {

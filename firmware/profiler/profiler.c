@@ -1,0 +1,309 @@
+/*
+ * Profiler control: sampling on each core, draining on the boot core.
+ *
+ * Sampling (interrupt context, each core alone): the alarm fires at a
+ * random period drawn from [period_min, period_max] (absolute deadlines, so
+ * handler time does not stretch the period); the interrupted PC goes into
+ * the core's hash table.
+ *
+ * Draining (boot core, from its own alarm interrupt every flush_ms, and at
+ * the end): every overflow buffer a core marked ready is sorted by
+ * (event, PC), sent as SAMPLES frames (resuming where the link queue ran
+ * out of room), and handed back.  A FLUSH frame per core carries its
+ * cumulative statistics and drops, so every sample is accounted for.
+ */
+#include "firmware/profiler/profiler.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "boards/clipper/board.h"
+#include "firmware/abi/link-codec.h"
+#include "firmware/arch/pal.h"
+#include "firmware/boot/smp.h"
+#include "firmware/drivers/alarm.h"
+#include "firmware/kernel/cmdline.h"
+#include "firmware/kernel/console.h"
+#include "firmware/kernel/loader.h"
+#include "firmware/kernel/percpu.h"
+#include "firmware/profiler/link-tx.h"
+#include "firmware/profiler/rng.h"
+#include "firmware/profiler/sample-table.h"
+
+#define FINISH_TIMEOUT_NS 2000000000ull
+
+struct core_sampling {
+    uint32_t rng;
+    uint64_t next_ns;           /* absolute deadline of the next sample */
+    volatile int active;
+    uint32_t drain_pos[2];      /* entries of each ready buffer already sent */
+    int sorted[2];
+    uint64_t entries_sent, samples_sent;
+    uint64_t flushes;
+} __attribute__((aligned(64)));
+
+static struct core_sampling sampling[MAX_CORES];
+static int profiling;
+static uint64_t next_drain_ns;
+static uint8_t frame_buf[LK_MAX_RAW];
+
+extern const char __build_id_note[] __attribute__((weak));
+extern char __firmware_start[], __firmware_end[];
+
+static uint64_t mean_period(void)
+{
+    return (boot_options.period_min + boot_options.period_max) / 2;
+}
+
+static void send_hello(void)
+{
+    static const char board[] = BOARD_NAME, fw[] = "alphaprof monitor";
+    struct lk_hello h = {
+        .ncores = ncores,
+        .caps = LK_CAP_TIMER,
+        .timebase_hz = 1000000000u,
+        .board = {(const uint8_t *)board, sizeof board - 1},
+        .firmware = {(const uint8_t *)fw, sizeof fw - 1},
+    };
+    struct lk_writer w;
+    if (lk_enc_hello(&w, frame_buf, sizeof frame_buf, &h) == LK_OK)
+        link_tx_send(&w);
+}
+
+/* The GNU build-id note the linker put into the monitor, if any. */
+static void monitor_build_id(uint8_t id[LK_BUILD_ID_SIZE])
+{
+    memset(id, 0, LK_BUILD_ID_SIZE);
+    if (!__build_id_note)
+        return;
+    const uint32_t *n = (const uint32_t *)__build_id_note;
+    uint32_t namesz = n[0], descsz = n[1];
+    const uint8_t *desc = (const uint8_t *)(n + 3) + ((namesz + 3) & ~3u);
+    memcpy(id, desc, descsz < LK_BUILD_ID_SIZE ? descsz : LK_BUILD_ID_SIZE);
+}
+
+static void send_loadmap(void)
+{
+    struct lk_writer w;
+    static const char monitor_name[] = "monitor";
+    struct lk_loadmap_entry e = {
+        .action = LK_LOADMAP_LOAD,
+        .address = (uint64_t)__firmware_start,
+        .size = (uint64_t)(__firmware_end - __firmware_start),
+        .name = {(const uint8_t *)monitor_name, sizeof monitor_name - 1},
+    };
+    monitor_build_id(e.build_id);
+    lk_loadmap_begin(&w, frame_buf, sizeof frame_buf);
+    lk_loadmap_add(&w, &e);
+    for (unsigned i = 0; i < nimages; i++) {
+        const struct image_header *h = images[i].hdr;
+        struct lk_loadmap_entry ie = {
+            .action = LK_LOADMAP_LOAD,
+            .address = h->load_base,
+            .size = h->bss_end - h->load_base,
+            .name = {(const uint8_t *)h->name, strlen(h->name)},
+        };
+        memcpy(ie.build_id, h->build_id, h->build_id_size < LK_BUILD_ID_SIZE ? h->build_id_size : LK_BUILD_ID_SIZE);
+        if (lk_loadmap_add(&w, &ie) == LK_E_FULL) {
+            link_tx_send(&w);
+            lk_loadmap_begin(&w, frame_buf, sizeof frame_buf);
+            lk_loadmap_add(&w, &ie);
+        }
+    }
+    link_tx_send(&w);
+}
+
+void profiler_start(void)
+{
+    if (boot_options.profile != LK_MODE_TIMER)
+        return;
+    link_tx_init(BOARD_COM2_PORT, boot_options.baud);
+    for (unsigned c = 0; c < ncores; c++) {
+        sample_table_init(c, (enum table_policy)boot_options.table_policy);
+        memset(&sampling[c], 0, sizeof sampling[c]);
+        sampling[c].rng = minstd_seed(boot_options.seed * 7919u + c + 1);
+    }
+    send_hello();
+    send_loadmap();
+    profiling = 1;
+    next_drain_ns = clock_ns() + boot_options.flush_ms * 1000000ull;
+    mb();
+    mon_printf("monitor: profiling with the timer every %lu..%lu ns on %u cores, link on COM2%s\n",
+               (unsigned long)boot_options.period_min, (unsigned long)boot_options.period_max,
+               ncores, boot_options.baud ? " (paced)" : "");
+}
+
+static void arm_next(struct core_sampling *s)
+{
+    s->next_ns += minstd_between(&s->rng, boot_options.period_min, boot_options.period_max);
+    pal_cserve(CSERVE_SET_ALARM_ABS, s->next_ns);
+}
+
+void profiler_core_start(unsigned core)
+{
+    if (!profiling)
+        return;
+    struct core_sampling *s = &sampling[core];
+    s->next_ns = clock_ns();
+    s->active = 1;
+    arm_next(s);
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+    const struct sample_entry *x = a, *y = b;
+    if (x->event != y->event)
+        return x->event < y->event ? -1 : 1;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Sends one ready buffer from where it stopped; false if the link queue
+ * filled first (the rest goes next time). */
+static int drain_buffer(unsigned core, unsigned bi)
+{
+    struct sample_area *a = sample_area_of(core);
+    struct overflow_buffer *b = &a->ovf[bi];
+    struct core_sampling *s = &sampling[core];
+    mb();
+    if (!s->sorted[bi]) {
+        qsort(b->e, b->fill, sizeof b->e[0], compare_entries);
+        s->sorted[bi] = 1;
+    }
+    while (s->drain_pos[bi] < b->fill) {
+        if (!link_tx_has_room())
+            return 0;
+        struct lk_writer w;
+        uint32_t i = s->drain_pos[bi];
+        unsigned event = b->e[i].event;
+        lk_samples_begin(&w, frame_buf, sizeof frame_buf, core, event, mean_period());
+        uint64_t samples = 0;
+        while (i < b->fill && b->e[i].event == event &&
+               lk_samples_add(&w, b->e[i].pc, b->e[i].count) == LK_OK) {
+            samples += b->e[i].count;
+            i++;
+        }
+        if (!link_tx_send(&w))
+            return 0;
+        s->entries_sent += i - s->drain_pos[bi];
+        s->samples_sent += samples;
+        s->drain_pos[bi] = i;
+    }
+    s->drain_pos[bi] = 0;
+    s->sorted[bi] = 0;
+    b->fill = 0;
+    wmb();
+    b->ready = 0;
+    return 1;
+}
+
+static void send_flush(unsigned core)
+{
+    struct sample_area *a = sample_area_of(core);
+    struct core_sampling *s = &sampling[core];
+    struct lk_flush f = {
+        .core = core,
+        .flush_no = ++s->flushes,
+        .time = clock_ns(),
+        .nstats = 5,
+        .stats = {
+            {LK_STAT_SAMPLES_TAKEN, a->st.samples},
+            {LK_STAT_SAMPLES_SENT, s->samples_sent},
+            {LK_STAT_ENTRIES_SENT, s->entries_sent},
+            {LK_STAT_HASH_HITS, a->st.hits},
+            {LK_STAT_HASH_MISSES, a->st.misses},
+        },
+        .ndrops = 1,
+        .drops = {{LK_DROP_OVERFLOW_FULL, a->st.dropped}},
+    };
+    if (core == 0) {
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
+    }
+    struct lk_writer w;
+    if (lk_enc_flush(&w, frame_buf, sizeof frame_buf, &f) == LK_OK)
+        link_tx_send(&w);
+}
+
+/* Boot core: sends every ready buffer of every core it can. */
+static void drain_all(void)
+{
+    for (unsigned c = 0; c < ncores; c++) {
+        struct sample_area *a = sample_area_of(c);
+        for (unsigned bi = 0; bi < 2; bi++)
+            if (a->ovf[bi].ready && !drain_buffer(c, bi))
+                break;
+    }
+    link_tx_pump();
+}
+
+int profiler_clock_interrupt(struct trap_frame *f)
+{
+    unsigned core = this_core();
+    struct core_sampling *s = &sampling[core];
+    if (!profiling || !s->active)
+        return 0;
+    sample_table_record(sample_area_of(core), f->pal.pc, LK_EVENT_TIMER);
+    arm_next(s);
+    if (core == 0) {
+        link_tx_pump();
+        if (s->next_ns >= next_drain_ns) {
+            next_drain_ns += boot_options.flush_ms * 1000000ull;
+            drain_all();
+            for (unsigned c = 0; c < ncores; c++)
+                send_flush(c);
+        }
+    }
+    return 1;
+}
+
+void profiler_ipi(void)
+{
+    unsigned core = this_core();
+    struct sample_area *a = sample_area_of(core);
+    if (!profiling || !a->st.flush_request || a->st.flush_done == a->st.flush_request)
+        return;
+    sampling[core].active = 0;
+    sample_table_flush(a, mb);
+    wmb();
+    a->st.flush_done = a->st.flush_request;
+}
+
+void profiler_finish(long status, unsigned how)
+{
+    if (!profiling)
+        return;
+    unsigned ipl = pal_swpipl(IPL_ALL_MASKED);  /* our own alarm must not sample now */
+    sampling[0].active = 0;
+    pal_cserve(CSERVE_SET_ALARM_ABS, 0);
+    for (unsigned c = 1; c < ncores; c++) {
+        struct sample_area *a = sample_area_of(c);
+        a->st.flush_request++;
+        mb();
+        smp_send_ipi(c);
+    }
+    sample_table_flush(sample_area_of(0), drain_all);
+    uint64_t deadline = clock_ns() + FINISH_TIMEOUT_NS;
+    for (;;) {
+        drain_all();
+        int pending = 0;
+        for (unsigned c = 0; c < ncores; c++) {
+            struct sample_area *a = sample_area_of(c);
+            if (a->st.flush_done != a->st.flush_request || a->ovf[0].ready || a->ovf[1].ready)
+                pending = 1;
+        }
+        if (!pending)
+            break;
+        if (clock_ns() > deadline) {
+            mon_printf("monitor: warning: a core did not flush its samples in time; "
+                       "the profile's accounting shows them as not flushed\n");
+            break;
+        }
+    }
+    for (unsigned c = 0; c < ncores; c++)
+        send_flush(c);
+    struct lk_end e = {.status = status, .how = how, .time = clock_ns()};
+    struct lk_writer w;
+    if (lk_enc_end(&w, frame_buf, sizeof frame_buf, &e) == LK_OK)
+        link_tx_send(&w);
+    link_tx_drain();
+    profiling = 0;
+    pal_swpipl(ipl);
+}

@@ -1,0 +1,25 @@
+/*
+ * On-target profiler: collects samples on every core while the workload
+ * runs and streams them over the profile link (COM2, link-protocol.h).
+ * Today's source is the per-CPU alarm (timer PC sampling, works on the
+ * plain board); the hw-model's counters and ProfileMe feed the same tables.
+ */
+#ifndef FIRMWARE_PROFILER_PROFILER_H
+#define FIRMWARE_PROFILER_PROFILER_H
+
+#include <stdint.h>
+#include "firmware/arch/trap-frame.h"
+
+/* Boot core, before any core runs the workload: link, HELLO, loadmap, tables. */
+void profiler_start(void);
+/* Each core as it enters the workload: arms its own sampling. */
+void profiler_core_start(unsigned core);
+/* Clock interrupt while profiling; false if the profiler does not own the
+ * alarm (the plain tick handles it). */
+int profiler_clock_interrupt(struct trap_frame *f);
+/* IPI on a secondary: empties its table when the flusher asks. */
+void profiler_ipi(void);
+/* Boot core at the end of the run: stop, flush every core, send END. */
+void profiler_finish(long status, unsigned how);
+
+#endif
