@@ -224,13 +224,17 @@ static struct mark mark(const struct lk_writer *w)
     return m;
 }
 
+/* A list frame whose header did not fit takes no entries. */
+static bool list_open(const struct lk_writer *w)
+{
+    return !w->overflow && w->count_at != 0 && w->count < 0xffff;
+}
+
 static int commit_entry(struct lk_writer *w, struct mark m)
 {
-    if (w->overflow || w->count == 0xffff || w->count_at == 0) {
-        if (w->len >= m.len) {
-            w->len = m.len;
-            w->prev_pc = m.prev_pc;
-        }
+    if (w->overflow) {
+        w->len = m.len;
+        w->prev_pc = m.prev_pc;
         w->overflow = false;
         return LK_E_FULL;
     }
@@ -383,6 +387,8 @@ int lk_names_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t kind,
 
 int lk_names_add(struct lk_writer *w, struct lk_bytes name)
 {
+    if (!list_open(w))
+        return LK_E_FULL;
     if (name.n > LK_MAX_NAME)
         return LK_E_RANGE;
     struct mark m = mark(w);
@@ -399,13 +405,16 @@ int lk_loadmap_begin(struct lk_writer *w, uint8_t *buf, size_t cap)
 
 int lk_loadmap_add(struct lk_writer *w, const struct lk_loadmap_entry *e)
 {
-    if (e->name.n > LK_MAX_NAME)
+    if (!list_open(w))
+        return LK_E_FULL;
+    if (e->name.n > LK_MAX_NAME || e->build_id_size > LK_BUILD_ID_SIZE)
         return LK_E_RANGE;
     struct mark m = mark(w);
     lk_put_uvarint(w, e->action);
     lk_put_uvarint(w, e->address);
     lk_put_uvarint(w, e->size);
-    lk_put_bytes(w, e->build_id, LK_BUILD_ID_SIZE);
+    lk_put_uvarint(w, e->build_id_size);
+    lk_put_bytes(w, e->build_id, e->build_id_size);
     lk_put_str(w, e->name);
     return commit_entry(w, m);
 }
@@ -423,6 +432,8 @@ int lk_samples_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t cor
 
 int lk_samples_add(struct lk_writer *w, uint64_t pc, uint64_t samples)
 {
+    if (!list_open(w))
+        return LK_E_FULL;
     struct mark m = mark(w);
     lk_put_pc(w, pc);
     lk_put_uvarint(w, samples);
@@ -446,6 +457,8 @@ int lk_pme_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
 
 int lk_pme_add(struct lk_writer *w, const struct lk_pme_agg *a)
 {
+    if (!list_open(w))
+        return LK_E_FULL;
     struct mark m = mark(w);
     lk_put_pc(w, a->pc);
     lk_put_uvarint(w, a->samples);
@@ -478,6 +491,8 @@ int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
 
 int lk_pairs_add(struct lk_writer *w, const struct lk_pair *p)
 {
+    if (!list_open(w))
+        return LK_E_FULL;
     struct mark m = mark(w);
     lk_put_uvarint(w, p->distance);
     lk_put_uvarint(w, p->gap);
@@ -904,10 +919,11 @@ int lk_loadmap_next(struct lk_reader *r, struct lk_loadmap_entry *e)
     GET(get_u32(r, &e->action));
     GET(lk_get_uvarint(r, &e->address));
     GET(lk_get_uvarint(r, &e->size));
-    if (r->end - r->p < LK_BUILD_ID_SIZE)
+    GET(get_u32(r, &e->build_id_size));
+    if (e->build_id_size > LK_BUILD_ID_SIZE || r->end - r->p < (ptrdiff_t)e->build_id_size)
         return LK_E_MALFORMED;
-    for (int i = 0; i < LK_BUILD_ID_SIZE; i++)
-        e->build_id[i] = *r->p++;
+    for (uint32_t i = 0; i < LK_BUILD_ID_SIZE; i++)
+        e->build_id[i] = i < e->build_id_size ? *r->p++ : 0;
     GET(lk_get_str(r, &e->name));
     r->left--;
     return 1;

@@ -104,6 +104,7 @@ struct lk_loadmap_entry {
     uint32_t action;                    /* LK_LOADMAP_* */
     uint64_t address;
     uint64_t size;
+    uint32_t build_id_size;             /* bytes used in build_id */
     uint8_t build_id[LK_BUILD_ID_SIZE];
     struct lk_bytes name;
 };

@@ -52,7 +52,8 @@
  *             latency fields, so the host needs no copy of the hw-model's
  *             tables (hw-model/pmu-window.h is their definition)
  *   LOADMAP   n16 count, count x { u action (LK_LOADMAP_*), u address,
- *             u size, build_id[20], str name }
+ *             u size, u idlen (<= LK_BUILD_ID_SIZE), build_id[idlen],
+ *             str name }  (the image header's name and GNU build-id)
  *   SAMPLES   DCPI hash-table entries of one (core, event):
  *             u core, u event (hw-model event number, or LK_EVENT_TIMER),
  *             u period (mean sampling period in events, 0 if unknown),
@@ -114,7 +115,7 @@
 #define LK_DELIM            0x00
 
 /* Limits of the self-described parts. */
-#define LK_BUILD_ID_SIZE    20      /* GNU build-id (SHA-1) */
+#define LK_BUILD_ID_SIZE    20      /* longest GNU build-id (SHA-1) */
 #define LK_MAX_NAME         128     /* image, board, event names */
 #define LK_MAX_BITS         32      /* ProfileMe event-bit counters per PC */
 #define LK_MAX_LAT          16      /* ProfileMe latency fields */

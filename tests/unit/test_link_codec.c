@@ -505,7 +505,8 @@ static void test_names_loadmap_console(void **state)
     }
     assert_int_equal(lk_names_next(&r, &b), 0);
 
-    struct lk_loadmap_entry e = {LK_LOADMAP_LOAD, 0x01000000, 0x23456, {0}, bytes_of("chase")};
+    struct lk_loadmap_entry e = {LK_LOADMAP_LOAD, 0x01000000, 0x23456, LK_BUILD_ID_SIZE, {0},
+                                 bytes_of("chase")};
     for (int i = 0; i < LK_BUILD_ID_SIZE; i++)
         e.build_id[i] = (uint8_t)(i * 13);       /* zeros included */
     assert_int_equal(lk_loadmap_begin(&w, raw, sizeof raw), LK_OK);
@@ -525,9 +526,24 @@ static void test_names_loadmap_console(void **state)
         assert_int_equal(e2.action, LK_LOADMAP_LOAD);
         assert_true(e2.address == 0x01000000 + 0x10000 * (uint64_t)i);
         assert_true(e2.size == 0x23456);
+        assert_int_equal(e2.build_id_size, LK_BUILD_ID_SIZE);
         assert_memory_equal(e2.build_id, e.build_id, LK_BUILD_ID_SIZE);
         assert_bytes(e2.name, "chase");
     }
+
+    /* a shorter build-id comes back zero-padded, with its size */
+    e.build_id_size = 8;
+    assert_int_equal(lk_loadmap_begin(&w, raw, sizeof raw), LK_OK);
+    assert_int_equal(lk_loadmap_add(&w, &e), LK_OK);
+    roundtrip(&w, 3, &d, &f);
+    assert_int_equal(lk_loadmap_open(&f, &count, &r), LK_OK);
+    assert_int_equal(lk_loadmap_next(&r, &e2), 1);
+    assert_int_equal(e2.build_id_size, 8);
+    assert_memory_equal(e2.build_id, e.build_id, 8);
+    for (int i = 8; i < LK_BUILD_ID_SIZE; i++)
+        assert_int_equal(e2.build_id[i], 0);
+    e.build_id_size = LK_BUILD_ID_SIZE + 1;
+    assert_int_equal(lk_loadmap_add(&w, &e), LK_E_RANGE);
 
     /* console text with zeros and long non-zero runs; split when too long */
     static uint8_t text[3000];
@@ -570,7 +586,7 @@ static void test_truncated_payloads(void **state)
     struct lk_pair p = {.distance = 9, .gap = 3};
     p.rec[0].pc = 0x1000;
     p.rec[1].pc = 0x1010;
-    struct lk_loadmap_entry e = {LK_LOADMAP_LOAD, 0x01000000, 64, {1}, bytes_of("x")};
+    struct lk_loadmap_entry e = {LK_LOADMAP_LOAD, 0x01000000, 64, 20, {1}, bytes_of("x")};
 
     for (int kind = 0; kind < 8; kind++) {
         switch (kind) {
