@@ -121,6 +121,16 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
         strvec_push(argv, "stdio");
     }
 
+    if (c->profile_socket_path) {
+        /* COM2: the profile link, a socket of its own beside the console. */
+        strvec_push(argv, "-chardev");
+        snprintf(buf, sizeof buf, "socket,id=profile,server=on,wait=on,path=");
+        qemu_escape_into(buf, sizeof buf, c->profile_socket_path);
+        strvec_push(argv, buf);
+        strvec_push(argv, "-serial");
+        strvec_push(argv, "chardev:profile");
+    }
+
     if (b->plugin[0]) {
         /* The plugin maps the same RAM file: file offset = guest physical. */
         board_resolve(c->home, b->plugin, path, sizeof path);

@@ -161,7 +161,19 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
     bool reported = false;
     char buf[8192], out[8192 * 2 + 1], out2[8192 * 2 + 1 + 256];
 
+    int prof_sock = -1;
+    bool prof_open = o->profile_socket_path != NULL;
+
     for (;;) {
+        if (prof_open && prof_sock < 0) {
+            int fd = serial_link_try_connect(o->profile_socket_path);
+            if (fd >= 0) {
+                prof_sock = fd;
+                r->profile_connected = true;
+            } else if (fd == -2) {
+                prof_open = false;      /* reported below as "no profile data" */
+            }
+        }
         int console_fd = o->link == LINK_UNIX ? con_sock : con_out;
         int to_guest = o->link == LINK_UNIX ? con_sock : con_in;
         if (o->link == LINK_UNIX && con_sock < 0) {
@@ -177,12 +189,17 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                 return -1;
             }
         }
-        bool connected = console_fd >= 0;
+        bool connected = console_fd >= 0 && (!prof_open || prof_sock >= 0);
         if (!connected && qerr < 0 && qout < 0)
             break;          /* QEMU gone before the link came up */
 
-        struct pollfd p[6];
+        struct pollfd p[7];
         int np = 0, i_stop = -1, i_err = -1, i_qout = -1, i_con = -1, i_in = -1, i_out = -1;
+        int i_prof = -1;
+        if (prof_sock >= 0) {
+            i_prof = np;
+            p[np++] = (struct pollfd){.fd = prof_sock, .events = POLLIN};
+        }
         if (o->stop_fd >= 0) {
             i_stop = np;
             p[np++] = (struct pollfd){.fd = o->stop_fd, .events = POLLIN};
@@ -243,6 +260,17 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             r->stopped_by = sig ? sig : SIGTERM;
             stop_qemu(pid, r);
             break;
+        }
+        if (i_prof >= 0 && (p[i_prof].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t n = read(prof_sock, buf, sizeof buf);
+            if (n > 0) {
+                r->profile_bytes += (unsigned long long)n;
+                o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                close(prof_sock);
+                prof_sock = -1;
+                prof_open = false;
+            }
         }
         /* QEMU's own messages (errors, warnings) go to our stderr. */
         int *qfds[2] = {&qerr, &qout};
@@ -306,6 +334,25 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         }
         if (pending_off == pending_len)
             pending_len = pending_off = 0;
+    }
+
+    /* The profile link may still hold data the board sent before it ended:
+     * read it to its end (QEMU closes the socket as it exits). */
+    if (prof_sock >= 0) {
+        long long until = now_ms() + 5000;
+        while (now_ms() < until) {
+            struct pollfd pp = {.fd = prof_sock, .events = POLLIN};
+            if (poll(&pp, 1, 100) <= 0)
+                continue;
+            ssize_t n = read(prof_sock, buf, sizeof buf);
+            if (n > 0) {
+                r->profile_bytes += (unsigned long long)n;
+                o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                break;
+            }
+        }
+        close(prof_sock);
     }
 
     size_t m = crlf_flush(&crlf, out);

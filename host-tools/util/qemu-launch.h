@@ -22,6 +22,11 @@ struct launch_opts {
     int stop_fd;                /* readable when we must stop (signal), or -1 */
     int in_fd, out_fd, err_fd;  /* our stdin, stdout, stderr */
     bool show_boot;             /* also show the PALcode's boot lines */
+    /* The profile link (COM2), a second socket QEMU serves, or NULL.  Every
+     * byte read from it goes to profile_sink, to the end of the stream. */
+    const char *profile_socket_path;
+    void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
+    void *profile_ctx;
 };
 
 struct launch_result {
@@ -33,6 +38,8 @@ struct launch_result {
     int wait_status;            /* from waitpid, if reaped */
     bool reaped;
     struct console_state console;
+    bool profile_connected;
+    unsigned long long profile_bytes;
 };
 
 /* Runs QEMU to the end.  Returns -1 only if the run could not be set up

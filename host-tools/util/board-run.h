@@ -1,0 +1,43 @@
+/*
+ * One board run, as `alphaprof run` and `alphaprof record` both need it:
+ * check the images, find the board's monitor, plugin and QEMU, compose the
+ * command line, launch, forward the console, clean up, and turn what
+ * happened into an exit status and a message.
+ */
+#ifndef ALPHAPROF_UTIL_BOARD_RUN_H
+#define ALPHAPROF_UTIL_BOARD_RUN_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "util/board.h"
+#include "util/qemu-cmdline.h"
+#include "util/qemu-launch.h"
+#include "util/strvec.h"
+
+struct board_run {
+    const char *cmd;                /* message prefix, e.g. "alphaprof run" */
+    const char *board_name;
+    unsigned cores;
+    unsigned timeout_s;             /* 0: the board's */
+    bool deterministic, verbose, check;
+    enum link_kind link;
+    const struct strvec *images, *keys, *args;
+    /* The profile link (COM2): bytes go to profile_sink; NULL for none. */
+    void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
+    void *profile_ctx;
+
+    /* Filled in by board_run. */
+    char home[PATH_MAX];
+    struct board board;
+    char firmware[PATH_MAX];        /* the monitor's ELF */
+    struct launch_result result;
+    bool launched;
+};
+
+/* Runs the board; returns the launcher's exit status (see alphaprof run
+ * --help).  Problems before the launch are reported on stderr (status 2,
+ * or 127 when QEMU is missing). */
+int board_run(struct board_run *br);
+
+#endif
