@@ -70,15 +70,17 @@ static void send_hello(void)
 }
 
 /* The GNU build-id note the linker put into the monitor, if any. */
-static void monitor_build_id(uint8_t id[LK_BUILD_ID_SIZE])
+static uint32_t monitor_build_id(uint8_t id[LK_BUILD_ID_SIZE])
 {
     memset(id, 0, LK_BUILD_ID_SIZE);
     if (!__build_id_note)
-        return;
+        return 0;
     const uint32_t *n = (const uint32_t *)__build_id_note;
     uint32_t namesz = n[0], descsz = n[1];
     const uint8_t *desc = (const uint8_t *)(n + 3) + ((namesz + 3) & ~3u);
-    memcpy(id, desc, descsz < LK_BUILD_ID_SIZE ? descsz : LK_BUILD_ID_SIZE);
+    uint32_t size = descsz < LK_BUILD_ID_SIZE ? descsz : LK_BUILD_ID_SIZE;
+    memcpy(id, desc, size);
+    return size;
 }
 
 static void send_loadmap(void)
@@ -91,7 +93,7 @@ static void send_loadmap(void)
         .size = (uint64_t)(__firmware_end - __firmware_start),
         .name = {(const uint8_t *)monitor_name, sizeof monitor_name - 1},
     };
-    monitor_build_id(e.build_id);
+    e.build_id_size = monitor_build_id(e.build_id);
     lk_loadmap_begin(&w, frame_buf, sizeof frame_buf);
     lk_loadmap_add(&w, &e);
     for (unsigned i = 0; i < nimages; i++) {
@@ -102,7 +104,8 @@ static void send_loadmap(void)
             .size = h->bss_end - h->load_base,
             .name = {(const uint8_t *)h->name, strlen(h->name)},
         };
-        memcpy(ie.build_id, h->build_id, h->build_id_size < LK_BUILD_ID_SIZE ? h->build_id_size : LK_BUILD_ID_SIZE);
+        ie.build_id_size = h->build_id_size < LK_BUILD_ID_SIZE ? h->build_id_size : LK_BUILD_ID_SIZE;
+        memcpy(ie.build_id, h->build_id, ie.build_id_size);
         if (lk_loadmap_add(&w, &ie) == LK_E_FULL) {
             link_tx_send(&w);
             lk_loadmap_begin(&w, frame_buf, sizeof frame_buf);
