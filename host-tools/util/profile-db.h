@@ -1,0 +1,118 @@
+/*
+ * The profile database: one SQLite file in WAL mode (readers see committed
+ * data while the daemon writes).  Its schema is documented once, beside the
+ * SQL that creates it, at the top of profile-db.c.
+ *
+ * Writing: merges (samples, ProfileMe aggregates, drops, stats) are summed
+ * in memory and written by pdb_commit() in one transaction, as UPSERTs
+ * sorted by key; call it every fraction of a second for a steady stream of
+ * small transactions rather than bursts.  What pdb_commit() returned for is
+ * on disk for good: a process killed at any moment leaves a database that
+ * opens and holds every committed transaction.  Other writes (epochs,
+ * sessions, images, loadmaps, names, pairs) commit at once.
+ *
+ * 64-bit addresses are stored in SQLite's signed INTEGER: values >= 2^63
+ * (KSEG addresses) read back negative; cast to uint64_t.
+ */
+#ifndef ALPHAPROF_UTIL_PROFILE_DB_H
+#define ALPHAPROF_UTIL_PROFILE_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "firmware/abi/link-codec.h"
+#include "util/error.h"
+
+#define PDB_FORMAT          "alphaprof-profile-db"
+#define PDB_SCHEMA_VERSION  1
+/* Image 0: the special profile of samples whose PC is in no image (DCPI's
+ * unknown samples); its offset column holds the absolute PC. */
+#define PDB_IMAGE_UNKNOWN   0
+/* Core of drops and stats the host itself counts (link errors). */
+#define PDB_CORE_HOST       (-1)
+
+/* Kinds of NAMES (the index spaces of the link's NAMES frames). */
+#define PDB_NAMES_EVENT     "event"
+#define PDB_NAMES_PME_BIT   "pme_bit"
+#define PDB_NAMES_PME_LAT   "pme_latency"
+
+struct pdb;
+
+enum pdb_mode {
+    PDB_READ,           /* existing database, read only */
+    PDB_WRITE,          /* existing database, read and write */
+    PDB_CREATE,         /* create it if missing, then as PDB_WRITE */
+};
+
+/*
+ * Opens path.  Errors name the file and the way out: no such file, not an
+ * SQLite file, an SQLite file that is no profile database, a newer schema.
+ */
+int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_err *err);
+/* Closes; merges not yet committed are lost (commit first). */
+void pdb_close(struct pdb *db);
+const char *pdb_path(const struct pdb *db);
+
+/* --- epochs: exactly one is open (not ended): the current one ----------- */
+int pdb_current_epoch(struct pdb *db, int64_t *epoch, struct ap_err *err);
+/* Ends the current epoch and starts the next; note may be NULL. */
+int pdb_new_epoch(struct pdb *db, const char *note, int64_t *epoch, struct ap_err *err);
+
+/* --- sessions: one boot of the board, HELLO to END ----------------------- */
+int pdb_session_begin(struct pdb *db, int64_t epoch, const struct lk_hello *hello,
+                      int64_t *session, struct ap_err *err);
+int pdb_session_end(struct pdb *db, int64_t session, const struct lk_end *end,
+                    struct ap_err *err);
+
+/* --- images and loadmaps -------------------------------------------------- */
+/* The id of (name, build-id), added if new; path (may be NULL) is recorded
+ * when known. */
+int pdb_image(struct pdb *db, const char *name, const uint8_t *build_id, size_t build_id_size,
+              const char *path, int64_t *image, struct ap_err *err);
+int pdb_loadmap(struct pdb *db, int64_t session, int64_t epoch, int64_t image,
+                uint64_t address, uint64_t size, bool loaded, struct ap_err *err);
+int pdb_set_name(struct pdb *db, const char *kind, uint32_t index, const char *name,
+                 struct ap_err *err);
+
+/* --- merges, summed in memory until pdb_commit --------------------------- */
+void pdb_add_samples(struct pdb *db, int64_t epoch, int64_t image, uint32_t event,
+                     int32_t core, uint64_t offset, uint64_t count);
+/* The mean sampling period of (epoch, event, core); the last one seen wins. */
+void pdb_set_period(struct pdb *db, int64_t epoch, uint32_t event, int32_t core, uint64_t period);
+/* One ProfileMe aggregate (a->pc is ignored: offset is its place). */
+void pdb_add_pme(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
+                 const struct lk_pme_agg *a, uint32_t nbits, uint32_t nlat);
+void pdb_add_drop(struct pdb *db, int64_t epoch, int32_t core, const char *reason, uint64_t count);
+void pdb_add_stat(struct pdb *db, int64_t epoch, int32_t core, const char *name, uint64_t delta);
+
+/* A paired sample: each record already mapped to (image, offset). */
+struct pdb_pair_record {
+    int64_t image;
+    uint64_t offset;
+    const struct lk_pme_record *rec;
+};
+void pdb_add_pair(struct pdb *db, int64_t epoch, int64_t session, int32_t core,
+                  const struct lk_pair *p, uint32_t nlat, const struct pdb_pair_record where[2]);
+
+/* Merges waiting for pdb_commit (distinct rows + pairs). */
+size_t pdb_pending(const struct pdb *db);
+/* Writes every pending merge in one transaction. */
+int pdb_commit(struct pdb *db, struct ap_err *err);
+
+/* --- reading --------------------------------------------------------------- */
+/* The tables pdb_dump knows, in dump order (NULL-terminated). */
+extern const char *const pdb_tables[];
+/* Prints tables (all if names is NULL or empty) as aligned text or JSON;
+ * epoch > 0 keeps only that epoch's rows of tables that have an epoch. */
+int pdb_dump(struct pdb *db, FILE *out, const char *const *names, size_t nnames, int64_t epoch,
+             bool json, struct ap_err *err);
+/* Epochs with their totals, as aligned text or JSON. */
+int pdb_list_epochs(struct pdb *db, FILE *out, bool json, struct ap_err *err);
+/* The SQL schema, as created. */
+const char *pdb_schema_sql(void);
+/* Runs a query returning one integer (tests and checks); -1 on error. */
+int pdb_query_int(struct pdb *db, const char *sql, int64_t *value, struct ap_err *err);
+
+#endif
