@@ -19,6 +19,9 @@ $(FW_OUT)/%.o: firmware/%.c
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_CFLAGS) -MMD -MP -c $< -o $@
 
+# The sampling path runs with only the integer registers saved.
+$(FW_OUT)/profiler/%.o: TARGET_CFLAGS += -mno-fp-regs
+
 $(FW_OUT)/%.o: firmware/%.S
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_ASFLAGS) -MMD -MP -c $< -o $@

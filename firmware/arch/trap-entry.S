@@ -159,7 +159,74 @@
         .end    \name
 .endm
 
-        ENTRY   ent_int,   trap_interrupt
+        ENTRY   ent_int_full, trap_interrupt
+
+/*
+ * entInt: clock interrupts while profiling take a fast path that saves only
+ * the caller-saved integer registers (the sampling code is built without
+ * FP registers, -mno-fp-regs) and calls profiler_fast_clock(pc, ps).  It
+ * returns 0 when it did not handle the tick (not profiling, or the boot
+ * core must drain): then the full path runs.  a0-a2 are ours to use: the
+ * PALcode restores them from its frame on RTI.
+ */
+#define FAST_SIZE 160
+        .globl  ent_int
+        .ent    ent_int
+ent_int:
+        .frame  $sp, FAST_SIZE, $26, 0
+        cmpeq   $16, 1, $17             /* a0 = 1: clock */
+        beq     $17, ent_int_full
+        lda     $sp, -FAST_SIZE($sp)
+        stq     $0, 0($sp)
+        stq     $1, 8($sp)
+        stq     $2, 16($sp)
+        stq     $3, 24($sp)
+        stq     $4, 32($sp)
+        stq     $5, 40($sp)
+        stq     $6, 48($sp)
+        stq     $7, 56($sp)
+        stq     $8, 64($sp)
+        stq     $19, 72($sp)
+        stq     $20, 80($sp)
+        stq     $21, 88($sp)
+        stq     $22, 96($sp)
+        stq     $23, 104($sp)
+        stq     $24, 112($sp)
+        stq     $25, 120($sp)
+        stq     $26, 128($sp)
+        stq     $27, 136($sp)
+        stq     $28, 144($sp)
+        .prologue 0
+        ldq     $16, FAST_SIZE+8($sp)   /* the interrupted PC (PAL frame) */
+        ldq     $17, FAST_SIZE+0($sp)   /* its PS */
+        lda     $27, profiler_fast_clock
+        jsr     $26, ($27), profiler_fast_clock
+        mov     $0, $18
+        ldq     $0, 0($sp)
+        ldq     $1, 8($sp)
+        ldq     $2, 16($sp)
+        ldq     $3, 24($sp)
+        ldq     $4, 32($sp)
+        ldq     $5, 40($sp)
+        ldq     $6, 48($sp)
+        ldq     $7, 56($sp)
+        ldq     $8, 64($sp)
+        ldq     $19, 72($sp)
+        ldq     $20, 80($sp)
+        ldq     $21, 88($sp)
+        ldq     $22, 96($sp)
+        ldq     $23, 104($sp)
+        ldq     $24, 112($sp)
+        ldq     $25, 120($sp)
+        ldq     $26, 128($sp)
+        ldq     $27, 136($sp)
+        ldq     $28, 144($sp)
+        lda     $sp, FAST_SIZE($sp)
+        beq     $18, 1f
+        call_pal 0x3f                   /* RTI: handled */
+1:      lda     $16, 1($31)             /* not handled: the full path */
+        br      ent_int_full
+        .end    ent_int
         ENTRY   ent_arith, trap_arith
         ENTRY   ent_mm,    trap_mm
         ENTRY   ent_if,    trap_if

@@ -25,6 +25,7 @@ extern void enter_user(uint64_t pc, uint64_t usp, uint64_t a0, uint64_t a1)
     __attribute__((noreturn));
 
 static const struct loaded_image *current;
+static uint64_t run_start_ns;
 static spinlock_t heap_lock;
 static uint64_t heap_break = USER_HEAP_PHYS;
 
@@ -66,6 +67,7 @@ void run_workload(const struct loaded_image *img)
         smp_send_ipi(c);
     }
     percpu[0].state = CORE_RUNNING;
+    run_start_ns = clock_ns();
     profiler_core_start(0);
     enter_user(img->hdr->entry, user_stack_top(0), 0, ncores);
 }
@@ -132,7 +134,9 @@ void run_exit(unsigned core, long status)
         wait_for(&never);
         pal_halt();
     }
+    uint64_t run_ns = clock_ns() - run_start_ns;
     profiler_finish(status, LK_END_EXIT);
+    mon_printf("monitor: run time %lu ns\n", (unsigned long)run_ns);
     if (boot_options.report_ticks)
         report_ticks();
     mon_printf("monitor: %s exited with status %ld\n", run_image_name(), status);

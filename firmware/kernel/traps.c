@@ -18,7 +18,7 @@
 #include "firmware/kernel/run.h"
 #include "firmware/profiler/profiler.h"
 
-extern void ent_int(void), ent_arith(void), ent_mm(void), ent_if(void),
+extern void ent_int(void), ent_int_full(void), ent_arith(void), ent_mm(void), ent_if(void),
     ent_una(void), ent_sys(void);
 
 #define INT_IPI         0

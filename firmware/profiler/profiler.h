@@ -17,6 +17,11 @@ void profiler_core_start(unsigned core);
 /* Clock interrupt while profiling; false if the profiler does not own the
  * alarm (the plain tick handles it). */
 int profiler_clock_interrupt(struct trap_frame *f);
+/* Fast path of the clock interrupt (arch/trap-entry.S), with only the
+ * caller-saved integer registers saved: records the sample and re-arms.
+ * Returns 0 to send the tick down the full path instead (not profiling on
+ * this core, or the boot core's drain is due). */
+long profiler_fast_clock(uint64_t pc, uint64_t ps);
 /* IPI on a secondary: empties its table when the flusher asks. */
 void profiler_ipi(void);
 /* Boot core at the end of the run: stop, flush every core, send END. */
