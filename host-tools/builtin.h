@@ -8,7 +8,8 @@
 
 /*       name  summary */
 #define BUILTINS(X) \
-    X(run, "boot the board and run workload images on it")
+    X(run, "boot the board and run workload images on it") \
+    X(db, "list, start and dump epochs of the profile database")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)

@@ -320,6 +320,12 @@ struct pdb {
     size_t nimages;
 };
 
+const char *pdb_default_path(void)
+{
+    const char *env = getenv("ALPHAPROF_DB");
+    return env && *env ? env : PDB_DEFAULT_PATH;
+}
+
 const char *pdb_path(const struct pdb *db)
 {
     return db->path;
@@ -1140,9 +1146,11 @@ int pdb_list_epochs(struct pdb *db, FILE *out, bool json, struct ap_err *err)
             " FROM epochs e ORDER BY e.id",
             -1, &st, NULL) != SQLITE_OK)
         return sql_err(db, err, "listing epochs");
+    if (json)
+        fputs("{\n  \"epochs\": ", out);
     int rc = print_rows(db, st, out, json, err);
     if (json && rc == 0)
-        fputc('\n', out);
+        fputs("\n}\n", out);
     sqlite3_finalize(st);
     return rc;
 }

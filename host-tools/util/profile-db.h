@@ -38,6 +38,10 @@
 #define PDB_NAMES_PME_BIT   "pme_bit"
 #define PDB_NAMES_PME_LAT   "pme_latency"
 
+/* Where commands look without --db: $ALPHAPROF_DB, else this. */
+#define PDB_DEFAULT_PATH    "alphaprof.db"
+const char *pdb_default_path(void);
+
 struct pdb;
 
 enum pdb_mode {
