@@ -80,8 +80,10 @@
  *             (LK_DROP_*), u count }.
  *             Both lists are cumulative since HELLO, so a lost FLUSH loses
  *             nothing: the host takes differences.
- *   EPOCH     u epoch, u time: the target has flushed everything of the
- *             previous epoch; data in later frames belongs to this one
+ *   EPOCH     u epoch, u time: the answer to NEW_EPOCH epoch, sent once
+ *             the target has flushed everything collected before it; data
+ *             in later frames belongs to the new epoch.  The target never
+ *             starts an epoch by itself.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -95,7 +97,7 @@
  *             u pme_min, u pme_max (ProfileMe fetch-counter interval range),
  *             u pair_window (W: paired minor interval is uniform 1..W),
  *             u nevents, nevents x { u event, u period_min, u period_max }
- *   NEW_EPOCH u epoch
+ *   NEW_EPOCH u epoch (the host's number for it: the database's epoch id)
  *   The target answers every control frame with an ACK.
  * ---------------------------------------------------------------------------
  */
@@ -162,14 +164,14 @@
 
 /* FLUSH stats (cumulative per core since HELLO). */
 #define LK_STAT_SAMPLES_TAKEN   1   /* counter/timer samples the handler took */
-#define LK_STAT_SAMPLES_SENT    2   /* sum of SAMPLES counts sent */
+#define LK_STAT_SAMPLES_SENT    2   /* sum of SAMPLES counts in frames sent before this FLUSH */
 #define LK_STAT_ENTRIES_SENT    3   /* SAMPLES entries sent */
 #define LK_STAT_HASH_HITS       4
 #define LK_STAT_HASH_MISSES     5
 #define LK_STAT_PME_TAKEN       6   /* ProfileMe records drained from the ring */
-#define LK_STAT_PME_SENT        7   /* sum of PME_AGG sample counts sent */
+#define LK_STAT_PME_SENT        7   /* sum of PME_AGG sample counts sent (so) */
 #define LK_STAT_PAIRS_TAKEN     8
-#define LK_STAT_PAIRS_SENT      9
+#define LK_STAT_PAIRS_SENT      9   /* pairs in PAIRS frames sent (so) */
 #define LK_STAT_HANDLER_CYCLES  10  /* cycles spent in the sample handler */
 #define LK_STAT_BYTES_SENT      11  /* link bytes sent (wire, all frames) */
 

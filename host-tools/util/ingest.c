@@ -1,0 +1,663 @@
+/*
+ * The ingest loop (see ingest.h): link decoder -> frame handlers -> the
+ * profile database's merges, committed on a timer.
+ */
+#include "util/ingest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/image-file.h"
+#include "util/strvec.h"
+
+#define MAX_CORE        64          /* cores and counter ids tracked per session */
+#define MAX_ID          64
+#define PENDING_LIMIT   (1u << 20)  /* commit early past this many pending rows */
+
+struct elf_info {
+    char *path;
+    char name[IMAGE_NAME_MAX];
+    uint8_t build_id[IMAGE_BUILD_ID_MAX];
+    uint32_t build_id_size;
+};
+
+struct mapping {
+    uint64_t address, size;
+    int64_t image;
+};
+
+/* Cumulative counters of the target, per core and id, since HELLO. */
+struct cumulative {
+    uint64_t value[MAX_CORE][MAX_ID];
+};
+
+struct ingest {
+    struct pdb *db;
+    struct ingest_opts opts;
+    struct lk_decoder dec;
+    struct lk_dec_stats dec_committed;  /* decoder counts already recorded */
+    struct ingest_totals t;
+    struct elf_info *elfs;
+    size_t nelfs;
+
+    int64_t epoch, session;
+    bool in_session;
+    struct mapping *map;                /* sorted by address */
+    size_t nmap, cap_map;
+    struct cumulative *stats, *drops;   /* last FLUSH values */
+    /* what arrived, per core, to set against the target's *_sent */
+    uint64_t got_samples[MAX_CORE], got_pme[MAX_CORE], got_pairs[MAX_CORE];
+    uint64_t lost_samples[MAX_CORE], lost_pme[MAX_CORE], lost_pairs[MAX_CORE];
+    uint64_t hash_hits[MAX_CORE], hash_misses[MAX_CORE];
+
+    struct timespec last_commit, last_status;
+    struct ingest_totals at_last_status;
+};
+
+static double now_s(struct timespec *ts)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
+}
+
+static double since(const struct timespec *then)
+{
+    struct timespec ts;
+    double n = now_s(&ts);
+    return n - ((double)then->tv_sec + (double)then->tv_nsec / 1e9);
+}
+
+static void new_session_state(struct ingest *in)
+{
+    in->nmap = 0;
+    memset(in->stats, 0, sizeof *in->stats);
+    memset(in->drops, 0, sizeof *in->drops);
+    memset(in->got_samples, 0, sizeof in->got_samples);
+    memset(in->got_pme, 0, sizeof in->got_pme);
+    memset(in->got_pairs, 0, sizeof in->got_pairs);
+    memset(in->lost_samples, 0, sizeof in->lost_samples);
+    memset(in->lost_pme, 0, sizeof in->lost_pme);
+    memset(in->lost_pairs, 0, sizeof in->lost_pairs);
+    memset(in->hash_hits, 0, sizeof in->hash_hits);
+    memset(in->hash_misses, 0, sizeof in->hash_misses);
+}
+
+static int load_elfs(struct ingest *in, struct ap_err *err)
+{
+    in->elfs = calloc(in->opts.nelfs ? in->opts.nelfs : 1, sizeof *in->elfs);
+    if (!in->elfs)
+        return ap_err_set(err, "out of memory");
+    for (size_t i = 0; i < in->opts.nelfs; i++) {
+        struct image_file img;
+        struct elf_info *e = &in->elfs[i];
+        if (image_open(&img, in->opts.elfs[i], false, err) != 0)
+            return -1;
+        int rc = image_build_id(&img, e->build_id, &e->build_id_size, err);
+        memcpy(e->name, img.hdr.name, sizeof e->name);
+        e->name[sizeof e->name - 1] = 0;
+        image_close(&img);
+        if (rc != 0)
+            return -1;
+        if (e->name[0] == 0 && image_name_from_path(in->opts.elfs[i], e->name, err) != 0)
+            return -1;
+        e->path = xstrdup(in->opts.elfs[i]);
+        in->nelfs++;
+    }
+    return 0;
+}
+
+int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **out,
+                struct ap_err *err)
+{
+    *out = NULL;
+    struct ingest *in = calloc(1, sizeof *in);
+    if (!in)
+        return ap_err_set(err, "out of memory");
+    in->db = db;
+    in->opts = *opts;
+    if (in->opts.commit_ms == 0)
+        in->opts.commit_ms = 250;
+    in->stats = calloc(1, sizeof *in->stats);
+    in->drops = calloc(1, sizeof *in->drops);
+    lk_dec_init(&in->dec);
+    if (!in->stats || !in->drops || load_elfs(in, err) != 0 ||
+        pdb_current_epoch(db, &in->epoch, err) != 0) {
+        if (!in->stats || !in->drops)
+            ap_err_set(err, "out of memory");
+        ingest_close(in);
+        return -1;
+    }
+    now_s(&in->last_commit);
+    in->last_status = in->last_commit;
+    *out = in;
+    return 0;
+}
+
+void ingest_close(struct ingest *in)
+{
+    if (!in)
+        return;
+    for (size_t i = 0; i < in->nelfs; i++)
+        free(in->elfs[i].path);
+    free(in->elfs);
+    free(in->map);
+    free(in->stats);
+    free(in->drops);
+    free(in);
+}
+
+const struct ingest_totals *ingest_totals(const struct ingest *in)
+{
+    return &in->t;
+}
+
+/* ------------------------------------------------------------ the loadmap */
+
+static const struct mapping *find_mapping(const struct ingest *in, uint64_t pc)
+{
+    size_t lo = 0, hi = in->nmap;       /* first entry with address > pc */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (in->map[mid].address <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const struct mapping *m = &in->map[lo - 1];
+    return pc - m->address < m->size ? m : NULL;
+}
+
+/* (image, offset) of a PC: image 0 with the PC itself when in no image. */
+static int64_t place(struct ingest *in, uint64_t pc, uint64_t *offset)
+{
+    const struct mapping *m = find_mapping(in, pc);
+    if (!m) {
+        *offset = pc;
+        return PDB_IMAGE_UNKNOWN;
+    }
+    *offset = pc - m->address;
+    return m->image;
+}
+
+static void map_set(struct ingest *in, uint64_t address, uint64_t size, int64_t image, bool load)
+{
+    size_t i = 0;
+    while (i < in->nmap && in->map[i].address < address)
+        i++;
+    bool same = i < in->nmap && in->map[i].address == address;
+    if (!load) {
+        if (same) {
+            memmove(&in->map[i], &in->map[i + 1], (in->nmap - i - 1) * sizeof *in->map);
+            in->nmap--;
+        }
+        return;
+    }
+    if (!same) {
+        if (in->nmap == in->cap_map) {
+            in->cap_map = in->cap_map ? in->cap_map * 2 : 16;
+            in->map = xrealloc(in->map, in->cap_map * sizeof *in->map);
+        }
+        memmove(&in->map[i + 1], &in->map[i], (in->nmap - i) * sizeof *in->map);
+        in->nmap++;
+    }
+    in->map[i] = (struct mapping){address, size, image};
+}
+
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", id[i]);
+    out[2 * n] = 0;
+}
+
+static int on_loadmap(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    uint32_t count;
+    struct lk_reader r;
+    struct lk_loadmap_entry e;
+    int rc;
+    if (lk_loadmap_open(f, &count, &r) != LK_OK)
+        return 1;
+    while ((rc = lk_loadmap_next(&r, &e)) == 1) {
+        char name[LK_MAX_NAME + 1];
+        memcpy(name, e.name.p, e.name.n);
+        name[e.name.n] = 0;
+        const char *path = NULL;
+        for (size_t i = 0; i < in->nelfs; i++) {
+            const struct elf_info *x = &in->elfs[i];
+            if (strcmp(x->name, name) != 0)
+                continue;
+            if (x->build_id_size != e.build_id_size ||
+                memcmp(x->build_id, e.build_id, e.build_id_size) != 0) {
+                char board[2 * LK_BUILD_ID_SIZE + 1], file[2 * IMAGE_BUILD_ID_MAX + 1];
+                hex(board, e.build_id, e.build_id_size);
+                hex(file, x->build_id, x->build_id_size);
+                return ap_err_set(err, "build-id mismatch for image %s: the board runs build-id "
+                                  "%s, but %s has build-id %s; pass the ELF the board was "
+                                  "given (or rebuild and rerun)", name, board, x->path, file);
+            }
+            path = x->path;
+        }
+        int64_t image;
+        if (pdb_image(in->db, name, e.build_id, e.build_id_size, path, &image, err) != 0)
+            return -1;
+        bool load = e.action == LK_LOADMAP_LOAD;
+        map_set(in, e.address, e.size, image, load);
+        if (in->in_session &&
+            pdb_loadmap(in->db, in->session, in->epoch, image, e.address, e.size, load, err) != 0)
+            return -1;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+/* --------------------------------------------------------- frame handlers */
+
+static bool core_ok(uint32_t core)
+{
+    return core < MAX_CORE;
+}
+
+static int on_samples(struct ingest *in, const struct lk_frame *f)
+{
+    struct lk_samples_hdr h;
+    struct lk_reader r;
+    uint64_t pc, n;
+    int rc;
+    if (lk_samples_open(f, &h, &r) != LK_OK || !core_ok(h.core))
+        return 1;
+    if (h.period)
+        pdb_set_period(in->db, in->epoch, h.event, (int32_t)h.core, h.period);
+    while ((rc = lk_samples_next(&r, &pc, &n)) == 1) {
+        uint64_t off;
+        int64_t image = place(in, pc, &off);
+        pdb_add_samples(in->db, in->epoch, image, h.event, (int32_t)h.core, off, n);
+        in->got_samples[h.core] += n;
+        in->t.samples += n;
+        in->t.entries++;
+        if (image == PDB_IMAGE_UNKNOWN)
+            in->t.unknown += n;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+static int on_pme(struct ingest *in, const struct lk_frame *f)
+{
+    struct lk_pme_hdr h;
+    struct lk_reader r;
+    struct lk_pme_agg a;
+    int rc;
+    if (lk_pme_open(f, &h, &r) != LK_OK || !core_ok(h.core))
+        return 1;
+    while ((rc = lk_pme_next(&r, &a)) == 1) {
+        uint64_t off;
+        int64_t image = place(in, a.pc, &off);
+        pdb_add_pme(in->db, in->epoch, image, (int32_t)h.core, off, &a, h.nbits, h.nlat);
+        in->got_pme[h.core] += a.samples;
+        in->t.pme_samples += a.samples;
+        in->t.entries++;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+static int on_pairs(struct ingest *in, const struct lk_frame *f)
+{
+    struct lk_pme_hdr h;
+    struct lk_reader r;
+    struct lk_pair p;
+    int rc;
+    if (lk_pairs_open(f, &h, &r) != LK_OK || !core_ok(h.core))
+        return 1;
+    while ((rc = lk_pairs_next(&r, &p)) == 1) {
+        struct pdb_pair_record where[2];
+        for (int k = 0; k < 2; k++) {
+            where[k].image = place(in, p.rec[k].pc, &where[k].offset);
+            where[k].rec = &p.rec[k];
+        }
+        pdb_add_pair(in->db, in->epoch, in->session, (int32_t)h.core, &p, h.nlat, where);
+        in->got_pairs[h.core]++;
+        in->t.pairs++;
+        in->t.entries++;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+static const char *counter_name(char *buf, size_t cap, const char *known, const char *prefix,
+                                uint32_t id)
+{
+    if (strcmp(known, "unknown") != 0)
+        return known;
+    snprintf(buf, cap, "%s_%" PRIu32, prefix, id);
+    return buf;
+}
+
+/* The growth of a cumulative counter since the last FLUSH.  A value that
+ * went down means the target restarted its counting: it all is new. */
+static uint64_t growth(struct cumulative *c, uint32_t core, uint32_t id, uint64_t value)
+{
+    uint64_t last = c->value[core][id];
+    c->value[core][id] = value;
+    return value >= last ? value - last : value;
+}
+
+/* Target says it sent `sent`; `got` arrived; `lost` already counted. */
+static void account_link(struct ingest *in, uint32_t core, const char *reason, uint64_t sent,
+                         uint64_t got, uint64_t *lost)
+{
+    if (sent > got + *lost) {
+        uint64_t more = sent - got - *lost;
+        pdb_add_drop(in->db, in->epoch, (int32_t)core, reason, more);
+        in->t.dropped += more;
+        *lost += more;
+    }
+}
+
+static int on_flush(struct ingest *in, const struct lk_frame *f)
+{
+    struct lk_flush fl;
+    char buf[32];
+    if (lk_parse_flush(f, &fl) != LK_OK || !core_ok(fl.core))
+        return 1;
+    uint32_t c = fl.core;
+    for (uint32_t i = 0; i < fl.nstats; i++) {
+        uint32_t id = fl.stats[i].id;
+        uint64_t v = fl.stats[i].value;
+        if (id >= MAX_ID)
+            continue;
+        uint64_t d = growth(in->stats, c, id, v);
+        pdb_add_stat(in->db, in->epoch, (int32_t)c,
+                     counter_name(buf, sizeof buf, lk_stat_name(id), "stat", id), d);
+        switch (id) {
+        case LK_STAT_SAMPLES_SENT:
+            account_link(in, c, "link_lost_samples", v, in->got_samples[c], &in->lost_samples[c]);
+            break;
+        case LK_STAT_PME_SENT:
+            account_link(in, c, "link_lost_pme", v, in->got_pme[c], &in->lost_pme[c]);
+            break;
+        case LK_STAT_PAIRS_SENT:
+            account_link(in, c, "link_lost_pairs", v, in->got_pairs[c], &in->lost_pairs[c]);
+            break;
+        case LK_STAT_HASH_HITS: in->hash_hits[c] = v; break;
+        case LK_STAT_HASH_MISSES: in->hash_misses[c] = v; break;
+        default: break;
+        }
+    }
+    for (uint32_t i = 0; i < fl.ndrops; i++) {
+        uint32_t id = fl.drops[i].id;
+        if (id >= MAX_ID)
+            continue;
+        uint64_t d = growth(in->drops, c, id, fl.drops[i].value);
+        pdb_add_drop(in->db, in->epoch, (int32_t)c,
+                     counter_name(buf, sizeof buf, lk_drop_name(id), "drop", id), d);
+        in->t.dropped += d;
+    }
+    return 0;
+}
+
+static int on_hello(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    struct lk_hello h;
+    if (lk_parse_hello(f, &h) != LK_OK)
+        return 1;
+    if (ingest_commit(in, err) != 0)
+        return -1;
+    new_session_state(in);
+    if (pdb_session_begin(in->db, in->epoch, &h, &in->session, err) != 0)
+        return -1;
+    in->in_session = true;
+    in->t.sessions++;
+    return 0;
+}
+
+static int on_names(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    static const char *const kinds[] = {PDB_NAMES_EVENT, PDB_NAMES_PME_BIT, PDB_NAMES_PME_LAT};
+    struct lk_names_hdr h;
+    struct lk_reader r;
+    struct lk_bytes b;
+    int rc;
+    if (lk_names_open(f, &h, &r) != LK_OK || h.kind > 2)
+        return 1;
+    for (uint32_t i = h.first; (rc = lk_names_next(&r, &b)) == 1; i++) {
+        char name[LK_MAX_NAME + 1];
+        memcpy(name, b.p, b.n);
+        name[b.n] = 0;
+        if (pdb_set_name(in->db, kinds[h.kind], i, name, err) != 0)
+            return -1;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+static int on_epoch(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    struct lk_epoch e;
+    if (lk_parse_epoch(f, &e) != LK_OK)
+        return 1;
+    /* everything before the marker belongs to the epoch that is ending */
+    if (ingest_commit(in, err) != 0)
+        return -1;
+    /* The marker answers NEW_EPOCH N, N being the database's epoch id: if
+     * the database is there already (the host started it), nothing to do;
+     * otherwise start one now. */
+    if (e.epoch != (uint64_t)in->epoch) {
+        char note[64];
+        snprintf(note, sizeof note, "epoch %" PRIu64 " of the board", e.epoch);
+        if (pdb_new_epoch(in->db, note, &in->epoch, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int on_end(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    struct lk_end e;
+    if (lk_parse_end(f, &e) != LK_OK)
+        return 1;
+    if (ingest_commit(in, err) != 0)
+        return -1;
+    in->t.ended++;
+    in->t.exit_status = e.status;
+    if (in->in_session && pdb_session_end(in->db, in->session, &e, err) != 0)
+        return -1;
+    in->in_session = false;
+    return 0;
+}
+
+static int on_console(struct ingest *in, const struct lk_frame *f)
+{
+    struct lk_console c;
+    if (lk_parse_console(f, &c) != LK_OK)
+        return 1;
+    if (in->opts.console && c.text.n) {
+        fwrite(c.text.p, 1, c.text.n, in->opts.console);
+        fflush(in->opts.console);
+    }
+    return 0;
+}
+
+/* 0 handled, 1 malformed, -1 error. */
+static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    switch (f->type) {
+    case LK_T_HELLO: return on_hello(in, f, err);
+    case LK_T_NAMES: return on_names(in, f, err);
+    case LK_T_LOADMAP: return on_loadmap(in, f, err);
+    case LK_T_SAMPLES: return on_samples(in, f);
+    case LK_T_PME_AGG: return on_pme(in, f);
+    case LK_T_PAIRS: return on_pairs(in, f);
+    case LK_T_FLUSH: return on_flush(in, f);
+    case LK_T_EPOCH: return on_epoch(in, f, err);
+    case LK_T_END: return on_end(in, f, err);
+    case LK_T_CONSOLE: return on_console(in, f);
+    case LK_T_ACK: return 0;
+    default: return 1;          /* not a target-to-host frame */
+    }
+}
+
+/* ---------------------------------------------------------------- commits */
+
+/* The decoder's new counts since the last commit, as host drops and stats. */
+static void record_link(struct ingest *in)
+{
+    const struct lk_dec_stats *s = &in->dec.st, *o = &in->dec_committed;
+    int64_t e = in->epoch;
+    pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_bad_frames", s->frames_bad - o->frames_bad);
+    pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_lost_frames", s->seq_lost - o->seq_lost);
+    in->t.dropped += (s->frames_bad - o->frames_bad) + (s->seq_lost - o->seq_lost);
+    if (s->frames_ok != o->frames_ok || s->frames_bad != o->frames_bad) {
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_frames_ok", s->frames_ok - o->frames_ok);
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_bytes_ok", s->bytes_ok - o->bytes_ok);
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_bytes_bad", s->bytes_bad - o->bytes_bad);
+    }
+    in->dec_committed = *s;
+}
+
+int ingest_commit(struct ingest *in, struct ap_err *err)
+{
+    record_link(in);
+    if (pdb_commit(in->db, err) != 0)
+        return -1;
+    in->t.commits++;
+    now_s(&in->last_commit);
+    /* `alphaprof db new-epoch` may have started one meanwhile */
+    return pdb_current_epoch(in->db, &in->epoch, err);
+}
+
+static void status_line(struct ingest *in, bool final)
+{
+    if (!in->opts.status)
+        return;
+    double dt = since(&in->last_status);
+    if (!final && dt < 1.0)
+        return;
+    const struct ingest_totals *t = &in->t, *o = &in->at_last_status;
+    if (dt <= 0)
+        dt = 1e-9;
+    uint64_t hits = 0, misses = 0;
+    for (int c = 0; c < MAX_CORE; c++) {
+        hits += in->hash_hits[c];
+        misses += in->hash_misses[c];
+    }
+    char link[48] = "";
+    double bps = (double)(t->bytes - o->bytes) / dt;
+    if (in->opts.baud)
+        snprintf(link, sizeof link, " (%.0f%% of %" PRIu64 " baud)", bps * 10 * 100 / (double)in->opts.baud,
+                 in->opts.baud);
+    char hit[32] = "-";
+    if (hits + misses)
+        snprintf(hit, sizeof hit, "%.1f%%", 100.0 * (double)hits / (double)(hits + misses));
+    fprintf(in->opts.status,
+            "\r%.0f samples/s  %.0f B/s%s  hash hits %s  drops %" PRIu64 "  bad frames %" PRIu64
+            "  unknown %" PRIu64 "   %s",
+            (double)(t->samples + t->pme_samples - o->samples - o->pme_samples) / dt, bps, link,
+            hit, t->dropped, in->dec.st.frames_bad, t->unknown, final ? "\n" : "");
+    fflush(in->opts.status);
+    in->at_last_status = *t;
+    now_s(&in->last_status);
+}
+
+int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
+{
+    in->t.bytes += n;
+    while (n > 0) {
+        size_t used;
+        struct lk_frame f;
+        int got = lk_dec_push(&in->dec, buf, n, &used, &f);
+        buf += used;
+        n -= used;
+        if (!got)
+            break;
+        in->t.frames++;
+        int rc = on_frame(in, &f, err);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            in->t.malformed++;
+            pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, "link_malformed_frames", 1);
+            in->t.dropped++;
+        }
+        if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)
+            return -1;
+    }
+    in->t.link = in->dec.st;
+    if (since(&in->last_commit) * 1000 >= in->opts.commit_ms && ingest_commit(in, err) != 0)
+        return -1;
+    status_line(in, false);
+    return 0;
+}
+
+int ingest_finish(struct ingest *in, struct ap_err *err)
+{
+    lk_dec_end(&in->dec);
+    in->t.link = in->dec.st;
+    int rc = ingest_commit(in, err);
+    status_line(in, true);
+    return rc;
+}
+
+int ingest_fd(struct ingest *in, int fd, volatile int *stop, struct ap_err *err)
+{
+    static uint8_t buf[1 << 16];
+    for (;;) {
+        if (stop && *stop)
+            break;
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, (int)in->opts.commit_ms);
+        if (r < 0 && errno != EINTR)
+            return ap_err_set(err, "waiting for the link: %s", strerror(errno));
+        if (r <= 0) {
+            /* idle: commit what is pending, keep the status line alive */
+            if (pdb_pending(in->db) && ingest_commit(in, err) != 0)
+                return -1;
+            status_line(in, false);
+            continue;
+        }
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            return ap_err_set(err, "reading the link: %s", strerror(errno));
+        if (n == 0)
+            break;
+        if (ingest_feed(in, buf, (size_t)n, err) != 0)
+            return -1;
+    }
+    return ingest_finish(in, err);
+}
+
+int ingest_open_source(const char *spec, struct ap_err *err)
+{
+    if (strcmp(spec, "-") == 0)
+        return dup(0);
+    if (strncmp(spec, "unix:", 5) == 0) {
+        const char *path = spec + 5;
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        if (strlen(path) >= sizeof a.sun_path)
+            return ap_err_set(err, "link socket path too long: %s", path);
+        strcpy(a.sun_path, path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return ap_err_set(err, "link socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            int e = errno;
+            close(fd);
+            return ap_err_set(err, "cannot connect to the link socket %s: %s (is the board "
+                              "running with its serial link on that socket?)", path, strerror(e));
+        }
+        return fd;
+    }
+    int fd = open(spec, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ap_err_set(err, "cannot open link stream %s: %s (give a file, a FIFO, "
+                          "unix:SOCKET or - for standard input)", spec, strerror(errno));
+    return fd;
+}

@@ -1,0 +1,70 @@
+/*
+ * The ingest loop: link bytes (a file, FIFO, unix socket or any fd) through
+ * the link decoder into the profile database.
+ *
+ * Frames are checked (CRC, sequence), PCs mapped to (image, offset) with the
+ * board's loadmap, and merged into the current epoch; merges are committed
+ * every commit_ms (small steady transactions, no bursts).  The target's
+ * cumulative FLUSH counters become per-epoch stats and drops; samples the
+ * target sent that never arrived intact are counted as link_lost_* drops, so
+ * every sample is either in the database or counted as dropped.
+ */
+#ifndef ALPHAPROF_UTIL_INGEST_H
+#define ALPHAPROF_UTIL_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "util/profile-db.h"
+
+struct ingest_opts {
+    unsigned commit_ms;         /* commit pending merges this often (0: 250) */
+    FILE *status;               /* live status line here once a second, or NULL */
+    FILE *console;              /* CONSOLE frames' text here, or NULL */
+    uint64_t baud;              /* link speed for the link-use figure, 0 unknown */
+    const char *const *elfs;    /* workload ELF files the board may run: their */
+    size_t nelfs;               /* build-ids must match the loadmap's */
+};
+
+/* What went through, for the status line and the caller's report. */
+struct ingest_totals {
+    uint64_t bytes;             /* link bytes read */
+    uint64_t frames;            /* good frames */
+    uint64_t entries;           /* SAMPLES + PME_AGG entries and pairs merged */
+    uint64_t samples;           /* samples merged (SAMPLES counts) */
+    uint64_t pme_samples;       /* ProfileMe samples merged */
+    uint64_t pairs;
+    uint64_t unknown;           /* samples whose PC was in no image */
+    uint64_t dropped;           /* drops recorded (target and host) */
+    uint64_t malformed;         /* good-CRC frames whose payload did not parse */
+    uint64_t commits;
+    uint64_t sessions, ended;   /* HELLOs and ENDs seen */
+    int64_t exit_status;        /* from the last END */
+    struct lk_dec_stats link;   /* the decoder's counts */
+};
+
+struct ingest;
+
+int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **out,
+                struct ap_err *err);
+/* Decodes and merges bytes; commits when due.  Errors are the database's or
+ * a build-id mismatch, never the link's (those are counted). */
+int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err);
+/* Commits now (also called when the link is idle). */
+int ingest_commit(struct ingest *in, struct ap_err *err);
+/* End of stream: a cut-off frame is counted, everything committed. */
+int ingest_finish(struct ingest *in, struct ap_err *err);
+/* Reads fd until end of file, committing while idle; stop (may be NULL) is
+ * polled between reads: set it to end early. */
+int ingest_fd(struct ingest *in, int fd, volatile int *stop, struct ap_err *err);
+const struct ingest_totals *ingest_totals(const struct ingest *in);
+void ingest_close(struct ingest *in);
+
+/* Opens a link source: "unix:PATH" (connect to a socket), "-" (stdin),
+ * or a file or FIFO path.  Returns the fd or -1. */
+int ingest_open_source(const char *spec, struct ap_err *err);
+
+#endif

@@ -1,0 +1,542 @@
+/* The ingest loop fed with streams made by the link encoder, as the
+ * firmware would send them: every sample lands in the right (epoch, image,
+ * event, core, offset) or is counted as dropped, over a file, in pieces,
+ * corrupted, and over a unix socket. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/ingest.h"
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+/* ------------------------------------------------------------ fake target */
+
+#define NCORES 2
+#define IMG_A_BASE 0x01000000ULL
+#define IMG_A_SIZE 0x10000ULL
+#define IMG_B_BASE 0x01020000ULL
+#define IMG_B_SIZE 0x8000ULL
+
+struct target {
+    uint8_t *bytes;
+    size_t len, cap;
+    uint16_t seq;
+    uint64_t samples_sent[NCORES], pme_sent[NCORES], pairs_sent[NCORES];
+    uint64_t taken[NCORES], overflow_drops[NCORES];
+    /* where each frame lies, to spoil one later */
+    size_t frame_at[512], frame_len[512];
+    uint64_t frame_samples[512];
+    int nframes;
+    /* what the database must hold */
+    uint64_t expect_a, expect_b, expect_unknown;     /* samples per image */
+    uint64_t expect_epoch[3];
+    uint64_t expect_pme, expect_pairs;
+};
+
+static void emit(struct target *t, struct lk_writer *w, uint64_t samples)
+{
+    uint8_t wire[LK_MAX_WIRE];
+    size_t n = lk_finish(w, t->seq++, wire, sizeof wire);
+    assert_true(n > 0);
+    if (t->len + n > t->cap) {
+        t->cap = (t->len + n) * 2;
+        t->bytes = realloc(t->bytes, t->cap);
+        assert_non_null(t->bytes);
+    }
+    t->frame_at[t->nframes] = t->len;
+    t->frame_len[t->nframes] = n;
+    t->frame_samples[t->nframes++] = samples;
+    memcpy(t->bytes + t->len, wire, n);
+    t->len += n;
+}
+
+static void hello(struct target *t)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_hello h = {0, NCORES, LK_CAP_COUNTERS | LK_CAP_PROFILEME, 1000000000,
+                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"test target", 11}};
+    t->seq = 0;
+    lk_enc_hello(&w, raw, sizeof raw, &h);
+    emit(t, &w, 0);
+    const char *names[] = {"CYCLES", "RETIRED", "DMISS"};
+    lk_names_begin(&w, raw, sizeof raw, LK_NAMES_EVENT, 0);
+    for (int i = 0; i < 3; i++)
+        lk_names_add(&w, (struct lk_bytes){(const uint8_t *)names[i], strlen(names[i])});
+    emit(t, &w, 0);
+    struct lk_loadmap_entry a = {LK_LOADMAP_LOAD, IMG_A_BASE, IMG_A_SIZE, 20, {0}, {(const uint8_t *)"copy", 4}};
+    struct lk_loadmap_entry b = {LK_LOADMAP_LOAD, IMG_B_BASE, IMG_B_SIZE, 8, {0}, {(const uint8_t *)"chase", 5}};
+    for (int i = 0; i < 20; i++) {
+        a.build_id[i] = (uint8_t)(0xa0 + i);
+        b.build_id[i] = (uint8_t)(0xb0 + i);
+    }
+    lk_loadmap_begin(&w, raw, sizeof raw);
+    lk_loadmap_add(&w, &a);
+    lk_loadmap_add(&w, &b);
+    emit(t, &w, 0);
+}
+
+/* SAMPLES frames with PCs in copy, in chase, and in neither. */
+static void samples(struct target *t, int epoch, int frames)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    for (int k = 0; k < frames; k++) {
+        uint32_t core = (uint32_t)(rnd() % NCORES), event = (uint32_t)(rnd() % 3);
+        lk_samples_begin(&w, raw, sizeof raw, core, event, 62000);
+        uint64_t sum = 0;
+        for (;;) {
+            uint64_t pc, n = 1 + rnd() % 50;
+            int where = (int)(rnd() % 10);
+            if (where < 6)
+                pc = IMG_A_BASE + 4 * (rnd() % (IMG_A_SIZE / 4));
+            else if (where < 9)
+                pc = IMG_B_BASE + 4 * (rnd() % (IMG_B_SIZE / 4));
+            else
+                pc = IMG_A_BASE + IMG_A_SIZE + 4 * (rnd() % 0x1000);   /* the gap */
+            if (lk_samples_add(&w, pc, n) != LK_OK)
+                break;
+            sum += n;
+            if (where < 6)
+                t->expect_a += n;
+            else if (where < 9)
+                t->expect_b += n;
+            else
+                t->expect_unknown += n;
+        }
+        t->samples_sent[core] += sum;
+        t->taken[core] += sum + 3;
+        t->overflow_drops[core] += 3;       /* and three it lost */
+        t->expect_epoch[epoch] += sum;
+        emit(t, &w, sum);
+    }
+}
+
+static void profileme(struct target *t)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_pme_agg a;
+    memset(&a, 0, sizeof a);
+    lk_pme_begin(&w, raw, sizeof raw, 1, 8, 6);
+    for (int i = 0; i < 10; i++) {
+        a.pc = IMG_B_BASE + 0x100 + 4 * (uint64_t)i;
+        a.samples = 5;
+        a.retired = 4;
+        a.aborted = 1;
+        a.bits[3] = 2;
+        a.lat[0] = 50;
+        lk_pme_add(&w, &a);
+        t->pme_sent[1] += 5;
+        t->expect_pme += 5;
+    }
+    emit(t, &w, 0);
+    struct lk_pair p;
+    memset(&p, 0, sizeof p);
+    lk_pairs_begin(&w, raw, sizeof raw, 0, 6);
+    for (int i = 0; i < 4; i++) {
+        p.distance = 10 + (uint64_t)i;
+        p.rec[0].pc = IMG_A_BASE + 0x40;
+        p.rec[1].pc = IMG_A_BASE + 0x60;
+        lk_pairs_add(&w, &p);
+        t->pairs_sent[0]++;
+        t->expect_pairs++;
+    }
+    emit(t, &w, 0);
+}
+
+static void flush(struct target *t)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    for (uint32_t c = 0; c < NCORES; c++) {
+        struct lk_flush f = {.core = c, .flush_no = 1, .time = 0, .nstats = 6, .ndrops = 1};
+        f.stats[0] = (struct lk_counter){LK_STAT_SAMPLES_TAKEN, t->taken[c]};
+        f.stats[1] = (struct lk_counter){LK_STAT_SAMPLES_SENT, t->samples_sent[c]};
+        f.stats[2] = (struct lk_counter){LK_STAT_PME_SENT, t->pme_sent[c]};
+        f.stats[3] = (struct lk_counter){LK_STAT_PAIRS_SENT, t->pairs_sent[c]};
+        f.stats[4] = (struct lk_counter){LK_STAT_HASH_HITS, 900};
+        f.stats[5] = (struct lk_counter){LK_STAT_HASH_MISSES, 100};
+        f.drops[0] = (struct lk_counter){LK_DROP_OVERFLOW_FULL, t->overflow_drops[c]};
+        lk_enc_flush(&w, raw, sizeof raw, &f);
+        emit(t, &w, 0);
+    }
+}
+
+static void epoch_marker(struct target *t, uint64_t n)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_epoch e = {n, 0};
+    lk_enc_epoch(&w, raw, sizeof raw, &e);
+    emit(t, &w, 0);
+}
+
+static void end(struct target *t, int64_t status)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_end e = {status, LK_END_EXIT, 0};
+    lk_enc_end(&w, raw, sizeof raw, &e);
+    emit(t, &w, 0);
+}
+
+/* A whole run: two epochs, ProfileMe, flushes, exit status 3. */
+static void make_run(struct target *t)
+{
+    memset(t, 0, sizeof *t);
+    rng_state = 99;
+    hello(t);
+    samples(t, 1, 30);
+    profileme(t);
+    flush(t);
+    epoch_marker(t, 2);             /* as if the host had asked for epoch 2 */
+    samples(t, 2, 20);
+    flush(t);
+    end(t, 3);
+}
+
+/* ---------------------------------------------------------------- fixture */
+
+struct fixture {
+    char dir[64], db[128], stream[128], sock[128];
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    strcpy(f->dir, "/tmp/alphaprof-ingest-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->db, sizeof f->db, "%s/p.db", f->dir);
+    snprintf(f->stream, sizeof f->stream, "%s/link.bin", f->dir);
+    snprintf(f->sock, sizeof f->sock, "%s/link.sock", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    DIR *d = opendir(f->dir);
+    struct dirent *e;
+    char p[400];
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static int64_t q(struct pdb *db, const char *sql)
+{
+    int64_t v = -1;
+    struct ap_err err;
+    if (pdb_query_int(db, sql, &v, &err) != 0)
+        fail_msg("%s: %s", sql, err.msg);
+    return v;
+}
+
+static struct pdb *open_db(const char *path)
+{
+    struct pdb *db;
+    struct ap_err err;
+    if (pdb_open(path, PDB_CREATE, &db, &err) != 0)
+        fail_msg("%s", err.msg);
+    return db;
+}
+
+static void check_clean_run(struct pdb *db, const struct target *t)
+{
+    assert_int_equal(q(db, "SELECT coalesce(sum(count), 0) FROM samples s JOIN images i ON s.image = i.id"
+                           " WHERE i.name = 'copy'"), t->expect_a);
+    assert_int_equal(q(db, "SELECT coalesce(sum(count), 0) FROM samples s JOIN images i ON s.image = i.id"
+                           " WHERE i.name = 'chase'"), t->expect_b);
+    assert_int_equal(q(db, "SELECT coalesce(sum(count), 0) FROM unknown_samples"), t->expect_unknown);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples WHERE epoch = 1"), t->expect_epoch[1]);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples WHERE epoch = 2"), t->expect_epoch[2]);
+    /* offsets are image-relative; unknown ones are the PC */
+    assert_int_equal(q(db, "SELECT count(*) FROM samples WHERE image > 0 AND (offset < 0 OR offset >= 65536)"), 0);
+    assert_int_equal(q(db, "SELECT count(*) FROM samples WHERE image = 0 AND offset < 16777216 + 65536"), 0);
+    assert_int_equal(q(db, "SELECT count(*) FROM samples WHERE offset % 4 != 0"), 0);
+    assert_int_equal(q(db, "SELECT period FROM periods LIMIT 1"), 62000);
+    assert_int_equal(q(db, "SELECT sum(samples) FROM pme"), t->expect_pme);
+    assert_int_equal(q(db, "SELECT sum(count) FROM pme_bits WHERE bit = 3"), 20);
+    assert_int_equal(q(db, "SELECT count(*) FROM pairs"), t->expect_pairs);
+    assert_int_equal(q(db, "SELECT offset FROM pair_records WHERE slot = 1 LIMIT 1"), 0x60);
+    /* the target's cumulative counters became per-epoch differences */
+    uint64_t drops = t->overflow_drops[0] + t->overflow_drops[1];
+    assert_int_equal(q(db, "SELECT sum(count) FROM drops WHERE reason = 'overflow_full'"), drops);
+    assert_int_equal(q(db, "SELECT sum(value) FROM stats WHERE name = 'samples_taken'"),
+                     t->taken[0] + t->taken[1]);
+    assert_int_equal(q(db, "SELECT sum(value) FROM stats WHERE name = 'hash_hits'"), 1800);
+    /* taken = stored + dropped, the accounting the issue asks for */
+    assert_int_equal(q(db, "SELECT (SELECT sum(count) FROM samples) + (SELECT sum(count) FROM drops)"),
+                     t->taken[0] + t->taken[1]);
+    assert_int_equal(q(db, "SELECT count(*) FROM epochs"), 2);
+    assert_int_equal(q(db, "SELECT exit_status FROM sessions"), 3);
+    assert_int_equal(q(db, "SELECT count(*) FROM loadmaps"), 2);
+    assert_int_equal(q(db, "SELECT count(*) FROM names WHERE kind = 'event'"), 3);
+    assert_int_equal(q(db, "SELECT length(build_id) FROM images WHERE name = 'chase'"), 8);
+}
+
+static void test_stream_from_file(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    FILE *fp = fopen(f->stream, "wb");
+    assert_non_null(fp);
+    fwrite(t.bytes, 1, t.len, fp);
+    fclose(fp);
+
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {0};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    int fd = ingest_open_source(f->stream, &err);
+    assert_true(fd >= 0);
+    if (ingest_fd(in, fd, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    close(fd);
+    const struct ingest_totals *tot = ingest_totals(in);
+    assert_int_equal(tot->bytes, t.len);
+    assert_int_equal(tot->frames, t.nframes);
+    assert_int_equal(tot->link.frames_bad, 0);
+    assert_int_equal(tot->malformed, 0);
+    assert_int_equal(tot->sessions, 1);
+    assert_int_equal(tot->ended, 1);
+    assert_int_equal(tot->exit_status, 3);
+    assert_int_equal(tot->unknown, t.expect_unknown);
+    check_clean_run(db, &t);
+    assert_int_equal(q(db, "SELECT count(*) FROM drops WHERE reason LIKE 'link%'"), 0);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+
+    struct ap_err e2;
+    assert_int_equal(ingest_open_source("/no/such/stream", &e2), -1);
+    assert_non_null(strstr(e2.msg, "/no/such/stream"));
+}
+
+/* Fed in random pieces, committing every few milliseconds: the same. */
+static void test_stream_in_pieces(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {.commit_ms = 1};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    size_t off = 0;
+    while (off < t.len) {
+        size_t n = 1 + rnd() % 700;
+        if (n > t.len - off)
+            n = t.len - off;
+        if (ingest_feed(in, t.bytes + off, n, &err) != 0)
+            fail_msg("%s", err.msg);
+        off += n;
+    }
+    assert_int_equal(ingest_finish(in, &err), 0);
+    assert_true(ingest_totals(in)->commits > 1);
+    check_clean_run(db, &t);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+}
+
+/* A spoiled frame: its samples are counted as lost on the link, so stored
+ * plus dropped still equals what the target took. */
+static void test_corrupted_frame_is_accounted(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    int k = 5;                      /* a SAMPLES frame of epoch 1 */
+    assert_true(t.frame_samples[k] > 0);
+    uint8_t *b = &t.bytes[t.frame_at[k] + t.frame_len[k] / 2];
+    *b ^= *b == 0x5a ? 0x33 : 0x5a;    /* changed, and not into a delimiter */
+
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {0};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    assert_int_equal(ingest_feed(in, t.bytes, t.len, &err), 0);
+    assert_int_equal(ingest_finish(in, &err), 0);
+    assert_int_equal(q(db, "SELECT count FROM drops WHERE reason = 'link_bad_frames'"), 1);
+    assert_int_equal(q(db, "SELECT count FROM drops WHERE reason = 'link_lost_frames'"), 1);
+    assert_int_equal(q(db, "SELECT sum(count) FROM drops WHERE reason = 'link_lost_samples'"),
+                     t.frame_samples[k]);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples"),
+                     t.samples_sent[0] + t.samples_sent[1] - t.frame_samples[k]);
+    /* every sample taken is stored or dropped: frame-level drops are not samples */
+    assert_int_equal(q(db, "SELECT (SELECT sum(count) FROM samples) + (SELECT sum(count) FROM drops"
+                           " WHERE reason NOT IN ('link_bad_frames', 'link_lost_frames'))"),
+                     t.taken[0] + t.taken[1]);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+}
+
+/* `alphaprof db new-epoch` while ingesting: later merges go to the new one,
+ * and the board's EPOCH marker for it then starts no other. */
+static void test_epoch_started_by_the_host(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {0};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    size_t half = t.frame_at[10];
+    assert_int_equal(ingest_feed(in, t.bytes, half, &err), 0);
+    assert_int_equal(ingest_commit(in, &err), 0);
+    int64_t before = q(db, "SELECT sum(count) FROM samples");
+    struct pdb *other = open_db(f->db);
+    int64_t e;
+    assert_int_equal(pdb_new_epoch(other, "from the command line", &e, &err), 0);
+    assert_int_equal(e, 2);
+    pdb_close(other);
+    assert_int_equal(ingest_commit(in, &err), 0);         /* notices the new epoch */
+    assert_int_equal(ingest_feed(in, t.bytes + half, t.len - half, &err), 0);
+    assert_int_equal(ingest_finish(in, &err), 0);
+    assert_int_equal(q(db, "SELECT count(*) FROM epochs"), 2);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples WHERE epoch = 1"), before);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples WHERE epoch = 2"),
+                     t.expect_epoch[1] + t.expect_epoch[2] - (uint64_t)before);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+}
+
+/* The stream from a unix socket, written slowly by another process. */
+static void test_unix_socket(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    int srv = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, f->sock);
+    assert_int_equal(bind(srv, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(srv, 1), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int c = accept(srv, NULL, NULL);
+        for (size_t off = 0; off < t.len;) {
+            size_t n = t.len - off < 3000 ? t.len - off : 3000;
+            if (write(c, t.bytes + off, n) != (ssize_t)n)
+                _exit(1);
+            off += n;
+            usleep(2000);
+        }
+        close(c);
+        _exit(0);
+    }
+    close(srv);
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    char spec[200];
+    snprintf(spec, sizeof spec, "unix:%s", f->sock);
+    char *status = NULL;
+    size_t status_len = 0;
+    FILE *status_fp = open_memstream(&status, &status_len);
+    struct ingest_opts o = {.commit_ms = 5, .status = status_fp, .baud = 115200};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    int fd = ingest_open_source(spec, &err);
+    if (fd < 0)
+        fail_msg("%s", err.msg);
+    if (ingest_fd(in, fd, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    close(fd);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    check_clean_run(db, &t);
+    fclose(status_fp);
+    assert_non_null(strstr(status, "samples/s"));
+    assert_non_null(strstr(status, "baud"));
+    assert_non_null(strstr(status, "hash hits 90.0%"));
+    free(status);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+
+    snprintf(spec, sizeof spec, "unix:%s/none.sock", f->dir);
+    assert_int_equal(ingest_open_source(spec, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot connect"));
+}
+
+/* Noise before the first frame and a cut-off last frame change nothing
+ * else. */
+static void test_noise_and_cut_end(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {0};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    const char *boot = "PCI: 00:01:0 class 0101 id 8086:7111\r\nmonitor: core 0 online\r\n";
+    assert_int_equal(ingest_feed(in, (const uint8_t *)boot, strlen(boot), &err), 0);
+    assert_int_equal(ingest_feed(in, t.bytes, t.len - 3, &err), 0);    /* END cut */
+    assert_int_equal(ingest_finish(in, &err), 0);
+    assert_int_equal(ingest_totals(in)->link.truncated, 1);
+    assert_int_equal(ingest_totals(in)->ended, 0);
+    assert_int_equal(q(db, "SELECT count(*) FROM sessions WHERE ended IS NULL"), 1);
+    assert_int_equal(q(db, "SELECT sum(count) FROM drops WHERE reason = 'link_bad_frames'"), 2);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples"), t.samples_sent[0] + t.samples_sent[1]);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_stream_from_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_in_pieces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupted_frame_is_accounted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_epoch_started_by_the_host, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_noise_and_cut_end, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
