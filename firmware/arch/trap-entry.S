@@ -166,19 +166,23 @@
  * the caller-saved integer registers (the sampling code is built without
  * FP registers, -mno-fp-regs) and calls profiler_fast_clock(pc, ps).  It
  * returns 0 when it did not handle the tick (not profiling, or the boot
- * core must drain): then the full path runs.  a0-a2 are ours to use: the
- * PALcode restores them from its frame on RTI.
+ * core must drain): then the full path runs.  a0-a2 are restored from the
+ * PAL frame by RTI, but the full path still needs them as passed (a1 is
+ * the device vector), so the type test uses a saved register.
  */
 #define FAST_SIZE 160
         .globl  ent_int
         .ent    ent_int
 ent_int:
         .frame  $sp, FAST_SIZE, $26, 0
-        cmpeq   $16, 1, $17             /* a0 = 1: clock */
-        beq     $17, ent_int_full
         lda     $sp, -FAST_SIZE($sp)
         stq     $0, 0($sp)
-        stq     $1, 8($sp)
+        cmpeq   $16, 1, $0              /* a0 = 1: clock */
+        bne     $0, 2f
+        ldq     $0, 0($sp)
+        lda     $sp, FAST_SIZE($sp)
+        br      ent_int_full
+2:      stq     $1, 8($sp)
         stq     $2, 16($sp)
         stq     $3, 24($sp)
         stq     $4, 32($sp)
