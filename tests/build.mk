@@ -38,3 +38,10 @@ $(LINK_CODEC_TARGET_OBJ): firmware/abi/link-codec.c firmware/abi/link-codec.h fi
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -c $< -o $@
 
 TEST_OUTPUTS += $(FUZZ_BINS) $(LINK_CODEC_TARGET_OBJ)
+
+# Host ingest benchmark (make bench: tests/bench/bench_ingest.py).
+INGEST_BENCH := $(BUILD)/tests/bench/ingest-bench
+$(INGEST_BENCH): tests/bench/ingest-bench.c $(HOST_UTIL_LIB)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(HOST_UTIL_LIB) $(HOST_TOOLS_LIBS)
+ALL_OUTPUTS += $(INGEST_BENCH)
