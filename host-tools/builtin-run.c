@@ -14,6 +14,7 @@
 
 #include "builtin.h"
 #include "util/board-run.h"
+#include "util/options.h"
 #include "util/strvec.h"
 
 #define DEFAULT_BOARD "clipper"
@@ -41,37 +42,6 @@ static void usage(FILE *f)
             "timeout, 125 if QEMU ended without a result, 127 if QEMU is missing,\n"
             "2 for bad options or images.\n",
             DEFAULT_BOARD);
-}
-
-/* "--opt=VAL" or "--opt VAL": the value, advancing *i; NULL if not this option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static bool parse_unsigned(const char *s, unsigned *out)
-{
-    if (!isdigit((unsigned char)*s))
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || v > 1000000)
-        return false;
-    *out = (unsigned)v;
-    return true;
 }
 
 int cmd_run(int argc, char **argv)

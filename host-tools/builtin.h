@@ -9,6 +9,7 @@
 /*       name  summary */
 #define BUILTINS(X) \
     X(run, "boot the board and run workload images on it") \
+    X(record, "run workload images with the on-target profiler into the database") \
     X(db, "list, start and dump epochs of the profile database")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);

@@ -86,7 +86,7 @@ static uint32_t monitor_build_id(uint8_t id[LK_BUILD_ID_SIZE])
 static void send_loadmap(void)
 {
     struct lk_writer w;
-    static const char monitor_name[] = "monitor";
+    static const char monitor_name[] = "monitor-" BOARD_NAME;   /* = its ELF file name */
     struct lk_loadmap_entry e = {
         .action = LK_LOADMAP_LOAD,
         .address = (uint64_t)__firmware_start,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/image-file.h"
+#include "util/symbols.h"
 #include "util/strvec.h"
 
 #define MAX_CORE        64          /* cores and counter ids tracked per session */
@@ -98,8 +99,23 @@ static int load_elfs(struct ingest *in, struct ap_err *err)
     for (size_t i = 0; i < in->opts.nelfs; i++) {
         struct image_file img;
         struct elf_info *e = &in->elfs[i];
-        if (image_open(&img, in->opts.elfs[i], false, err) != 0)
-            return -1;
+        if (image_open(&img, in->opts.elfs[i], false, err) != 0) {
+            /* Not a workload image (the monitor): its build-id and file name. */
+            struct symtab *st;
+            if (symtab_open(in->opts.elfs[i], &st, err) != 0 ||
+                image_name_from_path(in->opts.elfs[i], e->name, err) != 0) {
+                symtab_close(NULL);
+                return -1;
+            }
+            size_t n;
+            const uint8_t *id = symtab_build_id(st, &n);
+            e->build_id_size = (uint32_t)(n < sizeof e->build_id ? n : sizeof e->build_id);
+            memcpy(e->build_id, id, e->build_id_size);
+            symtab_close(st);
+            e->path = xstrdup(in->opts.elfs[i]);
+            in->nelfs++;
+            continue;
+        }
         int rc = image_build_id(&img, e->build_id, &e->build_id_size, err);
         memcpy(e->name, img.hdr.name, sizeof e->name);
         e->name[sizeof e->name - 1] = 0;

@@ -1,0 +1,243 @@
+/*
+ * alphaprof record: boots the board like `alphaprof run`, turns on the
+ * on-target profiler, and ingests the profile link (COM2) into the profile
+ * database while the workload runs.  The console stays on the terminal.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "util/board-run.h"
+#include "util/ingest.h"
+#include "util/options.h"
+#include "util/profile-db.h"
+#include "util/strvec.h"
+
+#define DEFAULT_BOARD "clipper"
+#define DEFAULT_DB "alphaprof.db"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof record [options] IMAGE.elf [IMAGE2.elf ...] [-- ARGS]\n"
+            "\n"
+            "Runs the workload on the board with the on-target profiler on and\n"
+            "stores what it collects in the profile database (current epoch).\n"
+            "\n"
+            "  --db PATH          profile database (default %s, created if missing)\n"
+            "  --board B          board definition boards/B/board.conf (default %s)\n"
+            "  --cores N          number of cores (default 1)\n"
+            "  --timer            sample PCs from each core's timer (the default; any board)\n"
+            "  --period MIN-MAX   sampling period range, ns of virtual time (default 60000-64000)\n"
+            "  --baud N           run the profile link like an N-baud 8N1 UART (default: unpaced)\n"
+            "  --table rr4|stf6   on-target hash table: DCPI 4-way round robin (default)\n"
+            "                     or 6-way swap-to-front\n"
+            "  --seed N           seed of the period randomiser\n"
+            "  --deterministic    one host thread, 1 ns per instruction: runs repeat exactly\n"
+            "  --append KEY=VAL   add a key to the boot command line\n"
+            "  --timeout S        give up after S seconds (default: the board's)\n"
+            "  --status           print a live status line on stderr\n"
+            "  -v, --verbose      print the QEMU command line\n"
+            "\n"
+            "Exit status: the workload's, as for alphaprof run; 1 if the profile could\n"
+            "not be stored.\n",
+            DEFAULT_DB, DEFAULT_BOARD);
+}
+
+struct record_sink {
+    struct ingest *in;
+    bool failed;
+    struct ap_err err;
+};
+
+static void feed(void *ctx, const unsigned char *buf, size_t n)
+{
+    struct record_sink *s = ctx;
+    if (!s->failed && ingest_feed(s->in, buf, n, &s->err))
+        s->failed = true;
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "alphaprof record: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "; see 'alphaprof record --help'\n");
+    return 2;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    const char *board_name = DEFAULT_BOARD, *db_path = DEFAULT_DB;
+    unsigned cores = 1, timeout_s = 0, baud = 0, seed = 0;
+    bool deterministic = false, verbose = false, status_line = false;
+    struct strvec images = {0}, keys = {0}, args = {0}, elfs = {0};
+    char period[64] = "", table[16] = "";
+    int status = 2;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++)
+                strvec_push(&args, argv[i]);
+            break;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            status = 0;
+            goto out;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = true;
+        } else if (strcmp(a, "--deterministic") == 0) {
+            deterministic = true;
+        } else if (strcmp(a, "--timer") == 0) {
+            /* the default and, until the hardware model lands, the only source */
+        } else if (strcmp(a, "--status") == 0) {
+            status_line = true;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
+            board_name = v;
+        } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
+            if (!parse_unsigned(v, &cores) || cores == 0) {
+                status = bad("--cores '%s': give a number of cores (1..4)", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--timeout", &missing))) {
+            if (!parse_unsigned(v, &timeout_s) || timeout_s == 0) {
+                status = bad("--timeout '%s': give a whole number of seconds > 0", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--baud", &missing))) {
+            if (!parse_unsigned(v, &baud) || baud < 300) {
+                status = bad("--baud '%s': give a rate of at least 300", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--seed", &missing))) {
+            if (!parse_unsigned(v, &seed)) {
+                status = bad("--seed '%s': give a number", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--period", &missing))) {
+            unsigned lo, hi;
+            char rest;
+            if (sscanf(v, "%u-%u%c", &lo, &hi, &rest) != 2 || lo < 1000 || hi < lo) {
+                status = bad("--period '%s': give MIN-MAX in ns with 1000 <= MIN <= MAX", v);
+                goto out;
+            }
+            snprintf(period, sizeof period, "period=%u-%u", lo, hi);
+        } else if ((v = opt_value(argc, argv, &i, "--table", &missing))) {
+            if (strcmp(v, "rr4") && strcmp(v, "stf6")) {
+                status = bad("--table '%s': use rr4 or stf6", v);
+                goto out;
+            }
+            snprintf(table, sizeof table, "table=%s", v);
+        } else if ((v = opt_value(argc, argv, &i, "--append", &missing))) {
+            struct ap_err err;
+            if (cmdline_check_key(v, &err)) {
+                fprintf(stderr, "alphaprof record: %s\n", err.msg);
+                goto out;
+            }
+            strvec_push(&keys, v);
+        } else if (missing) {
+            status = bad("%s needs a value", a);
+            goto out;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = bad("unknown option '%s'", a);
+            goto out;
+        } else {
+            strvec_push(&images, a);
+        }
+    }
+    if (images.n == 0) {
+        status = bad("no workload image given (e.g. %s)", "build/workloads/chase.elf");
+        goto out;
+    }
+    strvec_push(&keys, "profile=timer");
+    if (period[0])
+        strvec_push(&keys, period);
+    if (table[0])
+        strvec_push(&keys, table);
+    if (baud)
+        strvec_pushf(&keys, "baud=%u", baud);
+    if (seed)
+        strvec_pushf(&keys, "seed=%u", seed);
+
+    struct ap_err err;
+    struct pdb *db = NULL;
+    if (pdb_open(db_path, PDB_CREATE, &db, &err)) {
+        fprintf(stderr, "alphaprof record: %s\n", err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < images.n; i++)
+        strvec_push(&elfs, images.v[i]);
+    struct board_run br = {
+        .cmd = "alphaprof record",
+        .board_name = board_name,
+        .cores = cores,
+        .timeout_s = timeout_s,
+        .deterministic = deterministic,
+        .verbose = verbose,
+        .check = true,
+        .link = LINK_UNIX,
+        .images = &images,
+        .keys = &keys,
+        .args = &args,
+    };
+    /* The monitor's ELF joins the images the loadmap may name. */
+    char home[PATH_MAX];
+    struct board board;
+    if (alphaprof_home(home, sizeof home, &err) == 0 && board_load(home, board_name, &board, &err) == 0) {
+        char fw[PATH_MAX];
+        board_resolve(home, board.firmware, fw, sizeof fw);
+        strvec_push(&elfs, fw);
+    }
+    struct ingest_opts io = {
+        .status = status_line ? stderr : NULL,
+        .baud = baud,
+        .elfs = (const char *const *)elfs.v,
+        .nelfs = elfs.n,
+    };
+    struct record_sink sink = {0};
+    if (ingest_open(db, &io, &sink.in, &err)) {
+        fprintf(stderr, "alphaprof record: %s\n", err.msg);
+        pdb_close(db);
+        goto out;
+    }
+    br.profile_sink = feed;
+    br.profile_ctx = &sink;
+    status = board_run(&br);
+    if (!sink.failed && ingest_finish(sink.in, &sink.err))
+        sink.failed = true;
+    const struct ingest_totals *t = ingest_totals(sink.in);
+    if (sink.failed) {
+        fprintf(stderr, "alphaprof record: the profile was not stored completely: %s\n", sink.err.msg);
+        if (status == 0)
+            status = 1;
+    } else if (br.launched) {
+        int64_t epoch = 0;
+        pdb_current_epoch(db, &epoch, &err);
+        fprintf(stderr,
+                "alphaprof record: %llu samples (%llu in no image) from %llu link bytes into %s, epoch %lld; %llu dropped\n",
+                (unsigned long long)t->samples, (unsigned long long)t->unknown,
+                (unsigned long long)t->bytes, db_path, (long long)epoch,
+                (unsigned long long)t->dropped);
+        if (t->sessions == 0 || t->ended == 0) {
+            fprintf(stderr, "alphaprof record: the profile link %s; the profile is incomplete\n",
+                    t->sessions == 0 ? "carried no session" : "ended before the board's END frame");
+            if (status == 0)
+                status = 1;
+        }
+    }
+    ingest_close(sink.in);
+    pdb_close(db);
+
+out:
+    strvec_free(&images);
+    strvec_free(&keys);
+    strvec_free(&args);
+    strvec_free(&elfs);
+    return status;
+}
