@@ -43,7 +43,9 @@ setup:
 
 run: setup
 	@$(MAKE) --no-print-directory all
-	$(BUILD)/host/alphaprof run --cores $(RUN_CORES) $(RUN_IMAGE)
+	@rm -f $(BUILD)/run.db
+	$(BUILD)/host/alphaprof record --deterministic --cores $(RUN_CORES) --db $(BUILD)/run.db $(RUN_IMAGE)
+	$(BUILD)/host/alphaprof report --db $(BUILD)/run.db
 
 test: setup
 	@$(MAKE) --no-print-directory all tests-build

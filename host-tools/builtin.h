@@ -10,6 +10,7 @@
 #define BUILTINS(X) \
     X(run, "boot the board and run workload images on it") \
     X(record, "run workload images with the on-target profiler into the database") \
+    X(report, "samples per image and procedure for each event") \
     X(db, "list, start and dump epochs of the profile database")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);

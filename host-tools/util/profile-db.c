@@ -545,6 +545,11 @@ static int step_done(struct pdb *db, sqlite3_stmt *st, const char *what, struct 
     return 0;
 }
 
+struct sqlite3 *pdb_sqlite(struct pdb *db)
+{
+    return db->db;
+}
+
 int pdb_query_int(struct pdb *db, const char *sql, int64_t *value, struct ap_err *err)
 {
     sqlite3_stmt *st;

@@ -58,6 +58,8 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
 /* Closes; merges not yet committed are lost (commit first). */
 void pdb_close(struct pdb *db);
 const char *pdb_path(const struct pdb *db);
+/* The SQLite handle, for the analyses' own read-only queries. */
+struct sqlite3 *pdb_sqlite(struct pdb *db);
 
 /* --- epochs: exactly one is open (not ended): the current one ----------- */
 int pdb_current_epoch(struct pdb *db, int64_t *epoch, struct ap_err *err);

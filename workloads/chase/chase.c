@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #define NODES (1L << 19)          /* 512 Ki nodes of 64 bytes */
-#define STEPS ((1L << 21) + 1000)
+#define STEPS ((1L << 23) + 1000)
 
 struct node {
     struct node *next;
@@ -28,13 +28,15 @@ static void link_single_cycle(struct node *nodes, long n, long *order)
     for (long i = 0; i < n; i++)
         order[i] = i;
     for (long i = n - 1; i > 0; i--) {
-        long j = (long)(lcg_next() % (unsigned long)i);
+        /* j uniform in [0, i): scale, no division (the set-up must not
+         * outweigh the chase in the profile) */
+        long j = (long)(((unsigned __int128)lcg_next() * (unsigned long)i) >> 47);
         long t = order[i];
         order[i] = order[j];
         order[j] = t;
     }
     for (long i = 0; i < n; i++)
-        nodes[order[i]].next = &nodes[order[(i + 1) % n]];
+        nodes[order[i]].next = &nodes[order[i + 1 < n ? i + 1 : 0]];
 }
 
 static __attribute__((noinline)) struct node *chase(struct node *p, long steps)

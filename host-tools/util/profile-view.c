@@ -1,0 +1,243 @@
+/*
+ * Loading a profile view.  Invariants after pv_load: insns sorted by
+ * (image index, offset) with distinct keys; every sample of the selection
+ * is in exactly one insn and one proc; v->total[e] is their sum.
+ */
+#include "util/profile-view.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "firmware/abi/link-protocol.h"
+#include "util/strvec.h"
+
+static int sql_fail(sqlite3 *db, struct ap_err *err)
+{
+    return ap_err_set(err, "reading the profile database: %s", sqlite3_errmsg(db));
+}
+
+/* " AND epoch = ?1 AND core = ?2 AND image IN (name ?3)" as selected. */
+static void where_clause(const struct pv_selection *sel, int64_t epoch, char *out, size_t n)
+{
+    snprintf(out, n, "WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)%s",
+             sel->image ? " AND image IN (SELECT id FROM images WHERE name = ?3)" : "");
+    (void)epoch;
+}
+
+static void bind_selection(sqlite3_stmt *st, const struct pv_selection *sel, int64_t epoch)
+{
+    sqlite3_bind_int64(st, 1, epoch);
+    sqlite3_bind_int(st, 2, sel->core);
+    if (sel->image)
+        sqlite3_bind_text(st, 3, sel->image, -1, SQLITE_STATIC);
+}
+
+static int load_events(sqlite3 *db, const struct pv_selection *sel, struct profile_view *v,
+                       struct ap_err *err)
+{
+    char where[256], sql[512];
+    where_clause(sel, v->epoch, where, sizeof where);
+    snprintf(sql, sizeof sql, "SELECT DISTINCT event FROM samples %s ORDER BY event", where);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(db, err);
+    bind_selection(st, sel, v->epoch);
+    while (sqlite3_step(st) == SQLITE_ROW && v->nevents < PV_MAX_EVENTS)
+        v->events[v->nevents++] = (uint32_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    for (size_t e = 0; e < v->nevents; e++) {
+        snprintf(v->event_names[e], sizeof v->event_names[e], "event%u", v->events[e]);
+        if (v->events[e] == LK_EVENT_TIMER)
+            snprintf(v->event_names[e], sizeof v->event_names[e], "timer");
+        if (sqlite3_prepare_v2(db, "SELECT name FROM names WHERE kind = 'event' AND idx = ?1",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, v->events[e]);
+            if (sqlite3_step(st) == SQLITE_ROW)
+                snprintf(v->event_names[e], sizeof v->event_names[e], "%s",
+                         (const char *)sqlite3_column_text(st, 0));
+            sqlite3_finalize(st);
+        }
+        if (sqlite3_prepare_v2(db, "SELECT CAST(avg(period) AS INTEGER) FROM periods "
+                                   "WHERE event = ?2 AND (?1 < 0 OR epoch = ?1)",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, v->epoch);
+            sqlite3_bind_int64(st, 2, v->events[e]);
+            if (sqlite3_step(st) == SQLITE_ROW)
+                v->periods[e] = (uint64_t)sqlite3_column_int64(st, 0);
+            sqlite3_finalize(st);
+        }
+    }
+    return 0;
+}
+
+static struct pv_image *image_by_id(struct profile_view *v, int64_t id)
+{
+    for (size_t i = 0; i < v->nimages; i++)
+        if (v->images[i].id == id)
+            return &v->images[i];
+    return NULL;
+}
+
+static int load_images(sqlite3 *db, const struct pv_selection *sel, struct profile_view *v,
+                       struct ap_err *err)
+{
+    char where[256], sql[768];
+    where_clause(sel, v->epoch, where, sizeof where);
+    snprintf(sql, sizeof sql,
+             "SELECT s.image, coalesce(i.name, '[unknown]'), i.path, "
+             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1) "
+             "FROM (SELECT DISTINCT image FROM samples %s) s LEFT JOIN images i ON i.id = s.image "
+             "ORDER BY s.image", where);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(db, err);
+    bind_selection(st, sel, v->epoch);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (v->nimages == cap) {
+            cap = cap ? 2 * cap : 8;
+            v->images = xrealloc(v->images, cap * sizeof *v->images);
+        }
+        struct pv_image *img = &v->images[v->nimages++];
+        memset(img, 0, sizeof *img);
+        img->id = sqlite3_column_int64(st, 0);
+        snprintf(img->name, sizeof img->name, "%s", (const char *)sqlite3_column_text(st, 1));
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+            img->path = xstrdup((const char *)sqlite3_column_text(st, 2));
+        img->address = (uint64_t)sqlite3_column_int64(st, 3);
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < v->nimages; i++) {
+        struct pv_image *img = &v->images[i];
+        struct ap_err e2;
+        if (img->path && symtab_open(img->path, &img->st, &e2) != 0)
+            img->st_error = xstrdup(e2.msg);
+    }
+    return 0;
+}
+
+static int load_insns(sqlite3 *db, const struct pv_selection *sel, struct profile_view *v,
+                      struct ap_err *err)
+{
+    char where[256], sql[512];
+    where_clause(sel, v->epoch, where, sizeof where);
+    snprintf(sql, sizeof sql,
+             "SELECT image, offset, event, sum(count) FROM samples %s "
+             "GROUP BY image, offset, event ORDER BY image, offset", where);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(db, err);
+    bind_selection(st, sel, v->epoch);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct pv_image *img = image_by_id(v, sqlite3_column_int64(st, 0));
+        uint64_t offset = (uint64_t)sqlite3_column_int64(st, 1);
+        int e = pv_event_index(v, (uint32_t)sqlite3_column_int64(st, 2));
+        uint64_t count = (uint64_t)sqlite3_column_int64(st, 3);
+        if (!img || e < 0)
+            continue;
+        struct pv_insn *last = v->ninsns ? &v->insns[v->ninsns - 1] : NULL;
+        if (!last || last->img != img || last->offset != offset) {
+            if (v->ninsns == cap) {
+                cap = cap ? 2 * cap : 1024;
+                v->insns = xrealloc(v->insns, cap * sizeof *v->insns);
+            }
+            last = &v->insns[v->ninsns++];
+            memset(last, 0, sizeof *last);
+            last->img = img;
+            last->offset = offset;
+        }
+        last->count[e] += count;
+        img->total[e] += count;
+        v->total[e] += count;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : sql_fail(db, err);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct pv_proc *x = a, *y = b;
+    if (x->count[0] != y->count[0])
+        return x->count[0] > y->count[0] ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void build_procs(struct profile_view *v)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < v->ninsns; i++) {
+        struct pv_insn *in = &v->insns[i];
+        const struct symbol *sym = in->img->st ? symtab_lookup(in->img->st, in->img->address + in->offset) : NULL;
+        struct pv_proc *p = NULL;
+        /* insns are in address order, so a procedure's PCs arrive together;
+         * PCs outside any symbol gather in one "[image]" entry per image. */
+        if (v->nprocs && v->procs[v->nprocs - 1].img == in->img && v->procs[v->nprocs - 1].sym == sym)
+            p = &v->procs[v->nprocs - 1];
+        for (size_t k = 0; !p && !sym && k < v->nprocs; k++)
+            if (v->procs[k].img == in->img && !v->procs[k].sym)
+                p = &v->procs[k];
+        if (!p) {
+            if (v->nprocs == cap) {
+                cap = cap ? 2 * cap : 256;
+                v->procs = xrealloc(v->procs, cap * sizeof *v->procs);
+            }
+            p = &v->procs[v->nprocs++];
+            memset(p, 0, sizeof *p);
+            p->img = in->img;
+            p->sym = sym;
+            p->name = sym ? sym->name : in->img->name;
+        }
+        for (size_t e = 0; e < v->nevents; e++)
+            p->count[e] += in->count[e];
+    }
+    qsort(v->procs, v->nprocs, sizeof *v->procs, cmp_proc);
+}
+
+int pv_load(struct pdb *db, const struct pv_selection *sel, struct profile_view *v,
+            struct ap_err *err)
+{
+    memset(v, 0, sizeof *v);
+    v->epoch = sel->epoch;
+    if (v->epoch == 0 && pdb_current_epoch(db, &v->epoch, err) != 0)
+        return -1;
+    sqlite3 *s = pdb_sqlite(db);
+    if (load_events(s, sel, v, err) || load_images(s, sel, v, err) || load_insns(s, sel, v, err)) {
+        pv_free(v);
+        return -1;
+    }
+    build_procs(v);
+    return 0;
+}
+
+void pv_free(struct profile_view *v)
+{
+    for (size_t i = 0; i < v->nimages; i++) {
+        symtab_close(v->images[i].st);
+        free(v->images[i].path);
+        free(v->images[i].st_error);
+    }
+    free(v->images);
+    free(v->insns);
+    free(v->procs);
+    memset(v, 0, sizeof *v);
+}
+
+int pv_event_index(const struct profile_view *v, uint32_t event)
+{
+    for (size_t e = 0; e < v->nevents; e++)
+        if (v->events[e] == event)
+            return (int)e;
+    return -1;
+}
+
+const struct pv_proc *pv_find_proc(const struct profile_view *v, const char *name)
+{
+    for (size_t i = 0; i < v->nprocs; i++)
+        if (strcmp(v->procs[i].name, name) == 0)
+            return &v->procs[i];
+    return NULL;
+}

@@ -1,0 +1,76 @@
+/*
+ * The profile as the analyses see it: sample counts of one selection
+ * (epoch, cores, images, events) read from the database, attributed to
+ * images, procedures and instructions with each image's ELF (util/symbols).
+ * report, annotate, stats, diff and the exports all start here.
+ */
+#ifndef ALPHAPROF_UTIL_PROFILE_VIEW_H
+#define ALPHAPROF_UTIL_PROFILE_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+#include "util/profile-db.h"
+#include "util/symbols.h"
+
+#define PV_MAX_EVENTS 16
+
+struct pv_selection {
+    int64_t epoch;              /* 0: the current epoch; -1: every epoch */
+    int core;                   /* -1: every core */
+    const char *image;          /* image name, or NULL for all */
+};
+
+struct pv_image {
+    int64_t id;                 /* images.id (0: samples in no image) */
+    char name[64];
+    char *path;                 /* its ELF, or NULL if unknown */
+    uint64_t address;           /* load address: PC = address + offset */
+    struct symtab *st;          /* NULL if the ELF could not be read */
+    char *st_error;             /* why not */
+    uint64_t total[PV_MAX_EVENTS];
+};
+
+/* One procedure (or, for an image without symbols, the whole image). */
+struct pv_proc {
+    struct pv_image *img;
+    const struct symbol *sym;   /* NULL: no symbol covers these PCs */
+    const char *name;
+    uint64_t count[PV_MAX_EVENTS];
+};
+
+/* One instruction: (image, offset) with its counts. */
+struct pv_insn {
+    struct pv_image *img;
+    uint64_t offset;
+    uint64_t count[PV_MAX_EVENTS];
+};
+
+struct profile_view {
+    size_t nevents;
+    uint32_t events[PV_MAX_EVENTS];     /* event numbers, ascending */
+    char event_names[PV_MAX_EVENTS][32];
+    uint64_t periods[PV_MAX_EVENTS];    /* mean sampling period, 0 unknown */
+    uint64_t total[PV_MAX_EVENTS];
+    struct pv_image *images;
+    size_t nimages;
+    struct pv_insn *insns;              /* sorted by (image, offset) */
+    size_t ninsns;
+    struct pv_proc *procs;              /* sorted by the first event's count, descending */
+    size_t nprocs;
+    int64_t epoch;                      /* the epoch selected (-1: all) */
+};
+
+/* Reads the selection; images whose ELF is missing are still counted
+ * (procedures then show as "[image]"). */
+int pv_load(struct pdb *db, const struct pv_selection *sel, struct profile_view *v,
+            struct ap_err *err);
+void pv_free(struct profile_view *v);
+/* Index of an event number in v->events, or -1. */
+int pv_event_index(const struct profile_view *v, uint32_t event);
+/* The procedure of that name (first match), or NULL. */
+const struct pv_proc *pv_find_proc(const struct profile_view *v, const char *name);
+
+#endif
