@@ -11,6 +11,7 @@
     X(run, "boot the board and run workload images on it") \
     X(record, "run workload images with the on-target profiler into the database") \
     X(report, "samples per image and procedure for each event") \
+    X(annotate, "a procedure's instructions with source lines and samples") \
     X(db, "list, start and dump epochs of the profile database")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);

@@ -229,6 +229,24 @@ const struct symbol *symtab_find(const struct symtab *st, const char *name)
     return NULL;
 }
 
+bool symtab_read(const struct symtab *st, uint64_t addr, void *buf, size_t len)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(st->elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS)
+            continue;
+        if (addr < sh.sh_addr || addr - sh.sh_addr + len > sh.sh_size)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf || addr - sh.sh_addr + len > data->d_size)
+            return false;
+        memcpy(buf, (const char *)data->d_buf + (addr - sh.sh_addr), len);
+        return true;
+    }
+    return false;
+}
+
 const struct source_line *symtab_line(const struct symtab *st, uint64_t addr)
 {
     size_t lo = 0, hi = st->nlines;

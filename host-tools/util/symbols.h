@@ -6,6 +6,7 @@
 #ifndef ALPHAPROF_UTIL_SYMBOLS_H
 #define ALPHAPROF_UTIL_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,10 @@ const struct symbol *symtab_find(const struct symtab *st, const char *name);
 const struct symbol *symtab_symbols(const struct symtab *st, size_t *n);
 /* The end of sym (its size, or the next symbol's start). */
 uint64_t symtab_symbol_end(const struct symtab *st, const struct symbol *sym);
+
+/* Copies len bytes of the image's contents at addr (from its allocated
+ * sections); false if any byte lies outside them. */
+bool symtab_read(const struct symtab *st, uint64_t addr, void *buf, size_t len);
 
 /* The line-table row covering addr, or NULL. */
 const struct source_line *symtab_line(const struct symtab *st, uint64_t addr);

@@ -83,3 +83,33 @@ def test_report_errors_are_clear():
         check(r.status == 2 and "--epoch" in r.err, "a bad option is named", r)
     finally:
         cleanup(d)
+
+
+def test_annotate_shows_source_disassembly_and_samples():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        img = require(build_path("workloads", "chase.elf"))
+        r = alphaprof(["record", "--deterministic", "--db", db, "--period", "5000-6000", img], timeout=120)
+        check(r.status == 0, "record chase", r)
+        a = alphaprof(["annotate", "--db", db, "--json", "chase"])
+        check(a.status == 0, "annotate runs", a)
+        j = json.loads(a.out)
+        insns = j["instructions"]
+        check(sum(i["samples"][0] for i in insns) == j["events"][0]["procedure"] > 1000,
+              "per-instruction samples add up to the procedure's", a)
+        load = [i for i in insns if i["instruction"].startswith("ldq\tv0,0(v0)")]
+        check(load and load[0]["file"].endswith("workloads/chase/chase.c") and load[0]["samples"][0] > 0,
+              "the chasing load is disassembled, placed in chase.c and sampled", a)
+        # Objdump, an independent disassembler, agrees on every instruction.
+        dis = subprocess.run(["alpha-linux-gnu-objdump", "-d", img], capture_output=True, text=True).stdout
+        for i in insns:
+            m = re.search(r"^\s*%x:\s+(?:[0-9a-f]{2} ){4}\s*(\S+)" % i["address"], dis, re.M)
+            check(m and i["instruction"].split("\t")[0] == m.group(1),
+                  "instruction at %x matches objdump" % i["address"], a)
+        t = alphaprof(["annotate", "--db", db, "chase"])
+        check("while (steps-- > 0)" in t.out, "the text shows the source line", t)
+        bad = alphaprof(["annotate", "--db", db, "no_such_function"])
+        check(bad.status == 1 and "no_such_function" in bad.err, "an unknown procedure is named", bad)
+    finally:
+        cleanup(d)

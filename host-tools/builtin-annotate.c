@@ -1,0 +1,225 @@
+/*
+ * alphaprof annotate PROC: the procedure's instructions with their source
+ * lines (DWARF line table, inlined calls) and the samples of each event on
+ * each instruction, like DCPI's dcpilist.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "hw-model/isa/alpha-isa.h"
+#include "util/options.h"
+#include "util/profile-db.h"
+#include "util/profile-view.h"
+#include "util/source-file.h"
+#include "util/strvec.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof annotate [options] PROCEDURE\n"
+            "\n"
+            "Disassembles PROCEDURE with its source lines and the samples of each\n"
+            "event on every instruction.\n"
+            "\n"
+            "  --db PATH        the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
+            "  --epoch N|all    which epoch (default: the current one)\n"
+            "  --core N         only samples from core N\n"
+            "  --image NAME     the image holding PROCEDURE (when several have one)\n"
+            "  --json           JSON instead of text\n"
+            "  -h, --help       this text\n");
+}
+
+/* The procedure's symbol: from the samples, or any image's symbol table. */
+static int find_procedure(const struct profile_view *v, const char *name, const struct pv_image **img,
+                          const struct symbol **sym)
+{
+    const struct pv_proc *p = pv_find_proc(v, name);
+    if (p && p->sym) {
+        *img = p->img;
+        *sym = p->sym;
+        return 0;
+    }
+    for (size_t i = 0; i < v->nimages; i++)
+        if (v->images[i].st && (*sym = symtab_find(v->images[i].st, name))) {
+            *img = &v->images[i];
+            return 0;
+        }
+    return -1;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+    const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
+    const char *proc = NULL;
+    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
+    bool json = false;
+    unsigned u;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
+            if (!strcmp(v, "all"))
+                sel.epoch = -1;
+            else if (parse_unsigned(v, &u) && u > 0)
+                sel.epoch = u;
+            else {
+                fprintf(stderr, "alphaprof annotate: --epoch '%s': give an epoch number or all\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
+            if (!parse_unsigned(v, &u) || u > 63) {
+                fprintf(stderr, "alphaprof annotate: --core '%s': give a core number\n", v);
+                return 2;
+            }
+            sel.core = (int)u;
+        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
+            sel.image = v;
+        } else if (missing || a[0] == '-' || proc) {
+            fprintf(stderr, "alphaprof annotate: %s '%s'; see 'alphaprof annotate --help'\n",
+                    missing ? "missing value for" : "unexpected argument", a);
+            return 2;
+        } else {
+            proc = a;
+        }
+    }
+    if (!proc) {
+        fprintf(stderr, "alphaprof annotate: which procedure? (alphaprof report lists them)\n");
+        return 2;
+    }
+    struct ap_err err;
+    struct pdb *db;
+    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+        fprintf(stderr, "alphaprof annotate: %s\n", err.msg);
+        return 1;
+    }
+    struct profile_view v;
+    int rc = pv_load(db, &sel, &v, &err);
+    pdb_close(db);
+    if (rc) {
+        fprintf(stderr, "alphaprof annotate: %s\n", err.msg);
+        return 1;
+    }
+    const struct pv_image *img;
+    const struct symbol *sym;
+    if (find_procedure(&v, proc, &img, &sym)) {
+        fprintf(stderr, "alphaprof annotate: no procedure '%s' in the images of %s%s; "
+                        "alphaprof report lists the procedures with samples\n",
+                proc, db_path, sel.image ? " (with --image)" : "");
+        pv_free(&v);
+        return 1;
+    }
+    uint64_t end = symtab_symbol_end(img->st, sym);
+    size_t n = (size_t)((end - sym->start) / 4);
+    uint64_t (*counts)[PV_MAX_EVENTS] = calloc(n ? n : 1, sizeof *counts);
+    uint64_t proc_total[PV_MAX_EVENTS] = {0};
+    for (size_t i = 0; i < v.ninsns; i++) {
+        const struct pv_insn *in = &v.insns[i];
+        uint64_t pc = img->address + in->offset;
+        if (in->img != img || pc < sym->start || pc >= end)
+            continue;
+        for (size_t e = 0; e < v.nevents; e++) {
+            counts[(pc - sym->start) / 4][e] += in->count[e];
+            proc_total[e] += in->count[e];
+        }
+    }
+    struct source_cache *sc = source_cache_new();
+    if (json) {
+        printf("{\"procedure\": ");
+        json_str(sym->name);
+        printf(", \"image\": ");
+        json_str(img->name);
+        printf(", \"events\": [");
+        for (size_t e = 0; e < v.nevents; e++) {
+            printf("%s{\"name\": ", e ? ", " : "");
+            json_str(v.event_names[e]);
+            printf(", \"procedure\": %llu, \"total\": %llu}", (unsigned long long)proc_total[e],
+                   (unsigned long long)v.total[e]);
+        }
+        printf("],\n \"instructions\": [");
+    } else {
+        printf("Procedure %s in image %s (%s)\n", sym->name, img->name, img->path ? img->path : "ELF unknown");
+        for (size_t e = 0; e < v.nevents; e++)
+            printf("%s: %llu samples here, %.2f%% of %llu\n", v.event_names[e],
+                   (unsigned long long)proc_total[e],
+                   v.total[e] ? 100.0 * (double)proc_total[e] / (double)v.total[e] : 0.0,
+                   (unsigned long long)v.total[e]);
+        printf("\n");
+        for (size_t e = 0; e < v.nevents; e++)
+            printf("%10s %6s ", v.event_names[e], "%");
+        printf(" %-16s %s\n", "address", "instruction");
+    }
+    const struct source_line *last = NULL;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t pc = sym->start + 4 * k;
+        uint32_t word = 0;
+        char text[96];
+        if (symtab_read(img->st, pc, &word, 4))
+            alpha_disassemble(word, pc, text, sizeof text);
+        else
+            snprintf(text, sizeof text, "??");
+        const struct source_line *l = symtab_line(img->st, pc);
+        const char *inl[8];
+        size_t ninl = symtab_inlined_at((struct symtab *)img->st, pc, inl, 8);
+        if (json) {
+            printf("%s\n  {\"address\": %llu, \"instruction\": ", k ? "," : "", (unsigned long long)pc);
+            json_str(text);
+            printf(", \"samples\": [");
+            for (size_t e = 0; e < v.nevents; e++)
+                printf("%s%llu", e ? ", " : "", (unsigned long long)counts[k][e]);
+            printf("], \"file\": ");
+            json_str(l ? l->file : NULL);
+            printf(", \"line\": %u, \"inlined\": [", l ? l->line : 0);
+            for (size_t i = 0; i < ninl; i++) {
+                printf("%s", i ? ", " : "");
+                json_str(inl[i]);
+            }
+            printf("]}");
+            continue;
+        }
+        if (l && (!last || l->line != last->line || l->file != last->file)) {
+            const char *src = source_line_text(sc, l->file, l->line);
+            printf("\n  %s:%u%s%s", l->file, l->line, src ? "  " : "", src ? src : "");
+            for (size_t i = 0; i < ninl; i++)
+                printf("%s%s", i ? " < " : "   [inlined: ", inl[i]);
+            printf("%s\n", ninl ? "]" : "");
+            last = l;
+        }
+        for (size_t e = 0; e < v.nevents; e++) {
+            if (counts[k][e])
+                printf("%10llu %6.2f ", (unsigned long long)counts[k][e],
+                       proc_total[e] ? 100.0 * (double)counts[k][e] / (double)proc_total[e] : 0.0);
+            else
+                printf("%10s %6s ", ".", "");
+        }
+        printf(" %-16llx %s\n", (unsigned long long)pc, text);
+    }
+    if (json)
+        printf("]}\n");
+    source_cache_free(sc);
+    free(counts);
+    pv_free(&v);
+    return 0;
+}
