@@ -1,0 +1,49 @@
+/*
+ * The model's oracle file: the exact truth of a run, written by the plugin
+ * at exit (atomically: temporary file, then rename) and read by the host
+ * tools (`alphaprof check --oracle`).  Little-endian, fixed layout:
+ *
+ *   struct oracle_header
+ *   struct oracle_core    x ncores
+ *   struct oracle_pc      x npcs, sorted by pc, all cores summed
+ *
+ * Time-proportional cycles (cycles[]): every modelled cycle is given to
+ * exactly one instruction, the one whose latency the core exposes at that
+ * cycle (for this in-order model: the instruction that retires then, with
+ * any stall before it), so they sum to the core's cycle count (TIP's
+ * Oracle profile).
+ */
+#ifndef ALPHAPROF_ORACLE_FORMAT_H
+#define ALPHAPROF_ORACLE_FORMAT_H
+
+#include <stdint.h>
+#include "hw-model/pmu-window.h"
+
+#define ORACLE_MAGIC    0x4c43524f666f7270ULL   /* "prfORCL" + 'L' */
+#define ORACLE_VERSION  1
+
+struct oracle_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t ncores;
+    uint64_t npcs;
+    uint32_t nevents;           /* PMU_EV_COUNT */
+    uint32_t reserved;
+};
+
+struct oracle_core {
+    uint64_t cycles;
+    uint64_t instructions;
+    uint64_t events[PMU_EV_COUNT];
+    uint64_t overflows;         /* records produced */
+    uint64_t ring_dropped;
+};
+
+struct oracle_pc {
+    uint64_t pc;
+    uint64_t executions;
+    uint64_t cycles;            /* time-proportional cycles */
+    uint64_t events[PMU_EV_COUNT];
+};
+
+#endif
