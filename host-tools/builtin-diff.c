@@ -1,0 +1,388 @@
+/*
+ * alphaprof diff: two profiles side by side (two epochs of one database,
+ * or two databases), per procedure or per instruction, with whether each
+ * change in share is more than sampling noise, sorted by the size of the
+ * change.
+ *
+ * Significance: each row's count is binomial given its profile's total
+ * (every sample falls in the row or not, with the row's share of the time
+ * as probability), so a change of share is tested with the two-proportion
+ * z-test with pooled variance (util/profile-stats.h); the p-values of all
+ * rows are corrected together with Holm's method, since a diff tests every
+ * row at once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "util/json-out.h"
+#include "util/options.h"
+#include "util/profile-compare.h"
+#include "util/profile-stats.h"
+#include "util/strvec.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof diff [options]\n"
+            "\n"
+            "Compares two profiles: two epochs of one database (--epoch A --epoch B)\n"
+            "or two databases (--db A --db2 B), per procedure or, with --insn, per\n"
+            "instruction, largest change in share first.\n"
+            "\n"
+            "  --db PATH        profile A's database (default $ALPHAPROF_DB or alphaprof.db)\n"
+            "  --db2 PATH       profile B's database (default: the same as A)\n"
+            "  --epoch N|all    first: A's epoch, second: B's (default: the current one;\n"
+            "                   with --db2, a single --epoch applies to both)\n"
+            "  --event E        event name or number (default: the first, as in report)\n"
+            "  --image NAME     only this image\n"
+            "  --core N         only samples from core N\n"
+            "  --insn           per instruction instead of per procedure (A and B must\n"
+            "                   hold the same build of each image)\n"
+            "  --sort delta|z   by the change in share (default) or by its z score\n"
+            "  --alpha X        significance level (default 0.05)\n"
+            "  --limit N        at most N rows (default 30, 0 = all)\n"
+            "  --json           JSON instead of tables\n"
+            "  -h, --help       this text\n"
+            "\n"
+            "Significance: two-proportion z-test with pooled variance on each row's\n"
+            "share of its profile's samples (each count is binomial given the total),\n"
+            "two-sided p; sig = yes when significant at --alpha after Holm's\n"
+            "correction over every row compared.  A '~' after p marks rows with fewer\n"
+            "than 5 expected samples (or non-samples) on a side, where the normal\n"
+            "approximation is rough.  delta%% = B%% - A%%; its 95%% interval is in --json.\n"
+            "\n"
+            "Procedures are matched by image and name, so A and B may come from\n"
+            "different builds; instructions by image and offset.\n"
+            "\n"
+            "Exit status: 0 done, 1 a profile could not be read, 2 bad options.\n");
+}
+
+struct side {
+    const char *db_path;
+    int64_t epoch;          /* as asked: > 0, 0 current, -1 all */
+    struct pdb *db;
+    uint32_t event;
+    struct profile_view view;
+    bool loaded;
+    int e;                  /* event index in view */
+};
+
+struct diff_row {
+    const struct cmp_row *row;
+    struct share_test test;
+    double p_holm;
+};
+
+static int sort_by_z;
+
+static int by_change(const void *a, const void *b)
+{
+    const struct diff_row *x = a, *y = b;
+    double dx = sort_by_z ? x->test.z : x->test.delta, dy = sort_by_z ? y->test.z : y->test.delta;
+    dx = dx < 0 ? -dx : dx;
+    dy = dy < 0 ? -dy : dy;
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    uint64_t sx = x->row->count[0] + x->row->count[1], sy = y->row->count[0] + y->row->count[1];
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
+    int c = strcmp(x->row->image, y->row->image);
+    if (c)
+        return c;
+    return x->row->offset < y->row->offset ? -1 : x->row->offset > y->row->offset;
+}
+
+static const char *proc_label(const struct cmp_row *r)
+{
+    return r->proc[0] ? r->proc : "[outside any procedure]";
+}
+
+static void describe(const struct side *s, bool show_db, char *out, size_t n)
+{
+    if (s->view.epoch < 0)
+        snprintf(out, n, "every epoch%s%s", show_db ? " of " : "", show_db ? s->db_path : "");
+    else
+        snprintf(out, n, "epoch %lld%s%s", (long long)s->view.epoch, show_db ? " of " : "",
+                 show_db ? s->db_path : "");
+}
+
+/* Images present in both profiles whose builds differ: a note each, and an
+ * error for --insn, where offsets of different builds mean nothing. */
+static int compare_builds(struct side *a, struct side *b, bool insn, struct strvec *notes, struct ap_err *err)
+{
+    for (size_t i = 0; i < a->view.nimages; i++) {
+        const struct pv_image *ia = &a->view.images[i];
+        for (size_t k = 0; k < b->view.nimages; k++) {
+            const struct pv_image *ib = &b->view.images[k];
+            if (strcmp(ia->name, ib->name) || ia->id == 0)
+                continue;
+            char ha[41], hb[41];
+            if (cmp_image_build_id(a->db, ia->id, ha, err) || cmp_image_build_id(b->db, ib->id, hb, err))
+                return -1;
+            if (!strcmp(ha, hb))
+                continue;
+            if (insn)
+                return ap_err_set(err,
+                                  "image %s differs between A (build-id %s) and B (build-id %s): "
+                                  "instructions cannot be matched; compare procedures (drop --insn)",
+                                  ia->name, ha[0] ? ha : "none", hb[0] ? hb : "none");
+            strvec_pushf(notes, "image %s differs between A (build-id %s) and B (build-id %s); "
+                                "procedures are matched by name",
+                         ia->name, ha[0] ? ha : "none", hb[0] ? hb : "none");
+        }
+    }
+    return 0;
+}
+
+static void print_text(const struct side *a, const struct side *b, const struct cmp_table *t,
+                       const struct diff_row *rows, size_t n, size_t limit, double alpha,
+                       const struct strvec *notes)
+{
+    bool two_dbs = strcmp(a->db_path, b->db_path) != 0;
+    char da[512], db[512];
+    describe(a, two_dbs, da, sizeof da);
+    describe(b, two_dbs, db, sizeof db);
+    printf("Event %s.  A: %s, %llu samples.  B: %s, %llu samples.\n", a->view.event_names[a->e], da,
+           (unsigned long long)t->total[0], db, (unsigned long long)t->total[1]);
+    printf("Two-proportion z-test on each %s's share; sig: p < %g after Holm's correction over %zu rows.\n",
+           t->level == CMP_INSNS ? "instruction" : "procedure", alpha, n);
+    for (size_t i = 0; i < notes->n; i++)
+        printf("Note: %s.\n", notes->v[i]);
+    printf("\n%10s %7s %10s %7s %8s %8s %10s %3s  ", "A", "A%", "B", "B%", "delta%", "z", "p", "sig");
+    if (t->level == CMP_INSNS)
+        printf("%-18s %-24s %-20s %s\n", "pc", "procedure", "line", "image");
+    else
+        printf("%-32s %s\n", "procedure", "image");
+    size_t shown = limit && limit < n ? limit : n;
+    for (size_t i = 0; i < shown; i++) {
+        const struct diff_row *r = &rows[i];
+        printf("%10llu %7.2f %10llu %7.2f %+8.2f %8.2f %9.3g%c %3s  ", (unsigned long long)r->row->count[0],
+               100 * r->test.share_a, (unsigned long long)r->row->count[1], 100 * r->test.share_b,
+               100 * r->test.delta, r->test.z, r->test.p_value, r->test.small ? '~' : ' ',
+               r->p_holm <= alpha && r->test.valid ? "yes" : "no");
+        if (t->level == CMP_INSNS)
+            printf("0x%016llx %-24s %-20s %s\n", (unsigned long long)r->row->address, proc_label(r->row),
+                   r->row->where ? r->row->where : "?", r->row->image);
+        else
+            printf("%-32s %s\n", proc_label(r->row), r->row->image);
+    }
+    if (shown < n)
+        printf("(%zu more rows; --limit 0 shows all)\n", n - shown);
+}
+
+static void print_side_json(const char *key, const struct side *s, uint64_t total)
+{
+    printf("\"%s\": {\"db\": ", key);
+    json_str(stdout, s->db_path);
+    printf(", \"epoch\": %lld, \"samples\": %llu}", (long long)s->view.epoch, (unsigned long long)total);
+}
+
+static void print_json(const struct side *a, const struct side *b, const struct cmp_table *t,
+                       const struct diff_row *rows, size_t n, size_t limit, double alpha,
+                       const struct strvec *notes)
+{
+    printf("{\"event\": %u, \"event_name\": ", a->event);
+    json_str(stdout, a->view.event_names[a->e]);
+    printf(", \"level\": \"%s\", \"test\": \"two-proportion z-test, Holm-corrected\", \"alpha\": ",
+           t->level == CMP_INSNS ? "instruction" : "procedure");
+    json_num(stdout, alpha);
+    printf(", ");
+    print_side_json("a", a, t->total[0]);
+    printf(", ");
+    print_side_json("b", b, t->total[1]);
+    printf(", \"compared\": %zu, \"notes\": [", n);
+    for (size_t i = 0; i < notes->n; i++) {
+        printf("%s", i ? ", " : "");
+        json_str(stdout, notes->v[i]);
+    }
+    printf("],\n \"rows\": [");
+    size_t shown = limit && limit < n ? limit : n;
+    for (size_t i = 0; i < shown; i++) {
+        const struct diff_row *r = &rows[i];
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        json_str(stdout, r->row->proc);
+        printf(", \"image\": ");
+        json_str(stdout, r->row->image);
+        if (t->level == CMP_INSNS) {
+            printf(", \"offset\": %llu, \"address\": %llu, \"line\": ", (unsigned long long)r->row->offset,
+                   (unsigned long long)r->row->address);
+            json_str(stdout, r->row->where);
+        }
+        printf(", \"a\": %llu, \"b\": %llu, \"share_a\": ", (unsigned long long)r->row->count[0],
+               (unsigned long long)r->row->count[1]);
+        json_num(stdout, r->test.share_a);
+        printf(", \"share_b\": ");
+        json_num(stdout, r->test.share_b);
+        printf(", \"delta\": ");
+        json_num(stdout, r->test.delta);
+        printf(", \"ci95\": [");
+        json_num(stdout, r->test.ci_lo);
+        printf(", ");
+        json_num(stdout, r->test.ci_hi);
+        printf("], \"z\": ");
+        json_num(stdout, r->test.z);
+        printf(", \"p\": ");
+        json_num(stdout, r->test.p_value);
+        printf(", \"p_holm\": ");
+        json_num(stdout, r->p_holm);
+        printf(", \"significant\": %s, \"few_samples\": %s}", r->p_holm <= alpha && r->test.valid ? "true" : "false",
+               r->test.small ? "true" : "false");
+    }
+    printf("]}\n");
+}
+
+static int load_side(struct side *s, const char *event_spec, const char *image, int core, struct ap_err *err)
+{
+    if (pdb_open(s->db_path, PDB_READ, &s->db, err))
+        return -1;
+    if (cmp_resolve_event(s->db, event_spec, &s->event, err) || cmp_check_epoch(s->db, s->epoch, err))
+        return -1;
+    struct pv_selection sel = {.epoch = s->epoch, .core = core, .image = image};
+    if (pv_load(s->db, &sel, &s->view, err))
+        return -1;
+    s->loaded = true;
+    s->e = pv_event_index(&s->view, s->event);
+    if (s->e < 0) {
+        char d[512];
+        describe(s, true, d, sizeof d);
+        return ap_err_set(err, "%s holds no samples of event %s%s", d, event_spec ? event_spec : "(the first)",
+                          image || core >= 0 ? " in this selection" : "");
+    }
+    return 0;
+}
+
+static void close_side(struct side *s)
+{
+    if (s->loaded)
+        pv_free(&s->view);
+    if (s->db)
+        pdb_close(s->db);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    struct side a = {.db_path = NULL}, b = {.db_path = NULL};
+    int64_t epochs[2] = {0, 0};
+    size_t nepochs = 0;
+    const char *event_spec = NULL, *image = NULL;
+    int core = -1;
+    unsigned limit = 30, u;
+    bool json = false, insn = false;
+    double alpha = 0.05;
+    sort_by_z = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--json")) {
+            json = true;
+        } else if (!strcmp(arg, "--insn")) {
+            insn = true;
+        } else if ((v = opt_value(argc, argv, &i, "--db2", &missing))) {
+            b.db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            a.db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
+            if (nepochs == 2) {
+                fprintf(stderr, "alphaprof diff: --epoch given more than twice (A's, then B's)\n");
+                return 2;
+            }
+            if (!strcmp(v, "all"))
+                epochs[nepochs++] = -1;
+            else if (parse_unsigned(v, &u) && u > 0)
+                epochs[nepochs++] = u;
+            else {
+                fprintf(stderr, "alphaprof diff: --epoch '%s': give an epoch number or all\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
+            event_spec = v;
+        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
+            image = v;
+        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
+            if (!parse_unsigned(v, &u) || u > 63) {
+                fprintf(stderr, "alphaprof diff: --core '%s': give a core number\n", v);
+                return 2;
+            }
+            core = (int)u;
+        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
+            if (strcmp(v, "delta") && strcmp(v, "z")) {
+                fprintf(stderr, "alphaprof diff: --sort '%s': give delta or z\n", v);
+                return 2;
+            }
+            sort_by_z = !strcmp(v, "z");
+        } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
+            char *end;
+            alpha = strtod(v, &end);
+            if (*end || !(alpha > 0 && alpha < 1)) {
+                fprintf(stderr, "alphaprof diff: --alpha '%s': give a level between 0 and 1, e.g. 0.05\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
+            if (!parse_unsigned(v, &limit)) {
+                fprintf(stderr, "alphaprof diff: --limit '%s': give a number\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "alphaprof diff: %s '%s'; see 'alphaprof diff --help'\n",
+                    missing ? "missing value for" : "unknown argument", arg);
+            return 2;
+        }
+    }
+    if (!a.db_path)
+        a.db_path = pdb_default_path();
+    bool two_dbs = b.db_path != NULL;
+    if (!b.db_path)
+        b.db_path = a.db_path;
+    a.epoch = epochs[0];
+    b.epoch = nepochs == 2 ? epochs[1] : two_dbs ? epochs[0] : 0;
+    if (!two_dbs && (nepochs < 2 || a.epoch == b.epoch)) {
+        fprintf(stderr, "alphaprof diff: give two profiles: --epoch A --epoch B (two different epochs), "
+                        "or --db A --db2 B\n");
+        return 2;
+    }
+
+    struct ap_err err;
+    struct strvec notes = {0};
+    int rc = 1;
+    struct cmp_table t;
+    cmp_init(&t, insn ? CMP_INSNS : CMP_PROCS, 2);
+    struct diff_row *rows = NULL;
+    if (load_side(&a, event_spec, image, core, &err) || load_side(&b, event_spec, image, core, &err) ||
+        compare_builds(&a, &b, insn, &notes, &err)) {
+        fprintf(stderr, "alphaprof diff: %s\n", err.msg);
+        goto out;
+    }
+    cmp_add_view(&t, 0, &a.view, a.e);
+    cmp_add_view(&t, 1, &b.view, b.e);
+    cmp_finish(&t);
+    rows = xmalloc((t.nrows ? t.nrows : 1) * sizeof *rows);
+    double *p = xmalloc((t.nrows ? t.nrows : 1) * sizeof *p), *adj = xmalloc((t.nrows ? t.nrows : 1) * sizeof *adj);
+    for (size_t i = 0; i < t.nrows; i++) {
+        rows[i].row = &t.rows[i];
+        share_test(t.rows[i].count[0], t.total[0], t.rows[i].count[1], t.total[1], &rows[i].test);
+        p[i] = rows[i].test.p_value;
+    }
+    holm_adjust(p, t.nrows, adj);
+    for (size_t i = 0; i < t.nrows; i++)
+        rows[i].p_holm = adj[i];
+    free(p);
+    free(adj);
+    qsort(rows, t.nrows, sizeof *rows, by_change);
+    if (json)
+        print_json(&a, &b, &t, rows, t.nrows, limit, alpha, &notes);
+    else
+        print_text(&a, &b, &t, rows, t.nrows, limit, alpha, &notes);
+    rc = 0;
+out:
+    free(rows);
+    cmp_free(&t);
+    strvec_free(&notes);
+    close_side(&a);
+    close_side(&b);
+    return rc;
+}

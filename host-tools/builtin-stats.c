@@ -1,0 +1,322 @@
+/*
+ * alphaprof stats: how much each procedure's samples vary across epochs or
+ * runs (DCPI's dcpistats, SOSP'97 Figure 3): normalised range, sum, sum %,
+ * N, mean, std-dev, min and max per procedure, sorted by normalised range,
+ * so the procedures whose time changes from run to run stand out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "util/json-out.h"
+#include "util/num.h"
+#include "util/options.h"
+#include "util/profile-compare.h"
+#include "util/profile-stats.h"
+#include "util/strvec.h"
+
+#define MAX_DBS    16
+#define MAX_EPOCHS 256
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof stats [options]\n"
+            "\n"
+            "Variation of each procedure's samples across epochs (DCPI's dcpistats):\n"
+            "start an epoch per run with `alphaprof db new-epoch`, record, repeat, then\n"
+            "compare.  Each epoch that holds samples of the event is one set; with\n"
+            "several --db, every such epoch of every database is.\n"
+            "\n"
+            "  --db PATH        a profile database (default $ALPHAPROF_DB or alphaprof.db);\n"
+            "                   repeat to compare runs kept in separate databases\n"
+            "  --epoch N        compare only these epochs (repeatable; default: all)\n"
+            "  --event E        event name or number (default: the first, as in report)\n"
+            "  --image NAME     only this image\n"
+            "  --core N         only samples from core N\n"
+            "  --sort range|sum order by normalised range (default) or by sum\n"
+            "  --limit N        at most N procedures (default 30, 0 = all)\n"
+            "  --json           JSON instead of tables\n"
+            "  -h, --help       this text\n"
+            "\n"
+            "Columns, per procedure, over the N sets compared:\n"
+            "  range%%          (max - min) / sum: the normalised range\n"
+            "  sum, sum%%       samples in all sets, and their share of all samples\n"
+            "  N               sets in which the procedure has samples\n"
+            "  mean, std-dev   mean and sample standard deviation (n - 1) over every\n"
+            "                  set, counting 0 where the procedure has none\n"
+            "  min, max        fewest and most samples in one set\n"
+            "  sd/sqrt(mean)   about 1 when the variation is only sampling noise\n"
+            "                  (Poisson counts); well above 1: the runs really differ\n"
+            "\n"
+            "Exit status: 0 done, 1 the database could not be read or has fewer\n"
+            "than two sets, 2 bad options.\n");
+}
+
+struct set_source {
+    const char *db;
+    int64_t epoch;
+    uint32_t event;         /* resolved in this database */
+};
+
+struct stats_row {
+    const struct cmp_row *row;
+    struct variation var;
+    double dispersion;      /* sd / sqrt(mean): 1 for pure Poisson noise */
+};
+
+static int by_range(const void *a, const void *b)
+{
+    const struct stats_row *x = a, *y = b;
+    if (x->var.range_norm != y->var.range_norm)
+        return x->var.range_norm > y->var.range_norm ? -1 : 1;
+    if (x->var.sum != y->var.sum)
+        return x->var.sum > y->var.sum ? -1 : 1;
+    return strcmp(x->row->proc, y->row->proc);
+}
+
+static int by_sum(const void *a, const void *b)
+{
+    const struct stats_row *x = a, *y = b;
+    if (x->var.sum != y->var.sum)
+        return x->var.sum > y->var.sum ? -1 : 1;
+    return by_range(a, b);
+}
+
+static const char *proc_label(const struct cmp_row *r)
+{
+    return r->proc[0] ? r->proc : "[outside any procedure]";
+}
+
+static void print_text(const struct cmp_table *t, const struct set_source *sets, size_t ndbs,
+                       const char *event_name, const struct stats_row *rows, size_t n, size_t limit)
+{
+    uint64_t all = 0;
+    for (size_t s = 0; s < t->nsets; s++)
+        all += t->total[s];
+    printf("Event %s: %zu sets, %llu samples in all.\n\n", event_name, t->nsets, (unsigned long long)all);
+    printf("%5s %12s  %s\n", "set", "samples", "source");
+    for (size_t s = 0; s < t->nsets; s++) {
+        printf("%5zu %12llu  ", s + 1, (unsigned long long)t->total[s]);
+        if (ndbs > 1)
+            printf("%s ", sets[s].db);
+        printf("epoch %lld\n", (long long)sets[s].epoch);
+    }
+    printf("\n%8s %12s %7s %4s %12s %10s %10s %10s %13s  %-32s %s\n", "range%", "sum", "sum%", "N", "mean",
+           "std-dev", "min", "max", "sd/sqrt(mean)", "procedure", "image");
+    size_t shown = limit && limit < n ? limit : n;
+    for (size_t i = 0; i < shown; i++) {
+        const struct stats_row *r = &rows[i];
+        printf("%7.2f%% %12.0f %6.2f%% %4zu %12.2f %10.2f %10.0f %10.0f %13.2f  %-32s %s\n",
+               100 * r->var.range_norm, r->var.sum, all ? 100 * r->var.sum / (double)all : 0.0,
+               r->row->present, r->var.mean, r->var.sd, r->var.min, r->var.max, r->dispersion,
+               proc_label(r->row), r->row->image);
+    }
+    if (shown < n)
+        printf("(%zu more procedures; --limit 0 shows all)\n", n - shown);
+}
+
+static void print_json(const struct cmp_table *t, const struct set_source *sets, uint32_t event,
+                       const char *event_name, const struct stats_row *rows, size_t n, size_t limit)
+{
+    uint64_t all = 0;
+    for (size_t s = 0; s < t->nsets; s++)
+        all += t->total[s];
+    printf("{\"event\": %u, \"event_name\": ", event);
+    json_str(stdout, event_name);
+    printf(", \"total\": %llu, \"sets\": [", (unsigned long long)all);
+    for (size_t s = 0; s < t->nsets; s++) {
+        printf("%s{\"db\": ", s ? ", " : "");
+        json_str(stdout, sets[s].db);
+        printf(", \"epoch\": %lld, \"samples\": %llu}", (long long)sets[s].epoch,
+               (unsigned long long)t->total[s]);
+    }
+    printf("],\n \"procedures\": [");
+    size_t shown = limit && limit < n ? limit : n;
+    for (size_t i = 0; i < shown; i++) {
+        const struct stats_row *r = &rows[i];
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        json_str(stdout, r->row->proc);
+        printf(", \"image\": ");
+        json_str(stdout, r->row->image);
+        printf(", \"range\": ");
+        json_num(stdout, r->var.range_norm);
+        printf(", \"sum\": %.0f, \"sum_share\": ", r->var.sum);
+        json_num(stdout, all ? r->var.sum / (double)all : 0.0);
+        printf(", \"n\": %zu, \"mean\": ", r->row->present);
+        json_num(stdout, r->var.mean);
+        printf(", \"sd\": ");
+        json_num(stdout, r->var.sd);
+        printf(", \"min\": %.0f, \"max\": %.0f, \"dispersion\": ", r->var.min, r->var.max);
+        json_num(stdout, r->dispersion);
+        printf(", \"counts\": [");
+        for (size_t s = 0; s < t->nsets; s++)
+            printf("%s%llu", s ? ", " : "", (unsigned long long)r->row->count[s]);
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
+/* Every set of one database: its epochs holding the event (or those asked
+ * for), each loaded as a profile view and added to the table later. */
+static int collect_sets(const char *db_path, const char *event_spec, const int64_t *want, size_t nwant,
+                        const char *image, int core, struct set_source *sets, size_t *nsets,
+                        struct ap_err *err)
+{
+    struct pdb *db;
+    if (pdb_open(db_path, PDB_READ, &db, err))
+        return -1;
+    uint32_t event;
+    int64_t *epochs = NULL;
+    size_t n = 0;
+    int rc = cmp_resolve_event(db, event_spec, &event, err);
+    for (size_t i = 0; !rc && i < nwant; i++)
+        rc = cmp_check_epoch(db, want[i], err);
+    if (!rc)
+        rc = cmp_epochs_with_event(db, event, image, core, &epochs, &n, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        bool wanted = nwant == 0;
+        for (size_t k = 0; k < nwant; k++)
+            wanted |= want[k] == epochs[i];
+        if (!wanted)
+            continue;
+        if (*nsets == MAX_EPOCHS) {
+            rc = ap_err_set(err, "more than %d sets; choose epochs with --epoch", MAX_EPOCHS);
+            break;
+        }
+        sets[(*nsets)++] = (struct set_source){db_path, epochs[i], event};
+    }
+    free(epochs);
+    pdb_close(db);
+    return rc;
+}
+
+/* Loads set s into the table (as set number s). */
+static int load_set(struct cmp_table *t, size_t s, const struct set_source *src, const char *image, int core,
+                    char *event_name, size_t name_size, struct ap_err *err)
+{
+    struct pdb *db;
+    if (pdb_open(src->db, PDB_READ, &db, err))
+        return -1;
+    struct profile_view v;
+    struct pv_selection sel = {.epoch = src->epoch, .core = core, .image = image};
+    int rc = pv_load(db, &sel, &v, err);
+    pdb_close(db);
+    if (rc)
+        return -1;
+    int e = pv_event_index(&v, src->event);
+    if (e >= 0) {
+        cmp_add_view(t, s, &v, e);
+        snprintf(event_name, name_size, "%s", v.event_names[e]);
+    }
+    pv_free(&v);
+    return 0;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    const char *dbs[MAX_DBS];
+    size_t ndbs = 0;
+    int64_t want[MAX_EPOCHS];
+    size_t nwant = 0;
+    const char *event_spec = NULL, *image = NULL;
+    int core = -1;
+    unsigned limit = 30, u;
+    bool json = false, sort_sum = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            if (ndbs == MAX_DBS) {
+                fprintf(stderr, "alphaprof stats: at most %d databases\n", MAX_DBS);
+                return 2;
+            }
+            dbs[ndbs++] = v;
+        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
+            if (!parse_unsigned(v, &u) || u == 0 || nwant == MAX_EPOCHS) {
+                fprintf(stderr, "alphaprof stats: --epoch '%s': give an epoch number (1, 2, ...)\n", v);
+                return 2;
+            }
+            want[nwant++] = u;
+        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
+            event_spec = v;
+        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
+            image = v;
+        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
+            if (!parse_unsigned(v, &u) || u > 63) {
+                fprintf(stderr, "alphaprof stats: --core '%s': give a core number\n", v);
+                return 2;
+            }
+            core = (int)u;
+        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
+            if (strcmp(v, "range") && strcmp(v, "sum")) {
+                fprintf(stderr, "alphaprof stats: --sort '%s': give range or sum\n", v);
+                return 2;
+            }
+            sort_sum = !strcmp(v, "sum");
+        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
+            if (!parse_unsigned(v, &limit)) {
+                fprintf(stderr, "alphaprof stats: --limit '%s': give a number\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "alphaprof stats: %s '%s'; see 'alphaprof stats --help'\n",
+                    missing ? "missing value for" : "unknown argument", a);
+            return 2;
+        }
+    }
+    if (ndbs == 0)
+        dbs[ndbs++] = pdb_default_path();
+
+    struct ap_err err;
+    static struct set_source sets[MAX_EPOCHS];
+    size_t nsets = 0;
+    for (size_t d = 0; d < ndbs; d++)
+        if (collect_sets(dbs[d], event_spec, want, nwant, image, core, sets, &nsets, &err)) {
+            fprintf(stderr, "alphaprof stats: %s\n", err.msg);
+            return 1;
+        }
+    if (nsets < 2) {
+        fprintf(stderr,
+                "alphaprof stats: %zu set%s with samples of this event%s; stats compares two or more: "
+                "start an epoch per run with `alphaprof db new-epoch` (or give several --db)\n",
+                nsets, nsets == 1 ? "" : "s", image || core >= 0 ? " in this selection" : "");
+        return 1;
+    }
+    struct cmp_table t;
+    cmp_init(&t, CMP_PROCS, nsets);
+    char event_name[32] = "?";
+    for (size_t s = 0; s < nsets; s++)
+        if (load_set(&t, s, &sets[s], image, core, event_name, sizeof event_name, &err)) {
+            fprintf(stderr, "alphaprof stats: %s\n", err.msg);
+            cmp_free(&t);
+            return 1;
+        }
+    cmp_finish(&t);
+
+    struct stats_row *rows = xmalloc((t.nrows ? t.nrows : 1) * sizeof *rows);
+    double *x = xmalloc(nsets * sizeof *x);
+    for (size_t i = 0; i < t.nrows; i++) {
+        for (size_t s = 0; s < nsets; s++)
+            x[s] = (double)t.rows[i].count[s];
+        rows[i].row = &t.rows[i];
+        variation_of(x, nsets, &rows[i].var);
+        rows[i].dispersion = rows[i].var.mean > 0 ? rows[i].var.sd / num_sqrt(rows[i].var.mean) : 0;
+    }
+    free(x);
+    qsort(rows, t.nrows, sizeof *rows, sort_sum ? by_sum : by_range);
+    if (json)
+        print_json(&t, sets, sets[0].event, event_name, rows, t.nrows, limit);
+    else {
+        print_text(&t, sets, ndbs, event_name, rows, t.nrows, limit);
+    }
+    free(rows);
+    cmp_free(&t);
+    return 0;
+}
