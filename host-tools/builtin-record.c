@@ -31,6 +31,11 @@ static void usage(FILE *f)
             "  --board B          board definition boards/B/board.conf (default %s)\n"
             "  --cores N          number of cores (default 1)\n"
             "  --timer            sample PCs from each core's timer (the default; any board)\n"
+            "  --events LIST      sample the hardware model's counters instead, e.g.\n"
+            "                     cycles,dmiss or cycles:60000-64000,dmiss:4000-4400\n"
+            "                     (needs --board clipper-pm, which --events picks by default)\n"
+            "  --oracle PATH      keep the hardware model's exact truth of the run in PATH\n"
+            "                     (for alphaprof check)\n"
             "  --period MIN-MAX   sampling period range, ns of virtual time (default 60000-64000)\n"
             "  --baud N           run the profile link like an N-baud 8N1 UART (default: unpaced)\n"
             "  --table rr4|stf6   on-target hash table: DCPI 4-way round robin (default)\n"
@@ -74,7 +79,9 @@ int cmd_record(int argc, char **argv)
     unsigned cores = 1, timeout_s = 0, baud = 0, seed = 0;
     bool deterministic = false, verbose = false, status_line = false;
     struct strvec images = {0}, keys = {0}, args = {0}, elfs = {0};
-    char period[64] = "", table[16] = "";
+    char period[64] = "", table[16] = "", events[160] = "";
+    const char *oracle = NULL;
+    bool board_given = false;
     int status = 2;
 
     for (int i = 1; i < argc; i++) {
@@ -98,8 +105,17 @@ int cmd_record(int argc, char **argv)
             status_line = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--events", &missing))) {
+            if (strlen(v) >= sizeof events - 8 || strchr(v, ' ')) {
+                status = bad("--events '%s': give a comma-separated list such as cycles,dmiss", v);
+                goto out;
+            }
+            snprintf(events, sizeof events, "events=%s", v);
+        } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
+            oracle = v;
         } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
             board_name = v;
+            board_given = true;
         } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
             if (!parse_unsigned(v, &cores) || cores == 0) {
                 status = bad("--cores '%s': give a number of cores (1..4)", v);
@@ -155,7 +171,16 @@ int cmd_record(int argc, char **argv)
         status = bad("no workload image given (e.g. %s)", "build/workloads/chase.elf");
         goto out;
     }
-    strvec_push(&keys, "profile=timer");
+    if (events[0]) {
+        strvec_push(&keys, "profile=counters");
+        strvec_push(&keys, events);
+        if (!board_given)
+            board_name = "clipper-pm";
+    } else {
+        strvec_push(&keys, "profile=timer");
+    }
+    if (oracle && !board_given)
+        board_name = "clipper-pm";
     if (period[0])
         strvec_push(&keys, period);
     if (table[0])
@@ -185,6 +210,7 @@ int cmd_record(int argc, char **argv)
         .images = &images,
         .keys = &keys,
         .args = &args,
+        .oracle_path = oracle,
     };
     /* The monitor's ELF joins the images the loadmap may name. */
     char home[PATH_MAX];

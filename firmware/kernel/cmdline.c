@@ -11,6 +11,7 @@
 #include "firmware/abi/link-protocol.h"
 #include "firmware/kernel/console.h"
 #include "firmware/profiler/sample-table.h"
+#include "hw-model/pmu-window.h"
 
 struct boot_options boot_options = {
     .period_min = 60000,        /* DCPI's default: uniform in 60K..64K */
@@ -38,6 +39,50 @@ static int parse_uint(const char *s, unsigned *out)
     return 0;
 }
 
+/* events=NAME[:MIN-MAX],... with the hardware model's event names. */
+static void parse_events(const char *val)
+{
+    static const char *const names[] = {PMU_EVENT_NAMES};
+    char list[128];
+    copy_string(list, sizeof list, val);
+    boot_options.nevents = 0;
+    for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+        char *colon = strchr(item, ':');
+        uint64_t lo = 0, hi = 0;
+        if (colon) {
+            *colon = '\0';
+            unsigned a, b;
+            char *dash = strchr(colon + 1, '-');
+            if (!dash) {
+                mon_printf("monitor: warning: events: '%s' needs MIN-MAX; ignored\n", colon + 1);
+                continue;
+            }
+            *dash = '\0';
+            if (parse_uint(colon + 1, &a) || parse_uint(dash + 1, &b) || a < PMU_MIN_PERIOD || b < a) {
+                mon_printf("monitor: warning: events: bad period for %s; ignored\n", item);
+                continue;
+            }
+            lo = a;
+            hi = b;
+        }
+        unsigned e = 0;
+        while (e < sizeof names / sizeof names[0] && strcmp(names[e], item))
+            e++;
+        if (e == sizeof names / sizeof names[0]) {
+            mon_printf("monitor: warning: events: no event '%s' (hw-model/pmu-window.h lists them); ignored\n", item);
+            continue;
+        }
+        if (boot_options.nevents == PMU_COUNTERS) {
+            mon_printf("monitor: warning: events: at most %d; '%s' ignored\n", PMU_COUNTERS, item);
+            continue;
+        }
+        boot_options.events[boot_options.nevents].event = e;
+        boot_options.events[boot_options.nevents].period_min = lo;
+        boot_options.events[boot_options.nevents].period_max = hi;
+        boot_options.nevents++;
+    }
+}
+
 static void apply_key(const char *word)
 {
     const char *eq = strchr(word, '=');
@@ -60,10 +105,12 @@ static void apply_key(const char *word)
     } else if (klen == 7 && !strncmp(word, "profile", 7)) {
         if (!strcmp(val, "timer"))
             boot_options.profile = LK_MODE_TIMER;
+        else if (!strcmp(val, "counters"))
+            boot_options.profile = LK_MODE_COUNTERS;
         else if (!strcmp(val, "off"))
             boot_options.profile = LK_MODE_OFF;
         else
-            mon_printf("monitor: warning: profile=%s: this monitor knows timer and off; ignored\n", val);
+            mon_printf("monitor: warning: profile=%s: use timer, counters or off; ignored\n", val);
     } else if (klen == 6 && !strncmp(word, "period", 6)) {
         char lo[16];
         const char *dash = strchr(val, '-');
@@ -93,6 +140,8 @@ static void apply_key(const char *word)
             boot_options.table_policy = POLICY_STF6;
         else
             mon_printf("monitor: warning: table=%s: use rr4 or stf6; ignored\n", val);
+    } else if (klen == 6 && !strncmp(word, "events", 6)) {
+        parse_events(val);
     } else if (klen == 4 && !strncmp(word, "seed", 4)) {
         if (parse_uint(val, &u))
             mon_printf("monitor: warning: seed=%s is not a number; ignored\n", val);

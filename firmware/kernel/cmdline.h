@@ -7,7 +7,9 @@
  * profile=timer|off, period=MIN-MAX (sampling period range, in ns of virtual
  * time for the timer), baud=N (link rate, 0 = unpaced), flush_ms=N (how
  * often the boot core sends what the cores collected), table=rr4|stf6
- * (hash-table replacement policy), seed=N.
+ * (hash-table replacement policy), seed=N; with the hardware model,
+ * profile=counters and events=NAME[:MIN-MAX],... (hw-model/pmu-window.h
+ * names, at most PMU_COUNTERS; default cycles with the period range).
  * Everything after "--" is handed to the workload as its arguments.
  */
 #ifndef FIRMWARE_KERNEL_CMDLINE_H
@@ -26,6 +28,8 @@ struct boot_options {
     unsigned flush_ms;
     unsigned table_policy;      /* enum table_policy */
     unsigned seed;
+    unsigned nevents;
+    struct { unsigned event; uint64_t period_min, period_max; } events[4];
     char args[CMDLINE_MAX]; /* text after "--", blank-separated */
 };
 

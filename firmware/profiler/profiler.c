@@ -28,8 +28,11 @@
 #include "firmware/profiler/link-tx.h"
 #include "firmware/profiler/rng.h"
 #include "firmware/profiler/sample-table.h"
+#include "hw-model/pmu-window.h"
 
 #define FINISH_TIMEOUT_NS 2000000000ull
+/* With the hardware model each core drains its record ring this often. */
+#define RING_TICK_NS 1000000ull
 
 struct core_sampling {
     uint32_t rng;
@@ -43,15 +46,88 @@ struct core_sampling {
 
 static struct core_sampling sampling[MAX_CORES];
 static int profiling;
+static int counters_mode;       /* samples come from the hw-model's rings */
 static uint64_t next_drain_ns;
 static uint8_t frame_buf[LK_MAX_RAW];
 
 extern const char __build_id_note[] __attribute__((weak));
 extern char __firmware_start[], __firmware_end[];
 
-static uint64_t mean_period(void)
+static struct pmu_window *window_of(unsigned core)
 {
+    return (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE);
+}
+
+static uint64_t mean_period(unsigned event)
+{
+    if (counters_mode)
+        for (unsigned i = 0; i < boot_options.nevents; i++)
+            if (boot_options.events[i].event == event)
+                return (boot_options.events[i].period_min + boot_options.events[i].period_max) / 2;
     return (boot_options.period_min + boot_options.period_max) / 2;
+}
+
+/* Names of the hw-model's event numbers, so the host needs no copy. */
+static void send_event_names(void)
+{
+    static const char *const names[] = {PMU_EVENT_NAMES};
+    struct lk_writer w;
+    lk_names_begin(&w, frame_buf, sizeof frame_buf, LK_NAMES_EVENT, 0);
+    for (unsigned e = 0; e < sizeof names / sizeof names[0]; e++)
+        lk_names_add(&w, (struct lk_bytes){(const uint8_t *)names[e], strlen(names[e])});
+    link_tx_send(&w);
+}
+
+/* Programs every core's counters from the boot options (defaults: cycles
+ * over the period range).  False when the board has no hardware model. */
+static int configure_counters(void)
+{
+    if (window_of(0)->magic != PMU_MAGIC) {
+        mon_printf("monitor: warning: profile=counters needs the hardware model (--board clipper-pm); "
+                   "sampling with the timer instead\n");
+        return 0;
+    }
+    if (boot_options.nevents == 0) {
+        boot_options.nevents = 1;
+        boot_options.events[0].event = PMU_EV_CYCLES;
+    }
+    for (unsigned i = 0; i < boot_options.nevents; i++)
+        if (boot_options.events[i].period_min == 0) {
+            int cycles = boot_options.events[i].event == PMU_EV_CYCLES;
+            boot_options.events[i].period_min = cycles ? boot_options.period_min : 4000;
+            boot_options.events[i].period_max = cycles ? boot_options.period_max : 4400;
+        }
+    for (unsigned c = 0; c < ncores; c++) {
+        struct pmu_window *w = window_of(c);
+        for (unsigned i = 0; i < PMU_COUNTERS; i++) {
+            w->counters[i].enable = i < boot_options.nevents;
+            w->counters[i].event = i < boot_options.nevents ? boot_options.events[i].event : 0;
+            w->counters[i].period_min = boot_options.events[i].period_min;
+            w->counters[i].period_max = boot_options.events[i].period_max;
+        }
+        w->seed = boot_options.seed * 7919u + c + 1;
+        w->ring_tail = w->ring_head;
+        mb();
+        w->config_gen++;
+    }
+    return 1;
+}
+
+/* Moves this core's new overflow records into its hash table. */
+static void drain_ring(unsigned core)
+{
+    struct pmu_window *w = window_of(core);
+    struct sample_area *a = sample_area_of(core);
+    uint64_t head = w->ring_head, tail = w->ring_tail;
+    mb();
+    if (head - tail > PMU_RING_ENTRIES)     /* garbage: resynchronise */
+        tail = head - PMU_RING_ENTRIES;
+    for (; tail != head; tail++) {
+        const struct pmu_record *r = &w->ring[tail % PMU_RING_ENTRIES];
+        sample_table_record(a, r->pc, r->event);
+    }
+    mb();
+    w->ring_tail = tail;
 }
 
 static void send_hello(void)
@@ -59,7 +135,7 @@ static void send_hello(void)
     static const char board[] = BOARD_NAME, fw[] = "alphaprof monitor";
     struct lk_hello h = {
         .ncores = ncores,
-        .caps = LK_CAP_TIMER,
+        .caps = counters_mode ? LK_CAP_COUNTERS : LK_CAP_TIMER,
         .timebase_hz = 1000000000u,
         .board = {(const uint8_t *)board, sizeof board - 1},
         .firmware = {(const uint8_t *)fw, sizeof fw - 1},
@@ -117,8 +193,9 @@ static void send_loadmap(void)
 
 void profiler_start(void)
 {
-    if (boot_options.profile != LK_MODE_TIMER)
+    if (boot_options.profile != LK_MODE_TIMER && boot_options.profile != LK_MODE_COUNTERS)
         return;
+    counters_mode = boot_options.profile == LK_MODE_COUNTERS && configure_counters();
     link_tx_init(BOARD_COM2_PORT, boot_options.baud);
     for (unsigned c = 0; c < ncores; c++) {
         sample_table_init(c, (enum table_policy)boot_options.table_policy);
@@ -126,18 +203,25 @@ void profiler_start(void)
         sampling[c].rng = minstd_seed(boot_options.seed * 7919u + c + 1);
     }
     send_hello();
+    if (counters_mode)
+        send_event_names();
     send_loadmap();
     profiling = 1;
     next_drain_ns = clock_ns() + boot_options.flush_ms * 1000000ull;
     mb();
-    mon_printf("monitor: profiling with the timer every %lu..%lu ns on %u cores, link on COM2%s\n",
-               (unsigned long)boot_options.period_min, (unsigned long)boot_options.period_max,
-               ncores, boot_options.baud ? " (paced)" : "");
+    if (counters_mode)
+        mon_printf("monitor: profiling with %u hardware counter(s) on %u cores, link on COM2%s\n",
+                   boot_options.nevents, ncores, boot_options.baud ? " (paced)" : "");
+    else
+        mon_printf("monitor: profiling with the timer every %lu..%lu ns on %u cores, link on COM2%s\n",
+                   (unsigned long)boot_options.period_min, (unsigned long)boot_options.period_max,
+                   ncores, boot_options.baud ? " (paced)" : "");
 }
 
 static void arm_next(struct core_sampling *s)
 {
-    s->next_ns += minstd_between(&s->rng, boot_options.period_min, boot_options.period_max);
+    s->next_ns += counters_mode ? RING_TICK_NS
+                                : minstd_between(&s->rng, boot_options.period_min, boot_options.period_max);
     pal_cserve(CSERVE_SET_ALARM_ABS, s->next_ns);
 }
 
@@ -177,7 +261,7 @@ static int drain_buffer(unsigned core, unsigned bi)
         struct lk_writer w;
         uint32_t i = s->drain_pos[bi];
         unsigned event = b->e[i].event;
-        lk_samples_begin(&w, frame_buf, sizeof frame_buf, core, event, mean_period());
+        lk_samples_begin(&w, frame_buf, sizeof frame_buf, core, event, mean_period(event));
         uint64_t samples = 0;
         while (i < b->fill && b->e[i].event == event &&
                lk_samples_add(&w, b->e[i].pc, b->e[i].count) == LK_OK) {
@@ -214,8 +298,9 @@ static void send_flush(unsigned core)
             {LK_STAT_HASH_HITS, a->st.hits},
             {LK_STAT_HASH_MISSES, a->st.misses},
         },
-        .ndrops = 1,
-        .drops = {{LK_DROP_OVERFLOW_FULL, a->st.dropped}},
+        .ndrops = 2,
+        .drops = {{LK_DROP_OVERFLOW_FULL, a->st.dropped},
+                  {LK_DROP_RING_OVERFLOW, counters_mode ? window_of(core)->ring_dropped : 0}},
     };
     if (core == 0) {
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
@@ -255,7 +340,10 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
         return 0;
     if (core == 0 && s->next_ns >= next_drain_ns)
         return 0;
-    sample_table_record(sample_area_of(core), pc, LK_EVENT_TIMER);
+    if (counters_mode)
+        drain_ring(core);
+    else
+        sample_table_record(sample_area_of(core), pc, LK_EVENT_TIMER);
     arm_next(s);
     return 1;
 }
@@ -266,7 +354,10 @@ int profiler_clock_interrupt(struct trap_frame *f)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    sample_table_record(sample_area_of(core), f->pal.pc, LK_EVENT_TIMER);
+    if (counters_mode)
+        drain_ring(core);
+    else
+        sample_table_record(sample_area_of(core), f->pal.pc, LK_EVENT_TIMER);
     arm_next(s);
     if (core == 0) {
         link_tx_pump();
@@ -287,6 +378,8 @@ void profiler_ipi(void)
     if (!profiling || !a->st.flush_request || a->st.flush_done == a->st.flush_request)
         return;
     sampling[core].active = 0;
+    if (counters_mode)
+        drain_ring(core);
     sample_table_flush(a, mb);
     wmb();
     a->st.flush_done = a->st.flush_request;
@@ -299,6 +392,8 @@ void profiler_finish(long status, unsigned how)
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);  /* our own alarm must not sample now */
     sampling[0].active = 0;
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
+    if (counters_mode)
+        drain_ring(0);
     for (unsigned c = 1; c < ncores; c++) {
         struct sample_area *a = sample_area_of(c);
         a->st.flush_request++;

@@ -117,6 +117,11 @@ int board_run(struct board_run *br)
             return 2;
         }
     }
+    if (br->oracle_path && !board->plugin[0]) {
+        fprintf(stderr, "%s: board %s has no hardware model, so no oracle; use --board clipper-pm\n",
+                br->cmd, board->name);
+        return 2;
+    }
     if (!program_exists(board->qemu)) {
         fprintf(stderr, "%s: %s not found; run make setup (installs qemu-system-misc)\n",
                 br->cmd, board->qemu);
@@ -141,6 +146,7 @@ int board_run(struct board_run *br)
         .shm_path = shm_path,
         .socket_path = sock_path,
         .profile_socket_path = br->profile_sink ? prof_path : NULL,
+        .oracle_path = br->oracle_path,
         .images = (const char *const *)br->images->v,
         .nimages = br->images->n,
         .keys = (const char *const *)br->keys->v,

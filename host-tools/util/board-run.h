@@ -26,6 +26,8 @@ struct board_run {
     /* The profile link (COM2): bytes go to profile_sink; NULL for none. */
     void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
     void *profile_ctx;
+    /* The hw-model's oracle file (boards with a plugin), or NULL. */
+    const char *oracle_path;
 
     /* Filled in by board_run. */
     char home[PATH_MAX];

@@ -145,6 +145,11 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
             n = strlen(buf);
             snprintf(buf + n, sizeof buf - n, ",%s", b->plugin_args);
         }
+        if (c->oracle_path) {
+            n = strlen(buf);
+            snprintf(buf + n, sizeof buf - n, ",oracle=");
+            qemu_escape_into(buf, sizeof buf, c->oracle_path);
+        }
         strvec_push(argv, "-plugin");
         strvec_push(argv, buf);
     }

@@ -23,6 +23,7 @@ struct run_config {
     const char *shm_path;           /* the RAM backend file */
     const char *socket_path;        /* LINK_UNIX only */
     const char *profile_socket_path; /* the profile link on COM2, or NULL */
+    const char *oracle_path;        /* where the hw-model writes its truth, or NULL */
     const char *const *images;
     size_t nimages;
     const char *const *keys;        /* KEY=VAL words for the boot command line */
