@@ -12,6 +12,7 @@
     X(record, "run workload images with the on-target profiler into the database") \
     X(report, "samples per image and procedure for each event") \
     X(annotate, "a procedure's instructions with source lines and samples") \
+    X(check, "compare a profile with the hardware model's oracle (accuracy)") \
     X(db, "list, start and dump epochs of the profile database") \
     X(stats, "variation of each procedure's samples across epochs or runs") \
     X(diff, "two epochs or databases side by side, with significance")

@@ -36,7 +36,8 @@ struct oracle_core {
     uint64_t instructions;
     uint64_t events[PMU_EV_COUNT];
     uint64_t overflows;         /* records produced */
-    uint64_t ring_dropped;
+    uint64_t ring_dropped;      /* of those, lost to a full ring */
+    uint64_t ring_unread;       /* of those, still in the ring at exit (never drained) */
 };
 
 struct oracle_pc {

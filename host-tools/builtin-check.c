@@ -1,0 +1,215 @@
+/*
+ * alphaprof check --oracle FILE: how accurate is the profile?  Compares the
+ * database's samples of one event with the hardware model's exact truth of
+ * the same run: the fraction of the event attributed to the wrong
+ * instruction (and procedure), the instructions that contribute most, and
+ * whether every overflow the model produced is accounted for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "firmware/abi/link-protocol.h"
+#include "util/accuracy.h"
+#include "util/options.h"
+#include "util/oracle-file.h"
+#include "util/profile-db.h"
+#include "util/profile-view.h"
+#include "util/strvec.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof check --oracle FILE [options]\n"
+            "\n"
+            "Compares the profile with the hardware model's oracle of the same run\n"
+            "(alphaprof record --oracle FILE) and prints the instruction-level error:\n"
+            "half the sum over instructions of |profile share - oracle share|, the\n"
+            "fraction of the event attributed to the wrong instruction.\n"
+            "\n"
+            "  --db PATH        the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
+            "  --epoch N|all    which epoch (default: the current one)\n"
+            "  --event NAME     the sampled event to check (default: cycles, else timer);\n"
+            "                   timer samples are compared with the oracle's cycles\n"
+            "  --max-error F    exit 1 if the instruction-level error exceeds F (0..1)\n"
+            "  --json           JSON instead of text\n"
+            "  -h, --help       this text\n");
+}
+
+/* The oracle event a profile event stands for. */
+static int oracle_event(const char *name)
+{
+    static const char *const names[] = {PMU_EVENT_NAMES};
+    if (!strcmp(name, "timer"))
+        return PMU_EV_CYCLES;
+    for (int e = 0; e < PMU_EV_COUNT; e++)
+        if (!strcmp(names[e], name))
+            return e;
+    return -1;
+}
+
+static uint64_t pc_of(const struct pv_insn *in)
+{
+    return in->img->id == 0 ? in->offset : in->img->address + in->offset;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
+    const char *oracle_path = NULL, *event = NULL;
+    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
+    bool json = false;
+    double max_error = -1;
+    unsigned u;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
+            oracle_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
+            event = v;
+        } else if ((v = opt_value(argc, argv, &i, "--max-error", &missing))) {
+            char *end;
+            max_error = strtod(v, &end);
+            if (*end || max_error < 0 || max_error > 1) {
+                fprintf(stderr, "alphaprof check: --max-error '%s': give a fraction 0..1\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
+            if (!strcmp(v, "all"))
+                sel.epoch = -1;
+            else if (parse_unsigned(v, &u) && u > 0)
+                sel.epoch = u;
+            else {
+                fprintf(stderr, "alphaprof check: --epoch '%s': give an epoch number or all\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "alphaprof check: %s '%s'; see 'alphaprof check --help'\n",
+                    missing ? "missing value for" : "unknown argument", a);
+            return 2;
+        }
+    }
+    if (!oracle_path) {
+        fprintf(stderr, "alphaprof check: give --oracle FILE (written by alphaprof record --oracle FILE)\n");
+        return 2;
+    }
+    struct ap_err err;
+    struct oracle o;
+    if (oracle_read(oracle_path, &o, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    struct pdb *db;
+    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        oracle_free(&o);
+        return 1;
+    }
+    struct profile_view v;
+    int rc = pv_load(db, &sel, &v, &err);
+    pdb_close(db);
+    if (rc) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        oracle_free(&o);
+        return 1;
+    }
+    int ev = -1;
+    for (size_t e = 0; e < v.nevents && ev < 0; e++)
+        if (event ? !strcmp(v.event_names[e], event) : !strcmp(v.event_names[e], "cycles"))
+            ev = (int)e;
+    if (ev < 0 && !event && v.nevents)
+        ev = 0;
+    int oev = ev >= 0 ? oracle_event(v.event_names[ev]) : -1;
+    if (ev < 0 || oev < 0) {
+        fprintf(stderr, "alphaprof check: the profile has no samples of event %s that the oracle knows\n",
+                event ? event : "cycles or timer");
+        pv_free(&v);
+        oracle_free(&o);
+        return 1;
+    }
+
+    /* Instruction level. */
+    struct keyed_count *prof = xmalloc((v.ninsns + 1) * sizeof *prof);
+    size_t np = 0;
+    for (size_t i = 0; i < v.ninsns; i++)
+        if (v.insns[i].count[ev])
+            prof[np++] = (struct keyed_count){pc_of(&v.insns[i]), (double)v.insns[i].count[ev]};
+    np = keyed_normalise(prof, np);
+    struct keyed_count *truth = xmalloc((o.h.npcs + 1) * sizeof *truth);
+    size_t nt = 0;
+    for (uint64_t i = 0; i < o.h.npcs; i++)
+        if (o.pcs[i].events[oev])
+            truth[nt++] = (struct keyed_count){o.pcs[i].pc, (double)o.pcs[i].events[oev]};
+    double insn_error = distribution_error(prof, np, truth, nt);
+
+    /* Procedure level: both sides keyed by the start of their symbol. */
+    struct keyed_count *pp = xmalloc((np + 1) * sizeof *pp), *tp = xmalloc((nt + 1) * sizeof *tp);
+    for (size_t i = 0; i < np; i++)
+        pp[i] = prof[i];
+    for (size_t i = 0; i < nt; i++)
+        tp[i] = truth[i];
+    for (size_t k = 0; k < 2; k++) {
+        struct keyed_count *vec = k ? tp : pp;
+        size_t n = k ? nt : np;
+        for (size_t i = 0; i < n; i++)
+            for (size_t m = 0; m < v.nimages; m++) {
+                const struct pv_image *img = &v.images[m];
+                const struct symbol *s = img->st ? symtab_lookup(img->st, vec[i].key) : NULL;
+                if (s) {
+                    vec[i].key = s->start;
+                    break;
+                }
+            }
+    }
+    size_t npp = keyed_normalise(pp, np), ntp = keyed_normalise(tp, nt);
+    double proc_error = distribution_error(pp, npp, tp, ntp);
+
+    uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0;
+    for (unsigned c = 0; c < o.h.ncores; c++) {
+        overflows += o.cores[c].overflows;
+        ring_dropped += o.cores[c].ring_dropped;
+        unread += o.cores[c].ring_unread;
+    }
+    if (json) {
+        printf("{\"event\": \"%s\", \"samples\": %llu, \"instruction_error\": %.6f, "
+               "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
+               "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu}\n",
+               v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
+               (unsigned long long)overflows, (unsigned long long)ring_dropped,
+               (unsigned long long)unread);
+    } else {
+        printf("Event %s: %llu samples against the oracle's %s of %u core(s)\n", v.event_names[ev],
+               (unsigned long long)samples, oracle_event(v.event_names[ev]) == PMU_EV_CYCLES ? "cycles" : v.event_names[ev],
+               o.h.ncores);
+        printf("  instruction-level error  %6.2f%%  (share of the event on the wrong instruction)\n",
+               100 * insn_error);
+        printf("  procedure-level error    %6.2f%%\n", 100 * proc_error);
+        printf("  instructions: %zu in the profile, %zu in the oracle\n", np, nt);
+        if (overflows)
+            printf("  the model produced %llu overflow records of all events: %llu lost in full rings,\n"
+                   "  %llu produced after the profiler stopped (never drained)\n",
+                   (unsigned long long)overflows, (unsigned long long)ring_dropped,
+                   (unsigned long long)unread);
+    }
+    free(prof);
+    free(truth);
+    free(pp);
+    free(tp);
+    pv_free(&v);
+    oracle_free(&o);
+    if (max_error >= 0 && insn_error > max_error) {
+        fprintf(stderr, "alphaprof check: instruction-level error %.4f exceeds --max-error %.4f\n",
+                insn_error, max_error);
+        return 1;
+    }
+    return 0;
+}

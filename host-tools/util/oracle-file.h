@@ -1,0 +1,23 @@
+/* Reading the hardware model's oracle file (hw-model/oracle-format.h). */
+#ifndef ALPHAPROF_UTIL_ORACLE_FILE_H
+#define ALPHAPROF_UTIL_ORACLE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw-model/oracle-format.h"
+#include "util/error.h"
+
+struct oracle {
+    struct oracle_header h;
+    struct oracle_core *cores;
+    struct oracle_pc *pcs;      /* sorted by pc */
+};
+
+/* Reads and checks the whole file; errors name it and what is wrong. */
+int oracle_read(const char *path, struct oracle *o, struct ap_err *err);
+void oracle_free(struct oracle *o);
+/* The entry of pc, or NULL. */
+const struct oracle_pc *oracle_find(const struct oracle *o, uint64_t pc);
+
+#endif

@@ -1,0 +1,68 @@
+"""End-to-end: the hardware model (hw-model/, board clipper-pm) under real
+workloads.  Event-counter records carry the exact PC, so the cache-missing
+load of chase gets the D-cache misses; the oracle of the same run proves
+the profile's accuracy and accounts for every overflow record.
+"""
+import json
+import os
+import subprocess
+
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def record(d, image, *opts):
+    db, oracle = os.path.join(d, "p.db"), os.path.join(d, "oracle.bin")
+    r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle] + list(opts)
+                  + [require(build_path("workloads", image + ".elf"))], timeout=200)
+    check(r.status == 0, "record %s on the hardware model" % image, r)
+    return db, oracle, r
+
+
+def test_dcache_misses_land_on_the_missing_load():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "chase", "--events", "cycles,dmiss")
+        a = json.loads(alphaprof(["annotate", "--db", db, "--json", "chase"]).out)
+        names = [e["name"] for e in a["events"]]
+        dmiss = names.index("dmiss")
+        insns = a["instructions"]
+        total = sum(i["samples"][dmiss] for i in insns)
+        load = [i for i in insns if i["instruction"].startswith("ldq\tv0,0(v0)")][0]
+        check(total > 500 and load["samples"][dmiss] >= 0.95 * total,
+              ">= 95%% of chase's D-cache-miss samples on its load (%d of %d)" % (load["samples"][dmiss], total))
+    finally:
+        cleanup(d)
+
+
+def test_cycle_profile_matches_the_oracle():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "qsort", "--events", "cycles:1000-1200")
+        c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
+        check(c.status == 0, "check runs", c)
+        j = json.loads(c.out)
+        check(j["instruction_error"] < 0.05,
+              "instruction-level cycle error below 5%% (%.2f%%)" % (100 * j["instruction_error"]), c)
+        # Every overflow record the model produced is stored, dropped or
+        # (after the profiler stopped) unread.
+        stored = int(subprocess.run(["sqlite3", db, "SELECT sum(count) FROM samples"],
+                                    capture_output=True, text=True).stdout.strip())
+        dropped = int(subprocess.run(["sqlite3", db, "SELECT coalesce(sum(count),0) FROM drops"],
+                                     capture_output=True, text=True).stdout.strip())
+        check(stored + dropped + j["ring_dropped"] + j["ring_unread"] == j["model_overflows"],
+              "records: %d stored + %d dropped + %d ring-dropped + %d unread == %d produced"
+              % (stored, dropped, j["ring_dropped"], j["ring_unread"], j["model_overflows"]), c)
+        bad = alphaprof(["check", "--db", db, "--oracle", os.path.join(d, "p.db")])
+        check(bad.status == 1 and "not an alphaprof oracle file" in bad.err, "a wrong file is named", bad)
+    finally:
+        cleanup(d)
+
+
+def test_plain_board_refuses_hw_events_clearly():
+    d = tmpdir()
+    try:
+        r = alphaprof(["record", "--board", "clipper", "--oracle", os.path.join(d, "o.bin"),
+                       "--db", os.path.join(d, "p.db"), require(build_path("workloads", "hello.elf"))])
+        check(r.status == 2 and "no hardware model" in r.err, "an oracle needs the model's board", r)
+    finally:
+        cleanup(d)
