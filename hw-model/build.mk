@@ -17,3 +17,37 @@ $(HW_PLUGIN): $(patsubst hw-model/%.c,$(HW_OUT)/pic/%.o,$(HW_MODEL_SRCS) $(HW_PL
 ALL_OUTPUTS += $(HW_PLUGIN)
 
 -include $(wildcard $(HW_OUT)/pic/*/*.d)
+
+# The model as a host library for its unit tests (plain and ASan+UBSan).
+HW_LIB      := $(HW_OUT)/libhwmodel.a
+HW_LIB_ASAN := $(HW_OUT)/libhwmodel-asan.a
+HW_TEST_SRCS := $(wildcard tests/unit/test_hw_*.c)
+
+$(HW_OUT)/obj/%.o: hw-model/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(HW_OUT)/asan/%.o: hw-model/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
+
+$(HW_LIB): $(patsubst hw-model/%.c,$(HW_OUT)/obj/%.o,$(HW_MODEL_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(HW_LIB_ASAN): $(patsubst hw-model/%.c,$(HW_OUT)/asan/%.o,$(HW_MODEL_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+# These tests link the model library, not the host-tools one.
+$(BUILD)/tests/unit/test_hw_%: tests/unit/test_hw_%.c $(HW_LIB)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(HW_LIB) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
+
+$(BUILD)/tests/unit-asan/test_hw_%: tests/unit/test_hw_%.c $(HW_LIB_ASAN)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(HW_LIB_ASAN) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
+
+TEST_OUTPUTS += $(HW_LIB) $(HW_LIB_ASAN)
+
+-include $(wildcard $(HW_OUT)/obj/*/*.d $(HW_OUT)/asan/*/*.d)
