@@ -4,13 +4,13 @@
  * N, mean, std-dev, min and max per procedure, sorted by normalised range,
  * so the procedures whose time changes from run to run stand out.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "util/json-out.h"
-#include "util/num.h"
 #include "util/options.h"
 #include "util/profile-compare.h"
 #include "util/profile-stats.h"
@@ -307,7 +307,7 @@ int cmd_stats(int argc, char **argv)
             x[s] = (double)t.rows[i].count[s];
         rows[i].row = &t.rows[i];
         variation_of(x, nsets, &rows[i].var);
-        rows[i].dispersion = rows[i].var.mean > 0 ? rows[i].var.sd / num_sqrt(rows[i].var.mean) : 0;
+        rows[i].dispersion = rows[i].var.mean > 0 ? rows[i].var.sd / sqrt(rows[i].var.mean) : 0;
     }
     free(x);
     qsort(rows, t.nrows, sizeof *rows, sort_sum ? by_sum : by_range);

@@ -15,7 +15,8 @@
     X(check, "compare a profile with the hardware model's oracle (accuracy)") \
     X(db, "list, start and dump epochs of the profile database") \
     X(stats, "variation of each procedure's samples across epochs or runs") \
-    X(diff, "two epochs or databases side by side, with significance")
+    X(diff, "two epochs or databases side by side, with significance") \
+    X(export, "write the profile as pprof, folded stacks or callgrind")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)

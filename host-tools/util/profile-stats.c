@@ -1,9 +1,9 @@
 /* Estimators for stats and diff (definitions and reasons: profile-stats.h). */
 #include "util/profile-stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-#include "util/num.h"
 #include "util/strvec.h"
 
 void variation_of(const double *x, size_t n, struct variation *out)
@@ -24,7 +24,7 @@ void variation_of(const double *x, size_t n, struct variation *out)
         double ss = 0;      /* two passes: no cancellation for large counts */
         for (size_t i = 0; i < n; i++)
             ss += (x[i] - out->mean) * (x[i] - out->mean);
-        out->sd = num_sqrt(ss / (double)(n - 1));
+        out->sd = sqrt(ss / (double)(n - 1));
     }
     out->range_norm = out->sum > 0 ? (out->max - out->min) / out->sum : 0;
 }
@@ -40,16 +40,18 @@ void share_test(uint64_t a, uint64_t total_a, uint64_t b, uint64_t total_b, stru
     out->delta = out->share_b - out->share_a;
     double pooled = ((double)a + (double)b) / (na + nb);
     out->small = pooled * na < 5 || pooled * nb < 5 || (1 - pooled) * na < 5 || (1 - pooled) * nb < 5;
-    double se_unpooled = num_sqrt(out->share_a * (1 - out->share_a) / na + out->share_b * (1 - out->share_b) / nb);
+    double se_unpooled = sqrt(out->share_a * (1 - out->share_a) / na + out->share_b * (1 - out->share_b) / nb);
     out->ci_lo = out->delta - 1.959963984540054 * se_unpooled;
     out->ci_hi = out->delta + 1.959963984540054 * se_unpooled;
-    double se = num_sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb));
+    double se = sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb));
     if (!(se > 0))
         return;
     out->valid = true;
     out->z = out->delta / se;
-    double tail = num_normal_sf(out->z < 0 ? -out->z : out->z);
-    out->p_value = 2 * tail > 1 ? 1 : 2 * tail;
+    /* Two-sided: P(|Z| >= |z|) = erfc(|z| / sqrt 2). */
+    out->p_value = erfc(fabs(out->z) / sqrt(2.0));
+    if (out->p_value > 1)
+        out->p_value = 1;
 }
 
 struct ranked {
