@@ -20,7 +20,7 @@
 #include "hw-model/pmu-window.h"
 
 #define ORACLE_MAGIC    0x4c43524f666f7270ULL   /* "prfORCL" + 'L' */
-#define ORACLE_VERSION  1
+#define ORACLE_VERSION  2
 
 struct oracle_header {
     uint64_t magic;
@@ -38,13 +38,23 @@ struct oracle_core {
     uint64_t overflows;         /* records produced */
     uint64_t ring_dropped;      /* of those, lost to a full ring */
     uint64_t ring_unread;       /* of those, still in the ring at exit (never drained) */
+    uint64_t fetched;           /* instructions fetched, good and bad path */
+    uint64_t aborted;           /* fetched but not retired (bad path, traps) */
+    uint64_t pme_samples;       /* ProfileMe records produced */
+    uint64_t pme_dropped;       /* of those, lost to a full ring */
+    uint64_t pme_unread;        /* of those, still in the ring at exit */
+    uint64_t interrupts;        /* performance interrupts raised */
 };
 
 struct oracle_pc {
     uint64_t pc;
-    uint64_t executions;
+    uint64_t executions;        /* retired */
     uint64_t cycles;            /* time-proportional cycles */
     uint64_t events[PMU_EV_COUNT];
+    uint64_t aborted;           /* fetched on a bad path (or trapped) and aborted */
+    uint64_t taken;             /* branch edges: taken; fall-through = executions - taken */
+    uint64_t lat_sum[PME_LAT_COUNT];    /* stage latencies summed over retired executions */
+    uint64_t pme_events[PME_EVB_COUNT]; /* fetches of this pc with each ProfileMe event bit */
 };
 
 #endif

@@ -29,7 +29,7 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         1
+#define PMU_VERSION         2
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
@@ -66,6 +66,98 @@ struct pmu_record {
     uint32_t latency;       /* cycles this instruction cost */
 };
 
+/*
+ * ProfileMe (seed section 4).  The model counts fetched instructions (good
+ * and bad path alike) down from a random interval drawn from
+ * [interval_min, interval_max]; the instruction fetched at zero is tagged.
+ * In paired mode a second instruction is tagged a minor interval later,
+ * uniform in 1..pair_window fetched instructions.  When every tagged
+ * instruction has retired or aborted, its Profile Registers go to the
+ * per-core ProfileMe ring as one record (two adjacent records for a pair,
+ * written together, so a pair is never split by the ring).
+ */
+enum pme_event_bit {
+    PME_EVB_RETIRED = 0,    /* retired; clear: aborted */
+    PME_EVB_BAD_PATH,       /* fetched down a mispredicted path (aborted) */
+    PME_EVB_TRAP,           /* caused a trap or exception (aborted) */
+    PME_EVB_IMISS,          /* I-cache miss on its fetch */
+    PME_EVB_ITBMISS,
+    PME_EVB_DMISS,          /* D-cache miss (loads and stores) */
+    PME_EVB_DTBMISS,
+    PME_EVB_L2MISS,
+    PME_EVB_LOAD,
+    PME_EVB_STORE,
+    PME_EVB_BRANCH,         /* conditional branch */
+    PME_EVB_JUMP,           /* unconditional branch, jump, call, return */
+    PME_EVB_TAKEN,          /* control transfer taken */
+    PME_EVB_MISPREDICT,     /* direction or target mispredicted */
+    PME_EVB_COUNT
+};
+#define PME_EVENT_BIT_NAMES \
+    "retired", "bad-path", "trap", "imiss", "itbmiss", "dmiss", "dtbmiss", "l2miss", \
+    "load", "store", "branch", "jump", "taken", "mispredict"
+
+/* The Latency Registers (seed Table 1), in cycles. */
+enum pme_latency {
+    PME_LAT_FETCH_MAP = 0,      /* no free registers or issue-queue slots */
+    PME_LAT_MAP_DATA,           /* waiting for operands (data dependences) */
+    PME_LAT_DATA_ISSUE,         /* execution-resource contention */
+    PME_LAT_ISSUE_RETREADY,     /* execution latency */
+    PME_LAT_RETREADY_RETIRE,    /* waiting for older instructions to retire */
+    PME_LAT_LOAD_COMPLETE,      /* loads: issue to data returned, else 0 */
+    PME_LAT_COUNT
+};
+#define PME_LATENCY_NAMES \
+    "fetch-map", "map-data", "data-issue", "issue-retready", "retready-retire", "load-complete"
+
+#define PME_OFF             0
+#define PME_SINGLE          1
+#define PME_PAIRED          2
+#define PME_MIN_INTERVAL    64          /* fetched instructions */
+#define PME_MAX_PAIR_WINDOW 65535
+#define PME_RING_ENTRIES    1024        /* power of two */
+
+/* Pair slot of a record. */
+#define PME_SLOT_SINGLE     0
+#define PME_SLOT_FIRST      1           /* the next record is its partner */
+#define PME_SLOT_SECOND     2
+
+struct pme_config {
+    uint32_t mode;              /* PME_OFF, PME_SINGLE, PME_PAIRED */
+    uint32_t pair_window;       /* W: minor interval uniform in 1..W */
+    uint64_t interval_min;      /* fetched instructions between samples */
+    uint64_t interval_max;      /* (between pairs, in paired mode) */
+};
+
+/* One ProfileMe sample: the Profile Registers of one tagged instruction. */
+struct pme_record {
+    uint64_t pc;
+    uint64_t addr;              /* effective address; jump target; else 0 */
+    uint64_t fetch_cycle;       /* the core's modelled cycle at fetch */
+    uint32_t events;            /* 1 << enum pme_event_bit */
+    uint32_t history;           /* global branch history at fetch, newest in bit 0 */
+    uint32_t lat[PME_LAT_COUNT];
+    uint8_t context;            /* PME_CTX_*: mode the instruction ran in */
+    uint8_t slot;               /* PME_SLOT_* */
+    uint16_t gap;               /* PME_SLOT_SECOND: fetched instructions since the first */
+    uint32_t distance;          /* PME_SLOT_SECOND: cycles between the two fetches */
+};
+#define PME_CTX_USER        0
+#define PME_CTX_KERNEL      1
+#define PME_CTX_PAL         2
+#define PME_HISTORY_BITS    12
+
+/*
+ * Interrupts.  The model reports in irq_mode how it delivers them (see
+ * hw-model/plugin): PMU_IRQ_NONE means the firmware must drain the rings
+ * from its own tick.  With PMU_IRQ_LINE the model raises ISA line
+ * PMU_IRQ_ISA_LINE when a ring holds irq_threshold records or more (0: the
+ * model's default) and lowers it when the firmware writes irq_ack.
+ */
+#define PMU_IRQ_NONE        0
+#define PMU_IRQ_LINE        1
+#define PMU_IRQ_ISA_LINE    5
+
 struct pmu_window {
     /* written by the model */
     uint64_t magic;
@@ -83,12 +175,29 @@ struct pmu_window {
     volatile uint64_t ring_dropped;     /* records lost to a full ring */
     uint64_t last_load_latency;         /* for a value sampler */
     uint64_t overflows;                 /* records produced (incl. dropped) */
-    uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5];
+    /* ProfileMe: pme by the firmware (bump config_gen after changing it),
+     * pme_head by the model, pme_tail by the firmware */
+    struct pme_config pme;
+    volatile uint64_t pme_head;
+    volatile uint64_t pme_tail;
+    volatile uint64_t pme_dropped;      /* records lost to a full ring */
+    uint64_t pme_samples;               /* records produced (incl. dropped) */
+    /* interrupts */
+    uint32_t irq_mode;                  /* by the model: PMU_IRQ_* */
+    uint32_t irq_threshold;             /* by the firmware */
+    volatile uint64_t irq_ack;          /* firmware: bump to ack (lowers the line) */
+    uint64_t interrupts;                /* by the model: interrupts raised */
+    /* firmware: bump to have the model write its oracle file now */
+    volatile uint64_t oracle_request;
+    uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8];
     struct pmu_record ring[PMU_RING_ENTRIES];
+    struct pme_record pme_ring[PME_RING_ENTRIES];
 };
 
 _Static_assert(sizeof(struct pmu_record) == 32, "record layout");
 _Static_assert(__builtin_offsetof(struct pmu_window, ring) == 4096, "ring starts on the second page");
+_Static_assert(sizeof(struct pme_record) == 64, "ProfileMe record layout");
+_Static_assert(PME_EVB_COUNT <= 32 && PME_LAT_COUNT <= 16, "fit the link protocol's limits");
 _Static_assert(sizeof(struct pmu_window) <= PMU_WINDOW_PER_CORE, "window fits its RAM slot");
 
 #endif
