@@ -49,6 +49,62 @@ static int oracle_event(const char *name)
     return -1;
 }
 
+/* Name of the procedure holding pc, for the top differences. */
+static const char *where(const struct profile_view *v, uint64_t pc)
+{
+    for (size_t m = 0; m < v->nimages; m++) {
+        const struct symbol *s = v->images[m].st ? symtab_lookup(v->images[m].st, pc) : NULL;
+        if (s)
+            return s->name;
+    }
+    return "?";
+}
+
+struct diff_row {
+    uint64_t pc;
+    double profile, oracle;
+};
+
+static int cmp_diff(const void *a, const void *b)
+{
+    const struct diff_row *x = a, *y = b;
+    double dx = x->profile > x->oracle ? x->profile - x->oracle : x->oracle - x->profile;
+    double dy = y->profile > y->oracle ? y->profile - y->oracle : y->oracle - y->profile;
+    return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+/* Prints the instructions whose shares differ most. */
+static void print_top_differences(const struct profile_view *v, const struct keyed_count *a, size_t na,
+                                  const struct keyed_count *b, size_t nb, size_t top)
+{
+    double ta = 0, tb = 0;
+    for (size_t i = 0; i < na; i++)
+        ta += a[i].count;
+    for (size_t i = 0; i < nb; i++)
+        tb += b[i].count;
+    struct diff_row *rows = xmalloc((na + nb + 1) * sizeof *rows);
+    size_t n = 0, i = 0, j = 0;
+    while (i < na || j < nb) {
+        if (j == nb || (i < na && a[i].key < b[j].key)) {
+            rows[n++] = (struct diff_row){a[i].key, a[i].count / ta, 0};
+            i++;
+        } else if (i == na || b[j].key < a[i].key) {
+            rows[n++] = (struct diff_row){b[j].key, 0, b[j].count / tb};
+            j++;
+        } else {
+            rows[n++] = (struct diff_row){a[i].key, a[i].count / ta, b[j].count / tb};
+            i++;
+            j++;
+        }
+    }
+    qsort(rows, n, sizeof *rows, cmp_diff);
+    printf("  largest differences:\n  %18s %9s %9s  %s\n", "pc", "profile%", "oracle%", "procedure");
+    for (size_t k = 0; k < n && k < top; k++)
+        printf("  %18llx %9.3f %9.3f  %s\n", (unsigned long long)rows[k].pc, 100 * rows[k].profile,
+               100 * rows[k].oracle, where(v, rows[k].pc));
+    free(rows);
+}
+
 static uint64_t pc_of(const struct pv_insn *in)
 {
     return in->img->id == 0 ? in->offset : in->img->address + in->offset;
@@ -194,6 +250,7 @@ int cmd_check(int argc, char **argv)
                100 * insn_error);
         printf("  procedure-level error    %6.2f%%\n", 100 * proc_error);
         printf("  instructions: %zu in the profile, %zu in the oracle\n", np, nt);
+        print_top_differences(&v, prof, np, truth, nt, 8);
         if (overflows)
             printf("  the model produced %llu overflow records of all events: %llu lost in full rings,\n"
                    "  %llu produced after the profiler stopped (never drained)\n",
