@@ -148,15 +148,18 @@ struct pme_record {
 #define PME_HISTORY_BITS    12
 
 /*
- * Interrupts.  The model reports in irq_mode how it delivers them (see
- * hw-model/plugin): PMU_IRQ_NONE means the firmware must drain the rings
- * from its own tick.  With PMU_IRQ_LINE the model raises ISA line
- * PMU_IRQ_ISA_LINE when a ring holds irq_threshold records or more (0: the
- * model's default) and lowers it when the firmware writes irq_ack.
+ * Interrupts.  The model reports in irq_mode how it delivers them (checked
+ * when the plugin loads, see hw-model/plugin/irq-delivery.c).  PMU_IRQ_NONE:
+ * the firmware must drain the rings from its own tick.  PMU_IRQ_IPI: when
+ * irq_threshold is non-zero and one of the core's rings holds that many
+ * records, the model raises `interrupts` by one and sends the core an
+ * interprocessor interrupt; the firmware tells it from a wake-up IPI by
+ * interrupts != irq_ack, drains the rings and writes irq_ack = interrupts.
+ * The model raises no new interrupt until then.  Delivery is at the end of
+ * the current translation block; records never depend on it.
  */
 #define PMU_IRQ_NONE        0
-#define PMU_IRQ_LINE        1
-#define PMU_IRQ_ISA_LINE    5
+#define PMU_IRQ_IPI         1
 
 struct pmu_window {
     /* written by the model */
@@ -184,9 +187,9 @@ struct pmu_window {
     uint64_t pme_samples;               /* records produced (incl. dropped) */
     /* interrupts */
     uint32_t irq_mode;                  /* by the model: PMU_IRQ_* */
-    uint32_t irq_threshold;             /* by the firmware */
-    volatile uint64_t irq_ack;          /* firmware: bump to ack (lowers the line) */
-    uint64_t interrupts;                /* by the model: interrupts raised */
+    uint32_t irq_threshold;             /* by the firmware: 0 no interrupts */
+    volatile uint64_t irq_ack;          /* by the firmware: interrupts handled */
+    volatile uint64_t interrupts;       /* by the model: interrupts raised */
     /* firmware: bump to have the model write its oracle file now */
     volatile uint64_t oracle_request;
     uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8];

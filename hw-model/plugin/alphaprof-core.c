@@ -30,6 +30,7 @@
 #include "hw-model/isa/alpha-isa.h"
 #include "hw-model/model/core-model.h"
 #include "hw-model/oracle-format.h"
+#include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
 #include "hw-model/pmu-window.h"
@@ -123,6 +124,7 @@ static void emit(struct vcpu *v, const struct insn_info *in, uint64_t addr, uint
     w->ring[head % PMU_RING_ENTRIES] = (struct pmu_record){
         .pc = in->s.pc, .cycle = r->retire, .addr = addr, .event = event, .latency = r->latency};
     __atomic_store_n(&w->ring_head, head + 1, __ATOMIC_RELEASE);
+    irq_delivery_check(w, (unsigned)(v - g.vcpus));
 }
 
 static void finish(struct vcpu *v, const struct insn_info *in, uint64_t addr, uint64_t next_pc)
@@ -265,6 +267,7 @@ static void write_oracle(void)
                                  .overflows = v->overflows, .ring_dropped = v->dropped};
         if (v->win)
             oc.ring_unread = v->win->ring_head - v->win->ring_tail;
+            oc.interrupts = v->win->interrupts;
         memcpy(oc.events, v->model.events, sizeof oc.events);
         fwrite(&oc, sizeof oc, 1, f);
     }
@@ -375,6 +378,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                  strerror(errno));
         fail(msg);
     }
+    char why[200];
+    uint32_t irq_mode = PMU_IRQ_IPI;
+    if (g.ram && !irq_delivery_init(why, sizeof why)) {
+        irq_mode = PMU_IRQ_NONE;
+        snprintf(msg, sizeof msg, "no performance interrupts (%s): the firmware polls the rings", why);
+        fail(msg);
+    }
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
         if (core_model_init(&v->model, &g.params) || pc_table_init(&v->oracle, 1 << 14)) {
@@ -386,6 +396,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             memset(v->win, 0, sizeof *v->win);
             v->win->version = PMU_VERSION;
             v->win->ncounters = PMU_COUNTERS;
+            v->win->irq_mode = irq_mode;
             __atomic_store_n(&v->win->magic, PMU_MAGIC, __ATOMIC_RELEASE);
         }
     }

@@ -1,0 +1,24 @@
+/*
+ * Performance interrupts from the plugin to one guest core.  QEMU 7.2's
+ * plugin API cannot raise interrupts; Debian's build exports the internals
+ * that can (see irq-delivery.c).  Resolved when the plugin loads: if any is
+ * missing the model reports PMU_IRQ_NONE and the firmware polls.
+ */
+#ifndef HW_MODEL_IRQ_DELIVERY_H
+#define HW_MODEL_IRQ_DELIVERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Looks the internals up; false (with the reason in why) if unusable. */
+bool irq_delivery_init(char *why, size_t why_size);
+/* Queues an interprocessor interrupt to core; safe from any vCPU callback. */
+void irq_delivery_raise(unsigned core);
+
+struct pmu_window;
+/* After a record went into one of w's rings: interrupts core when the
+ * firmware asked for interrupts (pmu-window.h) and a ring reached its
+ * threshold, unless the previous interrupt is still unacknowledged. */
+void irq_delivery_check(struct pmu_window *w, unsigned core);
+
+#endif
