@@ -265,9 +265,10 @@ static void write_oracle(void)
         struct vcpu *v = &g.vcpus[c];
         struct oracle_core oc = {.cycles = v->model.last_retire, .instructions = v->model.seq,
                                  .overflows = v->overflows, .ring_dropped = v->dropped};
-        if (v->win)
+        if (v->win) {
             oc.ring_unread = v->win->ring_head - v->win->ring_tail;
             oc.interrupts = v->win->interrupts;
+        }
         memcpy(oc.events, v->model.events, sizeof oc.events);
         fwrite(&oc, sizeof oc, 1, f);
     }
