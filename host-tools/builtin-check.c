@@ -229,8 +229,9 @@ int cmd_check(int argc, char **argv)
     size_t npp = keyed_normalise(pp, np), ntp = keyed_normalise(tp, nt);
     double proc_error = distribution_error(pp, npp, tp, ntp);
 
-    uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0;
+    uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0, interrupts = 0;
     for (unsigned c = 0; c < o.h.ncores; c++) {
+        interrupts += o.cores[c].interrupts;
         overflows += o.cores[c].overflows;
         ring_dropped += o.cores[c].ring_dropped;
         unread += o.cores[c].ring_unread;
@@ -238,10 +239,11 @@ int cmd_check(int argc, char **argv)
     if (json) {
         printf("{\"event\": \"%s\", \"samples\": %llu, \"instruction_error\": %.6f, "
                "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
-               "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu}\n",
+               "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
+               "\"interrupts\": %llu}\n",
                v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
                (unsigned long long)overflows, (unsigned long long)ring_dropped,
-               (unsigned long long)unread);
+               (unsigned long long)unread, (unsigned long long)interrupts);
     } else {
         printf("Event %s: %llu samples against the oracle's %s of %u core(s)\n", v.event_names[ev],
                (unsigned long long)samples, oracle_event(v.event_names[ev]) == PMU_EV_CYCLES ? "cycles" : v.event_names[ev],
@@ -256,6 +258,8 @@ int cmd_check(int argc, char **argv)
                    "  %llu produced after the profiler stopped (never drained)\n",
                    (unsigned long long)overflows, (unsigned long long)ring_dropped,
                    (unsigned long long)unread);
+        if (interrupts)
+            printf("  %llu performance interrupts delivered them\n", (unsigned long long)interrupts);
     }
     free(prof);
     free(truth);

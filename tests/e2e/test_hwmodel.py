@@ -58,6 +58,26 @@ def test_cycle_profile_matches_the_oracle():
         cleanup(d)
 
 
+def test_performance_interrupts_deliver_full_rings():
+    # Two counters at the shortest period fill a quarter of the ring well
+    # within the firmware's 1 ms tick: the model must interrupt the core,
+    # and no record may be lost to a full ring.
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "qsort", "--events", "cycles:1000-1000,retired:1000-1000")
+        c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
+        check(c.status == 0, "check runs", c)
+        j = json.loads(c.out)
+        check(j["interrupts"] > 10, "the model raised performance interrupts (%d)" % j["interrupts"], c)
+        check(j["ring_dropped"] == 0, "no record lost to a full ring (%d)" % j["ring_dropped"], c)
+        stored = int(subprocess.run(["sqlite3", db, "SELECT sum(count) FROM samples"],
+                                    capture_output=True, text=True).stdout.strip())
+        check(stored + j["ring_unread"] == j["model_overflows"],
+              "%d stored + %d unread == %d produced" % (stored, j["ring_unread"], j["model_overflows"]), c)
+    finally:
+        cleanup(d)
+
+
 def test_plain_board_refuses_hw_events_clearly():
     d = tmpdir()
     try:
