@@ -230,7 +230,10 @@ int cmd_check(int argc, char **argv)
     double proc_error = distribution_error(pp, npp, tp, ntp);
 
     uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0, interrupts = 0;
+    uint64_t instructions = 0, cycles = 0;
     for (unsigned c = 0; c < o.h.ncores; c++) {
+        instructions += o.cores[c].instructions;
+        cycles += o.cores[c].cycles;
         interrupts += o.cores[c].interrupts;
         overflows += o.cores[c].overflows;
         ring_dropped += o.cores[c].ring_dropped;
@@ -240,10 +243,11 @@ int cmd_check(int argc, char **argv)
         printf("{\"event\": \"%s\", \"samples\": %llu, \"instruction_error\": %.6f, "
                "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
                "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
-               "\"interrupts\": %llu}\n",
+               "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu}\n",
                v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
                (unsigned long long)overflows, (unsigned long long)ring_dropped,
-               (unsigned long long)unread, (unsigned long long)interrupts);
+               (unsigned long long)unread, (unsigned long long)interrupts,
+               (unsigned long long)instructions, (unsigned long long)cycles);
     } else {
         printf("Event %s: %llu samples against the oracle's %s of %u core(s)\n", v.event_names[ev],
                (unsigned long long)samples, oracle_event(v.event_names[ev]) == PMU_EV_CYCLES ? "cycles" : v.event_names[ev],

@@ -24,12 +24,11 @@ def timed(args):
     return time.time() - start
 
 
-def oracle_instructions(path):
-    with open(path, "rb") as f:
-        head = f.read(32)
-        ncores = int.from_bytes(head[12:16], "little")
-        core = f.read(8 * 2)
-        return int.from_bytes(core[8:16], "little")
+def oracle_instructions(db, path):
+    r = alphaprof(["check", "--db", db, "--oracle", path, "--json"])
+    if r.status != 0:
+        raise RuntimeError("check failed:\n%s" % r)
+    return json.loads(r.out)["oracle_instructions"]
 
 
 def run(build):
@@ -44,9 +43,10 @@ def run(build):
             img = require(build_path("workloads", w + ".elf"))
             oracle = os.path.join(d, w + ".oracle")
             plain = min(timed(["run", img]) for _ in range(2))
-            model = min(timed(["record", "--board", "clipper-pm", "--db", os.path.join(d, "x.db"),
+            xdb = os.path.join(d, w + "-x.db")
+            model = min(timed(["record", "--board", "clipper-pm", "--db", xdb,
                                "--oracle", oracle, "--events", "cycles", img]) for _ in range(1))
-            n = oracle_instructions(oracle)
+            n = oracle_instructions(xdb, oracle)
             speed.add(w, n, plain, model, n / plain / 1e6, n / model / 1e6, model / plain)
             model_mips.append(n / model / 1e6)
             # accuracy: counters (exact PC) and the timer, each against its run's oracle
