@@ -19,6 +19,13 @@ struct boot_options boot_options = {
     .flush_ms = 100,
     .table_policy = POLICY_RR4,
     .seed = 1,
+    /* ProfileMe: one sample per 60K..64K fetched instructions, about the
+     * rate of the default timer and cycle sampling at 1 ns per instruction;
+     * pair window = the model's 80 reorder-buffer entries (seed 5.2.1: W
+     * covers any two instructions that can be in flight together). */
+    .pme_min = 60000,
+    .pme_max = 64000,
+    .pair_window = 80,
 };
 
 /* Copies at most size - 1 bytes and always terminates. */
@@ -107,10 +114,14 @@ static void apply_key(const char *word)
             boot_options.profile = LK_MODE_TIMER;
         else if (!strcmp(val, "counters"))
             boot_options.profile = LK_MODE_COUNTERS;
+        else if (!strcmp(val, "profileme"))
+            boot_options.profile = LK_MODE_PROFILEME;
+        else if (!strcmp(val, "paired"))
+            boot_options.profile = LK_MODE_PAIRED;
         else if (!strcmp(val, "off"))
             boot_options.profile = LK_MODE_OFF;
         else
-            mon_printf("monitor: warning: profile=%s: use timer, counters or off; ignored\n", val);
+            mon_printf("monitor: warning: profile=%s: use timer, counters, profileme, paired or off; ignored\n", val);
     } else if (klen == 6 && !strncmp(word, "period", 6)) {
         char lo[16];
         const char *dash = strchr(val, '-');
@@ -142,6 +153,24 @@ static void apply_key(const char *word)
             mon_printf("monitor: warning: table=%s: use rr4 or stf6; ignored\n", val);
     } else if (klen == 6 && !strncmp(word, "events", 6)) {
         parse_events(val);
+    } else if (klen == 3 && !strncmp(word, "pme", 3)) {
+        unsigned a, b;
+        char lo[16];
+        const char *dash = strchr(val, '-');
+        size_t n = dash ? (size_t)(dash - val) : strlen(val);
+        copy_string(lo, n + 1 < sizeof lo ? n + 1 : sizeof lo, val);
+        if (!dash || parse_uint(lo, &a) || parse_uint(dash + 1, &b) || a < PME_MIN_INTERVAL || b < a)
+            mon_printf("monitor: warning: pme=%s is not MIN-MAX fetched instructions with %d <= MIN <= MAX; ignored\n",
+                       val, PME_MIN_INTERVAL);
+        else {
+            boot_options.pme_min = a;
+            boot_options.pme_max = b;
+        }
+    } else if (klen == 11 && !strncmp(word, "pair_window", 11)) {
+        if (parse_uint(val, &u) || u == 0 || u > PME_MAX_PAIR_WINDOW)
+            mon_printf("monitor: warning: pair_window=%s is not in 1..%d; ignored\n", val, PME_MAX_PAIR_WINDOW);
+        else
+            boot_options.pair_window = u;
     } else if (klen == 4 && !strncmp(word, "seed", 4)) {
         if (parse_uint(val, &u))
             mon_printf("monitor: warning: seed=%s is not a number; ignored\n", val);

@@ -9,7 +9,10 @@
  * often the boot core sends what the cores collected), table=rr4|stf6
  * (hash-table replacement policy), seed=N; with the hardware model,
  * profile=counters and events=NAME[:MIN-MAX],... (hw-model/pmu-window.h
- * names, at most PMU_COUNTERS; default cycles with the period range).
+ * names, at most PMU_COUNTERS; default cycles with the period range);
+ * profile=profileme|paired with pme=MIN-MAX (fetched instructions between
+ * ProfileMe samples, or pairs) and pair_window=W (paired: the second
+ * instruction 1..W fetches after the first).
  * Everything after "--" is handed to the workload as its arguments.
  */
 #ifndef FIRMWARE_KERNEL_CMDLINE_H
@@ -30,6 +33,8 @@ struct boot_options {
     unsigned seed;
     unsigned nevents;
     struct { unsigned event; uint64_t period_min, period_max; } events[4];
+    uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
+    unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
     char args[CMDLINE_MAX]; /* text after "--", blank-separated */
 };
 

@@ -26,6 +26,7 @@
 #include "firmware/kernel/loader.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/profiler/link-tx.h"
+#include "firmware/profiler/pme-capture.h"
 #include "firmware/profiler/rng.h"
 #include "firmware/profiler/sample-table.h"
 #include "hw-model/pmu-window.h"
@@ -140,7 +141,7 @@ static void send_hello(void)
     static const char board[] = BOARD_NAME, fw[] = "alphaprof monitor";
     struct lk_hello h = {
         .ncores = ncores,
-        .caps = counters_mode ? LK_CAP_COUNTERS : LK_CAP_TIMER,
+        .caps = (counters_mode ? LK_CAP_COUNTERS : pme_active() ? 0 : LK_CAP_TIMER) | pme_caps(),
         .timebase_hz = 1000000000u,
         .board = {(const uint8_t *)board, sizeof board - 1},
         .firmware = {(const uint8_t *)fw, sizeof fw - 1},
@@ -198,9 +199,12 @@ static void send_loadmap(void)
 
 void profiler_start(void)
 {
-    if (boot_options.profile != LK_MODE_TIMER && boot_options.profile != LK_MODE_COUNTERS)
+    if (boot_options.profile != LK_MODE_TIMER && boot_options.profile != LK_MODE_COUNTERS &&
+        boot_options.profile != LK_MODE_PROFILEME && boot_options.profile != LK_MODE_PAIRED)
         return;
     counters_mode = boot_options.profile == LK_MODE_COUNTERS && configure_counters();
+    if (boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED)
+        pme_start(ncores);
     link_tx_init(BOARD_COM2_PORT, boot_options.baud);
     for (unsigned c = 0; c < ncores; c++) {
         sample_table_init(c, (enum table_policy)boot_options.table_policy);
@@ -210,6 +214,8 @@ void profiler_start(void)
     send_hello();
     if (counters_mode)
         send_event_names();
+    if (pme_active())
+        pme_send_names(frame_buf, sizeof frame_buf);
     send_loadmap();
     profiling = 1;
     next_drain_ns = clock_ns() + boot_options.flush_ms * 1000000ull;
@@ -217,6 +223,11 @@ void profiler_start(void)
     if (counters_mode)
         mon_printf("monitor: profiling with %u hardware counter(s) on %u cores, link on COM2%s\n",
                    boot_options.nevents, ncores, boot_options.baud ? " (paced)" : "");
+    else if (pme_active())
+        mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions on %u cores, link on COM2%s\n",
+                   boot_options.profile == LK_MODE_PAIRED ? "ProfileMe pairs" : "ProfileMe",
+                   (unsigned long)boot_options.pme_min, (unsigned long)boot_options.pme_max, ncores,
+                   boot_options.baud ? " (paced)" : "");
     else
         mon_printf("monitor: profiling with the timer every %lu..%lu ns on %u cores, link on COM2%s\n",
                    (unsigned long)boot_options.period_min, (unsigned long)boot_options.period_max,
@@ -225,7 +236,7 @@ void profiler_start(void)
 
 static void arm_next(struct core_sampling *s)
 {
-    s->next_ns += counters_mode ? RING_TICK_NS
+    s->next_ns += counters_mode || pme_active() ? RING_TICK_NS
                                 : minstd_between(&s->rng, boot_options.period_min, boot_options.period_max);
     pal_cserve(CSERVE_SET_ALARM_ABS, s->next_ns);
 }
@@ -310,6 +321,7 @@ static void send_flush(unsigned core)
     if (core == 0) {
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
     }
+    pme_flush_counters(core, &f);
     struct lk_writer w;
     if (lk_enc_flush(&w, frame_buf, sizeof frame_buf, &f) == LK_OK)
         link_tx_send(&w);
@@ -323,6 +335,7 @@ static void drain_all(void)
         for (unsigned bi = 0; bi < 2; bi++)
             if (a->ovf[bi].ready && !drain_buffer(c, bi))
                 break;
+        pme_send(c, frame_buf, sizeof frame_buf);
     }
     link_tx_pump();
 }
@@ -343,10 +356,12 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    if (core == 0 && s->next_ns >= next_drain_ns)
+    if (core == 0 && (s->next_ns >= next_drain_ns || pme_any_pending(ncores)))
         return 0;
     if (counters_mode)
         drain_ring(core);
+    else if (pme_active())
+        pme_drain(core);
     else
         sample_table_record(sample_area_of(core), pc, LK_EVENT_TIMER);
     arm_next(s);
@@ -361,13 +376,18 @@ int profiler_clock_interrupt(struct trap_frame *f)
         return 0;
     if (counters_mode)
         drain_ring(core);
+    else if (pme_active())
+        pme_drain(core);
     else
         sample_table_record(sample_area_of(core), f->pal.pc, LK_EVENT_TIMER);
     arm_next(s);
     if (core == 0) {
         link_tx_pump();
+        if (pme_any_pending(ncores))
+            drain_all();
         if (s->next_ns >= next_drain_ns) {
             next_drain_ns += boot_options.flush_ms * 1000000ull;
+            pme_request_flush(ncores);
             drain_all();
             for (unsigned c = 0; c < ncores; c++)
                 send_flush(c);
@@ -402,6 +422,7 @@ void profiler_ipi(void)
     sampling[core].active = 0;
     if (counters_mode)
         drain_ring(core);
+    pme_final(core, mb);
     sample_table_flush(a, mb);
     wmb();
     a->st.flush_done = a->st.flush_request;
@@ -416,6 +437,8 @@ void profiler_finish(long status, unsigned how)
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
     if (counters_mode)
         drain_ring(0);
+    pme_stop(ncores);
+    pme_final(0, drain_all);
     for (unsigned c = 1; c < ncores; c++) {
         struct sample_area *a = sample_area_of(c);
         a->st.flush_request++;
@@ -429,7 +452,8 @@ void profiler_finish(long status, unsigned how)
         int pending = 0;
         for (unsigned c = 0; c < ncores; c++) {
             struct sample_area *a = sample_area_of(c);
-            if (a->st.flush_done != a->st.flush_request || a->ovf[0].ready || a->ovf[1].ready)
+            if (a->st.flush_done != a->st.flush_request || a->ovf[0].ready || a->ovf[1].ready ||
+                pme_pending(c))
                 pending = 1;
         }
         if (!pending)

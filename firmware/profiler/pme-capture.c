@@ -1,0 +1,462 @@
+/*
+ * ProfileMe capture (see pme-capture.h).  Invariants:
+ *  - a bank with ready == 0 belongs to its core (the active one is being
+ *    filled, the other is clean); ready == 1 belongs to the boot core until
+ *    it has sent and cleared it and written ready = 0;
+ *  - an aggregate slot with samples == 0 is free; live slots hold distinct
+ *    PCs; the table never holds more than PME_AGG_LIMIT of its
+ *    PME_AGG_ENTRIES slots, so a linear probe always ends;
+ *  - every record drained is counted in taken and then added to an
+ *    aggregate (sent later) or counted in agg_full; every pair found is
+ *    counted in pairs_taken and then stored or counted in pair_full.
+ * The drain runs in the core's tick interrupt with only the integer
+ * registers saved (-mno-fp-regs): no floating point, no divisions.
+ */
+#include "firmware/profiler/pme-capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "firmware/arch/pal.h"
+#include "firmware/kernel/cmdline.h"
+#include "firmware/kernel/console.h"
+#include "firmware/profiler/link-tx.h"
+#include "firmware/profiler/sample-table.h"
+#include "hw-model/pmu-window.h"
+
+#define PME_AGG_ENTRIES     1024        /* power of two */
+#define PME_AGG_SHIFT       10          /* log2(PME_AGG_ENTRIES) */
+#define PME_AGG_LIMIT       768         /* 3/4 full: hand the bank over */
+#define PME_PAIR_SLOTS      768
+
+/* Per-PC aggregate of one flush interval.  32-bit counts: a bank lives at
+ * most flush_ms (<= 10^6 ms) of 1 ms ticks that each drain at most
+ * PME_RING_ENTRIES records, so fewer than 2^32 samples reach one slot. */
+struct pme_agg_entry {
+    uint64_t pc;
+    uint32_t samples;                   /* 0: free */
+    uint32_t bits[PME_EVB_COUNT];       /* samples with each event bit */
+    uint64_t lat[PME_LAT_COUNT];        /* latency sums */
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct pme_agg_entry) == 128, "two cache lines per aggregate");
+
+struct pme_bank {
+    volatile uint32_t ready;            /* 1: handed to the boot core */
+    uint32_t fill;                      /* aggregate slots in use */
+    uint32_t npairs;
+    uint32_t pad[13];
+    struct pme_agg_entry agg[PME_AGG_ENTRIES];
+    struct pme_record pairs[PME_PAIR_SLOTS][2];
+};
+
+struct pme_core {
+    /* written by the owner core */
+    uint64_t taken;                     /* records drained from the ring */
+    uint64_t pairs_taken;               /* whole pairs found in the ring */
+    uint64_t agg_full;                  /* records lost: aggregate tables full */
+    uint64_t pair_full;                 /* pairs lost: pair buffers full */
+    uint64_t half_pair;                 /* pair records without their partner */
+    uint64_t resync_lost;               /* records skipped over a garbage ring index */
+    uint32_t active;                    /* bank being filled */
+    volatile uint32_t switch_ack;       /* last switch_req honoured */
+    uint8_t pad0[8];
+    /* written by the boot core */
+    volatile uint32_t switch_req;       /* hand the active bank over, please */
+    uint32_t sorted;                    /* the ready bank's aggregates are sorted */
+    uint32_t agg_pos, pair_pos;         /* already sent of the ready bank */
+    uint64_t sent;                      /* samples in PME_AGG frames sent */
+    uint64_t pairs_sent;                /* pairs in PAIRS frames sent */
+    uint8_t pad1[32];
+    struct pme_bank bank[2];
+};
+
+_Static_assert(__builtin_offsetof(struct pme_core, switch_req) == 64, "owner and flusher lines apart");
+
+/* After the core's DCPI sample area in its profiler RAM. */
+#define PME_CORE_OFFSET     ((SAMPLE_AREA_SIZE + 63) & ~(uint64_t)63)
+_Static_assert(PME_CORE_OFFSET + sizeof(struct pme_core) <= PROFILER_PER_CORE,
+               "ProfileMe banks fit the core's profiler RAM");
+
+static int pme_on;
+static unsigned pme_ncores;
+
+static struct pme_core *pme_core_of(unsigned core)
+{
+    return (struct pme_core *)(KSEG_BASE + PROFILER_PHYS + (uint64_t)core * PROFILER_PER_CORE +
+                               PME_CORE_OFFSET);
+}
+
+static struct pmu_window *window_of(unsigned core)
+{
+    return (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE);
+}
+
+static int model_has_profileme(void)
+{
+    const struct pmu_window *w = window_of(0);
+    return w->magic == PMU_MAGIC && w->version >= 2;
+}
+
+uint32_t pme_caps(void)
+{
+    return model_has_profileme() ? LK_CAP_PROFILEME | LK_CAP_PAIRED : 0;
+}
+
+int pme_active(void)
+{
+    return pme_on;
+}
+
+int pme_start(unsigned ncores)
+{
+    if (!model_has_profileme()) {
+        mon_printf("monitor: warning: profile=%s needs the hardware model with ProfileMe "
+                   "(--board clipper-pm); sampling with the timer instead\n",
+                   boot_options.profile == LK_MODE_PAIRED ? "paired" : "profileme");
+        return 0;
+    }
+    pme_ncores = ncores;
+    for (unsigned c = 0; c < ncores; c++) {
+        struct pme_core *p = pme_core_of(c);
+        memset(p, 0, __builtin_offsetof(struct pme_core, bank));
+        for (unsigned k = 0; k < 2; k++) {
+            memset(&p->bank[k], 0, __builtin_offsetof(struct pme_bank, pairs));
+        }
+        struct pmu_window *w = window_of(c);
+        w->pme.mode = boot_options.profile == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE;
+        w->pme.pair_window = boot_options.pair_window;
+        w->pme.interval_min = boot_options.pme_min;
+        w->pme.interval_max = boot_options.pme_max;
+        w->seed = boot_options.seed * 7919u + c + 1;
+        w->pme_tail = w->pme_head;
+        mb();
+        w->config_gen++;
+    }
+    mb();
+    pme_on = 1;
+    return 1;
+}
+
+void pme_stop(unsigned ncores)
+{
+    if (!pme_on)
+        return;
+    for (unsigned c = 0; c < ncores; c++) {
+        struct pmu_window *w = window_of(c);
+        w->pme.mode = PME_OFF;
+        mb();
+        w->config_gen++;
+    }
+    mb();
+}
+
+void pme_send_names(uint8_t *buf, size_t cap)
+{
+    static const char *const bits[] = {PME_EVENT_BIT_NAMES};
+    static const char *const lat[] = {PME_LATENCY_NAMES};
+    _Static_assert(sizeof bits / sizeof bits[0] == PME_EVB_COUNT, "a name per event bit");
+    _Static_assert(sizeof lat / sizeof lat[0] == PME_LAT_COUNT, "a name per latency field");
+    struct lk_writer w;
+    lk_names_begin(&w, buf, cap, LK_NAMES_PME_BIT, 0);
+    for (unsigned i = 0; i < PME_EVB_COUNT; i++)
+        lk_names_add(&w, (struct lk_bytes){(const uint8_t *)bits[i], strlen(bits[i])});
+    link_tx_send(&w);
+    lk_names_begin(&w, buf, cap, LK_NAMES_PME_LAT, 0);
+    for (unsigned i = 0; i < PME_LAT_COUNT; i++)
+        lk_names_add(&w, (struct lk_bytes){(const uint8_t *)lat[i], strlen(lat[i])});
+    link_tx_send(&w);
+}
+
+/* ------------------------------------------------------ owner core side */
+
+/* Hands the active bank to the boot core; false if the other bank is not
+ * back yet (the flusher is behind).  An empty bank needs no handing over. */
+static int hand_over(struct pme_core *p)
+{
+    struct pme_bank *b = &p->bank[p->active];
+    if (b->fill == 0 && b->npairs == 0)
+        return 1;
+    if (p->bank[p->active ^ 1].ready)
+        return 0;
+    mb();                               /* the flusher's clearing before our reuse */
+    b->ready = 1;
+    p->active ^= 1;
+    return 1;
+}
+
+static inline uint32_t agg_hash(uint64_t pc)
+{
+    return (uint32_t)(((pc >> 2) * 0x9e3779b97f4a7c15ull) >> (64 - PME_AGG_SHIFT));
+}
+
+/* The slot of pc, claimed if new; NULL if the table is at its limit. */
+static struct pme_agg_entry *agg_slot(struct pme_bank *b, uint64_t pc)
+{
+    for (uint32_t i = agg_hash(pc);; i = (i + 1) & (PME_AGG_ENTRIES - 1)) {
+        struct pme_agg_entry *e = &b->agg[i];
+        if (e->samples == 0) {
+            if (b->fill >= PME_AGG_LIMIT)
+                return NULL;
+            b->fill++;
+            e->pc = pc;
+            return e;
+        }
+        if (e->pc == pc)
+            return e;
+    }
+}
+
+static void add_record(struct pme_core *p, const struct pme_record *r)
+{
+    struct pme_agg_entry *e = agg_slot(&p->bank[p->active], r->pc);
+    if (!e && hand_over(p))
+        e = agg_slot(&p->bank[p->active], r->pc);
+    if (!e) {
+        p->agg_full++;
+        return;
+    }
+    e->samples++;
+    uint32_t ev = r->events;
+    for (unsigned i = 0; i < PME_EVB_COUNT; i++)
+        e->bits[i] += (ev >> i) & 1;
+    for (unsigned i = 0; i < PME_LAT_COUNT; i++)
+        e->lat[i] += r->lat[i];
+}
+
+static void add_pair(struct pme_core *p, const struct pme_record *first, const struct pme_record *second)
+{
+    struct pme_bank *b = &p->bank[p->active];
+    if (b->npairs == PME_PAIR_SLOTS) {
+        if (!hand_over(p)) {
+            p->pair_full++;
+            return;
+        }
+        b = &p->bank[p->active];
+    }
+    b->pairs[b->npairs][0] = *first;
+    b->pairs[b->npairs][1] = *second;
+    b->npairs++;
+}
+
+void pme_drain(unsigned core)
+{
+    if (!pme_on)
+        return;
+    struct pme_core *p = pme_core_of(core);
+    struct pmu_window *w = window_of(core);
+    /* An IPI (the final flush's) must not run a second drain inside this one. */
+    unsigned ipl = pal_swpipl(IPL_ALL_MASKED);
+    uint32_t req = p->switch_req;
+    if (req != p->switch_ack && hand_over(p))
+        p->switch_ack = req;
+    uint64_t head = w->pme_head, tail = w->pme_tail;
+    mb();
+    if (head - tail > PME_RING_ENTRIES) {     /* garbage index: resynchronise */
+        p->resync_lost += head - tail - PME_RING_ENTRIES;
+        tail = head - PME_RING_ENTRIES;
+    }
+    while (tail != head) {
+        const struct pme_record *r = &w->pme_ring[tail & (PME_RING_ENTRIES - 1)];
+        tail++;
+        p->taken++;
+        if (r->slot == PME_SLOT_FIRST && tail != head &&
+            w->pme_ring[tail & (PME_RING_ENTRIES - 1)].slot == PME_SLOT_SECOND) {
+            const struct pme_record *r2 = &w->pme_ring[tail & (PME_RING_ENTRIES - 1)];
+            tail++;
+            p->taken++;
+            p->pairs_taken++;
+            add_record(p, r);
+            add_record(p, r2);
+            add_pair(p, r, r2);
+            continue;
+        }
+        if (r->slot != PME_SLOT_SINGLE)
+            p->half_pair++;
+        add_record(p, r);
+    }
+    mb();
+    w->pme_tail = tail;
+    pal_swpipl(ipl);
+}
+
+void pme_final(unsigned core, void (*wait)(void))
+{
+    if (!pme_on)
+        return;
+    struct pme_core *p = pme_core_of(core);
+    pme_drain(core);
+    while (!hand_over(p))
+        wait();
+    p->switch_ack = p->switch_req;
+}
+
+/* ------------------------------------------------------- boot core side */
+
+void pme_request_flush(unsigned ncores)
+{
+    if (!pme_on)
+        return;
+    for (unsigned c = 0; c < ncores; c++)
+        pme_core_of(c)->switch_req++;
+    mb();
+    /* core 0 is the caller: hand its bank over now */
+    struct pme_core *p = pme_core_of(0);
+    uint32_t req = p->switch_req;
+    if (hand_over(p))
+        p->switch_ack = req;
+}
+
+int pme_pending(unsigned core)
+{
+    if (!pme_on)
+        return 0;
+    struct pme_core *p = pme_core_of(core);
+    return p->bank[0].ready || p->bank[1].ready;
+}
+
+int pme_any_pending(unsigned ncores)
+{
+    for (unsigned c = 0; c < ncores; c++)
+        if (pme_pending(c))
+            return 1;
+    return 0;
+}
+
+static int compare_pc(const void *a, const void *b)
+{
+    const struct pme_agg_entry *x = a, *y = b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Live slots to the front (the vacated ones zeroed), sorted by PC. */
+static void compact_and_sort(struct pme_bank *b)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < PME_AGG_ENTRIES && n < b->fill; i++) {
+        if (!b->agg[i].samples)
+            continue;
+        if (i != n) {
+            b->agg[n] = b->agg[i];
+            memset(&b->agg[i], 0, sizeof b->agg[i]);
+        }
+        n++;
+    }
+    b->fill = n;
+    qsort(b->agg, n, sizeof b->agg[0], compare_pc);
+}
+
+static void to_lk_record(struct lk_pme_record *o, const struct pme_record *r)
+{
+    o->pc = r->pc;
+    o->events = r->events;
+    o->addr = r->addr;
+    o->history = r->history;
+    for (unsigned i = 0; i < PME_LAT_COUNT; i++)
+        o->lat[i] = r->lat[i];
+}
+
+static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint8_t *buf, size_t cap)
+{
+    if (!p->sorted) {
+        compact_and_sort(b);
+        p->sorted = 1;
+    }
+    while (p->agg_pos < b->fill) {
+        if (!link_tx_has_room())
+            return 0;
+        struct lk_writer w;
+        struct lk_pme_agg a;
+        uint32_t i = p->agg_pos;
+        uint64_t samples = 0;
+        lk_pme_begin(&w, buf, cap, core, PME_EVB_COUNT, PME_LAT_COUNT);
+        for (; i < b->fill; i++) {
+            const struct pme_agg_entry *e = &b->agg[i];
+            a.pc = e->pc;
+            a.samples = e->samples;
+            a.retired = e->bits[PME_EVB_RETIRED];
+            a.aborted = e->samples - e->bits[PME_EVB_RETIRED];
+            for (unsigned k = 0; k < PME_EVB_COUNT; k++)
+                a.bits[k] = e->bits[k];
+            for (unsigned k = 0; k < PME_LAT_COUNT; k++)
+                a.lat[k] = e->lat[k];
+            if (lk_pme_add(&w, &a) != LK_OK)
+                break;
+            samples += e->samples;
+        }
+        if (!link_tx_send(&w))
+            return 0;
+        p->sent += samples;
+        p->agg_pos = i;
+    }
+    while (p->pair_pos < b->npairs) {
+        if (!link_tx_has_room())
+            return 0;
+        struct lk_writer w;
+        struct lk_pair lp;
+        uint32_t i = p->pair_pos;
+        lk_pairs_begin(&w, buf, cap, core, PME_LAT_COUNT);
+        for (; i < b->npairs; i++) {
+            const struct pme_record *r = b->pairs[i];
+            lp.distance = r[1].distance;
+            lp.gap = r[1].gap;
+            to_lk_record(&lp.rec[0], &r[0]);
+            to_lk_record(&lp.rec[1], &r[1]);
+            if (lk_pairs_add(&w, &lp) != LK_OK)
+                break;
+        }
+        if (!link_tx_send(&w))
+            return 0;
+        p->pairs_sent += i - p->pair_pos;
+        p->pair_pos = i;
+    }
+    memset(b->agg, 0, b->fill * sizeof b->agg[0]);
+    b->fill = 0;
+    b->npairs = 0;
+    p->agg_pos = p->pair_pos = 0;
+    p->sorted = 0;
+    wmb();
+    b->ready = 0;
+    return 1;
+}
+
+int pme_send(unsigned core, uint8_t *buf, size_t cap)
+{
+    if (!pme_on)
+        return 1;
+    struct pme_core *p = pme_core_of(core);
+    for (unsigned k = 0; k < 2; k++) {
+        struct pme_bank *b = &p->bank[k];
+        if (!b->ready)
+            continue;
+        mb();                           /* the owner's records before its flag */
+        if (!send_bank(core, p, b, buf, cap))
+            return 0;
+    }
+    return 1;
+}
+
+static void add_counter(uint32_t *n, struct lk_counter *list, uint32_t id, uint64_t value)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (list[i].id == id) {
+            list[i].value += value;
+            return;
+        }
+    if (*n < LK_MAX_COUNTERS)
+        list[(*n)++] = (struct lk_counter){id, value};
+}
+
+void pme_flush_counters(unsigned core, struct lk_flush *f)
+{
+    if (!pme_ncores)                    /* never started */
+        return;
+    const struct pme_core *p = pme_core_of(core);
+    add_counter(&f->nstats, f->stats, LK_STAT_PME_TAKEN, p->taken);
+    add_counter(&f->nstats, f->stats, LK_STAT_PME_SENT, p->sent);
+    add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_TAKEN, p->pairs_taken);
+    add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_SENT, p->pairs_sent);
+    add_counter(&f->ndrops, f->drops, LK_DROP_RING_OVERFLOW, window_of(core)->pme_dropped + p->resync_lost);
+    add_counter(&f->ndrops, f->drops, LK_DROP_AGG_FULL, p->agg_full);
+    add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->pair_full);
+    add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->half_pair);
+}
