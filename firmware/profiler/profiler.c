@@ -39,6 +39,8 @@ struct core_sampling {
     uint32_t rng;
     uint64_t next_ns;           /* absolute deadline of the next sample */
     volatile int active;
+    volatile int draining;      /* inside drain_ring: an IPI (IPL 6) may
+                                   interrupt the clock handler (IPL 5) */
     uint32_t drain_pos[2];      /* entries of each ready buffer already sent */
     int sorted[2];
     uint64_t entries_sent, samples_sent;
@@ -125,6 +127,7 @@ static void drain_ring(unsigned core)
     struct pmu_window *w = window_of(core);
     struct sample_area *a = sample_area_of(core);
     uint64_t head = w->ring_head, tail = w->ring_tail;
+    sampling[core].draining = 1;
     mb();
     if (head - tail > PMU_RING_ENTRIES)     /* garbage: resynchronise */
         tail = head - PMU_RING_ENTRIES;
@@ -134,6 +137,7 @@ static void drain_ring(unsigned core)
     }
     mb();
     w->ring_tail = tail;
+    sampling[core].draining = 0;
 }
 
 static void send_hello(void)
@@ -398,14 +402,16 @@ int profiler_clock_interrupt(struct trap_frame *f)
 
 /* A performance interrupt from the hardware model (pmu-window.h): drain
  * the rings while this core samples; after its final flush the records
- * stay in the ring, where the oracle counts them as never drained. */
+ * stay in the ring, where the oracle counts them as never drained.  If the
+ * interrupt came in the middle of the clock handler's drain, that drain
+ * goes on when we return: draining here too would count records twice. */
 static void pmu_interrupt(unsigned core)
 {
     struct pmu_window *w = window_of(core);
     uint64_t raised = w->interrupts;
     if (raised == w->irq_ack)
         return;
-    if (sampling[core].active)
+    if (sampling[core].active && !sampling[core].draining)
         drain_ring(core);
     mb();
     w->irq_ack = raised;
