@@ -1,0 +1,32 @@
+/*
+ * mode=counters: the event counters without the timing model, for runs
+ * that need only counts at near QEMU speed.  One callback per executed
+ * translation block instead of one per instruction: each block carries its
+ * instructions' static event counts, so a counter that overflows inside a
+ * block still records the exact PC of the instruction whose event did it.
+ *
+ * Countable: cycles (one per instruction: there is no timing model),
+ * retired, loads, stores, branches.  The model-only events (misses,
+ * mispredicts) never count in this mode.  A block left early by a trap is
+ * counted whole: the counts are exact up to such traps.
+ */
+#ifndef HW_MODEL_COUNTERS_MODE_H
+#define HW_MODEL_COUNTERS_MODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw-model/oracle-format.h"
+#include "hw-model/plugin/pc-table.h"
+#include "hw-model/plugin/qemu-plugin-api.h"
+
+/* Events counters-only mode can count. */
+#define COUNTERS_MODE_EVENTS ((1u << PMU_EV_CYCLES) | (1u << PMU_EV_RETIRED) | (1u << PMU_EV_LOADS) | \
+                              (1u << PMU_EV_STORES) | (1u << PMU_EV_BRANCHES))
+
+/* windows[c] is core c's guest window (or NULL). */
+int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows);
+/* At exit: per-core totals and per-PC truth (tables[c] filled). */
+void counters_mode_collect(unsigned core, struct oracle_core *oc, struct pc_table *table);
+
+#endif
