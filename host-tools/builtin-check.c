@@ -14,6 +14,7 @@
 #include "util/accuracy.h"
 #include "util/options.h"
 #include "util/oracle-file.h"
+#include "util/pme-account.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/strvec.h"
@@ -172,6 +173,12 @@ int cmd_check(int argc, char **argv)
     }
     struct profile_view v;
     int rc = pv_load(db, &sel, &v, &err);
+    struct pme_account pa;
+    int have_pme = rc ? 0 : pme_account(db, sel.epoch, &o, &pa, &err);
+    if (have_pme < 0) {
+        pv_free(&v);
+        rc = -1;
+    }
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
@@ -185,6 +192,19 @@ int cmd_check(int argc, char **argv)
     if (ev < 0 && !event && v.nevents)
         ev = 0;
     int oev = ev >= 0 ? oracle_event(v.event_names[ev]) : -1;
+    if ((ev < 0 || oev < 0) && have_pme && !event) {
+        /* a ProfileMe profile: its accounting against the oracle */
+        if (json) {
+            printf("{\"profileme\": ");
+            pme_account_json(stdout, &pa);
+            printf("}\n");
+        } else {
+            pme_account_print(stdout, &pa);
+        }
+        pv_free(&v);
+        oracle_free(&o);
+        return 0;
+    }
     if (ev < 0 || oev < 0) {
         fprintf(stderr, "alphaprof check: the profile has no samples of event %s that the oracle knows\n",
                 event ? event : "cycles or timer");
@@ -243,11 +263,16 @@ int cmd_check(int argc, char **argv)
         printf("{\"event\": \"%s\", \"samples\": %llu, \"instruction_error\": %.6f, "
                "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
                "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
-               "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu}\n",
+               "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu",
                v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
                (unsigned long long)overflows, (unsigned long long)ring_dropped,
                (unsigned long long)unread, (unsigned long long)interrupts,
                (unsigned long long)instructions, (unsigned long long)cycles);
+        if (have_pme) {
+            printf(", \"profileme\": ");
+            pme_account_json(stdout, &pa);
+        }
+        printf("}\n");
     } else {
         printf("Event %s: %llu samples against the oracle's %s of %u core(s)\n", v.event_names[ev],
                (unsigned long long)samples, oracle_event(v.event_names[ev]) == PMU_EV_CYCLES ? "cycles" : v.event_names[ev],
@@ -264,6 +289,8 @@ int cmd_check(int argc, char **argv)
                    (unsigned long long)unread);
         if (interrupts)
             printf("  %llu performance interrupts delivered them\n", (unsigned long long)interrupts);
+        if (have_pme)
+            pme_account_print(stdout, &pa);
     }
     free(prof);
     free(truth);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "hw-model/pmu-window.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
 #include "util/options.h"
@@ -17,6 +18,11 @@
 #include "util/strvec.h"
 
 #define DEFAULT_BOARD "clipper"
+/* For messages: the limits of hw-model/pmu-window.h as text. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define PME_MIN_INTERVAL_TEXT STR(PME_MIN_INTERVAL)
+#define PME_MAX_PAIR_WINDOW_TEXT STR(PME_MAX_PAIR_WINDOW)
 #define DEFAULT_DB "alphaprof.db"
 
 static void usage(FILE *f)
@@ -34,6 +40,14 @@ static void usage(FILE *f)
             "  --events LIST      sample the hardware model's counters instead, e.g.\n"
             "                     cycles,dmiss or cycles:60000-64000,dmiss:4000-4400\n"
             "                     (needs --board clipper-pm, which --events picks by default)\n"
+            "  --profileme        sample instructions with the hardware model's ProfileMe unit:\n"
+            "                     per-instruction events, retired/aborted and stage latencies\n"
+            "                     (needs --board clipper-pm, which it picks by default)\n"
+            "  --paired           ProfileMe with paired samples (implies --profileme), kept whole\n"
+            "  --pme-interval MIN-MAX  fetched instructions between ProfileMe samples (or pairs),\n"
+            "                     at least %d (default 60000-64000)\n"
+            "  --pair-window W    paired: the second instruction 1..W fetches after the first\n"
+            "                     (default 80, 1..%d)\n"
             "  --oracle PATH      keep the hardware model's exact truth of the run in PATH\n"
             "                     (for alphaprof check)\n"
             "  --period MIN-MAX   sampling period range, ns of virtual time (default 60000-64000)\n"
@@ -49,7 +63,7 @@ static void usage(FILE *f)
             "\n"
             "Exit status: the workload's, as for alphaprof run; 1 if the profile could\n"
             "not be stored.\n",
-            DEFAULT_DB, DEFAULT_BOARD);
+            DEFAULT_DB, DEFAULT_BOARD, PME_MIN_INTERVAL, PME_MAX_PAIR_WINDOW);
 }
 
 struct record_sink {
@@ -79,7 +93,8 @@ int cmd_record(int argc, char **argv)
     unsigned cores = 1, timeout_s = 0, baud = 0, seed = 0;
     bool deterministic = false, verbose = false, status_line = false;
     struct strvec images = {0}, keys = {0}, args = {0}, elfs = {0};
-    char period[64] = "", table[16] = "", events[160] = "";
+    char period[64] = "", table[16] = "", events[160] = "", pme[64] = "", pair_window[32] = "";
+    int profileme = 0;          /* 1 ProfileMe, 2 paired */
     const char *oracle = NULL;
     bool board_given = false;
     int status = 2;
@@ -101,6 +116,28 @@ int cmd_record(int argc, char **argv)
             deterministic = true;
         } else if (strcmp(a, "--timer") == 0) {
             /* the default and, until the hardware model lands, the only source */
+        } else if (strcmp(a, "--profileme") == 0) {
+            if (!profileme)
+                profileme = 1;
+        } else if (strcmp(a, "--paired") == 0) {
+            profileme = 2;
+        } else if ((v = opt_value(argc, argv, &i, "--pme-interval", &missing))) {
+            unsigned lo, hi;
+            char rest;
+            if (sscanf(v, "%u-%u%c", &lo, &hi, &rest) != 2 || lo < PME_MIN_INTERVAL || hi < lo || hi > 1000000) {
+                status = bad("--pme-interval '%s': give MIN-MAX fetched instructions with "
+                             PME_MIN_INTERVAL_TEXT " <= MIN <= MAX <= 1000000", v);
+                goto out;
+            }
+            snprintf(pme, sizeof pme, "pme=%u-%u", lo, hi);
+        } else if ((v = opt_value(argc, argv, &i, "--pair-window", &missing))) {
+            unsigned w;
+            if (!parse_unsigned(v, &w) || w == 0 || w > PME_MAX_PAIR_WINDOW) {
+                status = bad("--pair-window '%s': give a number of fetched instructions, 1.."
+                             PME_MAX_PAIR_WINDOW_TEXT, v);
+                goto out;
+            }
+            snprintf(pair_window, sizeof pair_window, "pair_window=%u", w);
         } else if (strcmp(a, "--status") == 0) {
             status_line = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
@@ -171,7 +208,27 @@ int cmd_record(int argc, char **argv)
         status = bad("no workload image given (e.g. %s)", "build/workloads/chase.elf");
         goto out;
     }
-    if (events[0]) {
+    if (events[0] && profileme) {
+        status = bad("%s: give either --events (counter sampling) or --profileme/--paired", "--events");
+        goto out;
+    }
+    if ((pme[0] || pair_window[0]) && !profileme) {
+        status = bad("%s needs --profileme or --paired", pme[0] ? "--pme-interval" : "--pair-window");
+        goto out;
+    }
+    if (pair_window[0] && profileme != 2) {
+        status = bad("%s needs --paired", "--pair-window");
+        goto out;
+    }
+    if (profileme) {
+        strvec_push(&keys, profileme == 2 ? "profile=paired" : "profile=profileme");
+        if (pme[0])
+            strvec_push(&keys, pme);
+        if (pair_window[0])
+            strvec_push(&keys, pair_window);
+        if (!board_given)
+            board_name = "clipper-pm";
+    } else if (events[0]) {
         strvec_push(&keys, "profile=counters");
         strvec_push(&keys, events);
         if (!board_given)
@@ -250,6 +307,10 @@ int cmd_record(int argc, char **argv)
                 (unsigned long long)t->samples, (unsigned long long)t->unknown,
                 (unsigned long long)t->bytes, db_path, (long long)epoch,
                 (unsigned long long)t->dropped);
+        if (t->pme_samples || t->pairs)
+            fprintf(stderr, "alphaprof record: %llu ProfileMe samples, %llu paired samples (%.1f link bytes per sample)\n",
+                    (unsigned long long)t->pme_samples, (unsigned long long)t->pairs,
+                    (double)t->bytes / (double)(t->pme_samples ? t->pme_samples : 1));
         if (t->sessions == 0 || t->ended == 0) {
             fprintf(stderr, "alphaprof record: the profile link %s; the profile is incomplete\n",
                     t->sessions == 0 ? "carried no session" : "ended before the board's END frame");
