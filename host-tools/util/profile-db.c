@@ -99,7 +99,9 @@ static const char schema_sql[] =
     "    PRIMARY KEY (epoch, image, event, core, offset)\n"
     ") WITHOUT ROWID;\n"
     /* Mean sampling period of (epoch, event, core): count * period
-     * estimates the number of events.  The last period reported wins. */
+     * estimates the number of events.  The last period reported wins.
+     * Events 256-258 (PDB_PERIOD_PME*): ProfileMe's fetched instructions
+     * per pme record, per pair, and the pair window W. */
     "CREATE TABLE periods (\n"
     "    epoch  INTEGER NOT NULL,\n"
     "    event  INTEGER NOT NULL,\n"

@@ -38,6 +38,15 @@
 #define PDB_NAMES_PME_BIT   "pme_bit"
 #define PDB_NAMES_PME_LAT   "pme_latency"
 
+/* Rows of the periods table that describe ProfileMe rather than an event
+ * counter (numbers above every hw-model event and LK_EVENT_TIMER), core -1
+ * for every core: the mean number of fetched instructions per record in
+ * the pme table (S of kS), per pair (the major interval, paired mode), and
+ * the pair window W (the minor interval is uniform 1..W). */
+#define PDB_PERIOD_PME          256
+#define PDB_PERIOD_PME_PAIR     257
+#define PDB_PERIOD_PME_WINDOW   258
+
 /* Where commands look without --db: $ALPHAPROF_DB, else this. */
 #define PDB_DEFAULT_PATH    "alphaprof.db"
 const char *pdb_default_path(void);

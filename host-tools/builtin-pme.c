@@ -1,0 +1,515 @@
+/*
+ * alphaprof pme: what the ProfileMe samples say about each instruction
+ * (seed profileme-micro97 sections 5-6): estimated retire and event counts
+ * kS with their 1/sqrt(k) variation and 95 % intervals, abort, miss and
+ * mispredict rates, the mean latency of each pipeline stage, and from
+ * paired samples the wasted issue slots, useful concurrency and IPC near
+ * each instruction, ranked to point at the bottlenecks.  The estimators
+ * are util/pme-estimate; the data util/pme-view.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "hw-model/isa/alpha-isa.h"
+#include "util/json-out.h"
+#include "util/options.h"
+#include "util/pme-estimate.h"
+#include "util/pme-view.h"
+#include "util/profile-db.h"
+#include "util/strvec.h"
+
+#define DEFAULT_ISSUE_WIDTH 4   /* the hardware model's width (hw-model/model/core-model.c) */
+#define DEFAULT_IPC_WINDOW  30  /* cycles, as the seed's IPC measurements */
+#define MAX_RATES           8
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof pme [options] [PROCEDURE]\n"
+            "\n"
+            "Per-instruction estimates from ProfileMe samples (alphaprof record --profileme\n"
+            "or --paired): with k samples of a property and one sample every S fetched\n"
+            "instructions, kS estimates how often the instruction had it (coefficient of\n"
+            "variation about 1/sqrt(k), 95 %% interval shown); rates of aborts, misses and\n"
+            "mispredicts among its samples; mean cycles in each pipeline stage.  With paired\n"
+            "samples also the issue slots wasted while the instruction was in progress\n"
+            "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
+            "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.\n"
+            "\n"
+            "  --db PATH          the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
+            "  --epoch N|all      which epoch (default: the current one)\n"
+            "  --core N           only samples from core N\n"
+            "  --image NAME       only this image\n"
+            "  --sort KEY         retired (default), samples, latency or wasted\n"
+            "  --rates LIST       event bits shown as rates (default dmiss,imiss,mispredict)\n"
+            "  --limit N          at most N instructions per table (default 30, 0 = all)\n"
+            "  --interval S       fetched instructions per sample, if the database lacks it\n"
+            "  --pair-interval S  fetched instructions per pair, if the database lacks it\n"
+            "  --window W         the pair window, if the database lacks it\n"
+            "  --issue-width C    issue slots per cycle (default %d, the model's)\n"
+            "  --ipc-window T     cycles of the IPC window (default %d)\n"
+            "  --json             JSON instead of tables\n"
+            "  -h, --help         this text\n",
+            DEFAULT_ISSUE_WIDTH, DEFAULT_IPC_WINDOW);
+}
+
+enum sort_key { SORT_RETIRED, SORT_SAMPLES, SORT_LATENCY, SORT_WASTED };
+
+struct row {
+    const struct pme_insn *in;
+    const struct symbol *sym;
+    uint64_t pc;
+    double retired_est, latency, wasted;
+    struct pme_concurrency conc;
+    bool has_pairs;
+};
+
+static enum sort_key sort_key;
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    double kx, ky;
+    switch (sort_key) {
+    case SORT_SAMPLES: kx = (double)x->in->samples; ky = (double)y->in->samples; break;
+    case SORT_LATENCY: kx = x->latency * (double)x->in->samples; ky = y->latency * (double)y->in->samples; break;
+    case SORT_WASTED: kx = x->has_pairs ? x->wasted : -INFINITY; ky = y->has_pairs ? y->wasted : -INFINITY; break;
+    default: kx = (double)x->in->retired; ky = (double)y->in->retired; break;
+    }
+    if (kx != ky)
+        return kx > ky ? -1 : 1;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static double parse_positive(const char *opt, const char *v, bool *ok)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !(x > 0) || x > 1e12) {
+        fprintf(stderr, "alphaprof pme: %s '%s': give a positive number\n", opt, v);
+        *ok = false;
+    }
+    return x;
+}
+
+/* Mean fetch-to-retire-ready cycles of the aggregates: stages up to retire-ready. */
+static double mean_in_progress(const struct pme_insn *in)
+{
+    if (!in->samples)
+        return 0;
+    uint64_t s = in->lat[PME_LAT_FETCH_MAP] + in->lat[PME_LAT_MAP_DATA] + in->lat[PME_LAT_DATA_ISSUE] +
+                 in->lat[PME_LAT_ISSUE_RETREADY];
+    return (double)s / (double)in->samples;
+}
+
+static void disasm(const struct pme_insn *in, uint64_t pc, char *text, size_t n)
+{
+    uint32_t word;
+    if (in->img->st && symtab_read(in->img->st, pc, &word, 4))
+        alpha_disassemble(word, pc, text, n);
+    else
+        snprintf(text, n, "??");
+}
+
+static void where(const struct row *r, char *out, size_t n)
+{
+    if (r->sym)
+        snprintf(out, n, "%s+0x%llx", r->sym->name, (unsigned long long)(r->pc - r->sym->start));
+    else
+        snprintf(out, n, "[%s]", r->in->img->name);
+}
+
+static void print_text(const struct pme_view *v, struct row *rows, size_t n, const int *rates, size_t nrates,
+                       size_t limit, double C, const char *proc)
+{
+    if (v->epoch < 0)
+        printf("ProfileMe, every epoch");
+    else
+        printf("ProfileMe, epoch %lld", (long long)v->epoch);
+    if (proc)
+        printf(", procedure %s", proc);
+    printf(": %llu samples (%llu retired, %llu aborted)", (unsigned long long)v->samples,
+           (unsigned long long)v->retired, (unsigned long long)v->aborted);
+    if (v->interval)
+        printf(", one per %.0f fetched instructions (S)\n", v->interval);
+    else
+        printf("; sampling interval unknown (estimates need --interval S)\n");
+    if (v->npairs) {
+        printf("Paired samples: %llu pairs", (unsigned long long)v->npairs);
+        if (v->pair_interval)
+            printf(", one per %.0f fetched instructions", v->pair_interval);
+        printf(", window W = %.0f%s, issue width C = %.0f, IPC window T = %.0f cycles\n", v->window,
+               v->window_estimated ? " (estimated from the gaps)" : "", C, v->ipc_window);
+    }
+    size_t m = limit && limit < n ? limit : n;
+    printf("\nEvent frequencies (estimate = k S; +- = 1/sqrt(k); 95%% interval):\n");
+    printf("%8s %8s %12s %6s %25s %7s", "samples", "retired", "est.retires", "+-%", "95% interval", "abort%");
+    for (size_t r = 0; r < nrates; r++)
+        printf(" %10.10s%%", v->bit_names[rates[r]]);
+    printf("  %-18s %-28s %s\n", "address", "where", "instruction");
+    for (size_t i = 0; i < m; i++) {
+        const struct row *r = &rows[i];
+        const struct pme_insn *in = r->in;
+        struct pme_count_est c;
+        pme_count_estimate(in->retired, v->interval, PME_Z95, &c);
+        char est[32], cv[16], ci[48], text[96], w[96];
+        if (v->interval) {
+            snprintf(est, sizeof est, "%.0f", c.estimate);
+            snprintf(ci, sizeof ci, "%.0f..%.0f", c.lo, c.hi);
+        } else {
+            snprintf(est, sizeof est, "?");
+            snprintf(ci, sizeof ci, "?");
+        }
+        if (in->retired)
+            snprintf(cv, sizeof cv, "%.1f", 100 * c.cv);
+        else
+            snprintf(cv, sizeof cv, "-");
+        printf("%8llu %8llu %12s %6s %25s %7.2f", (unsigned long long)in->samples, (unsigned long long)in->retired,
+               est, cv, ci, in->samples ? 100.0 * (double)in->aborted / (double)in->samples : 0.0);
+        for (size_t k = 0; k < nrates; k++) {
+            if (in->bits[rates[k]])
+                printf(" %11.2f", in->samples ? 100.0 * (double)in->bits[rates[k]] / (double)in->samples : 0.0);
+            else
+                printf(" %11s", ".");
+        }
+        disasm(in, r->pc, text, sizeof text);
+        where(r, w, sizeof w);
+        printf("  %-18llx %-28s %s\n", (unsigned long long)r->pc, w, text);
+    }
+    if (m < n)
+        printf("(%zu more instructions; --limit 0 shows all)\n", n - m);
+
+    printf("\nLatency breakdown (mean cycles per sample in each stage):\n");
+    printf("%8s", "samples");
+    for (size_t f = 0; f < v->nlat; f++)
+        printf(" %15.15s", v->lat_names[f]);
+    printf(" %15s  %-18s %s\n", "fetch->retready", "address", "where");
+    for (size_t i = 0; i < m; i++) {
+        const struct row *r = &rows[i];
+        char w[96];
+        printf("%8llu", (unsigned long long)r->in->samples);
+        for (size_t f = 0; f < v->nlat; f++)
+            printf(" %15.2f", r->in->samples ? (double)r->in->lat[f] / (double)r->in->samples : 0.0);
+        where(r, w, sizeof w);
+        printf(" %15.2f  %-18llx %s\n", r->latency, (unsigned long long)r->pc, w);
+    }
+
+    if (!v->npairs)
+        return;
+    /* Bottlenecks: most wasted slots first, whatever --sort says. */
+    struct row *by = xmalloc((n ? n : 1) * sizeof *by);
+    memcpy(by, rows, n * sizeof *by);
+    enum sort_key keep = sort_key;
+    sort_key = SORT_WASTED;
+    qsort(by, n, sizeof *by, cmp_row);
+    sort_key = keep;
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++)
+        np += by[i].has_pairs;
+    m = limit && limit < np ? limit : np;
+    printf("\nBottlenecks from paired samples (wasted issue slots = L C S/2 - U W S, most first):\n");
+    if (!v->pair_interval)
+        printf("(pair interval unknown: give --pair-interval S for slot counts; the ranking holds)\n");
+    printf("%7s %7s %14s %14s %14s %11s %8s %8s  %-18s %s\n", "pairs", "useful", "wasted", "slots", "useful.issued",
+           "concurrency", "IPC.near", "latency", "address", "where");
+    double S = v->pair_interval ? v->pair_interval : 1;
+    for (size_t i = 0; i < m; i++) {
+        const struct row *r = &by[i];
+        const struct pme_pair_acc *a = &r->in->pair;
+        char w[96];
+        where(r, w, sizeof w);
+        struct pme_concurrency c;
+        pme_concurrency_estimate(a, S, v->window, C, v->ipc_window, &c);
+        printf("%7llu %7llu %14.0f %14.0f %14.0f %11.2f %8.2f %8.2f  %-18llx %s\n", (unsigned long long)a->pairs,
+               (unsigned long long)(a->useful_fwd + a->useful_bwd), c.wasted, c.slots, c.useful, c.concurrency,
+               c.ipc_near, c.mean_latency, (unsigned long long)r->pc, w);
+    }
+    if (m < np)
+        printf("(%zu more instructions with pairs; --limit 0 shows all)\n", np - m);
+    free(by);
+}
+
+static void json_est(const struct pme_count_est *c, bool known)
+{
+    printf("{\"k\": %llu, \"estimate\": ", (unsigned long long)c->k);
+    json_num(stdout, known ? c->estimate : NAN);
+    printf(", \"cv\": ");
+    json_num(stdout, c->cv);
+    printf(", \"lo\": ");
+    json_num(stdout, known ? c->lo : NAN);
+    printf(", \"hi\": ");
+    json_num(stdout, known ? c->hi : NAN);
+    printf("}");
+}
+
+static void print_json(const struct pme_view *v, struct row *rows, size_t n, size_t limit, double C)
+{
+    printf("{\"epoch\": %lld, \"samples\": %llu, \"retired\": %llu, \"aborted\": %llu, \"interval\": ",
+           (long long)v->epoch, (unsigned long long)v->samples, (unsigned long long)v->retired,
+           (unsigned long long)v->aborted);
+    json_num(stdout, v->interval ? v->interval : NAN);
+    printf(", \"pairs\": %llu, \"pair_interval\": ", (unsigned long long)v->npairs);
+    json_num(stdout, v->pair_interval ? v->pair_interval : NAN);
+    printf(", \"window\": ");
+    json_num(stdout, v->window ? v->window : NAN);
+    printf(", \"window_estimated\": %s, \"issue_width\": ", v->window_estimated ? "true" : "false");
+    json_num(stdout, C);
+    printf(", \"ipc_window\": ");
+    json_num(stdout, v->ipc_window);
+    printf(", \"bit_names\": [");
+    for (size_t b = 0; b < v->nbits; b++) {
+        printf("%s", b ? ", " : "");
+        json_str(stdout, v->bit_names[b]);
+    }
+    printf("], \"latency_names\": [");
+    for (size_t f = 0; f < v->nlat; f++) {
+        printf("%s", f ? ", " : "");
+        json_str(stdout, v->lat_names[f]);
+    }
+    printf("],\n \"instructions\": [");
+    size_t m = limit && limit < n ? limit : n;
+    for (size_t i = 0; i < m; i++) {
+        const struct row *r = &rows[i];
+        const struct pme_insn *in = r->in;
+        char text[96];
+        disasm(in, r->pc, text, sizeof text);
+        printf("%s\n  {\"address\": %llu, \"image\": ", i ? "," : "", (unsigned long long)r->pc);
+        json_str(stdout, in->img->name);
+        printf(", \"offset\": %llu, \"procedure\": ", (unsigned long long)in->offset);
+        json_str(stdout, r->sym ? r->sym->name : NULL);
+        printf(", \"instruction\": ");
+        json_str(stdout, text);
+        printf(", \"samples\": %llu, \"retired\": %llu, \"aborted\": %llu", (unsigned long long)in->samples,
+               (unsigned long long)in->retired, (unsigned long long)in->aborted);
+        struct pme_count_est c;
+        pme_count_estimate(in->retired, v->interval, PME_Z95, &c);
+        printf(", \"retire_estimate\": ");
+        json_est(&c, v->interval > 0);
+        pme_count_estimate(in->samples, v->interval, PME_Z95, &c);
+        printf(", \"fetch_estimate\": ");
+        json_est(&c, v->interval > 0);
+        printf(", \"events\": {");
+        bool first = true;
+        for (size_t b = 0; b < v->nbits; b++) {
+            if (!in->bits[b])
+                continue;
+            struct pme_rate_est rt;
+            pme_rate_estimate(in->bits[b], in->samples, PME_Z95, &rt);
+            pme_count_estimate(in->bits[b], v->interval, PME_Z95, &c);
+            printf("%s", first ? "" : ", ");
+            first = false;
+            json_str(stdout, v->bit_names[b]);
+            printf(": {\"k\": %llu, \"estimate\": ", (unsigned long long)in->bits[b]);
+            json_num(stdout, v->interval ? c.estimate : NAN);
+            printf(", \"cv\": ");
+            json_num(stdout, c.cv);
+            printf(", \"rate\": ");
+            json_num(stdout, rt.rate);
+            printf(", \"rate_lo\": ");
+            json_num(stdout, rt.lo);
+            printf(", \"rate_hi\": ");
+            json_num(stdout, rt.hi);
+            printf("}");
+        }
+        printf("}, \"latency_mean\": {");
+        for (size_t f = 0; f < v->nlat; f++) {
+            printf("%s", f ? ", " : "");
+            json_str(stdout, v->lat_names[f]);
+            printf(": ");
+            json_num(stdout, in->samples ? (double)in->lat[f] / (double)in->samples : NAN);
+        }
+        printf("}, \"fetch_to_retready\": ");
+        json_num(stdout, in->samples ? r->latency : NAN);
+        printf(", \"paired\": ");
+        if (!r->has_pairs) {
+            printf("null}");
+            continue;
+        }
+        const struct pme_pair_acc *a = &in->pair;
+        printf("{\"records\": %llu, \"useful_forward\": %llu, \"useful_backward\": %llu, \"retired\": %llu, "
+               "\"near\": %llu, \"latency_sum\": ",
+               (unsigned long long)a->pairs, (unsigned long long)a->useful_fwd, (unsigned long long)a->useful_bwd,
+               (unsigned long long)a->retired, (unsigned long long)a->near);
+        json_num(stdout, a->latency);
+        bool known = v->pair_interval > 0;
+        printf(", \"wasted_slots\": ");
+        json_num(stdout, known ? r->conc.wasted : NAN);
+        printf(", \"slots\": ");
+        json_num(stdout, known ? r->conc.slots : NAN);
+        printf(", \"useful_issued\": ");
+        json_num(stdout, known ? r->conc.useful : NAN);
+        printf(", \"latency_total\": ");
+        json_num(stdout, known ? r->conc.latency_total : NAN);
+        printf(", \"concurrency\": ");
+        json_num(stdout, r->conc.concurrency);
+        printf(", \"ipc_near\": ");
+        json_num(stdout, r->conc.ipc_near);
+        printf(", \"mean_latency\": ");
+        json_num(stdout, r->conc.mean_latency);
+        printf("}}");
+    }
+    printf("]}\n");
+}
+
+int cmd_pme(int argc, char **argv)
+{
+    const char *db_path = pdb_default_path(), *proc = NULL, *rates_arg = "dmiss,imiss,mispredict";
+    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
+    bool json = false, ok = true;
+    unsigned limit = 30, u;
+    double interval = 0, pair_interval = 0, window = 0, C = DEFAULT_ISSUE_WIDTH, T = DEFAULT_IPC_WINDOW;
+    sort_key = SORT_RETIRED;
+    for (int i = 1; i < argc && ok; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
+            if (!strcmp(v, "all"))
+                sel.epoch = -1;
+            else if (parse_unsigned(v, &u) && u > 0)
+                sel.epoch = u;
+            else {
+                fprintf(stderr, "alphaprof pme: --epoch '%s': give an epoch number or all\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
+            if (!parse_unsigned(v, &u) || u > 63) {
+                fprintf(stderr, "alphaprof pme: --core '%s': give a core number\n", v);
+                return 2;
+            }
+            sel.core = (int)u;
+        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
+            sel.image = v;
+        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
+            if (!parse_unsigned(v, &limit)) {
+                fprintf(stderr, "alphaprof pme: --limit '%s': give a number\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
+            if (!strcmp(v, "retired"))
+                sort_key = SORT_RETIRED;
+            else if (!strcmp(v, "samples"))
+                sort_key = SORT_SAMPLES;
+            else if (!strcmp(v, "latency"))
+                sort_key = SORT_LATENCY;
+            else if (!strcmp(v, "wasted"))
+                sort_key = SORT_WASTED;
+            else {
+                fprintf(stderr, "alphaprof pme: --sort '%s': give retired, samples, latency or wasted\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--rates", &missing))) {
+            rates_arg = v;
+        } else if ((v = opt_value(argc, argv, &i, "--interval", &missing))) {
+            interval = parse_positive("--interval", v, &ok);
+        } else if ((v = opt_value(argc, argv, &i, "--pair-interval", &missing))) {
+            pair_interval = parse_positive("--pair-interval", v, &ok);
+        } else if ((v = opt_value(argc, argv, &i, "--window", &missing))) {
+            window = parse_positive("--window", v, &ok);
+        } else if ((v = opt_value(argc, argv, &i, "--issue-width", &missing))) {
+            C = parse_positive("--issue-width", v, &ok);
+        } else if ((v = opt_value(argc, argv, &i, "--ipc-window", &missing))) {
+            T = parse_positive("--ipc-window", v, &ok);
+        } else if (missing || a[0] == '-' || proc) {
+            fprintf(stderr, "alphaprof pme: %s '%s'; see 'alphaprof pme --help'\n",
+                    missing ? "missing value for" : "unexpected argument", a);
+            return 2;
+        } else {
+            proc = a;
+        }
+    }
+    if (!ok)
+        return 2;
+    struct ap_err err;
+    struct pdb *db;
+    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+        fprintf(stderr, "alphaprof pme: %s\n", err.msg);
+        return 1;
+    }
+    struct pme_view v;
+    int rc = pme_view_load(db, &sel, T, &v, &err);
+    pdb_close(db);
+    if (rc) {
+        fprintf(stderr, "alphaprof pme: %s\n", err.msg);
+        return 1;
+    }
+    if (interval)
+        v.interval = interval;
+    if (pair_interval)
+        v.pair_interval = pair_interval;
+    if (window) {
+        v.window = window;
+        v.window_estimated = false;
+    }
+    if (!v.ninsns) {
+        fprintf(stderr, "alphaprof pme: %s holds no ProfileMe samples for this selection; "
+                        "record some with alphaprof record --profileme (or --paired)\n", db_path);
+        pme_view_free(&v);
+        return 1;
+    }
+    int rates[MAX_RATES];
+    size_t nrates = 0;
+    char *list = xstrdup(rates_arg), *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int b = pme_bit_index(&v, t);
+        if (b < 0 || nrates == MAX_RATES) {
+            fprintf(stderr, "alphaprof pme: --rates: %s '%s'; the event bits are:", b < 0 ? "no event bit" : "too many, at",
+                    t);
+            for (size_t k = 0; k < v.nbits; k++)
+                fprintf(stderr, " %s", v.bit_names[k]);
+            fprintf(stderr, "\n");
+            free(list);
+            pme_view_free(&v);
+            return 2;
+        }
+        rates[nrates++] = b;
+    }
+    free(list);
+
+    struct row *rows = xmalloc(v.ninsns * sizeof *rows);
+    size_t n = 0;
+    bool proc_seen = false;
+    for (size_t i = 0; i < v.ninsns; i++) {
+        const struct pme_insn *in = &v.insns[i];
+        uint64_t pc = pme_insn_pc(in);
+        const struct symbol *sym = in->img->st ? symtab_lookup(in->img->st, pc) : NULL;
+        if (proc && !(sym && !strcmp(sym->name, proc)))
+            continue;
+        proc_seen = true;
+        if (!in->samples && !in->pair.pairs)
+            continue;
+        struct row *r = &rows[n++];
+        memset(r, 0, sizeof *r);
+        r->in = in;
+        r->sym = sym;
+        r->pc = pc;
+        r->latency = mean_in_progress(in);
+        r->has_pairs = in->pair.pairs > 0;
+        pme_concurrency_estimate(&in->pair, v.pair_interval ? v.pair_interval : 1, v.window, C, T, &r->conc);
+        r->wasted = r->conc.wasted;
+    }
+    if (proc && !proc_seen) {
+        fprintf(stderr, "alphaprof pme: no ProfileMe samples in a procedure '%s'%s; alphaprof pme without a "
+                        "procedure lists the sampled instructions\n", proc, sel.image ? " (with --image)" : "");
+        free(rows);
+        pme_view_free(&v);
+        return 1;
+    }
+    qsort(rows, n, sizeof *rows, cmp_row);
+    if (json)
+        print_json(&v, rows, n, limit, C);
+    else
+        print_text(&v, rows, n, rates, nrates, limit, C, proc);
+    free(rows);
+    pme_view_free(&v);
+    return 0;
+}
