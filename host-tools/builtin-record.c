@@ -87,6 +87,32 @@ static int bad(const char *fmt, const char *arg)
     return 2;
 }
 
+/*
+ * The ProfileMe sampling intervals of this run, for the estimators (kS,
+ * L C S/2 - U W S): periods rows PDB_PERIOD_PME* of the current epoch.  The
+ * unit draws the interval uniform in [lo, hi] fetched instructions; in
+ * paired mode the second record follows the first 1..W fetches later and
+ * both records also go to the aggregates, so a pair takes (lo+hi)/2 +
+ * (W+1)/2 fetches and the aggregates get a record every half of that.
+ */
+static int store_pme_intervals(struct pdb *db, int mode, unsigned lo, unsigned hi, unsigned window,
+                               struct ap_err *err)
+{
+    int64_t epoch;
+    if (pdb_current_epoch(db, &epoch, err))
+        return -1;
+    double mean = ((double)lo + (double)hi) / 2;
+    if (mode == 2) {
+        double pair = mean + ((double)window + 1) / 2;
+        pdb_set_period(db, epoch, PDB_PERIOD_PME, -1, (uint64_t)(pair / 2 + 0.5));
+        pdb_set_period(db, epoch, PDB_PERIOD_PME_PAIR, -1, (uint64_t)(pair + 0.5));
+        pdb_set_period(db, epoch, PDB_PERIOD_PME_WINDOW, -1, window);
+    } else {
+        pdb_set_period(db, epoch, PDB_PERIOD_PME, -1, (uint64_t)(mean + 0.5));
+    }
+    return pdb_commit(db, err);
+}
+
 int cmd_record(int argc, char **argv)
 {
     const char *board_name = DEFAULT_BOARD, *db_path = DEFAULT_DB;
@@ -95,6 +121,9 @@ int cmd_record(int argc, char **argv)
     struct strvec images = {0}, keys = {0}, args = {0}, elfs = {0};
     char period[64] = "", table[16] = "", events[160] = "", pme[64] = "", pair_window[32] = "";
     int profileme = 0;          /* 1 ProfileMe, 2 paired */
+    /* ProfileMe intervals as configured (the usage's defaults, always sent
+     * explicitly), stored for the estimators by store_pme_intervals */
+    unsigned pme_lo = 60000, pme_hi = 64000, pme_window = 80;
     const char *oracle = NULL;
     bool board_given = false;
     int status = 2;
@@ -130,6 +159,8 @@ int cmd_record(int argc, char **argv)
                 goto out;
             }
             snprintf(pme, sizeof pme, "pme=%u-%u", lo, hi);
+            pme_lo = lo;
+            pme_hi = hi;
         } else if ((v = opt_value(argc, argv, &i, "--pair-window", &missing))) {
             unsigned w;
             if (!parse_unsigned(v, &w) || w == 0 || w > PME_MAX_PAIR_WINDOW) {
@@ -138,6 +169,7 @@ int cmd_record(int argc, char **argv)
                 goto out;
             }
             snprintf(pair_window, sizeof pair_window, "pair_window=%u", w);
+            pme_window = w;
         } else if (strcmp(a, "--status") == 0) {
             status_line = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
@@ -222,10 +254,9 @@ int cmd_record(int argc, char **argv)
     }
     if (profileme) {
         strvec_push(&keys, profileme == 2 ? "profile=paired" : "profile=profileme");
-        if (pme[0])
-            strvec_push(&keys, pme);
-        if (pair_window[0])
-            strvec_push(&keys, pair_window);
+        strvec_pushf(&keys, "pme=%u-%u", pme_lo, pme_hi);
+        if (profileme == 2)
+            strvec_pushf(&keys, "pair_window=%u", pme_window);
         if (!board_given)
             board_name = "clipper-pm";
     } else if (events[0]) {
@@ -293,6 +324,8 @@ int cmd_record(int argc, char **argv)
     br.profile_ctx = &sink;
     status = board_run(&br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
+        sink.failed = true;
+    if (!sink.failed && profileme && store_pme_intervals(db, profileme, pme_lo, pme_hi, pme_window, &sink.err))
         sink.failed = true;
     const struct ingest_totals *t = ingest_totals(sink.in);
     if (sink.failed) {
