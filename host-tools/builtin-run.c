@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  --link unix|stdio  serial link: QEMU socket (default) or QEMU's stdio\n"
             "  --timeout S        give up after S seconds (default: the board's timeout_s)\n"
             "  --append KEY=VAL   add a key to the boot command line (e.g. run=NAME, tick_hz=1000)\n"
+            "  --oracle PATH      write the hardware model's exact truth of the run to PATH\n"
+            "                     (board clipper-pm, which it picks by default)\n"
             "  --no-check         skip the host-side image checks (the monitor still checks)\n"
             "  -v, --verbose      print the QEMU command line\n"
             "  ARGS               the image's argument string (after --)\n"
@@ -46,7 +48,7 @@ static void usage(FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-    const char *board_name = DEFAULT_BOARD;
+    const char *board_name = NULL, *oracle = NULL;
     unsigned cores = 1, timeout_s = 0;
     bool deterministic = false, verbose = false, check = true;
     enum link_kind link = LINK_UNIX;
@@ -72,6 +74,8 @@ int cmd_run(int argc, char **argv)
             check = false;
         } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
             board_name = v;
+        } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
+            oracle = v;
         } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
             if (!parse_unsigned(v, &cores) || cores == 0) {
                 fprintf(stderr, "alphaprof run: --cores '%s': give a number of cores (1..%d)\n", v, 4);
@@ -113,9 +117,12 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
 
+    if (!board_name)
+        board_name = oracle ? "clipper-pm" : DEFAULT_BOARD;
     struct board_run br = {
         .cmd = "alphaprof run",
         .board_name = board_name,
+        .oracle_path = oracle,
         .cores = cores,
         .timeout_s = timeout_s,
         .deterministic = deterministic,
