@@ -1,0 +1,200 @@
+"""End-to-end: ProfileMe through the hardware model (board clipper-pm).
+
+The model tags one fetched instruction every --pme-interval fetches (two in
+paired mode) and writes its Profile Registers to the core's ring; the
+firmware aggregates them per PC (PME_AGG) and keeps pairs whole (PAIRS); the
+host stores them in pme, pme_bits, pme_latency, pairs and pair_records.
+ProfileMe records name the exact instruction, so the D-cache-miss samples of
+chase are on its load and the mispredict samples of branches on its
+data-dependent branch; bad-path fetches are aborted (retired bit clear).
+The oracle of the same run accounts for every record the model produced.
+"""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def record(d, image, *opts, cores=1):
+    db, oracle = os.path.join(d, "p.db"), os.path.join(d, "oracle.bin")
+    r = alphaprof(["record", "--deterministic", "--cores", str(cores), "--db", db, "--oracle", oracle]
+                  + list(opts) + [require(build_path("workloads", image + ".elf"))], timeout=220)
+    check(r.status == 0, "record %s with %s" % (image, " ".join(opts)), r)
+    return db, oracle, r
+
+
+def query(db, sql, *args):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def bit(db, name):
+    rows = query(db, "SELECT idx FROM names WHERE kind = 'pme_bit' AND name = ?", name)
+    check(len(rows) == 1, "the firmware named ProfileMe event bit %s (names table: %s)"
+          % (name, query(db, "SELECT * FROM names")))
+    return rows[0][0]
+
+
+def offset_of(image, function, pattern):
+    """Offset from the image's load address of the instruction matching
+    pattern inside function (objdump of the ELF)."""
+    dis = subprocess.run(["alpha-linux-gnu-objdump", "-d", build_path("workloads", image + ".elf")],
+                         capture_output=True, text=True).stdout
+    inside, found = False, []
+    for line in dis.splitlines():
+        m = re.match(r"^([0-9a-f]+) <([^>]+)>:", line)
+        if m:
+            inside = m.group(2).split(".")[0] == function
+            continue
+        m = re.match(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} ){4}\s*(.*)$", line)
+        if inside and m and re.search(pattern, m.group(2)):
+            found.append(int(m.group(1), 16))
+    check(len(found) == 1, "one instruction /%s/ in %s of %s (found %s)" % (pattern, function, image, found))
+    return found[0] - 0x1000000     # images load at IMAGE_DEFAULT_BASE
+
+
+def bit_counts(db, image, b):
+    """{offset: samples with event bit b} for the image."""
+    return dict(query(db, "SELECT b.offset, sum(b.count) FROM pme_bits b JOIN images i ON i.id = b.image"
+                          " WHERE i.name = ? AND b.bit = ? GROUP BY b.offset", image, b))
+
+
+def accounting(db, oracle):
+    c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
+    check(c.status == 0, "check --oracle on a ProfileMe profile", c)
+    return json.loads(c.out)["profileme"], c
+
+
+def check_accounting(db, oracle):
+    a, c = accounting(db, oracle)
+    check(a["produced"] > 0 and a["stored"] > 0, "the model produced and the database holds records", c)
+    check(a["balanced"] and a["produced"] == a["stored"] + a["agg_full"] + a["link_lost"]
+          + a["ring_dropped"] + a["unread"],
+          "every ProfileMe record stored, dropped with a reason or unread at exit: %s" % a, c)
+    stored = query(db, "SELECT coalesce(sum(samples), 0) FROM pme")[0][0]
+    check(stored == a["stored"], "check counts the pme table (%d vs %d)" % (stored, a["stored"]))
+    return a
+
+
+def check_aborted(db):
+    """Per instruction, samples fetched down a bad path <= samples aborted,
+    and samples retired + aborted == samples."""
+    bad = bit(db, "bad-path")
+    rows = query(db, "SELECT p.image, p.offset, p.samples, p.retired, p.aborted,"
+                     " coalesce((SELECT sum(count) FROM pme_bits b WHERE b.image = p.image AND"
+                     "  b.offset = p.offset AND b.core = p.core AND b.epoch = p.epoch AND b.bit = ?), 0)"
+                     " FROM pme p", bad)
+    for image, off, samples, retired, aborted, badpath in rows:
+        check(retired + aborted == samples and badpath <= aborted,
+              "image %d offset %#x: %d samples = %d retired + %d aborted, %d bad-path"
+              % (image, off, samples, retired, aborted, badpath))
+    return sum(r[5] for r in rows), sum(r[4] for r in rows)
+
+
+def test_dmiss_samples_on_the_missing_load():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "chase", "--profileme", "--pme-interval", "4000-4400")
+        load = offset_of("chase", "chase", r"^ldq\s+v0,0\(v0\)")
+        dmiss = bit_counts(db, "chase", bit(db, "dmiss"))
+        total = sum(dmiss.values())
+        on_load = dmiss.get(load, 0)
+        check(total > 500 and on_load >= 0.95 * total,
+              ">= 95%% of chase's ProfileMe D-cache-miss samples on its load (%d of %d)" % (on_load, total))
+        # Its load latency is there too, summed per instruction.
+        lat = query(db, "SELECT sum(l.sum) FROM pme_latency l JOIN names n ON n.kind = 'pme_latency'"
+                        " AND n.idx = l.field AND n.name = 'load-complete' WHERE l.offset = ?", load)[0][0]
+        check(lat and lat > on_load, "load-complete latency summed on the missing load (%s)" % lat)
+        check_accounting(db, oracle)
+        check("ProfileMe samples" in r.err, "record reports the ProfileMe samples", r)
+    finally:
+        cleanup(d)
+
+
+def test_mispredicts_on_the_unpredictable_branch():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "branches", "--profileme", "--pme-interval", "4000-4400")
+        branch = offset_of("branches", "classify", r"^beq\s+t1,")
+        mp = bit_counts(db, "branches", bit(db, "mispredict"))
+        total = sum(mp.values())
+        check(total > 200 and mp.get(branch, 0) >= 0.9 * total,
+              ">= 90%% of the mispredict samples on classify's data-dependent branch (%d of %d)"
+              % (mp.get(branch, 0), total))
+        badpath, aborted = check_aborted(db)
+        check(badpath > 0, "bad-path fetches were sampled (%d, %d aborted)" % (badpath, aborted))
+        check_accounting(db, oracle)
+    finally:
+        cleanup(d)
+
+
+def test_paired_samples_are_stored_whole():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "branches", "--paired", "--pme-interval", "8000-8800",
+                               "--pair-window", "64")
+        pairs = query(db, "SELECT count(*) FROM pairs")[0][0]
+        check(pairs > 100, "paired samples stored (%d)" % pairs, r)
+        per_pair = query(db, "SELECT count(*), min(n), max(n) FROM (SELECT pair, count(*) AS n,"
+                             " group_concat(slot) AS s FROM pair_records GROUP BY pair)")[0]
+        check(per_pair == (pairs, 2, 2), "every pair has exactly two records (%s)" % (per_pair,))
+        gaps = query(db, "SELECT min(gap), max(gap) FROM pairs")[0]
+        check(1 <= gaps[0] and gaps[1] <= 64, "minor intervals within the pair window (%s)" % (gaps,))
+        # bad-path records of pairs, one by one, are aborted
+        ret, bad = 1 << bit(db, "retired"), 1 << bit(db, "bad-path")
+        n_bad = query(db, "SELECT count(*) FROM pair_records WHERE events & ? != 0", bad)[0][0]
+        n_bad_retired = query(db, "SELECT count(*) FROM pair_records WHERE events & ? != 0 AND events & ? != 0",
+                              bad, ret)[0][0]
+        check(n_bad > 0 and n_bad_retired == 0,
+              "%d bad-path records in pairs, none retired (%d)" % (n_bad, n_bad_retired))
+        # pair records are in the aggregates too, and every pair is accounted for
+        a = check_accounting(db, oracle)
+        check(a["pairs_balanced"] and a["pairs_taken"] == a["pairs"] + a["pair_full"] + a["pairs_link_lost"],
+              "every pair taken stored whole or dropped with a reason: %s" % a)
+        check(a["stored"] >= 2 * pairs, "paired records aggregated per instruction too")
+        check_aborted(db)
+    finally:
+        cleanup(d)
+
+
+def test_profileme_on_four_cores():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "parallel", "--paired", "--pme-interval", "4000-4400", cores=4)
+        cores = [c for (c,) in query(db, "SELECT DISTINCT core FROM pme ORDER BY core")]
+        check(cores == [0, 1, 2, 3], "ProfileMe samples from every core (%s)" % cores, r)
+        pair_cores = [c for (c,) in query(db, "SELECT DISTINCT core FROM pairs ORDER BY core")]
+        check(pair_cores == [0, 1, 2, 3], "pairs from every core (%s)" % pair_cores, r)
+        a = check_accounting(db, oracle)
+        check(a["pairs_balanced"], "pairs accounted for on 4 cores: %s" % a)
+        check_aborted(db)
+    finally:
+        cleanup(d)
+
+
+def test_profileme_options_are_checked():
+    d = tmpdir()
+    try:
+        elf = require(build_path("workloads", "hello.elf"))
+        db = os.path.join(d, "p.db")
+        for opts, msg in ((["--profileme", "--pme-interval", "10-20"], "--pme-interval"),
+                          (["--profileme", "--pme-interval", "5000"], "--pme-interval"),
+                          (["--pme-interval", "5000-6000"], "needs --profileme"),
+                          (["--profileme", "--pair-window", "8"], "needs --paired"),
+                          (["--paired", "--pair-window", "0"], "--pair-window"),
+                          (["--profileme", "--events", "cycles"], "either --events")):
+            r = alphaprof(["record", "--db", db] + opts + [elf])
+            check(r.status == 2 and msg in r.err, "record %s is refused clearly" % " ".join(opts), r)
+        # The plain board has no ProfileMe unit: the monitor says so and
+        # falls back to the timer.
+        r = alphaprof(["record", "--board", "clipper", "--profileme", "--db", db, elf], timeout=120)
+        check(r.status == 0 and "needs the hardware model with ProfileMe" in r.out,
+              "profileme on the plain board warns and samples with the timer", r)
+    finally:
+        cleanup(d)
