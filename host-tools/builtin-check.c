@@ -35,6 +35,7 @@ static void usage(FILE *f)
             "                   timer samples are compared with the oracle's cycles\n"
             "  --max-error F    exit 1 if the instruction-level error exceeds F (0..1)\n"
             "  --json           JSON instead of text\n"
+            "  --totals         only the oracle's per-core totals (no profile needed)\n"
             "  -h, --help       this text\n");
 }
 
@@ -111,12 +112,44 @@ static uint64_t pc_of(const struct pv_insn *in)
     return in->img->id == 0 ? in->offset : in->img->address + in->offset;
 }
 
+/* --totals: the oracle's per-core totals, no profile needed. */
+static void print_totals(const struct oracle *o, bool json)
+{
+    static const char *const names[] = {PMU_EVENT_NAMES};
+    if (!json)
+        printf("%4s %14s %14s %12s %12s %10s\n", "core", "cycles", "instructions", "records",
+               "interrupts", "IPC");
+    for (unsigned c = 0; c < o->h.ncores; c++) {
+        const struct oracle_core *k = &o->cores[c];
+        if (json) {
+            printf("{\"core\": %u, \"cycles\": %llu, \"instructions\": %llu, \"fetched\": %llu, "
+                   "\"aborted\": %llu, \"records\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
+                   "\"pme_samples\": %llu, \"pme_dropped\": %llu, \"pme_unread\": %llu, "
+                   "\"interrupts\": %llu, \"events\": {",
+                   c, (unsigned long long)k->cycles, (unsigned long long)k->instructions,
+                   (unsigned long long)k->fetched, (unsigned long long)k->aborted,
+                   (unsigned long long)k->overflows, (unsigned long long)k->ring_dropped,
+                   (unsigned long long)k->ring_unread, (unsigned long long)k->pme_samples,
+                   (unsigned long long)k->pme_dropped, (unsigned long long)k->pme_unread,
+                   (unsigned long long)k->interrupts);
+            for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+                printf("%s\"%s\": %llu", e ? ", " : "", names[e], (unsigned long long)k->events[e]);
+            printf("}}\n");
+        } else {
+            printf("%4u %14llu %14llu %12llu %12llu %10.3f\n", c, (unsigned long long)k->cycles,
+                   (unsigned long long)k->instructions, (unsigned long long)k->overflows,
+                   (unsigned long long)k->interrupts,
+                   k->cycles ? (double)k->instructions / (double)k->cycles : 0.0);
+        }
+    }
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
     const char *oracle_path = NULL, *event = NULL;
     struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    bool json = false;
+    bool json = false, totals = false;
     double max_error = -1;
     unsigned u;
     for (int i = 1; i < argc; i++) {
@@ -127,6 +160,8 @@ int cmd_check(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--totals")) {
+            totals = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
         } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
@@ -164,6 +199,11 @@ int cmd_check(int argc, char **argv)
     if (oracle_read(oracle_path, &o, &err)) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         return 1;
+    }
+    if (totals) {
+        print_totals(&o, json);
+        oracle_free(&o);
+        return 0;
     }
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {
