@@ -1,18 +1,24 @@
 /*
- * The timing model's step: fetch, map (ROB), issue (dataflow), complete
- * (latency), retire (in order).  Invariants: retire times never decrease;
- * the sum of insn_result.cycles equals last_retire.
+ * The timing model's step: fetch, map (ROB, issue queues, store buffer),
+ * data ready (dataflow), issue (functional units), retire ready (latency),
+ * retire (in order), then the bad path of a mispredicted branch.
+ * Invariants: fetch, map and retire times never decrease; fetch <= map <
+ * data ready <= issue < retire ready <= retire; the sum of
+ * insn_result.cycles equals last_retire.
  */
 #include "hw-model/model/core-model.h"
 
 #include <string.h>
+
+#include "linker/ram-map.h"
 
 #include "hw-model/isa/alpha-isa.h"
 
 void model_params_default(struct model_params *p)
 {
     *p = (struct model_params){
-        .width = 4, .rob = 80,
+        .width = 4, .rob = 80, .iq_int = 20, .iq_fp = 15, .store_buffer = 32,
+        .int_pipes = 4, .mul_pipes = 1, .mem_pipes = 2, .fp_pipes = 2,
         .l1i_kb = 64, .l1d_kb = 64, .l1_ways = 2, .line = 64,
         .l2_kb = 2048, .l2_ways = 4, .tlb_entries = 128,
         .l1_latency = 3, .l2_latency = 13, .memory_latency = 120, .tlb_miss_latency = 20,
@@ -26,7 +32,12 @@ int core_model_init(struct core_model *m, const struct model_params *p)
 {
     memset(m, 0, sizeof *m);
     m->p = *p;
-    if (m->p.rob == 0 || m->p.rob > MODEL_MAX_ROB || m->p.width == 0)
+    if (m->p.rob == 0 || m->p.rob > MODEL_MAX_ROB || m->p.width == 0 || m->p.width > 64 ||
+        m->p.iq_int == 0 || m->p.iq_int > MODEL_MAX_IQ || m->p.iq_fp == 0 || m->p.iq_fp > MODEL_MAX_IQ ||
+        m->p.store_buffer == 0 || m->p.store_buffer > MODEL_MAX_SB || m->p.int_pipes == 0 ||
+        m->p.int_pipes > 255 || m->p.mul_pipes == 0 || m->p.mul_pipes > m->p.int_pipes ||
+        m->p.mem_pipes == 0 || m->p.mem_pipes > m->p.int_pipes || m->p.fp_pipes == 0 ||
+        m->p.fp_pipes > 255)
         return -1;
     if (cache_init(&m->l1i, (uint64_t)p->l1i_kb << 10, p->l1_ways, p->line) ||
         cache_init(&m->l1d, (uint64_t)p->l1d_kb << 10, p->l1_ways, p->line) ||
@@ -38,6 +49,10 @@ int core_model_init(struct core_model *m, const struct model_params *p)
     }
     bp_init(&m->bp);
     m->last_fetch_line = UINT64_MAX;
+    for (unsigned i = 0; i < MODEL_FU_RING; i++)
+        m->fu[i].cycle = UINT64_MAX;
+    for (unsigned i = 0; i < MODEL_DECODE_CACHE; i++)
+        m->dcache[i].pc = UINT64_MAX;
     return 0;
 }
 
@@ -131,20 +146,54 @@ void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t w)
         s->dst = REG_NONE;
 }
 
+void core_model_set_memory(struct core_model *m, const uint8_t *mem, uint64_t size)
+{
+    m->mem = size >= 4 ? mem : NULL;
+    m->mem_size = m->mem ? size : 0;
+}
+
+bool model_translate_pc(uint64_t pc, uint64_t *phys)
+{
+    if (pc & 3)
+        return false;
+    if (pc >= KSEG_BASE) {
+        *phys = pc - KSEG_BASE;
+        return true;
+    }
+    if (pc >= USER_BASE && pc < RAM_SIZE) {
+        *phys = pc;
+        return true;
+    }
+    return false;
+}
+
+unsigned model_pc_context(uint64_t pc)
+{
+    if ((pc & 1) || pc < PALCODE_END)
+        return PME_CTX_PAL;
+    return pc >= KSEG_BASE ? PME_CTX_KERNEL : PME_CTX_USER;
+}
+
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* Latency of a data access through DTB, L1 D-cache, L2 and memory. */
-static uint32_t data_access(struct core_model *m, uint64_t addr, struct insn_result *r)
+/* Latency of a data access through DTB, L1 D-cache, L2 and memory; *ready
+ * gets the part before the miss is known (translation and L1). */
+static uint32_t data_access(struct core_model *m, uint64_t addr, struct insn_result *r, uint32_t *ready)
 {
     uint32_t lat = m->p.l1_latency;
-    if (!cache_access(&m->dtb, addr))
+    if (!cache_access(&m->dtb, addr)) {
         lat += m->p.tlb_miss_latency;
+        r->pme_events |= 1u << PME_EVB_DTBMISS;
+    }
+    *ready = lat;
     if (!cache_access(&m->l1d, addr)) {
         r->events[PMU_EV_DMISS]++;
+        r->pme_events |= 1u << PME_EVB_DMISS;
         if (cache_access(&m->l2, addr)) {
             lat += m->p.l2_latency;
         } else {
             r->events[PMU_EV_L2MISS]++;
+            r->pme_events |= 1u << PME_EVB_L2MISS;
             lat += m->p.memory_latency;
         }
     }
@@ -169,90 +218,316 @@ static uint32_t class_latency(const struct model_params *p, unsigned cls)
     }
 }
 
+static bool is_fp_class(unsigned cls)
+{
+    return cls >= ALPHA_FADD && cls <= ALPHA_FMOV;
+}
+
+static bool is_fdiv_class(unsigned cls)
+{
+    return cls >= ALPHA_FDIV && cls <= ALPHA_FSQRT_T;
+}
+
+static bool is_mem_class(unsigned cls)
+{
+    return cls == ALPHA_LOAD || cls == ALPHA_STORE || cls == ALPHA_LOAD_LOCKED || cls == ALPHA_STORE_COND;
+}
+
+/* The first cycle from t with a functional unit for cls; reserves it. */
+static uint64_t reserve_unit(struct core_model *m, uint64_t t, unsigned cls)
+{
+    const struct model_params *p = &m->p;
+    bool fp = is_fp_class(cls), mul = cls == ALPHA_IMUL, mem = is_mem_class(cls);
+    for (unsigned tries = 0; tries < MODEL_FU_RING; tries++, t++) {
+        struct fu_slot *f = &m->fu[t & (MODEL_FU_RING - 1)];
+        if (f->cycle != t)
+            *f = (struct fu_slot){.cycle = t};
+        if (fp) {
+            if (f->n_fp >= p->fp_pipes)
+                continue;
+            f->n_fp++;
+            return t;
+        }
+        if (f->n_int >= p->int_pipes || (mul && f->n_mul >= p->mul_pipes) ||
+            (mem && f->n_mem >= p->mem_pipes))
+            continue;
+        f->n_int++;
+        f->n_mul += mul;
+        f->n_mem += mem;
+        return t;
+    }
+    return t;
+}
+
+/* An issue-queue entry for an instruction that could map at t: one free
+ * by then (any will do, later instructions map no earlier), else the one
+ * that frees first.  *next rotates, so the common case looks at one entry. */
+static uint64_t *iq_entry(uint64_t *q, unsigned n, unsigned *next, uint64_t t)
+{
+    uint64_t *e = &q[*next];
+    *next = *next + 1 == n ? 0 : *next + 1;
+    if (*e <= t)
+        return e;
+    for (unsigned i = 0; i < n; i++)
+        if (q[i] < *e)
+            e = &q[i];
+    return e;
+}
+
+/* Fetch of the instruction at pc: I-cache and ITB on a new line.  Returns
+ * false (nothing fetched) if a miss would take fetch to `limit` slots. */
+static bool fetch_insn(struct core_model *m, uint64_t pc, struct insn_result *r, uint64_t limit)
+{
+    const struct model_params *p = &m->p;
+    uint64_t line = pc >> 6;
+    if (line != m->last_fetch_line) {
+        uint64_t stall = 0;
+        if (!cache_access(&m->itb, pc)) {
+            stall += p->tlb_miss_latency;
+            r->pme_events |= 1u << PME_EVB_ITBMISS;
+        }
+        if (!cache_access(&m->l1i, pc)) {
+            r->events[PMU_EV_IMISS]++;
+            r->pme_events |= 1u << PME_EVB_IMISS;
+            stall += cache_access(&m->l2, pc) ? p->l2_latency : p->memory_latency;
+        }
+        m->last_fetch_line = line;
+        if (m->fetch_slot + stall * p->width >= limit) {
+            m->fetch_slot = limit;
+            return false;
+        }
+        m->fetch_slot += stall * p->width;
+    }
+    r->fetch = m->fetch_slot / p->width;
+    m->fetch_slot++;
+    m->fetched++;
+    return true;
+}
+
+static const struct insn_static *decode_cached(struct core_model *m, uint64_t pc, uint32_t word)
+{
+    struct decoded *d = &m->dcache[(pc >> 2) & (MODEL_DECODE_CACHE - 1)];
+    if (d->pc != pc || d->s.word != word) {
+        insn_static_decode(&d->s, pc, word);
+        d->pc = pc;
+    }
+    return &d->s;
+}
+
+/* Zeroes what a bad-path result reports (without a slow rep stos). */
+static void clear_result(struct insn_result *r)
+{
+    r->cycles = r->map = r->data_ready = r->issue = r->retire_ready = r->retire = r->complete = 0;
+    r->addr = 0;
+    r->latency = r->pme_events = 0;
+    for (unsigned k = 0; k < PME_LAT_COUNT; k++)
+        r->lat[k] = 0;
+    for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+        r->events[e] = 0;
+}
+
+/* Fetches the predicted path from pc until fetch reaches `end` slots. */
+static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, uint64_t end)
+{
+    const struct model_params *p = &m->p;
+    unsigned cap = p->rob;
+    m->last_fetch_line = UINT64_MAX;       /* a new fetch block */
+    while (m->nbad < cap && m->fetch_slot < end) {
+        uint64_t phys;
+        if (!m->mem || !model_translate_pc(pc, &phys) || phys > m->mem_size - 4)
+            break;
+        uint32_t word;
+        memcpy(&word, m->mem + phys, 4);
+        struct bad_fetch *b = &m->bad[m->nbad];
+        clear_result(&b->r);
+        if (!fetch_insn(m, pc, &b->r, end))
+            break;
+        m->nbad++;
+        b->pc = pc;
+        b->r.history = history;
+        const struct insn_static *s = decode_cached(m, pc, word);
+        unsigned cls = s->cls;
+        b->r.pme_events |= 1u << PME_EVB_BAD_PATH;
+        if (cls == ALPHA_LOAD || cls == ALPHA_LOAD_LOCKED)
+            b->r.pme_events |= 1u << PME_EVB_LOAD;
+        else if (cls == ALPHA_STORE || cls == ALPHA_STORE_COND)
+            b->r.pme_events |= 1u << PME_EVB_STORE;
+        if (cls == ALPHA_BRANCH_COND) {
+            b->r.pme_events |= 1u << PME_EVB_BRANCH;
+            bool taken = bp_predict(&m->bp, pc);
+            history = (history << 1 | taken) & (BP_GLOBAL_ENTRIES - 1);
+            if (taken) {
+                b->r.pme_events |= 1u << PME_EVB_TAKEN;
+                pc = alpha_branch_target(pc, s->word);
+                b->r.addr = pc;
+                m->fetch_slot = (m->fetch_slot + p->width - 1) / p->width * p->width;
+                m->last_fetch_line = UINT64_MAX;
+                continue;
+            }
+        } else if (cls == ALPHA_BRANCH) {
+            b->r.pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
+            pc = alpha_branch_target(pc, s->word);
+            b->r.addr = pc;
+            m->fetch_slot = (m->fetch_slot + p->width - 1) / p->width * p->width;
+            m->last_fetch_line = UINT64_MAX;
+            continue;
+        } else if (cls == ALPHA_JUMP) {
+            b->r.pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
+            break;                          /* target unknown before it executes */
+        }
+        pc += 4;
+    }
+    m->aborted += m->nbad;
+    for (unsigned i = 0; i < m->nbad; i++)
+        m->events[PMU_EV_IMISS] += m->bad[i].r.events[PMU_EV_IMISS];
+}
+
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
                      uint64_t next_pc, struct insn_result *r)
 {
-    memset(r, 0, sizeof *r);
+    /* (no memset: a rep stos costs more than the rest of the fetch) */
+    for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+        r->events[e] = 0;
+    r->pme_events = 0;
+    r->addr = 0;
+    r->lat[PME_LAT_LOAD_COMPLETE] = 0;
+    m->nbad = 0;
     const struct model_params *p = &m->p;
+    unsigned cls = s->cls;
+    r->history = m->bp.global_history;
 
-    /* Fetch: a new line costs an I-cache (and ITB) lookup. */
-    uint64_t line = s->pc >> 6;
-    if (line != m->last_fetch_line) {
-        uint64_t stall = 0;
-        if (!cache_access(&m->itb, s->pc))
-            stall += p->tlb_miss_latency;
-        if (!cache_access(&m->l1i, s->pc)) {
-            r->events[PMU_EV_IMISS]++;
-            stall += cache_access(&m->l2, s->pc) ? p->l2_latency : p->memory_latency;
-        }
-        m->fetch_slot += stall * p->width;
-        m->last_fetch_line = line;
-    }
-    uint64_t fetch = m->fetch_slot / p->width;
-    m->fetch_slot++;
+    /* Fetch. */
+    fetch_insn(m, s->pc, r, UINT64_MAX);
+    uint64_t fetch = r->fetch;
 
-    /* Map: a ROB entry frees when the instruction rob places older retires. */
+    /* Map, in order: a ROB entry frees when the instruction rob places
+     * older retires, an issue-queue entry when its instruction issues, a
+     * store-buffer entry when its store has written the cache. */
     unsigned slot = (unsigned)(m->seq % p->rob);
-    uint64_t map = max64(fetch + 1, m->rob_retire[slot]);
+    uint64_t map = max64(max64(fetch + 1, m->last_map), m->rob_retire[slot]);
+    bool fp = is_fp_class(cls);
+    uint64_t *iq = fp ? iq_entry(m->iq_fp, p->iq_fp, &m->iq_fp_next, map)
+                      : iq_entry(m->iq_int, p->iq_int, &m->iq_int_next, map);
+    map = max64(map, *iq);
+    bool store = cls == ALPHA_STORE || cls == ALPHA_STORE_COND;
+    unsigned sb = (unsigned)(m->sb_seq % p->store_buffer);
+    if (store)
+        map = max64(map, m->sb_done[sb]);
     if (map > fetch + 1)
         m->fetch_slot = max64(m->fetch_slot, map * p->width);   /* fetch backs up */
+    m->last_map = map;
 
-    /* Issue when the operands are ready. */
-    uint64_t issue = map + 1;
+    /* Data ready when the operands are. */
+    uint64_t ready = map + 1;
     for (int i = 0; i < 2; i++)
         if (s->src[i] != REG_NONE)
-            issue = max64(issue, m->reg_ready[s->src[i]]);
+            ready = max64(ready, m->reg_ready[s->src[i]]);
 
-    uint32_t lat;
-    switch (s->cls) {
+    /* Issue on a free functional unit. */
+    uint64_t issue = ready;
+    uint32_t lat, retready_lat;
+    if (is_fdiv_class(cls))
+        issue = max64(issue, m->fdiv_free);
+    issue = reserve_unit(m, issue, cls);
+    *iq = issue;
+
+    switch (cls) {
     case ALPHA_LOAD:
     case ALPHA_LOAD_LOCKED:
         r->events[PMU_EV_LOADS]++;
-        lat = data_access(m, addr, r);
+        r->pme_events |= 1u << PME_EVB_LOAD;
+        r->addr = addr;
+        lat = data_access(m, addr, r, &retready_lat);
         break;
     case ALPHA_STORE:
     case ALPHA_STORE_COND:
         r->events[PMU_EV_STORES]++;
-        data_access(m, addr, r);    /* write-allocate; the store buffer hides the latency */
-        lat = 1;
+        r->pme_events |= 1u << PME_EVB_STORE;
+        r->addr = addr;
+        lat = data_access(m, addr, r, &retready_lat);   /* write-allocate, written after retire */
+        retready_lat = lat = 1;
         break;
     default:
-        lat = class_latency(p, s->cls);
+        retready_lat = lat = class_latency(p, cls);
         break;
     }
-    uint64_t complete = issue + lat;
+    if (is_fdiv_class(cls))
+        m->fdiv_free = issue + lat;
+    uint64_t complete = issue + lat, retready = issue + retready_lat;
     if (s->dst != REG_NONE)
         m->reg_ready[s->dst] = complete;
 
     /* Control flow: conditional branches are predicted; a wrong guess
-     * redirects fetch when the branch resolves. */
+     * redirects fetch penalty cycles after the branch resolves, and until
+     * then fetch follows the predicted path. */
     bool taken = next_pc != s->pc + 4;
-    if (s->cls == ALPHA_BRANCH_COND) {
+    uint64_t redirect = 0, bad_pc = 0;
+    uint32_t bad_history = 0;
+    if (cls == ALPHA_BRANCH_COND) {
         r->events[PMU_EV_BRANCHES]++;
+        r->pme_events |= 1u << PME_EVB_BRANCH;
+        if (taken)
+            r->addr = next_pc;
         if (!bp_update(&m->bp, s->pc, taken)) {
             r->events[PMU_EV_BRANCHMP]++;
-            m->fetch_slot = max64(m->fetch_slot, (complete + p->mispredict_penalty) * p->width);
+            r->pme_events |= 1u << PME_EVB_MISPREDICT;
+            redirect = (complete + p->mispredict_penalty) * p->width;
+            bad_pc = taken ? s->pc + 4 : alpha_branch_target(s->pc, s->word);
+            bad_history = m->bp.global_history ^ 1;     /* the predicted direction */
         }
-    } else if (s->cls == ALPHA_JUMP || s->cls == ALPHA_BRANCH) {
+    } else if (cls == ALPHA_JUMP || cls == ALPHA_BRANCH) {
+        r->pme_events |= 1u << PME_EVB_JUMP;
+        r->addr = next_pc;
         /* taken control transfers end the fetch block */
         m->fetch_slot = (m->fetch_slot + p->width - 1) / p->width * p->width;
     }
-    if (taken)
+    if (taken) {
         m->last_fetch_line = UINT64_MAX;
+        if (cls == ALPHA_BRANCH_COND || cls == ALPHA_JUMP || cls == ALPHA_BRANCH)
+            r->pme_events |= 1u << PME_EVB_TAKEN;
+    }
 
     /* Retire in order. */
-    uint64_t retire = max64(m->last_retire, complete);
+    uint64_t retire = max64(m->last_retire, retready);
     r->cycles = retire - m->last_retire;
     m->last_retire = retire;
     m->rob_retire[slot] = retire;
     m->seq++;
+
+    /* Stores write the cache from the store buffer after retiring, in
+     * order, one per cycle at best; a miss takes its latency. */
+    if (store) {
+        uint64_t cost = r->events[PMU_EV_L2MISS] ? p->memory_latency
+                      : r->events[PMU_EV_DMISS] ? p->l2_latency : 1;
+        m->sb_last = max64(retire + cost, m->sb_last + 1);
+        m->sb_done[sb] = m->sb_last;
+        m->sb_seq++;
+    }
+
     r->events[PMU_EV_RETIRED] = 1;
+    r->pme_events |= 1u << PME_EVB_RETIRED;
     r->fetch = fetch;
+    r->map = map;
+    r->data_ready = ready;
     r->issue = issue;
+    r->retire_ready = retready;
     r->complete = complete;
     r->retire = retire;
     r->latency = lat;
+    r->lat[PME_LAT_FETCH_MAP] = (uint32_t)(map - fetch);
+    r->lat[PME_LAT_MAP_DATA] = (uint32_t)(ready - map);
+    r->lat[PME_LAT_DATA_ISSUE] = (uint32_t)(issue - ready);
+    r->lat[PME_LAT_ISSUE_RETREADY] = (uint32_t)(retready - issue);
+    r->lat[PME_LAT_RETREADY_RETIRE] = (uint32_t)(retire - retready);
+    if (cls == ALPHA_LOAD || cls == ALPHA_LOAD_LOCKED)
+        r->lat[PME_LAT_LOAD_COMPLETE] = lat;
     for (unsigned e = 0; e < PMU_EV_COUNT; e++)
         m->events[e] += r->events[e];
     m->events[PMU_EV_CYCLES] += r->cycles;
+
+    if (redirect) {
+        fetch_bad_path(m, bad_pc, bad_history, redirect);
+        m->fetch_slot = max64(m->fetch_slot, redirect);
+        m->last_fetch_line = UINT64_MAX;
+    }
 }

@@ -1,16 +1,36 @@
 /*
- * Per-core timing model, close to the Alpha 21264 in its parameters: a
- * dataflow model with in-order fetch (width per cycle, I-cache and ITB
- * misses and mispredict redirects stall it), a reorder buffer of `rob`
- * entries (fetch waits for the instruction rob places older to retire),
- * issue when the source registers are ready, class latencies (integer
- * multiply, FP divide and square root, loads through DTB, L1 D-cache, L2
- * and memory), and in-order retire.  Functional-unit contention and bad-path
- * fetch are not modelled yet.
+ * Per-core timing model, close to the Alpha 21264 in its parameters.  Each
+ * instruction goes through the stages of the ProfileMe latency registers
+ * (seed Table 1):
+ *
+ *   fetch       in order, `width` slots per cycle; I-cache and ITB misses
+ *               and mispredict redirects stall it
+ *   map         in order, at least a cycle after fetch, once the reorder
+ *               buffer (`rob` entries, freed in order at retire), the
+ *               instruction's issue queue (integer `iq_int`, FP `iq_fp`
+ *               entries, freed at issue) and, for stores, the store buffer
+ *               (`store_buffer` entries, freed when the store has written
+ *               the cache after retiring) have room; fetch backs up behind it
+ *   data ready  a cycle after map, once the source registers are written
+ *   issue       the first cycle from data ready with a free functional unit:
+ *               `int_pipes` integer pipes per cycle, of which `mul_pipes`
+ *               multiply and `mem_pipes` load or store; `fp_pipes` FP pipes;
+ *               one unpipelined FP divide/square-root unit
+ *   retire ready  issue + execution latency; a load is retire-ready once it
+ *               has translated and accessed the L1 (the 21264 retires loads
+ *               before a miss returns), its destination becomes ready when
+ *               the data returns (`complete`, Load issue->Completion)
+ *   retire      in order
+ *
+ * A mispredicted conditional branch redirects fetch `mispredict_penalty`
+ * cycles after it resolves; until then the model fetches the predicted
+ * (wrong) path from guest memory (core_model.mem, see model_translate_pc),
+ * which takes fetch slots and I-cache accesses and is reported in
+ * core_model.bad[] (aborted, never retired).
  *
  * Time-proportional attribution (TIP): the cycles between the previous
  * retirement and this one belong to this instruction, so per-instruction
- * cycles sum to the core's total exactly.
+ * cycles sum to the core's total exactly; aborted instructions get none.
  */
 #ifndef HW_MODEL_CORE_MODEL_H
 #define HW_MODEL_CORE_MODEL_H
@@ -25,6 +45,9 @@
 struct model_params {
     unsigned width;             /* fetch and map per cycle */
     unsigned rob;               /* reorder buffer entries (<= MODEL_MAX_ROB) */
+    unsigned iq_int, iq_fp;     /* issue-queue entries (<= MODEL_MAX_IQ) */
+    unsigned store_buffer;      /* store-buffer entries (<= MODEL_MAX_SB) */
+    unsigned int_pipes, mul_pipes, mem_pipes, fp_pipes;
     unsigned l1i_kb, l1d_kb, l1_ways, line;
     unsigned l2_kb, l2_ways;
     unsigned tlb_entries;       /* ITB and DTB, 8 KiB pages */
@@ -34,7 +57,11 @@ struct model_params {
              fsqrt_s_latency, fsqrt_t_latency;
 };
 
-#define MODEL_MAX_ROB 256
+#define MODEL_MAX_ROB   256
+#define MODEL_MAX_IQ    64
+#define MODEL_MAX_SB    64
+#define MODEL_FU_RING   2048        /* cycles of functional-unit reservations kept */
+#define MODEL_DECODE_CACHE 1024     /* decoded bad-path instructions */
 #define REG_NONE 0xff
 
 /* What the model needs of an instruction, decoded once at translation. */
@@ -49,31 +76,74 @@ struct insn_static {
 /* What happened to one instruction. */
 struct insn_result {
     uint64_t cycles;            /* time-proportional cycles of this instruction */
-    uint64_t fetch, issue, complete, retire;
+    uint64_t fetch, map, data_ready, issue, retire_ready, retire;
+    uint64_t complete;          /* result available (loads: data returned) */
+    uint64_t addr;              /* ProfileMe address: effective address, or control target */
     uint32_t latency;           /* issue to complete */
+    uint32_t lat[PME_LAT_COUNT];     /* stage latencies (pmu-window.h) */
+    uint32_t pme_events;        /* 1 << enum pme_event_bit */
+    uint32_t history;           /* global branch history at fetch */
     uint16_t events[PMU_EV_COUNT];   /* count of each event this instruction caused */
+};
+
+/* An instruction fetched down a mispredicted path (aborted). */
+struct bad_fetch {
+    uint64_t pc;
+    struct insn_result r;       /* fetch, pme_events, history, events[IMISS] only */
+};
+
+struct fu_slot {
+    uint64_t cycle;             /* the cycle these counts are for */
+    uint8_t n_int, n_mul, n_mem, n_fp;
+};
+
+struct decoded {
+    uint64_t pc;                /* UINT64_MAX: empty */
+    struct insn_static s;
 };
 
 struct core_model {
     struct model_params p;
     struct cache l1i, l1d, l2, itb, dtb;
     struct branch_predictor bp;
+    const uint8_t *mem;         /* guest physical memory for bad-path fetch, or NULL */
+    uint64_t mem_size;
     uint64_t fetch_slot;        /* next free fetch slot, width per cycle */
     uint64_t last_fetch_line;
+    uint64_t last_map;
     uint64_t reg_ready[64];
     uint64_t rob_retire[MODEL_MAX_ROB];
-    uint64_t seq;               /* instructions seen */
+    uint64_t iq_int[MODEL_MAX_IQ], iq_fp[MODEL_MAX_IQ];     /* issue cycle of each entry */
+    unsigned iq_int_next, iq_fp_next;
+    uint64_t sb_done[MODEL_MAX_SB];     /* cycle each store-buffer entry is written */
+    uint64_t sb_seq, sb_last;
+    uint64_t fdiv_free;         /* the FP divider is busy until then */
+    struct fu_slot fu[MODEL_FU_RING];
+    uint64_t seq;               /* instructions retired */
+    uint64_t fetched, aborted;  /* instructions fetched (good and bad path); of those aborted */
     uint64_t last_retire;
     uint64_t events[PMU_EV_COUNT];
+    unsigned nbad;              /* bad-path instructions of the last step */
+    struct bad_fetch bad[MODEL_MAX_ROB];
+    struct decoded dcache[MODEL_DECODE_CACHE];
 };
 
 void model_params_default(struct model_params *p);
 int core_model_init(struct core_model *m, const struct model_params *p);
 void core_model_free(struct core_model *m);
+/* Guest memory (physical, from 0) the model may fetch bad paths from. */
+void core_model_set_memory(struct core_model *m, const uint8_t *mem, uint64_t size);
+/* Physical address of the instruction at pc: KSEG (pc - KSEG_BASE) or the
+ * user region mapped one to one ([USER_BASE, RAM_SIZE)); false otherwise. */
+bool model_translate_pc(uint64_t pc, uint64_t *phys);
 /* Decodes word at pc into what the model needs. */
 void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t word);
+/* ProfileMe context of an instruction at pc: PME_CTX_*. */
+unsigned model_pc_context(uint64_t pc);
 /* Runs one instruction: addr is its effective address (loads, stores),
- * next_pc the PC that followed it (branch outcome). */
+ * next_pc the PC that followed it (branch outcome).  Afterwards m->bad[0..
+ * m->nbad) holds the instructions fetched down a mispredicted path after
+ * it, in fetch order. */
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
                      uint64_t next_pc, struct insn_result *r);
 

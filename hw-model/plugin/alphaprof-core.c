@@ -5,10 +5,17 @@
  * order on its vCPU's thread; its memory access reaches on_mem() after.
  * So the model finishes an instruction when the next one arrives: then its
  * address and its successor (the branch outcome) are known.  Each finished
- * instruction goes through the timing model (model/core-model.c), into the
- * oracle (exact per-PC truth) and through the event counters, whose
- * overflows append records with the exact PC to the core's ring in the
- * guest window (pmu-window.h).
+ * instruction goes through the timing model (model/core-model.c), which
+ * also fetches the wrong path after a mispredicted branch from guest RAM;
+ * every fetched instruction, good or bad path, goes into the oracle (exact
+ * per-PC truth), through the event counters, whose overflows append
+ * records with the exact PC to the core's ring in the guest window
+ * (pmu-window.h), and past the ProfileMe unit (model/profileme.c), which
+ * tags some and writes their Profile Registers to the ProfileMe ring.
+ *
+ * The window's config_gen and oracle_request are compared on every
+ * instruction: a new config_gen reloads the counters and ProfileMe (bad
+ * values turn them off), a new oracle_request writes the oracle file now.
  *
  * Arguments: ram=PATH (the RAM backend file), cores=N, oracle=PATH (truth
  * written at exit), mode=full (the only mode so far), and model parameters
@@ -20,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +37,7 @@
 
 #include "hw-model/isa/alpha-isa.h"
 #include "hw-model/model/core-model.h"
+#include "hw-model/model/profileme.h"
 #include "hw-model/oracle-format.h"
 #include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/plugin/pc-table.h"
@@ -39,6 +48,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 struct insn_info {
     struct insn_static s;
+    /* each core's oracle entry for this PC, valid while the table's gen is */
+    struct oracle_pc *o[MAX_CORES];
+    uint32_t gen[MAX_CORES];
+};
+
+/* Oracle entries of bad-path PCs (not translated by QEMU): a small cache. */
+#define BAD_CACHE 1024
+struct bad_cache_entry {
+    uint64_t pc;
+    struct oracle_pc *o;
+    uint32_t gen;
 };
 
 struct counter_state {
@@ -54,10 +74,13 @@ struct vcpu {
     uint64_t config_gen;
     uint32_t rng;
     struct counter_state counters[PMU_COUNTERS];
-    const struct insn_info *prev;
+    struct insn_info *prev;
     uint64_t prev_addr;
     struct pc_table oracle;
     uint64_t overflows, dropped;
+    uint64_t oracle_request;
+    struct pme_unit pme;
+    struct bad_cache_entry bad_cache[BAD_CACHE];
 };
 
 static struct {
@@ -67,7 +90,8 @@ static struct {
     size_t ram_size;
     char oracle_path[4096];
     struct model_params params;
-} g;
+    pthread_mutex_t oracle_lock;
+} g = {.oracle_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fail(const char *msg)
 {
@@ -76,17 +100,10 @@ static void fail(const char *msg)
     qemu_plugin_outs(buf);
 }
 
-static uint32_t minstd(uint32_t *s)
-{
-    uint64_t x = (uint64_t)*s * 16807u % 2147483647u;
-    *s = (uint32_t)(x ? x : 1);
-    return *s;
-}
-
 static int64_t draw_period(struct vcpu *v, const struct counter_state *c)
 {
     uint64_t span = c->period_max - c->period_min + 1;
-    return (int64_t)(c->period_min + (uint64_t)minstd(&v->rng) % span);
+    return (int64_t)(c->period_min + (uint64_t)model_minstd(&v->rng) % span);
 }
 
 /* The firmware changed the counters: read and check its configuration. */
@@ -94,7 +111,7 @@ static void reload_config(struct vcpu *v)
 {
     struct pmu_window *w = v->win;
     v->config_gen = w->config_gen;
-    v->rng = (uint32_t)(w->seed % 2147483646u) + 1;
+    v->rng = model_minstd_seed(w->seed, 0);
     for (unsigned i = 0; i < PMU_COUNTERS; i++) {
         struct pmu_counter_config cfg = w->counters[i];
         struct counter_state *c = &v->counters[i];
@@ -107,10 +124,12 @@ static void reload_config(struct vcpu *v)
         if (c->enabled)
             c->remaining = draw_period(v, c);
     }
+    struct pme_config pme = w->pme;
+    pme_unit_configure(&v->pme, &pme, w->seed);
 }
 
-static void emit(struct vcpu *v, const struct insn_info *in, uint64_t addr, uint32_t event,
-                 const struct insn_result *r)
+static void emit(struct vcpu *v, uint64_t pc, uint64_t addr, uint32_t event, uint64_t cycle,
+                 uint32_t latency)
 {
     struct pmu_window *w = v->win;
     v->overflows++;
@@ -122,44 +141,116 @@ static void emit(struct vcpu *v, const struct insn_info *in, uint64_t addr, uint
         return;
     }
     w->ring[head % PMU_RING_ENTRIES] = (struct pmu_record){
-        .pc = in->s.pc, .cycle = r->retire, .addr = addr, .event = event, .latency = r->latency};
+        .pc = pc, .cycle = cycle, .addr = addr, .event = event, .latency = latency};
     __atomic_store_n(&w->ring_head, head + 1, __ATOMIC_RELEASE);
     irq_delivery_check(w, (unsigned)(v - g.vcpus));
 }
 
-static void finish(struct vcpu *v, const struct insn_info *in, uint64_t addr, uint64_t next_pc)
+static void write_oracle(void);
+
+static inline void add_bits(uint64_t *count, uint32_t bits)
+{
+    while (bits) {
+        count[__builtin_ctz(bits)]++;
+        bits &= bits - 1;
+    }
+}
+
+/* Counts one instruction's events on the counters; overflows emit records. */
+static void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struct insn_result *r,
+                         uint64_t cycle)
+{
+    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
+        struct counter_state *c = &v->counters[i];
+        if (!c->enabled)
+            continue;
+        uint64_t n = c->event == PMU_EV_CYCLES ? r->cycles : r->events[c->event];
+        if (!n)
+            continue;
+        c->remaining -= (int64_t)n;
+        while (c->remaining <= 0) {
+            emit(v, pc, addr, c->event, cycle, r->latency);
+            c->remaining += draw_period(v, c);
+        }
+    }
+}
+
+/* A tagged instruction is done: its Profile Registers go to the unit. */
+static void profile_tagged(struct vcpu *v, uint64_t pc, const struct insn_result *r)
+{
+    struct pme_record rec = {
+        .pc = pc, .addr = r->addr, .fetch_cycle = r->fetch, .events = r->pme_events,
+        .history = r->history, .context = (uint8_t)model_pc_context(pc)};
+    memcpy(rec.lat, r->lat, sizeof rec.lat);
+    uint64_t head = v->win ? v->win->pme_head : 0;
+    pme_unit_done(&v->pme, &rec, v->win);
+    if (v->win && v->win->pme_head != head)
+        irq_delivery_check(v->win, (unsigned)(v - g.vcpus));
+}
+
+static struct oracle_pc *bad_entry(struct vcpu *v, uint64_t pc)
+{
+    struct bad_cache_entry *c = &v->bad_cache[(pc >> 2) & (BAD_CACHE - 1)];
+    if (c->o && c->pc == pc && c->gen == v->oracle.gen)
+        return c->o;
+    c->o = pc_table_get(&v->oracle, pc);
+    c->pc = pc;
+    c->gen = v->oracle.gen;
+    return c->o;
+}
+
+static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t next_pc, unsigned core)
 {
     struct insn_result r;
-    core_model_step(&v->model, &in->s, addr, next_pc, &r);
+    struct core_model *m = &v->model;
+    core_model_step(m, &in->s, addr, next_pc, &r);
 
-    struct oracle_pc *o = pc_table_get(&v->oracle, in->s.pc);
+    struct oracle_pc *o = in->o[core];
+    if (!o || in->gen[core] != v->oracle.gen) {
+        o = in->o[core] = pc_table_get(&v->oracle, in->s.pc);
+        in->gen[core] = v->oracle.gen;
+    }
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
         o->events[PMU_EV_CYCLES] += r.cycles;
         for (unsigned e = 1; e < PMU_EV_COUNT; e++)
             o->events[e] += r.events[e];
+        o->taken += (r.pme_events >> PME_EVB_TAKEN) & 1;
+        for (unsigned k = 0; k < PME_LAT_COUNT; k++)
+            o->lat_sum[k] += r.lat[k];
+        add_bits(o->pme_events, r.pme_events);
     }
-    if (!v->win)
-        return;
-    if (v->win->config_gen != v->config_gen)
-        reload_config(v);
-    v->win->cycles = v->model.last_retire;
-    v->win->retired = v->model.seq;
-    if (in->s.cls == ALPHA_LOAD)
-        v->win->last_load_latency = r.latency;
-    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
-        struct counter_state *c = &v->counters[i];
-        if (!c->enabled)
-            continue;
-        uint64_t n = c->event == PMU_EV_CYCLES ? r.cycles : r.events[c->event];
-        if (!n)
-            continue;
-        c->remaining -= (int64_t)n;
-        while (c->remaining <= 0) {
-            emit(v, in, addr, c->event, &r);
-            c->remaining += draw_period(v, c);
+    struct pmu_window *w = v->win;
+    if (w) {
+        if (w->config_gen != v->config_gen)
+            reload_config(v);
+        if (w->oracle_request != v->oracle_request) {
+            v->oracle_request = w->oracle_request;
+            write_oracle();
         }
+        w->cycles = m->last_retire;
+        w->retired = m->seq;
+        if (in->s.cls == ALPHA_LOAD)
+            w->last_load_latency = r.latency;
+        count_events(v, in->s.pc, addr, &r, r.retire);
+    }
+    if (pme_unit_fetch(&v->pme))
+        profile_tagged(v, in->s.pc, &r);
+
+    /* The wrong path fetched after a mispredicted branch: aborted. */
+    for (unsigned i = 0; i < m->nbad; i++) {
+        const struct bad_fetch *b = &m->bad[i];
+        struct oracle_pc *bo = bad_entry(v, b->pc);
+        if (bo) {
+            bo->aborted++;
+            bo->events[PMU_EV_IMISS] += b->r.events[PMU_EV_IMISS];
+            add_bits(bo->pme_events, b->r.pme_events);
+        }
+        if (w && b->r.events[PMU_EV_IMISS])
+            count_events(v, b->pc, 0, &b->r, b->r.fetch);
+        if (pme_unit_fetch(&v->pme))
+            profile_tagged(v, b->pc, &b->r);
     }
 }
 
@@ -168,9 +259,9 @@ static void on_insn(unsigned int vcpu_index, void *userdata)
     if (vcpu_index >= g.ncores)
         return;
     struct vcpu *v = &g.vcpus[vcpu_index];
-    const struct insn_info *cur = userdata;
+    struct insn_info *cur = userdata;
     if (v->prev)
-        finish(v, v->prev, v->prev_addr, cur->s.pc);
+        finish(v, v->prev, v->prev_addr, cur->s.pc, vcpu_index);
     v->prev = cur;
     v->prev_addr = 0;
 }
@@ -189,7 +280,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        struct insn_info *in = malloc(sizeof *in);
+        struct insn_info *in = calloc(1, sizeof *in);
         if (!in)
             return;
         uint32_t word = 0;
@@ -209,7 +300,22 @@ static int cmp_pc(const void *a, const void *b)
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* Sums the cores' tables into one sorted array. */
+static void add_entry(struct oracle_pc *d, const struct oracle_pc *e)
+{
+    d->executions += e->executions;
+    d->cycles += e->cycles;
+    d->aborted += e->aborted;
+    d->taken += e->taken;
+    for (unsigned k = 0; k < PMU_EV_COUNT; k++)
+        d->events[k] += e->events[k];
+    for (unsigned k = 0; k < PME_LAT_COUNT; k++)
+        d->lat_sum[k] += e->lat_sum[k];
+    for (unsigned k = 0; k < PME_EVB_COUNT; k++)
+        d->pme_events[k] += e->pme_events[k];
+}
+
+/* Sums the cores' tables into one sorted array (other vCPUs may be running
+ * when the oracle is written on request: see pc-table.h). */
 static struct oracle_pc *merge_oracle(uint64_t *npcs)
 {
     struct pc_table all;
@@ -217,23 +323,21 @@ static struct oracle_pc *merge_oracle(uint64_t *npcs)
         return NULL;
     for (unsigned c = 0; c < g.ncores; c++) {
         struct pc_table *t = &g.vcpus[c].oracle;
-        for (size_t i = 0; i < t->cap; i++) {
-            const struct oracle_pc *e = &t->slots[i];
-            if (!e->executions)
+        size_t cap = __atomic_load_n(&t->cap, __ATOMIC_ACQUIRE);
+        const struct oracle_pc *slots = __atomic_load_n(&t->slots, __ATOMIC_ACQUIRE);
+        for (size_t i = 0; i < cap; i++) {
+            struct oracle_pc e = slots[i];
+            if (e.pc == PC_TABLE_FREE)
                 continue;
-            struct oracle_pc *d = pc_table_get(&all, e->pc);
-            if (!d)
-                continue;
-            d->executions += e->executions;
-            d->cycles += e->cycles;
-            for (unsigned k = 0; k < PMU_EV_COUNT; k++)
-                d->events[k] += e->events[k];
+            struct oracle_pc *d = pc_table_get(&all, e.pc);
+            if (d)
+                add_entry(d, &e);
         }
     }
     struct oracle_pc *out = malloc((all.used ? all.used : 1) * sizeof *out);
     size_t n = 0;
     for (size_t i = 0; out && i < all.cap; i++)
-        if (all.slots[i].executions)
+        if (all.slots[i].pc != PC_TABLE_FREE)
             out[n++] = all.slots[i];
     pc_table_free(&all);
     if (out)
@@ -242,10 +346,18 @@ static struct oracle_pc *merge_oracle(uint64_t *npcs)
     return out;
 }
 
+static uint64_t unread(uint64_t head, uint64_t tail)
+{
+    return head >= tail ? head - tail : 0;
+}
+
+/* Writes the oracle file atomically (temporary file, then rename); at exit
+ * or on the guest's request, from any vCPU thread. */
 static void write_oracle(void)
 {
     if (!g.oracle_path[0])
         return;
+    pthread_mutex_lock(&g.oracle_lock);
     uint64_t npcs = 0;
     struct oracle_pc *pcs = merge_oracle(&npcs);
     char tmp[4200];
@@ -256,6 +368,7 @@ static void write_oracle(void)
         if (f)
             fclose(f);
         free(pcs);
+        pthread_mutex_unlock(&g.oracle_lock);
         return;
     }
     struct oracle_header h = {.magic = ORACLE_MAGIC, .version = ORACLE_VERSION, .ncores = g.ncores,
@@ -264,9 +377,12 @@ static void write_oracle(void)
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
         struct oracle_core oc = {.cycles = v->model.last_retire, .instructions = v->model.seq,
-                                 .overflows = v->overflows, .ring_dropped = v->dropped};
+                                 .overflows = v->overflows, .ring_dropped = v->dropped,
+                                 .fetched = v->model.fetched, .aborted = v->model.aborted,
+                                 .pme_samples = v->pme.samples, .pme_dropped = v->pme.dropped};
         if (v->win) {
-            oc.ring_unread = v->win->ring_head - v->win->ring_tail;
+            oc.ring_unread = unread(v->win->ring_head, v->win->ring_tail);
+            oc.pme_unread = unread(v->win->pme_head, v->win->pme_tail);
             oc.interrupts = v->win->interrupts;
         }
         memcpy(oc.events, v->model.events, sizeof oc.events);
@@ -276,6 +392,9 @@ static void write_oracle(void)
     free(pcs);
     if (fclose(f) == 0)
         rename(tmp, g.oracle_path);
+    else
+        fail("cannot write the oracle file");
+    pthread_mutex_unlock(&g.oracle_lock);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
@@ -285,7 +404,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
         if (v->prev)
-            finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4);
+            finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4, c);
         v->prev = NULL;
     }
     write_oracle();
@@ -316,7 +435,9 @@ static bool parse_param(const char *key, const char *val)
     struct { const char *name; unsigned *field; } params[] = {
         {"width", &g.params.width}, {"rob", &g.params.rob}, {"l1d_kb", &g.params.l1d_kb},
         {"l1i_kb", &g.params.l1i_kb}, {"l2_kb", &g.params.l2_kb},
-        {"memory_latency", &g.params.memory_latency},
+        {"memory_latency", &g.params.memory_latency}, {"iq_int", &g.params.iq_int},
+        {"iq_fp", &g.params.iq_fp}, {"store_buffer", &g.params.store_buffer},
+        {"int_pipes", &g.params.int_pipes}, {"fp_pipes", &g.params.fp_pipes},
         {"mispredict_penalty", &g.params.mispredict_penalty},
     };
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
@@ -392,6 +513,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             fail("bad model parameters or out of memory");
             return -1;
         }
+        pme_unit_init(&v->pme);
+        if (g.ram)
+            core_model_set_memory(&v->model, g.ram, g.ram_size);
         if (g.ram) {
             v->win = (struct pmu_window *)(g.ram + PMU_WINDOW_PHYS + (size_t)c * PMU_WINDOW_PER_CORE);
             memset(v->win, 0, sizeof *v->win);

@@ -1,0 +1,69 @@
+/*
+ * The ProfileMe sampling unit of one core (pmu-window.h, seed section 4),
+ * independent of QEMU so its statistics can be tested on synthetic streams.
+ *
+ * The caller reports every fetched instruction, good and bad path, in
+ * fetch order (pme_unit_fetch); when that returns true the instruction is
+ * tagged and, once it is done (retired or aborted), the caller fills its
+ * Profile Registers and hands them over (pme_unit_done).  Single mode
+ * writes one record per tag; paired mode keeps the first of a pair until
+ * its partner, a minor interval uniform in 1..pair_window fetched
+ * instructions later, is done, then writes both adjacent or, if the ring
+ * lacks room for two, drops both.  Every record produced is counted in
+ * pme_samples and, if dropped, in pme_dropped.
+ */
+#ifndef HW_MODEL_PROFILEME_H
+#define HW_MODEL_PROFILEME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw-model/pmu-window.h"
+
+/* The model's minimal-standard generator (Park-Miller): state in 1..2^31-2. */
+static inline uint32_t model_minstd(uint32_t *s)
+{
+    uint64_t x = (uint64_t)*s * 16807u % 2147483647u;
+    *s = (uint32_t)(x ? x : 1);
+    return *s;
+}
+
+/* A generator state from a window seed; salt separates the streams. */
+static inline uint32_t model_minstd_seed(uint64_t seed, uint64_t salt)
+{
+    return (uint32_t)((seed ^ salt) % 2147483646u) + 1;
+}
+
+struct pme_unit {
+    uint32_t mode;              /* PME_OFF: the unit is off */
+    uint32_t window;
+    uint64_t interval_min, interval_max;
+    uint32_t rng;
+    uint64_t countdown;         /* fetches until the next tag: the one at zero is tagged */
+    uint64_t fetched;           /* instructions fetched so far */
+    bool pending;               /* holding the first of a pair */
+    bool tagged_second;         /* the next tag is the second of a pair */
+    uint64_t first_fetched;     /* fetched index of the pending first */
+    struct pme_record first;
+    uint64_t samples, dropped;  /* records produced; of those dropped */
+};
+
+void pme_unit_init(struct pme_unit *u);
+/* Reads a configuration (range-checked: anything wrong turns the unit off
+ * and returns -1) and restarts sampling from the seed. */
+int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_t seed);
+
+/* One instruction fetched; true if it is tagged. */
+static inline bool pme_unit_fetch(struct pme_unit *u)
+{
+    u->fetched++;
+    return u->mode != PME_OFF && --u->countdown == 0;
+}
+
+/* The instruction tagged by the last pme_unit_fetch that returned true is
+ * done: rec holds its registers (slot, gap and distance are set here).
+ * Call it before the next pme_unit_fetch.  Records go to w's ProfileMe
+ * ring (w may be NULL: counted as produced, not written). */
+void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_window *w);
+
+#endif
