@@ -1,13 +1,18 @@
 /*
  * The timing model on synthetic instruction streams with known answers:
  * cache hit and miss latencies, the predictor learning a biased branch,
- * a dependency chain issuing back to back at the producer's latency, and
- * a full reorder buffer stalling fetch.
+ * a dependency chain issuing back to back at the producer's latency, a
+ * full reorder buffer stalling fetch, the stage times of seed Table 1
+ * (map->data ready waits of a dependency chain, an FP divide's execution
+ * latency, functional-unit contention in data ready->issue, full issue
+ * queues and store buffer in fetch->map), bad-path fetch after a
+ * mispredict, and exact cycle attribution on a mixed random stream.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -19,7 +24,13 @@
 #define ADDQ(ra, rb, rc)    (0x10u << 26 | (ra) << 21 | (rb) << 16 | 0x20 << 5 | (rc))
 #define MULQ(ra, rb, rc)    (0x13u << 26 | (ra) << 21 | (rb) << 16 | 0x20 << 5 | (rc))
 #define BNE(ra, disp)       (0x3du << 26 | (ra) << 21 | ((disp) & 0x1fffff))
+#define STQ(ra, disp, rb)   (0x2du << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
+#define BEQ(ra, disp)       (0x39u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
+#define BR(ra, disp)        (0x30u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
+#define DIVT(fa, fb, fc)    (0x16u << 26 | (fa) << 21 | (fb) << 16 | 0x0a3u << 5 | (fc))
+#define ADDT(fa, fb, fc)    (0x16u << 26 | (fa) << 21 | (fb) << 16 | 0x0a0u << 5 | (fc))
 #define NOP                 0x47ff041fu
+#define KSEG                0xfffffc0000000000ull
 
 static struct core_model model;
 static struct model_params params;
@@ -105,16 +116,294 @@ static void test_full_rob_stalls_map(void **state)
     /* A load that misses to memory, then independent nops: once the ROB is
      * full of them, map waits for the load to retire. */
     step(0x4000, LDQ(1, 0, 2), 0x900000, 0x4004, &r);
-    uint64_t load_retire = r.retire;
+    /* The load itself retires before its data returns (21264); its
+     * consumer cannot. */
+    assert_true(r.retire < r.complete);
+    step(0x4004, ADDQ(1, 1, 3), 0, 0x4008, &r);
+    uint64_t consumer_retire = r.retire;
+    assert_true(consumer_retire > r.complete - 1);
     uint64_t first_after = 0;
-    for (unsigned i = 1; i <= params.rob + 8; i++) {
+    for (unsigned i = 2; i <= params.rob + 8; i++) {
         step(0x4000 + 4 * i, NOP, 0, 0x4004 + 4 * i, &r);
-        if (i == params.rob)
+        if (i == params.rob + 1)
             first_after = r.fetch;
     }
-    assert_true(first_after >= load_retire - 1);
+    assert_true(first_after >= consumer_retire - 1);
     /* Cycles are attributed in full: they sum to the last retirement. */
     assert_int_equal(model.events[PMU_EV_CYCLES], model.last_retire);
+}
+
+/* The stages add up: fetch + the five latency registers = retire. */
+static void assert_stages(const struct insn_result *r)
+{
+    assert_true(r->fetch < r->map);
+    assert_true(r->map < r->data_ready);
+    assert_true(r->data_ready <= r->issue);
+    assert_true(r->issue < r->retire_ready);
+    assert_true(r->retire_ready <= r->retire);
+    uint64_t sum = r->fetch;
+    for (unsigned k = 0; k < PME_LAT_LOAD_COMPLETE; k++)
+        sum += r->lat[k];
+    assert_int_equal(sum, r->retire);
+}
+
+static void test_dependency_chain_waits_in_map_to_data_ready(void **state)
+{
+    (void)state;
+    struct insn_result r[3];
+    step(0x3000, MULQ(2, 3, 1), 0, 0x3004, &r[0]);
+    step(0x3004, ADDQ(1, 1, 4), 0, 0x3008, &r[1]);        /* waits for the multiply */
+    step(0x3008, ADDQ(6, 7, 8), 0, 0x300c, &r[2]);        /* independent */
+    for (int i = 0; i < 3; i++)
+        assert_stages(&r[i]);
+    assert_int_equal(r[1].data_ready, r[0].issue + params.imul_latency);
+    assert_int_equal(r[1].lat[PME_LAT_MAP_DATA], r[0].issue + params.imul_latency - r[1].map);
+    assert_true(r[1].lat[PME_LAT_MAP_DATA] >= params.imul_latency - 1);
+    assert_int_equal(r[2].lat[PME_LAT_MAP_DATA], 1);
+    assert_int_equal(r[0].lat[PME_LAT_ISSUE_RETREADY], params.imul_latency);
+    /* the independent add is ready long before it may retire */
+    assert_true(r[2].lat[PME_LAT_RETREADY_RETIRE] >= params.imul_latency - 2);
+    assert_int_equal(r[1].lat[PME_LAT_LOAD_COMPLETE], 0);
+}
+
+static void test_fp_divide_latency_and_unpipelined_divider(void **state)
+{
+    (void)state;
+    struct insn_static s;
+    insn_static_decode(&s, 0x5000, DIVT(1, 2, 3));
+    assert_int_equal(s.cls, ALPHA_FDIV_T);
+    struct insn_result r[3];
+    step(0x5000, DIVT(1, 2, 3), 0, 0x5004, &r[0]);
+    step(0x5004, DIVT(4, 5, 6), 0, 0x5008, &r[1]);        /* independent, same divider */
+    step(0x5008, ADDT(7, 8, 9), 0, 0x500c, &r[2]);        /* independent, FP add pipe */
+    for (int i = 0; i < 3; i++)
+        assert_stages(&r[i]);
+    assert_int_equal(r[0].lat[PME_LAT_ISSUE_RETREADY], params.fdiv_t_latency);
+    assert_int_equal(r[0].lat[PME_LAT_DATA_ISSUE], 0);
+    /* the second divide is ready at once but waits for the divider */
+    assert_int_equal(r[1].issue, r[0].issue + params.fdiv_t_latency);
+    assert_true(r[1].lat[PME_LAT_DATA_ISSUE] >= params.fdiv_t_latency - 1);
+    assert_int_equal(r[2].lat[PME_LAT_DATA_ISSUE], 0);
+}
+
+static void test_contention_shows_in_data_ready_to_issue(void **state)
+{
+    (void)state;
+    /* Independent multiplies, four fetched per cycle, one multiplier: they
+     * become ready together and issue one per cycle. */
+    struct insn_result r[8];
+    for (unsigned i = 0; i < 8; i++)
+        step(0x6000 + 4 * i, MULQ(2, 3, 10 + i), 0, 0x6004 + 4 * i, &r[i]);
+    unsigned max_wait = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        assert_stages(&r[i]);
+        assert_int_equal(r[i].lat[PME_LAT_MAP_DATA], 1);
+        if (r[i].lat[PME_LAT_DATA_ISSUE] > max_wait)
+            max_wait = r[i].lat[PME_LAT_DATA_ISSUE];
+        for (unsigned j = 0; j < i; j++)
+            assert_true(r[i].issue != r[j].issue);
+    }
+    assert_true(max_wait >= 3);
+    /* Independent adds: four integer pipes keep up with fetch. */
+    for (unsigned i = 0; i < 8; i++) {
+        step(0x7000 + 4 * i, ADDQ(2, 3, 20 + i), 0, 0x7004 + 4 * i, &r[i]);
+        assert_int_equal(r[i].lat[PME_LAT_DATA_ISSUE], 0);
+    }
+}
+
+static void test_full_issue_queue_stalls_map(void **state)
+{
+    (void)state;
+    struct insn_result r;
+    step(0x8000, LDQ(1, 0, 2), 0xa00000, 0x8004, &r);     /* misses to memory */
+    uint64_t data = r.complete;
+    unsigned stalled = 0, first_stalled = 0;
+    for (unsigned i = 1; i <= params.iq_int + 4; i++) {
+        step(0x8000 + 4 * i, ADDQ(1, 1, 3), 0, 0x8004 + 4 * i, &r);   /* all wait for r1 */
+        assert_stages(&r);
+        if (r.lat[PME_LAT_FETCH_MAP] > 1 && !stalled++)
+            first_stalled = i;
+        if (stalled)
+            assert_true(r.map >= data);
+    }
+    /* the instruction after iq_int waiting ones maps when the first issues */
+    assert_int_equal(first_stalled, params.iq_int + 1);
+}
+
+static void test_store_buffer_full_stalls_map(void **state)
+{
+    (void)state;
+    struct insn_result r;
+    unsigned stalled_at = 0;
+    /* Stores to distinct lines, all missing: the buffer drains slowly.  A
+     * loop over one I-cache line, so fetch itself never stalls. */
+    step(0x9000, NOP, 0, 0x9004, &r);
+    for (unsigned i = 0; i < params.store_buffer + 8 && !stalled_at; i++) {
+        uint64_t pc = 0x9000 + 4 * (i % 16);
+        step(pc, STQ(1, 0, 2), 0x1000000 + 64 * i, pc == 0x903c ? 0x9000 : pc + 4, &r);
+        assert_stages(&r);
+        assert_true(r.pme_events & 1u << PME_EVB_STORE);
+        if (r.lat[PME_LAT_FETCH_MAP] > params.memory_latency / 2)
+            stalled_at = i + 1;
+    }
+    assert_true(stalled_at > params.store_buffer);
+}
+
+static uint8_t *guest_memory(size_t size)
+{
+    uint8_t *mem = calloc(1, size);
+    assert_non_null(mem);
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+        uint32_t w = NOP;
+        memcpy(mem + i, &w, 4);
+    }
+    return mem;
+}
+
+static void put_word(uint8_t *mem, uint64_t phys, uint32_t w)
+{
+    memcpy(mem + phys, &w, 4);
+}
+
+static void test_mispredict_fetches_an_aborted_bad_path(void **state)
+{
+    (void)state;
+    size_t size = 0x10000;
+    uint8_t *mem = guest_memory(size);
+    core_model_set_memory(&model, mem, size);
+    uint64_t pc = KSEG + 0x1000;
+    put_word(mem, 0x1000, BNE(1, 16));                    /* target 0x1044 */
+    put_word(mem, 0x1010, BR(31, 2));                     /* bad path: br to 0x101c */
+    struct insn_result r;
+    uint64_t fetched0 = model.fetched;
+    /* A fresh predictor says not taken: the taken branch mispredicts. */
+    step(pc, BNE(1, 16), 0, pc + 0x44, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 1);
+    assert_true(r.pme_events & 1u << PME_EVB_MISPREDICT);
+    assert_true(r.pme_events & 1u << PME_EVB_TAKEN);
+    assert_int_equal(r.addr, pc + 0x44);
+    uint64_t redirect = r.complete + params.mispredict_penalty;
+    assert_true(model.nbad > 0 && model.nbad <= params.rob);
+    assert_int_equal(model.aborted, model.nbad);
+    assert_int_equal(model.fetched - fetched0, 1 + model.nbad);
+    /* The predicted path: fall-through, then the unconditional branch's target. */
+    uint64_t expect = pc + 4, last_fetch = r.fetch;
+    for (unsigned i = 0; i < model.nbad; i++) {
+        const struct bad_fetch *b = &model.bad[i];
+        assert_int_equal(b->pc, expect);
+        expect = b->pc == pc + 0x10 ? pc + 0x1c : b->pc + 4;
+        assert_true(b->r.pme_events & 1u << PME_EVB_BAD_PATH);
+        assert_false(b->r.pme_events & 1u << PME_EVB_RETIRED);
+        assert_int_equal(b->r.cycles, 0);
+        assert_int_equal(b->r.events[PMU_EV_RETIRED], 0);
+        assert_true(b->r.fetch >= last_fetch && b->r.fetch < redirect);
+        last_fetch = b->r.fetch;
+        /* history holds the predicted (wrong) direction of the branch */
+        assert_int_equal(b->r.history & 1, 0);
+    }
+    assert_true(model.nbad >= 2 * params.width);
+    /* The good path resumes at the redirect. */
+    step(pc + 0x44, NOP, 0, pc + 0x48, &r);
+    assert_int_equal(model.nbad, 0);
+    assert_true(r.fetch >= redirect);
+    /* Outside KSEG and the user region there is no bad path (PALcode). */
+    uint64_t aborted = model.aborted, mispredicts = model.events[PMU_EV_BRANCHMP];
+    for (int i = 0; i < 20; i++)
+        step(0x2000, BEQ(1, 4), 0, i & 1 ? 0x2004 : 0x2014, &r);
+    assert_true(model.events[PMU_EV_BRANCHMP] > mispredicts);
+    assert_int_equal(model.aborted, aborted);
+    core_model_set_memory(&model, NULL, 0);
+    free(mem);
+}
+
+static void test_no_memory_no_bad_path(void **state)
+{
+    (void)state;
+    struct insn_result r;
+    step(KSEG + 0x1000, BNE(1, 16), 0, KSEG + 0x1044, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 1);
+    assert_int_equal(model.nbad, 0);
+    uint64_t redirect = r.complete + params.mispredict_penalty;
+    step(KSEG + 0x1044, NOP, 0, KSEG + 0x1048, &r);
+    assert_true(r.fetch >= redirect);
+    assert_int_equal(model.aborted, 0);
+    assert_int_equal(model.fetched, 2);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void test_random_stream_attributes_every_cycle(void **state)
+{
+    (void)state;
+    size_t size = 0x20000;
+    uint8_t *mem = guest_memory(size);
+    core_model_set_memory(&model, mem, size);
+    uint64_t x = 88172645463325252ull, cycles = 0, last_retire = 0, last_map = 0, last_fetch = 0;
+    uint64_t retired = 0, aborted = 0, pc = KSEG + 0x100;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t v = rnd(&x);
+        unsigned ra = v & 31, rb = (v >> 5) & 31, rc = (v >> 10) & 31;
+        uint32_t w;
+        uint64_t addr = 0, next = pc + 4;
+        switch ((v >> 20) % 8) {
+        case 0: w = LDQ(ra, 0, rb); addr = 0x100000 + ((v >> 24) & 0xfffff8); break;
+        case 1: w = STQ(ra, 0, rb); addr = 0x100000 + ((v >> 24) & 0xfffff8); break;
+        case 2: w = MULQ(ra, rb, rc); break;
+        case 3: w = DIVT(ra, rb, rc); break;
+        case 4: w = BNE(ra, 8); if ((v >> 30) & 1) next = pc + 36; break;
+        default: w = ADDQ(ra, rb, rc); break;
+        }
+        if (pc + 64 > KSEG + size)
+            next = KSEG + 0x100;
+        struct insn_result r;
+        step(pc, w, addr, next, &r);
+        assert_stages(&r);
+        assert_true(r.retire >= last_retire && r.map >= last_map && r.fetch >= last_fetch);
+        last_retire = r.retire;
+        last_map = r.map;
+        last_fetch = r.fetch;
+        cycles += r.cycles;
+        retired++;
+        for (unsigned b = 0; b < model.nbad; b++) {
+            assert_true(model.bad[b].r.fetch >= last_fetch);
+            last_fetch = model.bad[b].r.fetch;
+        }
+        aborted += model.nbad;
+        pc = next;
+    }
+    assert_int_equal(cycles, model.last_retire);
+    assert_int_equal(model.events[PMU_EV_CYCLES], model.last_retire);
+    assert_int_equal(model.events[PMU_EV_RETIRED], retired);
+    assert_int_equal(model.seq, retired);
+    assert_int_equal(model.aborted, aborted);
+    assert_int_equal(model.fetched, retired + aborted);
+    assert_true(aborted > 0);
+    core_model_set_memory(&model, NULL, 0);
+    free(mem);
+}
+
+static void test_pc_translation_and_context(void **state)
+{
+    (void)state;
+    uint64_t phys = 0;
+    assert_true(model_translate_pc(KSEG + 0x310000, &phys));
+    assert_int_equal(phys, 0x310000);
+    assert_true(model_translate_pc(0x1000000, &phys));
+    assert_int_equal(phys, 0x1000000);
+    assert_false(model_translate_pc(0x8000, &phys));            /* PALcode */
+    assert_false(model_translate_pc(0x10000000, &phys));        /* beyond RAM */
+    assert_false(model_translate_pc(0x1000001, &phys));         /* PAL-mode flag */
+    assert_int_equal(model_pc_context(0x8001), PME_CTX_PAL);
+    assert_int_equal(model_pc_context(0x8000), PME_CTX_PAL);
+    assert_int_equal(model_pc_context(0x1000001), PME_CTX_PAL);
+    assert_int_equal(model_pc_context(KSEG + 0x310000), PME_CTX_KERNEL);
+    assert_int_equal(model_pc_context(0x1000000), PME_CTX_USER);
 }
 
 int main(void)
@@ -124,6 +413,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_predictor_learns_a_biased_branch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dependency_chain_issues_at_producer_latency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_rob_stalls_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dependency_chain_waits_in_map_to_data_ready, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fp_divide_latency_and_unpipelined_divider, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_contention_shows_in_data_ready_to_issue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_issue_queue_stalls_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_buffer_full_stalls_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mispredict_fetches_an_aborted_bad_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_memory_no_bad_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_stream_attributes_every_cycle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pc_translation_and_context, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
