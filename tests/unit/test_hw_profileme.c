@@ -1,0 +1,277 @@
+/*
+ * The ProfileMe unit (hw-model/model/profileme.c) on synthetic fetch
+ * streams: configuration checks (garbage turns the unit off, never
+ * crashes), exact intervals, records and pairs in the ring (a pair is
+ * never split: both written or both dropped and counted), and statistics
+ * with deterministic seeds and fixed thresholds: tags uniform over the
+ * fetched instructions, paired gaps uniform over 1..W (chi-square tests at
+ * p = 1e-6, with a biased sampler as the negative control).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hw-model/model/profileme.h"
+
+static struct pmu_window *win;
+static struct pme_unit unit;
+
+static int setup(void **state)
+{
+    (void)state;
+    win = calloc(1, sizeof *win);
+    pme_unit_init(&unit);
+    return win ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(win);
+    return 0;
+}
+
+/* Fetches one instruction at pc; a tagged one is done at once. */
+static bool fetch(uint64_t pc, uint64_t cycle, struct pmu_window *w)
+{
+    if (!pme_unit_fetch(&unit))
+        return false;
+    struct pme_record r = {.pc = pc, .fetch_cycle = cycle, .events = 1u << PME_EVB_RETIRED};
+    pme_unit_done(&unit, &r, w);
+    return true;
+}
+
+/* Chi-square statistic of counts against equal expectations. */
+static double chi_square(const uint64_t *count, unsigned n)
+{
+    uint64_t total = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += count[i];
+    double expect = (double)total / n, x = 0;
+    for (unsigned i = 0; i < n; i++)
+        x += ((double)count[i] - expect) * ((double)count[i] - expect) / expect;
+    return x;
+}
+
+/* Upper 1e-6 points of chi-square (regularised incomplete gamma, inverted
+ * numerically offline): a correct sampler fails with probability 1e-6. */
+#define CHI2_96_P1E6 176.78
+#define CHI2_49_P1E6 111.14
+
+static void test_bad_configurations_turn_the_unit_off(void **state)
+{
+    (void)state;
+    struct pme_config bad[] = {
+        {.mode = 3, .interval_min = 1000, .interval_max = 2000},
+        {.mode = PME_SINGLE, .interval_min = PME_MIN_INTERVAL - 1, .interval_max = 2000},
+        {.mode = PME_SINGLE, .interval_min = 2000, .interval_max = 1000},
+        {.mode = PME_SINGLE, .interval_min = 1000, .interval_max = 1000 + (1ull << 31)},
+        {.mode = PME_PAIRED, .pair_window = 0, .interval_min = 1000, .interval_max = 2000},
+        {.mode = PME_PAIRED, .pair_window = PME_MAX_PAIR_WINDOW + 1, .interval_min = 1000, .interval_max = 2000},
+        {.mode = UINT32_MAX, .pair_window = UINT32_MAX, .interval_min = UINT64_MAX, .interval_max = UINT64_MAX},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct pme_config good = {.mode = PME_SINGLE, .interval_min = 100, .interval_max = 100};
+        assert_int_equal(pme_unit_configure(&unit, &good, 1), 0);
+        assert_int_equal(pme_unit_configure(&unit, &bad[i], 1), -1);
+        assert_int_equal(unit.mode, PME_OFF);
+        for (int k = 0; k < 10000; k++)
+            assert_false(fetch(0x1000, k, win));
+    }
+    /* Random garbage: never a crash, and a unit that is on is in range. */
+    uint32_t rng = 12345;
+    for (int i = 0; i < 100000; i++) {
+        struct pme_config c;
+        uint32_t *words = (uint32_t *)&c;
+        for (size_t k = 0; k < sizeof c / 4; k++)
+            words[k] = model_minstd(&rng) ^ (model_minstd(&rng) << 16);
+        if (i & 1)
+            c.mode = i % 3;
+        if (pme_unit_configure(&unit, &c, (uint64_t)i) == 0 && unit.mode != PME_OFF) {
+            assert_true(unit.interval_min >= PME_MIN_INTERVAL && unit.interval_max >= unit.interval_min);
+            assert_true(unit.countdown >= unit.interval_min && unit.countdown <= unit.interval_max);
+        }
+    }
+}
+
+static void test_single_intervals_and_ring_accounting(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE, .interval_min = 64, .interval_max = 80};
+    assert_int_equal(pme_unit_configure(&unit, &c, 7), 0);
+    uint64_t last = 0, tags = 0;
+    for (uint64_t i = 1; i <= 64 * PME_RING_ENTRIES * 2; i++) {
+        if (!fetch(i, i / 4, win))
+            continue;
+        if (tags++) {
+            assert_true(i - last >= 64 && i - last <= 80);
+        }
+        last = i;
+    }
+    /* The firmware never drained: the ring holds PME_RING_ENTRIES, the rest
+     * were dropped and counted. */
+    assert_int_equal(unit.samples, tags);
+    assert_int_equal(win->pme_samples, tags);
+    assert_int_equal(win->pme_head, PME_RING_ENTRIES);
+    assert_int_equal(win->pme_dropped, tags - PME_RING_ENTRIES);
+    for (unsigned k = 0; k < PME_RING_ENTRIES; k++)
+        assert_int_equal(win->pme_ring[k].slot, PME_SLOT_SINGLE);
+    /* Drained: records flow again. */
+    win->pme_tail = win->pme_head;
+    uint64_t dropped = win->pme_dropped;
+    for (uint64_t i = 0; i < 1000; i++)
+        fetch(i, i, win);
+    assert_true(win->pme_head > PME_RING_ENTRIES);
+    assert_int_equal(win->pme_dropped, dropped);
+    /* A tail beyond head (guest garbage) drops, never overruns. */
+    win->pme_tail = win->pme_head + 5;
+    uint64_t head = win->pme_head;
+    for (uint64_t i = 0; i < 1000; i++)
+        fetch(i, i, win);
+    assert_int_equal(win->pme_head, head);
+    assert_true(win->pme_dropped > dropped);
+}
+
+static void test_pairs_are_adjacent_and_never_split(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_PAIRED, .pair_window = 40, .interval_min = 200, .interval_max = 300};
+    assert_int_equal(pme_unit_configure(&unit, &c, 99), 0);
+    uint64_t first_index = 0;
+    unsigned pairs = 0;
+    for (uint64_t i = 1; pairs < 100; i++) {
+        uint64_t cycle = 1000 + i / 3;
+        if (!fetch(i, cycle, win))
+            continue;
+        if (!unit.pending) {
+            /* the second of a pair was just written with its partner */
+            uint64_t h = win->pme_head;
+            assert_int_equal(h % 2, 0);
+            const struct pme_record *a = &win->pme_ring[(h - 2) % PME_RING_ENTRIES];
+            const struct pme_record *b = &win->pme_ring[(h - 1) % PME_RING_ENTRIES];
+            assert_int_equal(a->slot, PME_SLOT_FIRST);
+            assert_int_equal(b->slot, PME_SLOT_SECOND);
+            assert_int_equal(a->pc, first_index);
+            assert_int_equal(b->pc, i);
+            assert_int_equal(b->gap, i - first_index);
+            assert_true(b->gap >= 1 && b->gap <= 40);
+            assert_int_equal(b->distance, b->fetch_cycle - a->fetch_cycle);
+            pairs++;
+        } else {
+            first_index = i;
+            assert_int_equal(win->pme_head % 2, 0);     /* the first waits for its partner */
+        }
+    }
+    assert_int_equal(unit.samples, 2 * pairs);
+    /* A ring with room for one record: the pair is dropped whole. */
+    win->pme_tail = win->pme_head - (PME_RING_ENTRIES - 1);
+    uint64_t head = win->pme_head, samples = unit.samples;
+    while (unit.samples == samples)
+        fetch(1, 1, win);
+    assert_int_equal(unit.samples, samples + 2);
+    assert_int_equal(win->pme_head, head);
+    assert_int_equal(win->pme_dropped, 2);
+}
+
+static void test_same_seed_same_samples(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE, .interval_min = 64, .interval_max = 5000};
+    uint64_t tags[3][50];
+    uint64_t seeds[3] = {5, 5, 6};
+    for (int run = 0; run < 3; run++) {
+        pme_unit_init(&unit);
+        assert_int_equal(pme_unit_configure(&unit, &c, seeds[run]), 0);
+        int n = 0;
+        for (uint64_t i = 0; n < 50; i++)
+            if (fetch(i, i, NULL))
+                tags[run][n++] = i;
+    }
+    assert_memory_equal(tags[0], tags[1], sizeof tags[0]);
+    assert_memory_not_equal(tags[0], tags[2], sizeof tags[0]);
+}
+
+/* Tags over a loop of 97 instructions: tagged PCs uniform (chi-square,
+ * 96 degrees of freedom).  Returns the statistic. */
+static double loop_tag_chi_square(uint64_t min, uint64_t max, uint64_t seed)
+{
+    struct pme_config c = {.mode = PME_SINGLE, .interval_min = min, .interval_max = max};
+    pme_unit_init(&unit);
+    assert_int_equal(pme_unit_configure(&unit, &c, seed), 0);
+    uint64_t count[97] = {0};
+    unsigned tags = 0;
+    for (uint64_t i = 0; tags < 200000; i++)
+        if (fetch(i % 97, i, NULL)) {
+            count[i % 97]++;
+            tags++;
+        }
+    return chi_square(count, 97);
+}
+
+static void test_tags_are_uniform_over_fetched_instructions(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        assert_true(loop_tag_chi_square(64, 1000, seed) < CHI2_96_P1E6);
+    /* The negative control: a fixed interval of two loop trips tags one PC. */
+    assert_true(loop_tag_chi_square(194, 194, 1) > CHI2_96_P1E6);
+    /* The intervals themselves are uniform over [min, max]: 50 values. */
+    struct pme_config c = {.mode = PME_SINGLE, .interval_min = 100, .interval_max = 149};
+    pme_unit_init(&unit);
+    assert_int_equal(pme_unit_configure(&unit, &c, 42), 0);
+    uint64_t count[50] = {0}, last = 0;
+    unsigned tags = 0;
+    for (uint64_t i = 1; tags < 100000; i++)
+        if (fetch(i, i, NULL)) {
+            if (tags++)
+                count[i - last - 100]++;
+            last = i;
+        }
+    assert_true(chi_square(count, 50) < CHI2_49_P1E6);
+}
+
+static void test_paired_gaps_are_uniform_over_the_window(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_PAIRED, .pair_window = 50, .interval_min = 64, .interval_max = 200};
+    assert_int_equal(pme_unit_configure(&unit, &c, 2024), 0);
+    uint64_t count[50] = {0};
+    unsigned pairs = 0;
+    uint64_t first = 0;
+    for (uint64_t i = 1; pairs < 100000; i++) {
+        if (!fetch(i, i, NULL))
+            continue;
+        if (unit.pending) {
+            first = i;
+        } else {
+            uint64_t gap = i - first;
+            assert_true(gap >= 1 && gap <= 50);
+            count[gap - 1]++;
+            pairs++;
+        }
+    }
+    assert_true(chi_square(count, 50) < CHI2_49_P1E6);
+    /* The negative control: gaps 1..49 only (a window one short) fail. */
+    uint64_t skewed[50];
+    memcpy(skewed, count, sizeof skewed);
+    skewed[48] += skewed[49];
+    skewed[49] = 0;
+    assert_true(chi_square(skewed, 50) > CHI2_49_P1E6);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bad_configurations_turn_the_unit_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_single_intervals_and_ring_accounting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pairs_are_adjacent_and_never_split, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_seed_same_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tags_are_uniform_over_fetched_instructions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paired_gaps_are_uniform_over_the_window, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
