@@ -15,6 +15,7 @@
 #include "util/options.h"
 #include "util/oracle-file.h"
 #include "util/pme-account.h"
+#include "util/pme-accuracy.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/strvec.h"
@@ -105,6 +106,21 @@ static void print_top_differences(const struct profile_view *v, const struct key
         printf("  %18llx %9.3f %9.3f  %s\n", (unsigned long long)rows[k].pc, 100 * rows[k].profile,
                100 * rows[k].oracle, where(v, rows[k].pc));
     free(rows);
+}
+
+/* The ProfileMe estimates of the selection against the oracle
+ * (util/pme-accuracy): 1 computed, 0 no ProfileMe samples, -1 error. */
+static int pme_estimates(struct pdb *db, const struct pv_selection *sel, const struct oracle *o,
+                         struct pme_accuracy *acc, struct ap_err *err)
+{
+    struct pme_view pv;
+    if (pme_view_load(db, sel, 30, &pv, err))
+        return -1;
+    int rc = pv.samples ? 1 : 0;
+    if (rc && pme_accuracy(&pv, o, acc, err))
+        rc = -1;
+    pme_view_free(&pv);
+    return rc;
 }
 
 static uint64_t pc_of(const struct pv_insn *in)
@@ -215,7 +231,9 @@ int cmd_check(int argc, char **argv)
     int rc = pv_load(db, &sel, &v, &err);
     struct pme_account pa;
     int have_pme = rc ? 0 : pme_account(db, sel.epoch, &o, &pa, &err);
-    if (have_pme < 0) {
+    struct pme_accuracy pacc;
+    int have_est = have_pme > 0 ? pme_estimates(db, &sel, &o, &pacc, &err) : 0;
+    if (have_pme < 0 || have_est < 0) {
         pv_free(&v);
         rc = -1;
     }
@@ -237,9 +255,15 @@ int cmd_check(int argc, char **argv)
         if (json) {
             printf("{\"profileme\": ");
             pme_account_json(stdout, &pa);
+            if (have_est) {
+                printf(", \"profileme_estimates\": ");
+                pme_accuracy_json(stdout, &pacc);
+            }
             printf("}\n");
         } else {
             pme_account_print(stdout, &pa);
+            if (have_est)
+                pme_accuracy_print(stdout, &pacc);
         }
         pv_free(&v);
         oracle_free(&o);
@@ -312,6 +336,10 @@ int cmd_check(int argc, char **argv)
             printf(", \"profileme\": ");
             pme_account_json(stdout, &pa);
         }
+        if (have_est) {
+            printf(", \"profileme_estimates\": ");
+            pme_accuracy_json(stdout, &pacc);
+        }
         printf("}\n");
     } else {
         printf("Event %s: %llu samples against the oracle's %s of %u core(s)\n", v.event_names[ev],
@@ -331,6 +359,8 @@ int cmd_check(int argc, char **argv)
             printf("  %llu performance interrupts delivered them\n", (unsigned long long)interrupts);
         if (have_pme)
             pme_account_print(stdout, &pa);
+        if (have_est)
+            pme_accuracy_print(stdout, &pacc);
     }
     free(prof);
     free(truth);

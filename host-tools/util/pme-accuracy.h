@@ -1,0 +1,60 @@
+/*
+ * How good are the ProfileMe estimates (util/pme-estimate) against the
+ * hardware model's oracle (oracle format v2) of the same run, per
+ * instruction:
+ *   retire counts   k_retired S            vs executions
+ *   event bits      k_bit S                vs pme_events[bit] (fetches with the bit)
+ *   stage latencies latency sum / samples  vs lat_sum / executions
+ * For the counts: the fraction of sampled instructions whose estimate lies
+ * within the one-sigma envelope |estimate/truth - 1| <= 1/sqrt(k) (seed
+ * section 5.1: about two thirds), the totals, and the sample-weighted mean
+ * relative error.  For latencies: the sample-weighted mean absolute error
+ * in cycles over instructions with at least PME_ACC_MIN_SAMPLES samples.
+ */
+#ifndef ALPHAPROF_UTIL_PME_ACCURACY_H
+#define ALPHAPROF_UTIL_PME_ACCURACY_H
+
+#include <stdio.h>
+
+#include "util/oracle-file.h"
+#include "util/pme-view.h"
+
+#define PME_ACC_MIN_SAMPLES 10
+
+struct pme_acc_count {
+    const char *name;
+    size_t sampled;             /* instructions with k >= 1 and a true count > 0 */
+    size_t within;              /* of those, inside the envelope */
+    size_t sampled_k10, within_k10;     /* the same over k >= PME_ACC_MIN_SAMPLES */
+    double estimate_total;      /* sum of kS over the sampled instructions */
+    double true_total;          /* the oracle's sum over every PC */
+    double true_sampled;        /* ... over the sampled instructions */
+    double weighted_rel_error;  /* sum k |est/truth - 1| / sum k */
+};
+
+struct pme_acc_latency {
+    const char *name;
+    size_t instructions;        /* with >= PME_ACC_MIN_SAMPLES samples and executions */
+    double mean_abs_error;      /* cycles, sample-weighted */
+    double mean_true;           /* cycles, sample-weighted */
+};
+
+struct pme_accuracy {
+    double interval;            /* S used */
+    bool interval_from_oracle;  /* the database lacked it: fetched / records of the oracle */
+    double oracle_interval;     /* the oracle's fetched / ProfileMe records produced */
+    size_t oracle_pcs_missed;   /* PCs the oracle executed that no sample hit */
+    double missed_executions;   /* their share of all executions */
+    struct pme_acc_count retired;
+    size_t nbits;
+    struct pme_acc_count bits[PME_EVB_COUNT];
+    size_t nlat;
+    struct pme_acc_latency lat[PME_LAT_COUNT];
+};
+
+/* Fills a; -1 (with err) when neither the view nor the oracle gives S. */
+int pme_accuracy(const struct pme_view *v, const struct oracle *o, struct pme_accuracy *a, struct ap_err *err);
+void pme_accuracy_print(FILE *f, const struct pme_accuracy *a);
+void pme_accuracy_json(FILE *f, const struct pme_accuracy *a);
+
+#endif
