@@ -270,6 +270,7 @@ int lk_enc_hello(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
     lk_put_uvarint(w, h->timebase_hz);
     lk_put_str(w, h->board);
     lk_put_str(w, h->firmware);
+    lk_put_uvarint(w, h->baud);
     return begun(w);
 }
 
@@ -776,6 +777,9 @@ int lk_parse_hello(const struct lk_frame *f, struct lk_hello *h)
     GET(lk_get_uvarint(&r, &h->timebase_hz));
     GET(lk_get_str(&r, &h->board));
     GET(lk_get_str(&r, &h->firmware));
+    h->baud = 0;
+    if (r.p < r.end)                        /* appended field: older senders lack it */
+        GET(lk_get_uvarint(&r, &h->baud));
     return LK_OK;
 }
 
@@ -1081,6 +1085,8 @@ const char *lk_stat_name(uint32_t id)
     case LK_STAT_PAIRS_SENT: return "pairs_sent";
     case LK_STAT_HANDLER_CYCLES: return "handler_cycles";
     case LK_STAT_BYTES_SENT: return "bytes_sent";
+    case LK_STAT_CTRL_FRAMES: return "control_frames";
+    case LK_STAT_CTRL_BAD: return "control_bad";
     default: return "unknown";
     }
 }

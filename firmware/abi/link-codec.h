@@ -98,6 +98,7 @@ struct lk_hello {
     uint64_t timebase_hz;
     struct lk_bytes board;
     struct lk_bytes firmware;
+    uint64_t baud;                      /* link pacing (8N1), 0 unpaced or not sent */
 };
 
 struct lk_loadmap_entry {

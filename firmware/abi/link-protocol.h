@@ -46,7 +46,8 @@
  *
  *   HELLO     u proto (LK_PROTO_VERSION), u ncores, u caps (LK_CAP_*),
  *             u timebase_hz (units of every `time` field), str board,
- *             str firmware (build description)
+ *             str firmware (build description), u baud (the link's pacing in
+             baud, 8N1; 0 unpaced; absent from older senders)
  *   NAMES     u kind (LK_NAMES_*), u first index, n16 count, str[count]:
  *             human names of event numbers, ProfileMe event bits and
  *             latency fields, so the host needs no copy of the hw-model's
@@ -98,7 +99,17 @@
  *             u pair_window (W: paired minor interval is uniform 1..W),
  *             u nevents, nevents x { u event, u period_min, u period_max }
  *   NEW_EPOCH u epoch (the host's number for it: the database's epoch id)
- *   The target answers every control frame with an ACK.
+ *   The target answers every control frame with an ACK once it is done:
+ *   START     (re)starts a session: the target flushes what it holds (if
+ *             sampling), sends HELLO (seq 0), NAMES, LOADMAP, samples on;
+ *   STOP      stops sampling, flushes everything (FLUSH frames), then ACKs;
+ *   FLUSH_NOW sends everything collected so far, FLUSH frames, then ACK;
+ *   NEW_EPOCH as FLUSH_NOW, then EPOCH, then ACK;
+ *   CONFIG    while stopped (else LK_ACK_BUSY); takes effect at START.
+ *   A frame that arrives intact but cannot be parsed (or is no control
+ *   frame) gets LK_ACK_BAD_FRAME; a damaged chunk is only counted
+ *   (LK_STAT_CTRL_BAD).  One control frame at a time: another one while
+ *   the target is still busy with the last gets LK_ACK_BUSY.
  * ---------------------------------------------------------------------------
  */
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
@@ -174,6 +185,8 @@
 #define LK_STAT_PAIRS_SENT      9   /* pairs in PAIRS frames sent (so) */
 #define LK_STAT_HANDLER_CYCLES  10  /* cycles spent in the sample handler */
 #define LK_STAT_BYTES_SENT      11  /* link bytes sent (wire, all frames) */
+#define LK_STAT_CTRL_FRAMES     12  /* control frames received intact (boot core) */
+#define LK_STAT_CTRL_BAD        13  /* received chunks that were no frame (boot core) */
 
 /* FLUSH drop reasons (cumulative per core since HELLO). */
 #define LK_DROP_OVERFLOW_FULL   1   /* both overflow buffers full: entry lost */

@@ -50,7 +50,10 @@ void uart_putc(char c)
 void uart_port_init(unsigned port)
 {
     outb(port + UART_LCR, 0x03);
-    outb(port + UART_FCR, 0x07);
+    /* FIFOs on and cleared, receive trigger at 14 bytes: QEMU hands a
+     * polled receiver up to the trigger level at once (at level 1, one
+     * byte per poll). */
+    outb(port + UART_FCR, 0xc7);
     outb(port + UART_IER, 0);
     outb(port + UART_MCR, MCR_DTR_RTS_OUT2);
 }

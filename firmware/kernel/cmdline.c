@@ -144,6 +144,13 @@ static void apply_key(const char *word)
             mon_printf("monitor: warning: flush_ms=%s is not a positive number; ignored\n", val);
         else
             boot_options.flush_ms = u;
+    } else if (klen == 5 && !strncmp(word, "start", 5)) {
+        if (!strcmp(val, "host"))
+            boot_options.start_host = 1;
+        else if (!strcmp(val, "boot"))
+            boot_options.start_host = 0;
+        else
+            mon_printf("monitor: warning: start=%s: use boot or host; ignored\n", val);
     } else if (klen == 5 && !strncmp(word, "table", 5)) {
         if (!strcmp(val, "rr4"))
             boot_options.table_policy = POLICY_RR4;

@@ -13,6 +13,8 @@
  * profile=profileme|paired with pme=MIN-MAX (fetched instructions between
  * ProfileMe samples, or pairs) and pair_window=W (paired: the second
  * instruction 1..W fetches after the first).
+ * start=host: the profiler waits for the host's START control frame (a
+ * daemon attaching to the profile link) instead of sampling from boot.
  * Everything after "--" is handed to the workload as its arguments.
  */
 #ifndef FIRMWARE_KERNEL_CMDLINE_H
@@ -35,6 +37,7 @@ struct boot_options {
     struct { unsigned event; uint64_t period_min, period_max; } events[4];
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
     unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
+    int start_host;             /* start=host: sample only after the host's START */
     char args[CMDLINE_MAX]; /* text after "--", blank-separated */
 };
 

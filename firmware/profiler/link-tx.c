@@ -1,7 +1,17 @@
 /*
  * Transmit queue of the profile link.  Single producer and single
- * consumer, both on the boot core: no locks.  The baud budget is
- * (elapsed virtual ns) * baud / 10 / 1e9 bytes since start.
+ * consumer, both on the boot core: no locks.
+ *
+ * Pacing (baud N > 0): the link behaves like an N-baud 8N1 UART in the
+ * board's virtual time.  Each byte occupies the line for 10 bits =
+ * ceil(1e10 / N) ns; a byte may start when the previous one has left, and
+ * an idle line saves up no more than a 16-byte FIFO's worth, so no interval
+ * of virtual time carries more than N/10 bytes a second (plus that FIFO).
+ * The queue holds about a quarter second of link time (at least two
+ * largest frames plus room for control frames), so a slow link pushes
+ * back on the profiler instead of queueing minutes of data: data frames
+ * wait (link_tx_has_room), and what cannot wait is counted as dropped
+ * (LK_DROP_LINK_FULL) by the profiler.
  */
 #include "firmware/profiler/link-tx.h"
 
@@ -9,13 +19,16 @@
 #include "firmware/drivers/uart.h"
 
 #define QUEUE_SIZE 65536u   /* power of two */
+#define FIFO_BYTES 16u      /* a 16550's transmit FIFO: the most an idle line saves up */
 
 static struct {
     uint8_t q[QUEUE_SIZE];
     uint32_t head, tail;        /* free-running; used = head - tail */
+    uint32_t cap;               /* usable part of q (pacing bounds the latency) */
     unsigned port;
     unsigned baud;
-    uint64_t start_ns;
+    uint64_t byte_ns;           /* line time of one 10-bit character */
+    uint64_t next_ns;           /* when the next byte may start */
     uint64_t sent;
     uint16_t seq;
     int ready;
@@ -25,26 +38,47 @@ void link_tx_init(unsigned port, unsigned baud)
 {
     tx.port = port;
     tx.baud = baud;
-    tx.start_ns = clock_ns();
     tx.head = tx.tail = 0;
     tx.sent = 0;
     tx.seq = 0;
+    tx.cap = QUEUE_SIZE;
+    tx.byte_ns = 0;
+    if (baud) {
+        tx.byte_ns = (10000000000ull + baud - 1) / baud;
+        uint64_t quarter = (uint64_t)baud / 40;     /* bytes in 250 ms */
+        uint64_t least = 2 * LK_MAX_WIRE + LINK_TX_RESERVE;
+        if (quarter < least)
+            quarter = least;
+        if (quarter < QUEUE_SIZE)
+            tx.cap = (uint32_t)quarter;
+    }
+    tx.next_ns = clock_ns();
     tx.ready = 1;
     uart_port_init(port);
 }
 
+uint32_t link_tx_free(void)
+{
+    return tx.cap - (tx.head - tx.tail);
+}
+
 int link_tx_has_room(void)
 {
-    return QUEUE_SIZE - (tx.head - tx.tail) >= LK_MAX_WIRE;
+    return link_tx_free() >= LK_MAX_WIRE + LINK_TX_RESERVE;
+}
+
+void link_tx_new_session(void)
+{
+    tx.seq = 0;
 }
 
 int link_tx_send(struct lk_writer *w)
 {
-    if (!tx.ready || !link_tx_has_room())
+    if (!tx.ready)
         return 0;
     uint8_t wire[LK_MAX_WIRE];
     size_t n = lk_finish(w, tx.seq, wire, sizeof wire);
-    if (n == 0)
+    if (n == 0 || n > link_tx_free())
         return 0;
     tx.seq++;
     for (size_t i = 0; i < n; i++)
@@ -54,32 +88,41 @@ int link_tx_send(struct lk_writer *w)
     return 1;
 }
 
-static uint64_t budget(void)
-{
-    if (!tx.baud)
-        return UINT64_MAX;
-    uint64_t elapsed = clock_ns() - tx.start_ns;
-    /* bytes = elapsed * baud / 1e10, in two steps to stay within 64 bits */
-    uint64_t allowed = elapsed / 1000 * tx.baud / 10000000;
-    return allowed > tx.sent ? allowed - tx.sent : 0;
-}
-
 void link_tx_pump(void)
 {
     if (!tx.ready)
         return;
-    uint64_t room = budget();
-    while (tx.tail != tx.head && room > 0 && uart_port_can_send(tx.port)) {
+    if (!tx.baud) {
+        while (tx.tail != tx.head && uart_port_can_send(tx.port)) {
+            uart_port_send(tx.port, tx.q[tx.tail % QUEUE_SIZE]);
+            tx.tail++;
+            tx.sent++;
+        }
+        return;
+    }
+    uint64_t now = clock_ns();
+    uint64_t saved = FIFO_BYTES * tx.byte_ns;
+    if (now > saved && tx.next_ns < now - saved)
+        tx.next_ns = now - saved;       /* an idle line saves up only a FIFO */
+    while (tx.tail != tx.head && tx.next_ns <= now && uart_port_can_send(tx.port)) {
         uart_port_send(tx.port, tx.q[tx.tail % QUEUE_SIZE]);
         tx.tail++;
         tx.sent++;
-        room--;
+        tx.next_ns += tx.byte_ns;
     }
 }
 
 void link_tx_drain(void)
 {
     while (tx.ready && tx.tail != tx.head)
+        link_tx_pump();
+}
+
+void link_tx_wait_free(uint32_t bytes)
+{
+    if (bytes > tx.cap)
+        bytes = tx.cap;
+    while (tx.ready && link_tx_free() < bytes)
         link_tx_pump();
 }
 

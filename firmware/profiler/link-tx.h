@@ -3,8 +3,8 @@
  * boot core and trickled out by link_tx_pump(), never faster than the
  * configured baud rate in the board's virtual time (8N1: 10 bits a byte),
  * so link budgets measured here hold for a real UART.  A full queue is
- * back-pressure: the caller keeps its data (the overflow buffers fill, and
- * the table then counts drops).
+ * back-pressure: the caller keeps its data (the overflow buffers fill; the
+ * profiler then counts drops: LK_DROP_LINK_FULL, LK_DROP_OVERFLOW_FULL).
  */
 #ifndef FIRMWARE_PROFILER_LINK_TX_H
 #define FIRMWARE_PROFILER_LINK_TX_H
@@ -13,17 +13,27 @@
 #include <stdint.h>
 #include "firmware/abi/link-codec.h"
 
+/* Queue space data frames leave free for control frames (FLUSH, EPOCH,
+ * ACK, HELLO, NAMES, LOADMAP). */
+#define LINK_TX_RESERVE 2048u
+
 /* baud 0: as fast as the UART takes bytes. */
 void link_tx_init(unsigned port, unsigned baud);
-/* Room in the queue for one more frame of the largest size. */
+/* Room for one more data frame of the largest size (beyond the reserve). */
 int link_tx_has_room(void);
+/* Free bytes in the queue. */
+uint32_t link_tx_free(void);
 /* Seals the writer's frame with the next sequence number and queues it;
- * 0 if the queue has no room (the frame is not sent). */
+ * 0 if the queue has no room for it (the frame is not sent). */
 int link_tx_send(struct lk_writer *w);
+/* A new session (HELLO next): the sequence restarts at 0. */
+void link_tx_new_session(void);
 /* Moves queued bytes to the UART as the baud budget allows. */
 void link_tx_pump(void);
 /* Pumps until the queue is empty (end of run). */
 void link_tx_drain(void);
+/* Pumps until at least `bytes` are free (bounded by the queue size). */
+void link_tx_wait_free(uint32_t bytes);
 uint64_t link_tx_bytes_sent(void);
 
 #endif

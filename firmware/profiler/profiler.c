@@ -25,6 +25,7 @@
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/loader.h"
 #include "firmware/kernel/percpu.h"
+#include "firmware/profiler/control.h"
 #include "firmware/profiler/link-tx.h"
 #include "firmware/profiler/pme-capture.h"
 #include "firmware/profiler/rng.h"
@@ -44,12 +45,15 @@ struct core_sampling {
     uint32_t drain_pos[2];      /* entries of each ready buffer already sent */
     int sorted[2];
     uint64_t entries_sent, samples_sent;
+    uint64_t link_full;         /* samples discarded: the link had no room */
     uint64_t flushes;
 } __attribute__((aligned(64)));
 
 static struct core_sampling sampling[MAX_CORES];
 static int profiling;
 static int counters_mode;       /* samples come from the hw-model's rings */
+static volatile int sampling_on;    /* 0: stopped by the host (STOP, start=host) */
+static int finishing;           /* profiler_finish: the flush IPI also stops a core */
 static uint64_t next_drain_ns;
 static uint8_t frame_buf[LK_MAX_RAW];
 
@@ -149,6 +153,7 @@ static void send_hello(void)
         .timebase_hz = 1000000000u,
         .board = {(const uint8_t *)board, sizeof board - 1},
         .firmware = {(const uint8_t *)fw, sizeof fw - 1},
+        .baud = boot_options.baud,
     };
     struct lk_writer w;
     if (lk_enc_hello(&w, frame_buf, sizeof frame_buf, &h) == LK_OK)
@@ -201,6 +206,30 @@ static void send_loadmap(void)
     link_tx_send(&w);
 }
 
+static void send_session(void)
+{
+    send_hello();
+    if (counters_mode)
+        send_event_names();
+    if (pme_active())
+        pme_send_names(frame_buf, sizeof frame_buf);
+    send_loadmap();
+}
+
+/* The hardware model stops producing records (host STOP). */
+static void stop_sources(void)
+{
+    if (counters_mode)
+        for (unsigned c = 0; c < ncores; c++) {
+            struct pmu_window *w = window_of(c);
+            for (unsigned i = 0; i < PMU_COUNTERS; i++)
+                w->counters[i].enable = 0;
+            mb();
+            w->config_gen++;
+        }
+    pme_stop(ncores);
+}
+
 void profiler_start(void)
 {
     if (boot_options.profile != LK_MODE_TIMER && boot_options.profile != LK_MODE_COUNTERS &&
@@ -215,12 +244,11 @@ void profiler_start(void)
         memset(&sampling[c], 0, sizeof sampling[c]);
         sampling[c].rng = minstd_seed(boot_options.seed * 7919u + c + 1);
     }
-    send_hello();
-    if (counters_mode)
-        send_event_names();
-    if (pme_active())
-        pme_send_names(frame_buf, sizeof frame_buf);
-    send_loadmap();
+    sampling_on = !control_init();
+    if (sampling_on)
+        send_session();
+    else
+        stop_sources();
     profiling = 1;
     next_drain_ns = clock_ns() + boot_options.flush_ms * 1000000ull;
     mb();
@@ -240,7 +268,7 @@ void profiler_start(void)
 
 static void arm_next(struct core_sampling *s)
 {
-    s->next_ns += counters_mode || pme_active() ? RING_TICK_NS
+    s->next_ns += counters_mode || pme_active() || !sampling_on ? RING_TICK_NS
                                 : minstd_between(&s->rng, boot_options.period_min, boot_options.period_max);
     pal_cserve(CSERVE_SET_ALARM_ABS, s->next_ns);
 }
@@ -302,13 +330,14 @@ static int drain_buffer(unsigned core, unsigned bi)
     return 1;
 }
 
-static void send_flush(unsigned core)
+/* The core's cumulative counters as a FLUSH carries them (before the
+ * session's bases are taken off). */
+static void flush_values(unsigned core, struct lk_flush *out)
 {
     struct sample_area *a = sample_area_of(core);
     struct core_sampling *s = &sampling[core];
     struct lk_flush f = {
         .core = core,
-        .flush_no = ++s->flushes,
         .time = clock_ns(),
         .nstats = 5,
         .stats = {
@@ -318,17 +347,55 @@ static void send_flush(unsigned core)
             {LK_STAT_HASH_HITS, a->st.hits},
             {LK_STAT_HASH_MISSES, a->st.misses},
         },
-        .ndrops = 2,
+        .ndrops = 3,
         .drops = {{LK_DROP_OVERFLOW_FULL, a->st.dropped},
-                  {LK_DROP_RING_OVERFLOW, counters_mode ? window_of(core)->ring_dropped : 0}},
+                  {LK_DROP_RING_OVERFLOW, counters_mode ? window_of(core)->ring_dropped : 0},
+                  {LK_DROP_LINK_FULL, s->link_full}},
     };
     if (core == 0) {
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
+        control_flush_counters(&f);
     }
     pme_flush_counters(core, &f);
+    *out = f;
+}
+
+static void send_flush(unsigned core)
+{
+    struct lk_flush f;
+    flush_values(core, &f);
+    f.flush_no = ++sampling[core].flushes;
+    control_rebase(&f);
     struct lk_writer w;
     if (lk_enc_flush(&w, frame_buf, sizeof frame_buf, &f) == LK_OK)
         link_tx_send(&w);
+}
+
+/* Gives a ready buffer back unsent: its samples not yet sent are counted
+ * as LK_DROP_LINK_FULL. */
+static void discard_buffer(unsigned core, unsigned bi)
+{
+    struct overflow_buffer *b = &sample_area_of(core)->ovf[bi];
+    struct core_sampling *s = &sampling[core];
+    mb();
+    for (uint32_t i = s->drain_pos[bi]; i < b->fill; i++)
+        s->link_full += b->e[i].count;
+    s->drain_pos[bi] = 0;
+    s->sorted[bi] = 0;
+    b->fill = 0;
+    wmb();
+    b->ready = 0;
+}
+
+/* Back-pressure: a core with both buffers waiting would drop whatever it
+ * evicts next (and its flush would wait forever on a slow link).  When the
+ * link has no room, the buffer not yet begun goes instead, counted. */
+static void relieve_link(unsigned core)
+{
+    struct sample_area *a = sample_area_of(core);
+    if (!a->ovf[0].ready || !a->ovf[1].ready || link_tx_has_room())
+        return;
+    discard_buffer(core, sampling[core].drain_pos[1] == 0 ? 1 : 0);
 }
 
 /* Boot core: sends every ready buffer of every core it can. */
@@ -339,6 +406,7 @@ static void drain_all(void)
         for (unsigned bi = 0; bi < 2; bi++)
             if (a->ovf[bi].ready && !drain_buffer(c, bi))
                 break;
+        relieve_link(c);
         pme_send(c, frame_buf, sizeof frame_buf);
     }
     link_tx_pump();
@@ -360,13 +428,14 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    if (core == 0 && (s->next_ns >= next_drain_ns || pme_any_pending(ncores)))
+    if (core == 0 && (s->next_ns >= next_drain_ns || pme_any_pending(ncores) ||
+                      s->next_ns >= control_due_ns))
         return 0;
     if (counters_mode)
         drain_ring(core);
     else if (pme_active())
         pme_drain(core);
-    else
+    else if (sampling_on)
         sample_table_record(sample_area_of(core), pc, LK_EVENT_TIMER);
     arm_next(s);
     return 1;
@@ -382,11 +451,12 @@ int profiler_clock_interrupt(struct trap_frame *f)
         drain_ring(core);
     else if (pme_active())
         pme_drain(core);
-    else
+    else if (sampling_on)
         sample_table_record(sample_area_of(core), f->pal.pc, LK_EVENT_TIMER);
     arm_next(s);
     if (core == 0) {
         link_tx_pump();
+        control_tick();
         if (pme_any_pending(ncores))
             drain_all();
         if (s->next_ns >= next_drain_ns) {
@@ -425,13 +495,24 @@ void profiler_ipi(void)
         pmu_interrupt(core);
     if (!profiling || !a->st.flush_request || a->st.flush_done == a->st.flush_request)
         return;
-    sampling[core].active = 0;
+    if (finishing)
+        sampling[core].active = 0;
     if (counters_mode)
         drain_ring(core);
-    pme_final(core, mb);
+    if (finishing)
+        pme_final(core, mb);
     sample_table_flush(a, mb);
     wmb();
     a->st.flush_done = a->st.flush_request;
+}
+
+/* Every ready buffer of every core given back unsent (counted). */
+static void discard_ready(void)
+{
+    for (unsigned c = 0; c < ncores; c++)
+        for (unsigned bi = 0; bi < 2; bi++)
+            if (sample_area_of(c)->ovf[bi].ready)
+                discard_buffer(c, bi);
 }
 
 void profiler_finish(long status, unsigned how)
@@ -439,6 +520,8 @@ void profiler_finish(long status, unsigned how)
     if (!profiling)
         return;
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);  /* our own alarm must not sample now */
+    finishing = 1;
+    mb();
     sampling[0].active = 0;
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
     if (counters_mode)
@@ -465,11 +548,18 @@ void profiler_finish(long status, unsigned how)
         if (!pending)
             break;
         if (clock_ns() > deadline) {
-            mon_printf("monitor: warning: a core did not flush its samples in time; "
-                       "the profile's accounting shows them as not flushed\n");
+            /* the link cannot carry the rest in time: counted, not lost */
+            discard_ready();
+            for (unsigned c = 0; c < ncores; c++)
+                if (sample_area_of(c)->st.flush_done != sample_area_of(c)->st.flush_request)
+                    pending = 2;
+            if (pending == 2)
+                mon_printf("monitor: warning: a core did not flush its samples in time; "
+                           "the profile's accounting shows them as not flushed\n");
             break;
         }
     }
+    link_tx_wait_free(LINK_TX_RESERVE);     /* the FLUSH frames must get through */
     uint64_t taken = 0, hits = 0, misses = 0, entries = 0, dropped = 0;
     for (unsigned c = 0; c < ncores; c++) {
         send_flush(c);
@@ -480,6 +570,7 @@ void profiler_finish(long status, unsigned how)
         dropped += a->st.dropped;
         entries += sampling[c].entries_sent;
     }
+    control_finish();
     struct lk_end e = {.status = status, .how = how, .time = clock_ns()};
     struct lk_writer w;
     if (lk_enc_end(&w, frame_buf, sizeof frame_buf, &e) == LK_OK)
@@ -491,4 +582,102 @@ void profiler_finish(long status, unsigned how)
                (unsigned long)misses, (unsigned long)entries, (unsigned long)dropped,
                (unsigned long)link_tx_bytes_sent());
     pal_swpipl(ipl);
+}
+
+/* ------------------------------------------- link control (control.c) */
+
+int profiler_sampling(void)
+{
+    return sampling_on;
+}
+
+int profiler_has_model(void)
+{
+    return window_of(0)->magic == PMU_MAGIC;
+}
+
+int profiler_counters_mode(void)
+{
+    return counters_mode;
+}
+
+void profiler_set_counters(int on)
+{
+    counters_mode = on;
+}
+
+void profiler_pause(void)
+{
+    sampling_on = 0;
+    mb();
+    stop_sources();
+}
+
+void profiler_resume(void)
+{
+    if (counters_mode)
+        counters_mode = configure_counters();
+    if (boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED)
+        pme_start(ncores);
+    mb();
+    sampling_on = 1;        /* each core's sampling period returns at its next tick */
+    mb();
+}
+
+void profiler_flush_begin(void)
+{
+    for (unsigned c = 1; c < ncores; c++) {
+        struct sample_area *a = sample_area_of(c);
+        a->st.flush_request++;
+        mb();
+        smp_send_ipi(c);
+    }
+    if (counters_mode)
+        drain_ring(0);
+    pme_request_flush(ncores);
+    sample_table_flush(sample_area_of(0), drain_all);
+    drain_all();
+}
+
+int profiler_flush_pending(void)
+{
+    for (unsigned c = 0; c < ncores; c++) {
+        struct sample_area *a = sample_area_of(c);
+        if (a->st.flush_done != a->st.flush_request || a->ovf[0].ready || a->ovf[1].ready ||
+            pme_pending(c))
+            return 1;
+    }
+    return 0;
+}
+
+void profiler_flush_give_up(void)
+{
+    discard_ready();
+}
+
+void profiler_drain(void)
+{
+    drain_all();
+}
+
+void profiler_send_flushes(void)
+{
+    for (unsigned c = 0; c < ncores; c++)
+        send_flush(c);
+}
+
+unsigned profiler_ncores(void)
+{
+    return ncores;
+}
+
+void profiler_flush_values(unsigned core, struct lk_flush *f)
+{
+    flush_values(core, f);
+}
+
+void profiler_new_session(void)
+{
+    link_tx_new_session();
+    send_session();
 }
