@@ -137,6 +137,10 @@ static void print_text(const struct pme_view *v, struct row *rows, size_t n, con
         printf(", one per %.0f fetched instructions (S)\n", v->interval);
     else
         printf("; sampling interval unknown (estimates need --interval S)\n");
+    if (v->record_loss_factor > 1.001 || v->pair_loss_factor > 1.001)
+        printf("Warning: %.1f%% of the records (%.1f%% of the pairs) were lost before the database (alphaprof db "
+               "dump drops); the intervals are scaled to the samples kept, which holds only if the losses were "
+               "uniform over the run\n", 100 * (1 - 1 / v->record_loss_factor), 100 * (1 - 1 / v->pair_loss_factor));
     if (v->npairs) {
         printf("Paired samples: %llu pairs", (unsigned long long)v->npairs);
         if (v->pair_interval)
@@ -255,6 +259,10 @@ static void print_json(const struct pme_view *v, struct row *rows, size_t n, siz
     json_num(stdout, v->pair_interval ? v->pair_interval : NAN);
     printf(", \"window\": ");
     json_num(stdout, v->window ? v->window : NAN);
+    printf(", \"record_loss_factor\": ");
+    json_num(stdout, v->record_loss_factor);
+    printf(", \"pair_loss_factor\": ");
+    json_num(stdout, v->pair_loss_factor);
     printf(", \"window_estimated\": %s, \"issue_width\": ", v->window_estimated ? "true" : "false");
     json_num(stdout, C);
     printf(", \"ipc_window\": ");

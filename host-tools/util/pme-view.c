@@ -321,6 +321,58 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
     return rc == SQLITE_DONE ? 0 : sql_fail(db, err);
 }
 
+static double sum_of(sqlite3 *db, const char *sql, const struct pv_selection *sel, int64_t epoch)
+{
+    sqlite3_stmt *st;
+    double x = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, epoch);
+    sqlite3_bind_int(st, 2, sel->core);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        x = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return x;
+}
+
+/*
+ * Records lost between the unit and the database: agg_full and
+ * link_lost_pme, and the hardware ring's overflows when no counter sampled
+ * in the epoch (the firmware's ring_overflow counts both kinds of ring).
+ * Pairs: of the pairs the firmware took (pairs_taken) only npairs were
+ * stored, and ring overflows lost pairs as they lost records.
+ */
+static void loss_factors(sqlite3 *db, const struct pv_selection *sel, struct pme_view *v)
+{
+    static const char drops[] = "SELECT coalesce(sum(count), 0) FROM drops WHERE (?1 < 0 OR epoch = ?1) "
+                                "AND (?2 < 0 OR core = ?2) AND reason = ";
+    char sql[256];
+    snprintf(sql, sizeof sql, "%s'agg_full'", drops);
+    double agg_full = sum_of(db, sql, sel, v->epoch);
+    snprintf(sql, sizeof sql, "%s'link_lost_pme'", drops);
+    double link = sum_of(db, sql, sel, v->epoch);
+    snprintf(sql, sizeof sql, "%s'ring_overflow'", drops);
+    double ring = sum_of(db, sql, sel, v->epoch);
+    if (sum_of(db, "SELECT count(*) FROM samples WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)", sel,
+               v->epoch) > 0)
+        ring = 0;
+    double stored = (double)v->samples;
+    v->record_loss_factor = stored > 0 ? (stored + agg_full + link + ring) / stored : 1;
+    double taken = sum_of(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
+                              "AND (?2 < 0 OR core = ?2) AND name = 'pairs_taken'", sel, v->epoch);
+    double records_taken = sum_of(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
+                                      "AND (?2 < 0 OR core = ?2) AND name = 'pme_taken'", sel, v->epoch);
+    double np = (double)v->npairs;
+    v->pair_loss_factor = 1;
+    if (np > 0) {
+        if (taken < np)
+            taken = np;
+        if (records_taken <= 0)
+            records_taken = stored;
+        v->pair_loss_factor = taken / np * (records_taken > 0 ? (records_taken + ring) / records_taken : 1);
+    }
+}
+
 int pme_view_load(struct pdb *db, const struct pv_selection *sel, double ipc_window, struct pme_view *v,
                   struct ap_err *err)
 {
@@ -337,8 +389,11 @@ int pme_view_load(struct pdb *db, const struct pv_selection *sel, double ipc_win
         pme_view_free(v);
         return -1;
     }
-    v->interval = period_of(s, v->epoch, PDB_PERIOD_PME);
-    v->pair_interval = period_of(s, v->epoch, PDB_PERIOD_PME_PAIR);
+    v->nominal_interval = period_of(s, v->epoch, PDB_PERIOD_PME);
+    v->nominal_pair_interval = period_of(s, v->epoch, PDB_PERIOD_PME_PAIR);
+    loss_factors(s, sel, v);
+    v->interval = v->nominal_interval * v->record_loss_factor;
+    v->pair_interval = v->nominal_pair_interval * v->pair_loss_factor;
     v->window = period_of(s, v->epoch, PDB_PERIOD_PME_WINDOW);
     if (!v->window && v->npairs) {
         v->window = pme_window_estimate(v->max_gap, v->npairs);

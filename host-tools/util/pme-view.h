@@ -36,6 +36,12 @@ struct pme_view {
     double interval;                    /* fetched instructions per pme record, 0 unknown */
     double pair_interval;               /* ... per pair, 0 unknown */
     double window;                      /* W, 0 unknown */
+    /* Records and pairs lost before the database (drops table): the
+     * intervals above are per sample the hardware took; divided among
+     * the samples kept they grow by these factors (>= 1), applied by
+     * pme_view_load.  Losses uniform in time leave kS unbiased. */
+    double record_loss_factor, pair_loss_factor;
+    double nominal_interval, nominal_pair_interval;
     bool window_estimated;              /* W from the gaps, not recorded */
     double ipc_window;                  /* T of the IPC estimate, cycles */
     uint64_t samples, retired, aborted; /* totals over the pme rows */
