@@ -16,7 +16,7 @@
     X(db, "list, start and dump epochs of the profile database") \
     X(stats, "variation of each procedure's samples across epochs or runs") \
     X(diff, "two epochs or databases side by side, with significance") \
- \
+    X(export, "write the profile as pprof, folded stacks or callgrind") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
