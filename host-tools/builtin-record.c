@@ -284,8 +284,12 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "alphaprof record: %s\n", err.msg);
         goto out;
     }
-    for (size_t i = 0; i < images.n; i++)
-        strvec_push(&elfs, images.v[i]);
+    /* Absolute paths, so the database's image paths work from any directory. */
+    for (size_t i = 0; i < images.n; i++) {
+        char *abs = realpath(images.v[i], NULL);
+        strvec_push(&elfs, abs ? abs : images.v[i]);
+        free(abs);
+    }
     struct board_run br = {
         .cmd = "alphaprof record",
         .board_name = board_name,
