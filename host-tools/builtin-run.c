@@ -34,6 +34,12 @@ static void usage(FILE *f)
             "  --link unix|stdio  serial link: QEMU socket (default) or QEMU's stdio\n"
             "  --timeout S        give up after S seconds (default: the board's timeout_s)\n"
             "  --append KEY=VAL   add a key to the boot command line (e.g. run=NAME, tick_hz=1000)\n"
+            "  --profile-socket PATH\n"
+            "                     serve the profile link (COM2) on the unix socket PATH for\n"
+            "                     'alphaprof daemon --link unix:PATH' to attach to; the\n"
+            "                     profiler (profile=timer unless --append profile=... says\n"
+            "                     otherwise) waits for the daemon's START\n"
+            "  --baud N           run the profile link like an N-baud 8N1 UART (default: unpaced)\n"
             "  --oracle PATH      write the hardware model's exact truth of the run to PATH\n"
             "                     (board clipper-pm, which it picks by default)\n"
             "  --no-check         skip the host-side image checks (the monitor still checks)\n"
@@ -52,6 +58,8 @@ int cmd_run(int argc, char **argv)
     unsigned cores = 1, timeout_s = 0;
     bool deterministic = false, verbose = false, check = true;
     enum link_kind link = LINK_UNIX;
+    const char *profile_socket = NULL;
+    unsigned baud = 0;
     struct strvec images = {0}, keys = {0}, args = {0};
     int status = 2;
 
@@ -72,6 +80,13 @@ int cmd_run(int argc, char **argv)
             deterministic = true;
         } else if (strcmp(a, "--no-check") == 0) {
             check = false;
+        } else if ((v = opt_value(argc, argv, &i, "--profile-socket", &missing))) {
+            profile_socket = v;
+        } else if ((v = opt_value(argc, argv, &i, "--baud", &missing))) {
+            if (!parse_unsigned(v, &baud) || baud < 300) {
+                fprintf(stderr, "alphaprof run: --baud '%s': give a rate of at least 300\n", v);
+                goto out;
+            }
         } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
             board_name = v;
         } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
@@ -119,6 +134,18 @@ int cmd_run(int argc, char **argv)
 
     if (!board_name)
         board_name = oracle ? "clipper-pm" : DEFAULT_BOARD;
+    if (profile_socket) {
+        bool has_profile = false;
+        for (size_t k = 0; k < keys.n; k++)
+            if (strncmp(keys.v[k], "profile=", 8) == 0)
+                has_profile = true;
+        if (!has_profile)
+            strvec_push(&keys, "profile=timer");
+        strvec_push(&keys, "start=host");
+    }
+    if (baud)
+        strvec_pushf(&keys, "baud=%u", baud);
+
     struct board_run br = {
         .cmd = "alphaprof run",
         .board_name = board_name,
@@ -132,6 +159,7 @@ int cmd_run(int argc, char **argv)
         .images = &images,
         .keys = &keys,
         .args = &args,
+        .profile_socket = profile_socket,
     };
     status = board_run(&br);
 

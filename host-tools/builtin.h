@@ -10,6 +10,7 @@
 #define BUILTINS(X) \
     X(run, "boot the board and run workload images on it") \
     X(record, "run workload images with the on-target profiler into the database") \
+    X(daemon, "attach to a running board's profile link and fill the database continuously") \
     X(report, "samples per image and procedure for each event") \
     X(annotate, "a procedure's instructions with source lines and samples") \
     X(check, "compare a profile with the hardware model's oracle (accuracy)") \

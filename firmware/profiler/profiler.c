@@ -463,7 +463,7 @@ int profiler_clock_interrupt(struct trap_frame *f)
             next_drain_ns += boot_options.flush_ms * 1000000ull;
             pme_request_flush(ncores);
             drain_all();
-            for (unsigned c = 0; c < ncores; c++)
+            for (unsigned c = 0; c < ncores && sampling_on; c++)    /* no session: silent */
                 send_flush(c);
         }
     }

@@ -145,7 +145,8 @@ int board_run(struct board_run *br)
         .link = br->link,
         .shm_path = shm_path,
         .socket_path = sock_path,
-        .profile_socket_path = br->profile_sink ? prof_path : NULL,
+        .profile_socket_path = br->profile_sink ? prof_path : br->profile_socket,
+        .profile_socket_nowait = !br->profile_sink && br->profile_socket,
         .oracle_path = br->oracle_path,
         .images = (const char *const *)br->images->v,
         .nimages = br->images->n,
@@ -180,7 +181,7 @@ int board_run(struct board_run *br)
         .out_fd = 1,
         .err_fd = 2,
         .show_boot = br->verbose,
-        .profile_socket_path = rc.profile_socket_path,
+        .profile_socket_path = br->profile_sink ? prof_path : NULL,
         .profile_sink = br->profile_sink,
         .profile_ctx = br->profile_ctx,
     };

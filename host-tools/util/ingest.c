@@ -431,6 +431,8 @@ static int on_hello(struct ingest *in, const struct lk_frame *f, struct ap_err *
         return -1;
     in->in_session = true;
     in->t.sessions++;
+    in->t.ncores = h.ncores;
+    in->t.baud = h.baud;
     return 0;
 }
 
@@ -500,6 +502,15 @@ static int on_console(struct ingest *in, const struct lk_frame *f)
     return 0;
 }
 
+/* Whether a (well-formed) FLUSH frame is the last core's of a round. */
+static bool flush_is_last(const struct lk_frame *f, uint32_t ncores)
+{
+    struct lk_flush fl;
+    if (lk_parse_flush(f, &fl) != LK_OK)
+        return false;
+    return ncores == 0 || fl.core + 1 >= ncores;
+}
+
 /* 0 handled, 1 malformed, -1 error. */
 static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
 {
@@ -543,6 +554,7 @@ int ingest_commit(struct ingest *in, struct ap_err *err)
     if (pdb_commit(in->db, err) != 0)
         return -1;
     in->t.commits++;
+    in->t.committed_samples = in->t.samples + in->t.pme_samples;
     now_s(&in->last_commit);
     /* `alphaprof db new-epoch` may have started one meanwhile */
     return pdb_current_epoch(in->db, &in->epoch, err);
@@ -565,9 +577,10 @@ static void status_line(struct ingest *in, bool final)
     }
     char link[48] = "";
     double bps = (double)(t->bytes - o->bytes) / dt;
-    if (in->opts.baud)
-        snprintf(link, sizeof link, " (%.0f%% of %" PRIu64 " baud)", bps * 10 * 100 / (double)in->opts.baud,
-                 in->opts.baud);
+    uint64_t baud = in->opts.baud ? in->opts.baud : t->baud;
+    if (baud)
+        snprintf(link, sizeof link, " (%.0f%% of %" PRIu64 " baud)", bps * 10 * 100 / (double)baud,
+                 baud);
     char hit[32] = "-";
     if (hits + misses)
         snprintf(hit, sizeof hit, "%.1f%%", 100.0 * (double)hits / (double)(hits + misses));
@@ -593,6 +606,14 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (!got)
             break;
         in->t.frames++;
+        if (in->opts.skip_until_hello && in->t.sessions == 0 && f.type != LK_T_HELLO) {
+            in->t.skipped++;
+            continue;
+        }
+        if (in->opts.frame_hook) {
+            in->t.link = in->dec.st;
+            in->opts.frame_hook(in->opts.hook_ctx, &f);
+        }
         int rc = on_frame(in, &f, err);
         if (rc < 0)
             return -1;
@@ -603,9 +624,14 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         }
         if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)
             return -1;
+        /* a daemon commits whole flushes: after the last core's FLUSH */
+        if (in->opts.commit_on_flush && f.type == LK_T_FLUSH && rc == 0 &&
+            flush_is_last(&f, in->t.ncores) && ingest_commit(in, err) != 0)
+            return -1;
     }
     in->t.link = in->dec.st;
-    if (since(&in->last_commit) * 1000 >= in->opts.commit_ms && ingest_commit(in, err) != 0)
+    if (!in->opts.commit_on_flush && since(&in->last_commit) * 1000 >= in->opts.commit_ms &&
+        ingest_commit(in, err) != 0)
         return -1;
     status_line(in, false);
     return 0;

@@ -27,6 +27,13 @@ struct ingest_opts {
     uint64_t baud;              /* link speed for the link-use figure, 0 unknown */
     const char *const *elfs;    /* workload ELF files the board may run: their */
     size_t nelfs;               /* build-ids must match the loadmap's */
+    /* A daemon attached to a running board: */
+    bool commit_on_flush;       /* commit when every core's FLUSH is in, not on a timer */
+    bool skip_until_hello;      /* frames before the first HELLO are the tail of an
+                                   earlier session: skipped (counted) */
+    /* Sees every good frame before it is merged (ACK, EPOCH, FLUSH...). */
+    void (*frame_hook)(void *ctx, const struct lk_frame *f);
+    void *hook_ctx;
 };
 
 /* What went through, for the status line and the caller's report. */
@@ -43,6 +50,10 @@ struct ingest_totals {
     uint64_t commits;
     uint64_t sessions, ended;   /* HELLOs and ENDs seen */
     int64_t exit_status;        /* from the last END */
+    uint64_t committed_samples; /* samples (SAMPLES + ProfileMe) on disk */
+    uint64_t skipped;           /* frames skipped before the first HELLO */
+    uint32_t ncores;            /* from the last HELLO */
+    uint64_t baud;              /* from the last HELLO (0 unpaced or unknown) */
     struct lk_dec_stats link;   /* the decoder's counts */
 };
 

@@ -124,7 +124,8 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
     if (c->profile_socket_path) {
         /* COM2: the profile link, a socket of its own beside the console. */
         strvec_push(argv, "-chardev");
-        snprintf(buf, sizeof buf, "socket,id=profile,server=on,wait=on,path=");
+        snprintf(buf, sizeof buf, "socket,id=profile,server=on,wait=%s,path=",
+                 c->profile_socket_nowait ? "off" : "on");
         qemu_escape_into(buf, sizeof buf, c->profile_socket_path);
         strvec_push(argv, buf);
         strvec_push(argv, "-serial");

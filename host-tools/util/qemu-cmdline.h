@@ -23,6 +23,8 @@ struct run_config {
     const char *shm_path;           /* the RAM backend file */
     const char *socket_path;        /* LINK_UNIX only */
     const char *profile_socket_path; /* the profile link on COM2, or NULL */
+    bool profile_socket_nowait;     /* QEMU does not wait for a client there (a
+                                       daemon attaches later: alphaprof daemon) */
     const char *oracle_path;        /* where the hw-model writes its truth, or NULL */
     const char *const *images;
     size_t nimages;

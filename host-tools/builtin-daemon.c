@@ -1,0 +1,601 @@
+/*
+ * alphaprof daemon: attaches to a running board's profile link (the unix
+ * socket `alphaprof run --profile-socket PATH` serves) and merges what the
+ * on-target profiler sends into the profile database, continuously.
+ *
+ * The link is two-way: the daemon sends control frames (CONFIG, START,
+ * FLUSH_NOW, NEW_EPOCH, STOP; link-protocol.h section 4), one at a time,
+ * each answered by the target's ACK.  Frames from the target go through the
+ * shared ingest loop (util/ingest.c): CRC and sequence checks, resync after
+ * damage, loadmap and build-id mapping.  Merges are committed once every
+ * core's FLUSH of a round is in, so each transaction holds whole flushes
+ * (small and steady: a round every flush interval); the database is in WAL
+ * mode, so a daemon killed at any moment leaves every committed flush.
+ *
+ * SIGUSR1 or --epoch-every starts a new epoch (NEW_EPOCH, answered by EPOCH
+ * once the target has sent everything collected before it).  SIGINT and
+ * SIGTERM stop the target's sampling (STOP: everything flushed first),
+ * commit and exit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "firmware/abi/link-codec.h"
+#include "hw-model/pmu-window.h"
+#include "util/board.h"
+#include "util/ingest.h"
+#include "util/options.h"
+#include "util/profile-db.h"
+#include "util/serial-link.h"
+#include "util/strvec.h"
+
+#define DEFAULT_BOARD       "clipper"
+#define DEFAULT_FLUSH_MS    1000
+#define DEFAULT_CONNECT_S   30
+#define DEFAULT_ACK_S       20
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: alphaprof daemon --link unix:PATH [options] [IMAGE.elf ...]\n"
+            "\n"
+            "Attaches to a running board's profile link (started with\n"
+            "'alphaprof run --profile-socket PATH ...'), starts the on-target\n"
+            "profiler and merges its samples into the profile database until\n"
+            "SIGINT or SIGTERM (which stop sampling, flush and commit) or until the\n"
+            "board goes away.  SIGUSR1 starts a new epoch.\n"
+            "\n"
+            "  --link unix:PATH   the board's profile socket\n"
+            "  --db PATH          profile database (default $ALPHAPROF_DB or %s; created\n"
+            "                     if missing)\n"
+            "  --events LIST      sample the hardware model's counters, e.g. cycles,dmiss\n"
+            "                     or cycles:60000-64000 (a board with the model)\n"
+            "  --period MIN-MAX   timer sampling period range in ns (timer mode)\n"
+            "  --flush-every MS   ask the target to flush everything this often\n"
+            "                     (default %d; 0: only its own periodic drain)\n"
+            "  --flush-ms N       the target's own drain interval (CONFIG)\n"
+            "  --epoch-every S    start a new epoch every S seconds\n"
+            "  --board B          board whose monitor ELF the loadmap names (default %s)\n"
+            "  --elf FILE         an ELF the board runs (also as IMAGE.elf arguments):\n"
+            "                     its build-id is checked against the board's loadmap\n"
+            "  --connect-timeout S  wait this long for the socket (default %d)\n"
+            "  --status           a live status line on stderr (samples/s, link use,\n"
+            "                     hash-table hit rate, drops)\n"
+            "  -v, --verbose      log sessions, ACKs, epochs, flushes and commits on stdout\n"
+            "\n"
+            "Exit status: 0 when stopped by a signal or when the board ended, 1 if the\n"
+            "profile could not be stored or the target refused the set-up, 2 for bad\n"
+            "options.\n",
+            PDB_DEFAULT_PATH, DEFAULT_FLUSH_MS, DEFAULT_BOARD, DEFAULT_CONNECT_S);
+}
+
+static volatile sig_atomic_t want_stop, want_epoch;
+
+static void on_stop(int sig)
+{
+    want_stop = sig;
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    want_epoch = 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct daemon {
+    int fd;
+    bool verbose;
+    struct ingest *in;
+    struct pdb *db;
+    uint16_t seq;               /* our control frames' sequence */
+    /* the control frame waiting for its ACK */
+    bool outstanding;
+    uint8_t out_type;
+    uint16_t out_seq;
+    double out_sent;
+    /* the last ACK of ours */
+    bool acked;
+    struct lk_ack ack;
+    char ack_msg[LK_MAX_NAME + 1];
+    uint64_t acks, stray_acks, epochs_seen;
+    uint64_t last_commits;
+    bool eof;
+};
+
+static void hook(void *ctx, const struct lk_frame *f)
+{
+    struct daemon *d = ctx;
+    switch (f->type) {
+    case LK_T_ACK: {
+        struct lk_ack a;
+        if (lk_parse_ack(f, &a) != LK_OK)
+            return;
+        if (!d->outstanding || a.seq != d->out_seq || a.type != d->out_type) {
+            d->stray_acks++;
+            return;
+        }
+        d->outstanding = false;
+        d->acked = true;
+        d->ack = a;
+        size_t n = a.message.n < LK_MAX_NAME ? a.message.n : LK_MAX_NAME;
+        memcpy(d->ack_msg, a.message.p, n);
+        d->ack_msg[n] = 0;
+        d->acks++;
+        if (d->verbose)
+            printf("daemon: ACK %s: status %u: %s\n", lk_type_name(a.type), a.status, d->ack_msg);
+        break;
+    }
+    case LK_T_HELLO: {
+        struct lk_hello h;
+        if (lk_parse_hello(f, &h) == LK_OK && d->verbose)
+            printf("daemon: session: board %.*s, %u cores, link %" PRIu64 " baud%s\n",
+                   (int)h.board.n, (const char *)h.board.p, h.ncores, h.baud,
+                   h.baud ? "" : " (unpaced)");
+        break;
+    }
+    case LK_T_EPOCH: {
+        struct lk_epoch e;
+        if (lk_parse_epoch(f, &e) == LK_OK) {
+            d->epochs_seen++;
+            if (d->verbose)
+                printf("daemon: EPOCH %" PRIu64 " at %" PRIu64 " ns\n", e.epoch, e.time);
+        }
+        break;
+    }
+    case LK_T_FLUSH: {
+        struct lk_flush fl;
+        if (lk_parse_flush(f, &fl) != LK_OK || fl.core != 0 || !d->verbose)
+            break;
+        uint64_t bytes = 0, taken = 0;
+        for (uint32_t i = 0; i < fl.nstats; i++) {
+            if (fl.stats[i].id == LK_STAT_BYTES_SENT)
+                bytes = fl.stats[i].value;
+            if (fl.stats[i].id == LK_STAT_SAMPLES_TAKEN)
+                taken = fl.stats[i].value;
+        }
+        uint64_t link_full = 0;
+        for (uint32_t i = 0; i < fl.ndrops; i++)
+            if (fl.drops[i].id == LK_DROP_LINK_FULL)
+                link_full = fl.drops[i].value;
+        printf("daemon: flush %" PRIu64 " at %" PRIu64 " ns: bytes_sent %" PRIu64
+               " samples_taken %" PRIu64 " link_full %" PRIu64 "\n",
+               fl.flush_no, fl.time, bytes, taken, link_full);
+        break;
+    }
+    case LK_T_END:
+        if (d->verbose)
+            printf("daemon: END from the board\n");
+        break;
+    default:
+        break;
+    }
+}
+
+/* Sends one control frame (the writer holds it); it becomes outstanding. */
+static int send_control(struct daemon *d, struct lk_writer *w, uint8_t type)
+{
+    uint8_t wire[LK_MAX_WIRE];
+    uint16_t seq = d->seq++;
+    size_t n = lk_finish(w, seq, wire, sizeof wire);
+    if (n == 0)
+        return -1;
+    if (!write_all(d->fd, wire, n))
+        return -1;
+    d->outstanding = true;
+    d->acked = false;
+    d->out_type = type;
+    d->out_seq = seq;
+    d->out_sent = now_s();
+    if (d->verbose)
+        printf("daemon: sent %s\n", lk_type_name(type));
+    return 0;
+}
+
+static int send_simple(struct daemon *d, uint8_t type)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    if (lk_enc_control(&w, raw, sizeof raw, type) != LK_OK)
+        return -1;
+    return send_control(d, &w, type);
+}
+
+static int send_epoch(struct daemon *d)
+{
+    struct ap_err err;
+    int64_t cur = 0;
+    if (pdb_current_epoch(d->db, &cur, &err) != 0) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        return -1;
+    }
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    if (lk_enc_new_epoch(&w, raw, sizeof raw, (uint64_t)cur + 1) != LK_OK)
+        return -1;
+    return send_control(d, &w, LK_T_NEW_EPOCH);
+}
+
+/* Reads what the link has (waiting up to timeout_ms) into the ingest loop.
+ * -1 on a database error; sets d->eof when the board closed the link. */
+static int pump(struct daemon *d, int timeout_ms, struct ap_err *err)
+{
+    static uint8_t buf[1 << 16];
+    struct pollfd p = {d->fd, POLLIN, 0};
+    int r = poll(&p, 1, timeout_ms);
+    if (r < 0 && errno != EINTR)
+        return ap_err_set(err, "waiting for the link: %s", strerror(errno));
+    if (r <= 0)
+        return 0;
+    ssize_t n = read(d->fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n <= 0) {
+        d->eof = true;
+        return 0;
+    }
+    if (ingest_feed(d->in, buf, (size_t)n, err) != 0)
+        return -1;
+    const struct ingest_totals *t = ingest_totals(d->in);
+    if (d->verbose && t->commits != d->last_commits)
+        printf("daemon: commit %" PRIu64 ": %" PRIu64 " samples stored\n", t->commits,
+               t->committed_samples);
+    d->last_commits = t->commits;
+    if (d->verbose)
+        fflush(stdout);
+    return 0;
+}
+
+/* Waits for the outstanding frame's ACK.  1 acked, 0 timed out or the link
+ * closed, -1 database error.  Signals do not interrupt it (a STOP is short). */
+static int wait_ack(struct daemon *d, double timeout_s, struct ap_err *err)
+{
+    double until = now_s() + timeout_s;
+    while (d->outstanding && !d->eof && now_s() < until)
+        if (pump(d, 100, err) != 0)
+            return -1;
+    if (d->outstanding) {
+        d->outstanding = false;
+        return 0;
+    }
+    return 1;
+}
+
+/* One control frame at set-up: sent, acknowledged with status 0. */
+static int setup_step(struct daemon *d, uint8_t type, struct lk_writer *w, struct ap_err *err)
+{
+    int rc = w ? send_control(d, w, type) : send_simple(d, type);
+    if (rc != 0)
+        return ap_err_set(err, "cannot send %s to the board: %s", lk_type_name(type),
+                          strerror(errno));
+    rc = wait_ack(d, DEFAULT_ACK_S, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return ap_err_set(err, "the board did not answer %s within %d s (is its monitor "
+                          "profiling? start it with alphaprof run --profile-socket)",
+                          lk_type_name(type), DEFAULT_ACK_S);
+    return 0;
+}
+
+static int parse_events(const char *list, struct lk_config *c, struct ap_err *err)
+{
+    static const char *const names[] = {PMU_EVENT_NAMES};
+    char buf[256];
+    if (strlen(list) >= sizeof buf)
+        return ap_err_set(err, "--events '%s': too long", list);
+    strcpy(buf, list);
+    c->mode = LK_MODE_COUNTERS;
+    c->nevents = 0;
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(item, ':');
+        unsigned long long lo = 0, hi = 0;
+        if (colon) {
+            *colon = 0;
+            char rest;
+            if (sscanf(colon + 1, "%llu-%llu%c", &lo, &hi, &rest) != 2 || lo < PMU_MIN_PERIOD ||
+                hi < lo)
+                return ap_err_set(err, "--events: period '%s' of %s: give MIN-MAX with %d <= MIN <= MAX",
+                                  colon + 1, item, PMU_MIN_PERIOD);
+        }
+        size_t e = 0;
+        while (e < sizeof names / sizeof names[0] && strcmp(names[e], item) != 0)
+            e++;
+        if (e == sizeof names / sizeof names[0])
+            return ap_err_set(err, "--events: no event '%s' (hw-model/pmu-window.h names them: "
+                              "cycles, retired, imiss, dmiss, ...)", item);
+        if (c->nevents == PMU_COUNTERS)
+            return ap_err_set(err, "--events: at most %d events", PMU_COUNTERS);
+        c->events[c->nevents++] = (struct lk_event_config){(uint32_t)e, lo, hi};
+    }
+    if (c->nevents == 0)
+        return ap_err_set(err, "--events: empty list");
+    return 0;
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "alphaprof daemon: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "; see 'alphaprof daemon --help'\n");
+    return 2;
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+    const char *link = NULL, *db_path = NULL, *board_name = DEFAULT_BOARD, *events = NULL;
+    unsigned flush_every = DEFAULT_FLUSH_MS, flush_ms = 0, epoch_every = 0;
+    unsigned connect_s = DEFAULT_CONNECT_S, period_lo = 0, period_hi = 0;
+    bool status_line = false, verbose = false;
+    struct strvec elfs = {0};
+    int status = 2;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            status = 0;
+            goto out;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = true;
+        } else if (strcmp(a, "--status") == 0) {
+            status_line = true;
+        } else if ((v = opt_value(argc, argv, &i, "--link", &missing))) {
+            link = v;
+        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
+            db_path = v;
+        } else if ((v = opt_value(argc, argv, &i, "--events", &missing))) {
+            events = v;
+        } else if ((v = opt_value(argc, argv, &i, "--period", &missing))) {
+            char rest;
+            if (sscanf(v, "%u-%u%c", &period_lo, &period_hi, &rest) != 2 || period_lo < 1000 ||
+                period_hi < period_lo) {
+                status = bad("--period '%s': give MIN-MAX in ns with 1000 <= MIN <= MAX", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--flush-every", &missing))) {
+            if (!parse_unsigned(v, &flush_every)) {
+                status = bad("--flush-every '%s': give milliseconds", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--flush-ms", &missing))) {
+            if (!parse_unsigned(v, &flush_ms) || flush_ms == 0) {
+                status = bad("--flush-ms '%s': give milliseconds > 0", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--epoch-every", &missing))) {
+            if (!parse_unsigned(v, &epoch_every) || epoch_every == 0) {
+                status = bad("--epoch-every '%s': give whole seconds > 0", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--connect-timeout", &missing))) {
+            if (!parse_unsigned(v, &connect_s)) {
+                status = bad("--connect-timeout '%s': give seconds", v);
+                goto out;
+            }
+        } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
+            board_name = v;
+        } else if ((v = opt_value(argc, argv, &i, "--elf", &missing))) {
+            strvec_push(&elfs, v);
+        } else if (missing) {
+            status = bad("%s needs a value", a);
+            goto out;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = bad("unknown option '%s'", a);
+            goto out;
+        } else {
+            strvec_push(&elfs, a);
+        }
+    }
+    if (!link) {
+        status = bad("--link is required (e.g. %s)", "--link unix:/tmp/board.sock");
+        goto out;
+    }
+    if (strncmp(link, "unix:", 5) != 0 || !link[5]) {
+        status = bad("--link '%s': give unix:PATH, the socket of 'alphaprof run --profile-socket PATH'",
+                     link);
+        goto out;
+    }
+    if (events && period_lo) {
+        status = bad("%s: --events (counters) and --period (timer) exclude each other", "--period");
+        goto out;
+    }
+    if (!db_path)
+        db_path = pdb_default_path();
+
+    struct ap_err err;
+    struct lk_config cfg = {0};
+    if (events && parse_events(events, &cfg, &err) != 0) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        goto out;
+    }
+    if (period_lo) {
+        cfg.mode = LK_MODE_TIMER;
+        cfg.nevents = 1;
+        cfg.events[0] = (struct lk_event_config){LK_EVENT_TIMER, period_lo, period_hi};
+    }
+    cfg.flush_ms = flush_ms;
+    bool want_config = events || period_lo || flush_ms;
+
+    /* The monitor's ELF joins the images the loadmap may name. */
+    char home[PATH_MAX];
+    struct board board;
+    if (alphaprof_home(home, sizeof home, &err) == 0 && board_load(home, board_name, &board, &err) == 0) {
+        char fw[PATH_MAX];
+        board_resolve(home, board.firmware, fw, sizeof fw);
+        if (access(fw, R_OK) == 0)
+            strvec_push(&elfs, fw);
+    }
+
+    struct pdb *db = NULL;
+    if (pdb_open(db_path, PDB_CREATE, &db, &err)) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        goto out;
+    }
+    status = 1;
+    struct daemon d = {.fd = -1, .verbose = verbose, .db = db};
+    struct ingest_opts io = {
+        .status = status_line ? stderr : NULL,
+        .elfs = (const char *const *)elfs.v,
+        .nelfs = elfs.n,
+        .commit_on_flush = true,
+        .skip_until_hello = true,
+        .frame_hook = hook,
+        .hook_ctx = &d,
+    };
+    if (ingest_open(db, &io, &d.in, &err)) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        pdb_close(db);
+        goto out;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_stop;            /* no SA_RESTART: poll returns at once */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* Attach: the board may still be starting. */
+    const char *path = link + 5;
+    double until = now_s() + connect_s;
+    for (;;) {
+        d.fd = serial_link_try_connect(path);
+        if (d.fd >= 0 || d.fd == -2 || now_s() >= until || want_stop)
+            break;
+        usleep(50000);
+    }
+    if (d.fd < 0) {
+        fprintf(stderr, "alphaprof daemon: cannot connect to the profile socket %s: %s (start the board "
+                "with 'alphaprof run --profile-socket %s IMAGE')\n", path,
+                d.fd == -2 ? strerror(errno) : "nobody listens there", path);
+        goto close_out;
+    }
+    if (verbose)
+        printf("daemon: attached to %s\n", path);
+
+    int rc = 0;
+    if (want_config) {
+        uint8_t raw[LK_MAX_RAW];
+        struct lk_writer w;
+        lk_enc_config(&w, raw, sizeof raw, &cfg);
+        rc = setup_step(&d, LK_T_CONFIG, &w, &err);
+        if (rc == 0 && d.ack.status == LK_ACK_BUSY) {
+            /* sampling since boot: stop it, then configure */
+            rc = setup_step(&d, LK_T_STOP, NULL, &err);
+            if (rc == 0) {
+                lk_enc_config(&w, raw, sizeof raw, &cfg);
+                rc = setup_step(&d, LK_T_CONFIG, &w, &err);
+            }
+        }
+        if (rc == 0 && d.ack.status != LK_ACK_OK) {
+            fprintf(stderr, "alphaprof daemon: the board refused the configuration: %s\n", d.ack_msg);
+            goto close_out;
+        }
+    }
+    if (rc == 0)
+        rc = setup_step(&d, LK_T_START, NULL, &err);
+    if (rc == 0 && d.ack.status != LK_ACK_OK) {
+        fprintf(stderr, "alphaprof daemon: the board refused START: %s\n", d.ack_msg);
+        goto close_out;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        goto close_out;
+    }
+
+    double next_flush = flush_every ? now_s() + flush_every / 1000.0 : 0;
+    double next_epoch = epoch_every ? now_s() + epoch_every : 0;
+    bool stopping = false, stop_sent = false;
+    while (!d.eof) {
+        if (pump(&d, 50, &err) != 0) {
+            fprintf(stderr, "\nalphaprof daemon: %s\n", err.msg);
+            goto close_out;
+        }
+        double now = now_s();
+        if (d.outstanding && now - d.out_sent > DEFAULT_ACK_S) {
+            fprintf(stderr, "alphaprof daemon: warning: no ACK for %s within %d s\n",
+                    lk_type_name(d.out_type), DEFAULT_ACK_S);
+            d.outstanding = false;
+        }
+        if (d.acked) {
+            d.acked = false;
+            if (d.ack.status != LK_ACK_OK)
+                fprintf(stderr, "alphaprof daemon: warning: the board answered %s with status %u: %s\n",
+                        lk_type_name(d.ack.type), d.ack.status, d.ack_msg);
+            if (stop_sent && d.ack.type == LK_T_STOP)
+                break;
+        }
+        if (want_stop && !stopping) {
+            stopping = true;
+            if (verbose)
+                printf("daemon: signal %d: stopping the board's sampling\n", (int)want_stop);
+        }
+        if (d.outstanding)
+            continue;
+        if (stopping) {
+            if (stop_sent)
+                break;          /* its ACK timed out */
+            if (send_simple(&d, LK_T_STOP) != 0)
+                break;
+            stop_sent = true;
+            continue;
+        }
+        if (want_epoch || (next_epoch && now >= next_epoch)) {
+            want_epoch = 0;
+            if (next_epoch)
+                next_epoch = now + epoch_every;
+            if (send_epoch(&d) != 0)
+                break;
+            continue;
+        }
+        if (next_flush && now >= next_flush) {
+            next_flush = now + flush_every / 1000.0;
+            if (send_simple(&d, LK_T_FLUSH_NOW) != 0)
+                break;
+        }
+    }
+    if (ingest_finish(d.in, &err) != 0) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        goto close_out;
+    }
+    const struct ingest_totals *t = ingest_totals(d.in);
+    int64_t epoch = 0;
+    pdb_current_epoch(db, &epoch, &err);
+    fprintf(stderr,
+            "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
+            " link bytes into %s, epoch %lld; %" PRIu64 " dropped; %" PRIu64 " control frames "
+            "answered%s\n",
+            t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
+            t->dropped, d.acks, d.eof ? "; the board closed the link" : "");
+    status = 0;
+
+close_out:
+    if (d.fd >= 0)
+        close(d.fd);
+    ingest_close(d.in);
+    pdb_close(db);
+out:
+    strvec_free(&elfs);
+    return status;
+}
