@@ -1,0 +1,120 @@
+"""End-to-end: ProfileMe estimates (alphaprof pme, annotate, check --oracle)
+on real recordings of the hardware model's ProfileMe unit.  The oracle of
+the same run is the truth: retire-count estimates kS must fall inside the
+1/sqrt(k) envelope about two thirds of the time (seed section 5.1), and
+paired samples must point at chase's cache-missing load as the bottleneck.
+"""
+import json
+import os
+
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def record(d, image, *opts):
+    db, oracle = os.path.join(d, "p.db"), os.path.join(d, "oracle.bin")
+    r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle] + list(opts)
+                  + [require(build_path("workloads", image + ".elf"))], timeout=240)
+    check(r.status == 0, "record %s with ProfileMe" % image, r)
+    return db, oracle
+
+
+def test_pme_retire_estimates_match_the_oracle():
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "chase", "--profileme", "--pme-interval", "2000-2200")
+        r = alphaprof(["pme", "--db", db, "--json", "--limit", "0"])
+        check(r.status == 0, "pme runs", r)
+        j = json.loads(r.out)
+        check(j["interval"] == 2100, "the recorded interval is the mean of 2000-2200", r)
+        insns = j["instructions"]
+        check(sum(i["samples"] for i in insns) == j["samples"] > 10000, "every sample in an instruction", r)
+        load = [i for i in insns if i["instruction"].startswith("ldq\tv0,0(v0)")][0]
+        check(load["procedure"] == "chase", "chase's load is attributed to chase", r)
+        check(load["events"]["dmiss"]["rate"] > 0.9, "chase's load misses the D-cache (%s)" % load["events"], r)
+        est = load["retire_estimate"]
+        check(est["estimate"] == est["k"] * 2100 and est["lo"] < est["estimate"] < est["hi"],
+              "kS with its interval", r)
+        check(abs(est["cv"] - est["k"] ** -0.5) < 1e-9, "cv = 1/sqrt(k)", r)
+        text = alphaprof(["pme", "--db", db, "chase"])
+        check(text.status == 0 and "Event frequencies" in text.out and "Latency breakdown" in text.out
+              and "ldq" in text.out, "text tables for procedure chase", text)
+        check("main+" not in text.out, "the procedure filter keeps chase's instructions only", text)
+
+        c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
+        check(c.status == 0, "check --oracle runs", c)
+        e = json.loads(c.out)["profileme_estimates"]
+        ret = e["retired"]
+        frac = ret["within_k10"] / ret["sampled_k10"]
+        check(ret["sampled_k10"] > 50 and 0.45 < frac < 0.9,
+              "about two thirds of the retire estimates (k >= 10) within 1/sqrt(k): %.3f of %d"
+              % (frac, ret["sampled_k10"]), c)
+        check(abs(ret["estimate_total"] / ret["true_sampled"] - 1) < 0.03,
+              "total retires estimated within 3%% (%.0f vs %.0f)" % (ret["estimate_total"], ret["true_sampled"]), c)
+        check(e["missed_executions"] < 0.05, "unsampled PCs hold under 5% of the executions", c)
+        lat = {l["name"]: l for l in e["latency"]}
+        check(lat["issue-retready"]["mean_abs_error"] < 0.5,
+              "execution latency means close to the oracle's", c)
+        t = alphaprof(["check", "--db", db, "--oracle", oracle])
+        check("within the 1/sqrt(k) envelope" in t.out, "text report of the envelope fraction", t)
+
+        a = alphaprof(["annotate", "--db", db, "--json", "chase"])
+        check(a.status == 0, "annotate runs on a ProfileMe-only profile", a)
+        aj = json.loads(a.out)
+        ldq = [i for i in aj["instructions"] if i["instruction"].startswith("ldq\tv0,0(v0)")][0]
+        check(ldq["profileme"]["rates"]["dmiss"] > 0.9 and ldq["profileme"]["retire_estimate"] > 0,
+              "annotate's ProfileMe fields", a)
+        check(set(ldq["profileme"]["latency_mean"]) == set(j["latency_names"]), "a mean per stage", a)
+        at = alphaprof(["annotate", "--db", db, "chase"])
+        check("est.retires" in at.out and "dmiss%" in at.out, "annotate's ProfileMe columns", at)
+    finally:
+        cleanup(d)
+
+
+def test_paired_samples_point_at_the_missing_load():
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "chase", "--paired", "--pme-interval", "8000-8800")
+        r = alphaprof(["pme", "--db", db, "--json", "--sort", "wasted", "--limit", "0"])
+        check(r.status == 0, "pme runs", r)
+        j = json.loads(r.out)
+        check(j["pairs"] > 5000 and j["window"] == 80 and not j["window_estimated"],
+              "pairs with the recorded window", r)
+        paired = [i for i in j["instructions"] if i["paired"]]
+        for i in paired:
+            p = i["paired"]
+            check(abs(p["wasted_slots"] - (p["slots"] - p["useful_issued"])) <= 1e-6 * max(1, p["slots"]),
+                  "wasted = slots - useful at %x" % i["address"], r)
+            check(p["useful_forward"] + p["useful_backward"] <= p["records"], "useful pairs are pairs", r)
+        top = paired[0]
+        check(top["instruction"].startswith("ldq\tv0,0(v0)") and top["procedure"] == "chase",
+              "the most wasted issue slots are chase's missing load (%s)" % top["instruction"], r)
+        check(top["paired"]["concurrency"] < 0.5,
+              "little useful concurrency while the missing load is in progress", r)
+        text = alphaprof(["pme", "--db", db, "--limit", "5"])
+        check("Bottlenecks from paired samples" in text.out, "the bottleneck table", text)
+    finally:
+        cleanup(d)
+
+
+def test_pme_errors_are_clear():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "empty.db")
+        r = alphaprof(["pme", "--db", os.path.join(d, "missing.db")])
+        check(r.status == 1 and "no profile database" in r.err, "a missing database is named", r)
+        junk = os.path.join(d, "junk.db")
+        with open(junk, "w") as f:
+            f.write("not a database\n" * 100)
+        r = alphaprof(["pme", "--db", junk])
+        check(r.status == 1 and "not an alphaprof profile database" in r.err, "a corrupt database", r)
+        check(alphaprof(["db", "--db", db, "init"]).status == 0, "db init")
+        r = alphaprof(["pme", "--db", db])
+        check(r.status == 1 and "no ProfileMe samples" in r.err and "--profileme" in r.err,
+              "an empty database says how to record", r)
+        for bad in (["--sort", "x"], ["--interval", "-3"], ["--epoch", "zero"], ["--bogus"], ["a", "b"]):
+            r = alphaprof(["pme", "--db", db] + bad)
+            check(r.status == 2 and "alphaprof pme:" in r.err, "bad option %s" % bad, r)
+        r = alphaprof(["pme", "--help"])
+        check(r.status == 0 and "wasted" in r.out and "--interval" in r.out, "help", r)
+    finally:
+        cleanup(d)
