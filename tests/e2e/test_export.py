@@ -1,0 +1,178 @@
+"""End-to-end: `alphaprof export` read by real consumers on a real recording
+of qsort: callgrind format by valgrind's callgrind_annotate (totals,
+inclusive costs per procedure, per-line source annotation), pprof's
+gzipped profile.proto decoded by protoc against pprof's own schema
+(Debian's golang-github-google-pprof-dev) and checked for referential
+integrity, folded stacks checked strictly against the flame-graph format
+(Debian ships no flame-graph tool).  Every consumer's numbers must agree
+with alphaprof report.
+"""
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+
+PPROF_PROTO_DIR = "/usr/share/gocode/src/github.com/google/pprof/proto"
+
+
+def record(d):
+    db = os.path.join(d, "p.db")
+    r = alphaprof(["record", "--deterministic", "--db", db, "--events", "cycles:2000-2200",
+                   require(build_path("workloads", "qsort.elf"))], timeout=240)
+    check(r.status == 0, "record qsort", r)
+    rep = json.loads(alphaprof(["report", "--db", db, "--json", "--limit", "0"]).out)
+    return db, rep
+
+
+def tool(name, package):
+    path = shutil.which(name)
+    check(path is not None, "%s is missing: install Debian's %s (setup/packages.txt)" % (name, package))
+    return path
+
+
+def test_callgrind_export_reads_in_callgrind_annotate():
+    exe = tool("callgrind_annotate", "valgrind")
+    d = tmpdir()
+    try:
+        db, rep = record(d)
+        out = os.path.join(d, "callgrind.out")
+        r = alphaprof(["export", "--db", db, "--format", "callgrind", "-o", out])
+        check(r.status == 0, "export callgrind", r)
+        p = subprocess.run([exe, "--inclusive=yes", "--threshold=100", "--auto=yes", out],
+                           capture_output=True, text=True, cwd=REPO, timeout=60)
+        check(p.returncode == 0, "callgrind_annotate accepts the file:\n" + p.stderr)
+        total = rep["events"][0]["total"]
+        m = re.search(r"^\s*([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS", p.stdout, re.M)
+        check(m and int(m.group(1).replace(",", "")) == total,
+              "PROGRAM TOTALS is report's total %d\n%s" % (total, p.stdout[:2000]))
+        inclusive = {}
+        for line in p.stdout.splitlines():
+            m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*:(\S+)", line)
+            if m:
+                inclusive.setdefault(m.group(2), int(m.group(1).replace(",", "")))
+        for proc in rep["procedures"]:
+            if proc["name"] in ("compare_longs", "qsort", "main"):
+                check(inclusive.get(proc["name"]) == proc["samples"][0],
+                      "inclusive cost of %s (%s) is report's %d\n%s"
+                      % (proc["name"], inclusive.get(proc["name"]), proc["samples"][0], p.stdout[:3000]))
+        # Per-line annotation of the workload's own source: the lines of
+        # compare_longs carry its samples.
+        check("Auto-annotated source: workloads/qsort/qsort.c" in p.stdout, "qsort.c annotated", None)
+        body = p.stdout.split("Auto-annotated source: workloads/qsort/qsort.c", 1)[1]
+        lines = [l for l in body.splitlines() if "(const long *)x" in l or "(a > b) - (a < b)" in l]
+        counts = [int(re.match(r"^\s*([\d,]+)", l).group(1).replace(",", "")) for l in lines
+                  if re.match(r"^\s*[\d,]+ ", l)]
+        cmp = [x for x in rep["procedures"] if x["name"] == "compare_longs"][0]["samples"][0]
+        check(sum(counts) == cmp, "compare_longs' source lines hold its %d samples (%s)" % (cmp, lines))
+    finally:
+        cleanup(d)
+
+
+def parse_textproto(text):
+    """protoc --decode output -> nested dicts of lists."""
+    root, stack = {}, []
+    cur = root
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.endswith("{"):
+            node = {}
+            cur.setdefault(line[:-1].strip(), []).append(node)
+            stack.append(cur)
+            cur = node
+        elif line == "}":
+            cur = stack.pop()
+        else:
+            key, _, value = line.partition(": ")
+            if value.startswith('"'):
+                value = json.loads(value) if "\\" not in value else value.strip('"')
+            elif value in ("true", "false"):
+                value = value == "true"
+            else:
+                value = int(value)
+            cur.setdefault(key, []).append(value)
+    return root
+
+
+def test_pprof_export_decodes_with_pprofs_schema():
+    protoc = tool("protoc", "protobuf-compiler")
+    check(os.path.exists(os.path.join(PPROF_PROTO_DIR, "profile.proto")),
+          "pprof's profile.proto is missing: install Debian's golang-github-google-pprof-dev")
+    d = tmpdir()
+    try:
+        db, rep = record(d)
+        out = os.path.join(d, "profile.pb.gz")
+        r = alphaprof(["export", "--db", db, "--format", "pprof", "-o", out])
+        check(r.status == 0, "export pprof", r)
+        with gzip.open(out) as f:
+            raw = f.read()
+        p = subprocess.run([protoc, "--decode=perftools.profiles.Profile", "-I", PPROF_PROTO_DIR,
+                            "profile.proto"], input=raw, capture_output=True, timeout=60)
+        check(p.returncode == 0, "protoc decodes it:\n" + p.stderr.decode(errors="replace"))
+        # protoc decodes unknown or mistyped fields as numbers: none may be left
+        text = p.stdout.decode()
+        check(not re.search(r"^\s*\d+: ", text, re.M), "no fields outside pprof's schema")
+        prof = parse_textproto(text)
+        strings = prof["string_table"]
+        check(strings[0] == "", "string_table[0] is the empty string")
+
+        def s(i):
+            check(0 <= i < len(strings), "string index %d in range" % i)
+            return strings[i]
+        types = [(s(t.get("type", [0])[0]), s(t.get("unit", [0])[0])) for t in prof["sample_type"]]
+        check(types[0][0] == "cycles", "the first sample type is cycles (%s)" % types)
+        maps = {m["id"][0]: m for m in prof["mapping"]}
+        funcs = {f["id"][0]: f for f in prof["function"]}
+        locs = {l["id"][0]: l for l in prof["location"]}
+        for l in locs.values():
+            m = maps[l["mapping_id"][0]]
+            addr = l.get("address", [0])[0]
+            check(m.get("memory_start", [0])[0] <= addr < m.get("memory_limit", [0])[0],
+                  "location %d inside its mapping" % l["id"][0])
+            for ln in l.get("line", []):
+                check(ln["function_id"][0] in funcs, "location's function exists")
+        total = 0
+        for smp in prof["sample"]:
+            check(len(smp["value"]) == len(types), "a value per sample type")
+            for lid in smp["location_id"]:
+                check(lid in locs, "sample's location exists")
+            total += smp["value"][0]
+        check(total == rep["events"][0]["total"], "the samples sum to report's total (%d vs %d)"
+              % (total, rep["events"][0]["total"]))
+        names = {s(f["name"][0]) for f in funcs.values()}
+        check({"compare_longs", "qsort", "main"} <= names, "the procedures are functions (%s)" % sorted(names))
+    finally:
+        cleanup(d)
+
+
+def test_folded_export_is_strict_flamegraph_input():
+    d = tmpdir()
+    try:
+        db, rep = record(d)
+        r = alphaprof(["export", "--db", db, "--format", "folded"])
+        check(r.status == 0 and r.out.endswith("\n"), "export folded", r)
+        seen, total, per_proc = set(), 0, {}
+        images = {i["name"] for i in rep["images"]}
+        for line in r.out.splitlines():
+            m = re.fullmatch(r"([^ ;][^;]*(?:;[^;]+)*) ([1-9][0-9]*)", line)
+            check(m is not None, "flame-graph line 'frame;frame;... count': %r" % line)
+            frames = m.group(1).split(";")
+            check(all(f and f == f.strip() for f in frames), "no empty or padded frames: %r" % line)
+            check(frames[0] in images, "each stack starts at its image: %r" % line)
+            check(m.group(1) not in seen, "each stack once: %r" % line)
+            seen.add(m.group(1))
+            total += int(m.group(2))
+            if len(frames) > 1:
+                per_proc[frames[1]] = per_proc.get(frames[1], 0) + int(m.group(2))
+        check(total == rep["events"][0]["total"], "stacks sum to report's total", r)
+        for proc in rep["procedures"]:
+            if proc["name"] in ("compare_longs", "qsort"):
+                check(per_proc.get(proc["name"]) == proc["samples"][0],
+                      "%s's stacks hold report's %d" % (proc["name"], proc["samples"][0]), r)
+    finally:
+        cleanup(d)
