@@ -68,6 +68,9 @@ static void usage(FILE *f)
             "  --elf FILE         an ELF the board runs (also as IMAGE.elf arguments):\n"
             "                     its build-id is checked against the board's loadmap\n"
             "  --connect-timeout S  wait this long for the socket (default %d)\n"
+            "  --check-link       after START, send the target a damaged chunk and a\n"
+            "                     malformed CONFIG (it must count the one and refuse the\n"
+            "                     other)\n"
             "  --status           a live status line on stderr (samples/s, link use,\n"
             "                     hash-table hit rate, drops)\n"
             "  -v, --verbose      log sessions, ACKs, epochs, flushes and commits on stdout\n"
@@ -286,10 +289,38 @@ static int setup_step(struct daemon *d, uint8_t type, struct lk_writer *w, struc
     rc = wait_ack(d, DEFAULT_ACK_S, err);
     if (rc < 0)
         return -1;
+    if (rc == 0 && d->eof)
+        return ap_err_set(err, "the board closed the link before it answered %s",
+                          lk_type_name(type));
     if (rc == 0)
         return ap_err_set(err, "the board did not answer %s within %d s (is its monitor "
                           "profiling? start it with alphaprof run --profile-socket)",
                           lk_type_name(type), DEFAULT_ACK_S);
+    return 0;
+}
+
+/*
+ * --check-link: the target's control channel, once sampling.  A damaged
+ * chunk (no frame: the target only counts it, LK_STAT_CTRL_BAD) and an
+ * intact frame with a malformed CONFIG payload, which must come back as
+ * LK_ACK_BAD_FRAME.  0 when the target behaved.
+ */
+static int link_check(struct daemon *d, struct ap_err *err)
+{
+    static const uint8_t junk[] = {LK_DELIM, 0x05, 'j', 'u', 'n', 'k', LK_DELIM};
+    if (!write_all(d->fd, junk, sizeof junk))
+        return ap_err_set(err, "cannot write to the link: %s", strerror(errno));
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    lk_begin(&w, raw, sizeof raw, LK_T_CONFIG);
+    lk_put_uvarint(&w, LK_MODE_TIMER);      /* and nothing else: malformed */
+    if (setup_step(d, LK_T_CONFIG, &w, err) != 0)
+        return -1;
+    if (d->ack.status != LK_ACK_BAD_FRAME)
+        return ap_err_set(err, "link check: a malformed CONFIG was answered with status %u (%s), "
+                          "not %d (bad frame)", d->ack.status, d->ack_msg, LK_ACK_BAD_FRAME);
+    printf("daemon: link check: damaged chunk sent, malformed CONFIG answered bad frame: %s\n",
+           d->ack_msg);
     return 0;
 }
 
@@ -342,7 +373,7 @@ int cmd_daemon(int argc, char **argv)
     const char *link = NULL, *db_path = NULL, *board_name = DEFAULT_BOARD, *events = NULL;
     unsigned flush_every = DEFAULT_FLUSH_MS, flush_ms = 0, epoch_every = 0;
     unsigned connect_s = DEFAULT_CONNECT_S, period_lo = 0, period_hi = 0;
-    bool status_line = false, verbose = false;
+    bool status_line = false, verbose = false, check_link = false;
     struct strvec elfs = {0};
     int status = 2;
 
@@ -355,6 +386,8 @@ int cmd_daemon(int argc, char **argv)
             goto out;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             verbose = true;
+        } else if (strcmp(a, "--check-link") == 0) {
+            check_link = true;
         } else if (strcmp(a, "--status") == 0) {
             status_line = true;
         } else if ((v = opt_value(argc, argv, &i, "--link", &missing))) {
@@ -520,6 +553,11 @@ int cmd_daemon(int argc, char **argv)
         goto close_out;
     }
     if (rc != 0) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        goto close_out;
+    }
+    /* in the session, so the target's counts of it reach the database */
+    if (check_link && link_check(&d, &err) != 0) {
         fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
         goto close_out;
     }

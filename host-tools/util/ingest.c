@@ -606,13 +606,13 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (!got)
             break;
         in->t.frames++;
-        if (in->opts.skip_until_hello && in->t.sessions == 0 && f.type != LK_T_HELLO) {
-            in->t.skipped++;
-            continue;
-        }
         if (in->opts.frame_hook) {
             in->t.link = in->dec.st;
             in->opts.frame_hook(in->opts.hook_ctx, &f);
+        }
+        if (in->opts.skip_until_hello && in->t.sessions == 0 && f.type != LK_T_HELLO) {
+            in->t.skipped++;
+            continue;
         }
         int rc = on_frame(in, &f, err);
         if (rc < 0)
