@@ -66,7 +66,9 @@ struct pme_core {
     uint32_t agg_pos, pair_pos;         /* already sent of the ready bank */
     uint64_t sent;                      /* samples in PME_AGG frames sent */
     uint64_t pairs_sent;                /* pairs in PAIRS frames sent */
-    uint8_t pad1[32];
+    uint64_t link_full;                 /* records given back unsent (link too slow) */
+    uint64_t link_full_pairs;           /* pairs likewise */
+    uint8_t pad1[16];
     struct pme_bank bank[2];
 };
 
@@ -115,20 +117,24 @@ int pme_start(unsigned ncores)
                    boot_options.profile == LK_MODE_PAIRED ? "paired" : "profileme");
         return 0;
     }
+    /* A restart (host START after STOP) keeps the banks, the counts and
+     * the records still in the rings: nothing collected is thrown away. */
+    int first = !pme_ncores;
     pme_ncores = ncores;
     for (unsigned c = 0; c < ncores; c++) {
         struct pme_core *p = pme_core_of(c);
-        memset(p, 0, __builtin_offsetof(struct pme_core, bank));
-        for (unsigned k = 0; k < 2; k++) {
-            memset(&p->bank[k], 0, __builtin_offsetof(struct pme_bank, pairs));
-        }
         struct pmu_window *w = window_of(c);
+        if (first) {
+            memset(p, 0, __builtin_offsetof(struct pme_core, bank));
+            for (unsigned k = 0; k < 2; k++)
+                memset(&p->bank[k], 0, __builtin_offsetof(struct pme_bank, pairs));
+            w->pme_tail = w->pme_head;  /* the unit was off: nothing of ours there */
+        }
         w->pme.mode = boot_options.profile == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE;
         w->pme.pair_window = boot_options.pair_window;
         w->pme.interval_min = boot_options.pme_min;
         w->pme.interval_max = boot_options.pme_max;
         w->seed = boot_options.seed * 7919u + c + 1;
-        w->pme_tail = w->pme_head;
         mb();
         w->config_gen++;
     }
@@ -296,8 +302,15 @@ void pme_request_flush(unsigned ncores)
 {
     if (!pme_on)
         return;
-    for (unsigned c = 0; c < ncores; c++)
-        pme_core_of(c)->switch_req++;
+    /* A core whose active bank is empty (idle, or not sampled) is not
+     * asked: it might not drain again for a long time.  (A core that has
+     * just begun filling it hands that over at the next flush.) */
+    for (unsigned c = 0; c < ncores; c++) {
+        struct pme_core *p = pme_core_of(c);
+        const struct pme_bank *b = &p->bank[p->active & 1];
+        if (c == 0 || b->fill || b->npairs)
+            p->switch_req++;
+    }
     mb();
     /* core 0 is the caller: hand its bank over now */
     struct pme_core *p = pme_core_of(0);
@@ -311,7 +324,33 @@ int pme_pending(unsigned core)
     if (!pme_on)
         return 0;
     struct pme_core *p = pme_core_of(core);
-    return p->bank[0].ready || p->bank[1].ready;
+    return p->bank[0].ready || p->bank[1].ready || p->switch_req != p->switch_ack;
+}
+
+void pme_discard(unsigned core)
+{
+    if (!pme_on)
+        return;
+    struct pme_core *p = pme_core_of(core);
+    for (unsigned k = 0; k < 2; k++) {
+        struct pme_bank *b = &p->bank[k];
+        if (!b->ready)
+            continue;
+        mb();
+        /* sorted: [agg_pos, fill) not sent yet; unsorted: nothing sent */
+        uint32_t from = p->sorted ? p->agg_pos : 0, to = p->sorted ? b->fill : PME_AGG_ENTRIES;
+        for (uint32_t i = from; i < to; i++)
+            p->link_full += b->agg[i].samples;
+        p->link_full_pairs += b->npairs - p->pair_pos;
+        memset(b->agg, 0, sizeof b->agg);
+        b->fill = 0;
+        b->npairs = 0;
+        p->agg_pos = p->pair_pos = 0;
+        p->sorted = 0;
+        wmb();
+        b->ready = 0;
+    }
+    p->switch_ack = p->switch_req;      /* no use asking any more */
 }
 
 int pme_any_pending(unsigned ncores)
@@ -457,6 +496,7 @@ void pme_flush_counters(unsigned core, struct lk_flush *f)
     add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_SENT, p->pairs_sent);
     add_counter(&f->ndrops, f->drops, LK_DROP_RING_OVERFLOW, window_of(core)->pme_dropped + p->resync_lost);
     add_counter(&f->ndrops, f->drops, LK_DROP_AGG_FULL, p->agg_full);
-    add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->pair_full);
+    add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->pair_full + p->link_full_pairs);
+    add_counter(&f->ndrops, f->drops, LK_DROP_LINK_FULL, p->link_full);
     add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->half_pair);
 }

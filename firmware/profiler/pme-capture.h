@@ -10,9 +10,9 @@
  * when its pair buffer is full.  The boot core sends ready banks (pme_send,
  * resuming where the link queue ran out of room), clears them and hands
  * them back (ready = 0).  Every record drained is counted (PME_TAKEN) and
- * either sent (PME_SENT) or dropped with a reason (AGG_FULL); the model's
- * own ring overflows are reported as RING_OVERFLOW.  Pairs likewise
- * (PAIRS_TAKEN, PAIRS_SENT, PAIR_FULL, HALF_PAIR).
+ * either sent (PME_SENT) or dropped with a reason (AGG_FULL, LINK_FULL);
+ * the model's own ring overflows are reported as RING_OVERFLOW.  Pairs
+ * likewise (PAIRS_TAKEN, PAIRS_SENT, PAIR_FULL, HALF_PAIR).
  */
 #ifndef FIRMWARE_PROFILER_PME_CAPTURE_H
 #define FIRMWARE_PROFILER_PME_CAPTURE_H
@@ -37,12 +37,17 @@ void pme_drain(unsigned core);
 /* Boot core: ask every core to hand its active bank over at its next
  * drain (core 0's own is handed over at once). */
 void pme_request_flush(unsigned ncores);
-/* Boot core: some core has a bank ready to send. */
+/* Boot core: the core has a bank ready to send or a hand-over request
+ * not yet honoured. */
 int pme_pending(unsigned core);
 int pme_any_pending(unsigned ncores);
 /* Boot core: sends the core's ready banks; false if the link queue filled
  * first (the rest goes next time). */
 int pme_send(unsigned core, uint8_t *buf, size_t cap);
+/* Boot core, when the link cannot carry the rest in time: gives the core's
+ * ready banks back unsent, their records counted LINK_FULL (pairs:
+ * PAIR_FULL). */
+void pme_discard(unsigned core);
 /* Boot core: adds the core's ProfileMe stats and drops to a FLUSH. */
 void pme_flush_counters(unsigned core, struct lk_flush *f);
 

@@ -501,6 +501,8 @@ void profiler_ipi(void)
         drain_ring(core);
     if (finishing)
         pme_final(core, mb);
+    else
+        pme_drain(core);        /* hands the ProfileMe bank over if asked */
     sample_table_flush(a, mb);
     wmb();
     a->st.flush_done = a->st.flush_request;
@@ -509,10 +511,12 @@ void profiler_ipi(void)
 /* Every ready buffer of every core given back unsent (counted). */
 static void discard_ready(void)
 {
-    for (unsigned c = 0; c < ncores; c++)
+    for (unsigned c = 0; c < ncores; c++) {
         for (unsigned bi = 0; bi < 2; bi++)
             if (sample_area_of(c)->ovf[bi].ready)
                 discard_buffer(c, bi);
+        pme_discard(c);
+    }
 }
 
 void profiler_finish(long status, unsigned how)

@@ -45,12 +45,14 @@ int pme_account(struct pdb *db, int64_t epoch, const struct oracle *o, struct pm
               &a->pairs_taken, err) ||
         drop(db, epoch, "agg_full", &a->agg_full, err) ||
         drop(db, epoch, "link_lost_pme", &a->link_lost, err) ||
+        drop(db, epoch, "link_full", &a->link_full, err) ||
         drop(db, epoch, "ring_overflow", &a->ring_overflow, err) ||
         drop(db, epoch, "pair_full", &a->pair_full, err) ||
         drop(db, epoch, "half_pair", &a->half_pair, err) ||
         drop(db, epoch, "link_lost_pairs", &a->pairs_link_lost, err))
         return -1;
-    a->balanced = a->produced == a->stored + a->agg_full + a->link_lost + a->ring_dropped + a->unread;
+    a->balanced = a->produced == a->stored + a->agg_full + a->link_full + a->link_lost + a->ring_dropped +
+                                 a->unread;
     a->pairs_balanced = a->pairs_taken == a->pairs + a->pair_full + a->pairs_link_lost &&
                         a->pair_records == 2 * a->pairs;
     return a->produced || a->stored || a->pairs ? 1 : 0;
@@ -59,9 +61,11 @@ int pme_account(struct pdb *db, int64_t epoch, const struct oracle *o, struct pm
 void pme_account_print(FILE *f, const struct pme_account *a)
 {
     fprintf(f, "ProfileMe: the model produced %" PRIu64 " records: %" PRIu64 " stored, %" PRIu64
-            " dropped (%" PRIu64 " aggregate table full, %" PRIu64 " lost on the link),\n"
+            " dropped (%" PRIu64 " aggregate table full, %" PRIu64 " unsent: link full, %" PRIu64
+            " lost on the link),\n"
             "  %" PRIu64 " lost in full rings, %" PRIu64 " still in the rings at exit: %s\n",
-            a->produced, a->stored, a->agg_full + a->link_lost, a->agg_full, a->link_lost,
+            a->produced, a->stored, a->agg_full + a->link_full + a->link_lost, a->agg_full, a->link_full,
+            a->link_lost,
             a->ring_dropped, a->unread,
             a->balanced ? "all accounted for" : "NOT all accounted for");
     if (a->pairs_taken || a->pairs)
@@ -76,11 +80,11 @@ void pme_account_print(FILE *f, const struct pme_account *a)
 void pme_account_json(FILE *f, const struct pme_account *a)
 {
     fprintf(f, "{\"produced\": %" PRIu64 ", \"stored\": %" PRIu64 ", \"agg_full\": %" PRIu64
-            ", \"link_lost\": %" PRIu64 ", \"ring_dropped\": %" PRIu64 ", \"ring_overflow_reported\": %" PRIu64
+            ", \"link_full\": %" PRIu64 ", \"link_lost\": %" PRIu64 ", \"ring_dropped\": %" PRIu64 ", \"ring_overflow_reported\": %" PRIu64
             ", \"unread\": %" PRIu64 ", \"balanced\": %s, \"pairs_taken\": %" PRIu64 ", \"pairs\": %" PRIu64
             ", \"pair_records\": %" PRIu64 ", \"pair_full\": %" PRIu64 ", \"half_pair\": %" PRIu64
             ", \"pairs_link_lost\": %" PRIu64 ", \"pairs_balanced\": %s}",
-            a->produced, a->stored, a->agg_full, a->link_lost, a->ring_dropped, a->ring_overflow,
+            a->produced, a->stored, a->agg_full, a->link_full, a->link_lost, a->ring_dropped, a->ring_overflow,
             a->unread, a->balanced ? "true" : "false", a->pairs_taken, a->pairs, a->pair_records,
             a->pair_full, a->half_pair, a->pairs_link_lost, a->pairs_balanced ? "true" : "false");
 }

@@ -1,7 +1,8 @@
 /*
  * ProfileMe accounting against the hardware model's oracle: every record
  * the model produced is stored (pme.samples), dropped with a reason (drops
- * agg_full and link_lost_pme; the model's own full-ring losses), or was
+ * agg_full, link_full and link_lost_pme; the model's own full-ring
+ * losses), or was
  * still in the ring at exit (oracle pme_unread).  Pairs likewise: every
  * pair the firmware took is stored whole (two pair_records) or dropped
  * (pair_full, link_lost_pairs).
@@ -22,12 +23,12 @@ struct pme_account {
     uint64_t produced, ring_dropped, unread;
     /* the database (the epoch asked for) */
     uint64_t stored;            /* sum of pme.samples */
-    uint64_t agg_full, link_lost;
+    uint64_t agg_full, link_full, link_lost;
     uint64_t ring_overflow;     /* as the firmware reported it (counter rings too) */
     uint64_t pairs_taken;       /* the firmware's pairs_taken stat */
     uint64_t pairs, pair_records;
     uint64_t pair_full, half_pair, pairs_link_lost;
-    /* produced == stored + agg_full + link_lost + ring_dropped + unread */
+    /* produced == stored + agg_full + link_full + link_lost + ring_dropped + unread */
     bool balanced;
     /* pairs_taken == pairs + pair_full + pairs_link_lost, 2 records each */
     bool pairs_balanced;

@@ -81,7 +81,7 @@ def accounting(db, oracle):
 def check_accounting(db, oracle):
     a, c = accounting(db, oracle)
     check(a["produced"] > 0 and a["stored"] > 0, "the model produced and the database holds records", c)
-    check(a["balanced"] and a["produced"] == a["stored"] + a["agg_full"] + a["link_lost"]
+    check(a["balanced"] and a["produced"] == a["stored"] + a["agg_full"] + a["link_full"] + a["link_lost"]
           + a["ring_dropped"] + a["unread"],
           "every ProfileMe record stored, dropped with a reason or unread at exit: %s" % a, c)
     stored = query(db, "SELECT coalesce(sum(samples), 0) FROM pme")[0][0]
