@@ -194,7 +194,8 @@ static void build_procs(struct profile_view *v)
         for (size_t e = 0; e < v->nevents; e++)
             p->count[e] += in->count[e];
     }
-    qsort(v->procs, v->nprocs, sizeof *v->procs, cmp_proc);
+    if (v->nprocs)      /* a profile without samples (ProfileMe only) has none: no qsort(NULL) */
+        qsort(v->procs, v->nprocs, sizeof *v->procs, cmp_proc);
 }
 
 int pv_load(struct pdb *db, const struct pv_selection *sel, struct profile_view *v,
