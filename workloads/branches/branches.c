@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "workloads/runtime/alphaprof-runtime.h"
 
 #define ELEMENTS (1L << 20)
 #define PASSES   4
@@ -32,7 +33,8 @@ static __attribute__((noinline)) long classify(const unsigned char *v, long n,
     return small;
 }
 
-int main(void)
+/* The workload once; non-zero if its self-check failed. */
+static int run_once(void)
 {
     unsigned char *v = malloc(ELEMENTS);
     if (!v) {
@@ -55,5 +57,16 @@ int main(void)
     free(v);
     printf("branches: ok, %ld of %ld below 128 (sums %ld %ld)\n",
            expected_small, ELEMENTS, small_sum, large_sum);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long repeat = alphaprof_repeat_count(argc, argv);
+    if (repeat == 0)
+        return 2;
+    for (long r = 0; r < repeat; r++)
+        if (run_once())
+            return 1;
     return 0;
 }

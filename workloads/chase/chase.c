@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "workloads/runtime/alphaprof-runtime.h"
 
 #define NODES (1L << 19)          /* 512 Ki nodes of 64 bytes */
 #define STEPS ((1L << 23) + 1000)
@@ -46,7 +47,8 @@ static __attribute__((noinline)) struct node *chase(struct node *p, long steps)
     return p;
 }
 
-int main(void)
+/* The workload once; non-zero if its self-check failed. */
+static int run_once(void)
 {
     struct node *nodes = malloc(NODES * sizeof *nodes);
     long *order = malloc(NODES * sizeof *order);
@@ -68,5 +70,16 @@ int main(void)
     free(nodes);
     printf("chase: ok, %ld steps over %ld nodes, ended at node %ld\n",
            STEPS, NODES, end_index);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long repeat = alphaprof_repeat_count(argc, argv);
+    if (repeat == 0)
+        return 2;
+    for (long r = 0; r < repeat; r++)
+        if (run_once())
+            return 1;
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "workloads/runtime/alphaprof-runtime.h"
 
 #define INPUT_SIZE  (256 * 1024)
 #define MIN_MATCH   4
@@ -124,7 +125,8 @@ static __attribute__((noinline)) long decompress(const unsigned char *in, long n
     return o;
 }
 
-int main(void)
+/* The workload once; non-zero if its self-check failed. */
+static int run_once(void)
 {
     unsigned char *text = malloc(INPUT_SIZE);
     unsigned char *packed = malloc(INPUT_SIZE + INPUT_SIZE / 64 + 16);
@@ -145,5 +147,16 @@ int main(void)
     free(text);
     printf("compress: ok, %d bytes -> %ld bytes (%.1f%%)\n", INPUT_SIZE, packed_size,
            100.0 * (double)packed_size / INPUT_SIZE);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long repeat = alphaprof_repeat_count(argc, argv);
+    if (repeat == 0)
+        return 2;
+    for (long r = 0; r < repeat; r++)
+        if (run_once())
+            return 1;
     return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "workloads/runtime/alphaprof-runtime.h"
 
 #define ELEMENTS (1L << 20)   /* 8 MiB per array: four times the L2 */
 #define PASSES   8
@@ -19,7 +20,8 @@ static void copy_unrolled(double *restrict dst, const double *restrict src, long
     }
 }
 
-int main(void)
+/* The workload once; non-zero if its self-check failed. */
+static int run_once(void)
 {
     double *a = malloc(ELEMENTS * sizeof *a);
     double *b = malloc(ELEMENTS * sizeof *b);
@@ -42,5 +44,16 @@ int main(void)
     free(a);
     free(b);
     printf("copy: ok, %d passes over %ld doubles\n", PASSES, ELEMENTS);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long repeat = alphaprof_repeat_count(argc, argv);
+    if (repeat == 0)
+        return 2;
+    for (long r = 0; r < repeat; r++)
+        if (run_once())
+            return 1;
     return 0;
 }

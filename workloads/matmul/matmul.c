@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "workloads/runtime/alphaprof-runtime.h"
 
 #define N 160
 
@@ -20,12 +21,14 @@ static __attribute__((noinline)) void multiply(void)
         }
 }
 
-int main(void)
+/* The workload once; non-zero if its self-check failed. */
+static int run_once(void)
 {
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++) {
             a[i][j] = (double)(i + j);
             b[i][j] = (i == j) ? 2.0 : (j == 0 ? 1.0 : 0.0);
+            c[i][j] = 0.0;
         }
     multiply();
 
@@ -47,5 +50,16 @@ int main(void)
         trace += c[i][i];
     }
     printf("matmul: ok, %dx%d, trace %.1f\n", N, N, trace);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long repeat = alphaprof_repeat_count(argc, argv);
+    if (repeat == 0)
+        return 2;
+    for (long r = 0; r < repeat; r++)
+        if (run_once())
+            return 1;
     return 0;
 }

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "workloads/runtime/alphaprof-runtime.h"
 
 #define ELEMENTS 200000
 
@@ -21,7 +22,8 @@ static int compare_longs(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int main(void)
+/* The workload once; non-zero if its self-check failed. */
+static int run_once(void)
 {
     long *v = malloc(ELEMENTS * sizeof *v);
     if (!v) {
@@ -50,5 +52,16 @@ int main(void)
     printf("qsort: ok, %d elements, min %ld max %ld median %ld\n",
            ELEMENTS, v[0], v[ELEMENTS - 1], v[ELEMENTS / 2]);
     free(v);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long repeat = alphaprof_repeat_count(argc, argv);
+    if (repeat == 0)
+        return 2;
+    for (long r = 0; r < repeat; r++)
+        if (run_once())
+            return 1;
     return 0;
 }
