@@ -7,7 +7,8 @@
  *   stage latencies latency sum / samples  vs lat_sum / executions
  * For the counts: the fraction of sampled instructions whose estimate lies
  * within the one-sigma envelope |estimate/truth - 1| <= 1/sqrt(k) (seed
- * section 5.1: about two thirds), the totals, and the sample-weighted mean
+ * section 5.1: about two thirds), the fraction whose true count lies in
+ * the 95 % interval (pme_count_estimate), the totals, and the sample-weighted mean
  * relative error.  For latencies: the sample-weighted mean absolute error
  * in cycles over instructions with at least PME_ACC_MIN_SAMPLES samples.
  */
@@ -26,6 +27,7 @@ struct pme_acc_count {
     size_t sampled;             /* instructions with k >= 1 and a true count > 0 */
     size_t within;              /* of those, inside the envelope */
     size_t sampled_k10, within_k10;     /* the same over k >= PME_ACC_MIN_SAMPLES */
+    size_t covered;             /* sampled instructions whose true count is inside the 95 % interval */
     double estimate_total;      /* sum of kS over the sampled instructions */
     double true_total;          /* the oracle's sum over every PC */
     double true_sampled;        /* ... over the sampled instructions */
