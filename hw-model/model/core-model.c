@@ -49,6 +49,8 @@ int core_model_init(struct core_model *m, const struct model_params *p)
     }
     bp_init(&m->bp);
     m->last_fetch_line = UINT64_MAX;
+    if ((p->width & (p->width - 1)) == 0)
+        m->width_shift = (unsigned)__builtin_ctz(p->width) + 1;
     for (unsigned i = 0; i < MODEL_FU_RING; i++)
         m->fu[i].cycle = UINT64_MAX;
     for (unsigned i = 0; i < MODEL_DECODE_CACHE; i++)
@@ -176,6 +178,13 @@ unsigned model_pc_context(uint64_t pc)
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* An event of this instruction, also counted for the core. */
+static inline void count(struct core_model *m, struct insn_result *r, unsigned e)
+{
+    r->events[e]++;
+    m->events[e]++;
+}
+
 /* Latency of a data access through DTB, L1 D-cache, L2 and memory; *ready
  * gets the part before the miss is known (translation and L1). */
 static uint32_t data_access(struct core_model *m, uint64_t addr, struct insn_result *r, uint32_t *ready)
@@ -187,12 +196,12 @@ static uint32_t data_access(struct core_model *m, uint64_t addr, struct insn_res
     }
     *ready = lat;
     if (!cache_access(&m->l1d, addr)) {
-        r->events[PMU_EV_DMISS]++;
+        count(m, r, PMU_EV_DMISS);
         r->pme_events |= 1u << PME_EVB_DMISS;
         if (cache_access(&m->l2, addr)) {
             lat += m->p.l2_latency;
         } else {
-            r->events[PMU_EV_L2MISS]++;
+            count(m, r, PMU_EV_L2MISS);
             r->pme_events |= 1u << PME_EVB_L2MISS;
             lat += m->p.memory_latency;
         }
@@ -218,42 +227,56 @@ static uint32_t class_latency(const struct model_params *p, unsigned cls)
     }
 }
 
-static bool is_fp_class(unsigned cls)
-{
-    return cls >= ALPHA_FADD && cls <= ALPHA_FMOV;
-}
-
 static bool is_fdiv_class(unsigned cls)
 {
     return cls >= ALPHA_FDIV && cls <= ALPHA_FSQRT_T;
 }
 
-static bool is_mem_class(unsigned cls)
+/* Functional-unit kinds. */
+enum { FU_INT, FU_MUL, FU_MEM, FU_FP };
+
+static unsigned unit_kind(unsigned cls)
 {
-    return cls == ALPHA_LOAD || cls == ALPHA_STORE || cls == ALPHA_LOAD_LOCKED || cls == ALPHA_STORE_COND;
+    switch (cls) {
+    case ALPHA_IMUL:        return FU_MUL;
+    case ALPHA_LOAD:
+    case ALPHA_LOAD_LOCKED:
+    case ALPHA_STORE:
+    case ALPHA_STORE_COND:  return FU_MEM;
+    case ALPHA_FADD:
+    case ALPHA_FMUL:
+    case ALPHA_FDIV:
+    case ALPHA_FDIV_T:
+    case ALPHA_FSQRT:
+    case ALPHA_FSQRT_T:
+    case ALPHA_FMOV:        return FU_FP;
+    default:                return FU_INT;
+    }
 }
 
-/* The first cycle from t with a functional unit for cls; reserves it. */
-static uint64_t reserve_unit(struct core_model *m, uint64_t t, unsigned cls)
+/* The first cycle from t with a functional unit of kind; reserves it. */
+static uint64_t reserve_unit(struct core_model *m, uint64_t t, unsigned kind)
 {
     const struct model_params *p = &m->p;
-    bool fp = is_fp_class(cls), mul = cls == ALPHA_IMUL, mem = is_mem_class(cls);
     for (unsigned tries = 0; tries < MODEL_FU_RING; tries++, t++) {
         struct fu_slot *f = &m->fu[t & (MODEL_FU_RING - 1)];
-        if (f->cycle != t)
-            *f = (struct fu_slot){.cycle = t};
-        if (fp) {
+        if (f->cycle != t) {        /* nothing reserved in that cycle yet */
+            *f = (struct fu_slot){.cycle = t, .n_int = kind != FU_FP, .n_mul = kind == FU_MUL,
+                                  .n_mem = kind == FU_MEM, .n_fp = kind == FU_FP};
+            return t;
+        }
+        if (kind == FU_FP) {
             if (f->n_fp >= p->fp_pipes)
                 continue;
             f->n_fp++;
             return t;
         }
-        if (f->n_int >= p->int_pipes || (mul && f->n_mul >= p->mul_pipes) ||
-            (mem && f->n_mem >= p->mem_pipes))
+        if (f->n_int >= p->int_pipes || (kind == FU_MUL && f->n_mul >= p->mul_pipes) ||
+            (kind == FU_MEM && f->n_mem >= p->mem_pipes))
             continue;
         f->n_int++;
-        f->n_mul += mul;
-        f->n_mem += mem;
+        f->n_mul += kind == FU_MUL;
+        f->n_mem += kind == FU_MEM;
         return t;
     }
     return t;
@@ -264,14 +287,31 @@ static uint64_t reserve_unit(struct core_model *m, uint64_t t, unsigned cls)
  * that frees first.  *next rotates, so the common case looks at one entry. */
 static uint64_t *iq_entry(uint64_t *q, unsigned n, unsigned *next, uint64_t t)
 {
-    uint64_t *e = &q[*next];
-    *next = *next + 1 == n ? 0 : *next + 1;
-    if (*e <= t)
-        return e;
-    for (unsigned i = 0; i < n; i++)
-        if (q[i] < *e)
-            e = &q[i];
+    unsigned i = *next;
+    for (unsigned k = 0; k < n; k++) {
+        if (q[i] <= t) {
+            *next = i + 1 == n ? 0 : i + 1;
+            return &q[i];
+        }
+        i = i + 1 == n ? 0 : i + 1;
+    }
+    uint64_t *e = &q[0];        /* full: the entry that frees first */
+    for (unsigned k = 1; k < n; k++)
+        if (q[k] < *e)
+            e = &q[k];
     return e;
+}
+
+/* The cycle of a fetch slot (no division for power-of-two widths). */
+static inline uint64_t slot_cycle(const struct core_model *m, uint64_t slot)
+{
+    return m->width_shift ? slot >> (m->width_shift - 1) : slot / m->p.width;
+}
+
+/* The first slot of the next fetch block (a taken branch ends the block). */
+static inline uint64_t block_end(const struct core_model *m, uint64_t slot)
+{
+    return slot_cycle(m, slot + m->p.width - 1) * m->p.width;
 }
 
 /* Fetch of the instruction at pc: I-cache and ITB on a new line.  Returns
@@ -286,19 +326,21 @@ static bool fetch_insn(struct core_model *m, uint64_t pc, struct insn_result *r,
             stall += p->tlb_miss_latency;
             r->pme_events |= 1u << PME_EVB_ITBMISS;
         }
-        if (!cache_access(&m->l1i, pc)) {
-            r->events[PMU_EV_IMISS]++;
-            r->pme_events |= 1u << PME_EVB_IMISS;
+        bool imiss = !cache_access(&m->l1i, pc);
+        if (imiss)
             stall += cache_access(&m->l2, pc) ? p->l2_latency : p->memory_latency;
-        }
         m->last_fetch_line = line;
         if (m->fetch_slot + stall * p->width >= limit) {
-            m->fetch_slot = limit;
+            m->fetch_slot = limit;      /* redirected before the line came: not fetched */
             return false;
         }
         m->fetch_slot += stall * p->width;
+        if (imiss) {
+            count(m, r, PMU_EV_IMISS);
+            r->pme_events |= 1u << PME_EVB_IMISS;
+        }
     }
-    r->fetch = m->fetch_slot / p->width;
+    r->fetch = slot_cycle(m, m->fetch_slot);
     m->fetch_slot++;
     m->fetched++;
     return true;
@@ -360,7 +402,7 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
                 b->r.pme_events |= 1u << PME_EVB_TAKEN;
                 pc = alpha_branch_target(pc, s->word);
                 b->r.addr = pc;
-                m->fetch_slot = (m->fetch_slot + p->width - 1) / p->width * p->width;
+                m->fetch_slot = block_end(m, m->fetch_slot);
                 m->last_fetch_line = UINT64_MAX;
                 continue;
             }
@@ -368,7 +410,7 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
             b->r.pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
             pc = alpha_branch_target(pc, s->word);
             b->r.addr = pc;
-            m->fetch_slot = (m->fetch_slot + p->width - 1) / p->width * p->width;
+            m->fetch_slot = block_end(m, m->fetch_slot);
             m->last_fetch_line = UINT64_MAX;
             continue;
         } else if (cls == ALPHA_JUMP) {
@@ -378,8 +420,6 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
         pc += 4;
     }
     m->aborted += m->nbad;
-    for (unsigned i = 0; i < m->nbad; i++)
-        m->events[PMU_EV_IMISS] += m->bad[i].r.events[PMU_EV_IMISS];
 }
 
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
@@ -403,14 +443,15 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     /* Map, in order: a ROB entry frees when the instruction rob places
      * older retires, an issue-queue entry when its instruction issues, a
      * store-buffer entry when its store has written the cache. */
-    unsigned slot = (unsigned)(m->seq % p->rob);
+    unsigned slot = m->rob_idx;
+    m->rob_idx = slot + 1 == p->rob ? 0 : slot + 1;
     uint64_t map = max64(max64(fetch + 1, m->last_map), m->rob_retire[slot]);
-    bool fp = is_fp_class(cls);
-    uint64_t *iq = fp ? iq_entry(m->iq_fp, p->iq_fp, &m->iq_fp_next, map)
+    unsigned kind = unit_kind(cls);
+    uint64_t *iq = kind == FU_FP ? iq_entry(m->iq_fp, p->iq_fp, &m->iq_fp_next, map)
                       : iq_entry(m->iq_int, p->iq_int, &m->iq_int_next, map);
     map = max64(map, *iq);
     bool store = cls == ALPHA_STORE || cls == ALPHA_STORE_COND;
-    unsigned sb = (unsigned)(m->sb_seq % p->store_buffer);
+    unsigned sb = m->sb_idx;
     if (store)
         map = max64(map, m->sb_done[sb]);
     if (map > fetch + 1)
@@ -428,20 +469,20 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     uint32_t lat, retready_lat;
     if (is_fdiv_class(cls))
         issue = max64(issue, m->fdiv_free);
-    issue = reserve_unit(m, issue, cls);
+    issue = reserve_unit(m, issue, kind);
     *iq = issue;
 
     switch (cls) {
     case ALPHA_LOAD:
     case ALPHA_LOAD_LOCKED:
-        r->events[PMU_EV_LOADS]++;
+        count(m, r, PMU_EV_LOADS);
         r->pme_events |= 1u << PME_EVB_LOAD;
         r->addr = addr;
         lat = data_access(m, addr, r, &retready_lat);
         break;
     case ALPHA_STORE:
     case ALPHA_STORE_COND:
-        r->events[PMU_EV_STORES]++;
+        count(m, r, PMU_EV_STORES);
         r->pme_events |= 1u << PME_EVB_STORE;
         r->addr = addr;
         lat = data_access(m, addr, r, &retready_lat);   /* write-allocate, written after retire */
@@ -464,12 +505,12 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     uint64_t redirect = 0, bad_pc = 0;
     uint32_t bad_history = 0;
     if (cls == ALPHA_BRANCH_COND) {
-        r->events[PMU_EV_BRANCHES]++;
+        count(m, r, PMU_EV_BRANCHES);
         r->pme_events |= 1u << PME_EVB_BRANCH;
         if (taken)
             r->addr = next_pc;
         if (!bp_update(&m->bp, s->pc, taken)) {
-            r->events[PMU_EV_BRANCHMP]++;
+            count(m, r, PMU_EV_BRANCHMP);
             r->pme_events |= 1u << PME_EVB_MISPREDICT;
             redirect = (complete + p->mispredict_penalty) * p->width;
             bad_pc = taken ? s->pc + 4 : alpha_branch_target(s->pc, s->word);
@@ -479,7 +520,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         r->pme_events |= 1u << PME_EVB_JUMP;
         r->addr = next_pc;
         /* taken control transfers end the fetch block */
-        m->fetch_slot = (m->fetch_slot + p->width - 1) / p->width * p->width;
+        m->fetch_slot = block_end(m, m->fetch_slot);
     }
     if (taken) {
         m->last_fetch_line = UINT64_MAX;
@@ -501,10 +542,10 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
                       : r->events[PMU_EV_DMISS] ? p->l2_latency : 1;
         m->sb_last = max64(retire + cost, m->sb_last + 1);
         m->sb_done[sb] = m->sb_last;
-        m->sb_seq++;
+        m->sb_idx = sb + 1 == p->store_buffer ? 0 : sb + 1;
     }
 
-    r->events[PMU_EV_RETIRED] = 1;
+    count(m, r, PMU_EV_RETIRED);
     r->pme_events |= 1u << PME_EVB_RETIRED;
     r->fetch = fetch;
     r->map = map;
@@ -521,8 +562,6 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     r->lat[PME_LAT_RETREADY_RETIRE] = (uint32_t)(retire - retready);
     if (cls == ALPHA_LOAD || cls == ALPHA_LOAD_LOCKED)
         r->lat[PME_LAT_LOAD_COMPLETE] = lat;
-    for (unsigned e = 0; e < PMU_EV_COUNT; e++)
-        m->events[e] += r->events[e];
     m->events[PMU_EV_CYCLES] += r->cycles;
 
     if (redirect) {

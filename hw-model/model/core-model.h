@@ -116,7 +116,9 @@ struct core_model {
     uint64_t iq_int[MODEL_MAX_IQ], iq_fp[MODEL_MAX_IQ];     /* issue cycle of each entry */
     unsigned iq_int_next, iq_fp_next;
     uint64_t sb_done[MODEL_MAX_SB];     /* cycle each store-buffer entry is written */
-    uint64_t sb_seq, sb_last;
+    uint64_t sb_last;
+    unsigned rob_idx, sb_idx;   /* next ROB and store-buffer entries */
+    unsigned width_shift;       /* log2(width) + 1 if width is a power of two, else 0 */
     uint64_t fdiv_free;         /* the FP divider is busy until then */
     struct fu_slot fu[MODEL_FU_RING];
     uint64_t seq;               /* instructions retired */

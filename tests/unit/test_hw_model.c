@@ -345,7 +345,7 @@ static void test_random_stream_attributes_every_cycle(void **state)
     uint8_t *mem = guest_memory(size);
     core_model_set_memory(&model, mem, size);
     uint64_t x = 88172645463325252ull, cycles = 0, last_retire = 0, last_map = 0, last_fetch = 0;
-    uint64_t retired = 0, aborted = 0, pc = KSEG + 0x100;
+    uint64_t retired = 0, aborted = 0, pc = KSEG + 0x100, events[PMU_EV_COUNT] = {0};
     for (int i = 0; i < 200000; i++) {
         uint64_t v = rnd(&x);
         unsigned ra = v & 31, rb = (v >> 5) & 31, rc = (v >> 10) & 31;
@@ -370,9 +370,13 @@ static void test_random_stream_attributes_every_cycle(void **state)
         last_fetch = r.fetch;
         cycles += r.cycles;
         retired++;
+        for (unsigned e = 1; e < PMU_EV_COUNT; e++)
+            events[e] += r.events[e];
         for (unsigned b = 0; b < model.nbad; b++) {
             assert_true(model.bad[b].r.fetch >= last_fetch);
             last_fetch = model.bad[b].r.fetch;
+            for (unsigned e = 1; e < PMU_EV_COUNT; e++)
+                events[e] += model.bad[b].r.events[e];
         }
         aborted += model.nbad;
         pc = next;
@@ -380,6 +384,10 @@ static void test_random_stream_attributes_every_cycle(void **state)
     assert_int_equal(cycles, model.last_retire);
     assert_int_equal(model.events[PMU_EV_CYCLES], model.last_retire);
     assert_int_equal(model.events[PMU_EV_RETIRED], retired);
+    /* the core's event totals are exactly the instructions' events */
+    for (unsigned e = 1; e < PMU_EV_COUNT; e++)
+        assert_int_equal(model.events[e], events[e]);
+    assert_true(events[PMU_EV_DMISS] > 0 && events[PMU_EV_BRANCHMP] > 0);
     assert_int_equal(model.seq, retired);
     assert_int_equal(model.aborted, aborted);
     assert_int_equal(model.fetched, retired + aborted);
