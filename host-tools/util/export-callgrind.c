@@ -1,7 +1,7 @@
 /*
  * Callgrind format (valgrind's callgrind and KCachegrind; format version 1):
  * "positions: instr line", one cost column per event, one block per
- * function (ob= image, fl= the file declaring it, fn= its name) with a cost
+ * function (ob= image, fl= its home file, fn= its name) with a cost
  * line "0xPC LINE counts..." per sampled instruction, "fi=" before lines
  * from another file.  Inlined code is shown as calls: the instruction's
  * self cost goes to the innermost inlined function, and each enclosing
@@ -9,6 +9,12 @@
  * "0xPC LINE inclusive counts") to the frame inside it, one per distinct
  * call site, so inclusive costs add up as for real calls.  Names use
  * callgrind's compression: "(n) name" the first time, "(n)" after.
+ *
+ * A function's home file is the file DWARF declares it in when some of its
+ * costs are there, else the file of its first cost line: a definition whose
+ * DWARF declaration is a header prototype (newlib's qsort in stdlib.h) gets
+ * the file of its code, as valgrind writes it; readers name functions by
+ * (file of the cost lines, name), so the header would show an empty twin.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +122,47 @@ static size_t collect(const struct xp_profile *x, struct cg_cost *c)
     return n;
 }
 
+/* A function (mapping, name, declaring file) with its home file. */
+struct cg_home {
+    const struct cg_cost *key;
+    const char *home;
+};
+
+static int cmp_home(const void *a, const void *b)
+{
+    return cmp_fn(((const struct cg_home *)a)->key, ((const struct cg_home *)b)->key);
+}
+
+/* One entry per function block of the sorted costs, in the same order. */
+static struct cg_home *homes_of(const struct cg_cost *c, size_t n, size_t *nh)
+{
+    struct cg_home *h = xmalloc((n ? n : 1) * sizeof *h);
+    *nh = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int declared_here = 0;
+        while (j < n && cmp_fn(&c[i], &c[j]) == 0) {
+            declared_here |= c[i].fn->func_file && !str_cmp0(c[j].file, c[i].fn->func_file);
+            j++;
+        }
+        h[*nh].key = &c[i];
+        h[*nh].home = declared_here || !c[i].file ? c[i].fn->func_file : c[i].file;
+        (*nh)++;
+        i = j;
+    }
+    return h;
+}
+
+/* The home file of frame f's function in mapping m (its declaring file,
+ * else its position's, when it has no costs of its own). */
+static const char *home_file(const struct cg_home *h, size_t nh, size_t m, const struct src_frame *f)
+{
+    struct cg_cost probe = {.mapping = m, .fn = f};
+    struct cg_home key = {.key = &probe};
+    const struct cg_home *r = bsearch(&key, h, nh, sizeof *h, cmp_home);
+    return r ? r->home : f->func_file ? f->func_file : f->file;
+}
+
 int export_callgrind(const struct xp_profile *x, FILE *out, struct ap_err *err)
 {
     size_t cap = 0;
@@ -124,6 +171,8 @@ int export_callgrind(const struct xp_profile *x, FILE *out, struct ap_err *err)
     struct cg_cost *c = xmalloc((cap ? cap : 1) * sizeof *c);
     size_t n = collect(x, c);
     qsort(c, n, sizeof *c, cmp_cost);
+    size_t nh;
+    struct cg_home *homes = homes_of(c, n, &nh);
 
     fprintf(out, "# callgrind format\nversion: 1\ncreator: alphaprof export\n");
     if (x->epoch < 0)
@@ -147,7 +196,7 @@ int export_callgrind(const struct xp_profile *x, FILE *out, struct ap_err *err)
             fputc('\n', out);
             name(out, "ob", &nm.obs, x->mappings[k->mapping].path ? x->mappings[k->mapping].path
                                                                   : x->mappings[k->mapping].name);
-            cur_file = k->fn->func_file ? k->fn->func_file : k->file;
+            cur_file = home_file(homes, nh, k->mapping, k->fn);
             name(out, "fl", &nm.files, cur_file);
             name(out, "fn", &nm.fns, k->fn->func);
         }
@@ -167,7 +216,7 @@ int export_callgrind(const struct xp_profile *x, FILE *out, struct ap_err *err)
             name(out, "fi", &nm.files, cur_file);
         }
         if (k->callee) {
-            name(out, "cfi", &nm.files, k->callee->func_file ? k->callee->func_file : k->callee->file);
+            name(out, "cfi", &nm.files, home_file(homes, nh, k->mapping, k->callee));
             name(out, "cfn", &nm.fns, k->callee->func);
             fprintf(out, "calls=1 0x%llx %u\n", (unsigned long long)target, k->callee->func_line);
         } else {
@@ -180,6 +229,7 @@ int export_callgrind(const struct xp_profile *x, FILE *out, struct ap_err *err)
     fprintf(out, "\ntotals:");
     costs(out, x, totals);
     free(c);
+    free(homes);
     str_index_free(&nm.obs);
     str_index_free(&nm.files);
     str_index_free(&nm.fns);

@@ -59,6 +59,11 @@ def test_callgrind_export_reads_in_callgrind_annotate():
                 check(inclusive.get(proc["name"]) == proc["samples"][0],
                       "inclusive cost of %s (%s) is report's %d\n%s"
                       % (proc["name"], inclusive.get(proc["name"]), proc["samples"][0], p.stdout[:3000]))
+        # One entry per function: a definition DWARF declares in a header
+        # (newlib's qsort in stdlib.h) must not leave an empty twin there.
+        q = subprocess.run([exe, "--threshold=100", out], capture_output=True, text=True, cwd=REPO, timeout=60)
+        twins = [l for l in q.stdout.splitlines() if re.search(r":qsort( \[|$)", l)]
+        check(len(twins) == 1, "qsort listed once by callgrind_annotate: %s" % twins)
         # Per-line annotation of the workload's own source: the lines of
         # compare_longs carry its samples.
         check("Auto-annotated source: workloads/qsort/qsort.c" in p.stdout, "qsort.c annotated", None)
