@@ -2,7 +2,7 @@
 # with the image script, the runtime (header, entry, syscalls), libboard.a
 # and newlib, then sealed (name, build-id, checksums) by alphaprof-seal.
 
-WORKLOADS   := copy chase branches matmul qsort compress parallel hello trap libcheck
+WORKLOADS   := copy chase branches matmul qsort compress parallel hello trap libcheck sprawl
 WL_OUT      := $(BUILD)/workloads
 RUNTIME_SRCS := $(wildcard workloads/runtime/*.c)
 RUNTIME_OBJS := $(patsubst workloads/%.c,$(WL_OUT)/%.o,$(RUNTIME_SRCS))

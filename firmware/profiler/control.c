@@ -321,7 +321,7 @@ void control_tick(void)
             ctl.state = REPLYING;
         }
     }
-    if (ctl.state == REPLYING && link_tx_free() >= LINK_TX_RESERVE)
+    if (ctl.state == REPLYING && link_tx_free() >= link_tx_reserve())
         reply();
 }
 

@@ -7,11 +7,12 @@
  * ceil(1e10 / N) ns; a byte may start when the previous one has left, and
  * an idle line saves up no more than a 16-byte FIFO's worth, so no interval
  * of virtual time carries more than N/10 bytes a second (plus that FIFO).
- * The queue holds about a quarter second of link time (at least two
- * largest frames plus room for control frames), so a slow link pushes
- * back on the profiler instead of queueing minutes of data: data frames
- * wait (link_tx_has_room), and what cannot wait is counted as dropped
- * (LK_DROP_LINK_FULL) by the profiler.
+ * The queue holds about a quarter second of link time (at least one
+ * largest frame plus the reserve), data frames are cut to a quarter second
+ * too, and the reserve kept for control frames shrinks to half a second:
+ * a slow link pushes back on the profiler instead of queueing minutes of
+ * data.  Data frames wait (link_tx_has_room), and what cannot wait is
+ * counted as dropped (LK_DROP_LINK_FULL) by the profiler.
  */
 #include "firmware/profiler/link-tx.h"
 
@@ -25,6 +26,8 @@ static struct {
     uint8_t q[QUEUE_SIZE];
     uint32_t head, tail;        /* free-running; used = head - tail */
     uint32_t cap;               /* usable part of q (pacing bounds the latency) */
+    uint32_t reserve;           /* left free by data frames */
+    uint32_t data_raw;          /* largest raw data frame */
     unsigned port;
     unsigned baud;
     uint64_t byte_ns;           /* line time of one 10-bit character */
@@ -42,11 +45,17 @@ void link_tx_init(unsigned port, unsigned baud)
     tx.sent = 0;
     tx.seq = 0;
     tx.cap = QUEUE_SIZE;
+    tx.reserve = LINK_TX_RESERVE;
+    tx.data_raw = LK_MAX_RAW;
     tx.byte_ns = 0;
     if (baud) {
         tx.byte_ns = (10000000000ull + baud - 1) / baud;
         uint64_t quarter = (uint64_t)baud / 40;     /* bytes in 250 ms */
-        uint64_t least = 2 * LK_MAX_WIRE + LINK_TX_RESERVE;
+        if (quarter < LK_MAX_RAW)   /* at least 256: a ProfileMe aggregate fits */
+            tx.data_raw = quarter < 256 ? 256 : (uint32_t)quarter;
+        if (2 * quarter < LINK_TX_RESERVE)
+            tx.reserve = 2 * quarter < 512 ? 512 : (uint32_t)(2 * quarter);
+        uint64_t least = LK_MAX_WIRE + tx.reserve;  /* a LOADMAP always fits */
         if (quarter < least)
             quarter = least;
         if (quarter < QUEUE_SIZE)
@@ -62,9 +71,24 @@ uint32_t link_tx_free(void)
     return tx.cap - (tx.head - tx.tail);
 }
 
+uint32_t link_tx_reserve(void)
+{
+    return tx.reserve;
+}
+
+uint32_t link_tx_capacity(void)
+{
+    return tx.cap;
+}
+
+size_t link_tx_data_frame(void)
+{
+    return tx.data_raw;
+}
+
 int link_tx_has_room(void)
 {
-    return link_tx_free() >= LK_MAX_WIRE + LINK_TX_RESERVE;
+    return link_tx_free() >= LK_COBS_MAX(tx.data_raw) + 2 + tx.reserve;
 }
 
 void link_tx_new_session(void)

@@ -14,13 +14,19 @@
 #include "firmware/abi/link-codec.h"
 
 /* Queue space data frames leave free for control frames (FLUSH, EPOCH,
- * ACK, HELLO, NAMES, LOADMAP). */
+ * ACK, HELLO, NAMES, LOADMAP); on a slow link half a second of it, at
+ * least 512 bytes (link_tx_reserve). */
 #define LINK_TX_RESERVE 2048u
 
 /* baud 0: as fast as the UART takes bytes. */
 void link_tx_init(unsigned port, unsigned baud);
 /* Room for one more data frame of the largest size (beyond the reserve). */
 int link_tx_has_room(void);
+/* The largest raw data frame (SAMPLES, PME_AGG, PAIRS) to build: a
+ * quarter second of a slow link, LK_MAX_RAW otherwise. */
+size_t link_tx_data_frame(void);
+uint32_t link_tx_reserve(void);
+uint32_t link_tx_capacity(void);
 /* Free bytes in the queue. */
 uint32_t link_tx_free(void);
 /* Seals the writer's frame with the next sequence number and queues it;

@@ -309,7 +309,7 @@ static int drain_buffer(unsigned core, unsigned bi)
         struct lk_writer w;
         uint32_t i = s->drain_pos[bi];
         unsigned event = b->e[i].event;
-        lk_samples_begin(&w, frame_buf, sizeof frame_buf, core, event, mean_period(event));
+        lk_samples_begin(&w, frame_buf, link_tx_data_frame(), core, event, mean_period(event));
         uint64_t samples = 0;
         while (i < b->fill && b->e[i].event == event &&
                lk_samples_add(&w, b->e[i].pc, b->e[i].count) == LK_OK) {
@@ -407,7 +407,7 @@ static void drain_all(void)
             if (a->ovf[bi].ready && !drain_buffer(c, bi))
                 break;
         relieve_link(c);
-        pme_send(c, frame_buf, sizeof frame_buf);
+        pme_send(c, frame_buf, link_tx_data_frame());
     }
     link_tx_pump();
 }
@@ -431,7 +431,7 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     if (core == 0 && (s->next_ns >= next_drain_ns || pme_any_pending(ncores) ||
                       s->next_ns >= control_due_ns))
         return 0;
-    if (counters_mode)
+    if (counters_mode && sampling_on)    /* stopped: the ring is discarded at START */
         drain_ring(core);
     else if (pme_active())
         pme_drain(core);
@@ -447,7 +447,7 @@ int profiler_clock_interrupt(struct trap_frame *f)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    if (counters_mode)
+    if (counters_mode && sampling_on)
         drain_ring(core);
     else if (pme_active())
         pme_drain(core);
@@ -463,7 +463,9 @@ int profiler_clock_interrupt(struct trap_frame *f)
             next_drain_ns += boot_options.flush_ms * 1000000ull;
             pme_request_flush(ncores);
             drain_all();
-            for (unsigned c = 0; c < ncores && sampling_on; c++)    /* no session: silent */
+            /* silent without a session; skipped when data waits for the link
+             * (FLUSH counters are cumulative: the next one has it all) */
+            for (unsigned c = 0; c < ncores && sampling_on && link_tx_has_room(); c++)
                 send_flush(c);
         }
     }
@@ -481,7 +483,7 @@ static void pmu_interrupt(unsigned core)
     uint64_t raised = w->interrupts;
     if (raised == w->irq_ack)
         return;
-    if (sampling[core].active && !sampling[core].draining)
+    if (sampling[core].active && sampling_on && !sampling[core].draining)
         drain_ring(core);
     mb();
     w->irq_ack = raised;
@@ -563,7 +565,7 @@ void profiler_finish(long status, unsigned how)
             break;
         }
     }
-    link_tx_wait_free(LINK_TX_RESERVE);     /* the FLUSH frames must get through */
+    link_tx_wait_free(link_tx_reserve());   /* the FLUSH frames must get through */
     uint64_t taken = 0, hits = 0, misses = 0, entries = 0, dropped = 0;
     for (unsigned c = 0; c < ncores; c++) {
         send_flush(c);
@@ -666,8 +668,10 @@ void profiler_drain(void)
 
 void profiler_send_flushes(void)
 {
-    for (unsigned c = 0; c < ncores; c++)
+    for (unsigned c = 0; c < ncores; c++) {
+        link_tx_wait_free(512);     /* a reply's FLUSH must get through (< 400 bytes) */
         send_flush(c);
+    }
 }
 
 unsigned profiler_ncores(void)
@@ -682,6 +686,7 @@ void profiler_flush_values(unsigned core, struct lk_flush *f)
 
 void profiler_new_session(void)
 {
+    link_tx_wait_free(link_tx_capacity());  /* the old session's bytes are out */
     link_tx_new_session();
     send_session();
 }

@@ -18,9 +18,11 @@ import time
 
 from harness import REPO, build_path, check, cleanup, require, tmpdir
 
-# Target-side drop reasons (link-protocol.h LK_DROP_*, as lk_drop_name spells them).
-TARGET_DROPS = ("overflow_full", "ring_overflow", "pair_full", "link_full", "agg_full", "stray",
-                "half_pair", "counter_lost")
+# Drop reasons of samples the target took (link-protocol.h LK_DROP_*, as
+# lk_drop_name spells them): the hash table's overflow buffers were full, or
+# the link had no room.  (Ring overflows are records the hardware model
+# lost before the profiler took them.)
+TABLE_DROPS = ("overflow_full", "link_full")
 
 
 class Proc:
@@ -75,8 +77,9 @@ def wait_for(proc, pattern, timeout=60, count=1):
 def start_board(d, spin_ms, *opts, image="hello.elf"):
     sock = os.path.join(d, "profile.sock")
     img = require(build_path("workloads", image))
+    args = ["spin", str(spin_ms)] if image == "hello.elf" else [str(spin_ms)]
     board = Proc(d, "board", ["run", "--timeout", "120", "--profile-socket", sock] + list(opts)
-                 + [img, "--", "spin", str(spin_ms)])
+                 + [img, "--"] + args)
     return board, sock, img
 
 
@@ -102,7 +105,7 @@ def stored(db, where="1"):
 
 
 def target_drops(db, where="1"):
-    names = ",".join("'%s'" % n for n in TARGET_DROPS)
+    names = ",".join("'%s'" % n for n in TABLE_DROPS)
     return one(db, "SELECT sum(count) FROM drops WHERE core >= 0 AND reason IN (%s) AND %s" % (names, where))
 
 
@@ -261,13 +264,18 @@ def test_sigterm_stops_sampling_and_flushes():
 
 def test_low_baud_link_budget_and_link_full_drops():
     """At 9600 baud the link carries at most 960 bytes a second of virtual
-    time; what does not fit is counted as link_full, nothing is lost."""
+    time; what does not fit is counted as link_full, nothing is lost.  The
+    load: the hardware model's cycle counter every ~1000 cycles with its
+    exact PCs over sprawl's 64K instructions, far more distinct PCs than
+    the hash table holds, so it evicts (and wants to send) nearly every
+    sample."""
     baud = 9600
     d = tmpdir()
     board = daemon = None
     try:
-        board, sock, img = start_board(d, 8000, "--baud", str(baud), "--append", "period=20000-22000",
-                                       "--append", "flush_ms=50")
+        board, sock, img = start_board(d, 5000, "--board", "clipper-pm", "--baud", str(baud),
+                                       "--append", "profile=counters",
+                                       "--append", "events=cycles:1000-1100", image="sprawl.elf")
         db = os.path.join(d, "p.db")
         daemon = start_daemon(d, sock, db, img, "--flush-every", "100")
         rc = daemon.wait(120)
@@ -277,7 +285,7 @@ def test_low_baud_link_budget_and_link_full_drops():
         check("link %d baud" % baud in out, "HELLO carries the link's baud rate", daemon)
         flushes = [(int(t), int(b)) for t, b in
                    re.findall(r"^daemon: flush \d+ at (\d+) ns: bytes_sent (\d+)", out, re.M)]
-        check(len(flushes) > 20, "the target's FLUSH frames arrived (%d)" % len(flushes), daemon)
+        check(len(flushes) > 5, "the target's FLUSH frames arrived (%d)" % len(flushes), daemon)
         per_byte = 10e9 / baud      # ns a character occupies the line (8N1)
         for (t0, b0), (t1, b1) in zip(flushes, flushes[1:]):
             check(b1 - b0 <= (t1 - t0) / per_byte + 17,
