@@ -18,12 +18,13 @@
  * values turn them off), a new oracle_request writes the oracle file now.
  *
  * Arguments: ram=PATH (the RAM backend file), cores=N, oracle=PATH (truth
- * written at exit), mode=full (the only mode so far), and model parameters
- * (width, rob, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
+ * written at exit and on request), mode=full (the only mode so far), and
+ * model parameters (width, rob, iq_int, iq_fp, store_buffer, int_pipes,
+ * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
  *
- * Interrupts: none yet.  QEMU 7.2 gives plugins no API to raise one; the
- * firmware drains the rings from its own timer tick (the portable
- * fallback), which costs nothing in accuracy since records carry the PC.
+ * Interrupts: see irq-delivery.c; after a record goes into either ring the
+ * model checks the guest's threshold.  Records never depend on delivery:
+ * they carry the PC.
  */
 #include <errno.h>
 #include <fcntl.h>
