@@ -528,6 +528,84 @@ static void test_noise_and_cut_end(void **state)
     free(t.bytes);
 }
 
+/* A daemon's view (commit_on_flush, skip_until_hello, a frame hook): the
+ * tail of an earlier session before HELLO is skipped; merges reach the
+ * disk once every core's FLUSH of a round is in, without a timer commit. */
+struct hook_count {
+    int frames, acks;
+};
+
+static void count_frames(void *ctx, const struct lk_frame *fr)
+{
+    struct hook_count *h = ctx;
+    h->frames++;
+    if (fr->type == LK_T_ACK)
+        h->acks++;
+}
+
+static void test_daemon_mode(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    memset(&t, 0, sizeof t);
+    rng_state = 7;
+    /* the end of a session the daemon missed: samples, a flush, an ACK */
+    samples(&t, 0, 3);
+    flush(&t);
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_ack ack = {5, LK_T_START, LK_ACK_OK, {(const uint8_t *)"started", 7}};
+    lk_enc_ack(&w, raw, sizeof raw, &ack);
+    emit(&t, &w, 0);
+    int stale = t.nframes;
+    /* then the session: its accounting starts from zero */
+    memset(t.samples_sent, 0, sizeof t.samples_sent);
+    memset(t.taken, 0, sizeof t.taken);
+    memset(t.overflow_drops, 0, sizeof t.overflow_drops);
+    memset(t.expect_epoch, 0, sizeof t.expect_epoch);
+    t.expect_a = t.expect_b = t.expect_unknown = 0;
+    hello(&t);
+    samples(&t, 1, 10);
+    flush(&t);
+    size_t first_round = t.len;
+    size_t last_flush = t.frame_at[t.nframes - 1];     /* core 1's FLUSH */
+    uint64_t round1 = t.expect_epoch[1], taken1 = t.taken[0] + t.taken[1];
+    samples(&t, 1, 5);
+
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct hook_count hc = {0};
+    struct ingest_opts o = {.commit_on_flush = true, .skip_until_hello = true,
+                            .frame_hook = count_frames, .hook_ctx = &hc};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    struct pdb *reader = open_db(f->db);
+    /* everything up to the last core's FLUSH but that frame: nothing on disk */
+    assert_int_equal(ingest_feed(in, t.bytes, last_flush, &err), 0);
+    assert_int_equal(q(reader, "SELECT coalesce(sum(count), 0) FROM samples"), 0);
+    /* the round's last FLUSH: the whole round committed */
+    assert_int_equal(ingest_feed(in, t.bytes + last_flush, first_round - last_flush, &err), 0);
+    assert_int_equal(q(reader, "SELECT sum(count) FROM samples"), (int64_t)round1);
+    assert_int_equal(ingest_totals(in)->committed_samples, round1);
+    /* more samples, no FLUSH: still not on disk */
+    assert_int_equal(ingest_feed(in, t.bytes + first_round, t.len - first_round, &err), 0);
+    assert_int_equal(q(reader, "SELECT sum(count) FROM samples"), (int64_t)round1);
+    assert_int_equal(ingest_finish(in, &err), 0);
+    assert_int_equal(q(reader, "SELECT sum(count) FROM samples"), (int64_t)t.expect_epoch[1]);
+    /* the counters of the last FLUSH: the stale session's are not there */
+    assert_int_equal(q(reader, "SELECT sum(value) FROM stats WHERE name = 'samples_taken'"),
+                     (int64_t)taken1);
+    const struct ingest_totals *tot = ingest_totals(in);
+    assert_int_equal(tot->skipped, stale);
+    assert_int_equal(hc.frames, t.nframes);
+    assert_int_equal(hc.acks, 1);
+    assert_int_equal(tot->ncores, NCORES);
+    ingest_close(in);
+    pdb_close(reader);
+    pdb_close(db);
+    free(t.bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -537,6 +615,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_epoch_started_by_the_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_noise_and_cut_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_daemon_mode, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
