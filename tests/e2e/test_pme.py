@@ -35,6 +35,12 @@ def test_pme_retire_estimates_match_the_oracle():
         check(est["estimate"] == est["k"] * 2100 and est["lo"] < est["estimate"] < est["hi"],
               "kS with its interval", r)
         check(abs(est["cv"] - est["k"] ** -0.5) < 1e-9, "cv = 1/sqrt(k)", r)
+        img = json.loads(alphaprof(["pme", "--db", db, "--json", "--limit", "0", "--image", "chase"]).out)
+        check(img["instructions"] and all(i["image"] == "chase" for i in img["instructions"])
+              and img["samples"] < j["samples"], "--image keeps the workload's instructions", r)
+        for sel in (["--image", "nosuch"], ["--epoch", "99"]):
+            none = alphaprof(["pme", "--db", db] + sel)
+            check(none.status == 1 and "no ProfileMe samples" in none.err, "empty selection %s" % sel, none)
         text = alphaprof(["pme", "--db", db, "chase"])
         check(text.status == 0 and "Event frequencies" in text.out and "Latency breakdown" in text.out
               and "ldq" in text.out, "text tables for procedure chase", text)
