@@ -131,7 +131,7 @@ void pme_accuracy_print(FILE *f, const struct pme_accuracy *a)
     fprintf(f, "ProfileMe estimates against the oracle: S = %.1f fetched instructions per sample%s",
             a->interval, a->interval_from_oracle ? " (the oracle's: the database lacks it)" : "");
     if (a->oracle_interval && !a->interval_from_oracle)
-        fprintf(f, " (oracle: %.1f)", a->oracle_interval);
+        fprintf(f, " (the oracle's fetched/records, boot included: %.1f)", a->oracle_interval);
     fprintf(f, "\n");
     const struct pme_acc_count *r = &a->retired;
     fprintf(f, "  retire counts: %.1f%% of %zu sampled instructions within the 1/sqrt(k) envelope, "

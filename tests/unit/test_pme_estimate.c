@@ -144,6 +144,10 @@ static void test_count_estimates_converge_like_the_paper_says(void **state)
             inside += pme_within_envelope(c.estimate, (double)truth[j], k[j]);
         }
     }
+    if (getenv("PME_TEST_VERBOSE"))
+        print_message("%zu sampled instructions: %.3f within 1/sqrt(k), %.3f of %zu true counts in the 95%% "
+                      "interval, total %.4f of the truth\n", sampled, (double)inside / (double)sampled,
+                      (double)covered / (double)considered, considered, est_total / true_total);
     /* Unbiased: the totals agree within a few 1/sqrt(samples). */
     assert_true(fabs(est_total / true_total - 1) < 0.03);
     /* About two thirds inside the one-sigma envelope (seed section 5.1). */
