@@ -49,9 +49,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 struct insn_info {
     struct insn_static s;
-    /* each core's oracle entry for this PC, valid while the table's gen is */
-    struct oracle_pc *o[MAX_CORES];
-    uint32_t gen[MAX_CORES];
+    struct oracle_pc *o[MAX_CORES];     /* each core's oracle entry for this PC */
 };
 
 /* Oracle entries of bad-path PCs (not translated by QEMU): a small cache. */
@@ -59,7 +57,6 @@ struct insn_info {
 struct bad_cache_entry {
     uint64_t pc;
     struct oracle_pc *o;
-    uint32_t gen;
 };
 
 struct counter_state {
@@ -192,11 +189,10 @@ static void profile_tagged(struct vcpu *v, uint64_t pc, const struct insn_result
 static struct oracle_pc *bad_entry(struct vcpu *v, uint64_t pc)
 {
     struct bad_cache_entry *c = &v->bad_cache[(pc >> 2) & (BAD_CACHE - 1)];
-    if (c->o && c->pc == pc && c->gen == v->oracle.gen)
+    if (c->o && c->pc == pc)
         return c->o;
     c->o = pc_table_get(&v->oracle, pc);
     c->pc = pc;
-    c->gen = v->oracle.gen;
     return c->o;
 }
 
@@ -207,10 +203,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     core_model_step(m, &in->s, addr, next_pc, &r);
 
     struct oracle_pc *o = in->o[core];
-    if (!o || in->gen[core] != v->oracle.gen) {
+    if (!o)
         o = in->o[core] = pc_table_get(&v->oracle, in->s.pc);
-        in->gen[core] = v->oracle.gen;
-    }
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -319,17 +313,14 @@ static void add_entry(struct oracle_pc *d, const struct oracle_pc *e)
  * when the oracle is written on request: see pc-table.h). */
 static struct oracle_pc *merge_oracle(uint64_t *npcs)
 {
-    struct pc_table all;
+    static struct pc_table all;         /* (32 KiB: not on a vCPU stack; under oracle_lock) */
     if (pc_table_init(&all, 1 << 16))
         return NULL;
     for (unsigned c = 0; c < g.ncores; c++) {
         struct pc_table *t = &g.vcpus[c].oracle;
-        size_t cap = __atomic_load_n(&t->cap, __ATOMIC_ACQUIRE);
-        const struct oracle_pc *slots = __atomic_load_n(&t->slots, __ATOMIC_ACQUIRE);
-        for (size_t i = 0; i < cap; i++) {
-            struct oracle_pc e = slots[i];
-            if (e.pc == PC_TABLE_FREE)
-                continue;
+        size_t used = __atomic_load_n(&t->used, __ATOMIC_ACQUIRE);
+        for (size_t i = 0; i < used; i++) {
+            struct oracle_pc e = *pc_table_entry(t, i);
             struct oracle_pc *d = pc_table_get(&all, e.pc);
             if (d)
                 add_entry(d, &e);
@@ -337,9 +328,8 @@ static struct oracle_pc *merge_oracle(uint64_t *npcs)
     }
     struct oracle_pc *out = malloc((all.used ? all.used : 1) * sizeof *out);
     size_t n = 0;
-    for (size_t i = 0; out && i < all.cap; i++)
-        if (all.slots[i].pc != PC_TABLE_FREE)
-            out[n++] = all.slots[i];
+    for (size_t i = 0; out && i < all.used; i++)
+        out[n++] = *pc_table_entry(&all, i);
     pc_table_free(&all);
     if (out)
         qsort(out, n, sizeof *out, cmp_pc);

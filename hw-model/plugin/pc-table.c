@@ -3,28 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct oracle_pc *new_slots(size_t cap)
-{
-    struct oracle_pc *s = calloc(cap, sizeof *s);
-    for (size_t i = 0; s && i < cap; i++)
-        s[i].pc = PC_TABLE_FREE;
-    return s;
-}
-
 int pc_table_init(struct pc_table *t, size_t cap)
 {
     memset(t, 0, sizeof *t);
+    if (cap < 16 || (cap & (cap - 1)))
+        return -1;
     t->cap = cap;
-    t->slots = new_slots(cap);
-    return t->slots ? 0 : -1;
+    t->index = calloc(cap, sizeof *t->index);
+    return t->index ? 0 : -1;
 }
 
 void pc_table_free(struct pc_table *t)
 {
-    for (size_t i = 0; i < t->nold; i++)
-        free(t->old[i]);
-    free(t->old);
-    free(t->slots);
+    for (size_t i = 0; i < PC_TABLE_CHUNKS; i++)
+        free(t->chunks[i]);
+    free(t->index);
     memset(t, 0, sizeof *t);
 }
 
@@ -36,44 +29,48 @@ static size_t slot_of(uint64_t pc, size_t cap)
 static int grow(struct pc_table *t)
 {
     size_t cap = t->cap * 2;
-    struct oracle_pc *slots = new_slots(cap);
-    struct oracle_pc **old = realloc(t->old, (t->nold + 1) * sizeof *old);
-    if (!slots || !old) {
-        free(slots);
-        if (old)
-            t->old = old;
+    struct pc_index_slot *index = calloc(cap, sizeof *index);
+    if (!index)
         return -1;
-    }
-    t->old = old;
     for (size_t i = 0; i < t->cap; i++) {
-        const struct oracle_pc *e = &t->slots[i];
-        if (e->pc == PC_TABLE_FREE)
+        if (!t->index[i].idx)
             continue;
-        size_t j = slot_of(e->pc, cap);
-        while (slots[j].pc != PC_TABLE_FREE)
+        size_t j = slot_of(t->index[i].pc, cap);
+        while (index[j].idx)
             j = (j + 1) & (cap - 1);
-        slots[j] = *e;
+        index[j] = t->index[i];
     }
-    t->old[t->nold++] = t->slots;
-    __atomic_store_n(&t->slots, slots, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->cap, cap, __ATOMIC_RELEASE);
-    t->gen++;
+    free(t->index);
+    t->index = index;
+    t->cap = cap;
     return 0;
 }
 
 struct oracle_pc *pc_table_get(struct pc_table *t, uint64_t pc)
 {
-    if (pc == PC_TABLE_FREE)
-        return NULL;
-    if (2 * (t->used + 1) > t->cap && grow(t))
-        return NULL;
     size_t i = slot_of(pc, t->cap);
-    while (t->slots[i].pc != pc && t->slots[i].pc != PC_TABLE_FREE)
+    while (t->index[i].idx) {
+        if (t->index[i].pc == pc)
+            return pc_table_entry(t, t->index[i].idx - 1);
         i = (i + 1) & (t->cap - 1);
-    struct oracle_pc *e = &t->slots[i];
-    if (e->pc == PC_TABLE_FREE) {
-        e->pc = pc;
-        t->used++;
     }
+    /* new PC */
+    size_t n = t->used;
+    if (n >= (size_t)PC_TABLE_CHUNK * PC_TABLE_CHUNKS)
+        return NULL;
+    if (!t->chunks[n / PC_TABLE_CHUNK] &&
+        !(t->chunks[n / PC_TABLE_CHUNK] = calloc(PC_TABLE_CHUNK, sizeof(struct oracle_pc))))
+        return NULL;
+    if (2 * (n + 1) > t->cap) {
+        if (grow(t))
+            return NULL;
+        i = slot_of(pc, t->cap);
+        while (t->index[i].idx)
+            i = (i + 1) & (t->cap - 1);
+    }
+    struct oracle_pc *e = pc_table_entry(t, n);
+    e->pc = pc;
+    t->index[i] = (struct pc_index_slot){.pc = pc, .idx = (uint32_t)(n + 1)};
+    __atomic_store_n(&t->used, n + 1, __ATOMIC_RELEASE);
     return e;
 }

@@ -1,12 +1,13 @@
 /*
- * The oracle's per-PC truth for one core: an open-addressing hash table.
- * An entry exists once its PC was fetched (retired or only aborted); free
- * slots hold PC_TABLE_FREE, which no instruction address can be.
+ * The oracle's per-PC truth for one core: entries in fixed chunks, in the
+ * order their PCs were first fetched (retired or only aborted), found
+ * through an open-addressing index.  Entries never move, so callers may
+ * keep pointers to them for the whole run, and the hot ones sit together
+ * (first touched together) instead of scattered over a sparse table.
  *
- * A table that grows keeps its old arrays until pc_table_free, so another
- * thread snapshotting it (the oracle written on request) never reads freed
- * memory: it loads cap (acquire) before slots; grow stores slots before cap
- * (release).  gen changes on every grow (cached entry pointers go stale).
+ * Another thread may snapshot the table while its owner adds entries (the
+ * oracle written on request): it reads `used` (acquire) and entries below
+ * it; the owner fills an entry's pc before publishing used (release).
  */
 #ifndef HW_MODEL_PC_TABLE_H
 #define HW_MODEL_PC_TABLE_H
@@ -16,19 +17,29 @@
 
 #include "hw-model/oracle-format.h"
 
-#define PC_TABLE_FREE UINT64_MAX
+#define PC_TABLE_CHUNK      1024            /* entries per chunk */
+#define PC_TABLE_CHUNKS     4096            /* at most 4 M distinct PCs */
+
+struct pc_index_slot {
+    uint64_t pc;
+    uint32_t idx;                           /* entry number + 1; 0: free */
+};
 
 struct pc_table {
-    struct oracle_pc *slots;
-    size_t cap, used;
-    uint32_t gen;
-    struct oracle_pc **old;     /* arrays replaced by grow */
-    size_t nold;
+    struct pc_index_slot *index;
+    size_t cap;                             /* index slots, a power of two */
+    size_t used;                            /* entries */
+    struct oracle_pc *chunks[PC_TABLE_CHUNKS];
 };
 
 int pc_table_init(struct pc_table *t, size_t cap);
 void pc_table_free(struct pc_table *t);
 /* The entry of pc, created if new; NULL only when memory runs out. */
 struct oracle_pc *pc_table_get(struct pc_table *t, uint64_t pc);
+/* Entry i < used (see above for reading from another thread). */
+static inline struct oracle_pc *pc_table_entry(struct pc_table *t, size_t i)
+{
+    return &t->chunks[i / PC_TABLE_CHUNK][i % PC_TABLE_CHUNK];
+}
 
 #endif
