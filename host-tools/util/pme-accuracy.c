@@ -20,7 +20,10 @@ static void count_add(struct pme_acc_count *c, uint64_t k, double S, double trut
     }
     struct pme_count_est ci;
     pme_count_estimate(k, S, PME_Z95, &ci);
-    c->covered += ci.lo <= truth && truth <= ci.hi;
+    bool cov = ci.lo <= truth && truth <= ci.hi;
+    c->covered += cov;
+    if (k >= PME_ACC_MIN_SAMPLES)
+        c->covered_k10 += cov;
     c->estimate_total += est;
     c->true_sampled += truth;
     c->weighted_rel_error += (double)k * fabs(est / truth - 1);
@@ -137,7 +140,8 @@ void pme_accuracy_print(FILE *f, const struct pme_accuracy *a)
     fprintf(f, "  retire counts: %.1f%% of %zu sampled instructions within the 1/sqrt(k) envelope, "
                "%.1f%% of the %zu with k >= %d (theory: about 68%%)\n", pct(r->within, r->sampled), r->sampled,
             pct(r->within_k10, r->sampled_k10), r->sampled_k10, PME_ACC_MIN_SAMPLES);
-    fprintf(f, "  %.1f%% of them have the true count inside their 95%% interval\n", pct(r->covered, r->sampled));
+    fprintf(f, "  %.1f%% of them have the true count inside their 95%% interval, %.1f%% of those with k >= %d\n",
+            pct(r->covered, r->sampled), pct(r->covered_k10, r->sampled_k10), PME_ACC_MIN_SAMPLES);
     fprintf(f, "  %zu executed PCs never sampled, %.3f%% of the executions\n", a->oracle_pcs_missed,
             100 * a->missed_executions);
     fprintf(f, "  %-12s %7s %7s %8s %7s %8s %14s %14s %9s %9s\n", "count", "insns", "within", "%", "k>=10",
@@ -160,8 +164,8 @@ static void count_json(FILE *f, const struct pme_acc_count *c)
     json_str(f, c->name);
     fprintf(f, ", \"sampled\": %zu, \"within\": %zu, \"within_fraction\": ", c->sampled, c->within);
     json_num(f, c->sampled ? (double)c->within / (double)c->sampled : NAN);
-    fprintf(f, ", \"sampled_k10\": %zu, \"within_k10\": %zu, \"covered95\": %zu, \"estimate_total\": ",
-            c->sampled_k10, c->within_k10, c->covered);
+    fprintf(f, ", \"sampled_k10\": %zu, \"within_k10\": %zu, \"covered95\": %zu, \"covered95_k10\": %zu, \"estimate_total\": ",
+            c->sampled_k10, c->within_k10, c->covered, c->covered_k10);
     json_num(f, c->estimate_total);
     fprintf(f, ", \"true_sampled\": ");
     json_num(f, c->true_sampled);

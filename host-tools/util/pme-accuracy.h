@@ -28,6 +28,8 @@ struct pme_acc_count {
     size_t within;              /* of those, inside the envelope */
     size_t sampled_k10, within_k10;     /* the same over k >= PME_ACC_MIN_SAMPLES */
     size_t covered;             /* sampled instructions whose true count is inside the 95 % interval */
+    size_t covered_k10;         /* ... of those with k >= PME_ACC_MIN_SAMPLES (an instruction
+                                 * sampled once though run fewer than S times lies outside) */
     double estimate_total;      /* sum of kS over the sampled instructions */
     double true_total;          /* the oracle's sum over every PC */
     double true_sampled;        /* ... over the sampled instructions */

@@ -305,6 +305,7 @@ static void test_accuracy_against_an_oracle(void **state)
     /* 95 % intervals (score, times S): k=100 -> 822..1216 holds 1050;
      * k=25 -> 169..370 misses 400; k=4 -> 16..103 holds 30. */
     assert_int_equal(a.retired.covered, 2);
+    assert_int_equal(a.retired.covered_k10, 1);
     assert_float_equal(a.retired.estimate_total, 1290, 1e-9);
     assert_float_equal(a.retired.true_sampled, 1480, 1e-9);
     assert_float_equal(a.retired.true_total, 1500, 1e-9);
