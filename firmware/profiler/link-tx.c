@@ -21,6 +21,7 @@
 
 #define QUEUE_SIZE 65536u   /* power of two */
 #define FIFO_BYTES 16u      /* a 16550's transmit FIFO: the most an idle line saves up */
+#define WAIT_LIMIT_NS 1000000000ull     /* beyond the queue's own link time */
 
 static struct {
     uint8_t q[QUEUE_SIZE];
@@ -146,7 +147,9 @@ void link_tx_wait_free(uint32_t bytes)
 {
     if (bytes > tx.cap)
         bytes = tx.cap;
-    while (tx.ready && link_tx_free() < bytes)
+    /* bounded: a host that stopped reading must not hang the boot core */
+    uint64_t deadline = clock_ns() + WAIT_LIMIT_NS + (uint64_t)tx.cap * tx.byte_ns;
+    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline)
         link_tx_pump();
 }
 

@@ -38,7 +38,8 @@ void link_tx_new_session(void);
 void link_tx_pump(void);
 /* Pumps until the queue is empty (end of run). */
 void link_tx_drain(void);
-/* Pumps until at least `bytes` are free (bounded by the queue size). */
+/* Pumps until at least `bytes` are free (bounded by the queue size), or
+ * until the queue's link time plus a second has passed. */
 void link_tx_wait_free(uint32_t bytes);
 uint64_t link_tx_bytes_sent(void);
 
