@@ -127,6 +127,34 @@ static void test_several_images_and_escaping(void **state)
     strvec_free(&v);
 }
 
+/* The profile link on COM2: a second socket, waited for (record) or not
+ * (run --profile-socket: a daemon attaches later). */
+static void test_profile_socket(void **state)
+{
+    (void)state;
+    for (int nowait = 0; nowait < 2; nowait++) {
+        struct run_config c = config();
+        c.profile_socket_path = "/tmp/p,1.sock";
+        c.profile_socket_nowait = nowait;
+        struct strvec v = {0};
+        struct ap_err err;
+        assert_int_equal(qemu_compose(&c, &v, &err), 0);
+        int link = value_of(&v, "-chardev");
+        assert_string_equal(v.v[link], "socket,id=link,server=on,wait=on,path=/tmp/alphaprof-1-link.sock");
+        int prof = -1;
+        for (size_t i = (size_t)link + 1; i + 1 < v.n; i++)
+            if (strcmp(v.v[i], "-chardev") == 0)
+                prof = (int)i + 1;
+        assert_true(prof > 0);
+        assert_string_equal(v.v[prof], nowait ? "socket,id=profile,server=on,wait=off,path=/tmp/p,,1.sock"
+                                              : "socket,id=profile,server=on,wait=on,path=/tmp/p,,1.sock");
+        /* COM1 is the console, COM2 the profile link: -serial in that order */
+        assert_string_equal(v.v[prof + 1], "-serial");
+        assert_string_equal(v.v[prof + 2], "chardev:profile");
+        strvec_free(&v);
+    }
+}
+
 static void test_boot_text(void **state)
 {
     (void)state;
@@ -216,6 +244,7 @@ int main(void)
         cmocka_unit_test_setup(test_basic_unix, setup),
         cmocka_unit_test_setup(test_deterministic_stdio_plugin, setup),
         cmocka_unit_test_setup(test_several_images_and_escaping, setup),
+        cmocka_unit_test_setup(test_profile_socket, setup),
         cmocka_unit_test_setup(test_boot_text, setup),
         cmocka_unit_test_setup(test_boot_text_too_long, setup),
         cmocka_unit_test_setup(test_keys_and_cores, setup),
