@@ -422,6 +422,38 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
     m->aborted += m->nbad;
 }
 
+static void ras_push(struct core_model *m, uint64_t ret)
+{
+    m->ras_top = (m->ras_top + 1) % MODEL_RAS;
+    m->ras[m->ras_top] = ret;
+}
+
+static uint64_t ras_pop(struct core_model *m)
+{
+    uint64_t ret = m->ras[m->ras_top];
+    m->ras_top = (m->ras_top + MODEL_RAS - 1) % MODEL_RAS;
+    return ret;
+}
+
+/* The target fetch predicted for a jump (jmp, jsr, ret, jsr_coroutine by
+ * the hint in bits 15:14); trains on the real one. */
+static uint64_t predict_jump(struct core_model *m, const struct insn_static *s, uint64_t target)
+{
+    unsigned hint = (s->word >> 14) & 3;
+    uint64_t predicted;
+    if (hint >= 2) {
+        predicted = ras_pop(m);
+    } else {
+        struct jump_target *j = &m->btb[(s->pc >> 2) % MODEL_BTB];
+        predicted = j->pc == s->pc ? j->target : s->pc + 4;     /* unknown: falls through */
+        j->pc = s->pc;
+        j->target = target;
+    }
+    if (hint & 1)
+        ras_push(m, s->pc + 4);
+    return predicted;
+}
+
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
                      uint64_t next_pc, struct insn_result *r)
 {
@@ -498,9 +530,10 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     if (s->dst != REG_NONE)
         m->reg_ready[s->dst] = complete;
 
-    /* Control flow: conditional branches are predicted; a wrong guess
-     * redirects fetch penalty cycles after the branch resolves, and until
-     * then fetch follows the predicted path. */
+    /* Control flow: conditional branches are predicted by the tournament
+     * predictor, returns by the return stack, other jumps by the jump
+     * target buffer; a wrong guess redirects fetch penalty cycles after the
+     * branch resolves, and until then fetch follows the predicted path. */
     bool taken = next_pc != s->pc + 4;
     uint64_t redirect = 0, bad_pc = 0;
     uint32_t bad_history = 0;
@@ -519,6 +552,16 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     } else if (cls == ALPHA_JUMP || cls == ALPHA_BRANCH) {
         r->pme_events |= 1u << PME_EVB_JUMP;
         r->addr = next_pc;
+        uint64_t predicted = cls == ALPHA_JUMP ? predict_jump(m, s, next_pc) : next_pc;
+        if (cls == ALPHA_BRANCH && alpha_opcode(s->word) == 0x34)     /* bsr */
+            ras_push(m, s->pc + 4);
+        if (predicted != next_pc) {
+            count(m, r, PMU_EV_BRANCHMP);
+            r->pme_events |= 1u << PME_EVB_MISPREDICT;
+            redirect = (complete + p->mispredict_penalty) * p->width;
+            bad_pc = predicted;
+            bad_history = m->bp.global_history;
+        }
         /* taken control transfers end the fetch block */
         m->fetch_slot = block_end(m, m->fetch_slot);
     }

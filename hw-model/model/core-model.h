@@ -22,8 +22,10 @@
  *               the data returns (`complete`, Load issue->Completion)
  *   retire      in order
  *
- * A mispredicted conditional branch redirects fetch `mispredict_penalty`
- * cycles after it resolves; until then the model fetches the predicted
+ * Conditional branches are predicted by the tournament predictor, returns
+ * by a return-address stack, other jumps by a jump target buffer.  A
+ * mispredicted branch or jump redirects fetch `mispredict_penalty` cycles
+ * after it resolves; until then the model fetches the predicted
  * (wrong) path from guest memory (core_model.mem, see model_translate_pc),
  * which takes fetch slots and I-cache accesses and is reported in
  * core_model.bad[] (aborted, never retired).
@@ -62,6 +64,8 @@ struct model_params {
 #define MODEL_MAX_SB    64
 #define MODEL_FU_RING   2048        /* cycles of functional-unit reservations kept */
 #define MODEL_DECODE_CACHE 1024     /* decoded bad-path instructions */
+#define MODEL_RAS       16          /* return-address stack entries */
+#define MODEL_BTB       512         /* jump target buffer entries */
 #define REG_NONE 0xff
 
 /* What the model needs of an instruction, decoded once at translation. */
@@ -97,6 +101,10 @@ struct fu_slot {
     uint8_t n_int, n_mul, n_mem, n_fp;
 };
 
+struct jump_target {
+    uint64_t pc, target;
+};
+
 struct decoded {
     uint64_t pc;                /* UINT64_MAX: empty */
     struct insn_static s;
@@ -120,6 +128,9 @@ struct core_model {
     unsigned rob_idx, sb_idx;   /* next ROB and store-buffer entries */
     unsigned width_shift;       /* log2(width) + 1 if width is a power of two, else 0 */
     uint64_t fdiv_free;         /* the FP divider is busy until then */
+    uint64_t ras[MODEL_RAS];    /* return-address stack, top at ras_top */
+    unsigned ras_top;
+    struct jump_target btb[MODEL_BTB];
     struct fu_slot fu[MODEL_FU_RING];
     uint64_t seq;               /* instructions retired */
     uint64_t fetched, aborted;  /* instructions fetched (good and bad path); of those aborted */

@@ -29,6 +29,10 @@
 #define BR(ra, disp)        (0x30u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
 #define DIVT(fa, fb, fc)    (0x16u << 26 | (fa) << 21 | (fb) << 16 | 0x0a3u << 5 | (fc))
 #define ADDT(fa, fb, fc)    (0x16u << 26 | (fa) << 21 | (fb) << 16 | 0x0a0u << 5 | (fc))
+#define JSR(ra, rb)         (0x1au << 26 | (ra) << 21 | (rb) << 16 | 1u << 14)
+#define JMP(ra, rb)         (0x1au << 26 | (ra) << 21 | (rb) << 16)
+#define RET(ra, rb)         (0x1au << 26 | (ra) << 21 | (rb) << 16 | 2u << 14)
+#define BSR(ra, disp)       (0x34u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
 #define NOP                 0x47ff041fu
 #define KSEG                0xfffffc0000000000ull
 
@@ -316,6 +320,54 @@ static void test_mispredict_fetches_an_aborted_bad_path(void **state)
     free(mem);
 }
 
+static void test_returns_and_jumps_are_predicted(void **state)
+{
+    (void)state;
+    size_t size = 0x10000;
+    uint8_t *mem = guest_memory(size);
+    core_model_set_memory(&model, mem, size);
+    struct insn_result r;
+    uint64_t f = KSEG + 0x8000, caller = KSEG + 0x1000, caller2 = KSEG + 0x2010;
+    /* A function called by jsr from two sites: the returns follow the
+     * return stack, so only the first jsr (no target known) mispredicts. */
+    unsigned mispredicts = 0;
+    for (int i = 0; i < 10; i++) {
+        uint64_t site = i & 1 ? caller2 : caller;
+        step(site, JSR(26, 27), 0, f, &r);
+        mispredicts += r.events[PMU_EV_BRANCHMP];
+        assert_true(r.pme_events & 1u << PME_EVB_JUMP);
+        assert_true(r.pme_events & 1u << PME_EVB_TAKEN);
+        assert_int_equal(r.addr, f);
+        step(f, RET(31, 26), 0, site + 4, &r);
+        assert_int_equal(r.events[PMU_EV_BRANCHMP], 0);
+        assert_int_equal(r.addr, site + 4);
+    }
+    assert_int_equal(mispredicts, 2);          /* each site's first call */
+    /* bsr pushes too */
+    step(caller, BSR(26, 0x1c00), 0, caller + 4 + 4 * 0x1c00, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 0);
+    step(caller + 4 + 4 * 0x1c00, RET(31, 26), 0, caller + 4, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 0);
+    /* A jmp whose target changes mispredicts, and fetch goes down the old
+     * target meanwhile: a bad path there. */
+    uint64_t j = KSEG + 0x3000, t1 = KSEG + 0x4000, t2 = KSEG + 0x5000;
+    step(j, JMP(31, 1), 0, t1, &r);
+    step(t1, NOP, 0, j, &r);
+    step(j, JMP(31, 1), 0, t1, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 0);
+    assert_int_equal(model.nbad, 0);
+    step(j, JMP(31, 1), 0, t2, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 1);
+    assert_true(r.pme_events & 1u << PME_EVB_MISPREDICT);
+    assert_true(model.nbad > 0);
+    assert_int_equal(model.bad[0].pc, t1);
+    uint64_t redirect = r.complete + params.mispredict_penalty;
+    step(t2, NOP, 0, t2 + 4, &r);
+    assert_true(r.fetch >= redirect);
+    core_model_set_memory(&model, NULL, 0);
+    free(mem);
+}
+
 static void test_no_memory_no_bad_path(void **state)
 {
     (void)state;
@@ -428,6 +480,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store_buffer_full_stalls_map, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mispredict_fetches_an_aborted_bad_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_memory_no_bad_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_returns_and_jumps_are_predicted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_stream_attributes_every_cycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pc_translation_and_context, setup, teardown),
     };
