@@ -16,7 +16,7 @@ import sqlite3
 import subprocess
 import time
 
-from harness import REPO, build_path, check, cleanup, require, tmpdir
+from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
 
 # Drop reasons of samples the target took (link-protocol.h LK_DROP_*, as
 # lk_drop_name spells them): the hash table's overflow buffers were full, or
@@ -309,4 +309,24 @@ def test_low_baud_link_budget_and_link_full_drops():
         for p in (daemon, board):
             if p:
                 p.stop()
+        cleanup(d)
+
+
+def test_daemon_bad_options_and_no_board():
+    d = tmpdir()
+    try:
+        r = alphaprof(["daemon", "--db", os.path.join(d, "p.db")])
+        check(r.status == 2 and "--link is required" in r.err, "--link is required", r)
+        r = alphaprof(["daemon", "--link", "/tmp/x.sock"])
+        check(r.status == 2 and "give unix:PATH" in r.err, "a link spec other than unix:PATH", r)
+        r = alphaprof(["daemon", "--link", "unix:/tmp/x.sock", "--events", "cycles,nosuch"])
+        check(r.status == 2 and "no event 'nosuch'" in r.err, "an unknown event is named", r)
+        r = alphaprof(["daemon", "--link", "unix:/tmp/x.sock", "--events", "cycles", "--period", "2000-3000"])
+        check(r.status == 2 and "exclude each other" in r.err, "counters and timer at once", r)
+        sock = os.path.join(d, "none.sock")
+        r = alphaprof(["daemon", "--link", "unix:" + sock, "--db", os.path.join(d, "p.db"),
+                       "--connect-timeout", "1"])
+        check(r.status == 1 and "nobody listens there" in r.err and "--profile-socket" in r.err,
+              "no board on the socket: a clear error naming the way out", r)
+    finally:
         cleanup(d)
