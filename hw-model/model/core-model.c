@@ -171,7 +171,9 @@ bool model_translate_pc(uint64_t pc, uint64_t *phys)
 
 unsigned model_pc_context(uint64_t pc)
 {
-    if ((pc & 1) || pc < PALCODE_END)
+    /* QEMU's PALcode runs at KSEG addresses of its physical range */
+    uint64_t phys = pc >= KSEG_BASE ? pc - KSEG_BASE : pc;
+    if ((pc & 1) || phys < PALCODE_END)
         return PME_CTX_PAL;
     return pc >= KSEG_BASE ? PME_CTX_KERNEL : PME_CTX_USER;
 }
@@ -612,4 +614,23 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         m->fetch_slot = max64(m->fetch_slot, redirect);
         m->last_fetch_line = UINT64_MAX;
     }
+}
+
+void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r)
+{
+    clear_result(r);
+    m->nbad = 0;
+    r->history = m->bp.global_history;
+    fetch_insn(m, s->pc, r, UINT64_MAX);
+    m->aborted++;
+    r->pme_events |= 1u << PME_EVB_TRAP;
+    if (s->cls == ALPHA_LOAD || s->cls == ALPHA_LOAD_LOCKED)
+        r->pme_events |= 1u << PME_EVB_LOAD;
+    else if (s->cls == ALPHA_STORE || s->cls == ALPHA_STORE_COND)
+        r->pme_events |= 1u << PME_EVB_STORE;
+    /* The trap is taken when the instruction reaches retirement; the
+     * handler's fetch starts a penalty later. */
+    uint64_t taken = max64(m->last_retire, r->fetch + 1) + m->p.mispredict_penalty;
+    m->fetch_slot = max64(m->fetch_slot, taken * m->p.width);
+    m->last_fetch_line = UINT64_MAX;
 }

@@ -151,7 +151,9 @@ void core_model_set_memory(struct core_model *m, const uint8_t *mem, uint64_t si
 bool model_translate_pc(uint64_t pc, uint64_t *phys);
 /* Decodes word at pc into what the model needs. */
 void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t word);
-/* ProfileMe context of an instruction at pc: PME_CTX_*. */
+/* ProfileMe context of an instruction at pc: PME_CTX_PAL for PAL mode
+ * (pc & 1) and the PALcode's range, physical or through KSEG; else
+ * PME_CTX_KERNEL for KSEG, PME_CTX_USER below. */
 unsigned model_pc_context(uint64_t pc);
 /* Runs one instruction: addr is its effective address (loads, stores),
  * next_pc the PC that followed it (branch outcome).  Afterwards m->bad[0..
@@ -159,5 +161,9 @@ unsigned model_pc_context(uint64_t pc);
  * it, in fetch order. */
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
                      uint64_t next_pc, struct insn_result *r);
+/* An instruction that trapped instead of completing (e.g. a load whose
+ * access faulted into PALcode): fetched, aborted with the trap bit, fetch
+ * redirected to the handler; it retires later when it runs again. */
+void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r);
 
 #endif

@@ -74,6 +74,7 @@ struct vcpu {
     struct counter_state counters[PMU_COUNTERS];
     struct insn_info *prev;
     uint64_t prev_addr;
+    bool prev_accessed;         /* prev's memory access happened */
     struct pc_table oracle;
     uint64_t overflows, dropped;
     uint64_t oracle_request;
@@ -196,10 +197,43 @@ static struct oracle_pc *bad_entry(struct vcpu *v, uint64_t pc)
     return c->o;
 }
 
+/* A load or store outside PALcode whose access never happened and whose
+ * successor is PALcode faulted (entMM and the like): it runs again after
+ * the handler.  (PALcode's own physical accesses reach no memory callback.) */
+static bool trapped(const struct vcpu *v, const struct insn_info *in, uint64_t next_pc)
+{
+    unsigned cls = in->s.cls;
+    return !v->prev_accessed &&
+           (cls == ALPHA_LOAD || cls == ALPHA_STORE || cls == ALPHA_LOAD_LOCKED || cls == ALPHA_STORE_COND) &&
+           model_pc_context(next_pc) == PME_CTX_PAL && model_pc_context(in->s.pc) != PME_CTX_PAL;
+}
+
+static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
+{
+    struct insn_result r;
+    core_model_trap(&v->model, &in->s, &r);
+    struct oracle_pc *o = in->o[core];
+    if (!o)
+        o = in->o[core] = pc_table_get(&v->oracle, in->s.pc);
+    if (o) {
+        o->aborted++;
+        o->events[PMU_EV_IMISS] += r.events[PMU_EV_IMISS];
+        add_bits(o->pme_events, r.pme_events);
+    }
+    if (v->win && r.events[PMU_EV_IMISS])
+        count_events(v, in->s.pc, 0, &r, r.fetch);
+    if (pme_unit_fetch(&v->pme))
+        profile_tagged(v, in->s.pc, &r);
+}
+
 static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t next_pc, unsigned core)
 {
     struct insn_result r;
     struct core_model *m = &v->model;
+    if (trapped(v, in, next_pc)) {
+        finish_trap(v, in, core);
+        return;
+    }
     core_model_step(m, &in->s, addr, next_pc, &r);
 
     struct oracle_pc *o = in->o[core];
@@ -257,6 +291,7 @@ static void on_insn(unsigned int vcpu_index, void *userdata)
     struct insn_info *cur = userdata;
     if (v->prev)
         finish(v, v->prev, v->prev_addr, cur->s.pc, vcpu_index);
+    v->prev_accessed = false;
     v->prev = cur;
     v->prev_addr = 0;
 }
@@ -265,8 +300,10 @@ static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t
 {
     (void)info;
     (void)userdata;
-    if (vcpu_index < g.ncores)
+    if (vcpu_index < g.ncores) {
         g.vcpus[vcpu_index].prev_addr = vaddr;
+        g.vcpus[vcpu_index].prev_accessed = true;
+    }
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)

@@ -462,6 +462,9 @@ static void test_pc_translation_and_context(void **state)
     assert_int_equal(model_pc_context(0x8001), PME_CTX_PAL);
     assert_int_equal(model_pc_context(0x8000), PME_CTX_PAL);
     assert_int_equal(model_pc_context(0x1000001), PME_CTX_PAL);
+    assert_int_equal(model_pc_context(KSEG + 0x8000), PME_CTX_PAL);     /* QEMU's PALcode */
+    assert_int_equal(model_pc_context(KSEG + 0x2ffffc), PME_CTX_PAL);
+    assert_int_equal(model_pc_context(KSEG + 0x300000), PME_CTX_KERNEL);
     assert_int_equal(model_pc_context(KSEG + 0x310000), PME_CTX_KERNEL);
     assert_int_equal(model_pc_context(0x1000000), PME_CTX_USER);
 }
