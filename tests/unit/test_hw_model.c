@@ -368,6 +368,30 @@ static void test_returns_and_jumps_are_predicted(void **state)
     free(mem);
 }
 
+static void test_trapped_load_aborts_and_redirects(void **state)
+{
+    (void)state;
+    struct insn_result r;
+    step(0x1000, MULQ(2, 3, 4), 0, 0x1004, &r);
+    uint64_t last_retire = model.last_retire, seq = model.seq, cycles = model.events[PMU_EV_CYCLES];
+    struct insn_static s;
+    insn_static_decode(&s, 0x1004, LDQ(1, 0, 2));
+    core_model_trap(&model, &s, &r);
+    assert_true(r.pme_events & 1u << PME_EVB_TRAP);
+    assert_true(r.pme_events & 1u << PME_EVB_LOAD);
+    assert_false(r.pme_events & 1u << PME_EVB_RETIRED);
+    assert_int_equal(r.cycles, 0);
+    assert_int_equal(r.events[PMU_EV_RETIRED], 0);
+    assert_int_equal(model.aborted, 1);
+    assert_int_equal(model.fetched, 2);
+    assert_int_equal(model.seq, seq);
+    assert_int_equal(model.events[PMU_EV_CYCLES], cycles);
+    /* the handler is fetched after the older instructions retired */
+    step(KSEG + 0x8000, NOP, 0, KSEG + 0x8004, &r);
+    assert_true(r.fetch >= last_retire + params.mispredict_penalty);
+    assert_int_equal(model.events[PMU_EV_CYCLES], model.last_retire);
+}
+
 static void test_no_memory_no_bad_path(void **state)
 {
     (void)state;
@@ -483,6 +507,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store_buffer_full_stalls_map, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mispredict_fetches_an_aborted_bad_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_memory_no_bad_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trapped_load_aborts_and_redirects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_returns_and_jumps_are_predicted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_stream_attributes_every_cycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pc_translation_and_context, setup, teardown),
