@@ -380,7 +380,11 @@ static uint64_t unread(uint64_t head, uint64_t tail)
 }
 
 /* Writes the oracle file atomically (temporary file, then rename); at exit
- * or on the guest's request, from any vCPU thread. */
+ * or on the guest's request, from any vCPU thread.  On request the
+ * requesting core's part is exact at its current instruction; with several
+ * vCPU threads (MTTCG) the others keep running meanwhile, so their totals
+ * and per-PC counts are read at slightly different moments (exact again
+ * at exit, and under -icount's single thread). */
 static void write_oracle(void)
 {
     if (!g.oracle_path[0])
