@@ -279,10 +279,41 @@ static int wait_ack(struct daemon *d, double timeout_s, struct ap_err *err)
     return 1;
 }
 
-/* One control frame at set-up: sent, acknowledged with status 0. */
-static int setup_step(struct daemon *d, uint8_t type, struct lk_writer *w, struct ap_err *err)
+static int setup_once(struct daemon *d, uint8_t type, const struct lk_config *cfg,
+                      struct ap_err *err);
+
+/* One control frame at set-up, acknowledged (d->ack says how).  cfg:
+ * CONFIG's payload.  A target still busy with an earlier frame (one a
+ * killed daemon sent) is asked again, for up to the ACK timeout. */
+static int setup_step(struct daemon *d, uint8_t type, const struct lk_config *cfg,
+                      struct ap_err *err)
 {
-    int rc = w ? send_control(d, w, type) : send_simple(d, type);
+    double until = now_s() + DEFAULT_ACK_S;
+    for (;;) {
+        int rc = setup_once(d, type, cfg, err);
+        if (rc != 0 || d->ack.status != LK_ACK_BUSY || now_s() >= until)
+            return rc;
+        /* CONFIG while sampling is BUSY too: the caller stops first */
+        if (type == LK_T_CONFIG && strstr(d->ack_msg, "STOP"))
+            return rc;
+        double pause = now_s() + 0.1;
+        while (now_s() < pause && !d->eof)
+            if (pump(d, 20, err) != 0)
+                return -1;
+    }
+}
+
+static int setup_once(struct daemon *d, uint8_t type, const struct lk_config *cfg,
+                      struct ap_err *err)
+{
+    int rc;
+    if (cfg) {
+        uint8_t raw[LK_MAX_RAW];
+        struct lk_writer w;
+        rc = lk_enc_config(&w, raw, sizeof raw, cfg) == LK_OK ? send_control(d, &w, type) : -1;
+    } else {
+        rc = send_simple(d, type);
+    }
     if (rc != 0)
         return ap_err_set(err, "cannot send %s to the board: %s", lk_type_name(type),
                           strerror(errno));
@@ -314,8 +345,11 @@ static int link_check(struct daemon *d, struct ap_err *err)
     struct lk_writer w;
     lk_begin(&w, raw, sizeof raw, LK_T_CONFIG);
     lk_put_uvarint(&w, LK_MODE_TIMER);      /* and nothing else: malformed */
-    if (setup_step(d, LK_T_CONFIG, &w, err) != 0)
-        return -1;
+    if (send_control(d, &w, LK_T_CONFIG) != 0)
+        return ap_err_set(err, "cannot write to the link: %s", strerror(errno));
+    int rc = wait_ack(d, DEFAULT_ACK_S, err);
+    if (rc <= 0)
+        return rc < 0 ? -1 : ap_err_set(err, "link check: no answer to a malformed CONFIG");
     if (d->ack.status != LK_ACK_BAD_FRAME)
         return ap_err_set(err, "link check: a malformed CONFIG was answered with status %u (%s), "
                           "not %d (bad frame)", d->ack.status, d->ack_msg, LK_ACK_BAD_FRAME);
@@ -529,17 +563,12 @@ int cmd_daemon(int argc, char **argv)
 
     int rc = 0;
     if (want_config) {
-        uint8_t raw[LK_MAX_RAW];
-        struct lk_writer w;
-        lk_enc_config(&w, raw, sizeof raw, &cfg);
-        rc = setup_step(&d, LK_T_CONFIG, &w, &err);
+        rc = setup_step(&d, LK_T_CONFIG, &cfg, &err);
         if (rc == 0 && d.ack.status == LK_ACK_BUSY) {
             /* sampling since boot: stop it, then configure */
             rc = setup_step(&d, LK_T_STOP, NULL, &err);
-            if (rc == 0) {
-                lk_enc_config(&w, raw, sizeof raw, &cfg);
-                rc = setup_step(&d, LK_T_CONFIG, &w, &err);
-            }
+            if (rc == 0)
+                rc = setup_step(&d, LK_T_CONFIG, &cfg, &err);
         }
         if (rc == 0 && d.ack.status != LK_ACK_OK) {
             fprintf(stderr, "alphaprof daemon: the board refused the configuration: %s\n", d.ack_msg);

@@ -94,6 +94,11 @@ void control_rebase(struct lk_flush *f)
     }
 }
 
+int control_busy(void)
+{
+    return ctl.state != IDLE;
+}
+
 void control_flush_counters(struct lk_flush *f)
 {
     if (f->nstats + 2 > LK_MAX_COUNTERS)

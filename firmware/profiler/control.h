@@ -38,6 +38,9 @@ int control_init(void);
 /* Boot core's profiler tick: polls the receiver, runs the control frame in
  * progress. */
 void control_tick(void);
+/* A control frame is in progress: the profiler's periodic drain waits
+ * (the flush in progress decides what is sent before its answer). */
+int control_busy(void);
 /* Core 0's FLUSH: the control channel's own counters. */
 void control_flush_counters(struct lk_flush *f);
 /* Any FLUSH: cumulative values made relative to the session's start. */

@@ -46,6 +46,8 @@ struct core_sampling {
     int sorted[2];
     uint64_t entries_sent, samples_sent;
     uint64_t link_full;         /* samples discarded: the link had no room */
+    volatile uint32_t pre_mask; /* buffers ready when the core's last flush ended:
+                                   what must go before the flush's answer */
     uint64_t flushes;
 } __attribute__((aligned(64)));
 
@@ -388,14 +390,16 @@ static void discard_buffer(unsigned core, unsigned bi)
 }
 
 /* Back-pressure: a core with both buffers waiting would drop whatever it
- * evicts next (and its flush would wait forever on a slow link).  When the
- * link has no room, the buffer not yet begun goes instead, counted. */
+ * evicts next (and its flush would wait on a slow link for as long as a
+ * whole buffer takes).  When the link has no room, the buffer the core
+ * writes next (its active one) goes instead: what was not sent of it is
+ * counted. */
 static void relieve_link(unsigned core)
 {
     struct sample_area *a = sample_area_of(core);
     if (!a->ovf[0].ready || !a->ovf[1].ready || link_tx_has_room())
         return;
-    discard_buffer(core, sampling[core].drain_pos[1] == 0 ? 1 : 0);
+    discard_buffer(core, a->st.active & 1);
 }
 
 /* Boot core: sends every ready buffer of every core it can. */
@@ -457,9 +461,10 @@ int profiler_clock_interrupt(struct trap_frame *f)
     if (core == 0) {
         link_tx_pump();
         control_tick();
-        if (pme_any_pending(ncores))
+        int busy = control_busy();  /* a host flush decides what goes first */
+        if (pme_any_pending(ncores) && !busy)
             drain_all();
-        if (s->next_ns >= next_drain_ns) {
+        if (s->next_ns >= next_drain_ns && !busy) {
             next_drain_ns += boot_options.flush_ms * 1000000ull;
             pme_request_flush(ncores);
             drain_all();
@@ -506,6 +511,7 @@ void profiler_ipi(void)
     else
         pme_drain(core);        /* hands the ProfileMe bank over if asked */
     sample_table_flush(a, mb);
+    sampling[core].pre_mask = (a->ovf[0].ready ? 1u : 0u) | (a->ovf[1].ready ? 2u : 0u);
     wmb();
     a->st.flush_done = a->st.flush_request;
 }
@@ -630,6 +636,39 @@ void profiler_resume(void)
     mb();
 }
 
+static int flushing0;           /* core 0 inside profiler_flush_begin's table flush */
+
+/* During a host flush: which of a core's ready buffers hold data from
+ * before its flush (bit i: ovf[i]).  All of them until the core has
+ * flushed; then those it marked (pre_mask), until they are sent. */
+static uint32_t pre_flush_buffers(unsigned c)
+{
+    struct sample_area *a = sample_area_of(c);
+    uint32_t ready = (a->ovf[0].ready ? 1u : 0u) | (a->ovf[1].ready ? 2u : 0u);
+    if (c == 0 ? flushing0 : a->st.flush_done != a->st.flush_request)
+        return ready;
+    mb();
+    sampling[c].pre_mask &= ready;      /* sent ones are done with */
+    return sampling[c].pre_mask;
+}
+
+/* drain_all for a host flush: only data from before the flush, so what a
+ * core collects after its flush goes after the answer (EPOCH). */
+static void drain_pre_flush(void)
+{
+    for (unsigned c = 0; c < ncores; c++) {
+        uint32_t pre = pre_flush_buffers(c);
+        for (unsigned bi = 0; bi < 2; bi++)
+            if ((pre & (1u << bi)) && !drain_buffer(c, bi))
+                break;
+        pre = pre_flush_buffers(c);
+        if (pre == 3u && !link_tx_has_room())   /* both waiting: as relieve_link */
+            discard_buffer(c, sample_area_of(c)->st.active & 1);
+        pme_send(c, frame_buf, link_tx_data_frame());
+    }
+    link_tx_pump();
+}
+
 void profiler_flush_begin(void)
 {
     for (unsigned c = 1; c < ncores; c++) {
@@ -641,15 +680,23 @@ void profiler_flush_begin(void)
     if (counters_mode)
         drain_ring(0);
     pme_request_flush(ncores);
-    sample_table_flush(sample_area_of(0), drain_all);
-    drain_all();
+    /* core 0 at once; a performance interrupt (IPL 6) must not add to the
+     * table meanwhile */
+    unsigned ipl = pal_swpipl(IPL_ALL_MASKED);
+    struct sample_area *a0 = sample_area_of(0);
+    flushing0 = 1;
+    sample_table_flush(a0, drain_pre_flush);
+    flushing0 = 0;
+    sampling[0].pre_mask = (a0->ovf[0].ready ? 1u : 0u) | (a0->ovf[1].ready ? 2u : 0u);
+    pal_swpipl(ipl);
+    drain_pre_flush();
 }
 
 int profiler_flush_pending(void)
 {
     for (unsigned c = 0; c < ncores; c++) {
         struct sample_area *a = sample_area_of(c);
-        if (a->st.flush_done != a->st.flush_request || a->ovf[0].ready || a->ovf[1].ready ||
+        if ((c != 0 && a->st.flush_done != a->st.flush_request) || pre_flush_buffers(c) ||
             pme_pending(c))
             return 1;
     }
@@ -658,12 +705,18 @@ int profiler_flush_pending(void)
 
 void profiler_flush_give_up(void)
 {
-    discard_ready();
+    for (unsigned c = 0; c < ncores; c++) {
+        uint32_t pre = pre_flush_buffers(c);
+        for (unsigned bi = 0; bi < 2; bi++)
+            if (pre & (1u << bi))
+                discard_buffer(c, bi);
+        sampling[c].pre_mask = 0;
+    }
 }
 
 void profiler_drain(void)
 {
-    drain_all();
+    drain_pre_flush();
 }
 
 void profiler_send_flushes(void)
