@@ -18,7 +18,9 @@
  * values turn them off), a new oracle_request writes the oracle file now.
  *
  * Arguments: ram=PATH (the RAM backend file), cores=N, oracle=PATH (truth
- * written at exit and on request), mode=full (the only mode so far), and
+ * written at exit and on request), mode=full (the timing model) or
+ * mode=counters (counters-mode.h: counts only, no ProfileMe, the oracle at
+ * exit only), and
  * model parameters (width, rob, iq_int, iq_fp, store_buffer, int_pipes,
  * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
  *
@@ -40,6 +42,8 @@
 #include "hw-model/model/core-model.h"
 #include "hw-model/model/profileme.h"
 #include "hw-model/oracle-format.h"
+#include "hw-model/plugin/counter-unit.h"
+#include "hw-model/plugin/counters-mode.h"
 #include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
@@ -59,24 +63,14 @@ struct bad_cache_entry {
     struct oracle_pc *o;
 };
 
-struct counter_state {
-    uint32_t event;
-    bool enabled;
-    int64_t remaining;
-    uint64_t period_min, period_max;
-};
-
 struct vcpu {
     struct core_model model;
     struct pmu_window *win;
-    uint64_t config_gen;
-    uint32_t rng;
-    struct counter_state counters[PMU_COUNTERS];
+    struct counter_unit cu;
     struct insn_info *prev;
     uint64_t prev_addr;
     bool prev_accessed;         /* prev's memory access happened */
     struct pc_table oracle;
-    uint64_t overflows, dropped;
     uint64_t oracle_request;
     struct pme_unit pme;
     struct bad_cache_entry bad_cache[BAD_CACHE];
@@ -88,6 +82,7 @@ static struct {
     uint8_t *ram;
     size_t ram_size;
     char oracle_path[4096];
+    bool counters_mode;         /* mode=counters: counters-mode.c, no timing model */
     struct model_params params;
     pthread_mutex_t oracle_lock;
 } g = {.oracle_lock = PTHREAD_MUTEX_INITIALIZER};
@@ -99,50 +94,12 @@ static void fail(const char *msg)
     qemu_plugin_outs(buf);
 }
 
-static int64_t draw_period(struct vcpu *v, const struct counter_state *c)
-{
-    uint64_t span = c->period_max - c->period_min + 1;
-    return (int64_t)(c->period_min + (uint64_t)model_minstd(&v->rng) % span);
-}
-
-/* The firmware changed the counters: read and check its configuration. */
+/* The firmware changed its configuration: counters and ProfileMe. */
 static void reload_config(struct vcpu *v)
 {
-    struct pmu_window *w = v->win;
-    v->config_gen = w->config_gen;
-    v->rng = model_minstd_seed(w->seed, 0);
-    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
-        struct pmu_counter_config cfg = w->counters[i];
-        struct counter_state *c = &v->counters[i];
-        c->enabled = cfg.enable == 1 && cfg.event < PMU_EV_COUNT &&
-                     cfg.period_min >= PMU_MIN_PERIOD && cfg.period_max >= cfg.period_min &&
-                     cfg.period_max - cfg.period_min < (1ull << 31);
-        c->event = cfg.event;
-        c->period_min = cfg.period_min;
-        c->period_max = cfg.period_max;
-        if (c->enabled)
-            c->remaining = draw_period(v, c);
-    }
-    struct pme_config pme = w->pme;
-    pme_unit_configure(&v->pme, &pme, w->seed);
-}
-
-static void emit(struct vcpu *v, uint64_t pc, uint64_t addr, uint32_t event, uint64_t cycle,
-                 uint32_t latency)
-{
-    struct pmu_window *w = v->win;
-    v->overflows++;
-    w->overflows = v->overflows;
-    uint64_t head = w->ring_head, tail = __atomic_load_n(&w->ring_tail, __ATOMIC_ACQUIRE);
-    if (head - tail >= PMU_RING_ENTRIES || tail > head) {
-        v->dropped++;
-        w->ring_dropped = v->dropped;
-        return;
-    }
-    w->ring[head % PMU_RING_ENTRIES] = (struct pmu_record){
-        .pc = pc, .cycle = cycle, .addr = addr, .event = event, .latency = latency};
-    __atomic_store_n(&w->ring_head, head + 1, __ATOMIC_RELEASE);
-    irq_delivery_check(w, (unsigned)(v - g.vcpus));
+    counter_unit_reload(&v->cu);
+    struct pme_config pme = v->win->pme;
+    pme_unit_configure(&v->pme, &pme, v->win->seed);
 }
 
 static void write_oracle(void);
@@ -159,8 +116,9 @@ static inline void add_bits(uint64_t *count, uint32_t bits)
 static void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struct insn_result *r,
                          uint64_t cycle)
 {
-    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
-        struct counter_state *c = &v->counters[i];
+    struct counter_unit *u = &v->cu;
+    for (unsigned i = 0; u->nenabled && i < PMU_COUNTERS; i++) {
+        struct counter_state *c = &u->c[i];
         if (!c->enabled)
             continue;
         uint64_t n = c->event == PMU_EV_CYCLES ? r->cycles : r->events[c->event];
@@ -168,8 +126,10 @@ static void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struc
             continue;
         c->remaining -= (int64_t)n;
         while (c->remaining <= 0) {
-            emit(v, pc, addr, c->event, cycle, r->latency);
-            c->remaining += draw_period(v, c);
+            struct pmu_record rec = {.pc = pc, .cycle = cycle, .addr = addr, .event = c->event,
+                                     .latency = r->latency};
+            counter_unit_overflow(u, &rec);
+            c->remaining += counter_unit_period(u, i);
         }
     }
 }
@@ -252,7 +212,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
     struct pmu_window *w = v->win;
     if (w) {
-        if (w->config_gen != v->config_gen)
+        if (w->config_gen != v->cu.config_gen)
             reload_config(v);
         if (w->oracle_request != v->oracle_request) {
             v->oracle_request = w->oracle_request;
@@ -390,6 +350,27 @@ static void write_oracle(void)
     if (!g.oracle_path[0])
         return;
     pthread_mutex_lock(&g.oracle_lock);
+    struct oracle_core oc[MAX_CORES];
+    for (unsigned c = 0; c < g.ncores; c++) {
+        struct vcpu *v = &g.vcpus[c];
+        oc[c] = (struct oracle_core){.overflows = v->cu.overflows, .ring_dropped = v->cu.dropped};
+        if (g.counters_mode) {
+            counters_mode_collect(c, &oc[c], &v->oracle);     /* (at exit only) */
+        } else {
+            oc[c].cycles = v->model.last_retire;
+            oc[c].instructions = v->model.seq;
+            oc[c].fetched = v->model.fetched;
+            oc[c].aborted = v->model.aborted;
+            oc[c].pme_samples = v->pme.samples;
+            oc[c].pme_dropped = v->pme.dropped;
+            memcpy(oc[c].events, v->model.events, sizeof oc[c].events);
+        }
+        if (v->win) {
+            oc[c].ring_unread = unread(v->win->ring_head, v->win->ring_tail);
+            oc[c].pme_unread = unread(v->win->pme_head, v->win->pme_tail);
+            oc[c].interrupts = v->win->interrupts;
+        }
+    }
     uint64_t npcs = 0;
     struct oracle_pc *pcs = merge_oracle(&npcs);
     char tmp[4200];
@@ -406,20 +387,7 @@ static void write_oracle(void)
     struct oracle_header h = {.magic = ORACLE_MAGIC, .version = ORACLE_VERSION, .ncores = g.ncores,
                               .npcs = npcs, .nevents = PMU_EV_COUNT};
     fwrite(&h, sizeof h, 1, f);
-    for (unsigned c = 0; c < g.ncores; c++) {
-        struct vcpu *v = &g.vcpus[c];
-        struct oracle_core oc = {.cycles = v->model.last_retire, .instructions = v->model.seq,
-                                 .overflows = v->overflows, .ring_dropped = v->dropped,
-                                 .fetched = v->model.fetched, .aborted = v->model.aborted,
-                                 .pme_samples = v->pme.samples, .pme_dropped = v->pme.dropped};
-        if (v->win) {
-            oc.ring_unread = unread(v->win->ring_head, v->win->ring_tail);
-            oc.pme_unread = unread(v->win->pme_head, v->win->pme_tail);
-            oc.interrupts = v->win->interrupts;
-        }
-        memcpy(oc.events, v->model.events, sizeof oc.events);
-        fwrite(&oc, sizeof oc, 1, f);
-    }
+    fwrite(oc, sizeof oc[0], g.ncores, f);
     fwrite(pcs, sizeof *pcs, npcs, f);
     free(pcs);
     if (fclose(f) == 0)
@@ -509,8 +477,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         else if (!strcmp(key, "oracle"))
             snprintf(g.oracle_path, sizeof g.oracle_path, "%s", val);
         else if (!strcmp(key, "mode")) {
-            if (strcmp(val, "full")) {
-                snprintf(msg, sizeof msg, "mode=%s: only mode=full exists so far", val);
+            if (!strcmp(val, "counters")) {
+                g.counters_mode = true;
+            } else if (strcmp(val, "full")) {
+                snprintf(msg, sizeof msg, "mode=%s: the modes are full and counters", val);
                 fail(msg);
                 return -1;
             }
@@ -539,14 +509,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         snprintf(msg, sizeof msg, "no performance interrupts (%s): the firmware polls the rings", why);
         fail(msg);
     }
+    struct pmu_window *wins[MAX_CORES] = {0};
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
-        if (core_model_init(&v->model, &g.params) || pc_table_init(&v->oracle, 1 << 14)) {
+        if ((!g.counters_mode && core_model_init(&v->model, &g.params)) ||
+            pc_table_init(&v->oracle, 1 << 14)) {
             fail("bad model parameters or out of memory");
             return -1;
         }
         pme_unit_init(&v->pme);
-        if (g.ram)
+        if (g.ram && !g.counters_mode)
             core_model_set_memory(&v->model, g.ram, g.ram_size);
         if (g.ram) {
             v->win = (struct pmu_window *)(g.ram + PMU_WINDOW_PHYS + (size_t)c * PMU_WINDOW_PER_CORE);
@@ -556,8 +528,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             v->win->irq_mode = irq_mode;
             __atomic_store_n(&v->win->magic, PMU_MAGIC, __ATOMIC_RELEASE);
         }
+        wins[c] = v->win;
+        counter_unit_init(&v->cu, v->win, c);
     }
-    qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+    if (g.counters_mode)
+        counters_mode_install(id, g.ncores, wins);
+    else
+        qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
     return 0;
 }
