@@ -1,14 +1,8 @@
 /* Event counters of one core: see counter-unit.h and pmu-window.h. */
 #include "hw-model/plugin/counter-unit.h"
 
+#include "hw-model/model/profileme.h"        /* the model's generator */
 #include "hw-model/plugin/irq-delivery.h"
-
-static uint32_t minstd(uint32_t *s)
-{
-    uint64_t x = (uint64_t)*s * 16807u % 2147483647u;
-    *s = (uint32_t)(x ? x : 1);
-    return *s;
-}
 
 void counter_unit_init(struct counter_unit *u, struct pmu_window *win, unsigned core)
 {
@@ -19,14 +13,14 @@ int64_t counter_unit_period(struct counter_unit *u, unsigned i)
 {
     const struct counter_state *c = &u->c[i];
     uint64_t span = c->period_max - c->period_min + 1;
-    return (int64_t)(c->period_min + (uint64_t)minstd(&u->rng) % span);
+    return (int64_t)(c->period_min + (uint64_t)model_minstd(&u->rng) % span);
 }
 
 void counter_unit_reload(struct counter_unit *u)
 {
     struct pmu_window *w = u->win;
     u->config_gen = w->config_gen;
-    u->rng = (uint32_t)(w->seed % 2147483646u) + 1;
+    u->rng = model_minstd_seed(w->seed, 0);
     u->nenabled = 0;
     for (unsigned i = 0; i < PMU_COUNTERS; i++) {
         struct pmu_counter_config cfg = w->counters[i];
