@@ -305,6 +305,9 @@ def test_low_baud_link_budget_and_link_full_drops():
               daemon)
         check(one(db, "SELECT sum(count) FROM drops WHERE reason LIKE 'link_lost%'") == 0,
               "no frame lost on the way", daemon)
+        m = re.search(r"monitor: run time (\d+) ns", board.out())
+        check(m and int(m.group(1)) < 1.5 * 5e9 + 2e9,
+              "the slow link does not hold the workload up (run time in virtual ns)", board)
     finally:
         for p in (daemon, board):
             if p:
