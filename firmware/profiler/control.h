@@ -17,8 +17,10 @@
  * header's LK_ACK_*).  A flush asks every core to empty its hash table
  * (IPI; core 0 at once), then sends the overflow buffers as the link
  * allows; after FLUSH_TIMEOUT what the link could not carry is counted as
- * LK_DROP_LINK_FULL and the answer goes out.  Samples a core evicts while
- * a flush is in progress may end up in the epoch that is ending.
+ * LK_DROP_LINK_FULL and the answer goes out.  Only what a core held when
+ * it flushed goes before the answer (EPOCH): what it collects after its
+ * flush waits (the periodic drain pauses while a control frame is in
+ * progress), so an epoch boundary is exact per core.
  *
  * Counters in FLUSH frames are cumulative since the session's HELLO: the
  * values at START are taken off (control_rebase).
