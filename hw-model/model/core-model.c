@@ -374,7 +374,7 @@ static void clear_result(struct insn_result *r)
 static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, uint64_t end)
 {
     const struct model_params *p = &m->p;
-    unsigned cap = p->rob;
+    unsigned cap = p->rob, ras_top = m->ras_top;
     m->last_fetch_line = UINT64_MAX;       /* a new fetch block */
     while (m->nbad < cap && m->fetch_slot < end) {
         uint64_t phys;
@@ -416,8 +416,22 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
             m->last_fetch_line = UINT64_MAX;
             continue;
         } else if (cls == ALPHA_JUMP) {
+            /* predicted like a good-path jump, without training: returns
+             * read down a private copy of the return stack's top */
             b->r.pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
-            break;                          /* target unknown before it executes */
+            if (((s->word >> 14) & 3) >= 2) {
+                pc = m->ras[ras_top];
+                ras_top = (ras_top + MODEL_RAS - 1) % MODEL_RAS;
+            } else {
+                const struct jump_target *j = &m->btb[(pc >> 2) % MODEL_BTB];
+                if (j->pc != pc)
+                    break;                  /* no target known: fetch waits */
+                pc = j->target;
+            }
+            b->r.addr = pc;
+            m->fetch_slot = block_end(m, m->fetch_slot);
+            m->last_fetch_line = UINT64_MAX;
+            continue;
         }
         pc += 4;
     }

@@ -364,6 +364,20 @@ static void test_returns_and_jumps_are_predicted(void **state)
     uint64_t redirect = r.complete + params.mispredict_penalty;
     step(t2, NOP, 0, t2 + 4, &r);
     assert_true(r.fetch >= redirect);
+    /* A return on a bad path follows the return stack (without popping it). */
+    uint64_t g = KSEG + 0x6000;
+    put_word(mem, 0x6008, RET(31, 26));
+    step(caller, JSR(26, 27), 0, g, &r);
+    step(g, BNE(1, 100), 0, g + 4 + 400, &r);               /* mispredicted: bad path g+4... */
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 1);
+    assert_true(model.nbad >= 4);
+    assert_int_equal(model.bad[0].pc, g + 4);
+    assert_int_equal(model.bad[1].pc, g + 8);
+    assert_true(model.bad[1].r.pme_events & 1u << PME_EVB_JUMP);
+    assert_int_equal(model.bad[1].r.addr, caller + 4);
+    assert_int_equal(model.bad[2].pc, caller + 4);
+    step(g + 404, RET(31, 26), 0, caller + 4, &r);
+    assert_int_equal(r.events[PMU_EV_BRANCHMP], 0);
     core_model_set_memory(&model, NULL, 0);
     free(mem);
 }
