@@ -370,11 +370,15 @@ static void clear_result(struct insn_result *r)
         r->events[e] = 0;
 }
 
-/* Fetches the predicted path from pc until fetch reaches `end` slots. */
-static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, uint64_t end)
+/* Fetches the predicted path from pc until fetch reaches `end` slots or
+ * the reorder buffer, holding what was in flight at `since`, is full. */
+static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, uint64_t end,
+                           uint64_t since)
 {
     const struct model_params *p = &m->p;
     unsigned cap = p->rob, ras_top = m->ras_top;
+    for (unsigned i = 0; i < p->rob; i++)
+        cap -= m->rob_retire[i] > since;
     m->last_fetch_line = UINT64_MAX;       /* a new fetch block */
     while (m->nbad < cap && m->fetch_slot < end) {
         uint64_t phys;
@@ -624,7 +628,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     m->events[PMU_EV_CYCLES] += r->cycles;
 
     if (redirect) {
-        fetch_bad_path(m, bad_pc, bad_history, redirect);
+        fetch_bad_path(m, bad_pc, bad_history, redirect, fetch);
         m->fetch_slot = max64(m->fetch_slot, redirect);
         m->last_fetch_line = UINT64_MAX;
     }
