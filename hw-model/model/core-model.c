@@ -316,9 +316,10 @@ static inline uint64_t block_end(const struct core_model *m, uint64_t slot)
     return slot_cycle(m, slot + m->p.width - 1) * m->p.width;
 }
 
-/* Fetch of the instruction at pc: I-cache and ITB on a new line.  Returns
- * false (nothing fetched) if a miss would take fetch to `limit` slots. */
-static bool fetch_insn(struct core_model *m, uint64_t pc, struct insn_result *r, uint64_t limit)
+/* Fetch of the instruction at pc: I-cache and ITB on a new line (an I-miss
+ * is counted for the core, its bits go to *pme).  Returns false (nothing
+ * fetched) if a miss would take fetch to `limit` slots. */
+static bool fetch_insn(struct core_model *m, uint64_t pc, uint64_t limit, uint64_t *fetch, uint32_t *pme)
 {
     const struct model_params *p = &m->p;
     uint64_t line = pc >> 6;
@@ -326,7 +327,7 @@ static bool fetch_insn(struct core_model *m, uint64_t pc, struct insn_result *r,
         uint64_t stall = 0;
         if (!cache_access(&m->itb, pc)) {
             stall += p->tlb_miss_latency;
-            r->pme_events |= 1u << PME_EVB_ITBMISS;
+            *pme |= 1u << PME_EVB_ITBMISS;
         }
         bool imiss = !cache_access(&m->l1i, pc);
         if (imiss)
@@ -338,11 +339,11 @@ static bool fetch_insn(struct core_model *m, uint64_t pc, struct insn_result *r,
         }
         m->fetch_slot += stall * p->width;
         if (imiss) {
-            count(m, r, PMU_EV_IMISS);
-            r->pme_events |= 1u << PME_EVB_IMISS;
+            m->events[PMU_EV_IMISS]++;
+            *pme |= 1u << PME_EVB_IMISS;
         }
     }
-    r->fetch = slot_cycle(m, m->fetch_slot);
+    *fetch = slot_cycle(m, m->fetch_slot);
     m->fetch_slot++;
     m->fetched++;
     return true;
@@ -358,7 +359,7 @@ static const struct insn_static *decode_cached(struct core_model *m, uint64_t pc
     return &d->s;
 }
 
-/* Zeroes what a bad-path result reports (without a slow rep stos). */
+/* Zeroes a result (without a slow rep stos). */
 static void clear_result(struct insn_result *r)
 {
     r->cycles = r->map = r->data_ready = r->issue = r->retire_ready = r->retire = r->complete = 0;
@@ -387,42 +388,43 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
         uint32_t word;
         memcpy(&word, m->mem + phys, 4);
         struct bad_fetch *b = &m->bad[m->nbad];
-        clear_result(&b->r);
-        if (!fetch_insn(m, pc, &b->r, end))
+        b->pme_events = 0;
+        b->addr = 0;
+        if (!fetch_insn(m, pc, end, &b->fetch, &b->pme_events))
             break;
         m->nbad++;
         b->pc = pc;
-        b->r.history = history;
+        b->history = history;
         const struct insn_static *s = decode_cached(m, pc, word);
         unsigned cls = s->cls;
-        b->r.pme_events |= 1u << PME_EVB_BAD_PATH;
+        b->pme_events |= 1u << PME_EVB_BAD_PATH;
         if (cls == ALPHA_LOAD || cls == ALPHA_LOAD_LOCKED)
-            b->r.pme_events |= 1u << PME_EVB_LOAD;
+            b->pme_events |= 1u << PME_EVB_LOAD;
         else if (cls == ALPHA_STORE || cls == ALPHA_STORE_COND)
-            b->r.pme_events |= 1u << PME_EVB_STORE;
+            b->pme_events |= 1u << PME_EVB_STORE;
         if (cls == ALPHA_BRANCH_COND) {
-            b->r.pme_events |= 1u << PME_EVB_BRANCH;
+            b->pme_events |= 1u << PME_EVB_BRANCH;
             bool taken = bp_predict(&m->bp, pc);
             history = (history << 1 | taken) & (BP_GLOBAL_ENTRIES - 1);
             if (taken) {
-                b->r.pme_events |= 1u << PME_EVB_TAKEN;
+                b->pme_events |= 1u << PME_EVB_TAKEN;
                 pc = alpha_branch_target(pc, s->word);
-                b->r.addr = pc;
+                b->addr = pc;
                 m->fetch_slot = block_end(m, m->fetch_slot);
                 m->last_fetch_line = UINT64_MAX;
                 continue;
             }
         } else if (cls == ALPHA_BRANCH) {
-            b->r.pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
+            b->pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
             pc = alpha_branch_target(pc, s->word);
-            b->r.addr = pc;
+            b->addr = pc;
             m->fetch_slot = block_end(m, m->fetch_slot);
             m->last_fetch_line = UINT64_MAX;
             continue;
         } else if (cls == ALPHA_JUMP) {
             /* predicted like a good-path jump, without training: returns
              * read down a private copy of the return stack's top */
-            b->r.pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
+            b->pme_events |= 1u << PME_EVB_JUMP | 1u << PME_EVB_TAKEN;
             if (((s->word >> 14) & 3) >= 2) {
                 pc = m->ras[ras_top];
                 ras_top = (ras_top + MODEL_RAS - 1) % MODEL_RAS;
@@ -432,7 +434,7 @@ static void fetch_bad_path(struct core_model *m, uint64_t pc, uint32_t history, 
                     break;                  /* no target known: fetch waits */
                 pc = j->target;
             }
-            b->r.addr = pc;
+            b->addr = pc;
             m->fetch_slot = block_end(m, m->fetch_slot);
             m->last_fetch_line = UINT64_MAX;
             continue;
@@ -489,7 +491,8 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     r->history = m->bp.global_history;
 
     /* Fetch. */
-    fetch_insn(m, s->pc, r, UINT64_MAX);
+    fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
+    r->events[PMU_EV_IMISS] = (r->pme_events >> PME_EVB_IMISS) & 1;
     uint64_t fetch = r->fetch;
 
     /* Map, in order: a ROB entry frees when the instruction rob places
@@ -639,7 +642,8 @@ void core_model_trap(struct core_model *m, const struct insn_static *s, struct i
     clear_result(r);
     m->nbad = 0;
     r->history = m->bp.global_history;
-    fetch_insn(m, s->pc, r, UINT64_MAX);
+    fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
+    r->events[PMU_EV_IMISS] = (r->pme_events >> PME_EVB_IMISS) & 1;
     m->aborted++;
     r->pme_events |= 1u << PME_EVB_TRAP;
     if (s->cls == ALPHA_LOAD || s->cls == ALPHA_LOAD_LOCKED)

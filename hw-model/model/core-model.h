@@ -90,10 +90,14 @@ struct insn_result {
     uint16_t events[PMU_EV_COUNT];   /* count of each event this instruction caused */
 };
 
-/* An instruction fetched down a mispredicted path (aborted). */
+/* An instruction fetched down a mispredicted path (aborted): all it did
+ * was being fetched (an I-cache miss is its only event: the IMISS bit). */
 struct bad_fetch {
     uint64_t pc;
-    struct insn_result r;       /* fetch, pme_events, history, events[IMISS] only */
+    uint64_t fetch;             /* cycle */
+    uint64_t addr;              /* predicted target of a taken control transfer, else 0 */
+    uint32_t pme_events;        /* BAD_PATH, class, TAKEN, IMISS, ITBMISS bits */
+    uint32_t history;           /* global branch history at fetch (speculative) */
 };
 
 struct fu_slot {

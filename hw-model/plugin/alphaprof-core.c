@@ -134,13 +134,16 @@ static void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struc
     }
 }
 
-/* A tagged instruction is done: its Profile Registers go to the unit. */
-static void profile_tagged(struct vcpu *v, uint64_t pc, const struct insn_result *r)
+/* A tagged instruction is done: its Profile Registers go to the unit
+ * (lat NULL: aborted before its stages, all zero). */
+static void profile_tagged(struct vcpu *v, uint64_t pc, uint64_t addr, uint64_t fetch, uint32_t events,
+                           uint32_t history, const uint32_t *lat)
 {
     struct pme_record rec = {
-        .pc = pc, .addr = r->addr, .fetch_cycle = r->fetch, .events = r->pme_events,
-        .history = r->history, .context = (uint8_t)model_pc_context(pc)};
-    memcpy(rec.lat, r->lat, sizeof rec.lat);
+        .pc = pc, .addr = addr, .fetch_cycle = fetch, .events = events, .history = history,
+        .context = (uint8_t)model_pc_context(pc)};
+    if (lat)
+        memcpy(rec.lat, lat, sizeof rec.lat);
     uint64_t head = v->win ? v->win->pme_head : 0;
     pme_unit_done(&v->pme, &rec, v->win);
     if (v->win && v->win->pme_head != head)
@@ -183,7 +186,7 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
     if (v->win && r.events[PMU_EV_IMISS])
         count_events(v, in->s.pc, 0, &r, r.fetch);
     if (pme_unit_fetch(&v->pme))
-        profile_tagged(v, in->s.pc, &r);
+        profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
 }
 
 static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t next_pc, unsigned core)
@@ -225,21 +228,25 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         count_events(v, in->s.pc, addr, &r, r.retire);
     }
     if (pme_unit_fetch(&v->pme))
-        profile_tagged(v, in->s.pc, &r);
+        profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
 
     /* The wrong path fetched after a mispredicted branch: aborted. */
     for (unsigned i = 0; i < m->nbad; i++) {
         const struct bad_fetch *b = &m->bad[i];
+        unsigned imiss = (b->pme_events >> PME_EVB_IMISS) & 1;
         struct oracle_pc *bo = bad_entry(v, b->pc);
         if (bo) {
             bo->aborted++;
-            bo->events[PMU_EV_IMISS] += b->r.events[PMU_EV_IMISS];
-            add_bits(bo->pme_events, b->r.pme_events);
+            bo->events[PMU_EV_IMISS] += imiss;
+            add_bits(bo->pme_events, b->pme_events);
         }
-        if (w && b->r.events[PMU_EV_IMISS])
-            count_events(v, b->pc, 0, &b->r, b->r.fetch);
+        if (w && imiss) {
+            struct insn_result one = {.fetch = b->fetch};
+            one.events[PMU_EV_IMISS] = 1;
+            count_events(v, b->pc, 0, &one, b->fetch);
+        }
         if (pme_unit_fetch(&v->pme))
-            profile_tagged(v, b->pc, &b->r);
+            profile_tagged(v, b->pc, b->addr, b->fetch, b->pme_events, b->history, NULL);
     }
 }
 
