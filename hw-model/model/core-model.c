@@ -297,11 +297,17 @@ static uint64_t *iq_entry(uint64_t *q, unsigned n, unsigned *next, uint64_t t)
         }
         i = i + 1 == n ? 0 : i + 1;
     }
-    uint64_t *e = &q[0];        /* full: the entry that frees first */
-    for (unsigned k = 1; k < n; k++)
-        if (q[k] < *e)
-            e = &q[k];
-    return e;
+    /* full: the entry that frees first (branch-free: the minimum moves
+     * unpredictably) */
+    unsigned best = 0;
+    uint64_t min = q[0];
+    for (unsigned k = 1; k < n; k++) {
+        uint64_t x = q[k];
+        bool lt = x < min;
+        min = lt ? x : min;
+        best = lt ? k : best;
+    }
+    return &q[best];
 }
 
 /* The cycle of a fetch slot (no division for power-of-two widths). */
