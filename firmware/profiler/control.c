@@ -31,6 +31,7 @@ static struct {
     uint64_t deadline;
     uint64_t frames;            /* intact control frames received */
     uint64_t base_stats[MAX_CORES][ID_MAX], base_drops[MAX_CORES][ID_MAX];
+    uint64_t rx_next_ns;        /* paced link: when the next byte may be read */
 } ctl;
 
 static uint8_t reply_buf[256];
@@ -293,13 +294,27 @@ static void reply(void)
     ctl.state = IDLE;
 }
 
+/* Reads what the receiver has; on a paced link no faster than the baud
+ * rate (a 16-byte FIFO's worth saved up at most), so the host's control
+ * frames, too, travel as over an N-baud UART: the rest waits in the UART
+ * and, behind it, in the host's socket. */
 static void poll_rx(void)
 {
     uint8_t buf[RX_BATCH];
-    size_t n = 0;
+    size_t n = 0, room = sizeof buf;
+    uint64_t byte_ns = link_tx_byte_ns(), now = clock_ns();
+    if (byte_ns) {
+        uint64_t saved = 16 * byte_ns;
+        if (now > saved && ctl.rx_next_ns < now - saved)
+            ctl.rx_next_ns = now - saved;
+        uint64_t due = ctl.rx_next_ns <= now ? (now - ctl.rx_next_ns) / byte_ns + 1 : 0;
+        if (due < room)
+            room = (size_t)due;
+    }
     int ch;
-    while (n < sizeof buf && (ch = uart_port_receive(BOARD_COM2_PORT)) >= 0)
+    while (n < room && (ch = uart_port_receive(BOARD_COM2_PORT)) >= 0)
         buf[n++] = (uint8_t)ch;
+    ctl.rx_next_ns += n * byte_ns;
     const uint8_t *p = buf;
     while (n > 0) {
         size_t used;

@@ -153,6 +153,11 @@ void link_tx_wait_free(uint32_t bytes)
         link_tx_pump();
 }
 
+uint64_t link_tx_byte_ns(void)
+{
+    return tx.byte_ns;
+}
+
 uint64_t link_tx_bytes_sent(void)
 {
     return tx.sent;

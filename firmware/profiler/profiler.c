@@ -57,6 +57,7 @@ static int counters_mode;       /* samples come from the hw-model's rings */
 static volatile int sampling_on;    /* 0: stopped by the host (STOP, start=host) */
 static int finishing;           /* profiler_finish: the flush IPI also stops a core */
 static uint64_t next_drain_ns;
+static uint64_t next_flush_frames_ns;  /* periodic FLUSH frames, paced on a slow link */
 static uint8_t frame_buf[LK_MAX_RAW];
 
 extern const char __build_id_note[] __attribute__((weak));
@@ -468,10 +469,16 @@ int profiler_clock_interrupt(struct trap_frame *f)
             next_drain_ns += boot_options.flush_ms * 1000000ull;
             pme_request_flush(ncores);
             drain_all();
-            /* silent without a session; skipped when data waits for the link
-             * (FLUSH counters are cumulative: the next one has it all) */
-            for (unsigned c = 0; c < ncores && sampling_on && link_tx_has_room(); c++)
-                send_flush(c);
+            /* silent without a session.  FLUSH frames go ahead of waiting
+             * data (data frames leave the reserve free), but on a slow
+             * link take at most ~10% of it: ~64 bytes a core a round
+             * (counters are cumulative: a round skipped loses nothing) */
+            if (sampling_on && s->next_ns >= next_flush_frames_ns &&
+                link_tx_free() >= link_tx_reserve()) {
+                for (unsigned c = 0; c < ncores; c++)
+                    send_flush(c);
+                next_flush_frames_ns = s->next_ns + 10ull * 64 * ncores * link_tx_byte_ns();
+            }
         }
     }
     return 1;

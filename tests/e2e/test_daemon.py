@@ -277,15 +277,17 @@ def test_low_baud_link_budget_and_link_full_drops():
                                        "--append", "profile=counters",
                                        "--append", "events=cycles:1000-1100", image="sprawl.elf")
         db = os.path.join(d, "p.db")
-        daemon = start_daemon(d, sock, db, img, "--flush-every", "100")
+        # no FLUSH_NOW: the target's own drain every 100 ms, as a board left alone
+        daemon = start_daemon(d, sock, db, img, "--flush-every", "0")
         rc = daemon.wait(120)
         board.wait(60)
         check(rc == 0, "the daemon ends with the board", daemon)
         out = daemon.out()
         check("link %d baud" % baud in out, "HELLO carries the link's baud rate", daemon)
-        flushes = [(int(t), int(b)) for t, b in
-                   re.findall(r"^daemon: flush \d+ at (\d+) ns: bytes_sent (\d+)", out, re.M)]
-        check(len(flushes) > 5, "the target's FLUSH frames arrived (%d)" % len(flushes), daemon)
+        found = re.findall(r"^daemon: flush \d+ at (\d+) ns: bytes_sent (\d+) samples_taken \d+ "
+                           r"link_full (\d+)", out, re.M)
+        flushes = [(int(t), int(b)) for t, b, _ in found]
+        check(len(flushes) >= 6, "the target's FLUSH frames arrived (%d)" % len(flushes), daemon)
         per_byte = 10e9 / baud      # ns a character occupies the line (8N1)
         for (t0, b0), (t1, b1) in zip(flushes, flushes[1:]):
             check(b1 - b0 <= (t1 - t0) / per_byte + 17,
@@ -293,8 +295,12 @@ def test_low_baud_link_budget_and_link_full_drops():
                   daemon)
         (ta, ba), (tb, bb) = flushes[0], flushes[-1]
         rate = (bb - ba) / ((tb - ta) / 1e9)
-        check(0.5 * baud / 10 < rate <= baud / 10 + 17 / ((tb - ta) / 1e9),
-              "the link runs near its rate, never above (%.0f B/s of virtual time)" % rate, daemon)
+        check(rate <= baud / 10 + 17 / ((tb - ta) / 1e9),
+              "never above the link's rate (%.0f B/s of virtual time)" % rate, daemon)
+        # the load is more than the link carries: some stretch ran at its rate
+        best = max((b1 - b0) / ((t1 - t0) / 1e9)
+                   for (t0, b0), (t1, b1) in zip(flushes, flushes[1:]) if t1 - t0 >= 5e8)
+        check(best > 0.8 * baud / 10, "a full link runs at its rate (best %.0f B/s)" % best, daemon)
         host_bytes = stat(db, "link_bytes_ok")
         check(host_bytes >= bb - ba, "the host received what the target sent", daemon)
         full = one(db, "SELECT sum(count) FROM drops WHERE reason = 'link_full'")
