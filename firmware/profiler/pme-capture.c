@@ -27,6 +27,9 @@
 #define PME_AGG_SHIFT       10          /* log2(PME_AGG_ENTRIES) */
 #define PME_AGG_LIMIT       768         /* 3/4 full: hand the bank over */
 #define PME_PAIR_SLOTS      768
+/* Performance interrupts only from this interval up (see pme_start): the
+ * drain fetches ~100-250 instructions a record. */
+#define PME_IRQ_MIN_INTERVAL 4096
 
 /* Per-PC aggregate of one flush interval.  32-bit counts: a bank lives at
  * most flush_ms (<= 10^6 ms) of 1 ms ticks that each drain at most
@@ -44,7 +47,10 @@ struct pme_bank {
     volatile uint32_t ready;            /* 1: handed to the boot core */
     uint32_t fill;                      /* aggregate slots in use */
     uint32_t npairs;
-    uint32_t pad[13];
+    /* the boot core's, while ready */
+    uint32_t sorted;                    /* aggregates compacted and sorted */
+    uint32_t agg_pos, pair_pos;         /* already sent */
+    uint32_t pad[10];
     struct pme_agg_entry agg[PME_AGG_ENTRIES];
     struct pme_record pairs[PME_PAIR_SLOTS][2];
 };
@@ -59,11 +65,11 @@ struct pme_core {
     uint64_t resync_lost;               /* records skipped over a garbage ring index */
     uint32_t active;                    /* bank being filled */
     volatile uint32_t switch_ack;       /* last switch_req honoured */
-    uint8_t pad0[8];
+    uint32_t done;                      /* pme_final ran: fill nothing any more */
+    uint8_t pad0[4];
     /* written by the boot core */
     volatile uint32_t switch_req;       /* hand the active bank over, please */
-    uint32_t sorted;                    /* the ready bank's aggregates are sorted */
-    uint32_t agg_pos, pair_pos;         /* already sent of the ready bank */
+    uint32_t pad2[3];
     uint64_t sent;                      /* samples in PME_AGG frames sent */
     uint64_t pairs_sent;                /* pairs in PAIRS frames sent */
     uint64_t link_full;                 /* records given back unsent (link too slow) */
@@ -135,6 +141,15 @@ int pme_start(unsigned ncores)
         w->pme.interval_min = boot_options.pme_min;
         w->pme.interval_max = boot_options.pme_max;
         w->seed = boot_options.seed * 7919u + c + 1;
+        /* Interrupt when a quarter of the ring is full (seed 4.3: one
+         * interrupt, many records); the 1 ms tick drains the rest.  Not at
+         * short intervals: the drain is sampled too, and when it fetches
+         * about as many instructions per record as the interval, each
+         * interrupt's drain fills the ring again (an interrupt storm that
+         * starves the tick); the tick's drain is bounded by the ring. */
+        w->irq_ack = w->interrupts;
+        w->irq_threshold = w->irq_mode == PMU_IRQ_IPI && boot_options.pme_min >= PME_IRQ_MIN_INTERVAL
+                               ? PME_RING_ENTRIES / 4 : 0;
         mb();
         w->config_gen++;
     }
@@ -222,9 +237,9 @@ static void add_record(struct pme_core *p, const struct pme_record *r)
         return;
     }
     e->samples++;
-    uint32_t ev = r->events;
-    for (unsigned i = 0; i < PME_EVB_COUNT; i++)
-        e->bits[i] += (ev >> i) & 1;
+    /* the set bits only (a few): cttz, no loop over all of them */
+    for (uint32_t ev = r->events & ((1u << PME_EVB_COUNT) - 1); ev; ev &= ev - 1)
+        e->bits[__builtin_ctz(ev)]++;
     for (unsigned i = 0; i < PME_LAT_COUNT; i++)
         e->lat[i] += r->lat[i];
 }
@@ -250,7 +265,10 @@ void pme_drain(unsigned core)
         return;
     struct pme_core *p = pme_core_of(core);
     struct pmu_window *w = window_of(core);
-    /* An IPI (the final flush's) must not run a second drain inside this one. */
+    if (p->done)
+        return;
+    /* An IPI (a flush's or the model's) must not run a second drain inside
+     * this one. */
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);
     uint32_t req = p->switch_req;
     if (req != p->switch_ack && hand_over(p))
@@ -285,15 +303,35 @@ void pme_drain(unsigned core)
     pal_swpipl(ipl);
 }
 
-void pme_final(unsigned core, void (*wait)(void))
+void pme_final(unsigned core)
 {
     if (!pme_on)
         return;
     struct pme_core *p = pme_core_of(core);
     pme_drain(core);
-    while (!hand_over(p))
-        wait();
+    /* The last hand-over waits for nothing (a slow link must not hold the
+     * end of the run): the core fills no bank any more, so both may be
+     * ready at once. */
+    struct pme_bank *b = &p->bank[p->active];
+    if (b->fill || b->npairs) {
+        wmb();
+        b->ready = 1;
+    }
+    p->done = 1;
     p->switch_ack = p->switch_req;
+}
+
+void pme_interrupt(unsigned core)
+{
+    if (!pme_on)
+        return;
+    struct pmu_window *w = window_of(core);
+    uint64_t raised = w->interrupts;
+    if (raised == w->irq_ack)
+        return;
+    pme_drain(core);
+    mb();
+    w->irq_ack = raised;
 }
 
 /* ------------------------------------------------------- boot core side */
@@ -338,15 +376,15 @@ void pme_discard(unsigned core)
             continue;
         mb();
         /* sorted: [agg_pos, fill) not sent yet; unsorted: nothing sent */
-        uint32_t from = p->sorted ? p->agg_pos : 0, to = p->sorted ? b->fill : PME_AGG_ENTRIES;
+        uint32_t from = b->sorted ? b->agg_pos : 0, to = b->sorted ? b->fill : PME_AGG_ENTRIES;
         for (uint32_t i = from; i < to; i++)
             p->link_full += b->agg[i].samples;
-        p->link_full_pairs += b->npairs - p->pair_pos;
+        p->link_full_pairs += b->npairs - b->pair_pos;
         memset(b->agg, 0, sizeof b->agg);
         b->fill = 0;
         b->npairs = 0;
-        p->agg_pos = p->pair_pos = 0;
-        p->sorted = 0;
+        b->agg_pos = b->pair_pos = 0;
+        b->sorted = 0;
         wmb();
         b->ready = 0;
     }
@@ -396,16 +434,16 @@ static void to_lk_record(struct lk_pme_record *o, const struct pme_record *r)
 
 static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint8_t *buf, size_t cap)
 {
-    if (!p->sorted) {
+    if (!b->sorted) {
         compact_and_sort(b);
-        p->sorted = 1;
+        b->sorted = 1;
     }
-    while (p->agg_pos < b->fill) {
+    while (b->agg_pos < b->fill) {
         if (!link_tx_has_room())
             return 0;
         struct lk_writer w;
         struct lk_pme_agg a;
-        uint32_t i = p->agg_pos;
+        uint32_t i = b->agg_pos;
         uint64_t samples = 0;
         lk_pme_begin(&w, buf, cap, core, PME_EVB_COUNT, PME_LAT_COUNT);
         for (; i < b->fill; i++) {
@@ -425,14 +463,14 @@ static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint
         if (!link_tx_send(&w))
             return 0;
         p->sent += samples;
-        p->agg_pos = i;
+        b->agg_pos = i;
     }
-    while (p->pair_pos < b->npairs) {
+    while (b->pair_pos < b->npairs) {
         if (!link_tx_has_room())
             return 0;
         struct lk_writer w;
         struct lk_pair lp;
-        uint32_t i = p->pair_pos;
+        uint32_t i = b->pair_pos;
         lk_pairs_begin(&w, buf, cap, core, PME_LAT_COUNT);
         for (; i < b->npairs; i++) {
             const struct pme_record *r = b->pairs[i];
@@ -445,14 +483,14 @@ static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint
         }
         if (!link_tx_send(&w))
             return 0;
-        p->pairs_sent += i - p->pair_pos;
-        p->pair_pos = i;
+        p->pairs_sent += i - b->pair_pos;
+        b->pair_pos = i;
     }
     memset(b->agg, 0, b->fill * sizeof b->agg[0]);
     b->fill = 0;
     b->npairs = 0;
-    p->agg_pos = p->pair_pos = 0;
-    p->sorted = 0;
+    b->agg_pos = b->pair_pos = 0;
+    b->sorted = 0;
     wmb();
     b->ready = 0;
     return 1;

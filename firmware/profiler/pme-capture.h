@@ -34,6 +34,9 @@ void pme_send_names(uint8_t *buf, size_t cap);
 /* Owner core (its tick, interrupt context): moves new records from its
  * ring into its active bank; hands the bank over if the flusher asked. */
 void pme_drain(unsigned core);
+/* Owner core, IPI: a performance interrupt from the model (its ProfileMe
+ * ring a quarter full) drains the ring and acknowledges it. */
+void pme_interrupt(unsigned core);
 /* Boot core: ask every core to hand its active bank over at its next
  * drain (core 0's own is handed over at once). */
 void pme_request_flush(unsigned ncores);
@@ -54,7 +57,7 @@ void pme_flush_counters(unsigned core, struct lk_flush *f);
 /* Boot core at the end: turns the model's ProfileMe units off. */
 void pme_stop(unsigned ncores);
 /* Owner core at the end (after pme_stop): drains its ring and hands its
- * active bank over, spinning (calling wait) while the other is not back. */
-void pme_final(unsigned core, void (*wait)(void));
+ * active bank over without waiting (both banks may then be ready). */
+void pme_final(unsigned core);
 
 #endif

@@ -507,6 +507,8 @@ void profiler_ipi(void)
     struct sample_area *a = sample_area_of(core);
     if (counters_mode)
         pmu_interrupt(core);
+    else
+        pme_interrupt(core);
     if (!profiling || !a->st.flush_request || a->st.flush_done == a->st.flush_request)
         return;
     if (finishing)
@@ -514,7 +516,7 @@ void profiler_ipi(void)
     if (counters_mode)
         drain_ring(core);
     if (finishing)
-        pme_final(core, mb);
+        pme_final(core);
     else
         pme_drain(core);        /* hands the ProfileMe bank over if asked */
     sample_table_flush(a, mb);
@@ -546,7 +548,7 @@ void profiler_finish(long status, unsigned how)
     if (counters_mode)
         drain_ring(0);
     pme_stop(ncores);
-    pme_final(0, drain_all);
+    pme_final(0);
     for (unsigned c = 1; c < ncores; c++) {
         struct sample_area *a = sample_area_of(c);
         a->st.flush_request++;
