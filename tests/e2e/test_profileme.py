@@ -207,3 +207,19 @@ def test_profileme_options_are_checked():
               "profileme on the plain board warns and samples with the timer", r)
     finally:
         cleanup(d)
+
+
+def test_overflowing_rings_are_accounted_for():
+    """At one record per ~250 fetches the 1 ms drain cannot keep up with the
+    1024-entry ring: the model drops records, the firmware reports them
+    (ring_overflow) and the books still balance."""
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "chase", "--profileme", "--pme-interval", "200-300")
+        a = check_accounting(db, oracle)
+        check(a["ring_dropped"] > 0, "the ring overflowed (%s)" % a)
+        reported = query(db, "SELECT coalesce(sum(count), 0) FROM drops WHERE reason = 'ring_overflow'")[0][0]
+        check(reported == a["ring_dropped"],
+              "the firmware reported the model's ring losses (%d vs %d)" % (reported, a["ring_dropped"]))
+    finally:
+        cleanup(d)
