@@ -48,6 +48,9 @@ static void usage(FILE *f)
             "                     at least %d (default 60000-64000)\n"
             "  --pair-window W    paired: the second instruction 1..W fetches after the first\n"
             "                     (default 80, 1..%d)\n"
+            "  --model full|counters  the hardware model's mode instead of the board's:\n"
+            "                     counters counts only (near QEMU speed; cycles count\n"
+            "                     instructions; retired, loads, stores, branches)\n"
             "  --oracle PATH      keep the hardware model's exact truth of the run in PATH\n"
             "                     (for alphaprof check)\n"
             "  --period MIN-MAX   sampling period range, ns of virtual time (default 60000-64000)\n"
@@ -113,6 +116,24 @@ static int store_pme_intervals(struct pdb *db, int mode, unsigned lo, unsigned h
     return pdb_commit(db, err);
 }
 
+/* The counters-only model counts a few events; name the first it cannot. */
+static const char *uncountable_event(const char *list)
+{
+    static const char *const names[] = {PMU_EVENT_NAMES};
+    static char name[64];
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ":,");
+        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
+        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+            if (!strcmp(names[e], name) && !(PMU_COUNTERS_MODE_EVENTS & (1u << e)))
+                return name;
+        p += strcspn(p, ",");
+        if (*p == ',')
+            p++;
+    }
+    return NULL;
+}
+
 int cmd_record(int argc, char **argv)
 {
     const char *board_name = DEFAULT_BOARD, *db_path = DEFAULT_DB;
@@ -124,7 +145,7 @@ int cmd_record(int argc, char **argv)
     /* ProfileMe intervals as configured (the usage's defaults, always sent
      * explicitly), stored for the estimators by store_pme_intervals */
     unsigned pme_lo = 60000, pme_hi = 64000, pme_window = 80;
-    const char *oracle = NULL;
+    const char *oracle = NULL, *model = NULL;
     bool board_given = false;
     int status = 2;
 
@@ -182,6 +203,9 @@ int cmd_record(int argc, char **argv)
             snprintf(events, sizeof events, "events=%s", v);
         } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
             oracle = v;
+        } else if ((v = opt_value(argc, argv, &i, "--model", &missing))) {
+            if (!(model = parse_model_mode("alphaprof record", v)))
+                goto out;
         } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
             board_name = v;
             board_given = true;
@@ -240,6 +264,15 @@ int cmd_record(int argc, char **argv)
         status = bad("no workload image given (e.g. %s)", "build/workloads/chase.elf");
         goto out;
     }
+    if (model && !strcmp(model, PMU_MODE_COUNTERS)) {
+        const char *e = events[0] ? uncountable_event(events + strlen("events=")) : NULL;
+        if (profileme || e || !events[0]) {
+            status = bad("--model counters counts cycles (as instructions), retired, loads, stores "
+                         "and branches with --events; %s needs --model full",
+                         profileme ? "ProfileMe" : e ? e : "sampling without --events");
+            goto out;
+        }
+    }
     if (events[0] && profileme) {
         status = bad("%s: give either --events (counter sampling) or --profileme/--paired", "--events");
         goto out;
@@ -267,7 +300,7 @@ int cmd_record(int argc, char **argv)
     } else {
         strvec_push(&keys, "profile=timer");
     }
-    if (oracle && !board_given)
+    if ((oracle || model) && !board_given)
         board_name = "clipper-pm";
     if (period[0])
         strvec_push(&keys, period);
@@ -303,6 +336,7 @@ int cmd_record(int argc, char **argv)
         .keys = &keys,
         .args = &args,
         .oracle_path = oracle,
+        .model_mode = model,
     };
     /* The monitor's ELF joins the images the loadmap may name. */
     char home[PATH_MAX];

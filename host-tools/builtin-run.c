@@ -42,6 +42,7 @@ static void usage(FILE *f)
             "  --baud N           run the profile link like an N-baud 8N1 UART (default: unpaced)\n"
             "  --oracle PATH      write the hardware model's exact truth of the run to PATH\n"
             "                     (board clipper-pm, which it picks by default)\n"
+            "  --model full|counters  the hardware model's mode instead of the board's\n"
             "  --no-check         skip the host-side image checks (the monitor still checks)\n"
             "  -v, --verbose      print the QEMU command line\n"
             "  ARGS               the image's argument string (after --)\n"
@@ -54,7 +55,7 @@ static void usage(FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-    const char *board_name = NULL, *oracle = NULL;
+    const char *board_name = NULL, *oracle = NULL, *model = NULL;
     unsigned cores = 1, timeout_s = 0;
     bool deterministic = false, verbose = false, check = true;
     enum link_kind link = LINK_UNIX;
@@ -91,6 +92,9 @@ int cmd_run(int argc, char **argv)
             board_name = v;
         } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
             oracle = v;
+        } else if ((v = opt_value(argc, argv, &i, "--model", &missing))) {
+            if (!(model = parse_model_mode("alphaprof run", v)))
+                goto out;
         } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
             if (!parse_unsigned(v, &cores) || cores == 0) {
                 fprintf(stderr, "alphaprof run: --cores '%s': give a number of cores (1..%d)\n", v, 4);
@@ -133,7 +137,7 @@ int cmd_run(int argc, char **argv)
     }
 
     if (!board_name)
-        board_name = oracle ? "clipper-pm" : DEFAULT_BOARD;
+        board_name = oracle || model ? "clipper-pm" : DEFAULT_BOARD;
     if (profile_socket) {
         bool has_profile = false;
         for (size_t k = 0; k < keys.n; k++)
@@ -150,6 +154,7 @@ int cmd_run(int argc, char **argv)
         .cmd = "alphaprof run",
         .board_name = board_name,
         .oracle_path = oracle,
+        .model_mode = model,
         .cores = cores,
         .timeout_s = timeout_s,
         .deterministic = deterministic,

@@ -49,6 +49,18 @@ enum pmu_event {
 #define PMU_EVENT_NAMES \
     "cycles", "retired", "imiss", "dmiss", "branchmp", "loads", "stores", "branches", "l2miss"
 
+/*
+ * The plugin's modes (its mode= argument, a board's plugin_args or
+ * alphaprof --model): the full timing model, or counters only, which
+ * counts these events alone (no timing model: cycles count instructions)
+ * and has no ProfileMe unit.
+ */
+#define PMU_MODE_FULL       "full"
+#define PMU_MODE_COUNTERS   "counters"
+#define PMU_COUNTERS_MODE_EVENTS \
+    ((1u << PMU_EV_CYCLES) | (1u << PMU_EV_RETIRED) | (1u << PMU_EV_LOADS) | \
+     (1u << PMU_EV_STORES) | (1u << PMU_EV_BRANCHES))
+
 struct pmu_counter_config {
     uint32_t event;         /* enum pmu_event */
     uint32_t enable;        /* 0 off, 1 counting */

@@ -117,6 +117,11 @@ int board_run(struct board_run *br)
             return 2;
         }
     }
+    if (br->model_mode && !board->plugin[0]) {
+        fprintf(stderr, "%s: board %s has no hardware model, so no --model; use --board clipper-pm\n",
+                br->cmd, board->name);
+        return 2;
+    }
     if (br->oracle_path && !board->plugin[0]) {
         fprintf(stderr, "%s: board %s has no hardware model, so no oracle; use --board clipper-pm\n",
                 br->cmd, board->name);
@@ -148,6 +153,7 @@ int board_run(struct board_run *br)
         .profile_socket_path = br->profile_sink ? prof_path : br->profile_socket,
         .profile_socket_nowait = !br->profile_sink && br->profile_socket,
         .oracle_path = br->oracle_path,
+        .model_mode = br->model_mode,
         .images = (const char *const *)br->images->v,
         .nimages = br->images->n,
         .keys = (const char *const *)br->keys->v,

@@ -31,6 +31,8 @@ struct board_run {
     const char *profile_socket;
     /* The hw-model's oracle file (boards with a plugin), or NULL. */
     const char *oracle_path;
+    /* The hw-model's mode (MODEL_MODE_*) instead of the board's, or NULL. */
+    const char *model_mode;
 
     /* Filled in by board_run. */
     char home[PATH_MAX];

@@ -2,8 +2,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hw-model/pmu-window.h"
 
 /* "--opt=VAL" or "--opt VAL": the value, advancing *i; NULL if not this option. */
 const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
@@ -34,4 +37,15 @@ bool parse_unsigned(const char *s, unsigned *out)
         return false;
     *out = (unsigned)v;
     return true;
+}
+
+const char *parse_model_mode(const char *cmd, const char *value)
+{
+    if (!strcmp(value, PMU_MODE_FULL))
+        return PMU_MODE_FULL;
+    if (!strcmp(value, PMU_MODE_COUNTERS))
+        return PMU_MODE_COUNTERS;
+    fprintf(stderr, "%s: --model '%s': use full (the timing model) or counters (counts only, near QEMU speed)\n",
+            cmd, value);
+    return NULL;
 }

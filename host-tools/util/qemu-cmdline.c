@@ -146,6 +146,10 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
             n = strlen(buf);
             snprintf(buf + n, sizeof buf - n, ",%s", b->plugin_args);
         }
+        if (c->model_mode) {
+            n = strlen(buf);
+            snprintf(buf + n, sizeof buf - n, ",mode=%s", c->model_mode);
+        }
         if (c->oracle_path) {
             n = strlen(buf);
             snprintf(buf + n, sizeof buf - n, ",oracle=");

@@ -26,6 +26,7 @@ struct run_config {
     bool profile_socket_nowait;     /* QEMU does not wait for a client there (a
                                        daemon attaches later: alphaprof daemon) */
     const char *oracle_path;        /* where the hw-model writes its truth, or NULL */
+    const char *model_mode;         /* hw-model mode= overriding the board's, or NULL */
     const char *const *images;
     size_t nimages;
     const char *const *keys;        /* KEY=VAL words for the boot command line */

@@ -484,9 +484,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         else if (!strcmp(key, "oracle"))
             snprintf(g.oracle_path, sizeof g.oracle_path, "%s", val);
         else if (!strcmp(key, "mode")) {
-            if (!strcmp(val, "counters")) {
+            /* the last mode= wins: alphaprof --model follows the board's */
+            if (!strcmp(val, PMU_MODE_COUNTERS)) {
                 g.counters_mode = true;
-            } else if (strcmp(val, "full")) {
+            } else if (!strcmp(val, PMU_MODE_FULL)) {
+                g.counters_mode = false;
+            } else {
                 snprintf(msg, sizeof msg, "mode=%s: the modes are full and counters", val);
                 fail(msg);
                 return -1;

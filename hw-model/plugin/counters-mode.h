@@ -20,9 +20,7 @@
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
 
-/* Events counters-only mode can count. */
-#define COUNTERS_MODE_EVENTS ((1u << PMU_EV_CYCLES) | (1u << PMU_EV_RETIRED) | (1u << PMU_EV_LOADS) | \
-                              (1u << PMU_EV_STORES) | (1u << PMU_EV_BRANCHES))
+/* Events counters-only mode can count: PMU_COUNTERS_MODE_EVENTS. */
 
 /* windows[c] is core c's guest window (or NULL). */
 int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows);

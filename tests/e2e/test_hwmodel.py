@@ -87,3 +87,30 @@ def test_plain_board_refuses_hw_events_clearly():
         check(r.status == 2 and "no hardware model" in r.err, "an oracle needs the model's board", r)
     finally:
         cleanup(d)
+
+
+def test_counters_only_mode_samples_exact_pcs():
+    # --model counters: no timing model, one callback per block; an
+    # overflow inside a block still lands on the instruction whose event
+    # caused it, so every loads sample is on a load.
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "qsort", "--model", "counters", "--events", "loads:1000-1100,retired:1000-1100")
+        t = json.loads(alphaprof(["check", "--oracle", oracle, "--totals", "--json"]).out)
+        check(t["events"]["retired"] == t["instructions"] and t["events"]["loads"] > 10 ** 6,
+              "the oracle counts retired instructions and loads", r)
+        a = json.loads(alphaprof(["annotate", "--db", db, "--json", "compare_longs"]).out)
+        names = [e["name"] for e in a["events"]]
+        loads = names.index("loads")
+        on = {i["instruction"].split("\t")[0]: i["samples"][loads] for i in a["instructions"] if i["samples"][loads]}
+        check(on and all(op.startswith("ld") for op in on), "loads samples only on loads: %s" % on)
+        c = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--event", "loads", "--json"]).out)
+        stored = int(subprocess.run(["sqlite3", db, "SELECT sum(count) FROM samples"],
+                                    capture_output=True, text=True).stdout.strip())
+        check(stored + c["ring_dropped"] + c["ring_unread"] == c["model_overflows"],
+              "every record stored or accounted (%d stored, %s)" % (stored, c), r)
+        bad = alphaprof(["record", "--model", "counters", "--events", "dmiss", "--db", os.path.join(d, "x.db"),
+                         require(build_path("workloads", "hello.elf"))])
+        check(bad.status == 2 and "dmiss needs --model full" in bad.err, "uncountable events refused", bad)
+    finally:
+        cleanup(d)
