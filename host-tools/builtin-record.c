@@ -45,7 +45,8 @@ static void usage(FILE *f)
             "                     (needs --board clipper-pm, which it picks by default)\n"
             "  --paired           ProfileMe with paired samples (implies --profileme), kept whole\n"
             "  --pme-interval MIN-MAX  fetched instructions between ProfileMe samples (or pairs),\n"
-            "                     at least %d (default 60000-64000)\n"
+            "                     at least %d (default 60000-64000, paired 120000-128000:\n"
+            "                     about the timer's samples per second)\n"
             "  --pair-window W    paired: the second instruction 1..W fetches after the first\n"
             "                     (default 80, 1..%d)\n"
             "  --model full|counters  the hardware model's mode instead of the board's:\n"
@@ -286,6 +287,11 @@ int cmd_record(int argc, char **argv)
         goto out;
     }
     if (profileme) {
+        if (profileme == 2 && !pme[0]) {
+            /* two records a pair: the same records per second as single */
+            pme_lo *= 2;
+            pme_hi *= 2;
+        }
         strvec_push(&keys, profileme == 2 ? "profile=paired" : "profile=profileme");
         strvec_pushf(&keys, "pme=%u-%u", pme_lo, pme_hi);
         if (profileme == 2)
