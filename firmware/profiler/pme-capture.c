@@ -67,6 +67,11 @@ struct pme_core {
     volatile uint32_t switch_ack;       /* last switch_req honoured */
     uint32_t done;                      /* pme_final ran: fill nothing any more */
     uint8_t pad0[4];
+    /* the counts as of the last hand-over, which FLUSH reports: they
+     * cover exactly the banks handed over, so an epoch's FLUSH matches the
+     * data sent before its EPOCH */
+    uint64_t rep_taken, rep_pairs_taken, rep_agg_full, rep_pair_full, rep_half_pair, rep_resync_lost;
+    uint8_t pad0b[16];
     /* written by the boot core */
     volatile uint32_t switch_req;       /* hand the active bank over, please */
     uint32_t pad2[3];
@@ -78,7 +83,7 @@ struct pme_core {
     struct pme_bank bank[2];
 };
 
-_Static_assert(__builtin_offsetof(struct pme_core, switch_req) == 64, "owner and flusher lines apart");
+_Static_assert(__builtin_offsetof(struct pme_core, switch_req) == 128, "owner and flusher lines apart");
 
 /* After the core's DCPI sample area in its profiler RAM. */
 #define PME_CORE_OFFSET     ((SAMPLE_AREA_SIZE + 63) & ~(uint64_t)63)
@@ -192,14 +197,28 @@ void pme_send_names(uint8_t *buf, size_t cap)
 
 /* Hands the active bank to the boot core; false if the other bank is not
  * back yet (the flusher is behind).  An empty bank needs no handing over. */
+static void snapshot(struct pme_core *p)
+{
+    p->rep_taken = p->taken;
+    p->rep_pairs_taken = p->pairs_taken;
+    p->rep_agg_full = p->agg_full;
+    p->rep_pair_full = p->pair_full;
+    p->rep_half_pair = p->half_pair;
+    p->rep_resync_lost = p->resync_lost;
+}
+
 static int hand_over(struct pme_core *p)
 {
     struct pme_bank *b = &p->bank[p->active];
-    if (b->fill == 0 && b->npairs == 0)
+    if (b->fill == 0 && b->npairs == 0) {
+        snapshot(p);
         return 1;
+    }
     if (p->bank[p->active ^ 1].ready)
         return 0;
     mb();                               /* the flusher's clearing before our reuse */
+    snapshot(p);
+    wmb();                              /* the counts before the flag */
     b->ready = 1;
     p->active ^= 1;
     return 1;
@@ -270,9 +289,8 @@ void pme_drain(unsigned core)
     /* An IPI (a flush's or the model's) must not run a second drain inside
      * this one. */
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);
-    uint32_t req = p->switch_req;
-    if (req != p->switch_ack && hand_over(p))
-        p->switch_ack = req;
+    uint32_t req = p->switch_req;       /* asked before the ring is read: */
+    mb();                               /* what it holds goes with the bank */
     uint64_t head = w->pme_head, tail = w->pme_tail;
     mb();
     if (head - tail > PME_RING_ENTRIES) {     /* garbage index: resynchronise */
@@ -300,6 +318,8 @@ void pme_drain(unsigned core)
     }
     mb();
     w->pme_tail = tail;
+    if (req != p->switch_ack && hand_over(p))
+        p->switch_ack = req;
     pal_swpipl(ipl);
 }
 
@@ -313,6 +333,7 @@ void pme_final(unsigned core)
      * end of the run): the core fills no bank any more, so both may be
      * ready at once. */
     struct pme_bank *b = &p->bank[p->active];
+    snapshot(p);
     if (b->fill || b->npairs) {
         wmb();
         b->ready = 1;
@@ -336,25 +357,22 @@ void pme_interrupt(unsigned core)
 
 /* ------------------------------------------------------- boot core side */
 
-void pme_request_flush(unsigned ncores)
+void pme_request_flush(unsigned ncores, int all)
 {
     if (!pme_on)
         return;
-    /* A core whose active bank is empty (idle, or not sampled) is not
-     * asked: it might not drain again for a long time.  (A core that has
-     * just begun filling it hands that over at the next flush.) */
+    /* Without an IPI to follow (all = 0), a core whose active bank is
+     * empty (idle, or not sampled) is not asked: it might not drain again
+     * for a long time.  (A core that has just begun filling it hands that
+     * over at the next flush.) */
     for (unsigned c = 0; c < ncores; c++) {
         struct pme_core *p = pme_core_of(c);
         const struct pme_bank *b = &p->bank[p->active & 1];
-        if (c == 0 || b->fill || b->npairs)
+        if (c == 0 || all || b->fill || b->npairs)
             p->switch_req++;
     }
     mb();
-    /* core 0 is the caller: hand its bank over now */
-    struct pme_core *p = pme_core_of(0);
-    uint32_t req = p->switch_req;
-    if (hand_over(p))
-        p->switch_ack = req;
+    pme_drain(0);                       /* core 0 is the caller: at once */
 }
 
 int pme_pending(unsigned core)
@@ -528,13 +546,13 @@ void pme_flush_counters(unsigned core, struct lk_flush *f)
     if (!pme_ncores)                    /* never started */
         return;
     const struct pme_core *p = pme_core_of(core);
-    add_counter(&f->nstats, f->stats, LK_STAT_PME_TAKEN, p->taken);
+    add_counter(&f->nstats, f->stats, LK_STAT_PME_TAKEN, p->rep_taken);
     add_counter(&f->nstats, f->stats, LK_STAT_PME_SENT, p->sent);
-    add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_TAKEN, p->pairs_taken);
+    add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_TAKEN, p->rep_pairs_taken);
     add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_SENT, p->pairs_sent);
-    add_counter(&f->ndrops, f->drops, LK_DROP_RING_OVERFLOW, window_of(core)->pme_dropped + p->resync_lost);
-    add_counter(&f->ndrops, f->drops, LK_DROP_AGG_FULL, p->agg_full);
-    add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->pair_full + p->link_full_pairs);
+    add_counter(&f->ndrops, f->drops, LK_DROP_RING_OVERFLOW, window_of(core)->pme_dropped + p->rep_resync_lost);
+    add_counter(&f->ndrops, f->drops, LK_DROP_AGG_FULL, p->rep_agg_full);
+    add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->rep_pair_full + p->link_full_pairs);
     add_counter(&f->ndrops, f->drops, LK_DROP_LINK_FULL, p->link_full);
-    add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->half_pair);
+    add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->rep_half_pair);
 }

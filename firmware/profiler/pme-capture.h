@@ -38,8 +38,9 @@ void pme_drain(unsigned core);
  * ring a quarter full) drains the ring and acknowledges it. */
 void pme_interrupt(unsigned core);
 /* Boot core: ask every core to hand its active bank over at its next
- * drain (core 0's own is handed over at once). */
-void pme_request_flush(unsigned ncores);
+ * drain (core 0's own is drained and handed over at once).  all: ask idle
+ * cores too (the caller sends them an IPI, which drains). */
+void pme_request_flush(unsigned ncores, int all);
 /* Boot core: the core has a bank ready to send or a hand-over request
  * not yet honoured. */
 int pme_pending(unsigned core);

@@ -239,8 +239,6 @@ void profiler_start(void)
         boot_options.profile != LK_MODE_PROFILEME && boot_options.profile != LK_MODE_PAIRED)
         return;
     counters_mode = boot_options.profile == LK_MODE_COUNTERS && configure_counters();
-    if (boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED)
-        pme_start(ncores);
     link_tx_init(BOARD_COM2_PORT, boot_options.baud);
     for (unsigned c = 0; c < ncores; c++) {
         sample_table_init(c, (enum table_policy)boot_options.table_policy);
@@ -248,6 +246,10 @@ void profiler_start(void)
         sampling[c].rng = minstd_seed(boot_options.seed * 7919u + c + 1);
     }
     sampling_on = !control_init();
+    /* ProfileMe starts with sampling (else at START): records from before
+     * the session would reach no database */
+    if (sampling_on && (boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED))
+        pme_start(ncores);
     if (sampling_on)
         send_session();
     else
@@ -258,7 +260,8 @@ void profiler_start(void)
     if (counters_mode)
         mon_printf("monitor: profiling with %u hardware counter(s) on %u cores, link on COM2%s\n",
                    boot_options.nevents, ncores, boot_options.baud ? " (paced)" : "");
-    else if (pme_active())
+    else if ((boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED) &&
+             pme_caps())
         mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions on %u cores, link on COM2%s\n",
                    boot_options.profile == LK_MODE_PAIRED ? "ProfileMe pairs" : "ProfileMe",
                    (unsigned long)boot_options.pme_min, (unsigned long)boot_options.pme_max, ncores,
@@ -467,7 +470,7 @@ int profiler_clock_interrupt(struct trap_frame *f)
             drain_all();
         if (s->next_ns >= next_drain_ns && !busy) {
             next_drain_ns += boot_options.flush_ms * 1000000ull;
-            pme_request_flush(ncores);
+            pme_request_flush(ncores, 0);
             drain_all();
             /* silent without a session.  FLUSH frames go ahead of waiting
              * data (data frames leave the reserve free), but on a slow
@@ -680,6 +683,7 @@ static void drain_pre_flush(void)
 
 void profiler_flush_begin(void)
 {
+    pme_request_flush(ncores, 1);   /* before the IPIs: they honour it */
     for (unsigned c = 1; c < ncores; c++) {
         struct sample_area *a = sample_area_of(c);
         a->st.flush_request++;
@@ -688,7 +692,6 @@ void profiler_flush_begin(void)
     }
     if (counters_mode)
         drain_ring(0);
-    pme_request_flush(ncores);
     /* core 0 at once; a performance interrupt (IPL 6) must not add to the
      * table meanwhile */
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);
