@@ -72,8 +72,8 @@ def bit_counts(db, image, b):
                           " WHERE i.name = ? AND b.bit = ? GROUP BY b.offset", image, b))
 
 
-def accounting(db, oracle):
-    c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
+def accounting(db, oracle, epoch="all"):
+    c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json", "--epoch", epoch])
     check(c.status == 0, "check --oracle on a ProfileMe profile", c)
     return json.loads(c.out)["profileme"], c
 
@@ -222,4 +222,67 @@ def test_overflowing_rings_are_accounted_for():
         check(reported == a["ring_dropped"],
               "the firmware reported the model's ring losses (%d vs %d)" % (reported, a["ring_dropped"]))
     finally:
+        cleanup(d)
+
+
+def test_daemon_epochs_split_profileme_exactly():
+    """A board serving its profile link (run --profile-socket, ProfileMe
+    pairs on 4 cores, the unit off until START) and `alphaprof daemon`
+    starting a new epoch: each epoch's records and pairs taken, as its FLUSH
+    frames count them, are stored in it or dropped in it; the oracle
+    accounts for every record of the run."""
+    import signal
+    import time
+    d = tmpdir()
+    procs = []
+    try:
+        sock, db, oracle = os.path.join(d, "s.sock"), os.path.join(d, "p.db"), os.path.join(d, "o.bin")
+        img = require(build_path("workloads", "hello.elf"))
+        exe = require(build_path("host", "alphaprof"))
+        out = {n: open(os.path.join(d, n + ".out"), "w") for n in ("board", "daemon")}
+        board = subprocess.Popen([exe, "run", "--timeout", "120", "--board", "clipper-pm", "--oracle", oracle,
+                                  "--cores", "4", "--profile-socket", sock, "--append", "profile=paired",
+                                  "--append", "pme=20000-22000", img, "--", "spin", "4000"],
+                                 stdout=out["board"], stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        procs.append(board)
+        deadline = time.time() + 30
+        while not os.path.exists(sock) and time.time() < deadline:
+            time.sleep(0.05)
+        daemon = subprocess.Popen([exe, "daemon", "--link", "unix:" + sock, "--db", db, "-v",
+                                   "--flush-every", "200", img],
+                                  stdout=out["daemon"], stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        procs.append(daemon)
+        log = os.path.join(d, "daemon.out")
+        deadline = time.time() + 60
+        while time.time() < deadline and not re.search(r"commit \d+: [1-9]\d* samples stored", open(log).read()):
+            time.sleep(0.1)
+        daemon.send_signal(signal.SIGUSR1)
+        check(daemon.wait(timeout=120) == 0 and board.wait(timeout=60) == 0,
+              "board and daemon end cleanly\n" + open(log).read())
+        check("EPOCH 2" in open(log).read(), "the daemon started epoch 2\n" + open(log).read())
+        for e in (1, 2):
+            for c in range(4):
+                taken = query(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE epoch = ? AND core = ?"
+                                  " AND name = 'pme_taken'", e, c)[0][0]
+                stored = query(db, "SELECT coalesce(sum(samples), 0) FROM pme WHERE epoch = ? AND core = ?",
+                               e, c)[0][0]
+                lost = query(db, "SELECT coalesce(sum(count), 0) FROM drops WHERE epoch = ? AND core = ?"
+                                 " AND reason IN ('agg_full', 'link_full')", e, c)[0][0]
+                check(taken == stored + lost, "epoch %d core %d: %d records taken, %d stored + %d dropped"
+                      % (e, c, taken, stored, lost))
+                ptaken = query(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE epoch = ? AND core = ?"
+                                   " AND name = 'pairs_taken'", e, c)[0][0]
+                pairs = query(db, "SELECT count(*) FROM pairs WHERE epoch = ? AND core = ?", e, c)[0][0]
+                plost = query(db, "SELECT coalesce(sum(count), 0) FROM drops WHERE epoch = ? AND core = ?"
+                                  " AND reason = 'pair_full'", e, c)[0][0]
+                check(ptaken == pairs + plost, "epoch %d core %d: %d pairs taken, %d stored + %d dropped"
+                      % (e, c, ptaken, pairs, plost))
+            check(query(db, "SELECT count(*) FROM pairs WHERE epoch = ?", e)[0][0] > 0,
+                  "epoch %d holds pairs" % e)
+        check_accounting(db, oracle)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         cleanup(d)
