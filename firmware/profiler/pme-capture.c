@@ -556,3 +556,24 @@ void pme_flush_counters(unsigned core, struct lk_flush *f)
     add_counter(&f->ndrops, f->drops, LK_DROP_LINK_FULL, p->link_full);
     add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->rep_half_pair);
 }
+
+void pme_summary(unsigned ncores)
+{
+    if (!pme_ncores)
+        return;
+    uint64_t t = 0, sent = 0, pt = 0, ps = 0, lost = 0, ring = 0, plost = 0;
+    for (unsigned c = 0; c < ncores; c++) {
+        const struct pme_core *p = pme_core_of(c);
+        t += p->taken;
+        sent += p->sent;
+        pt += p->pairs_taken;
+        ps += p->pairs_sent;
+        lost += p->agg_full + p->link_full;
+        plost += p->pair_full + p->link_full_pairs + p->half_pair;
+        ring += window_of(c)->pme_dropped + p->resync_lost;
+    }
+    mon_printf("monitor: ProfileMe: %lu records taken, %lu sent, %lu dropped, %lu lost in full rings; "
+               "%lu pairs taken, %lu sent, %lu dropped\n", (unsigned long)t, (unsigned long)sent,
+               (unsigned long)lost, (unsigned long)ring, (unsigned long)pt, (unsigned long)ps,
+               (unsigned long)plost);
+}

@@ -61,4 +61,7 @@ void pme_stop(unsigned ncores);
  * active bank over without waiting (both banks may then be ready). */
 void pme_final(unsigned core);
 
+/* Boot core at the end: the monitor's summary line of ProfileMe. */
+void pme_summary(unsigned ncores);
+
 #endif

@@ -605,6 +605,7 @@ void profiler_finish(long status, unsigned how)
                "%lu dropped, %lu link bytes\n", (unsigned long)taken, (unsigned long)hits,
                (unsigned long)misses, (unsigned long)entries, (unsigned long)dropped,
                (unsigned long)link_tx_bytes_sent());
+    pme_summary(ncores);
     pal_swpipl(ipl);
 }
 
