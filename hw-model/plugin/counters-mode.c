@@ -58,6 +58,9 @@ static void overflow_in_block(struct counter_unit *u, unsigned i, const struct b
         while ((int64_t)seen >= left) {
             struct pmu_record r = {.pc = b->insn[k].pc, .cycle = cm.instructions[u->core] + k,
                                    .event = c->event};
+            /* the window's clock is lazy: brought up to date at overflows
+             * only, since a store per block costs more than the rest */
+            u->win->cycles = u->win->retired = r.cycle;
             counter_unit_overflow(u, &r);
             left += counter_unit_period(u, i);
         }
@@ -84,10 +87,6 @@ static void on_block(unsigned int vcpu_index, void *userdata)
             overflow_in_block(u, i, b, c->remaining);
     }
     cm.instructions[vcpu_index] += b->n;
-    if (u->win) {
-        u->win->cycles = cm.instructions[vcpu_index];
-        u->win->retired = cm.instructions[vcpu_index];
-    }
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
