@@ -44,10 +44,13 @@ enum pmu_event {
     PMU_EV_STORES,
     PMU_EV_BRANCHES,        /* conditional branches */
     PMU_EV_L2MISS,
+    PMU_EV_ITBMISS,         /* instruction TLB misses */
+    PMU_EV_DTBMISS,         /* data TLB misses (loads and stores) */
     PMU_EV_COUNT
 };
 #define PMU_EVENT_NAMES \
-    "cycles", "retired", "imiss", "dmiss", "branchmp", "loads", "stores", "branches", "l2miss"
+    "cycles", "retired", "imiss", "dmiss", "branchmp", "loads", "stores", "branches", "l2miss", \
+    "itbmiss", "dtbmiss"
 
 /*
  * The plugin's modes (its mode= argument, a board's plugin_args or

@@ -194,6 +194,7 @@ static uint32_t data_access(struct core_model *m, uint64_t addr, struct insn_res
     uint32_t lat = m->p.l1_latency;
     if (!cache_access(&m->dtb, addr)) {
         lat += m->p.tlb_miss_latency;
+        count(m, r, PMU_EV_DTBMISS);
         r->pme_events |= 1u << PME_EVB_DTBMISS;
     }
     *ready = lat;
@@ -331,10 +332,9 @@ static bool fetch_insn(struct core_model *m, uint64_t pc, uint64_t limit, uint64
     uint64_t line = pc >> 6;
     if (line != m->last_fetch_line) {
         uint64_t stall = 0;
-        if (!cache_access(&m->itb, pc)) {
+        bool itbmiss = !cache_access(&m->itb, pc);
+        if (itbmiss)
             stall += p->tlb_miss_latency;
-            *pme |= 1u << PME_EVB_ITBMISS;
-        }
         bool imiss = !cache_access(&m->l1i, pc);
         if (imiss)
             stall += cache_access(&m->l2, pc) ? p->l2_latency : p->memory_latency;
@@ -347,6 +347,10 @@ static bool fetch_insn(struct core_model *m, uint64_t pc, uint64_t limit, uint64
         if (imiss) {
             m->events[PMU_EV_IMISS]++;
             *pme |= 1u << PME_EVB_IMISS;
+        }
+        if (itbmiss) {
+            m->events[PMU_EV_ITBMISS]++;
+            *pme |= 1u << PME_EVB_ITBMISS;
         }
     }
     *fetch = slot_cycle(m, m->fetch_slot);
@@ -499,6 +503,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     /* Fetch. */
     fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
     r->events[PMU_EV_IMISS] = (r->pme_events >> PME_EVB_IMISS) & 1;
+    r->events[PMU_EV_ITBMISS] = (r->pme_events >> PME_EVB_ITBMISS) & 1;
     uint64_t fetch = r->fetch;
 
     /* Map, in order: a ROB entry frees when the instruction rob places
@@ -650,6 +655,7 @@ void core_model_trap(struct core_model *m, const struct insn_static *s, struct i
     r->history = m->bp.global_history;
     fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
     r->events[PMU_EV_IMISS] = (r->pme_events >> PME_EVB_IMISS) & 1;
+    r->events[PMU_EV_ITBMISS] = (r->pme_events >> PME_EVB_ITBMISS) & 1;
     m->aborted++;
     r->pme_events |= 1u << PME_EVB_TRAP;
     if (s->cls == ALPHA_LOAD || s->cls == ALPHA_LOAD_LOCKED)

@@ -181,9 +181,10 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
     if (o) {
         o->aborted++;
         o->events[PMU_EV_IMISS] += r.events[PMU_EV_IMISS];
+        o->events[PMU_EV_ITBMISS] += r.events[PMU_EV_ITBMISS];
         add_bits(o->pme_events, r.pme_events);
     }
-    if (v->win && r.events[PMU_EV_IMISS])
+    if (v->win && (r.events[PMU_EV_IMISS] || r.events[PMU_EV_ITBMISS]))
         count_events(v, in->s.pc, 0, &r, r.fetch);
     if (pme_unit_fetch(&v->pme))
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
@@ -234,15 +235,18 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     for (unsigned i = 0; i < m->nbad; i++) {
         const struct bad_fetch *b = &m->bad[i];
         unsigned imiss = (b->pme_events >> PME_EVB_IMISS) & 1;
+        unsigned itbmiss = (b->pme_events >> PME_EVB_ITBMISS) & 1;
         struct oracle_pc *bo = bad_entry(v, b->pc);
         if (bo) {
             bo->aborted++;
             bo->events[PMU_EV_IMISS] += imiss;
+            bo->events[PMU_EV_ITBMISS] += itbmiss;
             add_bits(bo->pme_events, b->pme_events);
         }
-        if (w && imiss) {
+        if (w && (imiss || itbmiss)) {
             struct insn_result one = {.fetch = b->fetch};
-            one.events[PMU_EV_IMISS] = 1;
+            one.events[PMU_EV_IMISS] = (uint16_t)imiss;
+            one.events[PMU_EV_ITBMISS] = (uint16_t)itbmiss;
             count_events(v, b->pc, 0, &one, b->fetch);
         }
         if (pme_unit_fetch(&v->pme))
