@@ -62,6 +62,17 @@ static void start_one(unsigned cpu)
             mon_printf("monitor: FATAL core %u did not come online; check -smp and the PALcode\n", cpu);
             monitor_exit_failure();
         }
+        /* Halt until the new core's "online" IPI (or the alarm at the
+         * deadline).  Spinning would keep it off QEMU's one host thread in
+         * deterministic mode for a whole round-robin slice (100 ms). */
+        unsigned ipl = pal_swpipl(IPL_ALL_MASKED);
+        if (percpu[cpu].state == CORE_OFFLINE) {
+            pal_cserve(CSERVE_SET_ALARM_ABS, deadline);
+            pal_wtint();
+            pal_cserve(CSERVE_SET_ALARM_ABS, 0);
+        }
+        pal_swpipl(0);      /* take the IPI: left pending, it would end every later WTINT at once */
+        pal_swpipl(ipl);
     }
 }
 

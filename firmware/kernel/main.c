@@ -53,6 +53,7 @@ void secondary_main(void)
     mon_printf("monitor: core %u online\n", core);
     mb();
     percpu[core].state = CORE_IDLE;
+    smp_send_ipi(0);            /* the boot core sleeps until we are online */
     if (!boot_options.profile)
         alarm_start(boot_options.tick_hz);
     run_secondary_loop();

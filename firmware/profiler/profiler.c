@@ -526,6 +526,8 @@ void profiler_ipi(void)
     sampling[core].pre_mask = (a->ovf[0].ready ? 1u : 0u) | (a->ovf[1].ready ? 2u : 0u);
     wmb();
     a->st.flush_done = a->st.flush_request;
+    if (finishing)
+        smp_send_ipi(0);        /* wakes the boot core's wait in profiler_finish */
 }
 
 /* Every ready buffer of every core given back unsent (counted). */
@@ -537,6 +539,31 @@ static void discard_ready(void)
                 discard_buffer(c, bi);
         pme_discard(c);
     }
+}
+
+/* A secondary core has not yet flushed for profiler_finish. */
+static int secondary_flush_pending(void)
+{
+    for (unsigned c = 1; c < ncores; c++) {
+        const struct sample_area *a = sample_area_of(c);
+        if (a->st.flush_done != a->st.flush_request)
+            return 1;
+    }
+    return 0;
+}
+
+/* Halts the boot core until an interrupt (a secondary's "flushed" IPI, or
+ * the alarm at deadline as a safety net), then lets it be taken at the
+ * caller's IPL.  Spinning instead would keep the other vCPUs off the host
+ * thread for QEMU's whole round-robin slice (100 ms of virtual time) in
+ * deterministic mode, all of it charged to the monitor. */
+static void sleep_until_ipi(unsigned ipl, uint64_t deadline)
+{
+    pal_cserve(CSERVE_SET_ALARM_ABS, deadline);
+    pal_wtint();
+    pal_swpipl(ipl);
+    pal_swpipl(IPL_ALL_MASKED);
+    pal_cserve(CSERVE_SET_ALARM_ABS, 0);
 }
 
 void profiler_finish(long status, unsigned how)
@@ -571,6 +598,8 @@ void profiler_finish(long status, unsigned how)
         }
         if (!pending)
             break;
+        if (secondary_flush_pending())
+            sleep_until_ipi(ipl, deadline);
         if (clock_ns() > deadline) {
             /* the link cannot carry the rest in time: counted, not lost */
             discard_ready();
