@@ -41,11 +41,17 @@ setup:
 	@sh setup/install-packages.sh
 	@sh setup/newlib/build.sh $(BUILD)/newlib
 
+# The run samples the hardware model's cycle, D-cache-miss and mispredict
+# counters, keeps the model's truth and checks the profile against it.
+RUN_EVENTS ?= cycles:6000-6400,dmiss:1000-1100,branchmp:1000-1100
+
 run: setup
 	@$(MAKE) --no-print-directory all
-	@rm -f $(BUILD)/run.db
-	$(BUILD)/host/alphaprof record --deterministic --cores $(RUN_CORES) --db $(BUILD)/run.db $(RUN_IMAGE)
+	@rm -f $(BUILD)/run.db $(BUILD)/run.oracle
+	$(BUILD)/host/alphaprof record --deterministic --cores $(RUN_CORES) --events $(RUN_EVENTS) \
+	    --oracle $(BUILD)/run.oracle --db $(BUILD)/run.db $(RUN_IMAGE)
 	$(BUILD)/host/alphaprof report --db $(BUILD)/run.db
+	$(BUILD)/host/alphaprof check --db $(BUILD)/run.db --oracle $(BUILD)/run.oracle
 
 test: setup
 	@$(MAKE) --no-print-directory all tests-build
