@@ -144,10 +144,10 @@ int cmd_annotate(int argc, char **argv)
     const char *proc = NULL;
     struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
     bool json = false;
-    unsigned u;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         bool missing = false;
+        int sel_rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -155,23 +155,9 @@ int cmd_annotate(int argc, char **argv)
             json = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (!strcmp(v, "all"))
-                sel.epoch = -1;
-            else if (parse_unsigned(v, &u) && u > 0)
-                sel.epoch = u;
-            else {
-                fprintf(stderr, "alphaprof annotate: --epoch '%s': give an epoch number or all\n", v);
+        } else if ((sel_rc = pv_selection_option("alphaprof annotate", argc, argv, &i, &sel, &missing))) {
+            if (sel_rc < 0)
                 return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
-            if (!parse_unsigned(v, &u) || u > 63) {
-                fprintf(stderr, "alphaprof annotate: --core '%s': give a core number\n", v);
-                return 2;
-            }
-            sel.core = (int)u;
-        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
-            sel.image = v;
         } else if (missing || a[0] == '-' || proc) {
             fprintf(stderr, "alphaprof annotate: %s '%s'; see 'alphaprof annotate --help'\n",
                     missing ? "missing value for" : "unexpected argument", a);

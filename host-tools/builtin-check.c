@@ -354,6 +354,8 @@ int cmd_check(int argc, char **argv)
         printf("  procedure-level error    %6.2f%%\n", 100 * proc_error);
         printf("  instructions: %zu in the profile, %zu in the oracle\n", np, nt);
         print_top_differences(&v, prof, np, truth, nt, 8);
+        printf("  (the oracle covers the whole run, boot and the final flush included, which no\n"
+               "  sample can see; the profile covers the sampled part)\n");
         if (overflows)
             printf("  the model produced %llu overflow records of all events: %llu lost in full rings,\n"
                    "  %llu produced after the profiler stopped (never drained)\n",

@@ -52,10 +52,10 @@ int cmd_export(int argc, char **argv)
     const char *db_path = pdb_default_path(), *output = NULL, *event_spec = NULL;
     struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
     enum format fmt = FMT_NONE;
-    unsigned u;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         bool missing = false;
+        int sel_rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -71,23 +71,9 @@ int cmd_export(int argc, char **argv)
             output = v;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (!strcmp(v, "all"))
-                sel.epoch = -1;
-            else if (parse_unsigned(v, &u) && u > 0)
-                sel.epoch = u;
-            else {
-                fprintf(stderr, "alphaprof export: --epoch '%s': give an epoch number or all\n", v);
+        } else if ((sel_rc = pv_selection_option("alphaprof export", argc, argv, &i, &sel, &missing))) {
+            if (sel_rc < 0)
                 return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
-            if (!parse_unsigned(v, &u) || u > 63) {
-                fprintf(stderr, "alphaprof export: --core '%s': give a core number\n", v);
-                return 2;
-            }
-            sel.core = (int)u;
-        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
-            sel.image = v;
         } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
             event_spec = v;
         } else {

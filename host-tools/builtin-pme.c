@@ -367,12 +367,13 @@ int cmd_pme(int argc, char **argv)
     const char *db_path = pdb_default_path(), *proc = NULL, *rates_arg = "dmiss,imiss,mispredict";
     struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
     bool json = false, ok = true;
-    unsigned limit = 30, u;
+    unsigned limit = 30;
     double interval = 0, pair_interval = 0, window = 0, C = DEFAULT_ISSUE_WIDTH, T = DEFAULT_IPC_WINDOW;
     sort_key = SORT_RETIRED;
     for (int i = 1; i < argc && ok; i++) {
         const char *a = argv[i], *v;
         bool missing = false;
+        int sel_rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -380,23 +381,9 @@ int cmd_pme(int argc, char **argv)
             json = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (!strcmp(v, "all"))
-                sel.epoch = -1;
-            else if (parse_unsigned(v, &u) && u > 0)
-                sel.epoch = u;
-            else {
-                fprintf(stderr, "alphaprof pme: --epoch '%s': give an epoch number or all\n", v);
+        } else if ((sel_rc = pv_selection_option("alphaprof pme", argc, argv, &i, &sel, &missing))) {
+            if (sel_rc < 0)
                 return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
-            if (!parse_unsigned(v, &u) || u > 63) {
-                fprintf(stderr, "alphaprof pme: --core '%s': give a core number\n", v);
-                return 2;
-            }
-            sel.core = (int)u;
-        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
-            sel.image = v;
         } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
             if (!parse_unsigned(v, &limit)) {
                 fprintf(stderr, "alphaprof pme: --limit '%s': give a number\n", v);

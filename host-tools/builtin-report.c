@@ -124,11 +124,12 @@ int cmd_report(int argc, char **argv)
 {
     const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
     struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    unsigned limit = 30, u;
+    unsigned limit = 30;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         bool missing = false;
+        int sel_rc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -136,23 +137,9 @@ int cmd_report(int argc, char **argv)
             json = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (!strcmp(v, "all"))
-                sel.epoch = -1;
-            else if (parse_unsigned(v, &u) && u > 0)
-                sel.epoch = u;
-            else {
-                fprintf(stderr, "alphaprof report: --epoch '%s': give an epoch number or all\n", v);
+        } else if ((sel_rc = pv_selection_option("alphaprof report", argc, argv, &i, &sel, &missing))) {
+            if (sel_rc < 0)
                 return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
-            if (!parse_unsigned(v, &u) || u > 63) {
-                fprintf(stderr, "alphaprof report: --core '%s': give a core number\n", v);
-                return 2;
-            }
-            sel.core = (int)u;
-        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
-            sel.image = v;
         } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
             if (!parse_unsigned(v, &limit)) {
                 fprintf(stderr, "alphaprof report: --limit '%s': give a number\n", v);

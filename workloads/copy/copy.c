@@ -49,11 +49,5 @@ static int run_once(void)
 
 int main(int argc, char **argv)
 {
-    long repeat = alphaprof_repeat_count(argc, argv);
-    if (repeat == 0)
-        return 2;
-    for (long r = 0; r < repeat; r++)
-        if (run_once())
-            return 1;
-    return 0;
+    return alphaprof_repeat(argc, argv, run_once);
 }

@@ -22,10 +22,11 @@ long alphaprof_join_cores(void);
  * board's deterministic mode). */
 uint64_t alphaprof_clock_ns(void);
 
-/* How often a benchmark workload repeats its work: the first argument
- * (`alphaprof run IMAGE -- N`), 1 when absent; a bad argument prints why
- * and gives 0, which the caller treats as an error. */
-long alphaprof_repeat_count(int argc, char **argv);
+/* main of a benchmark workload: runs run_once (non-zero: its self-check
+ * failed) as often as the first argument says (`alphaprof run IMAGE -- N`,
+ * default 1); returns the exit status: 0, 1 on a failed check, 2 on a bad
+ * argument (said on the console). */
+int alphaprof_repeat(int argc, char **argv, int (*run_once)(void));
 
 /* Optional per-core entry, see above. */
 int core_main(int core, int ncores) __attribute__((weak));
