@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "firmware/abi/link-protocol.h"
 #include "hw-model/pmu-window.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
@@ -117,20 +118,50 @@ static int store_pme_intervals(struct pdb *db, int mode, unsigned lo, unsigned h
     return pdb_commit(db, err);
 }
 
-/* The counters-only model counts a few events; name the first it cannot. */
-static const char *uncountable_event(const char *list)
+/* What is wrong with an --events list (NAME[:MIN-MAX],...), checked here
+ * so a mistake stops the run instead of leaving a counter off; NULL if it
+ * is good.  counters_only: the counters-only model's events alone. */
+static const char *events_problem(const char *list, bool counters_only)
 {
     static const char *const names[] = {PMU_EVENT_NAMES};
-    static char name[64];
+    static char why[256];
+    unsigned n = 0;
     for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ":,");
-        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
-        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
-            if (!strcmp(names[e], name) && !(PMU_COUNTERS_MODE_EVENTS & (1u << e)))
-                return name;
-        p += strcspn(p, ",");
-        if (*p == ',')
-            p++;
+        size_t len = strcspn(p, ",");
+        char item[96], *colon;
+        snprintf(item, sizeof item, "%.*s", (int)(len < 95 ? len : 95), p);
+        p += len + (p[len] == ',');
+        if ((colon = strchr(item, ':')))
+            *colon++ = '\0';
+        unsigned e = 0;
+        while (e < PMU_EV_COUNT && strcmp(names[e], item))
+            e++;
+        if (e == PMU_EV_COUNT) {
+            snprintf(why, sizeof why, "no event '%s' (events: cycles retired imiss dmiss branchmp loads "
+                     "stores branches l2miss itbmiss dtbmiss)", item);
+            return why;
+        }
+        if (counters_only && !(PMU_COUNTERS_MODE_EVENTS & (1u << e))) {
+            snprintf(why, sizeof why, "--model counters counts cycles (as instructions), retired, loads, "
+                     "stores and branches; %s needs --model full", item);
+            return why;
+        }
+        if (colon) {
+            unsigned long lo, hi;
+            char *end;
+            lo = strtoul(colon, &end, 10);
+            hi = *end == '-' ? strtoul(end + 1, &end, 10) : 0;
+            if (*end || lo < PMU_MIN_PERIOD || hi < lo || hi - lo >= 1ul << 31) {
+                snprintf(why, sizeof why, "%s:%s: give a period range MIN-MAX with MIN >= %d and MAX >= MIN",
+                         item, colon, PMU_MIN_PERIOD);
+                return why;
+            }
+        }
+        if (++n > LK_MAX_EVENTS) {
+            snprintf(why, sizeof why, "at most %d events (more than the model's %d counters take turns)",
+                     LK_MAX_EVENTS, PMU_COUNTERS);
+            return why;
+        }
     }
     return NULL;
 }
@@ -265,14 +296,16 @@ int cmd_record(int argc, char **argv)
         status = bad("no workload image given (e.g. %s)", "build/workloads/chase.elf");
         goto out;
     }
-    if (model && !strcmp(model, PMU_MODE_COUNTERS)) {
-        const char *e = events[0] ? uncountable_event(events + strlen("events=")) : NULL;
-        if (profileme || e || !events[0]) {
-            status = bad("--model counters counts cycles (as instructions), retired, loads, stores "
-                         "and branches with --events; %s needs --model full",
-                         profileme ? "ProfileMe" : e ? e : "sampling without --events");
-            goto out;
-        }
+    bool counters_only = model && !strcmp(model, PMU_MODE_COUNTERS);
+    if (counters_only && (profileme || !events[0])) {
+        status = bad("--model counters samples hardware counters: give --events (%s needs --model full)",
+                     profileme ? "ProfileMe" : "timer sampling");
+        goto out;
+    }
+    const char *why = events[0] ? events_problem(events + strlen("events="), counters_only) : NULL;
+    if (why) {
+        status = bad("--events: %s", why);
+        goto out;
     }
     if (events[0] && profileme) {
         status = bad("%s: give either --events (counter sampling) or --profileme/--paired", "--events");

@@ -79,8 +79,8 @@ static void parse_events(const char *val)
             mon_printf("monitor: warning: events: no event '%s' (hw-model/pmu-window.h lists them); ignored\n", item);
             continue;
         }
-        if (boot_options.nevents == PMU_COUNTERS) {
-            mon_printf("monitor: warning: events: at most %d; '%s' ignored\n", PMU_COUNTERS, item);
+        if (boot_options.nevents == BOOT_MAX_EVENTS) {
+            mon_printf("monitor: warning: events: at most %d; '%s' ignored\n", BOOT_MAX_EVENTS, item);
             continue;
         }
         boot_options.events[boot_options.nevents].event = e;

@@ -9,7 +9,8 @@
  * often the boot core sends what the cores collected), table=rr4|stf6
  * (hash-table replacement policy), seed=N; with the hardware model,
  * profile=counters and events=NAME[:MIN-MAX],... (hw-model/pmu-window.h
- * names, at most PMU_COUNTERS; default cycles with the period range);
+ * names, at most BOOT_MAX_EVENTS: more than the model's counters are
+ * multiplexed; default cycles with the period range);
  * profile=profileme|paired with pme=MIN-MAX (fetched instructions between
  * ProfileMe samples, or pairs) and pair_window=W (paired: the second
  * instruction 1..W fetches after the first).
@@ -21,7 +22,10 @@
 #define FIRMWARE_KERNEL_CMDLINE_H
 
 #include <stdint.h>
+#include "firmware/abi/link-protocol.h"
 #include "linker/ram-map.h"
+
+#define BOOT_MAX_EVENTS LK_MAX_EVENTS
 
 struct boot_options {
     char run[32];           /* empty: the only (or first) image */
@@ -34,7 +38,7 @@ struct boot_options {
     unsigned table_policy;      /* enum table_policy */
     unsigned seed;
     unsigned nevents;
-    struct { unsigned event; uint64_t period_min, period_max; } events[4];
+    struct { unsigned event; uint64_t period_min, period_max; } events[BOOT_MAX_EVENTS];
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
     unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
     int start_host;             /* start=host: sample only after the host's START */

@@ -178,8 +178,8 @@ static void configure(const struct lk_frame *f)
                      "no hardware model on this board (clipper-pm has one)");
             return;
         }
-        if (c.nevents > PMU_COUNTERS) {
-            send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED, "more events than hardware counters");
+        if (c.nevents > BOOT_MAX_EVENTS) {
+            send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED, "more events than the profiler multiplexes");
             return;
         }
         for (uint32_t i = 0; i < c.nevents; i++) {

@@ -35,6 +35,9 @@
 #define FINISH_TIMEOUT_NS 2000000000ull
 /* With the hardware model each core drains its record ring this often. */
 #define RING_TICK_NS 1000000ull
+/* More events than counters: each core gives its counters to the next
+ * group of events this often (virtual time, so deterministic). */
+#define MUX_SLICE_NS 10000000ull
 
 struct core_sampling {
     uint32_t rng;
@@ -42,6 +45,8 @@ struct core_sampling {
     volatile int active;
     volatile int draining;      /* inside drain_ring: an IPI (IPL 6) may
                                    interrupt the clock handler (IPL 5) */
+    uint32_t mux_group;         /* the events the counters count now */
+    uint64_t mux_next_ns;       /* when the next group takes over */
     uint32_t drain_pos[2];      /* entries of each ready buffer already sent */
     int sorted[2];
     uint64_t entries_sent, samples_sent;
@@ -68,12 +73,20 @@ static struct pmu_window *window_of(unsigned core)
     return (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE);
 }
 
+/* Groups of events that take turns on the counters (1: no multiplexing). */
+static unsigned mux_groups(void)
+{
+    unsigned n = boot_options.nevents;
+    return n <= PMU_COUNTERS ? 1 : (n + PMU_COUNTERS - 1) / PMU_COUNTERS;
+}
+
 static uint64_t mean_period(unsigned event)
 {
     if (counters_mode)
         for (unsigned i = 0; i < boot_options.nevents; i++)
-            if (boot_options.events[i].event == event)
-                return (boot_options.events[i].period_min + boot_options.events[i].period_max) / 2;
+            if (boot_options.events[i].event == event)   /* counted 1/groups of the time */
+                return (boot_options.events[i].period_min + boot_options.events[i].period_max) / 2 *
+                       mux_groups();
     return (boot_options.period_min + boot_options.period_max) / 2;
 }
 
@@ -86,6 +99,34 @@ static void send_event_names(void)
     for (unsigned e = 0; e < sizeof names / sizeof names[0]; e++)
         lk_names_add(&w, (struct lk_bytes){(const uint8_t *)names[e], strlen(names[e])});
     link_tx_send(&w);
+}
+
+/* Gives w's counters to events group * PMU_COUNTERS .. + PMU_COUNTERS - 1;
+ * the caller bumps config_gen. */
+static void program_group(struct pmu_window *w, unsigned group)
+{
+    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
+        unsigned k = group * PMU_COUNTERS + i;
+        int on = k < boot_options.nevents;
+        w->counters[i].enable = (uint32_t)on;
+        w->counters[i].event = on ? boot_options.events[k].event : 0;
+        w->counters[i].period_min = on ? boot_options.events[k].period_min : 0;
+        w->counters[i].period_max = on ? boot_options.events[k].period_max : 0;
+    }
+}
+
+/* From the tick: the next group's turn on this core's counters.  Records
+ * already in the ring carry their event, so nothing is drained first. */
+static void multiplex(unsigned core, struct core_sampling *s)
+{
+    if (s->next_ns < s->mux_next_ns)
+        return;
+    s->mux_next_ns += MUX_SLICE_NS;
+    s->mux_group = s->mux_group + 1 == mux_groups() ? 0 : s->mux_group + 1;
+    struct pmu_window *w = window_of(core);
+    program_group(w, s->mux_group);
+    wmb();
+    w->config_gen++;
 }
 
 /* Programs every core's counters from the boot options (defaults: cycles
@@ -109,12 +150,8 @@ static int configure_counters(void)
         }
     for (unsigned c = 0; c < ncores; c++) {
         struct pmu_window *w = window_of(c);
-        for (unsigned i = 0; i < PMU_COUNTERS; i++) {
-            w->counters[i].enable = i < boot_options.nevents;
-            w->counters[i].event = i < boot_options.nevents ? boot_options.events[i].event : 0;
-            w->counters[i].period_min = boot_options.events[i].period_min;
-            w->counters[i].period_max = boot_options.events[i].period_max;
-        }
+        program_group(w, 0);
+        sampling[c].mux_group = 0;
         w->seed = boot_options.seed * 7919u + c + 1;
         w->ring_tail = w->ring_head;
         /* Interrupt when a quarter of the ring is full: one interrupt
@@ -258,8 +295,9 @@ void profiler_start(void)
     next_drain_ns = clock_ns() + boot_options.flush_ms * 1000000ull;
     mb();
     if (counters_mode)
-        mon_printf("monitor: profiling with %u hardware counter(s) on %u cores, link on COM2%s\n",
-                   boot_options.nevents, ncores, boot_options.baud ? " (paced)" : "");
+        mon_printf("monitor: profiling %u event(s) on the hardware counters%s on %u cores, link on COM2%s\n",
+                   boot_options.nevents, mux_groups() > 1 ? " (multiplexed, 10 ms each)" : "",
+                   ncores, boot_options.baud ? " (paced)" : "");
     else if ((boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED) &&
              pme_caps())
         mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions on %u cores, link on COM2%s\n",
@@ -285,6 +323,7 @@ void profiler_core_start(unsigned core)
         return;
     struct core_sampling *s = &sampling[core];
     s->next_ns = clock_ns();
+    s->mux_next_ns = s->next_ns + MUX_SLICE_NS;
     s->active = 1;
     arm_next(s);
 }
@@ -439,9 +478,10 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     if (core == 0 && (s->next_ns >= next_drain_ns || pme_any_pending(ncores) ||
                       s->next_ns >= control_due_ns))
         return 0;
-    if (counters_mode && sampling_on)    /* stopped: the ring is discarded at START */
+    if (counters_mode && sampling_on) {  /* stopped: the ring is discarded at START */
         drain_ring(core);
-    else if (pme_active())
+        multiplex(core, s);
+    } else if (pme_active())
         pme_drain(core);
     else if (sampling_on)
         sample_table_record(sample_area_of(core), pc, LK_EVENT_TIMER);
@@ -455,9 +495,10 @@ int profiler_clock_interrupt(struct trap_frame *f)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    if (counters_mode && sampling_on)
+    if (counters_mode && sampling_on) {
         drain_ring(core);
-    else if (pme_active())
+        multiplex(core, s);
+    } else if (pme_active())
         pme_drain(core);
     else if (sampling_on)
         sample_table_record(sample_area_of(core), f->pal.pc, LK_EVENT_TIMER);

@@ -114,3 +114,24 @@ def test_counters_only_mode_samples_exact_pcs():
         check(bad.status == 2 and "dmiss needs --model full" in bad.err, "uncountable events refused", bad)
     finally:
         cleanup(d)
+
+
+def test_more_events_than_counters_are_multiplexed():
+    # Six events on four counters take turns (10 ms slices); each event's
+    # sample count times its reported period estimates its total.
+    d = tmpdir()
+    try:
+        events = "cycles:2000-2200,retired:2000-2200,loads:2000-2200,stores:2000-2200,branches:2000-2200,branchmp:1000-1100"
+        db, oracle, r = record(d, "qsort", "--events", events)
+        check("multiplexed" in r.out, "the monitor says the events are multiplexed", r)
+        rep = json.loads(alphaprof(["report", "--db", db, "--json"]).out)
+        got = {e["name"]: e["total"] * e["period"] for e in rep["events"]}
+        truth = json.loads(alphaprof(["check", "--oracle", oracle, "--totals", "--json"]).out)["events"]
+        for name in ("cycles", "retired", "loads", "stores", "branches", "branchmp"):
+            check(name in got and abs(got[name] - truth[name]) <= 0.15 * truth[name],
+                  "%s: estimated %s, oracle %d (within 15%%)" % (name, got.get(name), truth[name]), r)
+        bad = alphaprof(["record", "--events", "cycles,retired,loads,stores,branches,dmiss,imiss,l2miss,itbmiss",
+                         "--db", os.path.join(d, "x.db"), require(build_path("workloads", "hello.elf"))])
+        check(bad.status == 2 and "at most 8 events" in bad.err, "nine events refused", bad)
+    finally:
+        cleanup(d)
