@@ -135,3 +135,29 @@ def test_more_events_than_counters_are_multiplexed():
         check(bad.status == 2 and "at most 8 events" in bad.err, "nine events refused", bad)
     finally:
         cleanup(d)
+
+
+def test_copy_loop_cycles_sit_on_the_stores_waiting_for_missed_loads():
+    # McCalpin copy over arrays four times the L2: the loads miss, and the
+    # stores that need their data are where the core waits (TIP-style
+    # attribution), so annotate shows the cycles on the stores.
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "copy", "--events", "cycles:1000-1100,dmiss:1000-1100")
+        a = json.loads(alphaprof(["annotate", "--db", db, "--json", "run_once"]).out)
+        names = [e["name"] for e in a["events"]]
+        cyc, miss = names.index("cycles"), names.index("dmiss")
+        loop = [i for i in a["instructions"] if "copy_unrolled" in (i.get("inlined") or [])]
+        check(loop, "copy_unrolled is inlined into run_once", r)
+        total = sum(i["samples"][cyc] for i in loop)
+        stores = [i for i in loop if i["instruction"].startswith("stt")]
+        on_stores = sum(i["samples"][cyc] for i in stores)
+        check(total > 1000 and on_stores >= 0.8 * total,
+              "the copy loop's cycles are on its stores (%d of %d)" % (on_stores, total))
+        top = max(stores, key=lambda i: i["samples"][cyc])
+        reg = top["instruction"].split("\t")[1].split(",")[0]
+        feeding = [i for i in loop if i["instruction"].startswith("ldt\t" + reg + ",")]
+        check(feeding and feeding[0]["samples"][miss] > 100,
+              "the busiest store (%s) waits for a load that misses: %s" % (top["instruction"], feeding))
+    finally:
+        cleanup(d)
