@@ -127,6 +127,16 @@ static int pme_estimates(struct pdb *db, const struct pv_selection *sel, const s
     return rc;
 }
 
+/* The key with the largest count (0 if none). */
+static uint64_t top_key(const struct keyed_count *k, size_t n)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (k[i].count > k[best].count)
+            best = i;
+    return n ? k[best].key : 0;
+}
+
 static uint64_t pc_of(const struct pv_insn *in)
 {
     return in->img->id == 0 ? in->offset : in->img->address + in->offset;
@@ -316,6 +326,7 @@ int cmd_check(int argc, char **argv)
     }
     size_t npp = keyed_normalise(pp, np), ntp = keyed_normalise(tp, nt);
     double proc_error = distribution_error(pp, npp, tp, ntp);
+    const char *top_profile = where(&v, top_key(pp, npp)), *top_oracle = where(&v, top_key(tp, ntp));
 
     uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0, interrupts = 0;
     uint64_t instructions = 0, cycles = 0;
@@ -331,11 +342,12 @@ int cmd_check(int argc, char **argv)
         printf("{\"event\": \"%s\", \"samples\": %llu, \"instruction_error\": %.6f, "
                "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
                "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
-               "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu",
+               "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu, "
+               "\"top_procedure\": {\"profile\": \"%s\", \"oracle\": \"%s\"}",
                v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
                (unsigned long long)overflows, (unsigned long long)ring_dropped,
                (unsigned long long)unread, (unsigned long long)interrupts,
-               (unsigned long long)instructions, (unsigned long long)cycles);
+               (unsigned long long)instructions, (unsigned long long)cycles, top_profile, top_oracle);
         if (have_pme) {
             printf(", \"profileme\": ");
             pme_account_json(stdout, &pa);
@@ -351,7 +363,8 @@ int cmd_check(int argc, char **argv)
                o.h.ncores);
         printf("  instruction-level error  %6.2f%%  (share of the event on the wrong instruction)\n",
                100 * insn_error);
-        printf("  procedure-level error    %6.2f%%\n", 100 * proc_error);
+        printf("  procedure-level error    %6.2f%%  (top procedure: %s in the profile, %s in the oracle)\n",
+               100 * proc_error, top_profile, top_oracle);
         printf("  instructions: %zu in the profile, %zu in the oracle\n", np, nt);
         print_top_differences(&v, prof, np, truth, nt, 8);
         printf("  (the oracle covers the whole run, boot and the final flush included, which no\n"

@@ -161,3 +161,18 @@ def test_copy_loop_cycles_sit_on_the_stores_waiting_for_missed_loads():
               "the busiest store (%s) waits for a load that misses: %s" % (top["instruction"], feeding))
     finally:
         cleanup(d)
+
+
+def test_four_cores_top_procedure_matches_the_oracle():
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "parallel", "--cores", "4", "--events", "cycles:6000-6400")
+        c = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--json"]).out)
+        check(c["top_procedure"]["profile"] == c["top_procedure"]["oracle"] == "core_main",
+              "top procedure on 4 cores: %s" % c["top_procedure"], r)
+        check(c["procedure_error"] < 0.15, "procedure-level error below 15%% (%.3f)" % c["procedure_error"], r)
+        for core in range(4):
+            rep = json.loads(alphaprof(["report", "--db", db, "--core", str(core), "--json"]).out)
+            check(rep["events"] and rep["events"][0]["total"] > 100, "core %d has cycle samples" % core)
+    finally:
+        cleanup(d)
