@@ -142,36 +142,62 @@ static uint64_t pc_of(const struct pv_insn *in)
     return in->img->id == 0 ? in->offset : in->img->address + in->offset;
 }
 
-/* --totals: the oracle's per-core totals, no profile needed. */
+/* --totals: the oracle's per-core totals, no profile needed.  --json: one
+ * document with the cores' sums, each event summed over the per-PC truth
+ * (which must equal the cores' counts: nothing counted that no instruction
+ * caused, nothing caused that was not counted) and the cores. */
 static void print_totals(const struct oracle *o, bool json)
 {
     static const char *const names[] = {PMU_EVENT_NAMES};
-    if (!json)
+    if (!json) {
         printf("%4s %14s %14s %12s %12s %10s\n", "core", "cycles", "instructions", "records",
                "interrupts", "IPC");
-    for (unsigned c = 0; c < o->h.ncores; c++) {
-        const struct oracle_core *k = &o->cores[c];
-        if (json) {
-            printf("{\"core\": %u, \"cycles\": %llu, \"instructions\": %llu, \"fetched\": %llu, "
-                   "\"aborted\": %llu, \"records\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
-                   "\"pme_samples\": %llu, \"pme_dropped\": %llu, \"pme_unread\": %llu, "
-                   "\"interrupts\": %llu, \"events\": {",
-                   c, (unsigned long long)k->cycles, (unsigned long long)k->instructions,
-                   (unsigned long long)k->fetched, (unsigned long long)k->aborted,
-                   (unsigned long long)k->overflows, (unsigned long long)k->ring_dropped,
-                   (unsigned long long)k->ring_unread, (unsigned long long)k->pme_samples,
-                   (unsigned long long)k->pme_dropped, (unsigned long long)k->pme_unread,
-                   (unsigned long long)k->interrupts);
-            for (unsigned e = 0; e < PMU_EV_COUNT; e++)
-                printf("%s\"%s\": %llu", e ? ", " : "", names[e], (unsigned long long)k->events[e]);
-            printf("}}\n");
-        } else {
+        for (unsigned c = 0; c < o->h.ncores; c++) {
+            const struct oracle_core *k = &o->cores[c];
             printf("%4u %14llu %14llu %12llu %12llu %10.3f\n", c, (unsigned long long)k->cycles,
                    (unsigned long long)k->instructions, (unsigned long long)k->overflows,
                    (unsigned long long)k->interrupts,
                    k->cycles ? (double)k->instructions / (double)k->cycles : 0.0);
         }
+        return;
     }
+    uint64_t cycles = 0, instructions = 0, events[PMU_EV_COUNT] = {0}, by_pc[PMU_EV_COUNT] = {0};
+    for (unsigned c = 0; c < o->h.ncores; c++) {
+        cycles += o->cores[c].cycles;
+        instructions += o->cores[c].instructions;
+        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+            events[e] += o->cores[c].events[e];
+    }
+    for (uint64_t i = 0; i < o->h.npcs; i++)
+        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+            by_pc[e] += o->pcs[i].events[e];
+    printf("{\"cycles\": %llu, \"instructions\": %llu", (unsigned long long)cycles,
+           (unsigned long long)instructions);
+    for (int which = 0; which < 2; which++) {
+        const uint64_t *v = which ? by_pc : events;
+        printf(", \"%s\": {", which ? "events_by_pc" : "events");
+        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+            printf("%s\"%s\": %llu", e ? ", " : "", names[e], (unsigned long long)v[e]);
+        printf("}");
+    }
+    printf(", \"cores\": [");
+    for (unsigned c = 0; c < o->h.ncores; c++) {
+        const struct oracle_core *k = &o->cores[c];
+        printf("%s{\"core\": %u, \"cycles\": %llu, \"instructions\": %llu, \"fetched\": %llu, "
+               "\"aborted\": %llu, \"records\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
+               "\"pme_samples\": %llu, \"pme_dropped\": %llu, \"pme_unread\": %llu, "
+               "\"interrupts\": %llu, \"events\": {",
+               c ? ", " : "", c, (unsigned long long)k->cycles, (unsigned long long)k->instructions,
+               (unsigned long long)k->fetched, (unsigned long long)k->aborted,
+               (unsigned long long)k->overflows, (unsigned long long)k->ring_dropped,
+               (unsigned long long)k->ring_unread, (unsigned long long)k->pme_samples,
+               (unsigned long long)k->pme_dropped, (unsigned long long)k->pme_unread,
+               (unsigned long long)k->interrupts);
+        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
+            printf("%s\"%s\": %llu", e ? ", " : "", names[e], (unsigned long long)k->events[e]);
+        printf("}}");
+    }
+    printf("]}\n");
 }
 
 int cmd_check(int argc, char **argv)

@@ -28,7 +28,7 @@ def oracle_totals(path):
     r = alphaprof(["check", "--oracle", path, "--totals", "--json"])
     if r.status != 0:
         raise RuntimeError("check failed:\n%s" % r)
-    return json.loads(r.out.splitlines()[0])
+    return json.loads(r.out)
 
 
 # Repeat counts (the workloads' first argument): about 300 M instructions

@@ -79,6 +79,27 @@ def test_performance_interrupts_deliver_full_rings():
         cleanup(d)
 
 
+def test_every_counted_event_has_its_instruction_in_the_oracle():
+    # The model's per-core event counts (what the counters count) equal the
+    # same events summed over the oracle's per-PC truth, exactly, for every
+    # event, on 4 cores with ProfileMe bad paths and traps in play.
+    d = tmpdir()
+    try:
+        oracle = os.path.join(d, "o.bin")
+        r = alphaprof(["run", "--deterministic", "--cores", "4", "--oracle", oracle,
+                       require(build_path("workloads", "parallel.elf"))], timeout=200)
+        check(r.status == 0, "parallel runs on the model", r)
+        t = json.loads(alphaprof(["check", "--oracle", oracle, "--totals", "--json"]).out)
+        check(t["events"] == t["events_by_pc"], "per-core counts == per-PC sums:\n%s\n%s"
+              % (t["events"], t["events_by_pc"]), r)
+        check(t["events"]["retired"] == t["instructions"] and t["events"]["cycles"] == t["cycles"],
+              "retired and cycles counters equal the cores' totals", r)
+        check(len(t["cores"]) == 4 and all(c["fetched"] == c["instructions"] + c["aborted"] for c in t["cores"]),
+              "fetched = retired + aborted on every core", r)
+    finally:
+        cleanup(d)
+
+
 def test_plain_board_refuses_hw_events_clearly():
     d = tmpdir()
     try:
