@@ -12,11 +12,12 @@ may take.
 import os
 import re
 import signal
+import shutil
 import sqlite3
 import subprocess
 import time
 
-from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+from harness import REPO, alphaprof, build_path, check, cleanup, elf_sections, flip_byte, require, tmpdir
 
 # Drop reasons of samples the target took (link-protocol.h LK_DROP_*, as
 # lk_drop_name spells them): the hash table's overflow buffers were full, or
@@ -338,4 +339,28 @@ def test_daemon_bad_options_and_no_board():
         check(r.status == 1 and "nobody listens there" in r.err and "--profile-socket" in r.err,
               "no board on the socket: a clear error naming the way out", r)
     finally:
+        cleanup(d)
+
+
+def test_build_id_mismatch_names_both_sides():
+    # The daemon is given another build of the image the board runs: an
+    # error naming the image, both build-ids and the file, not a profile
+    # silently mapped to the wrong code.
+    d = tmpdir()
+    board = daemon = None
+    try:
+        board, sock, img = start_board(d, 500)
+        other = os.path.join(d, "hello.elf")
+        shutil.copy(img, other)
+        addr, offset, size = elf_sections(other)[".note.gnu.build-id"]
+        flip_byte(other, offset + size - 1)
+        daemon = start_daemon(d, sock, os.path.join(d, "p.db"), other)
+        rc = daemon.wait(90)
+        check(rc == 1 and "build-id mismatch for image hello" in daemon.err() and other in daemon.err(),
+              "the mismatch names the image and the file", daemon)
+        board.wait(60)
+    finally:
+        for p in (daemon, board):
+            if p:
+                p.stop()
         cleanup(d)
