@@ -196,6 +196,10 @@ int cmd_annotate(int argc, char **argv)
         fprintf(stderr, "alphaprof annotate: no procedure '%s' in the images of %s%s; "
                         "alphaprof report lists the procedures with samples\n",
                 proc, db_path, sel.image ? " (with --image)" : "");
+        for (size_t i = 0; i < v.nimages; i++)
+            if (v.images[i].st_error)
+                fprintf(stderr, "alphaprof annotate: (no symbols for %s: %s)\n", v.images[i].name,
+                        v.images[i].st_error);
         pv_free(&v);
         pme_view_free(&pv);
         return 1;

@@ -48,10 +48,13 @@ static void print_text(const struct profile_view *v, size_t limit)
     printf("\n%12s %7s  %s\n", "samples", "%", "image");
     for (size_t i = 0; i < v->nimages; i++) {
         const struct pv_image *img = &v->images[i];
-        printf("%12llu %7.2f  %s%s%s\n", (unsigned long long)img->total[0],
-               pct(img->total[0], v->total[0]), img->name,
-               img->st_error ? "  (no symbols: " : "", img->st_error ? "ELF unreadable)" : "");
+        printf("%12llu %7.2f  %s%s\n", (unsigned long long)img->total[0],
+               pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: the ELF is unreadable)" : "");
     }
+    for (size_t i = 0; i < v->nimages; i++)
+        if (v->images[i].st_error)
+            fprintf(stderr, "alphaprof report: no symbols for %s: %s\n", v->images[i].name,
+                    v->images[i].st_error);
     printf("\n");
     for (size_t e = 0; e < v->nevents; e++)
         printf("%12s %7s %7s  ", v->event_names[e], "%", "cum%");
