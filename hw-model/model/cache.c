@@ -38,21 +38,23 @@ void cache_free(struct cache *c)
     c->tags = NULL;
 }
 
-bool cache_access(struct cache *c, uint64_t addr)
+bool cache_access_rest(struct cache *c, uint64_t *set, uint64_t tag)
 {
-    uint64_t line = addr >> c->line_shift;
-    uint64_t *set = &c->tags[(line & (c->sets - 1)) * c->ways];
-    uint64_t tag = line << 1 | 1;
-    c->accesses++;
-    for (unsigned i = 0; i < c->ways; i++) {
-        if (set[i] == tag) {
-            memmove(&set[1], &set[0], i * sizeof *set);
-            set[0] = tag;
-            return true;
-        }
+    /* set[0] != tag: find it in ways 1.., shifting the more recent ones
+     * down a place as we go (an inline loop, cheaper than memmove calls
+     * for these few ways); a miss drops the last, least recent, tag */
+    uint64_t prev = set[0];
+    unsigned i;
+    for (i = 1; i < c->ways; i++) {
+        uint64_t cur = set[i];
+        set[i] = prev;
+        if (cur == tag)
+            break;
+        prev = cur;
     }
-    c->misses++;
-    memmove(&set[1], &set[0], (c->ways - 1) * sizeof *set);
     set[0] = tag;
+    if (i < c->ways)
+        return true;
+    c->misses++;
     return false;
 }
