@@ -113,11 +113,11 @@ static inline void add_bits(uint64_t *count, uint32_t bits)
 }
 
 /* Counts one instruction's events on the counters; overflows emit records. */
-static void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struct insn_result *r,
-                         uint64_t cycle)
+static void count_events_on(struct vcpu *v, uint64_t pc, uint64_t addr, const struct insn_result *r,
+                            uint64_t cycle)
 {
     struct counter_unit *u = &v->cu;
-    for (unsigned i = 0; u->nenabled && i < PMU_COUNTERS; i++) {
+    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
         struct counter_state *c = &u->c[i];
         if (!c->enabled)
             continue;
@@ -132,6 +132,14 @@ static void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struc
             c->remaining += counter_unit_period(u, i);
         }
     }
+}
+
+/* (the call only when a counter is on: most runs count nothing) */
+static inline void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struct insn_result *r,
+                                uint64_t cycle)
+{
+    if (v->cu.nenabled)
+        count_events_on(v, pc, addr, r, cycle);
 }
 
 /* A tagged instruction is done: its Profile Registers go to the unit
