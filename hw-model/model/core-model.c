@@ -288,7 +288,20 @@ static uint64_t reserve_unit(struct core_model *m, uint64_t t, unsigned kind)
 /* An issue-queue entry for an instruction that could map at t: one free
  * by then (any will do, later instructions map no earlier), else the one
  * that frees first.  *next rotates, so the common case looks at one entry. */
-static uint64_t *iq_entry(uint64_t *q, unsigned n, unsigned *next, uint64_t t)
+static uint64_t *iq_entry_rest(uint64_t *q, unsigned n, unsigned *next, uint64_t t);
+
+static inline uint64_t *iq_entry(uint64_t *q, unsigned n, unsigned *next, uint64_t t)
+{
+    unsigned i = *next;
+    if (__builtin_expect(q[i] <= t, 1)) {
+        *next = i + 1 == n ? 0 : i + 1;
+        return &q[i];
+    }
+    return iq_entry_rest(q, n, next, t);
+}
+
+/* iq_entry when the next entry in turn is still busy at t. */
+static uint64_t *iq_entry_rest(uint64_t *q, unsigned n, unsigned *next, uint64_t t)
 {
     unsigned i = *next;
     for (unsigned k = 0; k < n; k++) {
@@ -326,36 +339,45 @@ static inline uint64_t block_end(const struct core_model *m, uint64_t slot)
 /* Fetch of the instruction at pc: I-cache and ITB on a new line (an I-miss
  * is counted for the core, its bits go to *pme).  Returns false (nothing
  * fetched) if a miss would take fetch to `limit` slots. */
-static bool fetch_insn(struct core_model *m, uint64_t pc, uint64_t limit, uint64_t *fetch, uint32_t *pme)
+static bool fetch_new_line(struct core_model *m, uint64_t pc, uint64_t limit, uint32_t *pme);
+
+static inline bool fetch_insn(struct core_model *m, uint64_t pc, uint64_t limit, uint64_t *fetch,
+                              uint32_t *pme)
 {
-    const struct model_params *p = &m->p;
-    uint64_t line = pc >> 6;
-    if (line != m->last_fetch_line) {
-        uint64_t stall = 0;
-        bool itbmiss = !cache_access(&m->itb, pc);
-        if (itbmiss)
-            stall += p->tlb_miss_latency;
-        bool imiss = !cache_access(&m->l1i, pc);
-        if (imiss)
-            stall += cache_access(&m->l2, pc) ? p->l2_latency : p->memory_latency;
-        m->last_fetch_line = line;
-        if (m->fetch_slot + stall * p->width >= limit) {
-            m->fetch_slot = limit;      /* redirected before the line came: not fetched */
-            return false;
-        }
-        m->fetch_slot += stall * p->width;
-        if (imiss) {
-            m->events[PMU_EV_IMISS]++;
-            *pme |= 1u << PME_EVB_IMISS;
-        }
-        if (itbmiss) {
-            m->events[PMU_EV_ITBMISS]++;
-            *pme |= 1u << PME_EVB_ITBMISS;
-        }
-    }
+    if (__builtin_expect(pc >> 6 != m->last_fetch_line, 0) && !fetch_new_line(m, pc, limit, pme))
+        return false;
     *fetch = slot_cycle(m, m->fetch_slot);
     m->fetch_slot++;
     m->fetched++;
+    return true;
+}
+
+/* fetch_insn's first instruction of a line: I-cache and ITB. */
+static bool fetch_new_line(struct core_model *m, uint64_t pc, uint64_t limit, uint32_t *pme)
+{
+    const struct model_params *p = &m->p;
+    uint64_t line = pc >> 6;
+    uint64_t stall = 0;
+    bool itbmiss = !cache_access(&m->itb, pc);
+    if (itbmiss)
+        stall += p->tlb_miss_latency;
+    bool imiss = !cache_access(&m->l1i, pc);
+    if (imiss)
+        stall += cache_access(&m->l2, pc) ? p->l2_latency : p->memory_latency;
+    m->last_fetch_line = line;
+    if (m->fetch_slot + stall * p->width >= limit) {
+        m->fetch_slot = limit;      /* redirected before the line came: not fetched */
+        return false;
+    }
+    m->fetch_slot += stall * p->width;
+    if (imiss) {
+        m->events[PMU_EV_IMISS]++;
+        *pme |= 1u << PME_EVB_IMISS;
+    }
+    if (itbmiss) {
+        m->events[PMU_EV_ITBMISS]++;
+        *pme |= 1u << PME_EVB_ITBMISS;
+    }
     return true;
 }
 
