@@ -215,8 +215,16 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         o->executions++;
         o->cycles += r.cycles;
         o->events[PMU_EV_CYCLES] += r.cycles;
+        /* only the events that happened: most are rare, and a store to
+         * the entry costs more than the loop's branch (measured) */
+        uint32_t happened = 0;
         for (unsigned e = 1; e < PMU_EV_COUNT; e++)
+            happened |= (uint32_t)(r.events[e] != 0) << e;
+        while (happened) {
+            unsigned e = (unsigned)__builtin_ctz(happened);
             o->events[e] += r.events[e];
+            happened &= happened - 1;
+        }
         o->taken += (r.pme_events >> PME_EVB_TAKEN) & 1;
         for (unsigned k = 0; k < PME_LAT_COUNT; k++)
             o->lat_sum[k] += r.lat[k];
