@@ -8,14 +8,17 @@ HW_PLUGIN     := $(HW_OUT)/alphaprof-core.so
 # No auto-vectorisation: per instruction, the plugin reads back fields the
 # model has just stored one by one; vector loads over them miss store
 # forwarding and stall (perf: finish() from 31% to 23% of the run).
-HW_PLUGIN_CFLAGS := $(HOST_CFLAGS) -fPIC -fvisibility=hidden -fno-tree-vectorize
+# -O3 and link-time optimisation (the model's step, the predictor and the
+# plugin's finish() inline across files): qsort's full model 3.6-3.9 ->
+# 3.2-3.5 s user, A/B alternating; integer code, the same results.
+HW_PLUGIN_CFLAGS := $(HOST_CFLAGS) -fPIC -fvisibility=hidden -fno-tree-vectorize -flto=auto -O3
 
 $(HW_OUT)/pic/%.o: hw-model/%.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -c $< -o $@
 
 $(HW_PLUGIN): $(patsubst hw-model/%.c,$(HW_OUT)/pic/%.o,$(HW_MODEL_SRCS) $(HW_PLUGIN_SRCS))
-	$(HOST_CC) -shared -o $@ $^
+	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -shared -o $@ $^
 
 ALL_OUTPUTS += $(HW_PLUGIN)
 
