@@ -184,6 +184,7 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline void count(struct core_model *m, struct insn_result *r, unsigned e)
 {
     r->events[e]++;
+    r->event_mask |= 1u << e;
     m->events[e]++;
 }
 
@@ -401,6 +402,7 @@ static void clear_result(struct insn_result *r)
         r->lat[k] = 0;
     for (unsigned e = 0; e < PMU_EV_COUNT; e++)
         r->events[e] = 0;
+    r->event_mask = 0;
 }
 
 /* Fetches the predicted path from pc until fetch reaches `end` slots or
@@ -526,6 +528,8 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
     r->events[PMU_EV_IMISS] = (r->pme_events >> PME_EVB_IMISS) & 1;
     r->events[PMU_EV_ITBMISS] = (r->pme_events >> PME_EVB_ITBMISS) & 1;
+    r->event_mask = (uint32_t)r->events[PMU_EV_IMISS] << PMU_EV_IMISS |
+                    (uint32_t)r->events[PMU_EV_ITBMISS] << PMU_EV_ITBMISS;
     uint64_t fetch = r->fetch;
 
     /* Map, in order: a ROB entry frees when the instruction rob places
@@ -678,6 +682,8 @@ void core_model_trap(struct core_model *m, const struct insn_static *s, struct i
     fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
     r->events[PMU_EV_IMISS] = (r->pme_events >> PME_EVB_IMISS) & 1;
     r->events[PMU_EV_ITBMISS] = (r->pme_events >> PME_EVB_ITBMISS) & 1;
+    r->event_mask = (uint32_t)r->events[PMU_EV_IMISS] << PMU_EV_IMISS |
+                    (uint32_t)r->events[PMU_EV_ITBMISS] << PMU_EV_ITBMISS;
     m->aborted++;
     r->pme_events |= 1u << PME_EVB_TRAP;
     if (s->cls == ALPHA_LOAD || s->cls == ALPHA_LOAD_LOCKED)

@@ -88,6 +88,7 @@ struct insn_result {
     uint32_t pme_events;        /* 1 << enum pme_event_bit */
     uint32_t history;           /* global branch history at fetch */
     uint16_t events[PMU_EV_COUNT];   /* count of each event this instruction caused */
+    uint32_t event_mask;        /* 1 << e for each e >= 1 with events[e] != 0 */
 };
 
 /* An instruction fetched down a mispredicted path (aborted): all it did

@@ -217,9 +217,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         o->events[PMU_EV_CYCLES] += r.cycles;
         /* only the events that happened: most are rare, and a store to
          * the entry costs more than the loop's branch (measured) */
-        uint32_t happened = 0;
-        for (unsigned e = 1; e < PMU_EV_COUNT; e++)
-            happened |= (uint32_t)(r.events[e] != 0) << e;
+        uint32_t happened = r.event_mask;
         while (happened) {
             unsigned e = (unsigned)__builtin_ctz(happened);
             o->events[e] += r.events[e];
