@@ -253,8 +253,10 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         struct oracle_pc *bo = bad_entry(v, b->pc);
         if (bo) {
             bo->aborted++;
-            bo->events[PMU_EV_IMISS] += imiss;
-            bo->events[PMU_EV_ITBMISS] += itbmiss;
+            if (imiss | itbmiss) {          /* (rare: no stores otherwise) */
+                bo->events[PMU_EV_IMISS] += imiss;
+                bo->events[PMU_EV_ITBMISS] += itbmiss;
+            }
             add_bits(bo->pme_events, b->pme_events);
         }
         if (w && (imiss || itbmiss)) {
