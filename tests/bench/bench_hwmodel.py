@@ -91,8 +91,8 @@ def run(build):
                    "map, issue-queue and functional-unit bookkeeping, cache and predictor lookups and "
                    "the oracle entry's ~20 counter updates (no function above 5 %); the bad path "
                    "(qsort fetches 0.9 aborted instructions per retired one) ~10-15 % of that. "
-                   "-O3 -flto, inline fast paths and skipping zero counters took qsort 20.9 -> 27.3, "
-                   "copy 27.2 -> 37.7, matmul 26.3 -> 37.3 MIPS (same results); 50 MIPS needs less work "
+                   "-O3 -flto, inline fast paths and skipping zero counters took qsort 20.6 -> 28.0, "
+                   "copy 27.7 -> 38.8, matmul 25.8 -> 38.8 MIPS (user time, same results); 50 MIPS needs less work "
                    "per instruction, not faster code for the same work.")
     acc.target("worst counter-sampling cycle error at >= 0.9 M samples", "%.2f%%" % max(errors),
                "<= 2 % at 1 M samples", max(errors) <= 2)
