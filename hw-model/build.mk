@@ -19,7 +19,9 @@ $(HW_OUT)/pic/%.o: hw-model/%.c
 	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -c $< -o $@
 
 $(HW_PLUGIN): $(patsubst hw-model/%.c,$(HW_OUT)/pic/%.o,$(HW_MODEL_SRCS) $(HW_PLUGIN_SRCS))
-	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -shared -o $@ $^
+	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -shared -o $@.tmp $^
+	@# a rename, not a rewrite in place: a running QEMU keeps its mapping
+	mv -f $@.tmp $@
 
 ALL_OUTPUTS += $(HW_PLUGIN)
 
