@@ -109,6 +109,8 @@ static void apply_key(const char *word)
             boot_options.tick_hz = u;
     } else if (klen == 12 && !strncmp(word, "report_ticks", 12)) {
         boot_options.report_ticks = strcmp(val, "0") != 0;
+    } else if (klen == 13 && !strncmp(word, "profile_probe", 13)) {
+        boot_options.profile_probe = strcmp(val, "0") != 0;
     } else if (klen == 7 && !strncmp(word, "profile", 7)) {
         if (!strcmp(val, "timer"))
             boot_options.profile = LK_MODE_TIMER;

@@ -31,6 +31,7 @@ struct boot_options {
     char run[32];           /* empty: the only (or first) image */
     unsigned tick_hz;
     int report_ticks;
+    int profile_probe;          /* profile_probe=1: measure the sample table's cost */
     unsigned profile;           /* LK_MODE_* (firmware/abi/link-protocol.h) */
     uint64_t period_min, period_max;
     unsigned baud;

@@ -26,6 +26,7 @@
 #include "firmware/kernel/loader.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/profiler/control.h"
+#include "firmware/profiler/cost-probe.h"
 #include "firmware/profiler/link-tx.h"
 #include "firmware/profiler/pme-capture.h"
 #include "firmware/profiler/rng.h"
@@ -272,6 +273,8 @@ static void stop_sources(void)
 
 void profiler_start(void)
 {
+    if (boot_options.profile_probe)
+        cost_probe_run();       /* before the tables are set up for real */
     if (boot_options.profile != LK_MODE_TIMER && boot_options.profile != LK_MODE_COUNTERS &&
         boot_options.profile != LK_MODE_PROFILEME && boot_options.profile != LK_MODE_PAIRED)
         return;

@@ -5,6 +5,7 @@ the profile's accuracy and accounts for every overflow record.
 """
 import json
 import os
+import re
 import subprocess
 
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
@@ -197,3 +198,19 @@ def test_four_cores_top_procedure_matches_the_oracle():
             check(rep["events"] and rep["events"][0]["total"] > 100, "core %d has cycle samples" % core)
     finally:
         cleanup(d)
+
+
+def test_table_cost_probe_measures_hits_and_misses():
+    # profile_probe=1: the monitor times its hash table with the model's
+    # cycle register; a miss (evicting an entry) costs more than a hit.
+    for policy in ("rr4", "stf6"):
+        r = alphaprof(["run", "--deterministic", "--board", "clipper-pm", "--append", "profile_probe=1",
+                       "--append", "table=" + policy, require(build_path("workloads", "hello.elf"))])
+        m = re.search(r"table cost \((\w+)\): hit (\d+) cycles over (\d+) hits, miss (\d+) cycles over (\d+) "
+                      r"misses \((\d+) evicted\)", r.out)
+        check(r.status == 0 and m and m.group(1) == policy, "the probe reports (%s)" % policy, r)
+        hit, hits, miss, misses, evicted = (int(m.group(i)) for i in range(2, 7))
+        check(hits == 1536 and misses == 2048 and evicted == 2048, "every timed sample hit or evicted", r)
+        check(0 < hit < miss < 1000, "hit %d < miss %d cycles" % (hit, miss), r)
+    r = alphaprof(["run", "--append", "profile_probe=1", require(build_path("workloads", "hello.elf"))])
+    check(r.status == 0 and "profile_probe needs the hardware model" in r.out, "the plain board says why", r)

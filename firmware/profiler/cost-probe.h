@@ -1,0 +1,8 @@
+/* profile_probe=1: the sample table's cost per hit and per miss, in the
+ * hardware model's cycles (see cost-probe.c). */
+#ifndef FIRMWARE_PROFILER_COST_PROBE_H
+#define FIRMWARE_PROFILER_COST_PROBE_H
+
+void cost_probe_run(void);
+
+#endif
