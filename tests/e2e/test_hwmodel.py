@@ -20,9 +20,19 @@ def record(d, image, *opts):
 
 
 def test_dcache_misses_land_on_the_missing_load():
+    dcache_misses_on_the_load(1)
+
+
+def test_dcache_misses_land_on_the_missing_load_on_four_cores():
+    # chase runs on core 0 while the other three idle in the monitor: their
+    # samples must not blur the picture.
+    dcache_misses_on_the_load(4)
+
+
+def dcache_misses_on_the_load(cores):
     d = tmpdir()
     try:
-        db, oracle, r = record(d, "chase", "--events", "cycles,dmiss")
+        db, oracle, r = record(d, "chase", "--cores", str(cores), "--events", "cycles,dmiss")
         a = json.loads(alphaprof(["annotate", "--db", db, "--json", "chase"]).out)
         names = [e["name"] for e in a["events"]]
         dmiss = names.index("dmiss")
