@@ -224,3 +224,23 @@ def test_table_cost_probe_measures_hits_and_misses():
         check(0 < hit < miss < 1000, "hit %d < miss %d cycles" % (hit, miss), r)
     r = alphaprof(["run", "--append", "profile_probe=1", require(build_path("workloads", "hello.elf"))])
     check(r.status == 0 and "profile_probe needs the hardware model" in r.out, "the plain board says why", r)
+
+
+def test_qemu_stopped_mid_run_leaves_a_whole_oracle():
+    # The launcher's timeout stops QEMU in the middle of a run: the oracle
+    # it leaves (written at exit, renamed into place) is whole and readable,
+    # and its totals agree with its per-PC truth.
+    d = tmpdir()
+    try:
+        oracle = os.path.join(d, "o.bin")
+        r = alphaprof(["run", "--timeout", "1", "--oracle", oracle,
+                       require(build_path("workloads", "chase.elf")), "--", "5"], timeout=60)
+        check(r.status == 124, "the run was stopped by the timeout", r)
+        check(not os.path.exists(oracle + ".tmp"), "no half-written oracle left behind")
+        if os.path.exists(oracle):
+            t = alphaprof(["check", "--oracle", oracle, "--totals", "--json"])
+            check(t.status == 0, "the oracle reads", t)
+            j = json.loads(t.out)
+            check(j["instructions"] > 0 and j["events"] == j["events_by_pc"], "a consistent oracle", t)
+    finally:
+        cleanup(d)
