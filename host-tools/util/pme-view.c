@@ -113,31 +113,7 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct pme_v
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_fail(db, err);
     bind_selection(st, sel, v->epoch);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (v->nimages == cap) {
-            cap = cap ? 2 * cap : 8;
-            v->images = xrealloc(v->images, cap * sizeof *v->images);
-        }
-        struct pv_image *img = &v->images[v->nimages++];
-        memset(img, 0, sizeof *img);
-        img->id = sqlite3_column_int64(st, 0);
-        snprintf(img->name, sizeof img->name, "%s", (const char *)sqlite3_column_text(st, 1));
-        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-            img->path = xstrdup((const char *)sqlite3_column_text(st, 2));
-        img->address = (uint64_t)sqlite3_column_int64(st, 3);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return sql_fail(db, err);
-    for (size_t i = 0; i < v->nimages; i++) {
-        struct pv_image *img = &v->images[i];
-        struct ap_err e2;
-        if (img->path && symtab_open(img->path, &img->st, &e2) != 0)
-            img->st_error = xstrdup(e2.msg);
-    }
-    return 0;
+    return pv_read_images(db, st, &v->images, &v->nimages, err);
 }
 
 static struct pv_image *image_by_id(struct pme_view *v, int64_t id)

@@ -96,13 +96,19 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct profi
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_fail(db, err);
     bind_selection(st, sel, v->epoch);
+    return pv_read_images(db, st, &v->images, &v->nimages, err);
+}
+
+int pv_read_images(sqlite3 *db, sqlite3_stmt *st, struct pv_image **images, size_t *n, struct ap_err *err)
+{
     size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (v->nimages == cap) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
             cap = cap ? 2 * cap : 8;
-            v->images = xrealloc(v->images, cap * sizeof *v->images);
+            *images = xrealloc(*images, cap * sizeof **images);
         }
-        struct pv_image *img = &v->images[v->nimages++];
+        struct pv_image *img = &(*images)[(*n)++];
         memset(img, 0, sizeof *img);
         img->id = sqlite3_column_int64(st, 0);
         snprintf(img->name, sizeof img->name, "%s", (const char *)sqlite3_column_text(st, 1));
@@ -111,8 +117,10 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct profi
         img->address = (uint64_t)sqlite3_column_int64(st, 3);
     }
     sqlite3_finalize(st);
-    for (size_t i = 0; i < v->nimages; i++) {
-        struct pv_image *img = &v->images[i];
+    if (rc != SQLITE_DONE)
+        return sql_fail(db, err);
+    for (size_t i = 0; i < *n; i++) {
+        struct pv_image *img = &(*images)[i];
         struct ap_err e2;
         if (img->path && symtab_open(img->path, &img->st, &e2) != 0)
             img->st_error = xstrdup(e2.msg);

@@ -67,6 +67,13 @@ struct profile_view {
  * (procedures then show as "[image]"). */
 int pv_load(struct pdb *db, const struct pv_selection *sel, struct profile_view *v,
             struct ap_err *err);
+struct sqlite3;
+struct sqlite3_stmt;
+/* Reads the rows of st (image id, name, path, load address; finalizes
+ * it) into *images (*n of them), opening each image's symbols: one that
+ * cannot be opened keeps the reason in st_error. */
+int pv_read_images(struct sqlite3 *db, struct sqlite3_stmt *st, struct pv_image **images, size_t *n,
+                   struct ap_err *err);
 /* Parses argv[*i] if it is --epoch N|all, --core N or --image NAME into
  * sel: 1 consumed, 0 not one of them (or its value is missing: *missing),
  * -1 a bad value (said on stderr, after cmd). */
