@@ -21,12 +21,36 @@ struct block {
     } insn[];
 };
 
+/* What one core has counted, kept on its own cache line (MTTCG threads).
+ * Invariant: no enabled counter can overflow before the core's instruction
+ * count reaches `horizon` (each countable event happens at most once an
+ * instruction), so a block that ends before it only takes its length off
+ * `left`, the instructions to go; the counters are brought up to date
+ * (from `base`, the event totals when they last were) only in a block
+ * that may cross the horizon.  The instruction count is horizon - left. */
+struct core_counts {
+    _Alignas(64) int64_t left;
+    uint64_t horizon;
+    bool by_class;                      /* a counter counts loads, stores or branches */
+    uint64_t loads, stores, branches;   /* (kept while by_class only) */
+    uint64_t base[PMU_COUNTERS];
+    const volatile uint64_t *config_gen;    /* the window's, or the unit's own without a window */
+};
+
+/* No counter on: a horizon the run never reaches. */
+#define NO_HORIZON ((uint64_t)1 << 62)
+
 static struct {
     unsigned ncores;
     struct counter_unit units[MAX_CORES];
-    uint64_t instructions[MAX_CORES];
+    struct core_counts counts[MAX_CORES];
     struct block *blocks;               /* every block, for the oracle */
 } cm;
+
+static uint64_t instructions(const struct core_counts *k)
+{
+    return k->horizon - (uint64_t)k->left;
+}
 
 static uint16_t events_of(const struct insn_static *s)
 {
@@ -45,6 +69,19 @@ static uint16_t events_of(const struct insn_static *s)
     }
 }
 
+/* The core's running total of event e (0 for events this mode never counts). */
+static uint64_t event_total(const struct core_counts *k, unsigned e)
+{
+    switch (e) {
+    case PMU_EV_CYCLES:
+    case PMU_EV_RETIRED:  return instructions(k);
+    case PMU_EV_LOADS:    return k->loads;
+    case PMU_EV_STORES:   return k->stores;
+    case PMU_EV_BRANCHES: return k->branches;
+    default:              return 0;
+    }
+}
+
 /* Counter i overflows inside block b: find the instruction of each
  * overflow by walking the block's events in order. */
 static void overflow_in_block(struct counter_unit *u, unsigned i, const struct block *b, int64_t left)
@@ -56,7 +93,7 @@ static void overflow_in_block(struct counter_unit *u, unsigned i, const struct b
             continue;
         seen++;
         while ((int64_t)seen >= left) {
-            struct pmu_record r = {.pc = b->insn[k].pc, .cycle = cm.instructions[u->core] + k,
+            struct pmu_record r = {.pc = b->insn[k].pc, .cycle = instructions(&cm.counts[u->core]) + k,
                                    .event = c->event};
             /* the window's clock is lazy: brought up to date at overflows
              * only, since a store per block costs more than the rest */
@@ -68,25 +105,69 @@ static void overflow_in_block(struct counter_unit *u, unsigned i, const struct b
     c->remaining = left - (int64_t)seen;
 }
 
-static void on_block(unsigned int vcpu_index, void *userdata)
+static void add_class_events(struct core_counts *k, const struct block *b)
 {
-    if (vcpu_index >= cm.ncores)
-        return;
-    struct block *b = userdata;
-    struct counter_unit *u = &cm.units[vcpu_index];
-    b->exec[vcpu_index]++;
-    counter_unit_sync(u);
+    k->loads += b->total[PMU_EV_LOADS];
+    k->stores += b->total[PMU_EV_STORES];
+    k->branches += b->total[PMU_EV_BRANCHES];
+}
+
+/* Block b may cross the horizon, or the guest changed the configuration:
+ * bring the counters up to date, run b through them exactly, and set the
+ * next horizon.  (Not inlined: on_block's common case then saves no
+ * registers, which measurably costs more than all its work.) */
+__attribute__((noinline)) static void block_near_overflow(struct counter_unit *u, struct core_counts *k,
+                                                          const struct block *b)
+{
+    uint64_t before = instructions(k);      /* b not counted yet */
+    k->horizon = before;
+    k->left = 0;
+    if (u->win && u->win->config_gen != u->config_gen) {
+        counter_unit_reload(u);             /* new periods: what came before is gone */
+        k->by_class = false;
+        for (unsigned i = 0; i < PMU_COUNTERS; i++) {
+            k->base[i] = event_total(k, u->c[i].event);
+            k->by_class |= u->c[i].enabled && u->c[i].event != PMU_EV_CYCLES &&
+                           u->c[i].event != PMU_EV_RETIRED;
+        }
+    }
+    int64_t nearest = (int64_t)NO_HORIZON;
     for (unsigned i = 0; u->nenabled && i < PMU_COUNTERS; i++) {
         struct counter_state *c = &u->c[i];
         if (!c->enabled)
             continue;
+        uint64_t total = event_total(k, c->event);
+        c->remaining -= (int64_t)(total - k->base[i]);
         int64_t n = b->total[c->event];
         if (c->remaining > n)
             c->remaining -= n;
         else if (n)
             overflow_in_block(u, i, b, c->remaining);
+        k->base[i] = total + (uint64_t)n;
+        if (c->remaining < nearest)
+            nearest = c->remaining;
     }
-    cm.instructions[vcpu_index] += b->n;
+    if (k->by_class)
+        add_class_events(k, b);
+    k->horizon = before + b->n + (uint64_t)nearest;
+    k->left = nearest;
+}
+
+static void on_block(unsigned int vcpu_index, void *userdata)
+{
+    if (vcpu_index >= cm.ncores)
+        return;
+    struct block *b = userdata;
+    struct core_counts *k = &cm.counts[vcpu_index];
+    b->exec[vcpu_index]++;
+    int64_t left = k->left - (int64_t)b->n;
+    if (__builtin_expect(left <= 0 || *k->config_gen != cm.units[vcpu_index].config_gen, 0)) {
+        block_near_overflow(&cm.units[vcpu_index], k, b);
+        return;
+    }
+    k->left = left;
+    if (k->by_class)
+        add_class_events(k, b);
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -118,8 +199,12 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows)
 {
     cm.ncores = ncores;
-    for (unsigned c = 0; c < ncores; c++)
+    for (unsigned c = 0; c < ncores; c++) {
         counter_unit_init(&cm.units[c], windows[c], c);
+        cm.counts[c].horizon = NO_HORIZON;
+        cm.counts[c].left = (int64_t)NO_HORIZON;
+        cm.counts[c].config_gen = windows[c] ? &windows[c]->config_gen : &cm.units[c].config_gen;
+    }
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     return 0;
 }
@@ -127,7 +212,7 @@ int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_windo
 void counters_mode_collect(unsigned core, struct oracle_core *oc, struct pc_table *table)
 {
     struct counter_unit *u = &cm.units[core];
-    oc->cycles = oc->instructions = oc->fetched = cm.instructions[core];
+    oc->cycles = oc->instructions = oc->fetched = instructions(&cm.counts[core]);
     oc->overflows = u->overflows;
     oc->ring_dropped = u->dropped;
     for (struct block *b = cm.blocks; b; b = b->next) {
