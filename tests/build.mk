@@ -45,3 +45,10 @@ $(INGEST_BENCH): tests/bench/ingest-bench.c $(HOST_UTIL_LIB)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(HOST_UTIL_LIB) $(HOST_TOOLS_LIBS)
 ALL_OUTPUTS += $(INGEST_BENCH)
+
+# The plugin-API yardstick of the hardware-model speed bench.
+TB_CALLBACK_FLOOR := $(BUILD)/tests/bench/tb-callback-floor.so
+$(TB_CALLBACK_FLOOR): tests/bench/tb-callback-floor.c hw-model/plugin/qemu-plugin-api.h
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $<
+ALL_OUTPUTS += $(TB_CALLBACK_FLOOR)
