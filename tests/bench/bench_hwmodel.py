@@ -58,13 +58,14 @@ def oracle_totals(path):
 
 
 # Repeat counts (the workloads' first argument): about 300 M instructions
-# a run for the full model and the accuracy runs; ten times that for the
-# runs near QEMU's speed, so that QEMU's start-up (~0.07 s) weighs little
-# (plain QEMU runs compress's 300 M in 0.15 s, half of it start-up).
+# a run for the full model and the accuracy runs; for the runs near QEMU's
+# speed, enough for 1-7 s of plain QEMU, so that its start-up (~0.07 s)
+# weighs little (plain QEMU runs compress's 300 M in 0.15 s, half of it
+# start-up; chase is slow in QEMU itself).
 REPEAT = {"copy": 6, "chase": 3, "branches": 6, "matmul": 8, "qsort": 3, "compress": 6}
-FAST_REPEAT = {w: 10 * n for w, n in REPEAT.items()}
+FAST_REPEAT = {"copy": 30, "chase": 3, "branches": 60, "matmul": 40, "qsort": 30, "compress": 60}
 # For the accuracy runs: about 1 M cycle samples at a 1000-1100 cycle period.
-ACC_REPEAT = {"copy": 15, "chase": 1, "branches": 22, "matmul": 24, "qsort": 19, "compress": 12}
+ACC_REPEAT = {"copy": 15, "chase": 1, "branches": 22, "matmul": 96, "qsort": 19, "compress": 48}
 
 
 def run(build):
@@ -126,8 +127,8 @@ def run(build):
                  "%.0f%%" % (100 * min(floors)), "(yardstick)", True)
     speed.target("slowest full-model speed (MIPS)", min(model_mips), ">= 50", min(model_mips) >= 50)
     speed.notes = ("Wall-clock of alphaprof run, QEMU start-up included, best of two alternating runs "
-                   "for everything near QEMU's speed (plain, floors, counters: FAST_REPEAT, ten times the "
-                   "full model's REPEAT, so start-up weighs little); percentages are of plain QEMU's "
+                   "for everything near QEMU's speed (plain, floors, counters: FAST_REPEAT, 1-7 s of "
+                   "plain QEMU, so start-up weighs little); percentages are of plain QEMU's "
                    "speed on the same run. The floors are tests/bench/tb-callback-floor.so on the "
                    "clipper-pm board: an inline add per translation block (counts, can raise nothing), "
                    "and an empty callback per block, the least a plugin of QEMU 7.2 can do to act at an "
