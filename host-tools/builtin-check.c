@@ -41,6 +41,9 @@ static void usage(FILE *f)
             "  --max-error F    exit 1 if the instruction-level error exceeds F (0..1)\n"
             "  --json           JSON instead of text\n"
             "  --totals         only the oracle's per-core totals (no profile needed)\n"
+            "  --whole-run      compare with the whole run's truth, boot and final flush\n"
+            "                   included (default: the profiled interval, FILE.2 minus\n"
+            "                   FILE.1, when the monitor took those snapshots)\n"
             "  -h, --help       this text\n");
 }
 
@@ -200,12 +203,19 @@ static void print_totals(const struct oracle *o, bool json)
     printf("]}\n");
 }
 
+static void free_oracles(struct oracle *whole, struct oracle *interval, int have_interval)
+{
+    oracle_free(whole);
+    if (have_interval > 0)
+        oracle_free(interval);
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
     const char *oracle_path = NULL, *event = NULL;
     struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    bool json = false, totals = false;
+    bool json = false, totals = false, whole_run = false;
     double max_error = -1;
     unsigned u;
     for (int i = 1; i < argc; i++) {
@@ -218,6 +228,8 @@ int cmd_check(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--totals")) {
             totals = true;
+        } else if (!strcmp(a, "--whole-run")) {
+            whole_run = true;
         } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
             db_path = v;
         } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
@@ -261,10 +273,21 @@ int cmd_check(int argc, char **argv)
         oracle_free(&o);
         return 0;
     }
+    /* The per-PC truth: of the profiled interval when the monitor took
+     * its snapshots, else of the whole run; the accounting (records,
+     * rings, ProfileMe) always of the whole run. */
+    struct oracle interval;
+    int have_interval = whole_run ? 0 : oracle_read_interval(oracle_path, &o, &interval, &err);
+    if (have_interval < 0) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        oracle_free(&o);
+        return 1;
+    }
+    const struct oracle *t = have_interval ? &interval : &o;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
-        oracle_free(&o);
+        free_oracles(&o, &interval, have_interval);
         return 1;
     }
     struct profile_view v;
@@ -280,7 +303,7 @@ int cmd_check(int argc, char **argv)
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
-        oracle_free(&o);
+        free_oracles(&o, &interval, have_interval);
         return 1;
     }
     int ev = -1;
@@ -306,14 +329,14 @@ int cmd_check(int argc, char **argv)
                 pme_accuracy_print(stdout, &pacc);
         }
         pv_free(&v);
-        oracle_free(&o);
+        free_oracles(&o, &interval, have_interval);
         return 0;
     }
     if (ev < 0 || oev < 0) {
         fprintf(stderr, "alphaprof check: the profile has no samples of event %s that the oracle knows\n",
                 event ? event : "cycles or timer");
         pv_free(&v);
-        oracle_free(&o);
+        free_oracles(&o, &interval, have_interval);
         return 1;
     }
 
@@ -324,11 +347,11 @@ int cmd_check(int argc, char **argv)
         if (v.insns[i].count[ev])
             prof[np++] = (struct keyed_count){pc_of(&v.insns[i]), (double)v.insns[i].count[ev]};
     np = keyed_normalise(prof, np);
-    struct keyed_count *truth = xmalloc((o.h.npcs + 1) * sizeof *truth);
+    struct keyed_count *truth = xmalloc((t->h.npcs + 1) * sizeof *truth);
     size_t nt = 0;
-    for (uint64_t i = 0; i < o.h.npcs; i++)
-        if (o.pcs[i].events[oev])
-            truth[nt++] = (struct keyed_count){o.pcs[i].pc, (double)o.pcs[i].events[oev]};
+    for (uint64_t i = 0; i < t->h.npcs; i++)
+        if (t->pcs[i].events[oev])
+            truth[nt++] = (struct keyed_count){t->pcs[i].pc, (double)t->pcs[i].events[oev]};
     double insn_error = distribution_error(prof, np, truth, nt);
 
     /* Procedure level: both sides keyed by the start of their symbol. */
@@ -357,8 +380,8 @@ int cmd_check(int argc, char **argv)
     uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0, interrupts = 0;
     uint64_t instructions = 0, cycles = 0;
     for (unsigned c = 0; c < o.h.ncores; c++) {
-        instructions += o.cores[c].instructions;
-        cycles += o.cores[c].cycles;
+        instructions += t->cores[c].instructions;
+        cycles += t->cores[c].cycles;
         interrupts += o.cores[c].interrupts;
         overflows += o.cores[c].overflows;
         ring_dropped += o.cores[c].ring_dropped;
@@ -369,11 +392,12 @@ int cmd_check(int argc, char **argv)
                "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
                "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
                "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu, "
-               "\"top_procedure\": {\"profile\": \"%s\", \"oracle\": \"%s\"}",
+               "\"top_procedure\": {\"profile\": \"%s\", \"oracle\": \"%s\"}, \"oracle_scope\": \"%s\"",
                v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
                (unsigned long long)overflows, (unsigned long long)ring_dropped,
                (unsigned long long)unread, (unsigned long long)interrupts,
-               (unsigned long long)instructions, (unsigned long long)cycles, top_profile, top_oracle);
+               (unsigned long long)instructions, (unsigned long long)cycles, top_profile, top_oracle,
+               have_interval ? "interval" : "run");
         if (have_pme) {
             printf(", \"profileme\": ");
             pme_account_json(stdout, &pa);
@@ -393,8 +417,11 @@ int cmd_check(int argc, char **argv)
                100 * proc_error, top_profile, top_oracle);
         printf("  instructions: %zu in the profile, %zu in the oracle\n", np, nt);
         print_top_differences(&v, prof, np, truth, nt, 8);
-        printf("  (the oracle covers the whole run, boot and the final flush included, which no\n"
-               "  sample can see; the profile covers the sampled part)\n");
+        if (have_interval)
+            printf("  (the oracle's truth of the profiled interval: its stop snapshot minus its start)\n");
+        else
+            printf("  (the oracle covers the whole run, boot and the final flush included, which no\n"
+                   "  sample can see; the profile covers the sampled part)\n");
         if (overflows)
             printf("  the model produced %llu overflow records of all events: %llu lost in full rings,\n"
                    "  %llu produced after the profiler stopped (never drained)\n",
@@ -412,7 +439,7 @@ int cmd_check(int argc, char **argv)
     free(pp);
     free(tp);
     pv_free(&v);
-    oracle_free(&o);
+    free_oracles(&o, &interval, have_interval);
     if (max_error >= 0 && insn_error > max_error) {
         fprintf(stderr, "alphaprof check: instruction-level error %.4f exceeds --max-error %.4f\n",
                 insn_error, max_error);

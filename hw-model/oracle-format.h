@@ -1,7 +1,12 @@
 /*
  * The model's oracle file: the exact truth of a run, written by the plugin
  * at exit (atomically: temporary file, then rename) and read by the host
- * tools (`alphaprof check --oracle`).  Little-endian, fixed layout:
+ * tools (`alphaprof check --oracle`).  A snapshot of the run so far is
+ * written when the firmware asks (pmu_window.oracle_request = N): to
+ * PATH.N, with snapshot = N; the monitor takes ORACLE_SNAPSHOT_START when
+ * its profiler starts and ORACLE_SNAPSHOT_STOP when it stops, so the host
+ * can subtract them for the truth of exactly the profiled interval.  All
+ * files of one run carry the same run_id.  Little-endian, fixed layout:
  *
  *   struct oracle_header
  *   struct oracle_core    x ncores
@@ -20,7 +25,10 @@
 #include "hw-model/pmu-window.h"
 
 #define ORACLE_MAGIC    0x4c43524f666f7270ULL   /* "prfORCL" + 'L' */
-#define ORACLE_VERSION  2
+#define ORACLE_VERSION  3
+
+#define ORACLE_SNAPSHOT_START 1     /* the monitor's profiler started */
+#define ORACLE_SNAPSHOT_STOP  2     /* ... and stopped (before its final flush) */
 
 struct oracle_header {
     uint64_t magic;
@@ -28,7 +36,8 @@ struct oracle_header {
     uint32_t ncores;
     uint64_t npcs;
     uint32_t nevents;           /* PMU_EV_COUNT */
-    uint32_t reserved;
+    uint32_t snapshot;          /* 0: at exit; N: on the firmware's request N */
+    uint64_t run_id;            /* the same in every file of one run */
 };
 
 struct oracle_core {
@@ -46,6 +55,8 @@ struct oracle_core {
     uint64_t interrupts;        /* performance interrupts raised */
 };
 
+/* (struct oracle_core and struct oracle_pc hold only uint64_t counters,
+ * apart from pc: the host subtracts snapshots field by field) */
 struct oracle_pc {
     uint64_t pc;
     uint64_t executions;        /* retired */

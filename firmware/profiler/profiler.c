@@ -31,6 +31,7 @@
 #include "firmware/profiler/pme-capture.h"
 #include "firmware/profiler/rng.h"
 #include "firmware/profiler/sample-table.h"
+#include "hw-model/oracle-format.h"
 #include "hw-model/pmu-window.h"
 
 #define FINISH_TIMEOUT_NS 2000000000ull
@@ -72,6 +73,17 @@ extern char __firmware_start[], __firmware_end[];
 static struct pmu_window *window_of(unsigned core)
 {
     return (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE);
+}
+
+/* Has the hardware model snapshot its oracle (oracle-format.h), so that
+ * the host can tell the profiled interval's truth from the whole run's. */
+static void request_oracle(unsigned snapshot)
+{
+    struct pmu_window *w = window_of(this_core());
+    if (w->magic == PMU_MAGIC) {
+        mb();
+        w->oracle_request = snapshot;
+    }
 }
 
 /* Groups of events that take turns on the counters (1: no multiplexing). */
@@ -279,6 +291,7 @@ void profiler_start(void)
         boot_options.profile != LK_MODE_PROFILEME && boot_options.profile != LK_MODE_PAIRED)
         return;
     counters_mode = boot_options.profile == LK_MODE_COUNTERS && configure_counters();
+    request_oracle(ORACLE_SNAPSHOT_START);
     link_tx_init(BOARD_COM2_PORT, boot_options.baud);
     for (unsigned c = 0; c < ncores; c++) {
         sample_table_init(c, (enum table_policy)boot_options.table_policy);
@@ -615,6 +628,7 @@ void profiler_finish(long status, unsigned how)
     if (!profiling)
         return;
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);  /* our own alarm must not sample now */
+    request_oracle(ORACLE_SNAPSHOT_STOP);       /* what follows is the final flush */
     finishing = 1;
     mb();
     sampling[0].active = 0;

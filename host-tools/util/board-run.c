@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/image-file.h"
+#include "util/oracle-file.h"
 
 static int stop_pipe[2] = {-1, -1};
 
@@ -141,6 +142,13 @@ int board_run(struct board_run *br)
     unlink(shm_path);
     unlink(sock_path);
     unlink(prof_path);
+    if (br->oracle_path)
+        /* an earlier run's snapshots must not pass for this run's */
+        for (unsigned n = ORACLE_SNAPSHOT_START; n <= ORACLE_SNAPSHOT_STOP; n++) {
+            char snap[PATH_MAX + 16];
+            oracle_snapshot_path(br->oracle_path, n, snap, sizeof snap);
+            unlink(snap);
+        }
 
     struct run_config rc = {
         .board = board,

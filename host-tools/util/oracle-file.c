@@ -1,9 +1,11 @@
 #include "util/oracle-file.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/strvec.h"
 
@@ -58,4 +60,73 @@ const struct oracle_pc *oracle_find(const struct oracle *o, uint64_t pc)
             hi = mid;
     }
     return lo < o->h.npcs && o->pcs[lo].pc == pc ? &o->pcs[lo] : NULL;
+}
+
+void oracle_snapshot_path(const char *path, unsigned n, char *out, size_t len)
+{
+    snprintf(out, len, "%s.%u", path, n);
+}
+
+/* Both structs are uint64_t counters only (oracle-format.h), so a snapshot
+ * is taken off field by field; counters only grow, so a later one is never
+ * smaller. */
+static int subtract_counters(uint64_t *later, const uint64_t *earlier, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (later[i] < earlier[i])
+            return -1;
+        later[i] -= earlier[i];
+    }
+    return 0;
+}
+
+_Static_assert(sizeof(struct oracle_core) % sizeof(uint64_t) == 0, "oracle_core: counters only");
+_Static_assert(sizeof(struct oracle_pc) % sizeof(uint64_t) == 0 &&
+               offsetof(struct oracle_pc, executions) == sizeof(uint64_t), "oracle_pc: pc, then counters only");
+
+int oracle_read_interval(const char *path, const struct oracle *whole, struct oracle *o,
+                         struct ap_err *err)
+{
+    char start_path[4200], stop_path[4200];
+    oracle_snapshot_path(path, ORACLE_SNAPSHOT_START, start_path, sizeof start_path);
+    oracle_snapshot_path(path, ORACLE_SNAPSHOT_STOP, stop_path, sizeof stop_path);
+    if (access(start_path, F_OK) != 0 || access(stop_path, F_OK) != 0)
+        return 0;
+    struct oracle start;
+    if (oracle_read(start_path, &start, err))
+        return -1;
+    if (oracle_read(stop_path, o, err)) {
+        oracle_free(&start);
+        return -1;
+    }
+    int rc = 0;
+    if (start.h.run_id != whole->h.run_id || o->h.run_id != whole->h.run_id) {
+        rc = 0;                 /* an earlier run's leftovers: not this run's interval */
+    } else if (start.h.snapshot != ORACLE_SNAPSHOT_START || o->h.snapshot != ORACLE_SNAPSHOT_STOP ||
+               start.h.ncores != o->h.ncores) {
+        rc = ap_err_set(err, "%s and %s: not the start and stop snapshots of one run; "
+                        "delete them to compare with the whole run", start_path, stop_path);
+    } else {
+        rc = 1;
+        /* (per core, what is still unread in a ring may shrink: those
+         * fields of an interval are clamped at 0 and mean little) */
+        for (unsigned c = 0; c < o->h.ncores; c++) {
+            uint64_t *later = (uint64_t *)&o->cores[c];
+            const uint64_t *earlier = (const uint64_t *)&start.cores[c];
+            for (size_t k = 0; k < sizeof o->cores[c] / sizeof(uint64_t); k++)
+                later[k] = later[k] > earlier[k] ? later[k] - earlier[k] : 0;
+        }
+        for (uint64_t i = 0; rc == 1 && i < o->h.npcs; i++) {
+            const struct oracle_pc *before = oracle_find(&start, o->pcs[i].pc);
+            if (before && subtract_counters(&o->pcs[i].executions, &before->executions,
+                                            sizeof o->pcs[i] / sizeof(uint64_t) - 1))
+                rc = -1;
+        }
+        if (rc < 0)
+            ap_err_set(err, "%s holds less than %s: the snapshots are damaged", stop_path, start_path);
+    }
+    oracle_free(&start);
+    if (rc != 1)
+        oracle_free(o);
+    return rc;
 }

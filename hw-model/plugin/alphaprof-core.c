@@ -15,7 +15,8 @@
  *
  * The window's config_gen and oracle_request are compared on every
  * instruction: a new config_gen reloads the counters and ProfileMe (bad
- * values turn them off), a new oracle_request writes the oracle file now.
+ * values turn them off), a new oracle_request N writes a snapshot of the
+ * oracle now, to oracle=PATH + ".N" (oracle-format.h).
  *
  * Arguments: ram=PATH (the RAM backend file), cores=N, oracle=PATH (truth
  * written at exit and on request), mode=full (the timing model) or
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hw-model/isa/alpha-isa.h"
@@ -83,6 +85,7 @@ static struct {
     size_t ram_size;
     char oracle_path[4096];
     bool counters_mode;         /* mode=counters: counters-mode.c, no timing model */
+    uint64_t run_id;            /* in every oracle file of this run */
     struct model_params params;
     pthread_mutex_t oracle_lock;
 } g = {.oracle_lock = PTHREAD_MUTEX_INITIALIZER};
@@ -102,7 +105,7 @@ static void reload_config(struct vcpu *v)
     pme_unit_configure(&v->pme, &pme, v->win->seed);
 }
 
-static void write_oracle(void);
+static void write_oracle(uint64_t snapshot);
 
 static inline void add_bits(uint64_t *count, uint32_t bits)
 {
@@ -234,7 +237,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             reload_config(v);
         if (w->oracle_request != v->oracle_request) {
             v->oracle_request = w->oracle_request;
-            write_oracle();
+            write_oracle(v->oracle_request);
         }
         w->cycles = m->last_retire;
         w->retired = m->seq;
@@ -367,22 +370,29 @@ static uint64_t unread(uint64_t head, uint64_t tail)
 }
 
 /* Writes the oracle file atomically (temporary file, then rename); at exit
- * or on the guest's request, from any vCPU thread.  On request the
+ * (snapshot 0: the oracle path) or on the guest's request N (path + ".N",
+ * N clamped to 1..999999), from any vCPU thread.  On request the
  * requesting core's part is exact at its current instruction; with several
  * vCPU threads (MTTCG) the others keep running meanwhile, so their totals
  * and per-PC counts are read at slightly different moments (exact again
  * at exit, and under -icount's single thread). */
-static void write_oracle(void)
+static void write_oracle(uint64_t snapshot)
 {
     if (!g.oracle_path[0])
         return;
+    if (snapshot > 999999)
+        snapshot = 999999;      /* (a garbage request still writes one bounded name) */
     pthread_mutex_lock(&g.oracle_lock);
     struct oracle_core oc[MAX_CORES];
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
         oc[c] = (struct oracle_core){.overflows = v->cu.overflows, .ring_dropped = v->cu.dropped};
         if (g.counters_mode) {
-            counters_mode_collect(c, &oc[c], &v->oracle);     /* (at exit only) */
+            /* its table holds the last collection only (the blocks hold
+             * the counts): no vCPU thread touches it in this mode */
+            pc_table_free(&v->oracle);
+            if (pc_table_init(&v->oracle, 1 << 14) == 0)
+                counters_mode_collect(c, &oc[c], &v->oracle);
         } else {
             oc[c].cycles = v->model.last_retire;
             oc[c].instructions = v->model.seq;
@@ -400,8 +410,12 @@ static void write_oracle(void)
     }
     uint64_t npcs = 0;
     struct oracle_pc *pcs = merge_oracle(&npcs);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", g.oracle_path);
+    char path[4200], tmp[4220];
+    if (snapshot)
+        snprintf(path, sizeof path, "%s.%u", g.oracle_path, (unsigned)snapshot);
+    else
+        snprintf(path, sizeof path, "%s", g.oracle_path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");
     if (!f || !pcs) {
         fail("cannot write the oracle file");
@@ -412,13 +426,14 @@ static void write_oracle(void)
         return;
     }
     struct oracle_header h = {.magic = ORACLE_MAGIC, .version = ORACLE_VERSION, .ncores = g.ncores,
-                              .npcs = npcs, .nevents = PMU_EV_COUNT};
+                              .npcs = npcs, .nevents = PMU_EV_COUNT, .snapshot = (uint32_t)snapshot,
+                              .run_id = g.run_id};
     fwrite(&h, sizeof h, 1, f);
     fwrite(oc, sizeof oc[0], g.ncores, f);
     fwrite(pcs, sizeof *pcs, npcs, f);
     free(pcs);
     if (fclose(f) == 0)
-        rename(tmp, g.oracle_path);
+        rename(tmp, path);
     else
         fail("cannot write the oracle file");
     pthread_mutex_unlock(&g.oracle_lock);
@@ -434,7 +449,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4, c);
         v->prev = NULL;
     }
-    write_oracle();
+    write_oracle(0);
 }
 
 static int map_ram(const char *path)
@@ -485,6 +500,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     char msg[600];
     const char *ram = NULL;
     model_params_default(&g.params);
+    {
+        /* tells this run's oracle files from an earlier run's leftovers */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        g.run_id = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^ (uint64_t)getpid() << 40;
+    }
     g.ncores = info->system_emulation ? (unsigned)info->system.smp_vcpus : 1;
     for (int i = 0; i < argc; i++) {
         char key[64];
@@ -562,7 +583,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         counter_unit_init(&v->cu, v->win, c);
     }
     if (g.counters_mode)
-        counters_mode_install(id, g.ncores, wins);
+        counters_mode_install(id, g.ncores, wins, write_oracle);
     else
         qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);

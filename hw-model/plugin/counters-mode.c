@@ -45,6 +45,8 @@ static struct {
     struct counter_unit units[MAX_CORES];
     struct core_counts counts[MAX_CORES];
     struct block *blocks;               /* every block, for the oracle */
+    uint64_t oracle_request[MAX_CORES]; /* the last request served */
+    void (*write_oracle)(uint64_t snapshot);
 } cm;
 
 static uint64_t instructions(const struct core_counts *k)
@@ -112,8 +114,8 @@ static void add_class_events(struct core_counts *k, const struct block *b)
     k->branches += b->total[PMU_EV_BRANCHES];
 }
 
-/* Block b may cross the horizon: read the guest's configuration if it
- * changed, bring the counters up to date, run b through them exactly, and
+/* Block b may cross the horizon: serve an oracle request, read the
+ * guest's configuration if it changed, bring the counters up to date, run b through them exactly, and
  * set the next horizon.  (Not inlined: on_block's common case then saves no
  * registers, which measurably costs more than all its work.) */
 __attribute__((noinline)) static void block_near_overflow(struct counter_unit *u, struct core_counts *k,
@@ -122,6 +124,10 @@ __attribute__((noinline)) static void block_near_overflow(struct counter_unit *u
     uint64_t before = instructions(k);      /* b not counted yet */
     k->horizon = before;
     k->left = 0;
+    if (u->win && u->win->oracle_request != cm.oracle_request[u->core]) {
+        cm.oracle_request[u->core] = u->win->oracle_request;
+        cm.write_oracle(cm.oracle_request[u->core]);
+    }
     if (u->win && u->win->config_gen != u->config_gen) {
         counter_unit_reload(u);             /* new periods: what came before is gone */
         k->by_class = false;
@@ -196,9 +202,11 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
-int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows)
+int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows,
+                          void (*write_oracle)(uint64_t snapshot))
 {
     cm.ncores = ncores;
+    cm.write_oracle = write_oracle;
     for (unsigned c = 0; c < ncores; c++) {
         counter_unit_init(&cm.units[c], windows[c], c);
         cm.counts[c].horizon = CONFIG_CHECK_INSTRUCTIONS;

@@ -9,9 +9,9 @@
  * retired, loads, stores, branches.  The model-only events (misses,
  * mispredicts) never count in this mode.  A block left early by a trap is
  * counted whole: the counts are exact up to such traps.  A new
- * configuration (config_gen) takes effect within 1024 instructions, not at
- * the next one as in the full model: checking it on every block was 8 % of
- * the run.
+ * configuration (config_gen) takes effect, and an oracle request is
+ * served, within 1024 instructions, not at the next one as in the full
+ * model: checking them on every block was 8 % of the run.
  */
 #ifndef HW_MODEL_COUNTERS_MODE_H
 #define HW_MODEL_COUNTERS_MODE_H
@@ -25,9 +25,12 @@
 
 /* Events counters-only mode can count: PMU_COUNTERS_MODE_EVENTS. */
 
-/* windows[c] is core c's guest window (or NULL). */
-int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows);
-/* At exit: per-core totals and per-PC truth (tables[c] filled). */
+/* windows[c] is core c's guest window (or NULL); write_oracle(N) is called
+ * when a core's window asks for oracle snapshot N (oracle_request, read
+ * with the configuration). */
+int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows,
+                          void (*write_oracle)(uint64_t snapshot));
+/* Core's totals and per-PC truth so far, added to oc and to table. */
 void counters_mode_collect(unsigned core, struct oracle_core *oc, struct pc_table *table);
 
 #endif

@@ -121,6 +121,44 @@ def test_plain_board_refuses_hw_events_clearly():
         cleanup(d)
 
 
+def test_oracle_snapshots_give_the_truth_of_the_profiled_interval():
+    # The monitor has the model write oracle snapshots (oracle_request) when
+    # its profiler starts and stops; check compares the profile with their
+    # difference, so boot and the final flush no longer count as error.
+    d = tmpdir()
+    try:
+        db, oracle, r = record(d, "qsort", "--events", "cycles:1000-1100")
+        totals = {}
+        for name, path in (("run", oracle), ("start", oracle + ".1"), ("stop", oracle + ".2")):
+            t = alphaprof(["check", "--oracle", path, "--totals", "--json"])
+            check(t.status == 0, "the %s oracle reads" % name, t)
+            totals[name] = json.loads(t.out)["instructions"]
+        check(0 < totals["start"] < totals["stop"] < totals["run"],
+              "snapshots in order: start %(start)d < stop %(stop)d < run %(run)d" % totals)
+        interval = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--json"]).out)
+        whole = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--json", "--whole-run"]).out)
+        check(interval["oracle_scope"] == "interval" and whole["oracle_scope"] == "run",
+              "check says which truth it used", interval)
+        check(interval["oracle_instructions"] == totals["stop"] - totals["start"],
+              "the interval is stop minus start (%d)" % interval["oracle_instructions"], interval)
+        check(interval["procedure_error"] < whole["procedure_error"],
+              "the interval's truth fits the profile better (procedure error %.2f%% against %.2f%%)"
+              % (100 * interval["procedure_error"], 100 * whole["procedure_error"]))
+        # a damaged snapshot is named, not used
+        with open(oracle + ".1", "r+b") as f:
+            f.truncate(100)
+        bad = alphaprof(["check", "--db", db, "--oracle", oracle])
+        check(bad.status == 1 and oracle + ".1" in bad.err and "truncated" in bad.err,
+              "a damaged snapshot is named", bad)
+        # a later run without a profiler takes no snapshots, and removes
+        # the earlier ones so that they cannot pass for its own
+        r = alphaprof(["run", "--oracle", oracle, require(build_path("workloads", "hello.elf"))])
+        check(r.status == 0 and not os.path.exists(oracle + ".1") and not os.path.exists(oracle + ".2"),
+              "stale snapshots removed", r)
+    finally:
+        cleanup(d)
+
+
 def test_counters_only_mode_samples_exact_pcs():
     # --model counters: no timing model, one callback per block; an
     # overflow inside a block still lands on the instruction whose event
