@@ -145,6 +145,6 @@ def run(build):
                  "(time-proportional, like TIP); timer samples take the interrupted PC under -icount, "
                  "i.e. they sample instructions, not modelled cycles, so stalls are invisible to them. "
                  "Counter runs repeat the workload (ACC_REPEAT) to about 1 M samples; timer runs are "
-                 "shorter (REPEAT). The oracle covers the whole run, boot included, and the profile "
-                 "only the profiled part, which adds a small systematic error.")
+                 "shorter (REPEAT). The truth is the oracle of the profiled interval (the monitor's "
+                 "start and stop snapshots), so what error remains is sampling error.")
     return [speed, acc]
