@@ -61,7 +61,8 @@ static void usage(FILE *f)
             "                     or 6-way swap-to-front\n"
             "  --seed N           seed of the period randomiser\n"
             "  --deterministic    one host thread, 1 ns per instruction: runs repeat exactly\n"
-            "  --append KEY=VAL   add a key to the boot command line\n"
+            "  --append KEY=VAL   add a key to the boot command line (after record's own,\n"
+            "                     so it overrides them)\n"
             "  --timeout S        give up after S seconds (default: the board's)\n"
             "  --status           print a live status line on stderr\n"
             "  -v, --verbose      print the QEMU command line\n"
@@ -171,7 +172,7 @@ int cmd_record(int argc, char **argv)
     const char *board_name = DEFAULT_BOARD, *db_path = DEFAULT_DB;
     unsigned cores = 1, timeout_s = 0, baud = 0, seed = 0;
     bool deterministic = false, verbose = false, status_line = false;
-    struct strvec images = {0}, keys = {0}, args = {0}, elfs = {0};
+    struct strvec images = {0}, keys = {0}, appended = {0}, args = {0}, elfs = {0};
     char period[64] = "", table[16] = "", events[160] = "", pme[64] = "", pair_window[32] = "";
     int profileme = 0;          /* 1 ProfileMe, 2 paired */
     /* ProfileMe intervals as configured (the usage's defaults, always sent
@@ -281,7 +282,7 @@ int cmd_record(int argc, char **argv)
                 fprintf(stderr, "alphaprof record: %s\n", err.msg);
                 goto out;
             }
-            strvec_push(&keys, v);
+            strvec_push(&appended, v);
         } else if (missing) {
             status = bad("%s needs a value", a);
             goto out;
@@ -349,6 +350,10 @@ int cmd_record(int argc, char **argv)
         strvec_pushf(&keys, "baud=%u", baud);
     if (seed)
         strvec_pushf(&keys, "seed=%u", seed);
+    /* the user's keys last: the monitor takes the last of a key, so they
+     * override record's own */
+    for (size_t k = 0; k < appended.n; k++)
+        strvec_push(&keys, appended.v[k]);
 
     struct ap_err err;
     struct pdb *db = NULL;
@@ -434,6 +439,7 @@ int cmd_record(int argc, char **argv)
 out:
     strvec_free(&images);
     strvec_free(&keys);
+    strvec_free(&appended);
     strvec_free(&args);
     strvec_free(&elfs);
     return status;

@@ -29,6 +29,7 @@
 
 #define ORACLE_SNAPSHOT_START 1     /* the monitor's profiler started */
 #define ORACLE_SNAPSHOT_STOP  2     /* ... and stopped (before its final flush) */
+#define ORACLE_SNAPSHOT_MAX   64    /* requests beyond are ignored: a runaway guest fills no disk */
 
 struct oracle_header {
     uint64_t magic;

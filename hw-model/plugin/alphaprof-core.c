@@ -371,7 +371,7 @@ static uint64_t unread(uint64_t head, uint64_t tail)
 
 /* Writes the oracle file atomically (temporary file, then rename); at exit
  * (snapshot 0: the oracle path) or on the guest's request N (path + ".N",
- * N clamped to 1..999999), from any vCPU thread.  On request the
+ * 1..ORACLE_SNAPSHOT_MAX; others are ignored), from any vCPU thread.  On request the
  * requesting core's part is exact at its current instruction; with several
  * vCPU threads (MTTCG) the others keep running meanwhile, so their totals
  * and per-PC counts are read at slightly different moments (exact again
@@ -380,8 +380,16 @@ static void write_oracle(uint64_t snapshot)
 {
     if (!g.oracle_path[0])
         return;
-    if (snapshot > 999999)
-        snapshot = 999999;      /* (a garbage request still writes one bounded name) */
+    if (snapshot > ORACLE_SNAPSHOT_MAX) {
+        static bool told;
+        if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED)) {
+            char msg[120];
+            snprintf(msg, sizeof msg, "oracle_request %llu ignored: snapshots are 1..%d",
+                     (unsigned long long)snapshot, ORACLE_SNAPSHOT_MAX);
+            fail(msg);
+        }
+        return;
+    }
     pthread_mutex_lock(&g.oracle_lock);
     struct oracle_core oc[MAX_CORES];
     for (unsigned c = 0; c < g.ncores; c++) {

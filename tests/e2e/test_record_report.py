@@ -113,3 +113,20 @@ def test_annotate_shows_source_disassembly_and_samples():
         check(bad.status == 1 and "no_such_function" in bad.err, "an unknown procedure is named", bad)
     finally:
         cleanup(d)
+
+
+def test_append_overrides_records_own_keys():
+    # --append goes on the boot command line after record's own keys, and
+    # the monitor takes the last of a key: the user's events win.
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        r = alphaprof(["record", "--model", "counters", "--db", db, "--events", "cycles:6000-6400",
+                       "--append", "events=loads:2000-2100",
+                       require(build_path("workloads", "qsort.elf"))], timeout=120)
+        check(r.status == 0, "record with --append", r)
+        names = subprocess.run(["sqlite3", db, "SELECT DISTINCT n.name FROM samples s JOIN names n "
+                                "ON n.kind = 'event' AND n.idx = s.event"], capture_output=True, text=True)
+        check(names.stdout.split() == ["loads"], "only the appended event sampled: %r" % names.stdout, names)
+    finally:
+        cleanup(d)
