@@ -115,9 +115,10 @@ static void add_class_events(struct core_counts *k, const struct block *b)
 }
 
 /* Block b may cross the horizon: serve an oracle request, read the
- * guest's configuration if it changed, bring the counters up to date, run b through them exactly, and
- * set the next horizon.  (Not inlined: on_block's common case then saves no
- * registers, which measurably costs more than all its work.) */
+ * guest's configuration if it changed, bring the counters up to date, run
+ * b through them exactly, and set the next horizon.  (Not inlined:
+ * on_block's common case then saves no registers, which measurably costs
+ * more than all its work.) */
 __attribute__((noinline)) static void block_near_overflow(struct counter_unit *u, struct core_counts *k,
                                                           const struct block *b)
 {
