@@ -273,9 +273,10 @@ int cmd_check(int argc, char **argv)
         oracle_free(&o);
         return 0;
     }
-    /* The per-PC truth: of the profiled interval when the monitor took
-     * its snapshots, else of the whole run; the accounting (records,
-     * rings, ProfileMe) always of the whole run. */
+    /* The per-PC truth (for the error and the ProfileMe estimates): of the
+     * profiled interval when the monitor took its snapshots, else of the
+     * whole run; the accounting of records (rings, ProfileMe) always of the
+     * whole run, since records are produced to its end. */
     struct oracle interval;
     int have_interval = whole_run ? 0 : oracle_read_interval(oracle_path, &o, &interval, &err);
     if (have_interval < 0) {
@@ -295,7 +296,7 @@ int cmd_check(int argc, char **argv)
     struct pme_account pa;
     int have_pme = rc ? 0 : pme_account(db, sel.epoch, &o, &pa, &err);
     struct pme_accuracy pacc;
-    int have_est = have_pme > 0 ? pme_estimates(db, &sel, &o, &pacc, &err) : 0;
+    int have_est = have_pme > 0 ? pme_estimates(db, &sel, t, &pacc, &err) : 0;
     if (have_pme < 0 || have_est < 0) {
         pv_free(&v);
         rc = -1;
