@@ -159,6 +159,33 @@ def test_oracle_snapshots_give_the_truth_of_the_profiled_interval():
         cleanup(d)
 
 
+def test_deterministic_runs_repeat_the_profiled_interval_exactly():
+    # --deterministic: the model's interrupts arrive at the same
+    # instruction run to run, so the profiled interval (the monitor's
+    # start and stop snapshots) and every sample repeat bit for bit.  (What
+    # follows the stop, the final flush over the serial link, waits on the
+    # host reading it and may differ by a few instructions.)
+    d = tmpdir()
+    try:
+        runs = []
+        for n in (1, 2):
+            run_dir = os.path.join(d, str(n))
+            os.mkdir(run_dir)
+            db, oracle, r = record(run_dir, "qsort", "--events",
+                                   "cycles:1000-1100,retired:1000-1100,loads:1000-1100")
+            snaps = [json.loads(alphaprof(["check", "--oracle", oracle + ".%d" % k, "--totals", "--json"]).out)
+                     for k in (1, 2)]
+            samples = subprocess.run(["sqlite3", db, "SELECT event, core, offset, count FROM samples "
+                                      "ORDER BY event, core, offset"], capture_output=True, text=True).stdout
+            runs.append((snaps, samples))
+        (snaps, samples), (snaps2, samples2) = runs
+        check(snaps[1]["cores"][0]["interrupts"] > 10, "interrupts delivered the records: %s" % snaps[1]["cores"])
+        check(snaps == snaps2, "the snapshots repeat exactly:\n%s\n%s" % (snaps, snaps2))
+        check(samples and samples == samples2, "the samples repeat exactly")
+    finally:
+        cleanup(d)
+
+
 def test_counters_only_mode_samples_exact_pcs():
     # --model counters: no timing model, one callback per block; an
     # overflow inside a block still lands on the instruction whose event
