@@ -71,8 +71,19 @@ static struct oracle_pc pc_entry(uint64_t pc, uint64_t executions)
     return e;
 }
 
-static void read_whole(struct oracle *whole)
+/* A run's three files (the whole run's id may differ from the snapshots'),
+ * its whole-run oracle read back into *whole. */
+struct run_files {
+    uint64_t run_id, snapshot_run_id;
+    const struct oracle_pc *start, *stop, *end;
+    size_t nstart, nstop, nend;
+};
+
+static void write_run(const struct run_files *r, struct oracle *whole)
 {
+    write_oracle(base, r->run_id, 0, r->end, r->nend, 1000);
+    write_snapshot(ORACLE_SNAPSHOT_START, r->snapshot_run_id, r->start, r->nstart, 100);
+    write_snapshot(ORACLE_SNAPSHOT_STOP, r->snapshot_run_id, r->stop, r->nstop, 900);
     struct ap_err err;
     assert_int_equal(oracle_read(base, whole, &err), 0);
 }
@@ -83,12 +94,9 @@ static void test_interval_is_stop_minus_start(void **state)
     struct oracle_pc start[] = {pc_entry(0x1000, 5), pc_entry(0x2000, 40)};
     struct oracle_pc stop[] = {pc_entry(0x1000, 5), pc_entry(0x1800, 7), pc_entry(0x2000, 100)};
     struct oracle_pc end[] = {pc_entry(0x1000, 6), pc_entry(0x1800, 7), pc_entry(0x2000, 100)};
-    write_oracle(base, 42, 0, end, 3, 1000);
-    write_snapshot(ORACLE_SNAPSHOT_START, 42, start, 2, 100);
-    write_snapshot(ORACLE_SNAPSHOT_STOP, 42, stop, 3, 900);
     struct oracle whole, in;
+    write_run(&(struct run_files){42, 42, start, stop, end, 2, 3, 3}, &whole);
     struct ap_err err;
-    read_whole(&whole);
     assert_int_equal(oracle_read_interval(base, &whole, &in, &err), 1);
     assert_int_equal(in.h.npcs, 3);
     assert_int_equal(in.cores[0].instructions, 800);
@@ -114,12 +122,9 @@ static void test_an_earlier_runs_snapshots_are_not_used(void **state)
 {
     (void)state;
     struct oracle_pc pcs[] = {pc_entry(0x1000, 5)};
-    write_oracle(base, 43, 0, pcs, 1, 1000);
-    write_snapshot(ORACLE_SNAPSHOT_START, 42, pcs, 1, 100);
-    write_snapshot(ORACLE_SNAPSHOT_STOP, 42, pcs, 1, 900);
     struct oracle whole, in;
+    write_run(&(struct run_files){43, 42, pcs, pcs, pcs, 1, 1, 1}, &whole);
     struct ap_err err;
-    read_whole(&whole);
     assert_int_equal(oracle_read_interval(base, &whole, &in, &err), 0);
     char p[160];
     oracle_snapshot_path(base, ORACLE_SNAPSHOT_STOP, p, sizeof p);
@@ -133,12 +138,9 @@ static void test_damaged_snapshots_are_named(void **state)
     (void)state;
     struct oracle_pc start[] = {pc_entry(0x1000, 50)};
     struct oracle_pc stop[] = {pc_entry(0x1000, 20)};
-    write_oracle(base, 42, 0, stop, 1, 1000);
-    write_snapshot(ORACLE_SNAPSHOT_START, 42, start, 1, 100);
-    write_snapshot(ORACLE_SNAPSHOT_STOP, 42, stop, 1, 900);
     struct oracle whole, in;
+    write_run(&(struct run_files){42, 42, start, stop, stop, 1, 1, 1}, &whole);
     struct ap_err err;
-    read_whole(&whole);
     assert_int_equal(oracle_read_interval(base, &whole, &in, &err), -1);
     assert_non_null(strstr(err.msg, "holds less than"));
 
