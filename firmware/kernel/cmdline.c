@@ -111,6 +111,11 @@ static void apply_key(const char *word)
         boot_options.report_ticks = strcmp(val, "0") != 0;
     } else if (klen == 13 && !strncmp(word, "profile_probe", 13)) {
         boot_options.profile_probe = strcmp(val, "0") != 0;
+    } else if (klen == 11 && !strncmp(word, "window_fuzz", 11)) {
+        if (parse_uint(val, &u) || u > 1000000)
+            mon_printf("monitor: warning: window_fuzz=%s is not a round count in 0..1000000; ignored\n", val);
+        else
+            boot_options.window_fuzz = u;
     } else if (klen == 7 && !strncmp(word, "profile", 7)) {
         if (!strcmp(val, "timer"))
             boot_options.profile = LK_MODE_TIMER;

@@ -32,6 +32,7 @@ struct boot_options {
     unsigned tick_hz;
     int report_ticks;
     int profile_probe;          /* profile_probe=1: measure the sample table's cost */
+    unsigned window_fuzz;       /* window_fuzz=N: N rounds of garbage in the PMU window */
     unsigned profile;           /* LK_MODE_* (firmware/abi/link-protocol.h) */
     uint64_t period_min, period_max;
     unsigned baud;

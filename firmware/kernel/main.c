@@ -15,6 +15,7 @@
 #include "firmware/kernel/run.h"
 #include "firmware/kernel/traps.h"
 #include "firmware/profiler/profiler.h"
+#include "firmware/profiler/window-fuzz.h"
 
 struct percpu percpu[MAX_CORES];
 unsigned ncores = 1;
@@ -39,6 +40,7 @@ void monitor_main(void)
     loader_scan();
     const struct loaded_image *img = loader_choose(boot_options.run);
     uart_enable_rx_interrupt();
+    window_fuzz_run(boot_options.window_fuzz);
     profiler_start();
     if (!boot_options.profile)
         alarm_start(boot_options.tick_hz);

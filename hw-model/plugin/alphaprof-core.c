@@ -105,7 +105,7 @@ static void reload_config(struct vcpu *v)
     pme_unit_configure(&v->pme, &pme, v->win->seed);
 }
 
-static void write_oracle(uint64_t snapshot);
+static void serve_oracle_request(uint64_t n);
 
 static inline void add_bits(uint64_t *count, uint32_t bits)
 {
@@ -237,7 +237,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             reload_config(v);
         if (w->oracle_request != v->oracle_request) {
             v->oracle_request = w->oracle_request;
-            write_oracle(v->oracle_request);
+            serve_oracle_request(v->oracle_request);
         }
         w->cycles = m->last_retire;
         w->retired = m->seq;
@@ -370,8 +370,8 @@ static uint64_t unread(uint64_t head, uint64_t tail)
 }
 
 /* Writes the oracle file atomically (temporary file, then rename); at exit
- * (snapshot 0: the oracle path) or on the guest's request N (path + ".N",
- * 1..ORACLE_SNAPSHOT_MAX; others are ignored), from any vCPU thread.  On request the
+ * (snapshot 0: the oracle path) or on the guest's request N (path + ".N"),
+ * from any vCPU thread.  On request the
  * requesting core's part is exact at its current instruction; with several
  * vCPU threads (MTTCG) the others keep running meanwhile, so their totals
  * and per-PC counts are read at slightly different moments (exact again
@@ -380,16 +380,6 @@ static void write_oracle(uint64_t snapshot)
 {
     if (!g.oracle_path[0])
         return;
-    if (snapshot > ORACLE_SNAPSHOT_MAX) {
-        static bool told;
-        if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED)) {
-            char msg[120];
-            snprintf(msg, sizeof msg, "oracle_request %llu ignored: snapshots are 1..%d",
-                     (unsigned long long)snapshot, ORACLE_SNAPSHOT_MAX);
-            fail(msg);
-        }
-        return;
-    }
     pthread_mutex_lock(&g.oracle_lock);
     struct oracle_core oc[MAX_CORES];
     for (unsigned c = 0; c < g.ncores; c++) {
@@ -445,6 +435,24 @@ static void write_oracle(uint64_t snapshot)
     else
         fail("cannot write the oracle file");
     pthread_mutex_unlock(&g.oracle_lock);
+}
+
+/* The guest asked for snapshot n (a new oracle_request): 1..
+ * ORACLE_SNAPSHOT_MAX are written; 0 (the exit file's number) and larger
+ * ones are ignored, so a runaway guest fills no disk. */
+static void serve_oracle_request(uint64_t n)
+{
+    if (n >= 1 && n <= ORACLE_SNAPSHOT_MAX) {
+        write_oracle(n);
+        return;
+    }
+    static bool told;
+    if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED)) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "oracle_request %llu ignored: snapshots are 1..%d", (unsigned long long)n,
+                 ORACLE_SNAPSHOT_MAX);
+        fail(msg);
+    }
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
@@ -591,7 +599,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         counter_unit_init(&v->cu, v->win, c);
     }
     if (g.counters_mode)
-        counters_mode_install(id, g.ncores, wins, write_oracle);
+        counters_mode_install(id, g.ncores, wins, serve_oracle_request);
     else
         qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);

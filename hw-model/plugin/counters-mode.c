@@ -46,7 +46,7 @@ static struct {
     struct core_counts counts[MAX_CORES];
     struct block *blocks;               /* every block, for the oracle */
     uint64_t oracle_request[MAX_CORES]; /* the last request served */
-    void (*write_oracle)(uint64_t snapshot);
+    void (*serve_oracle_request)(uint64_t snapshot);
 } cm;
 
 static uint64_t instructions(const struct core_counts *k)
@@ -127,7 +127,7 @@ __attribute__((noinline)) static void block_near_overflow(struct counter_unit *u
     k->left = 0;
     if (u->win && u->win->oracle_request != cm.oracle_request[u->core]) {
         cm.oracle_request[u->core] = u->win->oracle_request;
-        cm.write_oracle(cm.oracle_request[u->core]);
+        cm.serve_oracle_request(cm.oracle_request[u->core]);
     }
     if (u->win && u->win->config_gen != u->config_gen) {
         counter_unit_reload(u);             /* new periods: what came before is gone */
@@ -204,10 +204,10 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 }
 
 int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows,
-                          void (*write_oracle)(uint64_t snapshot))
+                          void (*oracle_request)(uint64_t snapshot))
 {
     cm.ncores = ncores;
-    cm.write_oracle = write_oracle;
+    cm.serve_oracle_request = oracle_request;
     for (unsigned c = 0; c < ncores; c++) {
         counter_unit_init(&cm.units[c], windows[c], c);
         cm.counts[c].horizon = CONFIG_CHECK_INSTRUCTIONS;

@@ -25,11 +25,11 @@
 
 /* Events counters-only mode can count: PMU_COUNTERS_MODE_EVENTS. */
 
-/* windows[c] is core c's guest window (or NULL); write_oracle(N) is called
- * when a core's window asks for oracle snapshot N (oracle_request, read
- * with the configuration). */
+/* windows[c] is core c's guest window (or NULL); oracle_request(N) is
+ * called when a core's window asks for oracle snapshot N (a new
+ * oracle_request, read with the configuration). */
 int counters_mode_install(qemu_plugin_id_t id, unsigned ncores, struct pmu_window *const *windows,
-                          void (*write_oracle)(uint64_t snapshot));
+                          void (*oracle_request)(uint64_t snapshot));
 /* Core's totals and per-PC truth so far, added to oc and to table. */
 void counters_mode_collect(unsigned core, struct oracle_core *oc, struct pc_table *table);
 

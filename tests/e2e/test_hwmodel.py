@@ -186,6 +186,29 @@ def test_deterministic_runs_repeat_the_profiled_interval_exactly():
         cleanup(d)
 
 
+def test_garbage_in_the_window_never_hurts_qemu_or_the_oracle():
+    # window_fuzz=N: the monitor plays a buggy guest, filling its PMU window
+    # (configuration, ring indices, oracle requests, rings) with random
+    # words for N rounds, then quietens it.  In both modes QEMU runs on, the
+    # workload finishes, the oracle is whole, and oracle requests beyond
+    # ORACLE_SNAPSHOT_MAX write nothing.
+    d = tmpdir()
+    try:
+        for mode in ("full", "counters"):
+            oracle = os.path.join(d, "o-" + mode)
+            r = alphaprof(["run", "--model", mode, "--oracle", oracle, "--append", "window_fuzz=3000",
+                           require(build_path("workloads", "hello.elf"))], timeout=120)
+            check(r.status == 0 and "3000 rounds of garbage" in r.out and "hello: ok" in r.out,
+                  "%s: the run survives the garbage" % mode, r)
+            t = alphaprof(["check", "--oracle", oracle, "--totals", "--json"])
+            check(t.status == 0 and json.loads(t.out)["instructions"] > 10 ** 6, "%s: the oracle is whole" % mode, t)
+            snaps = [f for f in os.listdir(d) if f.startswith("o-%s." % mode)]
+            check(all(re.fullmatch(r"o-%s\.([1-9]|[1-5][0-9]|6[0-4])" % mode, f) for f in snaps),
+                  "%s: snapshots only 1..64: %s" % (mode, sorted(snaps)))
+    finally:
+        cleanup(d)
+
+
 def test_counters_only_mode_samples_exact_pcs():
     # --model counters: no timing model, one callback per block; an
     # overflow inside a block still lands on the instruction whose event
