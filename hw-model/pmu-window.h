@@ -205,8 +205,9 @@ struct pmu_window {
     uint32_t irq_threshold;             /* by the firmware: 0 no interrupts */
     volatile uint64_t irq_ack;          /* by the firmware: interrupts handled */
     volatile uint64_t interrupts;       /* by the model: interrupts raised */
-    /* firmware: set to N (a new value) to have the model write the run's
-     * oracle so far now, to the oracle path + ".N" (oracle-format.h) */
+    /* firmware: set to a new N in 1..ORACLE_SNAPSHOT_MAX to have the model
+     * write the run's oracle so far now, to the oracle path + ".N"
+     * (oracle-format.h); other values are ignored */
     volatile uint64_t oracle_request;
     uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8];
     struct pmu_record ring[PMU_RING_ENTRIES];

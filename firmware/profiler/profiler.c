@@ -75,8 +75,9 @@ static struct pmu_window *window_of(unsigned core)
     return (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE);
 }
 
-/* Has the hardware model snapshot its oracle (oracle-format.h), so that
- * the host can tell the profiled interval's truth from the whole run's. */
+/* Has the hardware model write a snapshot of its oracle (oracle-format.h),
+ * so that the host can tell the profiled interval's truth from the whole
+ * run's. */
 static void request_oracle(unsigned snapshot)
 {
     struct pmu_window *w = window_of(this_core());

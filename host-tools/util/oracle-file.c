@@ -67,9 +67,9 @@ void oracle_snapshot_path(const char *path, unsigned n, char *out, size_t len)
     snprintf(out, len, "%s.%u", path, n);
 }
 
-/* Both structs are uint64_t counters only (oracle-format.h), so a snapshot
- * is taken off field by field; counters only grow, so a later one is never
- * smaller. */
+/* A PC's counters (after its pc, all uint64_t: oracle-format.h) minus an
+ * earlier snapshot's, field by field; they only grow, so a later snapshot
+ * is never smaller. */
 static int subtract_counters(uint64_t *later, const uint64_t *earlier, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
