@@ -162,26 +162,30 @@ def test_oracle_snapshots_give_the_truth_of_the_profiled_interval():
 def test_deterministic_runs_repeat_the_profiled_interval_exactly():
     # --deterministic: the model's interrupts arrive at the same
     # instruction run to run, so the profiled interval (the monitor's
-    # start and stop snapshots) and every sample repeat bit for bit.  (What
-    # follows the stop, the final flush over the serial link, waits on the
-    # host reading it and may differ by a few instructions.)
+    # start and stop snapshots) and every sample repeat bit for bit, on one
+    # core and on four.  (What follows the stop, the final flush over the
+    # serial link, waits on the host reading it and may differ a little.)
     d = tmpdir()
     try:
-        runs = []
-        for n in (1, 2):
-            run_dir = os.path.join(d, str(n))
-            os.mkdir(run_dir)
-            db, oracle, r = record(run_dir, "qsort", "--events",
-                                   "cycles:1000-1100,retired:1000-1100,loads:1000-1100")
-            snaps = [json.loads(alphaprof(["check", "--oracle", oracle + ".%d" % k, "--totals", "--json"]).out)
-                     for k in (1, 2)]
-            samples = subprocess.run(["sqlite3", db, "SELECT event, core, offset, count FROM samples "
-                                      "ORDER BY event, core, offset"], capture_output=True, text=True).stdout
-            runs.append((snaps, samples))
-        (snaps, samples), (snaps2, samples2) = runs
-        check(snaps[1]["cores"][0]["interrupts"] > 10, "interrupts delivered the records: %s" % snaps[1]["cores"])
-        check(snaps == snaps2, "the snapshots repeat exactly:\n%s\n%s" % (snaps, snaps2))
-        check(samples and samples == samples2, "the samples repeat exactly")
+        for image, cores, events in (("qsort", 1, "cycles:1000-1100,retired:1000-1100,loads:1000-1100"),
+                                     ("parallel", 4, "cycles:2000-2200")):
+            runs = []
+            for n in (1, 2):
+                run_dir = os.path.join(d, "%s-%d" % (image, n))
+                os.mkdir(run_dir)
+                db, oracle, r = record(run_dir, image, "--cores", str(cores), "--events", events)
+                snaps = [json.loads(alphaprof(["check", "--oracle", oracle + ".%d" % k, "--totals",
+                                               "--json"]).out) for k in (1, 2)]
+                samples = subprocess.run(["sqlite3", db, "SELECT event, core, offset, count FROM samples "
+                                          "ORDER BY event, core, offset"], capture_output=True, text=True).stdout
+                runs.append((snaps, samples))
+            (snaps, samples), (snaps2, samples2) = runs
+            if cores == 1:
+                check(snaps[1]["cores"][0]["interrupts"] > 10,
+                      "interrupts delivered the records: %s" % snaps[1]["cores"])
+            check(snaps == snaps2, "%s on %d cores: the snapshots repeat exactly:\n%s\n%s"
+                  % (image, cores, snaps, snaps2))
+            check(samples and samples == samples2, "%s on %d cores: the samples repeat exactly" % (image, cores))
     finally:
         cleanup(d)
 
