@@ -30,16 +30,39 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I. -MMD -MP
 HOST_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all run test bench setup clean
+.PHONY: all run test bench setup clean fresh-check
 .DEFAULT_GOAL := all
+
+# `make setup X ...` in one call: the fragments below ask the cross compiler
+# for its paths when make reads them, before setup has installed it, so every
+# other goal is handed to a second make that starts after setup.
+define SETUP_RECIPE
+	@sh setup/install-packages.sh
+	@sh setup/newlib/build.sh $(BUILD)/newlib
+endef
+GOALS_AFTER_SETUP := $(filter-out setup,$(MAKECMDGOALS))
+ifneq ($(and $(filter setup,$(MAKECMDGOALS)),$(GOALS_AFTER_SETUP)),)
+setup:
+	$(SETUP_RECIPE)
+$(GOALS_AFTER_SETUP): setup
+	@$(MAKE) --no-print-directory $@
+else
+
+# Goals that build for the board need set-up; without it the compiler errors
+# would point anywhere but at the cause, so say what to run instead.  run,
+# test and bench set up themselves.
+ifneq ($(filter-out setup run test bench clean fresh-check,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(NEWLIB)/lib/libc.a),)
+$(error alphaprof is not set up: run `make setup` first (or `make run` / `make test`, which set up))
+endif
+endif
 
 # The default workload that `make run` profiles, and its cores.
 RUN_IMAGE ?= $(BUILD)/workloads/parallel.elf
 RUN_CORES ?= 4
 
 setup:
-	@sh setup/install-packages.sh
-	@sh setup/newlib/build.sh $(BUILD)/newlib
+	$(SETUP_RECIPE)
 
 # The run samples the hardware model's cycle, D-cache-miss and mispredict
 # counters, keeps the model's truth and checks the profile against it.
@@ -61,6 +84,11 @@ bench: setup
 	@$(MAKE) --no-print-directory all
 	@python3 tests/bench.py --build $(BUILD)
 
+# A clean minimal bookworm chroot runs the README's commands on a clone of
+# HEAD (commit first); see setup/fresh-check.sh.  Needs root or sudo.
+fresh-check:
+	@sh setup/fresh-check.sh $(FRESH_GOALS)
+
 clean:
 	rm -rf $(BUILD)/firmware $(BUILD)/workloads $(BUILD)/host $(BUILD)/host-asan \
 	       $(BUILD)/hw-model $(BUILD)/tests
@@ -76,3 +104,5 @@ TEST_OUTPUTS :=
 .PHONY: tests-build
 all: $(ALL_OUTPUTS)
 tests-build: $(TEST_OUTPUTS)
+
+endif
