@@ -12,11 +12,20 @@
  *   struct oracle_core    x ncores
  *   struct oracle_pc      x npcs, sorted by pc, all cores summed
  *
- * Time-proportional cycles (cycles[]): every modelled cycle is given to
- * exactly one instruction, the one whose latency the core exposes at that
- * cycle (for this in-order model: the instruction that retires then, with
- * any stall before it), so they sum to the core's cycle count (TIP's
- * Oracle profile).
+ * The core is out of order (model/core-model.c): instructions are fetched
+ * and mapped in order, issue from the integer and FP queues when their
+ * operands and a unit are ready, and retire in order from a reorder
+ * buffer.  Time-proportional cycles (cycles[]): every modelled cycle is
+ * given to exactly one instruction, the one whose latency the core exposes
+ * at that cycle (the oldest one, which retires then, with any stall before
+ * it), so they sum to the core's cycle count (TIP's Oracle profile).
+ *
+ * What counts as what: executions are retired instructions, per PC; an
+ * instruction is aborted when it was fetched but did not retire (the wrong
+ * path after a mispredict, or a load/store that faulted and runs again).
+ * unop (ldq_u $31) is a no-op and other loads to $31/$f31 are prefetch
+ * hints: neither is a load (no `loads` event, no cache access: QEMU gives
+ * no address for them), neither can fault, both retire.
  */
 #ifndef ALPHAPROF_ORACLE_FORMAT_H
 #define ALPHAPROF_ORACLE_FORMAT_H

@@ -1,7 +1,9 @@
 #!/bin/sh
 # A new user's first day, replayed: a clean minimal Debian bookworm
 # (debootstrap --variant=minbase plus git, make and sudo) in a chroot under
-# build/fresh-check/, a clone of this repository's HEAD in it, and the
+# $FRESH_CHECK_DIR (default /var/tmp/alphaprof-fresh-check: outside the
+# repository, so nothing that walks or cleans the tree meets the chroot's
+# /proc, /sys and /dev mounts), a clone of this repository's HEAD in it, and the
 # README's two commands run there by an ordinary user with sudo, as a new
 # user would run them.  Exits non-zero if either fails.
 #
@@ -14,7 +16,7 @@
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 goals=${*:-test run}
-base="$repo/build/fresh-check"
+base=${FRESH_CHECK_DIR:-/var/tmp/alphaprof-fresh-check}
 root="$base/root"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -42,7 +44,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 cleanup
 $sudo rm -rf "$root"
-mkdir -p "$base/debs"
+$sudo mkdir -p "$base/debs" && $sudo chown "$(id -u)" "$base"
 
 echo "fresh-check: debootstrap minbase bookworm into $root"
 $sudo debootstrap --variant=minbase --include=git,make,sudo \
@@ -60,7 +62,7 @@ done
 $sudo cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
 $sudo mount -t proc proc "$root/proc"
-$sudo mount --rbind /sys "$root/sys"
+$sudo mount -t sysfs sysfs "$root/sys"
 $sudo mount --bind /dev "$root/dev"
 $sudo mount --bind /dev/pts "$root/dev/pts"
 $sudo mount -t tmpfs -o mode=1777 shm "$root/dev/shm"

@@ -52,3 +52,12 @@ $(TB_CALLBACK_FLOOR): tests/bench/tb-callback-floor.c hw-model/plugin/qemu-plugi
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $<
 ALL_OUTPUTS += $(TB_CALLBACK_FLOOR)
+
+# The independent per-PC instruction counter (tests/plugins/insn-count.c):
+# a QEMU plugin sharing no code with hw-model/, checked against the oracle.
+INSN_COUNT_PLUGIN := $(BUILD)/tests/plugins/insn-count.so
+$(INSN_COUNT_PLUGIN): tests/plugins/insn-count.c hw-model/plugin/qemu-plugin-api.h
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -fPIC -shared -o $@ $<
+
+TEST_OUTPUTS += $(INSN_COUNT_PLUGIN)

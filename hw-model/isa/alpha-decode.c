@@ -52,9 +52,19 @@ const char *alpha_class_name(enum alpha_class c)
     static const char *const names[ALPHA_CLASS_COUNT] = {
         "ialu", "ishift", "imul", "load", "store", "load_locked", "store_cond",
         "branch", "branch_cond", "jump", "fadd", "fmul", "fdiv", "fdiv_t", "fsqrt", "fsqrt_t",
-        "fmov", "barrier", "misc", "pal",
+        "fmov", "barrier", "misc", "pal", "nop", "prefetch",
     };
     return c < ALPHA_CLASS_COUNT ? names[c] : "unknown";
+}
+
+enum alpha_class alpha_exec_class(uint32_t word, const struct alpha_insn_info *in)
+{
+    if (!in)
+        return ALPHA_MISC;
+    bool load = in->cls == ALPHA_LOAD || in->cls == ALPHA_LOAD_LOCKED;
+    if (!load || alpha_ra(word) != 31)
+        return (enum alpha_class)in->cls;
+    return alpha_opcode(word) == 0x0b ? ALPHA_NOP : ALPHA_PREFETCH;
 }
 
 static const char *ireg(unsigned r)

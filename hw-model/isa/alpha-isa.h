@@ -36,6 +36,8 @@ enum alpha_class {
     ALPHA_FADD, ALPHA_FMUL, ALPHA_FDIV, ALPHA_FDIV_T, ALPHA_FSQRT, ALPHA_FSQRT_T,
     ALPHA_FMOV,
     ALPHA_BARRIER, ALPHA_MISC, ALPHA_PAL,
+    ALPHA_NOP,              /* unop (ldq_u $31): touches no memory */
+    ALPHA_PREFETCH,         /* other loads to $31/$f31: a hint, never waited for */
     ALPHA_CLASS_COUNT
 };
 
@@ -53,6 +55,13 @@ extern const size_t alpha_ninsns;
 /* The table entry of an instruction word, or NULL if it is not one. */
 const struct alpha_insn_info *alpha_decode(uint32_t word);
 const char *alpha_class_name(enum alpha_class c);
+/*
+ * The class an instruction word executes as: its table class, except that
+ * a load whose destination is $31 or $f31 writes nothing, so on Alpha it is
+ * a no-op (ldq_u: unop) or a prefetch hint (the others).  QEMU performs no
+ * memory access for either, and neither can fault.
+ */
+enum alpha_class alpha_exec_class(uint32_t word, const struct alpha_insn_info *in);
 
 /* Fields. */
 static inline unsigned alpha_opcode(uint32_t w) { return w >> 26; }

@@ -79,11 +79,15 @@ void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t w)
     s->word = w;
     s->src[0] = s->src[1] = s->dst = REG_NONE;
     const struct alpha_insn_info *in = alpha_decode(w);
-    if (!in) {
-        s->cls = ALPHA_MISC;
+    s->cls = in ? alpha_exec_class(w, in) : ALPHA_MISC;
+    if (!in)
+        return;
+    if (s->cls == ALPHA_NOP)            /* reads and writes nothing */
+        return;
+    if (s->cls == ALPHA_PREFETCH) {     /* waits for its base, writes nothing */
+        s->src[0] = (uint8_t)alpha_rb(w);
         return;
     }
-    s->cls = in->cls;
     unsigned ra = alpha_ra(w), rb = alpha_rb(w), rc = alpha_rc(w);
     switch (in->format) {
     case ALPHA_FMT_MEM:
@@ -245,6 +249,7 @@ static unsigned unit_kind(unsigned cls)
     case ALPHA_IMUL:        return FU_MUL;
     case ALPHA_LOAD:
     case ALPHA_LOAD_LOCKED:
+    case ALPHA_PREFETCH:
     case ALPHA_STORE:
     case ALPHA_STORE_COND:  return FU_MEM;
     case ALPHA_FADD:

@@ -1,0 +1,102 @@
+"""End-to-end: a second, independent truth for the oracle.  The plugin
+tests/plugins/insn-count.c shares no code with hw-model/: QEMU itself adds
+one per executed instruction to its PC's counter (inline, no callback).  It
+runs in the same QEMU as the hardware model, on every shipped workload, and
+the oracle's retired count must equal it at every PC: unop and prefetches
+(loads to $31/$f31) included, with the profiler's interrupts landing after
+every kind of instruction.
+"""
+import glob
+import os
+import struct
+
+from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+
+# Workloads that end without a fault (trap's whole point is one).
+FAULTING = {"trap"}
+
+
+def counting_board(d, counts):
+    """A board like clipper-pm whose QEMU also loads insn-count.so: a copy
+    of its board.conf under a home of its own, paths made absolute."""
+    plugin = require(build_path("tests", "plugins", "insn-count.so"), "the counter plugin")
+    conf = open(os.path.join(REPO, "boards", "clipper-pm", "board.conf")).read().splitlines()
+    out = []
+    for line in conf:
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if key in ("firmware", "plugin") and value and not value.startswith("/"):
+            line = "%s = %s" % (key, os.path.join(REPO, value))
+        elif key == "qemu_args":
+            line = "%s = %s -plugin %s,out=%s" % (key, value, plugin, counts)
+        out.append(line)
+    os.makedirs(os.path.join(d, "boards", "counted"))
+    with open(os.path.join(d, "boards", "counted", "board.conf"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    return {"ALPHAPROF_HOME": d}
+
+
+def oracle_executions(path):
+    """{pc: retired} from an oracle file (hw-model/oracle-format.h)."""
+    data = open(path, "rb").read()
+    magic, version, ncores, npcs, nevents, snapshot, run_id = struct.unpack_from("<QIIQIIQ", data)
+    check(magic == 0x4c43524f666f7270, "%s is an oracle file" % path)
+    header = struct.calcsize("<QIIQIIQ")
+    core = 8 * (2 + nevents + 9)     # struct oracle_core: 11 counters and events[]
+    body = len(data) - header - ncores * core
+    check(npcs > 0 and body % npcs == 0, "oracle %s: %d PCs in %d bytes" % (path, npcs, body))
+    entry = body // npcs
+    base = header + ncores * core
+    out = {}
+    for i in range(npcs):
+        pc, executions = struct.unpack_from("<QQ", data, base + i * entry)
+        if executions:
+            out[pc] = executions
+    return out
+
+
+def counted(path):
+    out = {}
+    for line in open(path):
+        pc, n = line.split()
+        out[int(pc, 16)] = int(n)
+    return out
+
+
+def agree_on(workload, cores):
+    d = tmpdir()
+    try:
+        counts, oracle = os.path.join(d, "counts.txt"), os.path.join(d, "oracle.bin")
+        env = counting_board(d, counts)
+        image = require(build_path("workloads", workload + ".elf"))
+        # Profiling on: its interrupts land after every kind of instruction.
+        r = alphaprof(["record", "--board", "counted", "--deterministic", "--cores", str(cores),
+                       "--events", "cycles:1000-1100", "--db", os.path.join(d, "p.db"),
+                       "--oracle", oracle, "--timeout", "200", image], timeout=230, env=env)
+        check(r.status == 0, "%s runs on the counted board" % workload, r)
+        truth, model = counted(counts), oracle_executions(oracle)
+        differ = sorted(pc for pc in set(truth) | set(model) if truth.get(pc, 0) != model.get(pc, 0))
+        detail = "\n".join("  pc %#x: QEMU executed %d, oracle retired %d"
+                           % (pc, truth.get(pc, 0), model.get(pc, 0)) for pc in differ[:15])
+        check(not differ, "%s: %d of %d PCs differ between the independent counter and the oracle\n%s"
+              % (workload, len(differ), len(truth), detail))
+        check(sum(truth.values()) > 10000, "%s executed instructions were counted" % workload)
+    finally:
+        cleanup(d)
+
+
+def workloads():
+    names = sorted(os.path.basename(p)[:-4] for p in glob.glob(build_path("workloads", "*.elf")))
+    return [n for n in names if n not in FAULTING]
+
+
+def _make(name, cores):
+    def test():
+        agree_on(name, cores)
+    test.__name__ = "test_independent_counter_equals_oracle_at_every_pc_on_%s" % name
+    return test
+
+
+for _w in workloads():
+    _t = _make(_w, 4 if _w == "parallel" else 1)
+    globals()[_t.__name__] = _t
