@@ -15,7 +15,7 @@
 #include "builtin.h"
 #include "hw-model/isa/alpha-isa.h"
 #include "util/json-out.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/pme-estimate.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
@@ -25,36 +25,29 @@
 #define DEFAULT_IPC_WINDOW  30  /* cycles, as the seed's IPC measurements */
 #define MAX_RATES           8
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof pme [options] [PROCEDURE]\n"
-            "\n"
-            "Per-instruction estimates from ProfileMe samples (alphaprof record --profileme\n"
-            "or --paired): with k samples of a property and one sample every S fetched\n"
-            "instructions, kS estimates how often the instruction had it (coefficient of\n"
-            "variation about 1/sqrt(k), 95 %% interval shown); rates of aborts, misses and\n"
-            "mispredicts among its samples; mean cycles in each pipeline stage.  With paired\n"
-            "samples also the issue slots wasted while the instruction was in progress\n"
-            "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
-            "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.\n"
-            "\n"
-            "  --db PATH          the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --epoch N|all      which epoch (default: the current one)\n"
-            "  --core N           only samples from core N\n"
-            "  --image NAME       only this image\n"
-            "  --sort KEY         retired (default), samples, latency or wasted\n"
-            "  --rates LIST       event bits shown as rates (default dmiss,imiss,mispredict)\n"
-            "  --limit N          at most N instructions per table (default 30, 0 = all)\n"
-            "  --interval S       fetched instructions per sample, if the database lacks it\n"
-            "  --pair-interval S  fetched instructions per pair, if the database lacks it\n"
-            "  --window W         the pair window, if the database lacks it\n"
-            "  --issue-width C    issue slots per cycle (default %d, the model's)\n"
-            "  --ipc-window T     cycles of the IPC window (default %d)\n"
-            "  --json             JSON instead of tables\n"
-            "  -h, --help         this text\n",
-            DEFAULT_ISSUE_WIDTH, DEFAULT_IPC_WINDOW);
-}
+static const struct opt_command pme_command = {
+    .name = "pme",
+    .synopsis = "[options] [PROCEDURE]",
+    .about = "Per-instruction estimates from ProfileMe samples (alphaprof record --profileme\n"
+             "or --paired): with k samples of a property and one sample every S fetched\n"
+             "instructions, kS estimates how often the instruction had it (coefficient of\n"
+             "variation about 1/sqrt(k), 95 % interval shown); rates of aborts, misses and\n"
+             "mispredicts among its samples; mean cycles in each pipeline stage.  With paired\n"
+             "samples also the issue slots wasted while the instruction was in progress\n"
+             "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
+             "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.",
+};
+
+static const char *const sort_names[] = {"retired", "samples", "latency", "wasted", NULL};
+
+/* The command line of one pme, parsed. */
+struct pme_options {
+    struct profile_opts po;
+    const char *proc, *rates_arg;
+    unsigned limit;
+    int sort;                   /* enum sort_key */
+    double interval, pair_interval, window, C, T;
+};
 
 enum sort_key { SORT_RETIRED, SORT_SAMPLES, SORT_LATENCY, SORT_WASTED };
 
@@ -82,17 +75,6 @@ static int cmp_row(const void *a, const void *b)
     if (kx != ky)
         return kx > ky ? -1 : 1;
     return x->pc < y->pc ? -1 : x->pc > y->pc;
-}
-
-static double parse_positive(const char *opt, const char *v, bool *ok)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (*end || !(x > 0) || x > 1e12) {
-        fprintf(stderr, "alphaprof pme: %s '%s': give a positive number\n", opt, v);
-        *ok = false;
-    }
-    return x;
 }
 
 /* Mean fetch-to-retire-ready cycles of the aggregates: stages up to retire-ready. */
@@ -362,68 +344,50 @@ static void print_json(const struct pme_view *v, struct row *rows, size_t n, siz
     printf("]}\n");
 }
 
+#define POSITIVE(l, v, a, h) OPT_DOUBLE(0, l, v, a, 0, 1e12, OPT_ABOVE_MIN, h)
+
+static int pme_report(const struct pme_options *o);
+
 int cmd_pme(int argc, char **argv)
 {
-    const char *db_path = pdb_default_path(), *proc = NULL, *rates_arg = "dmiss,imiss,mispredict";
-    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    bool json = false, ok = true;
-    unsigned limit = 30;
-    double interval = 0, pair_interval = 0, window = 0, C = DEFAULT_ISSUE_WIDTH, T = DEFAULT_IPC_WINDOW;
-    sort_key = SORT_RETIRED;
-    for (int i = 1; i < argc && ok; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        int sel_rc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((sel_rc = pv_selection_option("alphaprof pme", argc, argv, &i, &sel, &missing))) {
-            if (sel_rc < 0)
-                return 2;
-        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
-            if (!parse_unsigned(v, &limit)) {
-                fprintf(stderr, "alphaprof pme: --limit '%s': give a number\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
-            if (!strcmp(v, "retired"))
-                sort_key = SORT_RETIRED;
-            else if (!strcmp(v, "samples"))
-                sort_key = SORT_SAMPLES;
-            else if (!strcmp(v, "latency"))
-                sort_key = SORT_LATENCY;
-            else if (!strcmp(v, "wasted"))
-                sort_key = SORT_WASTED;
-            else {
-                fprintf(stderr, "alphaprof pme: --sort '%s': give retired, samples, latency or wasted\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--rates", &missing))) {
-            rates_arg = v;
-        } else if ((v = opt_value(argc, argv, &i, "--interval", &missing))) {
-            interval = parse_positive("--interval", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--pair-interval", &missing))) {
-            pair_interval = parse_positive("--pair-interval", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--window", &missing))) {
-            window = parse_positive("--window", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--issue-width", &missing))) {
-            C = parse_positive("--issue-width", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--ipc-window", &missing))) {
-            T = parse_positive("--ipc-window", v, &ok);
-        } else if (missing || a[0] == '-' || proc) {
-            fprintf(stderr, "alphaprof pme: %s '%s'; see 'alphaprof pme --help'\n",
-                    missing ? "missing value for" : "unexpected argument", a);
-            return 2;
-        } else {
-            proc = a;
-        }
+    struct pme_options o = {.po = PROFILE_OPTS_INIT, .rates_arg = "dmiss,imiss,mispredict", .limit = 30,
+                            .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW};
+    struct strvec operands = {0};
+    const struct option options[] = {
+        OPT_CHOICE(0, "sort", &o.sort, sort_names, "KEY", "retired (default), samples, latency or wasted"),
+        OPT_STRING(0, "rates", &o.rates_arg, "LIST", "event bits shown as rates (default dmiss,imiss,mispredict)"),
+        OPT_UINT(0, "limit", &o.limit, "N", 0, OPT_NUMBER_MAX, "at most N instructions per table (default 30, 0 = all)"),
+        POSITIVE("interval", &o.interval, "S", "fetched instructions per sample, if the database lacks it"),
+        POSITIVE("pair-interval", &o.pair_interval, "S", "fetched instructions per pair, if the database lacks it"),
+        POSITIVE("window", &o.window, "W", "the pair window, if the database lacks it"),
+        POSITIVE("issue-width", &o.C, "C", "issue slots per cycle (default " GRAMMAR_STR(DEFAULT_ISSUE_WIDTH)
+                 ", the model's)"),
+        POSITIVE("ipc-window", &o.T, "T", "cycles of the IPC window (default " GRAMMAR_STR(DEFAULT_IPC_WINDOW) ")"),
+        OPT_PROFILE_SELECT(&o.po),
+        OPT_END(),
+    };
+    struct opt_command c = pme_command;
+    c.options = options;
+    enum opt_result r = opt_parse(&c, argc, argv, &operands, NULL);
+    int rc = r != OPT_PARSED ? opt_exit(r)
+             : operands.n > 1 ? opt_usage_error(&c, "unexpected argument '%s'", operands.v[1]) : -1;
+    if (rc < 0) {
+        o.proc = operands.n ? operands.v[0] : NULL;
+        rc = pme_report(&o);
     }
-    if (!ok)
-        return 2;
+    strvec_free(&operands);
+    return rc;
+}
+
+/* The estimates of the selected profile. */
+static int pme_report(const struct pme_options *o)
+{
+    const char *db_path = profile_opts_db(&o->po), *proc = o->proc, *rates_arg = o->rates_arg;
+    struct pv_selection sel = o->po.sel;
+    bool json = o->po.json;
+    unsigned limit = o->limit;
+    double interval = o->interval, pair_interval = o->pair_interval, window = o->window, C = o->C, T = o->T;
+    sort_key = (enum sort_key)o->sort;
     struct ap_err err;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {

@@ -115,7 +115,11 @@ static int apply_value(struct boot_options *o, const struct boot_key *k, const c
         return -1;
     case KEY_EVENTS: {
         struct event_spec_list l;
-        if (event_spec_parse(v, n, &l, &why->expect, &why->at, &why->at_len)) {
+        struct event_spec_problem p;
+        if (event_spec_parse(v, n, &l, &p) != EVENT_SPEC_OK) {
+            why->expect = p.expect;
+            why->at = p.at;
+            why->at_len = p.at_len;
             why->item = 1;
             return -1;
         }
@@ -157,11 +161,16 @@ const char *boot_status_text(enum boot_status s)
 {
     switch (s) {
     case BOOT_OK: return "is good";
-    case BOOT_NOT_KEY_VALUE: return "is not key=value";
+    case BOOT_NOT_KEY_VALUE: return "is not KEY=VALUE";
     case BOOT_UNKNOWN_KEY: return "is not a boot option the monitor knows";
     case BOOT_BAD_VALUE: return "has a bad value";
     }
     return "?";
+}
+
+const char *boot_key_name(size_t i)
+{
+    return i < NKEYS ? boot_keys[i].name : 0;
 }
 
 void boot_line_parse(struct boot_options *o, const char *line, boot_warn_fn *warn, void *ctx)

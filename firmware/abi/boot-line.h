@@ -9,7 +9,7 @@
  *            word  = key '=' value
  * Values by kind of key (boot_keys[] in boot-line.c names each key's kind):
  *   uint     decimal digits, MIN..MAX of the key
- *   range    N or MIN-MAX, both ends in the key's limits, MIN <= MAX
+ *   range    MIN-MAX, both ends in the key's limits, MIN <= MAX
  *   choice   one of the key's names
  *   flag     "0" is off, anything else on (report_ticks=1)
  *   text     at most the field's size - 1 characters (run=NAME)
@@ -103,7 +103,9 @@ typedef void boot_warn_fn(void *ctx, const char *word, size_t len, const struct 
  * after "--" into o->args; warn (may be NULL) hears of each bad word. */
 void boot_line_parse(struct boot_options *o, const char *line, boot_warn_fn *warn, void *ctx);
 
-/* The text of a status, for messages ("is not key=value", ...). */
+/* The text of a status, for messages ("is not KEY=VALUE", ...). */
 const char *boot_status_text(enum boot_status s);
+/* The name of the i-th key, or NULL past the last: for messages. */
+const char *boot_key_name(size_t i);
 
 #endif

@@ -10,7 +10,7 @@ static const char *const event_names[PMU_EV_COUNT] = {PMU_EVENTS(EV_ENTRY_)};
 
 #define EXPECT_RANGE "a period MIN-MAX with " GRAMMAR_STR(PMU_MIN_PERIOD) " <= MIN <= MAX <= " \
                      GRAMMAR_STR(GRAMMAR_NUMBER_MAX)
-#define EXPECT_NAME "an event name (see alphaprof record --help)"
+#define EXPECT_NAME "an event name (hw-model/pmu-window.h lists them)"
 #define EXPECT_COUNT "at most " GRAMMAR_STR(LK_MAX_EVENTS) " events"
 #define EXPECT_ITEM "a list NAME[:MIN-MAX],... of events"
 
@@ -71,11 +71,8 @@ int grammar_range(const char *s, size_t len, uint64_t lo_min, uint64_t hi_max, u
 {
     size_t dash = span_until(s, len, '-');
     uint64_t a, b;
-    if (grammar_uint(s, dash, hi_max, &a))
-        return -1;
-    if (dash == len)
-        b = a;
-    else if (grammar_uint(s + dash + 1, len - dash - 1, hi_max, &b))
+    if (dash == len || grammar_uint(s, dash, hi_max, &a) ||
+        grammar_uint(s + dash + 1, len - dash - 1, hi_max, &b))
         return -1;
     if (a < lo_min || b < a)
         return -1;
@@ -84,8 +81,15 @@ int grammar_range(const char *s, size_t len, uint64_t lo_min, uint64_t hi_max, u
     return 0;
 }
 
-int event_spec_parse(const char *text, size_t len, struct event_spec_list *out,
-                     const char **expect, const char **at, size_t *at_len)
+static enum event_spec_error problem(struct event_spec_problem *why, enum event_spec_error e,
+                                    const char *expect, const char *at, size_t at_len)
+{
+    *why = (struct event_spec_problem){e, expect, at, at_len};
+    return e;
+}
+
+enum event_spec_error event_spec_parse(const char *text, size_t len, struct event_spec_list *out,
+                                       struct event_spec_problem *why)
 {
     struct event_spec_list list = {0};
     size_t pos = 0;
@@ -93,31 +97,21 @@ int event_spec_parse(const char *text, size_t len, struct event_spec_list *out,
         const char *item = text + pos;
         size_t n = span_until(item, len - pos, ',');
         size_t name_len = span_until(item, n, ':');
-        *at = item;
-        *at_len = n;
-        if (n == 0) {
-            *expect = EXPECT_ITEM;
-            return -1;
-        }
+        if (n == 0)
+            return problem(why, EVENT_SPEC_EMPTY, EXPECT_ITEM, item, n);
         int e = pmu_event_lookup(item, name_len);
-        if (e < 0) {
-            *at_len = name_len;
-            *expect = EXPECT_NAME;
-            return -1;
-        }
+        if (e < 0)
+            return problem(why, EVENT_SPEC_NO_EVENT, EXPECT_NAME, item, name_len);
         struct event_spec spec = {(unsigned)e, 0, 0};
         if (name_len < n && grammar_range(item + name_len + 1, n - name_len - 1, PMU_MIN_PERIOD,
-                                          GRAMMAR_NUMBER_MAX, &spec.period_min, &spec.period_max)) {
-            *expect = EXPECT_RANGE;
-            return -1;
-        }
-        if (list.n == EVENT_SPEC_MAX) {
-            *expect = EXPECT_COUNT;
-            return -1;
-        }
+                                          GRAMMAR_NUMBER_MAX, &spec.period_min, &spec.period_max))
+            return problem(why, EVENT_SPEC_BAD_PERIOD, EXPECT_RANGE, item, n);
+        if (list.n == EVENT_SPEC_MAX)
+            return problem(why, EVENT_SPEC_TOO_MANY, EXPECT_COUNT, item, n);
         list.ev[list.n++] = spec;
         pos += n + 1;
     } while (pos <= len);
     *out = list;
-    return 0;
+    why->error = EVENT_SPEC_OK;
+    return EVENT_SPEC_OK;
 }

@@ -10,7 +10,7 @@
  *  1. A list parses whole or not at all: on a problem *out is unchanged.
  *  2. A list has 1..EVENT_SPEC_MAX items (more events than the model's
  *     counters take turns); an empty list or item is a problem.
- *  3. A period, when given, is MIN-MAX (or N for N-N) with
+ *  3. A period, when given, is MIN-MAX with
  *     PMU_MIN_PERIOD <= MIN <= MAX <= GRAMMAR_NUMBER_MAX; none means the
  *     sampling's default period (period_min = period_max = 0).
  */
@@ -46,16 +46,28 @@ int pmu_event_lookup(const char *name, size_t len);
 /* The name of event e, or NULL. */
 const char *pmu_event_name(unsigned e);
 
-/*
- * Parses a list of len bytes.  0 on success; -1 with *expect = what the
- * offending part must be and *at, *at_len = that part of text.
- */
-int event_spec_parse(const char *text, size_t len, struct event_spec_list *out,
-                     const char **expect, const char **at, size_t *at_len);
+enum event_spec_error {
+    EVENT_SPEC_OK,
+    EVENT_SPEC_EMPTY,           /* an empty list or item */
+    EVENT_SPEC_NO_EVENT,        /* a name PMU_EVENTS does not have */
+    EVENT_SPEC_BAD_PERIOD,      /* a period outside the limits (invariant 3) */
+    EVENT_SPEC_TOO_MANY,        /* more than EVENT_SPEC_MAX items */
+};
+
+struct event_spec_problem {
+    enum event_spec_error error;
+    const char *expect;         /* what the offending part must be */
+    const char *at;             /* that part of the text */
+    size_t at_len;
+};
+
+/* Parses a list of len bytes: EVENT_SPEC_OK, or why says what is wrong. */
+enum event_spec_error event_spec_parse(const char *text, size_t len, struct event_spec_list *out,
+                                       struct event_spec_problem *why);
 
 /*
- * MIN-MAX (or N for N-N) with lo_min <= MIN <= MAX <= hi_max: the range
- * grammar of the boot line and the event lists.  0 on success.
+ * MIN-MAX with lo_min <= MIN <= MAX <= hi_max: the range grammar of the
+ * boot line and the event lists.  0 on success.
  */
 int grammar_range(const char *s, size_t len, uint64_t lo_min, uint64_t hi_max,
                   uint64_t *lo, uint64_t *hi);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "firmware/abi/boot-line.h"
 #include "linker/ram-map.h"
 
 void qemu_escape_into(char *out, size_t outlen, const char *s)
@@ -21,25 +22,42 @@ void qemu_escape_into(char *out, size_t outlen, const char *s)
 
 int cmdline_check_key(const char *word, struct ap_err *err)
 {
-    const char *eq = strchr(word, '=');
-    if (!eq || eq == word)
-        return ap_err_set(err, "--append '%s': expected KEY=VALUE (e.g. tick_hz=1000)", word);
-    for (const char *p = word; p < eq; p++)
-        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
-            return ap_err_set(err, "--append '%s': keys use lower-case letters, digits and '_'", word);
-    for (const char *p = eq + 1; *p; p++)
+    for (const char *p = word; *p; p++)
         if (isspace((unsigned char)*p) || !isprint((unsigned char)*p))
-            return ap_err_set(err, "--append '%s': the value must be printable and without blanks", word);
-    return 0;
+            return ap_err_set(err, "a boot option is printable and without blanks");
+    /* The monitor's own table (firmware/abi/boot-line.c) on a scratch copy:
+     * what it would refuse is refused here, before QEMU starts. */
+    struct boot_options scratch = BOOT_OPTIONS_DEFAULTS;
+    struct boot_problem why;
+    switch (boot_apply_word(&scratch, word, strlen(word), &why)) {
+    case BOOT_OK:
+        return 0;
+    case BOOT_NOT_KEY_VALUE:
+        return ap_err_set(err, "not KEY=VALUE (e.g. tick_hz=1000)");
+    case BOOT_UNKNOWN_KEY: {
+        char keys[512] = "";
+        size_t n = 0;
+        for (size_t i = 0; boot_key_name(i) && n < sizeof keys; i++)
+            n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s", i ? " " : "", boot_key_name(i));
+        return ap_err_set(err, "the monitor has no boot option '%.*s' (it knows: %s)",
+                          (int)strcspn(word, "="), word, keys);
+    }
+    case BOOT_BAD_VALUE:
+        break;
+    }
+    if (why.item)
+        return ap_err_set(err, "'%.*s' is not %s", (int)why.at_len, why.at, why.expect);
+    return ap_err_set(err, "give %s", why.expect);
 }
 
 int cmdline_boot_text(const struct run_config *c, char **out, struct ap_err *err)
 {
     struct strvec words = {0};
     for (size_t i = 0; i < c->nkeys; i++) {
-        if (cmdline_check_key(c->keys[i], err)) {
+        struct ap_err why;
+        if (cmdline_check_key(c->keys[i], &why)) {
             strvec_free(&words);
-            return -1;
+            return ap_err_set(err, "boot option '%s': %s", c->keys[i], why.msg);
         }
         strvec_push(&words, c->keys[i]);
     }

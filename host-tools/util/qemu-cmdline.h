@@ -35,7 +35,9 @@ struct run_config {
     size_t nargs;
 };
 
-/* Checks one --append word: KEY=VAL, key [a-z0-9_]+, no blanks. */
+/* Checks one boot-line word with the monitor's own table of keys
+ * (firmware/abi/boot-line.h): what the monitor would refuse fails here,
+ * err saying what is wrong (without the word). */
 int cmdline_check_key(const char *word, struct ap_err *err);
 
 /* The -append text: "KEY=VAL ... -- ARGS"; fails if it does not fit the

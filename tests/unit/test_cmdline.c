@@ -158,7 +158,7 @@ static void test_profile_socket(void **state)
 static void test_boot_text(void **state)
 {
     (void)state;
-    const char *keys[] = {"run=hello", "quiet=1"};
+    const char *keys[] = {"run=hello", "tick_hz=1"};
     const char *args[] = {"echo", "x=1"};
     struct run_config c = config();
     c.keys = keys;
@@ -168,7 +168,7 @@ static void test_boot_text(void **state)
     char *text;
     struct ap_err err;
     assert_int_equal(cmdline_boot_text(&c, &text, &err), 0);
-    assert_string_equal(text, "run=hello quiet=1 -- echo x=1");
+    assert_string_equal(text, "run=hello tick_hz=1 -- echo x=1");
     free(text);
     c.nkeys = 0;
     assert_int_equal(cmdline_boot_text(&c, &text, &err), 0);
