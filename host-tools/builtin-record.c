@@ -92,6 +92,8 @@ static int record_check(const struct opt_command *c, struct record_options *o)
     o->mode = o->paired ? 2 : o->profileme ? 1 : 0;
     if (o->images.n == 0)
         return opt_usage_error(c, "no workload image given (e.g. build/workloads/chase.elf)");
+    if (board_opts_check(c, &o->bo))
+        return 2;
     if (counters_only && (o->mode || !o->events.text))
         return opt_usage_error(c, "--model counters samples hardware counters: give --events (%s needs --model full)",
                                o->mode ? "ProfileMe" : "timer sampling");

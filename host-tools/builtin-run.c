@@ -86,7 +86,8 @@ int cmd_run(int argc, char **argv)
                      "'alphaprof daemon --link unix:PATH' to attach to; the\n"
                      "profiler (profile=timer unless --append profile=... says\n"
                      "otherwise) waits for the daemon's START", socket_path),
-        OPT_CLEAR(0, "no-check", &o.check, "skip the host-side image checks (the monitor still checks)"),
+        OPT_CLEAR(0, "no-check", &o.check, "skip the host's checks of the images and of the --append\n"
+                  "keys (the monitor still checks them)"),
         OPT_BOARD_RUN(&o.bo),
         OPT_END(),
     };
@@ -96,7 +97,9 @@ int cmd_run(int argc, char **argv)
     enum opt_result r = opt_parse(&c, argc, argv, &o.images, &o.args);
     int status = r != OPT_PARSED ? opt_exit(r)
                  : o.images.n == 0 ? opt_usage_error(&c, "no workload image given (e.g. build/workloads/hello.elf)")
-                                   : -1;
+                 : o.check         ? board_opts_check(&c, &o.bo)
+                                   : 0;
+    status = r == OPT_PARSED && status == 0 ? -1 : status;
     if (status < 0) {
         for (size_t k = 0; k < o.bo.append.n; k++)
             strvec_push(&keys, o.bo.append.v[k]);

@@ -12,14 +12,12 @@
 #include "util/profile-db.h"
 #include "util/qemu-cmdline.h"
 
-int opt_boot_word(void *value, const char *arg, char *why, size_t n)
+int board_opts_check(const struct opt_command *c, const struct board_opts *bo)
 {
     struct ap_err err;
-    if (cmdline_check_key(arg, &err)) {
-        snprintf(why, n, "%s", err.msg);
-        return -1;
-    }
-    strvec_push(value, arg);
+    for (size_t i = 0; i < bo->append.n; i++)
+        if (cmdline_check_key(bo->append.v[i], &err))
+            return opt_usage_error(c, "--append '%s': %s", bo->append.v[i], err.msg);
     return 0;
 }
 

@@ -28,13 +28,12 @@ struct board_opts {
     const char *board;          /* NULL: the command's default (board_opts_board) */
     unsigned cores, timeout_s, baud;
     bool deterministic, verbose;
-    struct strvec append;       /* --append KEY=VAL, each checked */
+    struct strvec append;       /* --append KEY=VAL (board_opts_check checks them) */
     const char *oracle;
     const char *model;          /* PMU_MODE_*, or NULL: the board's */
 };
 #define BOARD_OPTS_INIT {.cores = 1}
 
-opt_callback opt_boot_word;     /* --append: one boot-line word, pushed */
 opt_callback opt_model_mode;    /* --model full|counters */
 
 #define OPT_BOARD_RUN(bo)                                                                          \
@@ -48,9 +47,9 @@ opt_callback opt_model_mode;    /* --model full|counters */
                 "one host thread, 1 ns per instruction: runs repeat exactly"),                     \
     OPT_UINT(0, "timeout", &(bo)->timeout_s, "S", 1, OPT_NUMBER_MAX,                               \
              "give up after S seconds (default: the board's timeout_s)"),                          \
-    OPT_CALLBACK(0, "append", &(bo)->append, "KEY=VAL",                                            \
-                 "add a key to the boot command line (e.g. run=NAME, tick_hz=1000),\n"             \
-                 "after the command's own, so it overrides them", opt_boot_word),                  \
+    OPT_LIST(0, "append", &(bo)->append, "KEY=VAL",                                                \
+             "add a key to the boot command line (e.g. run=NAME, tick_hz=1000),\n"                 \
+             "after the command's own, so it overrides them"),                                     \
     OPT_STRING(0, "oracle", &(bo)->oracle, "PATH",                                                 \
                "write the hardware model's exact truth of the run to PATH\n"                       \
                "(for alphaprof check; board " DEFAULT_MODEL_BOARD " by default)"),                 \
@@ -61,6 +60,10 @@ opt_callback opt_model_mode;    /* --model full|counters */
     OPT_UINT(0, "baud", &(bo)->baud, "N", 300, BOOT_NUMBER_MAX,                                    \
              "run the profile link like an N-baud 8N1 UART (default: unpaced)"),                   \
     OPT_BOOLEAN('v', "verbose", &(bo)->verbose, "print the QEMU command line")
+
+/* Checks every --append word with the monitor's table of boot keys: 0, or
+ * a usage error of c (one line, 2). */
+int board_opts_check(const struct opt_command *c, const struct board_opts *bo);
 
 /* The board to run: --board, else the model's board when the run needs the
  * hardware model, else the plain one. */

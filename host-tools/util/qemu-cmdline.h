@@ -30,6 +30,8 @@ struct run_config {
     const char *const *images;
     size_t nimages;
     const char *const *keys;        /* KEY=VAL words for the boot command line */
+    bool unchecked_keys;            /* run --no-check: send keys the monitor's table
+                                       refuses (to see the monitor refuse them) */
     size_t nkeys;
     const char *const *args;        /* the image's arguments (after --) */
     size_t nargs;
