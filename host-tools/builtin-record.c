@@ -192,9 +192,25 @@ static void loadmap_elfs(const struct strvec *images, const char *board_name, st
     }
 }
 
-/* Runs the board with the profile link into the database. */
-static int record_run(struct record_options *o, struct board_run *br)
+/* Runs the board with the boot keys and the profile link into the
+ * database. */
+static int record_run(struct record_options *o, const struct strvec *keys)
 {
+    struct board_run run = {
+        .cmd = "alphaprof record",
+        .board_name = board_opts_board(&o->bo, o->mode || o->events.text),
+        .cores = o->bo.cores,
+        .timeout_s = o->bo.timeout_s,
+        .deterministic = o->bo.deterministic,
+        .verbose = o->bo.verbose,
+        .check = true,
+        .link = LINK_UNIX,
+        .images = &o->images,
+        .keys = keys,
+        .args = &o->args,
+        .oracle_path = o->bo.oracle,
+        .model_mode = o->bo.model,
+    }, *br = &run;
     const char *db_path = o->db ? o->db : pdb_default_path();
     struct ap_err err;
     struct pdb *db = NULL;
@@ -284,22 +300,7 @@ int cmd_record(int argc, char **argv)
     int status = r != OPT_PARSED ? opt_exit(r) : record_check(&c, &o);
     if (r == OPT_PARSED && status == 0) {
         record_keys(&o, &keys);
-        struct board_run br = {
-            .cmd = "alphaprof record",
-            .board_name = board_opts_board(&o.bo, o.mode || o.events.text),
-            .cores = o.bo.cores,
-            .timeout_s = o.bo.timeout_s,
-            .deterministic = o.bo.deterministic,
-            .verbose = o.bo.verbose,
-            .check = true,
-            .link = LINK_UNIX,
-            .images = &o.images,
-            .keys = &keys,
-            .args = &o.args,
-            .oracle_path = o.bo.oracle,
-            .model_mode = o.bo.model,
-        };
-        status = record_run(&o, &br);
+        status = record_run(&o, &keys);
     }
     strvec_free(&o.images);
     strvec_free(&keys);
