@@ -44,13 +44,9 @@ struct check_options {
 /* The oracle event a profile event stands for. */
 static int oracle_event(const char *name)
 {
-    static const char *const names[] = {PMU_EVENT_NAMES};
     if (!strcmp(name, "timer"))
         return PMU_EV_CYCLES;
-    for (int e = 0; e < PMU_EV_COUNT; e++)
-        if (!strcmp(names[e], name))
-            return e;
-    return -1;
+    return pmu_event_lookup(name, strlen(name));
 }
 
 /* Name of the procedure holding pc, for the top differences. */
