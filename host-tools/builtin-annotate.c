@@ -142,12 +142,10 @@ int cmd_annotate(int argc, char **argv)
         OPT_PROFILE_JSON(&po),
         OPT_END(),
     };
-    struct opt_command c = annotate_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, &operands, NULL);
+    enum opt_result r = opt_parse(&annotate_command, options, argc, argv, &operands, NULL);
     int rc = r != OPT_PARSED ? opt_exit(r)
-             : operands.n > 1 ? opt_usage_error(&c, "unexpected argument '%s'", operands.v[1])
-             : operands.n == 0 ? opt_usage_error(&c, "which procedure? (alphaprof report lists them)")
+             : operands.n > 1 ? opt_usage_error(&annotate_command, "unexpected argument '%s'", operands.v[1])
+             : operands.n == 0 ? opt_usage_error(&annotate_command, "which procedure? (alphaprof report lists them)")
                                : annotate(profile_opts_db(&po), &po.sel, operands.v[0], po.json);
     strvec_free(&operands);
     return rc;

@@ -220,13 +220,11 @@ int cmd_check(int argc, char **argv)
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_JSON(&o.po),
         OPT_END(),
     };
-    struct opt_command c = check_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, NULL, NULL);
+    enum opt_result r = opt_parse(&check_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
     if (!o.oracle)
-        return opt_usage_error(&c, "give --oracle FILE (written by alphaprof record --oracle FILE)");
+        return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
     return check_profile(&o);
 }
 

@@ -409,10 +409,8 @@ int cmd_daemon(int argc, char **argv)
         OPT_BOOLEAN('v', "verbose", &o.verbose, "log sessions, ACKs, epochs, flushes and commits on stdout"),
         OPT_END(),
     };
-    struct opt_command c = daemon_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, &o.elfs, NULL);
-    int status = r != OPT_PARSED ? opt_exit(r) : daemon_check(&c, &o);
+    enum opt_result r = opt_parse(&daemon_command, options, argc, argv, &o.elfs, NULL);
+    int status = r != OPT_PARSED ? opt_exit(r) : daemon_check(&daemon_command, &o);
     if (r == OPT_PARSED && status == 0)
         status = daemon_run(&o);
     strvec_free(&o.elfs);

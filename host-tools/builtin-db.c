@@ -86,18 +86,16 @@ int cmd_db(int argc, char **argv)
         OPT_STRING(0, "note", &note, "TEXT", "a note for the new epoch"),
         OPT_END(),
     };
-    struct opt_command c = db_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, &operands, NULL);
+    enum opt_result r = opt_parse(&db_command, options, argc, argv, &operands, NULL);
     int rc = r != OPT_PARSED ? opt_exit(r) : 0, act = EPOCHS;
     if (rc == 0 && operands.n > 1)
-        rc = opt_usage_error(&c, "unexpected argument '%s'", operands.v[1]);
+        rc = opt_usage_error(&db_command, "unexpected argument '%s'", operands.v[1]);
     for (act = 0; rc == 0 && operands.n && action_names[act] && strcmp(action_names[act], operands.v[0]); act++)
         ;
     if (rc == 0 && operands.n && !action_names[act])
-        rc = opt_usage_error(&c, "unknown action '%s' (epochs, new-epoch, dump, schema, init)", operands.v[0]);
+        rc = opt_usage_error(&db_command, "unknown action '%s' (epochs, new-epoch, dump, schema, init)", operands.v[0]);
     if (rc == 0 && (tables.n || epoch) && act != DUMP)
-        rc = opt_usage_error(&c, "--table and --epoch go with dump, not %s", action_names[act]);
+        rc = opt_usage_error(&db_command, "--table and --epoch go with dump, not %s", action_names[act]);
     if (rc == 0 && act == SCHEMA)
         fputs(pdb_schema_sql(), stdout);
     struct pdb *db;

@@ -279,16 +279,14 @@ int cmd_diff(int argc, char **argv)
         OPT_PROFILE_JSON(&o.po),
         OPT_END(),
     };
-    struct opt_command c = diff_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, NULL, NULL);
+    enum opt_result r = opt_parse(&diff_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
     struct side a = {.db_path = profile_opts_db(&o.po)}, b = {.db_path = o.db2 ? o.db2 : a.db_path};
     a.epoch = o.epoch_v[0];
     b.epoch = o.epochs.n == 2 ? o.epoch_v[1] : o.db2 ? o.epoch_v[0] : 0;
     if (!o.db2 && (o.epochs.n < 2 || a.epoch == b.epoch))
-        return opt_usage_error(&c, "give two profiles: --epoch A --epoch B (two different epochs), "
+        return opt_usage_error(&diff_command, "give two profiles: --epoch A --epoch B (two different epochs), "
                                    "or --db A --db2 B");
     return diff_report(&o, &a, &b);
 }

@@ -53,15 +53,13 @@ int cmd_export(int argc, char **argv)
         OPT_PROFILE_DB(&po), OPT_PROFILE_EPOCH(&po), OPT_PROFILE_CORE(&po), OPT_PROFILE_IMAGE(&po),
         OPT_END(),
     };
-    struct opt_command c = export_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, NULL, NULL);
+    enum opt_result r = opt_parse(&export_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
     if (fmt == FMT_NONE)
-        return opt_usage_error(&c, "give --format pprof, folded or callgrind");
+        return opt_usage_error(&export_command, "give --format pprof, folded or callgrind");
     if (fmt == FMT_PPROF && !output && isatty(STDOUT_FILENO))
-        return opt_usage_error(&c, "pprof output is binary (gzip); give -o FILE or redirect it");
+        return opt_usage_error(&export_command, "pprof output is binary (gzip); give -o FILE or redirect it");
     return export_to(profile_opts_db(&po), &po.sel, event_spec, (enum format)fmt, output);
 }
 

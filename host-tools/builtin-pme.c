@@ -366,11 +366,9 @@ int cmd_pme(int argc, char **argv)
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
     };
-    struct opt_command c = pme_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, &operands, NULL);
+    enum opt_result r = opt_parse(&pme_command, options, argc, argv, &operands, NULL);
     int rc = r != OPT_PARSED ? opt_exit(r)
-             : operands.n > 1 ? opt_usage_error(&c, "unexpected argument '%s'", operands.v[1]) : -1;
+             : operands.n > 1 ? opt_usage_error(&pme_command, "unexpected argument '%s'", operands.v[1]) : -1;
     if (rc < 0) {
         o.proc = operands.n ? operands.v[0] : NULL;
         rc = pme_report(&o);
@@ -379,96 +377,118 @@ int cmd_pme(int argc, char **argv)
     return rc;
 }
 
-/* The estimates of the selected profile. */
-static int pme_report(const struct pme_options *o)
+/* Loads the selected profile's ProfileMe view with the options'
+ * overrides: 0, or 1 after saying why. */
+static int pme_load(const struct pme_options *o, const char *db_path, struct pme_view *v)
 {
-    const char *db_path = profile_opts_db(&o->po), *proc = o->proc, *rates_arg = o->rates_arg;
-    struct pv_selection sel = o->po.sel;
-    bool json = o->po.json;
-    unsigned limit = o->limit;
-    double interval = o->interval, pair_interval = o->pair_interval, window = o->window, C = o->C, T = o->T;
-    sort_key = (enum sort_key)o->sort;
     struct ap_err err;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {
         fprintf(stderr, "alphaprof pme: %s\n", err.msg);
         return 1;
     }
-    struct pme_view v;
-    int rc = pme_view_load(db, &sel, T, &v, &err);
+    int rc = pme_view_load(db, &o->po.sel, o->T, v, &err);
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof pme: %s\n", err.msg);
         return 1;
     }
-    if (interval)
-        v.interval = interval;
-    if (pair_interval)
-        v.pair_interval = pair_interval;
-    if (window) {
-        v.window = window;
-        v.window_estimated = false;
+    if (o->interval)
+        v->interval = o->interval;
+    if (o->pair_interval)
+        v->pair_interval = o->pair_interval;
+    if (o->window) {
+        v->window = o->window;
+        v->window_estimated = false;
     }
-    if (!v.ninsns) {
+    if (!v->ninsns) {
         fprintf(stderr, "alphaprof pme: %s holds no ProfileMe samples for this selection; "
                         "record some with alphaprof record --profileme (or --paired)\n", db_path);
-        pme_view_free(&v);
+        pme_view_free(v);
         return 1;
     }
-    int rates[MAX_RATES];
-    size_t nrates = 0;
-    char *list = xstrdup(rates_arg), *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int b = pme_bit_index(&v, t);
-        if (b < 0 || nrates == MAX_RATES) {
-            fprintf(stderr, "alphaprof pme: --rates: %s '%s'; the event bits are:", b < 0 ? "no event bit" : "too many, at",
-                    t);
-            for (size_t k = 0; k < v.nbits; k++)
-                fprintf(stderr, " %s", v.bit_names[k]);
-            fprintf(stderr, "\n");
-            free(list);
-            pme_view_free(&v);
-            return 2;
-        }
-        rates[nrates++] = b;
-    }
-    free(list);
+    return 0;
+}
 
-    struct row *rows = xmalloc(v.ninsns * sizeof *rows);
-    size_t n = 0;
-    bool proc_seen = false;
-    for (size_t i = 0; i < v.ninsns; i++) {
-        const struct pme_insn *in = &v.insns[i];
+/* --rates LIST: the event bits, by the names of the database's view (so
+ * checked once it is loaded): 0, or a usage error (2). */
+static int parse_rates(const struct pme_view *v, const char *list, int *rates, size_t *nrates)
+{
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = 0;
+    *nrates = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        int b = pme_bit_index(v, t);
+        if (b >= 0 && *nrates < MAX_RATES) {
+            rates[(*nrates)++] = b;
+            continue;
+        }
+        char names[LK_MAX_BITS * 34] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < v->nbits && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, " %s", v->bit_names[k]);
+        rc = opt_usage_error(&pme_command, "--rates '%s': %s '%s' (the event bits:%s)", list,
+                             b < 0 ? "no event bit" : "at most " GRAMMAR_STR(MAX_RATES) " rates, at", t, names);
+    }
+    free(copy);
+    return rc;
+}
+
+/* The rows of the instructions with samples (of proc, if given); *seen:
+ * whether proc has any instruction in the view. */
+static struct row *collect_rows(const struct pme_view *v, const struct pme_options *o, size_t *n, bool *seen)
+{
+    struct row *rows = xmalloc(v->ninsns * sizeof *rows);
+    *n = 0;
+    *seen = false;
+    for (size_t i = 0; i < v->ninsns; i++) {
+        const struct pme_insn *in = &v->insns[i];
         uint64_t pc = pme_insn_pc(in);
         const struct symbol *sym = in->img->st ? symtab_lookup(in->img->st, pc) : NULL;
-        if (proc && !(sym && !strcmp(sym->name, proc)))
+        if (o->proc && !(sym && !strcmp(sym->name, o->proc)))
             continue;
-        proc_seen = true;
+        *seen = true;
         if (!in->samples && !in->pair.pairs)
             continue;
-        struct row *r = &rows[n++];
+        struct row *r = &rows[(*n)++];
         memset(r, 0, sizeof *r);
         r->in = in;
         r->sym = sym;
         r->pc = pc;
         r->latency = mean_in_progress(in);
         r->has_pairs = in->pair.pairs > 0;
-        pme_concurrency_estimate(&in->pair, v.pair_interval ? v.pair_interval : 1, v.window, C, T, &r->conc);
+        pme_concurrency_estimate(&in->pair, v->pair_interval ? v->pair_interval : 1, v->window, o->C, o->T,
+                                 &r->conc);
         r->wasted = r->conc.wasted;
     }
-    if (proc && !proc_seen) {
+    return rows;
+}
+
+/* The estimates of the selected profile. */
+static int pme_report(const struct pme_options *o)
+{
+    struct pme_view v;
+    int rates[MAX_RATES];
+    size_t nrates, n;
+    bool seen;
+    int rc = pme_load(o, profile_opts_db(&o->po), &v);
+    if (rc)
+        return rc;
+    rc = parse_rates(&v, o->rates_arg, rates, &nrates);
+    struct row *rows = rc ? NULL : collect_rows(&v, o, &n, &seen);
+    if (rows && o->proc && !seen) {
         fprintf(stderr, "alphaprof pme: no ProfileMe samples in a procedure '%s'%s; alphaprof pme without a "
-                        "procedure lists the sampled instructions\n", proc, sel.image ? " (with --image)" : "");
-        free(rows);
-        pme_view_free(&v);
-        return 1;
+                        "procedure lists the sampled instructions\n", o->proc, o->po.sel.image ? " (with --image)" : "");
+        rc = 1;
+    } else if (rows) {
+        sort_key = (enum sort_key)o->sort;
+        qsort(rows, n, sizeof *rows, cmp_row);
+        if (o->po.json)
+            print_json(&v, rows, n, o->limit, o->C);
+        else
+            print_text(&v, rows, n, rates, nrates, o->limit, o->C, o->proc);
     }
-    qsort(rows, n, sizeof *rows, cmp_row);
-    if (json)
-        print_json(&v, rows, n, limit, C);
-    else
-        print_text(&v, rows, n, rates, nrates, limit, C, proc);
     free(rows);
     pme_view_free(&v);
-    return 0;
+    return rc;
 }

@@ -293,11 +293,9 @@ int cmd_record(int argc, char **argv)
         OPT_BOARD_RUN(&o.bo),
         OPT_END(),
     };
-    struct opt_command c = record_command;
-    c.options = options;
     struct strvec keys = {0};
-    enum opt_result r = opt_parse(&c, argc, argv, &o.images, &o.args);
-    int status = r != OPT_PARSED ? opt_exit(r) : record_check(&c, &o);
+    enum opt_result r = opt_parse(&record_command, options, argc, argv, &o.images, &o.args);
+    int status = r != OPT_PARSED ? opt_exit(r) : record_check(&record_command, &o);
     if (r == OPT_PARSED && status == 0) {
         record_keys(&o, &keys);
         status = record_run(&o, &keys);

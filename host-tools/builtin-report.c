@@ -128,9 +128,7 @@ int cmd_report(int argc, char **argv)
                  "at most N procedures (default: " GRAMMAR_STR(TEXT_LIMIT) " in text, all in JSON;\n0 = all)"),
         OPT_END(),
     };
-    struct opt_command c = report_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, NULL, NULL);
+    enum opt_result r = opt_parse(&report_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
     if (limit == LIMIT_UNSET)

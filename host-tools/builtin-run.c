@@ -91,13 +91,11 @@ int cmd_run(int argc, char **argv)
         OPT_BOARD_RUN(&o.bo),
         OPT_END(),
     };
-    struct opt_command c = run_command;
-    c.options = options;
     struct strvec keys = {0};
-    enum opt_result r = opt_parse(&c, argc, argv, &o.images, &o.args);
+    enum opt_result r = opt_parse(&run_command, options, argc, argv, &o.images, &o.args);
     int status = r != OPT_PARSED ? opt_exit(r)
-                 : o.images.n == 0 ? opt_usage_error(&c, "no workload image given (e.g. build/workloads/hello.elf)")
-                 : o.check         ? board_opts_check(&c, &o.bo)
+                 : o.images.n == 0 ? opt_usage_error(&run_command, "no workload image given (e.g. build/workloads/hello.elf)")
+                 : o.check         ? board_opts_check(&run_command, &o.bo)
                                    : 0;
     status = r == OPT_PARSED && status == 0 ? -1 : status;
     if (status < 0) {

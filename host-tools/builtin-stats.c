@@ -231,11 +231,9 @@ int cmd_stats(int argc, char **argv)
         OPT_PROFILE_JSON(&o.po),
         OPT_END(),
     };
-    struct opt_command c = stats_command;
-    c.options = options;
-    enum opt_result r = opt_parse(&c, argc, argv, NULL, NULL);
+    enum opt_result r = opt_parse(&stats_command, options, argc, argv, NULL, NULL);
     int rc = r != OPT_PARSED ? opt_exit(r)
-             : o.dbs.n > MAX_DBS ? opt_usage_error(&c, "at most %d databases", MAX_DBS) : -1;
+             : o.dbs.n > MAX_DBS ? opt_usage_error(&stats_command, "at most %d databases", MAX_DBS) : -1;
     if (rc < 0) {
         if (o.dbs.n == 0)
             strvec_push(&o.dbs, profile_opts_db(&o.po));

@@ -174,7 +174,8 @@ static const struct option *find_short(const struct option *t, char c)
 
 /* One option word at argv[*i]: 0 done (value words consumed), OPT_BAD,
  * or OPT_HELP_SHOWN. */
-static enum opt_result take_option(const struct opt_command *c, int argc, char **argv, int *i)
+static enum opt_result take_option(const struct opt_command *c, const struct option *options, int argc,
+                                   char **argv, int *i)
 {
     const char *word = argv[*i], *inline_value = NULL;
     const struct option *o;
@@ -182,17 +183,17 @@ static enum opt_result take_option(const struct opt_command *c, int argc, char *
         const char *name = word + 2, *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         if (len == 4 && strncmp(name, "help", 4) == 0 && !eq) {
-            opt_print_help(c, stdout);
+            opt_print_help(c, options, stdout);
             return OPT_HELP_SHOWN;
         }
-        o = find_long(c->options, name, len);
+        o = find_long(options, name, len);
         inline_value = eq ? eq + 1 : NULL;
     } else {
         if (word[1] == 'h' && !word[2]) {
-            opt_print_help(c, stdout);
+            opt_print_help(c, options, stdout);
             return OPT_HELP_SHOWN;
         }
-        o = find_short(c->options, word[1]);
+        o = find_short(options, word[1]);
         inline_value = word[2] ? word + 2 + (word[2] == '=') : NULL;
     }
     if (!o)
@@ -217,8 +218,8 @@ static enum opt_result take_option(const struct opt_command *c, int argc, char *
     return OPT_PARSED;
 }
 
-enum opt_result opt_parse(const struct opt_command *c, int argc, char **argv,
-                          struct strvec *operands, struct strvec *rest)
+enum opt_result opt_parse(const struct opt_command *c, const struct option *options, int argc,
+                          char **argv, struct strvec *operands, struct strvec *rest)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -231,7 +232,7 @@ enum opt_result opt_parse(const struct opt_command *c, int argc, char **argv,
             break;
         }
         if (a[0] == '-' && a[1] != '\0') {
-            enum opt_result r = take_option(c, argc, argv, &i);
+            enum opt_result r = take_option(c, options, argc, argv, &i);
             if (r != OPT_PARSED)
                 return r;
         } else if (operands) {
@@ -273,13 +274,13 @@ static void print_option(FILE *f, const struct option *o)
     print_indented(f, o->help ? o->help : "");
 }
 
-void opt_print_help(const struct opt_command *c, FILE *f)
+void opt_print_help(const struct opt_command *c, const struct option *options, FILE *f)
 {
     fprintf(f, "usage: alphaprof %s %s\n", c->name, c->synopsis);
     if (c->about)
         fprintf(f, "\n%s\n", c->about);
     bool heading = false;
-    for (const struct option *o = c->options; o->kind != OPT_KIND_END; o++) {
+    for (const struct option *o = options; o->kind != OPT_KIND_END; o++) {
         if (o->kind == OPT_KIND_GROUP) {
             fprintf(f, "\n%s:\n", o->help);
             heading = true;

@@ -95,19 +95,20 @@ struct opt_command {
     const char *name;           /* "record": messages say "alphaprof record" */
     const char *synopsis;       /* after "usage: alphaprof NAME " */
     const char *about;          /* the paragraph(s) after the usage line */
-    const struct option *options;
     const char *epilog;         /* after the options: columns, exit status */
 };
 
 enum opt_result { OPT_PARSED = 0, OPT_HELP_SHOWN = 1, OPT_BAD = -1 };
 
 /*
- * Parses argv[1..argc-1] (argv[0] is the subcommand) against c->options.
+ * Parses argv[1..argc-1] (argv[0] is the subcommand) against the table
+ * options (ended by OPT_END; perf style, local to the command, pointing at
+ * its variables).
  * Words that are not options go to operands (NULL: none are taken, an
  * error); words after "--" go to rest (NULL: to operands).
  */
-enum opt_result opt_parse(const struct opt_command *c, int argc, char **argv,
-                          struct strvec *operands, struct strvec *rest);
+enum opt_result opt_parse(const struct opt_command *c, const struct option *options, int argc,
+                          char **argv, struct strvec *operands, struct strvec *rest);
 
 /* The exit status for a result other than OPT_PARSED: 0 after --help, 2. */
 int opt_exit(enum opt_result r);
@@ -117,7 +118,7 @@ int opt_usage_error(const struct opt_command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* The generated --help text. */
-void opt_print_help(const struct opt_command *c, FILE *f);
+void opt_print_help(const struct opt_command *c, const struct option *options, FILE *f);
 
 /* A decimal number 0..OPT_NUMBER_MAX. */
 bool parse_unsigned(const char *s, unsigned *out);

@@ -60,7 +60,7 @@ static enum opt_result parse(struct values *v, const char *const *words, char *e
                              bool operands, bool rest)
 {
     const struct option options[] = TABLE(v);
-    struct opt_command c = {.name = "test", .synopsis = "[options]", .options = options};
+    struct opt_command c = {.name = "test", .synopsis = "[options]"};
     char *argv[32];
     int argc = 0;
     argv[argc++] = "test";
@@ -70,7 +70,7 @@ static enum opt_result parse(struct values *v, const char *const *words, char *e
     FILE *tmp = tmpfile();
     int saved = dup(2);
     dup2(fileno(tmp), 2);
-    enum opt_result r = opt_parse(&c, argc, argv, operands ? &v->operands : NULL, rest ? &v->rest : NULL);
+    enum opt_result r = opt_parse(&c, options, argc, argv, operands ? &v->operands : NULL, rest ? &v->rest : NULL);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -179,10 +179,10 @@ static void test_help_is_generated_from_the_table(void **state)
     struct values v = {0};
     const struct option options[] = TABLE(&v);
     struct opt_command c = {.name = "test", .synopsis = "[options] FILE", .about = "About.",
-                            .options = options, .epilog = "Exit status: 0."};
+                            .epilog = "Exit status: 0."};
     char buf[4096] = "";
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-    opt_print_help(&c, f);
+    opt_print_help(&c, options, f);
     fclose(f);
     assert_non_null(strstr(buf, "usage: alphaprof test [options] FILE\n\nAbout.\n"));
     assert_non_null(strstr(buf, "  -f, --flag         a flag\n"));
