@@ -37,7 +37,13 @@ $(LINK_CODEC_TARGET_OBJ): firmware/abi/link-codec.c firmware/abi/link-codec.h fi
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -c $< -o $@
 
-TEST_OUTPUTS += $(FUZZ_BINS) $(LINK_CODEC_TARGET_OBJ)
+# So must the boot-line and event-list grammars, freestanding.
+GRAMMAR_TARGET_OBJS := $(BUILD)/tests/target/boot-line.o $(BUILD)/tests/target/event-spec.o
+$(GRAMMAR_TARGET_OBJS): $(BUILD)/tests/target/%.o: firmware/abi/%.c
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -MMD -MP -c $< -o $@
+
+TEST_OUTPUTS += $(FUZZ_BINS) $(LINK_CODEC_TARGET_OBJ) $(GRAMMAR_TARGET_OBJS)
 
 # Host ingest benchmark (make bench: tests/bench/bench_ingest.py).
 INGEST_BENCH := $(BUILD)/tests/bench/ingest-bench
