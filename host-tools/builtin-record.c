@@ -269,8 +269,10 @@ int cmd_record(int argc, char **argv)
         OPT_BOOLEAN(0, "timer", &o.timer, "sample PCs from each core's timer (the default; any board)"),
         OPT_BOOT_KEY(0, "events", &o.events, "LIST",
                      "sample the hardware model's counters instead, e.g.\n"
-                     "cycles,dmiss or cycles:60000-64000,dmiss:4000-4400\n"
-                     "(needs --board " DEFAULT_MODEL_BOARD ", which --events picks by default)"),
+                     "cycles,dmiss or cycles:60000-64000,dmiss:4000-4400 (default\n"
+                     "periods: cycles --period's, others " N_(BOOT_DEFAULT_EVENT_PERIOD_MIN) "-"
+                     N_(BOOT_DEFAULT_EVENT_PERIOD_MAX) "; needs --board\n"
+                     DEFAULT_MODEL_BOARD ", which --events picks by default)"),
         OPT_BOOLEAN(0, "profileme", &o.profileme,
                     "sample instructions with the hardware model's ProfileMe unit:\n"
                     "per-instruction events, retired/aborted and stage latencies\n"

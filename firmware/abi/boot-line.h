@@ -45,6 +45,10 @@
  * two instructions that can be in flight together). */
 #define BOOT_DEFAULT_PERIOD_MIN     60000
 #define BOOT_DEFAULT_PERIOD_MAX     64000
+/* An event of events= without a period: cycles take period=, every other
+ * event this (events are rarer than cycles) */
+#define BOOT_DEFAULT_EVENT_PERIOD_MIN 4000
+#define BOOT_DEFAULT_EVENT_PERIOD_MAX 4400
 #define BOOT_DEFAULT_FLUSH_MS       100
 #define BOOT_DEFAULT_SEED           1
 #define BOOT_DEFAULT_PME_MIN        60000
