@@ -21,17 +21,13 @@
 
 #define N_(x) GRAMMAR_STR(x)
 
-static const char *const table_names[] = {"rr4", "stf6", NULL};
-
 /* The command line of one record, parsed. */
 struct record_options {
     struct board_opts bo;
     const char *db;
     bool timer, profileme, paired, status_line;
     struct boot_options boot;   /* the boot keys given, applied as the monitor would */
-    struct boot_key_opt events, period, pme, seed;
-    unsigned pair_window;       /* 0: not given */
-    int table;                  /* -1: not given */
+    struct boot_key_opt events, period, pme, seed, table, pair_window;
     int mode;                   /* 0 timer, 1 ProfileMe, 2 paired */
     struct strvec images, args;
 };
@@ -107,9 +103,9 @@ static int record_check(const struct opt_command *c, struct record_options *o)
     if (o->period.text && o->mode)
         return opt_usage_error(c, "--period is the timer's (and the cycle event's) sampling period; ProfileMe "
                                "samples every --pme-interval fetched instructions instead");
-    if ((o->pme.text || o->pair_window) && !o->mode)
+    if ((o->pme.text || o->pair_window.text) && !o->mode)
         return opt_usage_error(c, "%s needs --profileme or --paired", o->pme.text ? "--pme-interval" : "--pair-window");
-    if (o->pair_window && o->mode != 2)
+    if (o->pair_window.text && o->mode != 2)
         return opt_usage_error(c, "--pair-window needs --paired");
     return 0;
 }
@@ -125,8 +121,6 @@ static void record_keys(struct record_options *o, struct strvec *keys)
             b->pme_min *= 2;
             b->pme_max *= 2;
         }
-        if (o->pair_window)
-            b->pair_window = o->pair_window;
         strvec_push(keys, o->mode == 2 ? "profile=paired" : "profile=profileme");
         strvec_pushf(keys, "pme=%llu-%llu", (unsigned long long)b->pme_min, (unsigned long long)b->pme_max);
         if (o->mode == 2)
@@ -139,8 +133,8 @@ static void record_keys(struct record_options *o, struct strvec *keys)
     }
     if (o->period.text)
         strvec_pushf(keys, "period=%s", o->period.text);
-    if (o->table >= 0)
-        strvec_pushf(keys, "table=%s", table_names[o->table]);
+    if (o->table.text)
+        strvec_pushf(keys, "table=%s", o->table.text);
     if (o->bo.baud)
         strvec_pushf(keys, "baud=%u", o->bo.baud);
     if (o->seed.text && b->seed)
@@ -257,11 +251,13 @@ out:
 
 int cmd_record(int argc, char **argv)
 {
-    struct record_options o = {.bo = BOARD_OPTS_INIT, .boot = BOOT_OPTIONS_DEFAULTS, .table = -1};
+    struct record_options o = {.bo = BOARD_OPTS_INIT, .boot = BOOT_OPTIONS_DEFAULTS};
     o.events = (struct boot_key_opt){"events", &o.boot, NULL};
     o.period = (struct boot_key_opt){"period", &o.boot, NULL};
     o.pme = (struct boot_key_opt){"pme", &o.boot, NULL};
     o.seed = (struct boot_key_opt){"seed", &o.boot, NULL};
+    o.table = (struct boot_key_opt){"table", &o.boot, NULL};
+    o.pair_window = (struct boot_key_opt){"pair_window", &o.boot, NULL};
     const struct option options[] = {
         OPT_STRING(0, "db", &o.db, "PATH", "profile database (default $ALPHAPROF_DB or alphaprof.db;\n"
                    "created if missing)"),
@@ -282,14 +278,14 @@ int cmd_record(int argc, char **argv)
                      "fetched instructions between ProfileMe samples (or pairs),\n"
                      "at least " N_(PME_MIN_INTERVAL) " (default " N_(BOOT_DEFAULT_PME_MIN) "-" N_(BOOT_DEFAULT_PME_MAX)
                      ", paired twice that:\nabout the timer's samples per second)"),
-        OPT_UINT(0, "pair-window", &o.pair_window, "W", 1, PME_MAX_PAIR_WINDOW,
+        OPT_BOOT_KEY(0, "pair-window", &o.pair_window, "W",
                  "paired: the second instruction 1..W fetches after the first\n"
                  "(default " N_(BOOT_DEFAULT_PAIR_WINDOW) ", 1.." N_(PME_MAX_PAIR_WINDOW) ")"),
         OPT_BOOT_KEY(0, "period", &o.period, "MIN-MAX",
                      "timer sampling period range, ns of virtual time (default\n"
                      N_(BOOT_DEFAULT_PERIOD_MIN) "-" N_(BOOT_DEFAULT_PERIOD_MAX) "; with --events the cycles' default)"),
-        OPT_CHOICE(0, "table", &o.table, table_names, "rr4|stf6",
-                   "on-target hash table: DCPI 4-way round robin (default)\nor 6-way swap-to-front"),
+        OPT_BOOT_KEY(0, "table", &o.table, "rr4|stf6",
+                     "on-target hash table: DCPI 4-way round robin (default)\nor 6-way swap-to-front"),
         OPT_BOOT_KEY(0, "seed", &o.seed, "N", "seed of the period randomiser"),
         OPT_BOOLEAN(0, "status", &o.status_line, "print a live status line on stderr"),
         OPT_BOARD_RUN(&o.bo),
