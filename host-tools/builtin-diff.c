@@ -261,7 +261,7 @@ static int diff_report(const struct diff_options *o, struct side *a, struct side
 
 int cmd_diff(int argc, char **argv)
 {
-    struct diff_options o = {.po = PROFILE_OPTS_INIT, .alpha = 0.05, .limit = 30};
+    struct diff_options o = {.po = PROFILE_OPTS_INIT, .alpha = 0.05, .limit = OPT_LIMIT_UNSET};
     o.epochs = (struct epoch_list){o.epoch_v, 0, 2, true, "--epoch given more than twice (A's, then B's)"};
     const struct option options[] = {
         OPT_STRING(0, "db", &o.po.db, "PATH", "profile A's database (default $ALPHAPROF_DB or alphaprof.db)"),
@@ -275,7 +275,7 @@ int cmd_diff(int argc, char **argv)
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "delta|z", "by the change in share (default) or by its z score"),
         OPT_DOUBLE(0, "alpha", &o.alpha, "X", 0, 1, OPT_ABOVE_MIN | OPT_BELOW_MAX,
                    "significance level (default 0.05)"),
-        OPT_UINT(0, "limit", &o.limit, "N", 0, OPT_NUMBER_MAX, "at most N rows (default 30, 0 = all)"),
+        OPT_LIMIT(&o.limit, "rows"),
         OPT_PROFILE_JSON(&o.po),
         OPT_END(),
     };
@@ -297,7 +297,7 @@ static int diff_report(const struct diff_options *o, struct side *ap, struct sid
     struct side a = *ap, b = *bp;
     const char *event_spec = o->event_spec, *image = o->po.sel.image;
     int core = o->po.sel.core;
-    unsigned limit = o->limit;
+    unsigned limit = opt_limit(o->limit, o->po.json);
     bool json = o->po.json, insn = o->insn;
     double alpha = o->alpha;
     sort_by_z = o->sort == 1;

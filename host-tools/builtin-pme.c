@@ -350,13 +350,13 @@ static int pme_report(const struct pme_options *o);
 
 int cmd_pme(int argc, char **argv)
 {
-    struct pme_options o = {.po = PROFILE_OPTS_INIT, .rates_arg = "dmiss,imiss,mispredict", .limit = 30,
+    struct pme_options o = {.po = PROFILE_OPTS_INIT, .rates_arg = "dmiss,imiss,mispredict", .limit = OPT_LIMIT_UNSET,
                             .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW};
     struct strvec operands = {0};
     const struct option options[] = {
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "KEY", "retired (default), samples, latency or wasted"),
         OPT_STRING(0, "rates", &o.rates_arg, "LIST", "event bits shown as rates (default dmiss,imiss,mispredict)"),
-        OPT_UINT(0, "limit", &o.limit, "N", 0, OPT_NUMBER_MAX, "at most N instructions per table (default 30, 0 = all)"),
+        OPT_LIMIT(&o.limit, "instructions per table"),
         POSITIVE("interval", &o.interval, "S", "fetched instructions per sample, if the database lacks it"),
         POSITIVE("pair-interval", &o.pair_interval, "S", "fetched instructions per pair, if the database lacks it"),
         POSITIVE("window", &o.window, "W", "the pair window, if the database lacks it"),
@@ -484,9 +484,9 @@ static int pme_report(const struct pme_options *o)
         sort_key = (enum sort_key)o->sort;
         qsort(rows, n, sizeof *rows, cmp_row);
         if (o->po.json)
-            print_json(&v, rows, n, o->limit, o->C);
+            print_json(&v, rows, n, opt_limit(o->limit, true), o->C);
         else
-            print_text(&v, rows, n, rates, nrates, o->limit, o->C, o->proc);
+            print_text(&v, rows, n, rates, nrates, opt_limit(o->limit, false), o->C, o->proc);
     }
     free(rows);
     pme_view_free(&v);

@@ -18,10 +18,6 @@ static const struct opt_command report_command = {
     .about = "Samples per image and per procedure for each event, most first.",
 };
 
-/* Text shows this many procedures unless --limit says otherwise; JSON all. */
-#define TEXT_LIMIT 30
-#define LIMIT_UNSET (OPT_NUMBER_MAX + 1)
-
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -121,18 +117,16 @@ static void print_json(const struct profile_view *v, size_t limit)
 int cmd_report(int argc, char **argv)
 {
     struct profile_opts po = PROFILE_OPTS_INIT;
-    unsigned limit = LIMIT_UNSET;
+    unsigned limit = OPT_LIMIT_UNSET;
     const struct option options[] = {
         OPT_PROFILE_SELECT(&po),
-        OPT_UINT(0, "limit", &limit, "N", 0, OPT_NUMBER_MAX,
-                 "at most N procedures (default: " GRAMMAR_STR(TEXT_LIMIT) " in text, all in JSON;\n0 = all)"),
+        OPT_LIMIT(&limit, "procedures"),
         OPT_END(),
     };
     enum opt_result r = opt_parse(&report_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
-    if (limit == LIMIT_UNSET)
-        limit = po.json ? 0 : TEXT_LIMIT;
+    limit = opt_limit(limit, po.json);
     const char *db_path = profile_opts_db(&po);
     struct pv_selection sel = po.sel;
     bool json = po.json;

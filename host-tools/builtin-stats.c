@@ -217,7 +217,7 @@ static int stats_report(const struct stats_options *o);
 
 int cmd_stats(int argc, char **argv)
 {
-    struct stats_options o = {.po = PROFILE_OPTS_INIT, .limit = 30};
+    struct stats_options o = {.po = PROFILE_OPTS_INIT, .limit = OPT_LIMIT_UNSET};
     o.epochs = (struct epoch_list){o.want, 0, MAX_EPOCHS, false, "too many --epoch"};
     const struct option options[] = {
         OPT_LIST(0, "db", &o.dbs, "PATH", "a profile database (default $ALPHAPROF_DB or alphaprof.db);\n"
@@ -227,7 +227,7 @@ int cmd_stats(int argc, char **argv)
         OPT_STRING(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)"),
         OPT_PROFILE_IMAGE(&o.po), OPT_PROFILE_CORE(&o.po),
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "range|sum", "order by normalised range (default) or by sum"),
-        OPT_UINT(0, "limit", &o.limit, "N", 0, OPT_NUMBER_MAX, "at most N procedures (default 30, 0 = all)"),
+        OPT_LIMIT(&o.limit, "procedures"),
         OPT_PROFILE_JSON(&o.po),
         OPT_END(),
     };
@@ -250,7 +250,7 @@ static int stats_report(const struct stats_options *o)
     size_t ndbs = o->dbs.n, nwant = o->epochs.n;
     const int64_t *want = o->want;
     int core = o->po.sel.core;
-    unsigned limit = o->limit;
+    unsigned limit = opt_limit(o->limit, o->po.json);
     bool json = o->po.json, sort_sum = o->sort == 1;
     struct ap_err err;
     static struct set_source sets[MAX_EPOCHS];

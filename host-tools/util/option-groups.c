@@ -93,6 +93,11 @@ int opt_core(void *value, const char *arg, char *why, size_t n)
     return 0;
 }
 
+unsigned opt_limit(unsigned limit, bool json)
+{
+    return limit != OPT_LIMIT_UNSET ? limit : json ? 0 : OPT_TEXT_LIMIT;
+}
+
 const char *profile_opts_db(const struct profile_opts *po)
 {
     return po->db ? po->db : pdb_default_path();

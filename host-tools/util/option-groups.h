@@ -110,6 +110,17 @@ opt_callback opt_epoch_list;
     OPT_GROUP("selecting the profile"), OPT_PROFILE_DB(po), OPT_PROFILE_EPOCH(po),                 \
     OPT_PROFILE_CORE(po), OPT_PROFILE_IMAGE(po), OPT_PROFILE_JSON(po)
 
+/* --limit N of the tables: text shows OPT_TEXT_LIMIT rows unless told
+ * otherwise (and says how many more), JSON every row: no silent cap. */
+#define OPT_TEXT_LIMIT 30
+#define OPT_LIMIT_UNSET (OPT_NUMBER_MAX + 1)
+#define OPT_LIMIT(v, what)                                                                         \
+    OPT_UINT(0, "limit", v, "N", 0, OPT_NUMBER_MAX,                                                \
+             "at most N " what " (default " GRAMMAR_STR(OPT_TEXT_LIMIT) " in text, all in JSON;\n" \
+             "0 = all)")
+/* The rows to show: the --limit given, else the default for text or JSON. */
+unsigned opt_limit(unsigned limit, bool json);
+
 /* The database path: --db, else $ALPHAPROF_DB, else alphaprof.db. */
 const char *profile_opts_db(const struct profile_opts *po);
 
