@@ -59,7 +59,7 @@ static const struct opt_command daemon_command = {
 struct daemon_options {
     const char *link, *db, *board;
     struct boot_options boot;       /* --events, --period, as the monitor reads them */
-    struct boot_key_opt events, period;
+    const char *events, *period;    /* as given (NULL: not given) */
     unsigned flush_every, flush_ms, epoch_every, connect_s;
     bool status_line, verbose, check_link;
     struct strvec elfs;
@@ -350,7 +350,7 @@ static int daemon_check(const struct opt_command *c, const struct daemon_options
     if (strncmp(o->link, "unix:", 5) != 0 || !o->link[5])
         return opt_usage_error(c, "--link '%s': give unix:PATH, the socket of 'alphaprof run --profile-socket PATH'",
                                o->link);
-    if (o->events.text && o->period.text)
+    if (o->events && o->period)
         return opt_usage_error(c, "--period: --events (counters) and --period (timer) exclude each other");
     return board_name_check(c, o->board);
 }
@@ -359,20 +359,20 @@ static int daemon_check(const struct opt_command *c, const struct daemon_options
 static bool daemon_config(const struct daemon_options *o, struct lk_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    if (o->events.text) {
+    if (o->events) {
         cfg->mode = LK_MODE_COUNTERS;
         cfg->nevents = o->boot.nevents;
         for (unsigned i = 0; i < o->boot.nevents; i++)
             cfg->events[i] = (struct lk_event_config){o->boot.events[i].event, o->boot.events[i].period_min,
                                                       o->boot.events[i].period_max};
     }
-    if (o->period.text) {
+    if (o->period) {
         cfg->mode = LK_MODE_TIMER;
         cfg->nevents = 1;
         cfg->events[0] = (struct lk_event_config){LK_EVENT_TIMER, o->boot.period_min, o->boot.period_max};
     }
     cfg->flush_ms = o->flush_ms;
-    return o->events.text || o->period.text || o->flush_ms;
+    return o->events || o->period || o->flush_ms;
 }
 
 static int daemon_run(const struct daemon_options *o);
@@ -381,16 +381,14 @@ int cmd_daemon(int argc, char **argv)
 {
     struct daemon_options o = {.board = DEFAULT_BOARD, .boot = BOOT_OPTIONS_DEFAULTS,
                                .flush_every = DEFAULT_FLUSH_MS, .connect_s = DEFAULT_CONNECT_S};
-    o.events = (struct boot_key_opt){"events", &o.boot, NULL};
-    o.period = (struct boot_key_opt){"period", &o.boot, NULL};
     const struct option options[] = {
         OPT_STRING(0, "link", &o.link, "unix:PATH", "the board's profile socket"),
         OPT_STRING(0, "db", &o.db, "PATH", "profile database (default $ALPHAPROF_DB or alphaprof.db;\n"
                    "created if missing)"),
-        OPT_BOOT_KEY(0, "events", &o.events, "LIST",
+        OPT_BOOT_KEY(0, "events", "events", &o.boot, &o.events, "LIST",
                      "sample the hardware model's counters, e.g. cycles,dmiss\n"
                      "or cycles:60000-64000 (a board with the model)"),
-        OPT_BOOT_KEY(0, "period", &o.period, "MIN-MAX", "timer sampling period range in ns (timer mode)"),
+        OPT_BOOT_KEY(0, "period", "period", &o.boot, &o.period, "MIN-MAX", "timer sampling period range in ns (timer mode)"),
         OPT_UINT(0, "flush-every", &o.flush_every, "MS", 0, OPT_NUMBER_MAX,
                  "ask the target to flush everything this often\n"
                  "(default " GRAMMAR_STR(DEFAULT_FLUSH_MS) "; 0: only its own periodic drain)"),

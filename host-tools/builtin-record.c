@@ -27,7 +27,8 @@ struct record_options {
     const char *db;
     bool timer, profileme, paired, status_line;
     struct boot_options boot;   /* the boot keys given, applied as the monitor would */
-    struct boot_key_opt events, period, pme, seed, table, pair_window;
+    /* the boot keys' values as given (NULL: not given) */
+    const char *events, *period, *pme, *seed, *table, *pair_window;
     int mode;                   /* 0 timer, 1 ProfileMe, 2 paired */
     struct strvec images, args;
 };
@@ -90,7 +91,7 @@ static int record_check(const struct opt_command *c, struct record_options *o)
         return opt_usage_error(c, "no workload image given (e.g. build/workloads/chase.elf)");
     if (board_opts_check(c, &o->bo))
         return 2;
-    if (counters_only && (o->mode || !o->events.text))
+    if (counters_only && (o->mode || !o->events))
         return opt_usage_error(c, "--model counters samples hardware counters: give --events (%s needs --model full)",
                                o->mode ? "ProfileMe" : "timer sampling");
     for (unsigned i = 0; counters_only && i < o->boot.nevents; i++)
@@ -98,14 +99,14 @@ static int record_check(const struct opt_command *c, struct record_options *o)
             return opt_usage_error(c, "--events: --model counters counts cycles (as instructions), retired, "
                                    "loads, stores and branches; %s needs --model full",
                                    pmu_event_name(o->boot.events[i].event));
-    if (o->events.text && o->mode)
+    if (o->events && o->mode)
         return opt_usage_error(c, "--events: give either --events (counter sampling) or --profileme/--paired");
-    if (o->period.text && o->mode)
+    if (o->period && o->mode)
         return opt_usage_error(c, "--period is the timer's (and the cycle event's) sampling period; ProfileMe "
                                "samples every --pme-interval fetched instructions instead");
-    if ((o->pme.text || o->pair_window.text) && !o->mode)
-        return opt_usage_error(c, "%s needs --profileme or --paired", o->pme.text ? "--pme-interval" : "--pair-window");
-    if (o->pair_window.text && o->mode != 2)
+    if ((o->pme || o->pair_window) && !o->mode)
+        return opt_usage_error(c, "%s needs --profileme or --paired", o->pme ? "--pme-interval" : "--pair-window");
+    if (o->pair_window && o->mode != 2)
         return opt_usage_error(c, "--pair-window needs --paired");
     return 0;
 }
@@ -116,7 +117,7 @@ static void record_keys(struct record_options *o, struct strvec *keys)
 {
     struct boot_options *b = &o->boot;
     if (o->mode) {
-        if (o->mode == 2 && !o->pme.text) {
+        if (o->mode == 2 && !o->pme) {
             /* two records a pair: the same records per second as single */
             b->pme_min *= 2;
             b->pme_max *= 2;
@@ -125,19 +126,19 @@ static void record_keys(struct record_options *o, struct strvec *keys)
         strvec_pushf(keys, "pme=%llu-%llu", (unsigned long long)b->pme_min, (unsigned long long)b->pme_max);
         if (o->mode == 2)
             strvec_pushf(keys, "pair_window=%u", b->pair_window);
-    } else if (o->events.text) {
+    } else if (o->events) {
         strvec_push(keys, "profile=counters");
-        strvec_pushf(keys, "events=%s", o->events.text);
+        strvec_pushf(keys, "events=%s", o->events);
     } else {
         strvec_push(keys, "profile=timer");
     }
-    if (o->period.text)
-        strvec_pushf(keys, "period=%s", o->period.text);
-    if (o->table.text)
-        strvec_pushf(keys, "table=%s", o->table.text);
+    if (o->period)
+        strvec_pushf(keys, "period=%s", o->period);
+    if (o->table)
+        strvec_pushf(keys, "table=%s", o->table);
     if (o->bo.baud)
         strvec_pushf(keys, "baud=%u", o->bo.baud);
-    if (o->seed.text && b->seed)
+    if (o->seed && b->seed)
         strvec_pushf(keys, "seed=%u", b->seed);
     for (size_t k = 0; k < o->bo.append.n; k++)
         strvec_push(keys, o->bo.append.v[k]);
@@ -192,7 +193,7 @@ static int record_run(struct record_options *o, const struct strvec *keys)
 {
     struct board_run run = {
         .cmd = "alphaprof record",
-        .board_name = board_opts_board(&o->bo, o->mode || o->events.text),
+        .board_name = board_opts_board(&o->bo, o->mode || o->events),
         .cores = o->bo.cores,
         .timeout_s = o->bo.timeout_s,
         .deterministic = o->bo.deterministic,
@@ -252,18 +253,12 @@ out:
 int cmd_record(int argc, char **argv)
 {
     struct record_options o = {.bo = BOARD_OPTS_INIT, .boot = BOOT_OPTIONS_DEFAULTS};
-    o.events = (struct boot_key_opt){"events", &o.boot, NULL};
-    o.period = (struct boot_key_opt){"period", &o.boot, NULL};
-    o.pme = (struct boot_key_opt){"pme", &o.boot, NULL};
-    o.seed = (struct boot_key_opt){"seed", &o.boot, NULL};
-    o.table = (struct boot_key_opt){"table", &o.boot, NULL};
-    o.pair_window = (struct boot_key_opt){"pair_window", &o.boot, NULL};
     const struct option options[] = {
         OPT_STRING(0, "db", &o.db, "PATH", "profile database (default $ALPHAPROF_DB or alphaprof.db;\n"
                    "created if missing)"),
         OPT_GROUP("what to sample"),
         OPT_BOOLEAN(0, "timer", &o.timer, "sample PCs from each core's timer (the default; any board)"),
-        OPT_BOOT_KEY(0, "events", &o.events, "LIST",
+        OPT_BOOT_KEY(0, "events", "events", &o.boot, &o.events, "LIST",
                      "sample the hardware model's counters instead, e.g.\n"
                      "cycles,dmiss or cycles:60000-64000,dmiss:4000-4400 (default\n"
                      "periods: cycles --period's, others " N_(BOOT_DEFAULT_EVENT_PERIOD_MIN) "-"
@@ -274,19 +269,19 @@ int cmd_record(int argc, char **argv)
                     "per-instruction events, retired/aborted and stage latencies\n"
                     "(needs --board " DEFAULT_MODEL_BOARD ", which it picks by default)"),
         OPT_BOOLEAN(0, "paired", &o.paired, "ProfileMe with paired samples (implies --profileme), kept whole"),
-        OPT_BOOT_KEY(0, "pme-interval", &o.pme, "MIN-MAX",
+        OPT_BOOT_KEY(0, "pme-interval", "pme", &o.boot, &o.pme, "MIN-MAX",
                      "fetched instructions between ProfileMe samples (or pairs),\n"
                      "at least " N_(PME_MIN_INTERVAL) " (default " N_(BOOT_DEFAULT_PME_MIN) "-" N_(BOOT_DEFAULT_PME_MAX)
                      ", paired twice that:\nabout the timer's samples per second)"),
-        OPT_BOOT_KEY(0, "pair-window", &o.pair_window, "W",
+        OPT_BOOT_KEY(0, "pair-window", "pair_window", &o.boot, &o.pair_window, "W",
                  "paired: the second instruction 1..W fetches after the first\n"
                  "(default " N_(BOOT_DEFAULT_PAIR_WINDOW) ", 1.." N_(PME_MAX_PAIR_WINDOW) ")"),
-        OPT_BOOT_KEY(0, "period", &o.period, "MIN-MAX",
+        OPT_BOOT_KEY(0, "period", "period", &o.boot, &o.period, "MIN-MAX",
                      "timer sampling period range, ns of virtual time (default\n"
                      N_(BOOT_DEFAULT_PERIOD_MIN) "-" N_(BOOT_DEFAULT_PERIOD_MAX) "; with --events the cycles' default)"),
-        OPT_BOOT_KEY(0, "table", &o.table, "rr4|stf6",
+        OPT_BOOT_KEY(0, "table", "table", &o.boot, &o.table, "rr4|stf6",
                      "on-target hash table: DCPI 4-way round robin (default)\nor 6-way swap-to-front"),
-        OPT_BOOT_KEY(0, "seed", &o.seed, "N", "seed of the period randomiser"),
+        OPT_BOOT_KEY(0, "seed", "seed", &o.boot, &o.seed, "N", "seed of the period randomiser"),
         OPT_BOOLEAN(0, "status", &o.status_line, "print a live status line on stderr"),
         OPT_BOARD_RUN(&o.bo),
         OPT_END(),

@@ -139,7 +139,7 @@ int opt_boot_key(void *value, const char *arg, char *why, size_t n)
         return -1;
     }
     if (boot_apply_word(k->boot, word, strlen(word), &p) == BOOT_OK) {
-        k->text = arg;
+        *k->text = arg;
         return 0;
     }
     if (p.item)

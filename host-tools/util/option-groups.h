@@ -128,14 +128,16 @@ const char *profile_opts_db(const struct profile_opts *po);
 
 /* An option that is a boot key (record --period is period=...): the value
  * is checked with the monitor's table and applied to *boot, so the caller
- * reads the parsed numbers there. */
+ * reads the parsed numbers there; *text keeps the value as given (NULL:
+ * not given). */
 struct boot_key_opt {
     const char *key;
     struct boot_options *boot;
-    const char *text;           /* the value as given; NULL: not given */
+    const char **text;
 };
 opt_callback opt_boot_key;
-#define OPT_BOOT_KEY(s, l, v, a, h) OPT_CALLBACK(s, l, v, a, h, opt_boot_key)
+#define OPT_BOOT_KEY(s, l, key, boot, text, a, h) \
+    OPT_CALLBACK(s, l, (&(struct boot_key_opt){key, boot, text}), a, h, opt_boot_key)
 
 /* ---------------------------------------------------- the event list */
 

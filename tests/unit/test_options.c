@@ -231,10 +231,12 @@ static void test_board_keys_are_checked_with_the_monitors_table(void **state)
 {
     (void)state;
     struct boot_options boot = BOOT_OPTIONS_DEFAULTS;
-    struct boot_key_opt period = {"period", &boot, NULL}, events = {"events", &boot, NULL};
+    const char *period_text = NULL, *events_text = NULL;
+    struct boot_key_opt period = {"period", &boot, &period_text}, events = {"events", &boot, &events_text};
     char why[256];
     assert_int_equal(opt_boot_key(&period, "2000-3000", why, sizeof why), 0);
     assert_int_equal(boot.period_min, 2000);
+    assert_string_equal(period_text, "2000-3000");
     assert_int_equal(opt_boot_key(&period, "2000000-3000000", why, sizeof why), -1);
     assert_non_null(strstr(why, "1000 <= MIN <= MAX <= 1000000"));
     assert_int_equal(boot.period_min, 2000);
@@ -242,6 +244,7 @@ static void test_board_keys_are_checked_with_the_monitors_table(void **state)
     assert_non_null(strstr(why, "no event 'nosuch'"));
     assert_int_equal(opt_boot_key(&events, "", why, sizeof why), -1);
     assert_non_null(strstr(why, "an empty list"));
+    assert_null(events_text);
     assert_int_equal(opt_boot_key(&events, "cycles:5000-6000,dmiss", why, sizeof why), 0);
     assert_int_equal(boot.nevents, 2);
     assert_int_equal(boot.events[1].event, PMU_EV_DMISS);
