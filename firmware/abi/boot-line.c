@@ -64,6 +64,9 @@ static const struct boot_key boot_keys[] = {
 #define NKEYS (sizeof boot_keys / sizeof boot_keys[0])
 
 _Static_assert(sizeof ((struct boot_options *)0)->run == 32, "run's message says 31 characters");
+/* KEY_RANGE writes MIN and then MAX, the next field */
+_Static_assert(AT(period_max) == AT(period_min) + sizeof(uint64_t), "period MIN, MAX adjacent");
+_Static_assert(AT(pme_max) == AT(pme_min) + sizeof(uint64_t), "pme MIN, MAX adjacent");
 
 static bool same(const char *a, size_t alen, const char *b)
 {
