@@ -1,3 +1,10 @@
+/*
+ * The QEMU command line of a run (see qemu-cmdline.h).  Pure: composes
+ * words, touches no file.  Invariants: the boot line holds only words the
+ * monitor's own table accepts (firmware/abi/boot-line.c; run --no-check
+ * excepted) and fits the monitor's CMDLINE_MAX buffer; every path inside a
+ * QEMU option value has its ',' doubled.
+ */
 #include "util/qemu-cmdline.h"
 
 #include <ctype.h>
@@ -93,19 +100,12 @@ int cmdline_boot_text(const struct run_config *c, char **out, struct ap_err *err
     return 0;
 }
 
-int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err *err)
+/* The machine: board, CPU, the shared RAM file, cores, the monitor and the
+ * images it loads, and the boot line. */
+static void compose_machine(const struct run_config *c, const char *boot, struct strvec *argv)
 {
     const struct board *b = c->board;
-    if (c->cores < 1 || c->cores > b->max_cores)
-        return ap_err_set(err, "--cores %u: board %s has 1..%u cores", c->cores,
-                          b->name[0] ? b->name : b->conf_path, b->max_cores);
-    if (c->nimages == 0)
-        return ap_err_set(err, "no workload image given");
-    char *boot = NULL;
-    if (cmdline_boot_text(c, &boot, err))
-        return -1;
-
-    char buf[PATH_MAX * 2 + 256];
+    char buf[PATH_MAX * 2 + 256], path[PATH_MAX];
     strvec_push(argv, b->qemu);
     strvec_push(argv, "-M");
     strvec_pushf(argv, "%s,memory-backend=ram", b->machine);
@@ -117,8 +117,6 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
     strvec_push(argv, buf);
     strvec_push(argv, "-smp");
     strvec_pushf(argv, "%u", c->cores);
-
-    char path[PATH_MAX];
     board_resolve(c->home, b->firmware, path, sizeof path);
     strvec_push(argv, "-kernel");
     strvec_push(argv, path);
@@ -130,11 +128,13 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
     }
     strvec_push(argv, "-append");
     strvec_push(argv, boot);
-    free(boot);
+}
 
-    strvec_push_words(argv, b->qemu_args);
-    strvec_push_words(argv, c->deterministic ? b->deterministic_args : b->fast_args);
-
+/* COM1, the console (a socket or QEMU's stdio), and COM2, the profile
+ * link, a socket of its own beside the console. */
+static void compose_serial(const struct run_config *c, struct strvec *argv)
+{
+    char buf[PATH_MAX * 2 + 256];
     if (c->link == LINK_UNIX) {
         strvec_push(argv, "-chardev");
         snprintf(buf, sizeof buf, "socket,id=link,server=on,wait=on,path=");
@@ -146,9 +146,7 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
         strvec_push(argv, "-serial");
         strvec_push(argv, "stdio");
     }
-
     if (c->profile_socket_path) {
-        /* COM2: the profile link, a socket of its own beside the console. */
         strvec_push(argv, "-chardev");
         snprintf(buf, sizeof buf, "socket,id=profile,server=on,wait=%s,path=",
                  c->profile_socket_nowait ? "off" : "on");
@@ -157,32 +155,58 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
         strvec_push(argv, "-serial");
         strvec_push(argv, "chardev:profile");
     }
+}
 
-    if (b->plugin[0]) {
-        /* The plugin maps the same RAM file: file offset = guest physical. */
-        board_resolve(c->home, b->plugin, path, sizeof path);
-        buf[0] = '\0';
-        qemu_escape_into(buf, sizeof buf, path);
-        size_t n = strlen(buf);
-        snprintf(buf + n, sizeof buf - n, ",ram=");
-        qemu_escape_into(buf, sizeof buf, c->shm_path);
-        n = strlen(buf);
-        snprintf(buf + n, sizeof buf - n, ",cores=%u", c->cores);
-        if (b->plugin_args[0]) {
-            n = strlen(buf);
-            snprintf(buf + n, sizeof buf - n, ",%s", b->plugin_args);
-        }
-        if (c->model_mode) {
-            n = strlen(buf);
-            snprintf(buf + n, sizeof buf - n, ",mode=%s", c->model_mode);
-        }
-        if (c->oracle_path) {
-            n = strlen(buf);
-            snprintf(buf + n, sizeof buf - n, ",oracle=");
-            qemu_escape_into(buf, sizeof buf, c->oracle_path);
-        }
-        strvec_push(argv, "-plugin");
-        strvec_push(argv, buf);
+/* Appends ",fmt" (formatted) to the plugin's option value. */
+static void plugin_arg(char *buf, size_t size, const char *fmt, const char *value)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, fmt, value);
+}
+
+/* The hardware model's plugin, if the board has one: it maps the same RAM
+ * file (file offset = guest physical). */
+static void compose_plugin(const struct run_config *c, struct strvec *argv)
+{
+    const struct board *b = c->board;
+    char buf[PATH_MAX * 2 + 256], path[PATH_MAX];
+    if (!b->plugin[0])
+        return;
+    board_resolve(c->home, b->plugin, path, sizeof path);
+    buf[0] = '\0';
+    qemu_escape_into(buf, sizeof buf, path);
+    plugin_arg(buf, sizeof buf, "%s", ",ram=");
+    qemu_escape_into(buf, sizeof buf, c->shm_path);
+    size_t n = strlen(buf);
+    snprintf(buf + n, sizeof buf - n, ",cores=%u", c->cores);
+    if (b->plugin_args[0])
+        plugin_arg(buf, sizeof buf, ",%s", b->plugin_args);
+    if (c->model_mode)
+        plugin_arg(buf, sizeof buf, ",mode=%s", c->model_mode);
+    if (c->oracle_path) {
+        plugin_arg(buf, sizeof buf, "%s", ",oracle=");
+        qemu_escape_into(buf, sizeof buf, c->oracle_path);
     }
+    strvec_push(argv, "-plugin");
+    strvec_push(argv, buf);
+}
+
+int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err *err)
+{
+    const struct board *b = c->board;
+    if (c->cores < 1 || c->cores > b->max_cores)
+        return ap_err_set(err, "--cores %u: board %s has 1..%u cores", c->cores,
+                          b->name[0] ? b->name : b->conf_path, b->max_cores);
+    if (c->nimages == 0)
+        return ap_err_set(err, "no workload image given");
+    char *boot = NULL;
+    if (cmdline_boot_text(c, &boot, err))
+        return -1;
+    compose_machine(c, boot, argv);
+    free(boot);
+    strvec_push_words(argv, b->qemu_args);
+    strvec_push_words(argv, c->deterministic ? b->deterministic_args : b->fast_args);
+    compose_serial(c, argv);
+    compose_plugin(c, argv);
     return 0;
 }
