@@ -159,8 +159,8 @@ static int configure_counters(void)
     for (unsigned i = 0; i < boot_options.nevents; i++)
         if (boot_options.events[i].period_min == 0) {
             int cycles = boot_options.events[i].event == PMU_EV_CYCLES;
-            boot_options.events[i].period_min = cycles ? boot_options.period_min : BOOT_DEFAULT_EVENT_PERIOD_MIN;
-            boot_options.events[i].period_max = cycles ? boot_options.period_max : BOOT_DEFAULT_EVENT_PERIOD_MAX;
+            boot_options.events[i].period_min = cycles ? boot_options.period_min : 4000;
+            boot_options.events[i].period_max = cycles ? boot_options.period_max : 4400;
         }
     for (unsigned c = 0; c < ncores; c++) {
         struct pmu_window *w = window_of(c);
