@@ -207,8 +207,8 @@ int cmd_check(int argc, char **argv)
     struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1};
     const struct option options[] = {
         OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
-        OPT_STRING(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
-                   "timer samples are compared with the oracle's cycles"),
+        OPT_CALLBACK(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
+                     "timer samples are compared with the oracle's cycles", opt_event_name),
         OPT_DOUBLE(0, "max-error", &o.max_error, "F", 0, 1, 0,
                    "exit 1 if the instruction-level error exceeds F (0..1)"),
         OPT_BOOLEAN(0, "totals", &o.totals, "only the oracle's per-core totals (no profile needed)"),

@@ -268,7 +268,8 @@ int cmd_diff(int argc, char **argv)
         OPT_STRING(0, "db2", &o.db2, "PATH", "profile B's database (default: the same as A)"),
         OPT_CALLBACK(0, "epoch", &o.epochs, "N|all", "first: A's epoch, second: B's (default: the current one;\n"
                      "with --db2, a single --epoch applies to both)", opt_epoch_list),
-        OPT_STRING(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)"),
+        OPT_CALLBACK(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)",
+                     opt_event),
         OPT_PROFILE_IMAGE(&o.po), OPT_PROFILE_CORE(&o.po),
         OPT_BOOLEAN(0, "insn", &o.insn, "per instruction instead of per procedure (A and B must\n"
                     "hold the same build of each image)"),
