@@ -8,12 +8,14 @@
 # (-Iboards/$(BOARD)), never by path, and the monitor is named after the
 # board.  A board directory with a board.h is a firmware board; one with
 # only a board.conf (clipper-pm) is the host's variant of another board's
-# monitor (its board.conf names that monitor's ELF).
+# monitor (its board.conf names that monitor's ELF).  BOARD_ROOT (default
+# boards) lets a board live outside the tree, as Zephyr's does.
 
 BOARD       ?= clipper
-BOARD_DIR   := boards/$(BOARD)
+BOARD_ROOT  ?= boards
+BOARD_DIR   := $(BOARD_ROOT)/$(BOARD)
 ifeq ($(wildcard $(BOARD_DIR)/board.h),)
-$(error BOARD=$(BOARD): no $(BOARD_DIR)/board.h; firmware boards: $(patsubst boards/%/board.h,%,$(wildcard boards/*/board.h)))
+$(error BOARD=$(BOARD): no $(BOARD_DIR)/board.h; firmware boards: $(patsubst $(BOARD_ROOT)/%/board.h,%,$(wildcard $(BOARD_ROOT)/*/board.h)))
 endif
 ifeq ($(shell grep -c '^\#define BOARD_NAME *"$(BOARD)"' $(BOARD_DIR)/board.h),0)
 $(error $(BOARD_DIR)/board.h must define BOARD_NAME "$(BOARD)": the monitor is named after its board)
