@@ -29,7 +29,7 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         2
+#define PMU_VERSION         3       /* 3: multiplexing keeps partial periods */
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
@@ -186,6 +186,21 @@ struct pme_record {
 #define PMU_IRQ_NONE        0
 #define PMU_IRQ_IPI         1
 
+/*
+ * Multiplexing (version 3).  A counter that is given another event and
+ * later its old one back should go on counting down where it stopped, as
+ * an OS saves and restores a real PMU's counters: else an event rarer per
+ * slice than its period never overflows.  When the model reads a new
+ * configuration (config_gen changed) it first leaves, for each counter of
+ * the old one, the events still to go before its overflow in
+ * counter_left[i] (0: the counter was off) and then the old generation in
+ * counter_left_gen.  For each enabled counter of the new configuration,
+ * counter_start[i] in 1..period_max is its first countdown instead of a
+ * fresh random period (0 or out of range: a fresh one).  The period
+ * generator is reseeded only when seed changes, so a group that comes
+ * back does not replay the same periods.
+ */
+
 struct pmu_window {
     /* written by the model */
     uint64_t magic;
@@ -219,7 +234,12 @@ struct pmu_window {
      * write the run's oracle so far now, to the oracle path + ".N"
      * (oracle-format.h); other values are ignored */
     volatile uint64_t oracle_request;
-    uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8];
+    /* multiplexing: counter_start by the firmware, the rest by the model */
+    uint64_t counter_start[PMU_COUNTERS];
+    volatile uint64_t counter_left[PMU_COUNTERS];
+    volatile uint64_t counter_left_gen;
+    uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8 -
+                PMU_COUNTERS * 16 - 8];
     struct pmu_record ring[PMU_RING_ENTRIES];
     struct pme_record pme_ring[PME_RING_ENTRIES];
 };
