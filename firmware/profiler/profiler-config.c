@@ -49,6 +49,14 @@ int profiler_config_is_pme(unsigned mode)
     return mode == LK_MODE_PROFILEME || mode == LK_MODE_PAIRED;
 }
 
+#define N_(x) GRAMMAR_STR(x)
+
+/* lo_min <= lo <= hi <= hi_max: the boot line's range rule. */
+static int in_range(uint64_t lo, uint64_t hi, uint64_t lo_min, uint64_t hi_max)
+{
+    return lo >= lo_min && lo <= hi && hi <= hi_max;
+}
+
 static uint32_t refuse(const char **why, uint32_t status, const char *message)
 {
     *why = message;
@@ -66,9 +74,10 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
     case LK_MODE_TIMER:
         if (req->nevents > 1 || (req->nevents == 1 && req->events[0].event != LK_EVENT_TIMER))
             return refuse(why, LK_ACK_UNSUPPORTED, "timer mode: one event, 255 (the timer)");
-        if (req->nevents == 1 && (req->events[0].period_min < 1000 ||
-                                  req->events[0].period_max < req->events[0].period_min))
-            return refuse(why, LK_ACK_BAD_FRAME, "timer period: 1000 <= min <= max ns");
+        if (req->nevents == 1 && !in_range(req->events[0].period_min, req->events[0].period_max,
+                                           BOOT_PERIOD_MIN, BOOT_NUMBER_MAX))
+            return refuse(why, LK_ACK_BAD_FRAME,
+                          "timer period: " N_(BOOT_PERIOD_MIN) " <= min <= max <= " N_(BOOT_NUMBER_MAX) " ns");
         if (req->nevents == 1) {
             c.period_min = req->events[0].period_min;
             c.period_max = req->events[0].period_max;
@@ -84,8 +93,9 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
             if (e->event >= PMU_EV_COUNT)
                 return refuse(why, LK_ACK_UNSUPPORTED, "no such hardware event");
             if ((e->period_min || e->period_max) &&
-                (e->period_min < PMU_MIN_PERIOD || e->period_max < e->period_min))
-                return refuse(why, LK_ACK_BAD_FRAME, "event period: 1000 <= min <= max");
+                !in_range(e->period_min, e->period_max, PMU_MIN_PERIOD, GRAMMAR_NUMBER_MAX))
+                return refuse(why, LK_ACK_BAD_FRAME,
+                              "event period: " N_(PMU_MIN_PERIOD) " <= min <= max <= " N_(GRAMMAR_NUMBER_MAX));
         }
         c.nevents = req->nevents;
         for (uint32_t i = 0; i < req->nevents; i++)
@@ -96,11 +106,14 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
     case LK_MODE_PROFILEME:
     case LK_MODE_PAIRED:
         if (req->pme_min) {
-            if (req->pme_max < req->pme_min)
-                return refuse(why, LK_ACK_BAD_FRAME, "ProfileMe interval: min <= max");
+            if (!in_range(req->pme_min, req->pme_max, PME_MIN_INTERVAL, BOOT_NUMBER_MAX))
+                return refuse(why, LK_ACK_BAD_FRAME, "ProfileMe interval: " N_(PME_MIN_INTERVAL)
+                              " <= min <= max <= " N_(BOOT_NUMBER_MAX));
             c.pme_min = req->pme_min;
             c.pme_max = req->pme_max;
         }
+        if (req->pair_window > PME_MAX_PAIR_WINDOW)
+            return refuse(why, LK_ACK_BAD_FRAME, "pair window: 1.." N_(PME_MAX_PAIR_WINDOW));
         if (req->pair_window)
             c.pair_window = req->pair_window;
         break;

@@ -356,7 +356,11 @@ static void config_checks_every_event_before_changing_anything(void **state)
     req.events[1] = (struct lk_event_config){PMU_EV_CYCLES, 500, 600};    /* below the minimum */
     const char *why = NULL;
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
-    assert_string_equal(why, "event period: 1000 <= min <= max");
+    assert_string_equal(why, "event period: 1000 <= min <= max <= 1000000");
+    assert_memory_equal(&next, &c, sizeof c);
+    /* the boot line's upper limit too: what the host refuses, the monitor refuses */
+    req.events[1] = (struct lk_event_config){PMU_EV_CYCLES, 2000000, 3000000};
+    assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
     assert_memory_equal(&next, &c, sizeof c);
     req.events[1] = (struct lk_event_config){PMU_EV_COUNT, 0, 0};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_UNSUPPORTED);
