@@ -33,24 +33,34 @@
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
-/* Events a counter can count.  PMU_EVENT_NAMES gives their names, in order. */
-enum pmu_event {
-    PMU_EV_CYCLES = 0,      /* modelled cycles */
-    PMU_EV_RETIRED,         /* instructions retired */
-    PMU_EV_IMISS,           /* I-cache misses */
-    PMU_EV_DMISS,           /* D-cache misses (loads and stores) */
-    PMU_EV_BRANCHMP,        /* mispredicted conditional branches and jumps */
-    PMU_EV_LOADS,
-    PMU_EV_STORES,
-    PMU_EV_BRANCHES,        /* conditional branches */
-    PMU_EV_L2MISS,
-    PMU_EV_ITBMISS,         /* instruction TLB misses */
-    PMU_EV_DTBMISS,         /* data TLB misses (loads and stores) */
-    PMU_EV_COUNT
-};
-#define PMU_EVENT_NAMES \
-    "cycles", "retired", "imiss", "dmiss", "branchmp", "loads", "stores", "branches", "l2miss", \
-    "itbmiss", "dtbmiss"
+/*
+ * Events a counter can count: the one list (X-macro) the enum, the names
+ * and every parser of event names (firmware/abi/event-spec.c) come from.
+ * X(ENUM_SUFFIX, name, what it counts).  Append only: the numbers are in
+ * the oracle file and on the profile link.
+ */
+#define PMU_EVENTS(X) \
+    X(CYCLES,   cycles,   "modelled cycles") \
+    X(RETIRED,  retired,  "instructions retired") \
+    X(IMISS,    imiss,    "I-cache misses") \
+    X(DMISS,    dmiss,    "D-cache misses (loads and stores)") \
+    X(BRANCHMP, branchmp, "mispredicted conditional branches and jumps") \
+    X(LOADS,    loads,    "loads") \
+    X(STORES,   stores,   "stores") \
+    X(BRANCHES, branches, "conditional branches") \
+    X(L2MISS,   l2miss,   "L2 cache misses") \
+    X(ITBMISS,  itbmiss,  "instruction TLB misses") \
+    X(DTBMISS,  dtbmiss,  "data TLB misses (loads and stores)")
+
+#define PMU_EVENT_ENUM_(NAME, name, what) PMU_EV_##NAME,
+enum pmu_event { PMU_EVENTS(PMU_EVENT_ENUM_) PMU_EV_COUNT };
+#undef PMU_EVENT_ENUM_
+/* The names in event order, as initialisers of a string array. */
+#define PMU_EVENT_NAME_(NAME, name, what) #name,
+#define PMU_EVENT_NAMES PMU_EVENTS(PMU_EVENT_NAME_)
+/* The names as one blank-separated string, for messages. */
+#define PMU_EVENT_WORD_(NAME, name, what) " " #name
+#define PMU_EVENT_LIST_TEXT (PMU_EVENTS(PMU_EVENT_WORD_) + 1)
 
 /*
  * The plugin's modes (its mode= argument, a board's plugin_args or
