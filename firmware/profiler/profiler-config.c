@@ -4,7 +4,14 @@
  */
 #include "firmware/profiler/profiler-config.h"
 
+#include "firmware/abi/event-spec.h"
 #include "hw-model/pmu-window.h"
+
+/* A period range within the limits of the boot line's grammar. */
+static int period_ok(uint64_t lo_min, uint64_t min, uint64_t max)
+{
+    return min >= lo_min && max >= min && max <= GRAMMAR_NUMBER_MAX;
+}
 
 /* Every event gets a period range; no events: cycles. */
 static void fill_event_defaults(struct profiler_config *c)
@@ -16,8 +23,8 @@ static void fill_event_defaults(struct profiler_config *c)
     for (unsigned i = 0; i < c->nevents; i++)
         if (c->events[i].period_min == 0) {
             int cycles = c->events[i].event == PMU_EV_CYCLES;
-            c->events[i].period_min = cycles ? c->period_min : PROFILER_EVENT_PERIOD_MIN;
-            c->events[i].period_max = cycles ? c->period_max : PROFILER_EVENT_PERIOD_MAX;
+            c->events[i].period_min = cycles ? c->period_min : BOOT_DEFAULT_EVENT_PERIOD_MIN;
+            c->events[i].period_max = cycles ? c->period_max : BOOT_DEFAULT_EVENT_PERIOD_MAX;
         }
 }
 
@@ -49,14 +56,6 @@ int profiler_config_is_pme(unsigned mode)
     return mode == LK_MODE_PROFILEME || mode == LK_MODE_PAIRED;
 }
 
-#define N_(x) GRAMMAR_STR(x)
-
-/* lo_min <= lo <= hi <= hi_max: the boot line's range rule. */
-static int in_range(uint64_t lo, uint64_t hi, uint64_t lo_min, uint64_t hi_max)
-{
-    return lo >= lo_min && lo <= hi && hi <= hi_max;
-}
-
 static uint32_t refuse(const char **why, uint32_t status, const char *message)
 {
     *why = message;
@@ -74,10 +73,9 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
     case LK_MODE_TIMER:
         if (req->nevents > 1 || (req->nevents == 1 && req->events[0].event != LK_EVENT_TIMER))
             return refuse(why, LK_ACK_UNSUPPORTED, "timer mode: one event, 255 (the timer)");
-        if (req->nevents == 1 && !in_range(req->events[0].period_min, req->events[0].period_max,
-                                           BOOT_PERIOD_MIN, BOOT_NUMBER_MAX))
-            return refuse(why, LK_ACK_BAD_FRAME,
-                          "timer period: " N_(BOOT_PERIOD_MIN) " <= min <= max <= " N_(BOOT_NUMBER_MAX) " ns");
+        if (req->nevents == 1 && !period_ok(BOOT_PERIOD_MIN, req->events[0].period_min, req->events[0].period_max))
+            return refuse(why, LK_ACK_BAD_FRAME, "timer period: " GRAMMAR_STR(BOOT_PERIOD_MIN)
+                          " <= min <= max <= " GRAMMAR_STR(GRAMMAR_NUMBER_MAX) " ns");
         if (req->nevents == 1) {
             c.period_min = req->events[0].period_min;
             c.period_max = req->events[0].period_max;
@@ -92,10 +90,9 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
             const struct lk_event_config *e = &req->events[i];
             if (e->event >= PMU_EV_COUNT)
                 return refuse(why, LK_ACK_UNSUPPORTED, "no such hardware event");
-            if ((e->period_min || e->period_max) &&
-                !in_range(e->period_min, e->period_max, PMU_MIN_PERIOD, GRAMMAR_NUMBER_MAX))
-                return refuse(why, LK_ACK_BAD_FRAME,
-                              "event period: " N_(PMU_MIN_PERIOD) " <= min <= max <= " N_(GRAMMAR_NUMBER_MAX));
+            if ((e->period_min || e->period_max) && !period_ok(PMU_MIN_PERIOD, e->period_min, e->period_max))
+                return refuse(why, LK_ACK_BAD_FRAME, "event period: " GRAMMAR_STR(PMU_MIN_PERIOD)
+                              " <= min <= max <= " GRAMMAR_STR(GRAMMAR_NUMBER_MAX));
         }
         c.nevents = req->nevents;
         for (uint32_t i = 0; i < req->nevents; i++)
@@ -106,14 +103,11 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
     case LK_MODE_PROFILEME:
     case LK_MODE_PAIRED:
         if (req->pme_min) {
-            if (!in_range(req->pme_min, req->pme_max, PME_MIN_INTERVAL, BOOT_NUMBER_MAX))
-                return refuse(why, LK_ACK_BAD_FRAME, "ProfileMe interval: " N_(PME_MIN_INTERVAL)
-                              " <= min <= max <= " N_(BOOT_NUMBER_MAX));
+            if (req->pme_max < req->pme_min)
+                return refuse(why, LK_ACK_BAD_FRAME, "ProfileMe interval: min <= max");
             c.pme_min = req->pme_min;
             c.pme_max = req->pme_max;
         }
-        if (req->pair_window > PME_MAX_PAIR_WINDOW)
-            return refuse(why, LK_ACK_BAD_FRAME, "pair window: 1.." N_(PME_MAX_PAIR_WINDOW));
         if (req->pair_window)
             c.pair_window = req->pair_window;
         break;
