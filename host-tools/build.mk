@@ -11,6 +11,12 @@ HOST_UTIL_SRCS     := $(wildcard host-tools/util/*.c)
 HOST_BUILTIN_SRCS  := $(wildcard host-tools/builtin-*.c)
 host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
 
+# Sources shared with the other sides, compiled once more for the host from
+# their one file (never #included as .c): the link codec the firmware also
+# builds, and the Alpha decoder the hardware model also builds.
+HOST_SHARED_SRCS   := firmware/abi/link-codec.c hw-model/isa/alpha-decode.c
+shared_objs         = $(patsubst %.c,$(1)/shared/%.o,$(HOST_SHARED_SRCS))
+
 HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a
 HOST_UTIL_LIB_ASAN := $(BUILD)/host-asan/libalphaprof-util.a
 
@@ -22,11 +28,19 @@ $(BUILD)/host-asan/%.o: host-tools/%.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
 
-$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS))
+$(BUILD)/host/shared/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) -c $< -o $@
+
+$(BUILD)/host-asan/shared/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
+
+$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS)) $(call shared_objs,$(BUILD)/host)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS))
+$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS)) $(call shared_objs,$(BUILD)/host-asan)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -45,4 +59,5 @@ $(BUILD)/host-asan/alphaprof-seal: $(BUILD)/host-asan/seal.o $(HOST_UTIL_LIB_ASA
 ALL_OUTPUTS  += $(BUILD)/host/alphaprof $(BUILD)/host/alphaprof-seal
 TEST_OUTPUTS += $(HOST_UTIL_LIB_ASAN) $(BUILD)/host-asan/alphaprof $(BUILD)/host-asan/alphaprof-seal
 
--include $(wildcard $(BUILD)/host/*.d $(BUILD)/host/util/*.d $(BUILD)/host-asan/*.d $(BUILD)/host-asan/util/*.d)
+-include $(wildcard $(BUILD)/host/*.d $(BUILD)/host/util/*.d $(BUILD)/host-asan/*.d $(BUILD)/host-asan/util/*.d \
+                    $(BUILD)/host/shared/*/*/*.d $(BUILD)/host-asan/shared/*/*/*.d)
