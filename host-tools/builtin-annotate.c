@@ -124,20 +124,6 @@ static void pme_json(const struct pme_view *pv, const struct pme_insn *in)
     printf("}}");
 }
 
-static void json_str_out(const char *s)
-{
-    putchar('"');
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 int cmd_annotate(int argc, char **argv)
 {
     const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
@@ -233,13 +219,13 @@ int cmd_annotate(int argc, char **argv)
     struct source_cache *sc = source_cache_new();
     if (json) {
         printf("{\"procedure\": ");
-        json_str_out(sym->name);
+        json_str(stdout, sym->name);
         printf(", \"image\": ");
-        json_str_out(img->name);
+        json_str(stdout, img->name);
         printf(", \"events\": [");
         for (size_t e = 0; e < v.nevents; e++) {
             printf("%s{\"name\": ", e ? ", " : "");
-            json_str_out(v.event_names[e]);
+            json_str(stdout, v.event_names[e]);
             printf(", \"procedure\": %llu, \"total\": %llu}", (unsigned long long)proc_total[e],
                    (unsigned long long)v.total[e]);
         }
@@ -276,16 +262,16 @@ int cmd_annotate(int argc, char **argv)
         size_t ninl = symtab_inlined_at((struct symtab *)img->st, pc, inl, 8);
         if (json) {
             printf("%s\n  {\"address\": %llu, \"instruction\": ", k ? "," : "", (unsigned long long)pc);
-            json_str_out(text);
+            json_str(stdout, text);
             printf(", \"samples\": [");
             for (size_t e = 0; e < v.nevents; e++)
                 printf("%s%llu", e ? ", " : "", (unsigned long long)counts[k][e]);
             printf("], \"file\": ");
-            json_str_out(l ? l->file : NULL);
+            json_str(stdout, l && l->file ? l->file : "");
             printf(", \"line\": %u, \"inlined\": [", l ? l->line : 0);
             for (size_t i = 0; i < ninl; i++) {
                 printf("%s", i ? ", " : "");
-                json_str_out(inl[i]);
+                json_str(stdout, inl[i]);
             }
             printf("]");
             if (with_pme) {
