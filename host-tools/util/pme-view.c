@@ -323,21 +323,23 @@ static void loss_factors(sqlite3 *db, const struct pv_selection *sel, struct pme
     static const char drops[] = "SELECT coalesce(sum(count), 0) FROM drops WHERE (?1 < 0 OR epoch = ?1) "
                                 "AND (?2 < 0 OR core = ?2) AND reason = ";
     char sql[256];
-    snprintf(sql, sizeof sql, "%s'agg_full'", drops);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_AGG_FULL));
     double agg_full = sum_of(db, sql, sel, v->epoch);
-    snprintf(sql, sizeof sql, "%s'link_lost_pme'", drops);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_PME));
     double link = sum_of(db, sql, sel, v->epoch);
-    snprintf(sql, sizeof sql, "%s'ring_overflow'", drops);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_RING_OVERFLOW));
     double ring = sum_of(db, sql, sel, v->epoch);
     if (sum_of(db, "SELECT count(*) FROM samples WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)", sel,
                v->epoch) > 0)
         ring = 0;
     double stored = (double)v->samples;
     v->record_loss_factor = stored > 0 ? (stored + agg_full + link + ring) / stored : 1;
-    double taken = sum_of(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
-                              "AND (?2 < 0 OR core = ?2) AND name = 'pairs_taken'", sel, v->epoch);
-    double records_taken = sum_of(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
-                                      "AND (?2 < 0 OR core = ?2) AND name = 'pme_taken'", sel, v->epoch);
+    static const char stats[] = "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
+                                "AND (?2 < 0 OR core = ?2) AND name = ";
+    snprintf(sql, sizeof sql, "%s'%s'", stats, lk_stat_name(LK_STAT_PAIRS_TAKEN));
+    double taken = sum_of(db, sql, sel, v->epoch);
+    snprintf(sql, sizeof sql, "%s'%s'", stats, lk_stat_name(LK_STAT_PME_TAKEN));
+    double records_taken = sum_of(db, sql, sel, v->epoch);
     double np = (double)v->npairs;
     v->pair_loss_factor = 1;
     if (np > 0) {
