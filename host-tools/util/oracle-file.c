@@ -1,21 +1,43 @@
 #include "util/oracle-file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/regular-file.h"
 #include "util/strvec.h"
+
+/* How many PCs the file has room for after its header and ncores cores,
+ * or -1 if the size is no whole number of PCs.  Checked against the
+ * header before any count sizes an allocation, so a damaged count is
+ * named as such, not as "out of memory" (the plugin writes the header,
+ * the cores and the PCs, nothing else). */
+static int64_t pcs_in_file(FILE *f, const struct oracle_header *h)
+{
+    struct stat st;
+    uint64_t fixed = sizeof *h + (uint64_t)h->ncores * sizeof(struct oracle_core);
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size < fixed)
+        return 0;
+    uint64_t rest = (uint64_t)st.st_size - fixed;
+    return rest % sizeof(struct oracle_pc) ? -1 : (int64_t)(rest / sizeof(struct oracle_pc));
+}
+
+/* More cores than any board has: a header that claims them is damaged. */
+#define ORACLE_MAX_CORES 64
 
 int oracle_read(const char *path, struct oracle *o, struct ap_err *err)
 {
     memset(o, 0, sizeof *o);
-    FILE *f = fopen(path, "rb");
+    int64_t room;
+    FILE *f = regular_fopen_read(path, "an oracle file: record with --oracle PATH on a board with the "
+                                       "hardware model", err);
     if (!f)
-        return ap_err_set(err, "%s: %s; record with --oracle PATH on a board with the hardware model",
-                          path, strerror(errno));
+        return -1;
     int rc = 0;
     if (fread(&o->h, sizeof o->h, 1, f) != 1 || o->h.magic != ORACLE_MAGIC)
         rc = ap_err_set(err, "%s: not an alphaprof oracle file", path);
@@ -23,9 +45,16 @@ int oracle_read(const char *path, struct oracle *o, struct ap_err *err)
         rc = ap_err_set(err, "%s: oracle format version %u with %u events, this build reads version %d with %d; "
                         "rerun the record with this build", path, o->h.version, o->h.nevents,
                         ORACLE_VERSION, PMU_EV_COUNT);
-    else if (o->h.ncores == 0 || o->h.ncores > 64 || o->h.npcs > (1ull << 28))
-        rc = ap_err_set(err, "%s: implausible header (%u cores, %llu PCs): the file is damaged",
-                        path, o->h.ncores, (unsigned long long)o->h.npcs);
+    else if (o->h.ncores == 0 || o->h.ncores > ORACLE_MAX_CORES)
+        rc = ap_err_set(err, "%s: damaged file: its header claims %u cores (1..%d); record it again",
+                        path, o->h.ncores, ORACLE_MAX_CORES);
+    else if ((room = pcs_in_file(f, &o->h)) < 0)
+        rc = ap_err_set(err, "%s: damaged file: its size is no whole number of PC entries; "
+                        "record it again", path);
+    else if ((uint64_t)room != o->h.npcs)
+        rc = ap_err_set(err, "%s: damaged file (%s): its header claims %llu PCs, the file holds %lld; "
+                        "record it again", path, (uint64_t)room < o->h.npcs ? "truncated" : "wrong size",
+                        (unsigned long long)o->h.npcs, (long long)room);
     if (!rc) {
         o->cores = xmalloc(o->h.ncores * sizeof *o->cores);
         o->pcs = xmalloc((o->h.npcs ? o->h.npcs : 1) * sizeof *o->pcs);
