@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "linker/ram-map.h"
+#include "util/regular-file.h"
 
 enum key_type { KEY_STR, KEY_UINT };
 
@@ -78,9 +79,9 @@ int board_parse(const char *path, struct board *b, struct ap_err *err)
 {
     memset(b, 0, sizeof *b);
     snprintf(b->conf_path, sizeof b->conf_path, "%s", path);
-    FILE *f = fopen(path, "r");
+    FILE *f = regular_fopen_read(path, "a board definition (boards/NAME/board.conf)", err);
     if (!f)
-        return ap_err_set(err, "%s: cannot open board definition: %s", path, strerror(errno));
+        return -1;
 
     unsigned seen_line[NKEYS] = {0};
     char line[4096];

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "util/strvec.h"
+#include "util/regular-file.h"
 
 struct image_cache {
     char *name;
@@ -118,8 +119,9 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
                               "with `alphaprof db --db %s init`", path, path, path);
         return ap_err_set(err, "cannot open profile database %s: %s", path, strerror(errno));
     }
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return ap_err_set(err, "%s is a directory, not a profile database file", path);
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return ap_err_set(err, "%s is %s, not a regular file; give the profile database "
+                          "`alphaprof record --db` wrote", path, file_kind(sb.st_mode));
 
     struct pdb *db = calloc(1, sizeof *db);
     if (!db)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/regular-file.h"
 #include "util/strvec.h"
 
 struct source {
@@ -45,7 +46,8 @@ static struct source *load(struct source_cache *c, const char *path)
     struct source *s = &c->files[c->n++];
     s->path = xstrdup(path);
     memset(&s->lines, 0, sizeof s->lines);
-    FILE *f = fopen(path, "r");
+    struct ap_err ignored;      /* a source we cannot read is shown without lines */
+    FILE *f = regular_fopen_read(path, "a source file", &ignored);
     if (!f)
         return s;
     char *line = NULL;
