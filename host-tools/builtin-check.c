@@ -291,6 +291,12 @@ int cmd_check(int argc, char **argv)
         free_oracles(&o, &interval, have_interval);
         return 1;
     }
+    if (oracle_check_run(&o.h, oracle_path, db, sel.epoch, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pdb_close(db);
+        free_oracles(&o, &interval, have_interval);
+        return 1;
+    }
     struct profile_view v;
     int rc = pv_load(db, &sel, &v, &err);
     struct pme_account pa;

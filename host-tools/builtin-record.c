@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
@@ -15,6 +16,7 @@
 #include "util/board-run.h"
 #include "util/ingest.h"
 #include "util/options.h"
+#include "util/oracle-file.h"
 #include "util/profile-db.h"
 #include "util/strvec.h"
 
@@ -165,6 +167,21 @@ static const char *events_problem(const char *list, bool counters_only)
         }
     }
     return NULL;
+}
+
+/* The oracle the model wrote at exit names its run: kept with the sessions
+ * of this record, so that check refuses another run's oracle.  An oracle
+ * that was not written (the model failed) is the plugin's error to report. */
+static int store_oracle_run(struct pdb *db, int64_t sessions_before, const char *oracle, struct ap_err *err)
+{
+    struct oracle_header h;
+    if (access(oracle, F_OK) != 0)
+        return 0;
+    char *abs = realpath(oracle, NULL);
+    int rc = oracle_read_header(oracle, &h, err) ||
+             pdb_set_oracle(db, sessions_before, h.run_id, abs ? abs : oracle, err);
+    free(abs);
+    return rc ? -1 : 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -404,10 +421,15 @@ int cmd_record(int argc, char **argv)
     }
     br.profile_sink = feed;
     br.profile_ctx = &sink;
+    int64_t sessions_before = 0;
+    if (pdb_last_session(db, &sessions_before, &sink.err))
+        sink.failed = true;
     status = board_run(&br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
         sink.failed = true;
     if (!sink.failed && profileme && store_pme_intervals(db, profileme, pme_lo, pme_hi, pme_window, &sink.err))
+        sink.failed = true;
+    if (!sink.failed && oracle && br.launched && store_oracle_run(db, sessions_before, oracle, &sink.err))
         sink.failed = true;
     const struct ingest_totals *t = ingest_totals(sink.in);
     if (sink.failed) {

@@ -50,7 +50,7 @@ static void print_text(const struct profile_view *v, size_t limit)
     for (size_t i = 0; i < v->nimages; i++) {
         const struct pv_image *img = &v->images[i];
         printf("%12llu %7.2f  %s%s\n", (unsigned long long)img->total[0],
-               pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: the ELF is unreadable)" : "");
+               pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: see the message on stderr)" : "");
     }
     for (size_t i = 0; i < v->nimages; i++)
         if (v->images[i].st_error)

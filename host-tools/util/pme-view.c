@@ -104,7 +104,8 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct pme_v
     snprintf(f2, sizeof f2, "%s", image_filter(sel, "r.image"));
     snprintf(sql, sizeof sql,
              "SELECT s.image, coalesce(i.name, '[unknown]'), i.path, "
-             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1) "
+             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1), "
+             "       i.build_id "
              "FROM (SELECT image FROM pme WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)%s "
              "      UNION SELECT r.image FROM pair_records r JOIN pairs p ON p.id = r.pair "
              "      WHERE (?1 < 0 OR p.epoch = ?1) AND (?2 < 0 OR p.core = ?2)%s) s "

@@ -26,6 +26,7 @@ struct pdb {
     sqlite3 *db;
     char *path;
     bool writable;
+    int64_t schema_version;     /* as on disk (after any migration) */
     struct pdb_merge *merge;    /* pending merges (writable databases) */
     struct image_cache *images; /* images already recorded, by name and build-id */
     size_t nimages;
@@ -39,9 +40,9 @@ int pdb_exec(struct pdb *db, const char *sql, struct ap_err *err);
 int pdb_need_write(struct pdb *db, struct ap_err *err);
 
 /* profile-db-schema.c: creates the schema in an empty file; brings an
- * older schema (version is what meta says) up to PDB_SCHEMA_VERSION. */
+ * older schema (db->schema_version) up to PDB_SCHEMA_VERSION. */
 int pdb_create_schema(struct pdb *db, struct ap_err *err);
-int pdb_migrate(struct pdb *db, int64_t version, struct ap_err *err);
+int pdb_migrate(struct pdb *db, struct ap_err *err);
 
 /* profile-db-merge.c: the merge state of a writable database. */
 int pdb_merge_open(struct pdb *db, struct ap_err *err);

@@ -20,7 +20,8 @@
 
 /*
  * ======================================================================
- * Schema, version 1.  DCPI's profile database (SOSP'97 section 4.3) as
+ * Schema, version 2 (version 1 lacked sessions.oracle_run_id and
+ * sessions.oracle; see the migrations at the end).  DCPI's profile database (SOSP'97 section 4.3) as
  * SQLite tables: epochs, per-(image, event) sample profiles, loadmaps,
  * unknown samples, plus ProfileMe aggregates and paired samples.
  *
@@ -62,7 +63,10 @@ static const char schema_sql[] =
     "    caps        INTEGER,            -- LK_CAP_* bits (link-protocol.h)\n"
     "    timebase_hz INTEGER,            -- units of the target's time stamps\n"
     "    exit_status INTEGER,            -- the workload's, from END\n"
-    "    end_how     INTEGER             -- LK_END_*: 0 exit, 1 fatal, 2 stopped\n"
+    "    end_how     INTEGER,            -- LK_END_*: 0 exit, 1 fatal, 2 stopped\n"
+    "    oracle_run_id INTEGER,          -- (v2) run id of the hw-model's oracle of this\n"
+    "                                    -- boot (oracle-format.h), NULL if none was written\n"
+    "    oracle      TEXT                -- (v2) that oracle file, as record was given it\n"
     ");\n"
     /* Executable images by name and GNU build-id; image 0 is '[unknown]'. */
     "CREATE TABLE images (\n"
@@ -215,9 +219,43 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
         rc = pdb_exec(db, "INSERT INTO meta VALUES ('created', " NOW_SQL ");"
                       "INSERT INTO epochs(id, started, note) VALUES (1, " NOW_SQL ", 'first epoch');"
                       "INSERT INTO images(id, name, build_id) VALUES (0, '[unknown]', x'');", err);
-    if (rc == 0)
-        return pdb_exec(db, "COMMIT", err);
+    if (rc == 0 && pdb_exec(db, "COMMIT", err) == 0) {
+        db->schema_version = PDB_SCHEMA_VERSION;
+        return 0;
+    }
     sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
 }
 
+/*
+ * Migrations, oldest first: each brings version N-1 to N, only adding.
+ * All run in one transaction with the new schema_version, so a file is
+ * either wholly migrated or untouched.
+ */
+static const char *const migrations[] = {
+    [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
+          "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
+};
+_Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
+               "a migration to every schema version");
+
+int pdb_migrate(struct pdb *db, struct ap_err *err)
+{
+    if (pdb_exec(db, "BEGIN IMMEDIATE", err) != 0)
+        return -1;
+    int rc = 0;
+    for (int64_t v = db->schema_version + 1; rc == 0 && v <= PDB_SCHEMA_VERSION; v++)
+        rc = pdb_exec(db, migrations[v], err);
+    if (rc == 0) {
+        char *sql = sqlite3_mprintf("UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
+                                    PDB_SCHEMA_VERSION);
+        rc = pdb_exec(db, sql, err);
+        sqlite3_free(sql);
+    }
+    if (rc == 0 && pdb_exec(db, "COMMIT", err) == 0) {
+        db->schema_version = PDB_SCHEMA_VERSION;
+        return 0;
+    }
+    sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}

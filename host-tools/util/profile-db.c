@@ -6,9 +6,11 @@
  * merges in profile-db-merge.c, printing in profile-db-dump.c.
  *
  * Invariants:
- *   1. pdb_open returns a database whose meta says PDB_FORMAT and
- *      PDB_SCHEMA_VERSION (an empty file is given the schema, an older
- *      one migrated if writable), or fails with one line naming the file.
+ *   1. pdb_open returns a database whose meta says PDB_FORMAT and a schema
+ *      version this build reads (an empty file is given the schema, an
+ *      older one is migrated when opened for writing, read as it is
+ *      otherwise: readers ask pdb_schema_version for what is newer), or
+ *      fails with one line naming the file.
  *   2. Exactly one epoch is open (ended IS NULL): new_epoch ends it and
  *      starts the next in one transaction.
  *   3. The image cache mirrors rows already in images, so a (name,
@@ -60,7 +62,7 @@ int pdb_exec(struct pdb *db, const char *sql, struct ap_err *err)
     return 0;
 }
 /* Is this file ours, and of a schema we read?  0 yes, 1 empty, -1 no. */
-static int check_format(struct pdb *db, struct ap_err *err)
+static int check_format(struct pdb *db, int64_t *schema_version, struct ap_err *err)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db->db, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL);
@@ -103,8 +105,9 @@ static int check_format(struct pdb *db, struct ap_err *err)
                           "(meta has no format '%s')", db->path, PDB_FORMAT);
     if (version > PDB_SCHEMA_VERSION || version < 1)
         return ap_err_set(err, "%s has profile schema version %" PRId64 "; this alphaprof reads "
-                          "version %d: use the alphaprof that wrote it", db->path, version,
+                          "versions 1 to %d: use the alphaprof that wrote it", db->path, version,
                           PDB_SCHEMA_VERSION);
+    *schema_version = version;
     return 0;
 }
 
@@ -138,7 +141,7 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
         return -1;
     }
     sqlite3_busy_timeout(db->db, 10000);     /* another writer holds the lock briefly */
-    int fmt = check_format(db, err);
+    int fmt = check_format(db, &db->schema_version, err);
     if (fmt < 0 || (fmt == 1 && mode != PDB_CREATE)) {
         if (fmt == 1)
             ap_err_set(err, "%s is an empty SQLite file, not a profile database: create one "
@@ -151,7 +154,9 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
          * nothing committed; NORMAL sync is durable against process death. */
         if (pdb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                      " PRAGMA cache_size=-65536;", err) != 0 ||
-            (fmt == 1 && pdb_create_schema(db, err) != 0) || pdb_merge_open(db, err) != 0) {
+            (fmt == 1 && pdb_create_schema(db, err) != 0) ||
+            (fmt == 0 && db->schema_version < PDB_SCHEMA_VERSION && pdb_migrate(db, err) != 0) ||
+            pdb_merge_open(db, err) != 0) {
             pdb_close(db);
             return -1;
         }
@@ -282,6 +287,53 @@ int pdb_session_end(struct pdb *db, int64_t session, const struct lk_end *e, str
     sqlite3_bind_int64(st, 2, e->how);
     sqlite3_bind_int64(st, 3, session);
     return step_done(db, st, "ending a session", err);
+}
+
+int pdb_last_session(struct pdb *db, int64_t *session, struct ap_err *err)
+{
+    return pdb_query_int(db, "SELECT coalesce(max(id), 0) FROM sessions", session, err);
+}
+
+int pdb_set_oracle(struct pdb *db, int64_t after, uint64_t run_id, const char *path,
+                   struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (pdb_need_write(db, err) != 0)
+        return -1;
+    if (sqlite3_prepare_v2(db->db, "UPDATE sessions SET oracle_run_id = ?, oracle = ? WHERE id > ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return pdb_sql_err(db, err, "recording the oracle's run id");
+    sqlite3_bind_int64(st, 1, (int64_t)run_id);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, after);
+    return step_done(db, st, "recording the oracle's run id", err);
+}
+
+int pdb_oracle_runs(struct pdb *db, int64_t epoch, uint64_t *ids, size_t max, size_t *n,
+                    char *path_out, size_t path_cap, struct ap_err *err)
+{
+    *n = 0;
+    if (path_out && path_cap)
+        path_out[0] = 0;
+    if (db->schema_version < 2)
+        return 0;
+    if (epoch == 0 && pdb_current_epoch(db, &epoch, err) != 0)
+        return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->db, "SELECT oracle_run_id, min(coalesce(oracle, '')) FROM sessions"
+                                   " WHERE oracle_run_id IS NOT NULL AND (?1 < 0 OR epoch = ?1)"
+                                   " GROUP BY oracle_run_id ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
+        return pdb_sql_err(db, err, "reading the oracles' run ids");
+    sqlite3_bind_int64(st, 1, epoch);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == 0 && path_out && path_cap)
+            snprintf(path_out, path_cap, "%s", (const char *)sqlite3_column_text(st, 1));
+        if (*n < max)
+            ids[(*n)++] = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : pdb_sql_err(db, err, "reading the oracles' run ids");
 }
 
 /* ---------------------------------------------------- images and loadmaps */

@@ -28,6 +28,8 @@ struct pv_image {
     char name[64];
     char *path;                 /* its ELF, or NULL if unknown */
     uint64_t address;           /* load address: PC = address + offset */
+    uint8_t build_id[20];       /* the build the profile recorded (images.build_id) */
+    size_t build_id_size;
     struct symtab *st;          /* NULL if the ELF could not be read */
     char *st_error;             /* why not */
     uint64_t total[PV_MAX_EVENTS];

@@ -1,8 +1,8 @@
 /*
  * The truth of the profiled interval (util/oracle-file: oracle_read_interval)
  * from hand-written oracle files: the stop snapshot minus the start one,
- * field by field, PCs first seen after the start kept whole; an earlier
- * run's snapshots (another run id) are not used; a stop snapshot holding
+ * field by field, PCs first seen after the start kept whole; another
+ * run's snapshots (another run id) are refused by name; a stop snapshot holding
  * less than the start, or a truncated one, is an error naming the file.
  * Reading one file: counts in the header that the file's size does not
  * bear out (2^28 PCs in a few bytes) are "damaged file", never "out of
@@ -122,15 +122,18 @@ static void test_interval_is_stop_minus_start(void **state)
     oracle_free(&whole);
 }
 
-static void test_an_earlier_runs_snapshots_are_not_used(void **state)
+static void test_another_runs_snapshots_are_refused_by_name(void **state)
 {
     (void)state;
     struct oracle_pc pcs[] = {pc_entry(0x1000, 5)};
     struct oracle whole, in;
     write_run(&(struct run_files){43, 42, pcs, pcs, pcs, 1, 1, 1}, &whole);
     struct ap_err err;
-    assert_int_equal(oracle_read_interval(base, &whole, &in, &err), 0);
     char p[160];
+    oracle_snapshot_path(base, ORACLE_SNAPSHOT_START, p, sizeof p);
+    assert_int_equal(oracle_read_interval(base, &whole, &in, &err), -1);
+    assert_non_null(strstr(err.msg, p));
+    assert_non_null(strstr(err.msg, "snapshot of another run"));
     oracle_snapshot_path(base, ORACLE_SNAPSHOT_STOP, p, sizeof p);
     unlink(p);
     assert_int_equal(oracle_read_interval(base, &whole, &in, &err), 0);    /* no stop: none */
@@ -233,7 +236,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interval_is_stop_minus_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_an_earlier_runs_snapshots_are_not_used, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_another_runs_snapshots_are_refused_by_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_snapshots_are_named, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_header_claiming_2_28_pcs_is_a_damaged_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_file_longer_than_its_header_says_is_damaged, setup, teardown),
