@@ -1,3 +1,10 @@
+/*
+ * Board definitions, boards/<name>/board.conf (format and rules: board.h).
+ *
+ * Invariants: a parsed board has every required key exactly once; an
+ * unknown, repeated or missing key or a bad number is an error naming
+ * file:line.
+ */
 #include "util/board.h"
 
 #include <ctype.h>

@@ -1,3 +1,14 @@
+/*
+ * Workload image files: the checks shared by the sealing tool and the
+ * launcher, and sealing (interface and the two levels of checks:
+ * image-file.h).
+ *
+ * Invariants:
+ *   1. Only regular files are opened (util/regular-file): a FIFO or a
+ *      directory is named, never waited on.
+ *   2. A check names the file and the first field at fault; sealing writes
+ *      the header only after every link-time field has passed.
+ */
 #include "util/image-file.h"
 
 #include <errno.h>

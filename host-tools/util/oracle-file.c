@@ -1,3 +1,7 @@
+/*
+ * Reading the hardware model's oracle files (interface and invariants:
+ * oracle-file.h; the format: hw-model/oracle-format.h).
+ */
 #include "util/oracle-file.h"
 
 #include <errno.h>

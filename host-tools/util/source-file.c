@@ -1,3 +1,10 @@
+/*
+ * Source text for annotations (source-file.h).
+ *
+ * Invariants: each file is read at most once per cache (a file that cannot
+ * be read, or is not a regular file, is remembered as empty); lines are
+ * returned without their line ending.
+ */
 #include "util/source-file.h"
 
 #include <stdio.h>

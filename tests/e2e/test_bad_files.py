@@ -21,7 +21,7 @@ def test_a_fifo_as_image_is_refused_by_every_command():
         fifo = os.path.join(d, "image.elf")
         os.mkfifo(fifo)
         db = os.path.join(d, "p.db")
-        for args in (["run", fifo],
+        for args in (["run", fifo], ["run", "--no-check", fifo],
                      ["record", "--db", db, fifo],
                      ["daemon", "--db", db, "--link", "unix:" + os.path.join(d, "no.sock"),
                       "--elf", fifo]):
