@@ -13,6 +13,12 @@
  *
  * 64-bit addresses are stored in SQLite's signed INTEGER: values >= 2^63
  * (KSEG addresses) read back negative; cast to uint64_t.
+ *
+ * Invariants: a database this build opened holds a schema it reads
+ * (PDB_SCHEMA_VERSION or older, migrated when written); every merge is
+ * either pending in memory or committed, never both; only regular files
+ * are opened.  The sources: profile-db.c (connection, immediate writes),
+ * profile-db-schema.c, profile-db-merge.c, profile-db-dump.c.
  */
 #ifndef ALPHAPROF_UTIL_PROFILE_DB_H
 #define ALPHAPROF_UTIL_PROFILE_DB_H

@@ -3,6 +3,12 @@
  * (epoch, cores, images, events) read from the database, attributed to
  * images, procedures and instructions with each image's ELF (util/symbols).
  * report, annotate, stats, diff and the exports all start here.
+ *
+ * Invariants: every sample of the selection is in exactly one instruction
+ * and one procedure (or its image's "outside any procedure" row), so the
+ * totals of images, procedures and instructions agree; an image whose ELF
+ * is missing or was rebuilt since the record has no symbols (st NULL) and
+ * says why (st_error).
  */
 #ifndef ALPHAPROF_UTIL_PROFILE_VIEW_H
 #define ALPHAPROF_UTIL_PROFILE_VIEW_H
