@@ -168,17 +168,23 @@ static void test_damaged_snapshots_are_named(void **state)
     oracle_free(&whole);
 }
 
-static void test_a_header_claiming_2_28_pcs_is_a_damaged_file(void **state)
+/* A two-PC oracle at base whose header field at offset then says value. */
+static void write_with_header_field(size_t offset, const void *value, size_t size)
 {
-    (void)state;
     struct oracle_pc pcs[] = {pc_entry(0x1000, 5), pc_entry(0x1004, 6)};
     write_oracle(base, 7, 0, pcs, 2, 11);
     FILE *f = fopen(base, "r+b");
     assert_non_null(f);
-    uint64_t npcs = 1ull << 28;
-    assert_int_equal(fseek(f, offsetof(struct oracle_header, npcs), SEEK_SET), 0);
-    assert_int_equal(fwrite(&npcs, sizeof npcs, 1, f), 1);
+    assert_int_equal(fseek(f, (long)offset, SEEK_SET), 0);
+    assert_int_equal(fwrite(value, size, 1, f), 1);
     assert_int_equal(fclose(f), 0);
+}
+
+static void test_a_header_claiming_2_28_pcs_is_a_damaged_file(void **state)
+{
+    (void)state;
+    uint64_t npcs = 1ull << 28;
+    write_with_header_field(offsetof(struct oracle_header, npcs), &npcs, sizeof npcs);
     struct oracle o;
     struct ap_err err;
     assert_int_equal(oracle_read(base, &o, &err), -1);
@@ -191,30 +197,22 @@ static void test_a_header_claiming_2_28_pcs_is_a_damaged_file(void **state)
 static void test_a_file_longer_than_its_header_says_is_damaged(void **state)
 {
     (void)state;
-    struct oracle_pc pcs[] = {pc_entry(0x1000, 5), pc_entry(0x1004, 6)};
-    write_oracle(base, 7, 0, pcs, 2, 11);
-    FILE *f = fopen(base, "r+b");
     uint64_t npcs = 1;
-    assert_int_equal(fseek(f, offsetof(struct oracle_header, npcs), SEEK_SET), 0);
-    assert_int_equal(fwrite(&npcs, sizeof npcs, 1, f), 1);
-    assert_int_equal(fclose(f), 0);
+    write_with_header_field(offsetof(struct oracle_header, npcs), &npcs, sizeof npcs);
     struct oracle o;
     struct ap_err err;
     assert_int_equal(oracle_read(base, &o, &err), -1);
     assert_non_null(strstr(err.msg, "damaged file (wrong size)"));
 
     /* and one whose cores count is out of every board's range */
-    write_oracle(base, 7, 0, pcs, 2, 11);
-    f = fopen(base, "r+b");
     uint32_t ncores = 100000;
-    assert_int_equal(fseek(f, offsetof(struct oracle_header, ncores), SEEK_SET), 0);
-    assert_int_equal(fwrite(&ncores, sizeof ncores, 1, f), 1);
-    assert_int_equal(fclose(f), 0);
+    write_with_header_field(offsetof(struct oracle_header, ncores), &ncores, sizeof ncores);
     assert_int_equal(oracle_read(base, &o, &err), -1);
     assert_non_null(strstr(err.msg, "damaged file"));
     assert_non_null(strstr(err.msg, "100000 cores"));
 
     /* the real thing reads */
+    struct oracle_pc pcs[] = {pc_entry(0x1000, 5), pc_entry(0x1004, 6)};
     write_oracle(base, 7, 0, pcs, 2, 11);
     assert_int_equal(oracle_read(base, &o, &err), 0);
     assert_int_equal(o.h.npcs, 2);

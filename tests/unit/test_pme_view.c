@@ -238,40 +238,49 @@ static void test_view_refuses_damage(void **state)
     pdb_close(db);
 }
 
-/* A hand-made view and oracle: answers by hand in the comments. */
-static void test_accuracy_against_an_oracle(void **state)
+/* A view of one image at 0x10000 with three instructions at offsets 0, 4
+ * and 8 sampled k[i] times, all retired, with every bit name of this build
+ * and the ProfileMe interval S. */
+static void hand_made_view(struct pme_view *v, struct pv_image *img, struct pme_insn in[3],
+                           const uint64_t k[3], double S)
 {
-    (void)state;
     static const char *const bits[] = {PME_EVENT_BIT_NAMES};
-    struct pv_image img;
-    memset(&img, 0, sizeof img);
-    img.id = 1;
-    img.address = 0x10000;
-    struct pme_insn in[3];
-    memset(in, 0, sizeof in);
-    const uint64_t offs[3] = {0x0, 0x4, 0x8}, k[3] = {100, 25, 4};
+    memset(img, 0, sizeof *img);
+    img->id = 1;
+    img->address = 0x10000;
+    memset(in, 0, 3 * sizeof *in);
     for (int i = 0; i < 3; i++) {
-        in[i].img = &img;
-        in[i].offset = offs[i];
+        in[i].img = img;
+        in[i].offset = 4 * (uint64_t)i;
         in[i].samples = k[i];
         in[i].retired = k[i];
         in[i].bits[PME_EVB_RETIRED] = k[i];
     }
+    memset(v, 0, sizeof *v);
+    v->images = img;
+    v->nimages = 1;
+    v->insns = in;
+    v->ninsns = 3;
+    v->nbits = PME_EVB_COUNT;
+    v->nlat = PME_LAT_COUNT;
+    for (int b = 0; b < PME_EVB_COUNT; b++)
+        snprintf(v->bit_names[b], sizeof v->bit_names[b], "%s", bits[b]);
+    v->interval = S;
+}
+
+/* A hand-made view and oracle: answers by hand in the comments. */
+static void test_accuracy_against_an_oracle(void **state)
+{
+    (void)state;
+    struct pv_image img;
+    struct pme_insn in[3];
+    struct pme_view v;
+    const uint64_t k[3] = {100, 25, 4};
+    hand_made_view(&v, &img, in, k, 10);
     in[0].bits[PME_EVB_DMISS] = 50;
     in[0].lat[PME_LAT_ISSUE_RETREADY] = 300;       /* mean 3 */
     in[1].lat[PME_LAT_ISSUE_RETREADY] = 50;        /* mean 2 */
     in[2].lat[PME_LAT_ISSUE_RETREADY] = 400;       /* 4 samples: too few for latencies */
-    struct pme_view v;
-    memset(&v, 0, sizeof v);
-    v.images = &img;
-    v.nimages = 1;
-    v.insns = in;
-    v.ninsns = 3;
-    v.nbits = PME_EVB_COUNT;
-    v.nlat = PME_LAT_COUNT;
-    for (int b = 0; b < PME_EVB_COUNT; b++)
-        snprintf(v.bit_names[b], sizeof v.bit_names[b], "%s", bits[b]);
-    v.interval = 10;
 
     struct oracle_pc pcs[4];
     memset(pcs, 0, sizeof pcs);
@@ -342,29 +351,11 @@ static void test_accuracy_against_an_oracle(void **state)
 static void test_total_is_the_whole_runs_not_the_sampled_pcs(void **state)
 {
     (void)state;
-    static const char *const bits[] = {PME_EVENT_BIT_NAMES};
     struct pv_image img;
-    memset(&img, 0, sizeof img);
-    img.id = 1;
     struct pme_insn in[3];
-    memset(in, 0, sizeof in);
-    const uint64_t offs[3] = {0x0, 0x4, 0x8}, k[3] = {100, 1, 1};
-    for (int i = 0; i < 3; i++) {
-        in[i].img = &img;
-        in[i].offset = 0x10000 + offs[i];
-        in[i].samples = k[i];
-        in[i].retired = k[i];
-    }
     struct pme_view v;
-    memset(&v, 0, sizeof v);
-    v.images = &img;
-    v.nimages = 1;
-    v.insns = in;
-    v.ninsns = 3;
-    v.nbits = PME_EVB_COUNT;
-    for (int b = 0; b < PME_EVB_COUNT; b++)
-        snprintf(v.bit_names[b], sizeof v.bit_names[b], "%s", bits[b]);
-    v.interval = 10;
+    const uint64_t k[3] = {100, 1, 1};
+    hand_made_view(&v, &img, in, k, 10);
     struct oracle_pc pcs[11];
     memset(pcs, 0, sizeof pcs);
     for (int i = 0; i < 11; i++) {
