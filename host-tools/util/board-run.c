@@ -157,13 +157,16 @@ int board_run(struct board_run *br)
     unlink(shm_path);
     unlink(sock_path);
     unlink(prof_path);
-    if (br->oracle_path)
-        /* an earlier run's snapshots must not pass for this run's */
+    if (br->oracle_path) {
+        /* an earlier run's oracle and snapshots must not pass for this
+         * run's (record stores the run id of what it finds afterwards) */
+        unlink(br->oracle_path);
         for (unsigned n = ORACLE_SNAPSHOT_START; n <= ORACLE_SNAPSHOT_STOP; n++) {
             char snap[PATH_MAX + 16];
             oracle_snapshot_path(br->oracle_path, n, snap, sizeof snap);
             unlink(snap);
         }
+    }
 
     struct run_config rc = {
         .board = board,
