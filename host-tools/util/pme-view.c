@@ -133,19 +133,25 @@ static int key_cmp(const struct pv_image *ia, uint64_t oa, const struct pv_image
 }
 
 /* The insn of (img, offset), added in order if new. */
-static struct pme_insn *insn_at(struct pme_view *v, size_t *cap, struct pv_image *img, uint64_t offset)
+/* The first instruction not before (img, offset) in the sorted insns. */
+static size_t lower_bound(const struct pme_view *v, const struct pv_image *img, uint64_t offset)
 {
     size_t lo = 0, hi = v->ninsns;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = key_cmp(v->insns[mid].img, v->insns[mid].offset, img, offset);
-        if (c == 0)
-            return &v->insns[mid];
-        if (c < 0)
+        if (key_cmp(v->insns[mid].img, v->insns[mid].offset, img, offset) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+static struct pme_insn *insn_at(struct pme_view *v, size_t *cap, struct pv_image *img, uint64_t offset)
+{
+    size_t lo = lower_bound(v, img, offset);
+    if (lo < v->ninsns && key_cmp(v->insns[lo].img, v->insns[lo].offset, img, offset) == 0)
+        return &v->insns[lo];
     if (v->ninsns == *cap) {
         *cap = *cap ? 2 * *cap : 1024;
         v->insns = xrealloc(v->insns, *cap * sizeof *v->insns);
@@ -383,12 +389,7 @@ int pme_view_load(struct pdb *db, const struct pv_selection *sel, double ipc_win
 
 void pme_view_free(struct pme_view *v)
 {
-    for (size_t i = 0; i < v->nimages; i++) {
-        symtab_close(v->images[i].st);
-        free(v->images[i].path);
-        free(v->images[i].st_error);
-    }
-    free(v->images);
+    pv_free_images(v->images, v->nimages);
     free(v->insns);
     memset(v, 0, sizeof *v);
 }
@@ -408,16 +409,8 @@ uint64_t pme_insn_pc(const struct pme_insn *in)
 
 const struct pme_insn *pme_view_find(const struct pme_view *v, const struct pv_image *img, uint64_t offset)
 {
-    size_t lo = 0, hi = v->ninsns;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = key_cmp(v->insns[mid].img, v->insns[mid].offset, img, offset);
-        if (c == 0)
-            return &v->insns[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = lower_bound(v, img, offset);
+    if (lo < v->ninsns && key_cmp(v->insns[lo].img, v->insns[lo].offset, img, offset) == 0)
+        return &v->insns[lo];
     return NULL;
 }

@@ -265,14 +265,19 @@ int pv_load(struct pdb *db, const struct pv_selection *sel, struct profile_view 
     return 0;
 }
 
+void pv_free_images(struct pv_image *images, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        symtab_close(images[i].st);
+        free(images[i].path);
+        free(images[i].st_error);
+    }
+    free(images);
+}
+
 void pv_free(struct profile_view *v)
 {
-    for (size_t i = 0; i < v->nimages; i++) {
-        symtab_close(v->images[i].st);
-        free(v->images[i].path);
-        free(v->images[i].st_error);
-    }
-    free(v->images);
+    pv_free_images(v->images, v->nimages);
     free(v->insns);
     free(v->procs);
     memset(v, 0, sizeof *v);

@@ -82,6 +82,8 @@ struct sqlite3_stmt;
  * cannot be opened keeps the reason in st_error. */
 int pv_read_images(struct sqlite3 *db, struct sqlite3_stmt *st, struct pv_image **images, size_t *n,
                    struct ap_err *err);
+/* Frees what pv_read_images filled (symbol tables, paths, messages). */
+void pv_free_images(struct pv_image *images, size_t n);
 /* Parses argv[*i] if it is --epoch N|all, --core N or --image NAME into
  * sel: 1 consumed, 0 not one of them (or its value is missing: *missing),
  * -1 a bad value (said on stderr, after cmd). */
