@@ -2,6 +2,9 @@
  * alphaprof annotate PROC: the procedure's instructions with their source
  * lines (DWARF line table, inlined calls) and the samples of each event on
  * each instruction, like DCPI's dcpilist.
+ *
+ * Invariants: the listing is util/proc-listing's; this file parses and
+ * prints it, as text or JSON with the same numbers.
  */
 #include <math.h>
 #include <stdio.h>

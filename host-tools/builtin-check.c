@@ -4,6 +4,10 @@
  * the same run: the fraction of the event attributed to the wrong
  * instruction (and procedure), the instructions that contribute most, and
  * whether every overflow the model produced is accounted for.
+ *
+ * Invariants: the analyses are util/profile-accuracy and util/pme-*; this
+ * file parses and prints.  It never compares a profile with another run's
+ * truth: an oracle or snapshots of another run are refused (exit 1).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,10 @@
  * z-test with pooled variance (util/profile-stats.h); the p-values of all
  * rows are corrected together with Holm's method, since a diff tests every
  * row at once.
+ *
+ * Invariants: the tests and the ranking are util/compare-rank's; this file
+ * parses and prints.  Instructions are compared only within one build of
+ * an image (--insn across builds is refused, exit 1).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,10 @@
  * runs (DCPI's dcpistats, SOSP'97 Figure 3): normalised range, sum, sum %,
  * N, mean, std-dev, min and max per procedure, sorted by normalised range,
  * so the procedures whose time changes from run to run stand out.
+ *
+ * Invariants: the variation and ranking are util/compare-rank's; this file
+ * parses and prints.  Fewer than two sets is an error (exit 1), never a
+ * table of zeros.
  */
 #include <stdio.h>
 #include <stdlib.h>
