@@ -12,9 +12,11 @@ HOST_BUILTIN_SRCS  := $(wildcard host-tools/builtin-*.c)
 host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
 
 # Sources shared with the other sides, compiled once more for the host from
-# their one file (never #included as .c): the link codec the firmware also
-# builds, and the Alpha decoder the hardware model also builds.
-HOST_SHARED_SRCS   := firmware/abi/link-codec.c hw-model/isa/alpha-decode.c
+# their one file by an explicit rule (never #included as .c): the link codec
+# and the grammars the monitor also builds (firmware/abi/, freestanding), and
+# the Alpha decoder the hardware model also builds.
+HOST_SHARED_SRCS   := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c \
+                      hw-model/isa/alpha-decode.c
 shared_objs         = $(patsubst %.c,$(1)/shared/%.o,$(HOST_SHARED_SRCS))
 
 HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a

@@ -7,17 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "firmware/abi/event-spec.h"
 #include "util/strvec.h"
 
 int oracle_event_for(const char *name)
 {
-    static const char *const names[] = {PMU_EVENT_NAMES};
     if (!strcmp(name, "timer"))
         return PMU_EV_CYCLES;
-    for (int e = 0; e < PMU_EV_COUNT; e++)
-        if (!strcmp(names[e], name))
-            return e;
-    return -1;
+    return pmu_event_lookup(name, strlen(name));
 }
 
 const char *pv_procedure_at(const struct profile_view *v, uint64_t pc)
