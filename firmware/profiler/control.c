@@ -32,12 +32,30 @@ static struct {
     uint64_t frames;            /* intact control frames received */
     uint64_t base_stats[MAX_CORES][ID_MAX], base_drops[MAX_CORES][ID_MAX];
     uint64_t rx_next_ns;        /* paced link: when the next byte may be read */
+    uint64_t start_nonce;       /* START's nonce, for its reply */
+    int based;                  /* the counters' zero point is taken (first START) */
+    uint64_t takeovers;         /* link sessions started by START */
+    /* the last control frame answered, to answer a retry the same way */
+    int last_valid;
+    uint16_t last_seq;
+    uint8_t last_type;
+    uint32_t last_status;
+    char last_msg[64];
 } ctl;
 
 static uint8_t reply_buf[256];
 
 static void send_ack(uint16_t seq, uint8_t type, uint32_t status, const char *msg)
 {
+    ctl.last_valid = 1;
+    ctl.last_seq = seq;
+    ctl.last_type = type;
+    ctl.last_status = status;
+    size_t n = strlen(msg) < sizeof ctl.last_msg - 1 ? strlen(msg) : sizeof ctl.last_msg - 1;
+    if (msg != ctl.last_msg) {
+        memcpy(ctl.last_msg, msg, n);
+        ctl.last_msg[n] = 0;
+    }
     struct lk_ack a = {
         .seq = seq,
         .type = type,
@@ -225,19 +243,51 @@ static void configure(const struct lk_frame *f)
     send_ack(f->seq, f->type, LK_ACK_OK, "configured; applies at START");
 }
 
+/* After the workload ended: only a new host's START (it takes over what
+ * the board still holds) does anything. */
+static void handle_after_end(const struct lk_frame *f)
+{
+    if (f->type == LK_T_START && lk_parse_start(f, &ctl.start_nonce) == LK_OK) {
+        reply_now(f);
+        return;
+    }
+    if (f->type == LK_T_NEW_EPOCH && lk_parse_new_epoch(f, &ctl.epoch) == LK_OK)
+        send_epoch(ctl.epoch);
+    send_ack(f->seq, f->type, f->type == LK_T_CONFIG ? LK_ACK_BUSY : LK_ACK_OK, "the workload ended");
+}
+
 static void handle(const struct lk_frame *f)
 {
+    if (f->type == LK_T_LINK_ACK) {     /* not a control frame of the state machine */
+        struct lk_link_ack a;
+        if (lk_parse_link_ack(f, &a) == LK_OK)
+            link_tx_ack(&a);
+        return;
+    }
     ctl.frames++;
+    if (ctl.state != IDLE && f->seq == ctl.op_seq && f->type == ctl.op)
+        return;                 /* a retry of the frame in progress: answered when done */
+    if (ctl.state == IDLE && ctl.last_valid && f->seq == ctl.last_seq && f->type == ctl.last_type) {
+        send_ack(f->seq, f->type, ctl.last_status, ctl.last_msg);   /* a retry: the same answer */
+        return;
+    }
     if (ctl.state != IDLE) {
         send_ack(f->seq, f->type, LK_ACK_BUSY, "busy with the last control frame");
         return;
     }
+    if (profiler_ended()) {
+        handle_after_end(f);
+        return;
+    }
     switch (f->type) {
     case LK_T_START:
-        if (profiler_sampling())
-            begin_flush(f);     /* the old session's data goes first */
-        else
-            reply_now(f);
+        /* what the board holds stays in the retransmit window: the new
+         * session carries it (link-protocol.h 5.5), no flush first */
+        if (lk_parse_start(f, &ctl.start_nonce) != LK_OK) {
+            send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "START payload malformed");
+            break;
+        }
+        reply_now(f);
         break;
     case LK_T_STOP:
         if (!profiler_sampling()) {
@@ -270,13 +320,21 @@ static void handle(const struct lk_frame *f)
 static void reply(void)
 {
     switch (ctl.op) {
-    case LK_T_START:
-        take_bases();
-        if (!profiler_sampling())
+    case LK_T_START: {
+        if (!ctl.based) {       /* counting starts with the first START, once */
+            take_bases();
+            ctl.based = 1;
+        }
+        if (!profiler_sampling() && !profiler_ended())
             profiler_resume();
-        profiler_new_session();
+        uint64_t nonce = ctl.start_nonce;
+        if (nonce == 0)         /* an old host: the target picks one */
+            nonce = (clock_ns() * 0x9e3779b97f4a7c15ull) ^ (ctl.frames << 32) ^ 1;
+        ctl.takeovers++;
+        profiler_new_session(nonce);
         send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "started");
         break;
+    }
     case LK_T_STOP:
         profiler_send_flushes();
         send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "stopped");
@@ -343,6 +401,11 @@ void control_tick(void)
     }
     if (ctl.state == REPLYING && link_tx_free() >= link_tx_reserve())
         reply();
+}
+
+uint64_t control_takeovers(void)
+{
+    return ctl.takeovers;
 }
 
 void control_finish(void)

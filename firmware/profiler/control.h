@@ -7,7 +7,8 @@
  * delimiter) and runs one control frame at a time (link-protocol.h,
  * section 4):
  *
- *   START      flush (if sampling), new session: HELLO, NAMES, LOADMAP; sample
+ *   START      new link session: HELLO, NAMES, LOADMAP, base FLUSH, then what
+ *              the last host did not store (takeover, link-protocol.h 5.5); sample
  *   STOP       stop sampling, flush everything, FLUSH frames
  *   FLUSH_NOW  flush everything collected so far, FLUSH frames
  *   NEW_EPOCH  as FLUSH_NOW, then EPOCH: later data is the new epoch's
@@ -22,8 +23,10 @@
  * flush waits (the periodic drain pauses while a control frame is in
  * progress), so an epoch boundary is exact per core.
  *
- * Counters in FLUSH frames are cumulative since the session's HELLO: the
- * values at START are taken off (control_rebase).
+ * Counters in FLUSH frames are cumulative since the first START (the
+ * values then are taken off, control_rebase), so they never go back, not
+ * even across link sessions.  A retried control frame (same seq and type)
+ * is answered again, never done twice; LINK_ACK goes to link-tx.c.
  */
 #ifndef FIRMWARE_PROFILER_CONTROL_H
 #define FIRMWARE_PROFILER_CONTROL_H
@@ -50,6 +53,8 @@ void control_rebase(struct lk_flush *f);
 /* profiler_finish, after the last FLUSH frames: answers a control frame
  * still in progress (EPOCH first for NEW_EPOCH). */
 void control_finish(void);
+/* Link sessions a host's START began (takeovers included). */
+uint64_t control_takeovers(void);
 
 /* ---- the profiler's side, for control.c (profiler.c) ---- */
 int profiler_sampling(void);
@@ -65,6 +70,7 @@ void profiler_drain(void);              /* send ready buffers as the link allows
 void profiler_send_flushes(void);       /* a FLUSH frame per core */
 unsigned profiler_ncores(void);
 void profiler_flush_values(unsigned core, struct lk_flush *f);
-void profiler_new_session(void);        /* seq 0, HELLO, NAMES, LOADMAP */
+void profiler_new_session(uint64_t nonce);  /* a link session: HELLO, NAMES, LOADMAP, base FLUSH */
+int profiler_ended(void);               /* the workload ended: profiler_finish runs */
 
 #endif

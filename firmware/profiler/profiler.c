@@ -35,6 +35,8 @@
 #include "hw-model/pmu-window.h"
 
 #define FINISH_TIMEOUT_NS 2000000000ull
+/* After END: how long the board waits for a host to store what it holds. */
+#define FINISH_SETTLE_NS 3000000000ull
 /* With the hardware model each core drains its record ring this often. */
 #define RING_TICK_NS 1000000ull
 /* More events than counters: each core gives its counters to the next
@@ -304,10 +306,15 @@ void profiler_start(void)
      * the session would reach no database */
     if (sampling_on && (boot_options.profile == LK_MODE_PROFILEME || boot_options.profile == LK_MODE_PAIRED))
         pme_start(ncores);
-    if (sampling_on)
+    if (sampling_on) {
+        /* sampling from boot: a session of the target's own, best effort
+         * until a host acknowledges it (link-protocol.h 5.6) */
+        link_tx_session_begin(((uint64_t)boot_options.seed << 32 | 0x5eed) ^ clock_ns(), 0);
         send_session();
-    else
+        link_tx_session_ready();
+    } else {
         stop_sources();
+    }
     profiling = 1;
     next_drain_ns = clock_ns() + boot_options.flush_ms * 1000000ull;
     mb();
@@ -624,6 +631,22 @@ static void sleep_until_ipi(unsigned ipl, uint64_t deadline)
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
 }
 
+/* Until the host has stored everything (link-protocol.h 5.2), bounded:
+ * FINISH_SETTLE_NS, renewed when a new host takes over meanwhile. */
+static void settle_link(void)
+{
+    uint64_t takeovers = control_takeovers();
+    uint64_t deadline = clock_ns() + FINISH_SETTLE_NS;
+    while (!link_tx_settled() && clock_ns() < deadline) {
+        link_tx_pump();
+        control_tick();
+        if (control_takeovers() != takeovers) {
+            takeovers = control_takeovers();
+            deadline = clock_ns() + FINISH_SETTLE_NS;
+        }
+    }
+}
+
 void profiler_finish(long status, unsigned how)
 {
     if (!profiling)
@@ -634,9 +657,11 @@ void profiler_finish(long status, unsigned how)
     mb();
     sampling[0].active = 0;
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
+    /* the sources stop first: nothing the model counts from here on (ring
+     * overflows during the final flush) is booked against the profile */
+    stop_sources();
     if (counters_mode)
         drain_ring(0);
-    pme_stop(ncores);
     pme_final(0);
     for (unsigned c = 1; c < ncores; c++) {
         struct sample_area *a = sample_area_of(c);
@@ -688,6 +713,7 @@ void profiler_finish(long status, unsigned how)
     if (lk_enc_end(&w, frame_buf, sizeof frame_buf, &e) == LK_OK)
         link_tx_send(&w);
     link_tx_drain();
+    settle_link();
     profiling = 0;
     mon_printf("monitor: profile: %lu samples, %lu hash hits, %lu misses, %lu entries sent, "
                "%lu dropped, %lu link bytes\n", (unsigned long)taken, (unsigned long)hits,
@@ -838,9 +864,14 @@ void profiler_flush_values(unsigned core, struct lk_flush *f)
     flush_values(core, f);
 }
 
-void profiler_new_session(void)
+void profiler_new_session(uint64_t nonce)
 {
-    link_tx_wait_free(link_tx_capacity());  /* the old session's bytes are out */
-    link_tx_new_session();
+    link_tx_session_begin(nonce, 1);
     send_session();
+    link_tx_session_ready();
+}
+
+int profiler_ended(void)
+{
+    return finishing;
 }

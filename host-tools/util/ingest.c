@@ -22,6 +22,7 @@
 #define MAX_CORE        64          /* cores and counter ids tracked per session */
 #define MAX_ID          64
 #define PENDING_LIMIT   (1u << 20)  /* commit early past this many pending rows */
+#define MAX_NONCES      64          /* link sessions remembered, to know a replayed HELLO */
 
 struct elf_info {
     char *path;
@@ -58,6 +59,16 @@ struct ingest {
     uint64_t got_samples[MAX_CORE], got_pme[MAX_CORE], got_pairs[MAX_CORE];
     uint64_t lost_samples[MAX_CORE], lost_pme[MAX_CORE], lost_pairs[MAX_CORE];
     uint64_t hash_hits[MAX_CORE], hash_misses[MAX_CORE];
+
+    /* link session and sequence (link-protocol.h 5) */
+    uint64_t nonce;
+    uint16_t expected, stored;          /* next seq to take; every one before stored is committed */
+    uint64_t nonces[MAX_NONCES];
+    size_t nnonces;
+    uint16_t nak_for;                   /* `expected` of the last RESEND */
+    struct timespec last_nak, last_ack;
+    uint16_t ack_seq, acked_expected;
+    uint64_t recorded_dups, recorded_lost, recorded_gaps;   /* host counts already recorded */
 
     struct timespec last_commit, last_status;
     struct ingest_totals at_last_status;
@@ -356,13 +367,42 @@ static const char *counter_name(char *buf, size_t cap, const char *known, const 
     return buf;
 }
 
-/* The growth of a cumulative counter since the last FLUSH.  A value that
- * went down means the target restarted its counting: it all is new. */
-static uint64_t growth(struct cumulative *c, uint32_t core, uint32_t id, uint64_t value)
+/* The growth of a cumulative counter since the last FLUSH.  Values never go
+ * back inside a session (the target counts from its first START, frames
+ * come in order): one that does is ignored and counted. */
+static uint64_t growth(struct ingest *in, struct cumulative *c, uint32_t core, uint32_t id,
+                       uint64_t value)
 {
     uint64_t last = c->value[core][id];
+    if (value < last) {
+        in->t.went_back++;
+        return 0;
+    }
     c->value[core][id] = value;
-    return value >= last ? value - last : value;
+    return value - last;
+}
+
+/* A base FLUSH (link-protocol.h 5.5): what an earlier host stored of this
+ * session's board becomes the zero point; nothing is added. */
+static void take_base(struct ingest *in, const struct lk_flush *fl)
+{
+    uint32_t c = fl->core;
+    for (uint32_t i = 0; i < fl->nstats; i++) {
+        uint32_t id = fl->stats[i].id;
+        uint64_t v = fl->stats[i].value;
+        if (id >= MAX_ID)
+            continue;
+        in->stats->value[c][id] = v;
+        if (id == LK_STAT_SAMPLES_SENT)
+            in->got_samples[c] = v;
+        else if (id == LK_STAT_PME_SENT)
+            in->got_pme[c] = v;
+        else if (id == LK_STAT_PAIRS_SENT)
+            in->got_pairs[c] = v;
+    }
+    for (uint32_t i = 0; i < fl->ndrops; i++)
+        if (fl->drops[i].id < MAX_ID)
+            in->drops->value[c][fl->drops[i].id] = fl->drops[i].value;
 }
 
 /* Target says it sent `sent`; `got` arrived; `lost` already counted. */
@@ -383,13 +423,17 @@ static int on_flush(struct ingest *in, const struct lk_frame *f)
     char buf[32];
     if (lk_parse_flush(f, &fl) != LK_OK || !core_ok(fl.core))
         return 1;
+    if (fl.base) {
+        take_base(in, &fl);
+        return 0;
+    }
     uint32_t c = fl.core;
     for (uint32_t i = 0; i < fl.nstats; i++) {
         uint32_t id = fl.stats[i].id;
         uint64_t v = fl.stats[i].value;
         if (id >= MAX_ID)
             continue;
-        uint64_t d = growth(in->stats, c, id, v);
+        uint64_t d = growth(in, in->stats, c, id, v);
         pdb_add_stat(in->db, in->epoch, (int32_t)c,
                      counter_name(buf, sizeof buf, lk_stat_name(id), "stat", id), d);
         switch (id) {
@@ -411,7 +455,7 @@ static int on_flush(struct ingest *in, const struct lk_frame *f)
         uint32_t id = fl.drops[i].id;
         if (id >= MAX_ID)
             continue;
-        uint64_t d = growth(in->drops, c, id, fl.drops[i].value);
+        uint64_t d = growth(in, in->drops, c, id, fl.drops[i].value);
         pdb_add_drop(in->db, in->epoch, (int32_t)c,
                      counter_name(buf, sizeof buf, lk_drop_name(id), "drop", id), d);
         in->t.dropped += d;
@@ -538,8 +582,17 @@ static void record_link(struct ingest *in)
     const struct lk_dec_stats *s = &in->dec.st, *o = &in->dec_committed;
     int64_t e = in->epoch;
     pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_bad_frames", s->frames_bad - o->frames_bad);
-    pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_lost_frames", s->seq_lost - o->seq_lost);
-    in->t.dropped += (s->frames_bad - o->frames_bad) + (s->seq_lost - o->seq_lost);
+    /* sequence gaps are the ingest's own count: with acks, a gap is sent
+     * again, not lost */
+    pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_lost_frames", in->t.lost_frames - in->recorded_lost);
+    in->t.dropped += (s->frames_bad - o->frames_bad) + (in->t.lost_frames - in->recorded_lost);
+    in->recorded_lost = in->t.lost_frames;
+    if (in->t.dup_frames != in->recorded_dups)
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_dup_frames", in->t.dup_frames - in->recorded_dups);
+    in->recorded_dups = in->t.dup_frames;
+    if (in->t.gap_frames != in->recorded_gaps)
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_frames_resent", in->t.gap_frames - in->recorded_gaps);
+    in->recorded_gaps = in->t.gap_frames;
     if (s->frames_ok != o->frames_ok || s->frames_bad != o->frames_bad) {
         pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_frames_ok", s->frames_ok - o->frames_ok);
         pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_bytes_ok", s->bytes_ok - o->bytes_ok);
@@ -548,11 +601,42 @@ static void record_link(struct ingest *in)
     in->dec_committed = *s;
 }
 
+/* LINK_ACK: stored = everything committed, expected = the next to take. */
+static void send_link_ack(struct ingest *in, uint32_t flags)
+{
+    if (!in->opts.send_acks || in->t.sessions == 0)
+        return;
+    in->acked_expected = in->expected;
+    uint8_t raw[64], wire[96];
+    struct lk_writer w;
+    struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags};
+    if (lk_enc_link_ack(&w, raw, sizeof raw, &a) != LK_OK)
+        return;
+    size_t n = lk_finish(&w, in->ack_seq++, wire, sizeof wire);
+    /* non-blocking: a full socket drops this one; the next is cumulative */
+    if (n && write(in->opts.ack_fd, wire, n) == (ssize_t)n)
+        in->t.acks_sent++;
+    now_s(&in->last_ack);
+}
+
+/* Due: LK_ACK_EVERY_MS after the last one if frames came since, else a
+ * second (the target's retransmit time is at least LK_RTO_MIN_MS). */
+void ingest_tick(struct ingest *in)
+{
+    double ms = since(&in->last_ack) * 1000;
+    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && in->acked_expected != in->expected)))
+        send_link_ack(in, 0);
+}
+
 int ingest_commit(struct ingest *in, struct ap_err *err)
 {
     record_link(in);
     if (pdb_commit(in->db, err) != 0)
         return -1;
+    if (in->t.sessions && in->stored != in->expected) {
+        in->stored = in->expected;
+        send_link_ack(in, 0);
+    }
     in->t.commits++;
     in->t.committed_samples = in->t.samples + in->t.pme_samples;
     now_s(&in->last_commit);
@@ -594,6 +678,63 @@ static void status_line(struct ingest *in, bool final)
     now_s(&in->last_status);
 }
 
+enum order { TAKE, DUPLICATE, AHEAD, SKIP };
+
+static bool nonce_seen(const struct ingest *in, uint64_t nonce)
+{
+    for (size_t i = 0; i < in->nnonces; i++)
+        if (in->nonces[i] == nonce)
+            return true;
+    return false;
+}
+
+/* Where a good frame stands in its link session (link-protocol.h 5.3, 5.4). */
+static enum order in_order(struct ingest *in, const struct lk_frame *f)
+{
+    if (f->type == LK_T_HELLO) {
+        struct lk_hello h;
+        if (lk_parse_hello(f, &h) != LK_OK)
+            return TAKE;                /* counted malformed by its handler */
+        if (nonce_seen(in, h.nonce))
+            return DUPLICATE;           /* a replay, of this session or an earlier one */
+        if (in->opts.nonce && h.nonce != in->opts.nonce)
+            return SKIP;                /* another host's session */
+        if (in->nnonces < MAX_NONCES)
+            in->nonces[in->nnonces++] = h.nonce;
+        else
+            in->nonces[h.nonce % MAX_NONCES] = h.nonce;
+        in->nonce = h.nonce;
+        in->expected = (uint16_t)(f->seq + 1);
+        in->stored = f->seq;
+        return TAKE;
+    }
+    if (in->t.sessions == 0)
+        return in->opts.skip_until_hello || in->opts.nonce ? SKIP : TAKE;
+    uint16_t ahead = (uint16_t)(f->seq - in->expected);
+    if (ahead == 0) {
+        in->expected++;
+        return TAKE;
+    }
+    if (ahead >= 32768)
+        return DUPLICATE;
+    if (in->opts.send_acks)
+        return AHEAD;
+    in->t.lost_frames += ahead;         /* one-way: nobody can send it again */
+    in->expected = (uint16_t)(f->seq + 1);
+    return TAKE;
+}
+
+/* A gap: ask the target to go back to `expected`, once per LK_NAK_MS. */
+static void ask_again(struct ingest *in)
+{
+    if (in->nak_for == in->expected && since(&in->last_nak) * 1000 < LK_NAK_MS)
+        return;
+    in->nak_for = in->expected;
+    now_s(&in->last_nak);
+    in->t.resend_requests++;
+    send_link_ack(in, LK_LACK_RESEND);
+}
+
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
 {
     in->t.bytes += n;
@@ -606,11 +747,21 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (!got)
             break;
         in->t.frames++;
+        enum order o = in_order(in, &f);
+        if (o == DUPLICATE) {
+            in->t.dup_frames++;
+            continue;
+        }
+        if (o == AHEAD) {
+            in->t.gap_frames++;
+            ask_again(in);
+            continue;
+        }
         if (in->opts.frame_hook) {
             in->t.link = in->dec.st;
             in->opts.frame_hook(in->opts.hook_ctx, &f);
         }
-        if (in->opts.skip_until_hello && in->t.sessions == 0 && f.type != LK_T_HELLO) {
+        if (o == SKIP) {
             in->t.skipped++;
             continue;
         }
@@ -633,6 +784,7 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
     if (!in->opts.commit_on_flush && since(&in->last_commit) * 1000 >= in->opts.commit_ms &&
         ingest_commit(in, err) != 0)
         return -1;
+    ingest_tick(in);
     status_line(in, false);
     return 0;
 }
@@ -660,6 +812,7 @@ int ingest_fd(struct ingest *in, int fd, volatile int *stop, struct ap_err *err)
             /* idle: commit what is pending, keep the status line alive */
             if (pdb_pending(in->db) && ingest_commit(in, err) != 0)
                 return -1;
+            ingest_tick(in);
             status_line(in, false);
             continue;
         }
