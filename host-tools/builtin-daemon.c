@@ -141,6 +141,7 @@ struct daemon {
     uint64_t acks, stray_acks, epochs_seen;
     uint64_t last_commits;
     bool eof;
+    bool ended;                         /* END came: the board asks nothing more */
 };
 
 static void hook(void *ctx, const struct lk_frame *f)
@@ -205,6 +206,7 @@ static void hook(void *ctx, const struct lk_frame *f)
         break;
     }
     case LK_T_END:
+        d->ended = true;
         if (d->verbose)
             printf("daemon: END from the board\n");
         break;
@@ -706,7 +708,7 @@ int cmd_daemon(int argc, char **argv)
                 break;
             continue;
         }
-        if (next_flush && now >= next_flush) {
+        if (next_flush && now >= next_flush && !d.ended) {
             next_flush = now + flush_every / 1000.0;
             if (send_simple(&d, LK_T_FLUSH_NOW) != 0)
                 break;

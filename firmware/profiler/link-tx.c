@@ -60,6 +60,7 @@
 #define WAIT_LIMIT_NS 1000000000ull     /* beyond the queue's own link time */
 #define LEN_BYTES 2u                    /* each stored frame's length prefix */
 #define MAX_TRACKED_CORES 64
+#define DATA_RAW_MIN 256u               /* smallest data frame on a damaged link (a ProfileMe aggregate fits) */
 
 _Static_assert((RING_SIZE & (RING_SIZE - 1)) == 0, "ring size is a power of two");
 _Static_assert(RING_SIZE / (LEN_BYTES + LK_HDR_SIZE + 1) < 32768,  /* every target frame has a payload */
@@ -77,7 +78,9 @@ static struct {
     uint32_t cap;                       /* unsent bytes, at most (pacing bounds latency) */
     uint32_t window_cap;                /* head - acked, at most */
     uint32_t reserve;                   /* left free by data frames */
-    uint32_t data_raw;                  /* largest raw data frame */
+    uint32_t data_raw;                  /* largest raw data frame now */
+    uint32_t data_raw_max;              /* ... on a clean link */
+    uint64_t clean_since_ns;            /* no RESEND since */
 
     uint8_t ctx[CTX_SIZE];              /* the session's context frames */
     uint32_t ctx_len, ctx_n;
@@ -87,6 +90,8 @@ static struct {
     uint64_t nonce;
     int reliable;
     uint64_t rto_ns, rto_min_ns, progress_ns;
+    uint64_t host_progress_ns;          /* when the host's `expected` last moved */
+    int ending;                         /* the run ends: retransmit time kept short */
     uint64_t retransmits;
 
     uint8_t raw[LK_MAX_RAW];            /* the frame being sealed */
@@ -145,6 +150,7 @@ void link_tx_init(unsigned port, unsigned baud)
             tx.rto_min_ns = frames8;
     }
     tx.rto_ns = tx.rto_min_ns;
+    tx.data_raw_max = tx.data_raw;
     tx.next_ns = clock_ns();
     tx.ready = 1;
     uart_port_init(port);
@@ -340,7 +346,24 @@ static void check_timeout(void)
         return;
     go_back(tx.host_pos);
     tx.progress_ns = now;
-    tx.rto_ns = 2 * tx.rto_ns < LK_RTO_MAX_MS * 1000000ull ? 2 * tx.rto_ns : LK_RTO_MAX_MS * 1000000ull;
+    uint64_t max = tx.ending ? 2 * tx.rto_min_ns : LK_RTO_MAX_MS * 1000000ull;
+    tx.rto_ns = 2 * tx.rto_ns < max ? 2 * tx.rto_ns : max;
+}
+
+/* A damaged link (the host asked again) halves the data frames built from
+ * now on, down to DATA_RAW_MIN: at byte error rate e a frame of n bytes
+ * gets through with (1-e)^n, and go-back-N resends a whole frame.  A
+ * second without a RESEND doubles them again, up to the clean size. */
+static void adapt_frames(int damaged)
+{
+    uint64_t now = clock_ns();
+    if (damaged) {
+        tx.data_raw = tx.data_raw / 2 < DATA_RAW_MIN ? DATA_RAW_MIN : tx.data_raw / 2;
+        tx.clean_since_ns = now;
+    } else if (tx.data_raw < tx.data_raw_max && now - tx.clean_since_ns > 1000000000ull) {
+        tx.data_raw = 2 * tx.data_raw > tx.data_raw_max ? tx.data_raw_max : 2 * tx.data_raw;
+        tx.clean_since_ns = now;
+    }
 }
 
 /* A u16 seq the host names, as a position: at most top_pos, within 2^15 of it. */
@@ -364,11 +387,15 @@ void link_tx_ack(const struct lk_link_ack *a)
     free_before(stored);
     if (expected > tx.host_pos) {
         tx.host_pos = expected;
-        tx.progress_ns = clock_ns();
+        tx.progress_ns = tx.host_progress_ns = clock_ns();
         tx.rto_ns = tx.rto_min_ns;
     }
-    if (a->flags & LK_LACK_RESEND)
+    if (a->flags & LK_LACK_RESEND) {
         go_back(expected);
+        adapt_frames(1);
+    } else {
+        adapt_frames(0);
+    }
 }
 
 /* ---------------------------------------------------------- sessions */
@@ -438,6 +465,17 @@ int link_tx_settled(void)
 {
     return tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n &&
            (!tx.reliable || tx.acked == tx.head);
+}
+
+void link_tx_ending(void)
+{
+    tx.ending = 1;
+    tx.rto_ns = tx.rto_min_ns;
+}
+
+uint64_t link_tx_host_progress_ns(void)
+{
+    return tx.host_progress_ns;
 }
 
 uint64_t link_tx_retransmits(void)

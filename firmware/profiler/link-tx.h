@@ -50,6 +50,10 @@ int link_tx_reliable(void);
 void link_tx_ack(const struct lk_link_ack *a);
 /* Nothing left to send, and (reliable) everything stored by the host. */
 int link_tx_settled(void);
+/* The run ends: retransmit time kept short (at most twice its least). */
+void link_tx_ending(void);
+/* Virtual time the host last took a new frame (LINK_ACK's expected moved). */
+uint64_t link_tx_host_progress_ns(void);
 /* Frames sealed again (retransmissions). */
 uint64_t link_tx_retransmits(void);
 /* Moves queued bytes to the UART as the baud budget allows. */

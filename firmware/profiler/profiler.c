@@ -37,6 +37,7 @@
 #define FINISH_TIMEOUT_NS 2000000000ull
 /* After END: how long the board waits for a host to store what it holds. */
 #define FINISH_SETTLE_NS 3000000000ull
+#define FINISH_SETTLE_MAX_NS 30000000000ull    /* however much the host still takes */
 /* With the hardware model each core drains its record ring this often. */
 #define RING_TICK_NS 1000000ull
 /* More events than counters: each core gives its counters to the next
@@ -210,6 +211,7 @@ static void send_hello(void)
         .board = {(const uint8_t *)board, sizeof board - 1},
         .firmware = {(const uint8_t *)fw, sizeof fw - 1},
         .baud = boot_options.baud,
+        .nonce = link_tx_nonce(),
     };
     struct lk_writer w;
     if (lk_enc_hello(&w, frame_buf, sizeof frame_buf, &h) == LK_OK)
@@ -632,18 +634,24 @@ static void sleep_until_ipi(unsigned ipl, uint64_t deadline)
 }
 
 /* Until the host has stored everything (link-protocol.h 5.2), bounded:
- * FINISH_SETTLE_NS, renewed when a new host takes over meanwhile. */
+ * FINISH_SETTLE_NS after the host last made progress or a new host took
+ * over (a daemon that stopped answering costs the run that long). */
 static void settle_link(void)
 {
     uint64_t takeovers = control_takeovers();
     uint64_t deadline = clock_ns() + FINISH_SETTLE_NS;
+    uint64_t hard_deadline = clock_ns() + FINISH_SETTLE_MAX_NS;
+    link_tx_ending();
     while (!link_tx_settled() && clock_ns() < deadline) {
         link_tx_pump();
         control_tick();
+        uint64_t progress = link_tx_host_progress_ns() + FINISH_SETTLE_NS;
         if (control_takeovers() != takeovers) {
             takeovers = control_takeovers();
-            deadline = clock_ns() + FINISH_SETTLE_NS;
+            progress = clock_ns() + FINISH_SETTLE_NS;
         }
+        if (progress > deadline && progress < hard_deadline)
+            deadline = progress;
     }
 }
 

@@ -67,7 +67,7 @@ struct ingest {
     size_t nnonces;
     uint16_t nak_for;                   /* `expected` of the last RESEND */
     struct timespec last_nak, last_ack;
-    uint16_t ack_seq, acked_expected;
+    uint16_t ack_seq, acked_expected, acked_stored;
     uint64_t recorded_dups, recorded_lost, recorded_gaps;   /* host counts already recorded */
 
     struct timespec last_commit, last_status;
@@ -607,6 +607,7 @@ static void send_link_ack(struct ingest *in, uint32_t flags)
     if (!in->opts.send_acks || in->t.sessions == 0)
         return;
     in->acked_expected = in->expected;
+    in->acked_stored = in->stored;
     uint8_t raw[64], wire[96];
     struct lk_writer w;
     struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags};
@@ -623,8 +624,12 @@ static void send_link_ack(struct ingest *in, uint32_t flags)
  * second (the target's retransmit time is at least LK_RTO_MIN_MS). */
 void ingest_tick(struct ingest *in)
 {
+    /* frames that left nothing to commit (ACK, EPOCH...) are stored as is */
+    if (pdb_pending(in->db) == 0)
+        in->stored = in->expected;
     double ms = since(&in->last_ack) * 1000;
-    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && in->acked_expected != in->expected)))
+    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && (in->acked_expected != in->expected ||
+                                                                     in->acked_stored != in->stored))))
         send_link_ack(in, 0);
 }
 

@@ -287,8 +287,9 @@ class LinkProxy:
                 out = direction.feed(data)
                 if out:
                     dst.sendall(out)
-        except OSError:
-            pass
+        except OSError as e:
+            if not self.stopping:
+                self.log("%s relay error: %s" % (direction.name, e))
         finally:
             done.set()
 

@@ -35,10 +35,10 @@ def unknown(db):
 class Rig:
     """Board, proxy and daemon(s) in one temporary directory."""
 
-    def __init__(self, spin_ms, rules=(), rates=None, seed=1, board_opts=()):
+    def __init__(self, spin_ms, rules=(), rates=None, seed=1, board_opts=(), image="hello.elf"):
         self.d = tmpdir()
         self.daemons = []
-        self.board, self.sock, self.img = td.start_board(self.d, spin_ms, *board_opts)
+        self.board, self.sock, self.img = td.start_board(self.d, spin_ms, *board_opts, image=image)
         self.proxy_sock = os.path.join(self.d, "proxy.sock")
         self.proxy = LinkProxy(self.proxy_sock, self.sock, seed, rates or {}, rules).start()
         self.db = os.path.join(self.d, "p.db")
@@ -54,7 +54,8 @@ class Rig:
             if p:
                 p.stop()
         self.proxy.stop()
-        cleanup(self.d)
+        if not getattr(self, "keep", False):
+            cleanup(self.d)
 
     def explain(self):
         return "proxy actions: %s\n%s\n%s" % (self.proxy.actions()[:40], self.board,
@@ -74,8 +75,9 @@ class Rig:
         check(td.q(self.db, "PRAGMA integrity_check") == [("ok",)], "the database is sound")
 
 
-def run_with_rules(rules, spin_ms=2500):
+def run_with_rules(rules, spin_ms=2500, keep=False):
     r = Rig(spin_ms, rules=rules)
+    r.keep = keep
     try:
         dm = r.daemon()
         rc = dm.wait(90)
@@ -90,7 +92,14 @@ def run_with_rules(rules, spin_ms=2500):
 
 
 def test_link_duplicated_samples_frame_is_stored_once_and_counted():
-    run_with_rules(["t2h:SAMPLES:3:dup"])
+    db = run_with_rules(["t2h:SAMPLES:3:dup", "t2h:FLUSH:4:dup"], keep=True)
+    try:
+        check(td.stat(db, "link_dup_frames") >= 2, "the duplicates were counted (link_dup_frames %d)"
+              % td.stat(db, "link_dup_frames"))
+        check(td.one(db, "SELECT count(*) FROM drops WHERE reason = 'link_lost_samples' AND count > 0") == 0,
+              "no loss set off against the duplicate")
+    finally:
+        cleanup(os.path.dirname(db))
 
 
 def test_link_lost_hello_is_recovered():
@@ -110,13 +119,20 @@ def test_link_replayed_hello_and_flush_start_nothing_new():
 
 
 def test_link_byte_damage_both_ways_loses_nothing():
-    r = Rig(3000, rates={"t2h_flip": 1e-4, "h2t_flip": 1e-4}, seed=7)
+    """2e-3 of the bytes damaged both ways (twice the worst of the bench; a small stream: a few
+    dozen frames), 2 cores, a workload with many
+    distinct PCs (sprawl): frames full of them are the likeliest hit."""
+    r = Rig(3000, rates={"t2h_flip": 2e-3, "h2t_flip": 2e-3}, seed=7, board_opts=("--cores", "2"),
+            image="sprawl.elf")
     try:
         dm = r.daemon()
         rc = dm.wait(120)
         r.board.wait(60)
         check(rc == 0, "the daemon ends with the board", r.explain())
-        r.check_accounting("byte damage 1e-4")
+        r.check_accounting("byte damage 2e-3")
+        check(td.one(r.db, "SELECT sum(count) FROM drops WHERE reason = 'link_bad_frames'") > 0 and
+              td.stat(r.db, "link_frames_resent") > 0,
+              "frames were damaged, and sent again", r.explain())
     finally:
         r.close()
 
