@@ -8,13 +8,20 @@ UNIT_TEST_BINS  := $(addprefix $(BUILD)/tests/unit/,$(UNIT_TEST_NAMES)) \
 UNIT_TEST_CFLAGS = $(HOST_TOOLS_CFLAGS) $(shell pkg-config --cflags cmocka 2>/dev/null)
 UNIT_TEST_LIBS   = $(HOST_TOOLS_LIBS) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
 
+# Host unit tests of pure firmware code: each also compiles the firmware
+# sources it tests (extra prerequisites below, picked up by the recipes).
+FW_UNIT_TESTS := test_sample_table test_control_machine
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_sample_table): firmware/profiler/sample-table.c
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_control_machine): \
+    firmware/profiler/control-machine.c firmware/profiler/profiler-config.c
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(HOST_UTIL_LIB)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(HOST_UTIL_LIB) $(UNIT_TEST_LIBS)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(filter firmware/%.c,$^) $(HOST_UTIL_LIB) $(UNIT_TEST_LIBS)
 
 $(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(UNIT_TEST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(HOST_UTIL_LIB_ASAN) $(UNIT_TEST_LIBS)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(filter firmware/%.c,$^) $(HOST_UTIL_LIB_ASAN) $(UNIT_TEST_LIBS)
 
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 

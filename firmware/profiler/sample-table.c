@@ -10,13 +10,12 @@
 #include "firmware/profiler/sample-table.h"
 
 #include <string.h>
-#include "firmware/arch/pal.h"
+#include "firmware/arch/barrier.h"
 
 _Static_assert(sizeof(struct sample_area) <= PROFILER_PER_CORE, "sample area fits the core's profiler RAM");
 
-void sample_table_init(unsigned core, enum table_policy policy)
+void sample_table_init(struct sample_area *a, enum table_policy policy)
 {
-    struct sample_area *a = sample_area_of(core);
     memset(a, 0, sizeof *a);
     a->st.policy = policy;
     a->st.ways = policy == POLICY_STF6 ? 6 : 4;

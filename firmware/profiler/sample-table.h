@@ -70,7 +70,8 @@ static inline struct sample_area *sample_area_of(unsigned core)
     return (struct sample_area *)(KSEG_BASE + PROFILER_PHYS + (uint64_t)core * PROFILER_PER_CORE);
 }
 
-void sample_table_init(unsigned core, enum table_policy policy);
+/* Empties the area and sets its replacement policy. */
+void sample_table_init(struct sample_area *a, enum table_policy policy);
 /* Interrupt context on `core`: count one sample of (pc, event). */
 void sample_table_record(struct sample_area *a, uint64_t pc, unsigned event);
 /* Moves every entry of the table to the overflow buffers (owner core);
