@@ -301,6 +301,8 @@ int lk_enc_hello(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
     lk_put_str(w, h->firmware);
     lk_put_uvarint(w, h->baud);
     lk_put_uvarint(w, h->nonce);
+    lk_put_uvarint(w, h->prev_nonce);
+    lk_put_uvarint(w, h->prev_pos);
     return begun(w);
 }
 
@@ -831,6 +833,11 @@ int lk_parse_hello(const struct lk_frame *f, struct lk_hello *h)
         GET(lk_get_uvarint(&r, &h->baud));
     if (r.p < r.end)
         GET(lk_get_uvarint(&r, &h->nonce));
+    h->prev_nonce = h->prev_pos = 0;
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->prev_nonce));
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->prev_pos));
     return LK_OK;
 }
 

@@ -107,6 +107,8 @@ struct lk_hello {
     struct lk_bytes firmware;
     uint64_t baud;                      /* link pacing (8N1), 0 unpaced or not sent */
     uint64_t nonce;                     /* the link session's nonce (section 5) */
+    uint64_t prev_nonce;                /* takeover: the session it carries on (0: none) */
+    uint64_t prev_pos;                  /* ... and the old position of its first resent frame */
 };
 
 struct lk_loadmap_entry {

@@ -49,7 +49,10 @@
  *             u timebase_hz (units of every `time` field), str board,
  *             str firmware (build description), u baud (the link's pacing in
              baud, 8N1; 0 unpaced; absent from older senders),
- *             u nonce (the link session's nonce, section 5)
+ *             u nonce (the link session's nonce, section 5),
+ *             u prev_nonce, u prev_pos (5.5: the session this one takes
+ *             over, 0 if none, and the position there of the first frame
+ *             sent again after the context)
  *   NAMES     u kind (LK_NAMES_*), u first index, n16 count, str[count]:
  *             human names of event numbers, ProfileMe event bits and
  *             latency fields, so the host needs no copy of the hw-model's
@@ -158,9 +161,12 @@
  *       and whose data is everything the old host did not acknowledge,
  *       renumbered.  So a board holds on to its data until some host has
  *       stored it, whoever that is.  A host acknowledges only what it has
- *       committed; a host killed between its commit and its LINK_ACK's
- *       write leaves frames that its successor stores again (the window is
- *       the time of one write(2) after each commit).
+ *       committed, and commits with it how far it got in each session (by
+ *       nonce); its LINK_ACK may still be lost with the host.  So HELLO
+ *       names the session taken over (prev_nonce) and the old position of
+ *       the first frame sent again (prev_pos): a successor on the same
+ *       database skips what is there already (counting the samples as
+ *       arrived and taking FLUSH values as its base).
  *   5.6 Window full: frames the window has no room for are not sent; the
  *       profiler counts their samples (LK_DROP_LINK_FULL) and never waits.
  *       A target that has not yet heard a LINK_ACK of its session frees

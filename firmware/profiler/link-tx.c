@@ -88,6 +88,7 @@ static struct {
 
     uint32_t ring_pos, head_pos, send_pos, top_pos, host_pos;
     uint64_t nonce;
+    uint64_t prev_nonce, prev_pos;      /* the session this one took over */
     int reliable;
     uint64_t rto_ns, rto_min_ns, progress_ns;
     uint64_t host_progress_ns;          /* when the host's `expected` last moved */
@@ -402,6 +403,8 @@ void link_tx_ack(const struct lk_link_ack *a)
 
 void link_tx_session_begin(uint64_t nonce, int reliable)
 {
+    tx.prev_nonce = tx.nonce;
+    tx.prev_pos = tx.ring_pos;          /* the first frame to go again, old numbering */
     tx.nonce = nonce;
     tx.reliable = reliable;
     tx.ctx_len = tx.ctx_n = 0;
@@ -454,6 +457,12 @@ void link_tx_session_ready(void)
 uint64_t link_tx_nonce(void)
 {
     return tx.nonce;
+}
+
+void link_tx_previous(uint64_t *nonce, uint64_t *pos)
+{
+    *nonce = tx.prev_nonce;
+    *pos = tx.prev_pos;
 }
 
 int link_tx_reliable(void)

@@ -45,6 +45,9 @@ int link_tx_send(struct lk_writer *w);
 void link_tx_session_begin(uint64_t nonce, int reliable);
 void link_tx_session_ready(void);
 uint64_t link_tx_nonce(void);
+/* The session the current one took over and its first resent frame's
+ * position there (HELLO's prev_nonce, prev_pos). */
+void link_tx_previous(uint64_t *nonce, uint64_t *pos);
 int link_tx_reliable(void);
 /* A host's LINK_ACK: frees what it stored, goes back if it asks. */
 void link_tx_ack(const struct lk_link_ack *a);

@@ -38,6 +38,7 @@ static void send_hello(void)
         .baud = config->baud,
         .nonce = link_tx_nonce(),
     };
+    link_tx_previous(&h.prev_nonce, &h.prev_pos);
     struct lk_writer w;
     if (lk_enc_hello(&w, frame_buf, sizeof frame_buf, &h) == LK_OK)
         link_tx_send(&w);

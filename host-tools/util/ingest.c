@@ -69,6 +69,12 @@ struct ingest {
     struct timespec last_nak, last_ack;
     uint16_t ack_seq, acked_expected, acked_stored;
     uint64_t recorded_dups, recorded_lost, recorded_gaps;   /* host counts already recorded */
+    uint64_t pos, recorded_pos;         /* frames taken in the session; recorded as link_pos_NONCE */
+    /* takeover (link-protocol.h 5.5): frames an earlier host on this
+     * database stored already are absorbed, not stored again */
+    uint64_t prev_nonce, prev_pos, prev_stored;
+    bool resent_seen;                   /* the first frame after the context came */
+    uint64_t skip_until;                /* position before which frames are stored already */
 
     struct timespec last_commit, last_status;
     struct ingest_totals at_last_status;
@@ -85,6 +91,12 @@ static double since(const struct timespec *then)
     struct timespec ts;
     double n = now_s(&ts);
     return n - ((double)then->tv_sec + (double)then->tv_nsec / 1e9);
+}
+
+/* The host stat holding how far a host got in link session `nonce`. */
+static void link_position_name(char *buf, size_t cap, uint64_t nonce)
+{
+    snprintf(buf, cap, "link_pos_%016" PRIx64, nonce);
 }
 
 static void new_session_state(struct ingest *in)
@@ -624,9 +636,11 @@ static void send_link_ack(struct ingest *in, uint32_t flags)
  * second (the target's retransmit time is at least LK_RTO_MIN_MS). */
 void ingest_tick(struct ingest *in)
 {
-    /* frames that left nothing to commit (ACK, EPOCH...) are stored as is */
-    if (pdb_pending(in->db) == 0)
-        in->stored = in->expected;
+    /* frames that left nothing to merge (ACK...): a commit of the position */
+    if (pdb_pending(in->db) == 0 && in->stored != in->expected) {
+        struct ap_err err;
+        ingest_commit(in, &err);        /* an error here comes back at the next commit */
+    }
     double ms = since(&in->last_ack) * 1000;
     if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && (in->acked_expected != in->expected ||
                                                                      in->acked_stored != in->stored))))
@@ -636,6 +650,12 @@ void ingest_tick(struct ingest *in)
 int ingest_commit(struct ingest *in, struct ap_err *err)
 {
     record_link(in);
+    if (in->t.sessions && in->pos != in->recorded_pos) {
+        char name[48];      /* how far this session got: committed with its frames */
+        link_position_name(name, sizeof name, in->nonce);
+        pdb_add_stat(in->db, in->epoch, PDB_CORE_HOST, name, in->pos - in->recorded_pos);
+        in->recorded_pos = in->pos;
+    }
     if (pdb_commit(in->db, err) != 0)
         return -1;
     if (in->t.sessions && in->stored != in->expected) {
@@ -685,6 +705,65 @@ static void status_line(struct ingest *in, bool final)
 
 enum order { TAKE, DUPLICATE, AHEAD, SKIP };
 
+/* How far a host got in session `nonce` on this database (its committed
+ * link_pos_NONCE stat): frames before that position are stored. */
+static uint64_t link_position(struct ingest *in, uint64_t nonce)
+{
+    char name[48], sql[160];
+    link_position_name(name, sizeof name, nonce);
+    snprintf(sql, sizeof sql, "SELECT coalesce(sum(value), 0) FROM stats WHERE core = %d AND name = '%s'",
+             PDB_CORE_HOST, name);
+    int64_t v = 0;
+    struct ap_err err;
+    return pdb_query_int(in->db, sql, &v, &err) == 0 && v > 0 ? (uint64_t)v : 0;
+}
+
+static bool context_frame(const struct lk_frame *f)
+{
+    struct lk_flush fl;
+    return f->type == LK_T_NAMES || f->type == LK_T_LOADMAP ||
+           (f->type == LK_T_FLUSH && lk_parse_flush(f, &fl) == LK_OK && fl.base);
+}
+
+/* A frame taken in order that an earlier host stored already (5.5): its
+ * samples count as arrived, its FLUSH values as the base; nothing else. */
+static bool absorb_stored(struct ingest *in, const struct lk_frame *f)
+{
+    if (!in->prev_nonce || in->prev_stored <= in->prev_pos || f->type == LK_T_HELLO)
+        return false;
+    if (!in->resent_seen) {
+        if (context_frame(f))
+            return false;
+        in->resent_seen = true;
+        in->skip_until = in->pos - 1 + (in->prev_stored - in->prev_pos);
+    }
+    if (in->pos - 1 >= in->skip_until)
+        return false;
+    struct lk_reader r;
+    if (f->type == LK_T_FLUSH) {
+        struct lk_flush fl;
+        if (lk_parse_flush(f, &fl) == LK_OK && core_ok(fl.core))
+            take_base(in, &fl);
+    } else if (f->type == LK_T_SAMPLES) {
+        struct lk_samples_hdr h;
+        uint64_t pc, n;
+        if (lk_samples_open(f, &h, &r) == LK_OK && core_ok(h.core))
+            while (lk_samples_next(&r, &pc, &n) == 1)
+                in->got_samples[h.core] += n;
+    } else if (f->type == LK_T_PME_AGG) {
+        struct lk_pme_hdr h;
+        struct lk_pme_agg a;
+        if (lk_pme_open(f, &h, &r) == LK_OK && core_ok(h.core))
+            while (lk_pme_next(&r, &a) == 1)
+                in->got_pme[h.core] += a.samples;
+    } else if (f->type == LK_T_PAIRS) {
+        struct lk_pme_hdr h;
+        if (lk_pairs_open(f, &h, &r) == LK_OK && core_ok(h.core))
+            in->got_pairs[h.core] += h.count;
+    }
+    return true;
+}
+
 static bool nonce_seen(const struct ingest *in, uint64_t nonce)
 {
     for (size_t i = 0; i < in->nnonces; i++)
@@ -711,6 +790,12 @@ static enum order in_order(struct ingest *in, const struct lk_frame *f)
         in->nonce = h.nonce;
         in->expected = (uint16_t)(f->seq + 1);
         in->stored = f->seq;
+        in->pos = in->recorded_pos = f->seq + 1u;
+        in->prev_nonce = h.prev_nonce;
+        in->prev_pos = h.prev_pos;
+        in->prev_stored = h.prev_nonce ? link_position(in, h.prev_nonce) : 0;
+        in->resent_seen = false;
+        in->skip_until = 0;
         return TAKE;
     }
     if (in->t.sessions == 0)
@@ -718,6 +803,7 @@ static enum order in_order(struct ingest *in, const struct lk_frame *f)
     uint16_t ahead = (uint16_t)(f->seq - in->expected);
     if (ahead == 0) {
         in->expected++;
+        in->pos++;
         return TAKE;
     }
     if (ahead >= 32768)
@@ -726,6 +812,7 @@ static enum order in_order(struct ingest *in, const struct lk_frame *f)
         return AHEAD;
     in->t.lost_frames += ahead;         /* one-way: nobody can send it again */
     in->expected = (uint16_t)(f->seq + 1);
+    in->pos += ahead + 1u;
     return TAKE;
 }
 
@@ -768,6 +855,11 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         }
         if (o == SKIP) {
             in->t.skipped++;
+            continue;
+        }
+        if (absorb_stored(in, &f)) {
+            in->t.dup_frames++;
+            in->t.already_stored++;
             continue;
         }
         int rc = on_frame(in, &f, err);

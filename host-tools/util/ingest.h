@@ -67,7 +67,8 @@ struct ingest_totals {
     int64_t exit_status;        /* from the last END */
     uint64_t committed_samples; /* samples (SAMPLES + ProfileMe) on disk */
     uint64_t skipped;           /* frames skipped before the first HELLO */
-    uint64_t dup_frames;        /* duplicates and replays discarded */
+    uint64_t dup_frames;        /* duplicates and replays discarded (incl. already_stored) */
+    uint64_t already_stored;    /* frames an earlier host had stored (takeover) */
     uint64_t gap_frames;        /* frames ahead of a gap, discarded (sent again) */
     uint64_t lost_frames;       /* gaps taken as lost (no acks) */
     uint64_t resend_requests;   /* LINK_ACK RESEND sent */

@@ -140,12 +140,14 @@ def test_link_byte_damage_both_ways_loses_nothing():
 def test_link_killed_daemon_is_taken_over_by_the_next():
     r = Rig(8000)
     try:
-        killer = DaemonKiller(lambda i: r.daemon(name="daemon%d" % i), seed=3, min_s=1.0, max_s=2.0)
-        last = killer.run(3, alive=lambda: r.board.p.poll() is None)
+        killer = DaemonKiller(lambda i: r.daemon(name="daemon%d" % i), seed=3, min_s=0.3, max_s=1.5)
+        last = killer.run(5, alive=lambda: r.board.p.poll() is None)
         rc = last.wait(120)
         r.board.wait(60)
         check(rc == 0, "the last daemon ends with the board", r.explain())
-        r.check_accounting("3 x kill -9")
+        r.check_accounting("5 x kill -9")
+        check(td.one(r.db, "SELECT count(*) FROM sessions") >= 4, "the daemons took over in turn",
+              r.explain())
     finally:
         r.close()
 
