@@ -14,6 +14,8 @@
 #include "hw-model/pmu-window.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
+#include "util/qemu-launch.h"
+#include "util/serial-link.h"
 #include "util/options.h"
 #include "util/profile-db.h"
 #include "util/strvec.h"
@@ -63,12 +65,15 @@ static void usage(FILE *f)
             "  --deterministic    one host thread, 1 ns per instruction: runs repeat exactly\n"
             "  --append KEY=VAL   add a key to the boot command line (after record's own,\n"
             "                     so it overrides them)\n"
-            "  --timeout S        give up after S seconds (default: the board's)\n"
+            "  --timeout S        stop after S seconds (default: the board's); like ^C\n"
+            "                     and SIGTERM, the board first stops sampling and sends\n"
+            "                     what it holds, which is stored (at most 10 s more)\n"
             "  --status           print a live status line on stderr\n"
             "  -v, --verbose      print the QEMU command line\n"
             "\n"
             "Exit status: the workload's, as for alphaprof run; 1 if the profile could\n"
-            "not be stored.\n",
+            "not be stored; 124 after --timeout, 130 after ^C, 143 after SIGTERM (the\n"
+            "profile up to the stop is stored).\n",
             DEFAULT_DB, DEFAULT_BOARD, PME_MIN_INTERVAL, PME_MAX_PAIR_WINDOW);
 }
 
@@ -76,7 +81,41 @@ struct record_sink {
     struct ingest *in;
     bool failed;
     struct ap_err err;
+    /* stop means save: STOP sent on the link, its ACK (or END) came */
+    bool stop_sent, saved;
 };
+
+#define STOP_SEQ 0x5a0d         /* record's one control frame */
+
+/* The timeout or a signal: the target stops sampling and flushes
+ * (link-protocol.h section 4); QEMU ends once its ACK is in. */
+static void stop_target(void *ctx, int fd)
+{
+    struct record_sink *s = ctx;
+    uint8_t raw[LK_MAX_RAW], wire[LK_MAX_WIRE];
+    struct lk_writer w;
+    if (lk_enc_control(&w, raw, sizeof raw, LK_T_STOP) != LK_OK)
+        return;
+    size_t n = lk_finish(&w, STOP_SEQ, wire, sizeof wire);
+    s->stop_sent = n && write_all(fd, wire, n);
+    if (s->stop_sent)
+        fprintf(stderr, "alphaprof record: stopping: the board stops sampling and sends what it holds "
+                "(at most %d s; a second signal ends it at once)\n", LAUNCH_SAVE_MS / 1000);
+}
+
+static bool target_saved(void *ctx)
+{
+    return ((struct record_sink *)ctx)->saved;
+}
+
+static void watch_frames(void *ctx, const struct lk_frame *f)
+{
+    struct record_sink *s = ctx;
+    struct lk_ack a;
+    if (f->type == LK_T_END ||
+        (s->stop_sent && lk_parse_ack(f, &a) == LK_OK && a.type == LK_T_STOP && a.seq == STOP_SEQ))
+        s->saved = true;
+}
 
 static void feed(void *ctx, const unsigned char *buf, size_t n)
 {
@@ -390,13 +429,15 @@ int cmd_record(int argc, char **argv)
         board_resolve(home, board.firmware, fw, sizeof fw);
         strvec_push(&elfs, fw);
     }
+    struct record_sink sink = {0};
     struct ingest_opts io = {
         .status = status_line ? stderr : NULL,
         .baud = baud,
         .elfs = (const char *const *)elfs.v,
         .nelfs = elfs.n,
+        .frame_hook = watch_frames,
+        .hook_ctx = &sink,
     };
-    struct record_sink sink = {0};
     if (ingest_open(db, &io, &sink.in, &err)) {
         fprintf(stderr, "alphaprof record: %s\n", err.msg);
         pdb_close(db);
@@ -404,6 +445,8 @@ int cmd_record(int argc, char **argv)
     }
     br.profile_sink = feed;
     br.profile_ctx = &sink;
+    br.profile_stop = stop_target;
+    br.profile_saved = target_saved;
     status = board_run(&br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
         sink.failed = true;
@@ -426,7 +469,11 @@ int cmd_record(int argc, char **argv)
             fprintf(stderr, "alphaprof record: %llu ProfileMe samples, %llu paired samples (%.1f link bytes per sample)\n",
                     (unsigned long long)t->pme_samples, (unsigned long long)t->pairs,
                     (double)t->bytes / (double)(t->pme_samples ? t->pme_samples : 1));
-        if (t->sessions == 0 || t->ended == 0) {
+        if (sink.stop_sent)
+            fprintf(stderr, "alphaprof record: stopped early: %s\n", sink.saved
+                    ? "the board stopped sampling and flushed; everything it took is stored or counted"
+                    : "the board did not answer STOP in time; the profile is incomplete");
+        else if (t->sessions == 0 || t->ended == 0) {
             fprintf(stderr, "alphaprof record: the profile link %s; the profile is incomplete\n",
                     t->sessions == 0 ? "carried no session" : "ended before the board's END frame");
             if (status == 0)
