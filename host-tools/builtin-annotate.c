@@ -17,6 +17,7 @@
 #include "util/profile-view.h"
 #include "util/source-file.h"
 #include "util/strvec.h"
+#include "util/loss-note.h"
 
 static void usage(FILE *f)
 {
@@ -183,6 +184,8 @@ int cmd_annotate(int argc, char **argv)
         pv_free(&v);
         rc = -1;
     }
+    if (!rc)
+        loss_note(db, v.epoch, "alphaprof annotate", stderr);   /* one line before the listing */
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof annotate: %s\n", err.msg);

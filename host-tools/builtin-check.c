@@ -19,6 +19,7 @@
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/strvec.h"
+#include "util/loss-note.h"
 
 static void usage(FILE *f)
 {
@@ -301,6 +302,8 @@ int cmd_check(int argc, char **argv)
         pv_free(&v);
         rc = -1;
     }
+    if (!rc)
+        loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);

@@ -724,10 +724,11 @@ int cmd_daemon(int argc, char **argv)
     bool cut = d.eof && t->ended == 0;
     fprintf(stderr,
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
-            " link bytes into %s, epoch %lld; %" PRIu64 " dropped; %" PRIu64 " control frames "
+            " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64
+            " frames damaged or lost; %" PRIu64 " control frames "
             "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again%s\n",
             t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
-            t->dropped, d.acks, t->dup_frames, t->gap_frames,
+            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames,
             !d.eof ? "" : cut ? "" : "; the board ended (END) and closed the link");
     if (cut)
         fprintf(stderr, "alphaprof daemon: the link was cut before the board's END (%" PRIu64

@@ -461,10 +461,11 @@ int cmd_record(int argc, char **argv)
         int64_t epoch = 0;
         pdb_current_epoch(db, &epoch, &err);
         fprintf(stderr,
-                "alphaprof record: %llu samples (%llu in no image) from %llu link bytes into %s, epoch %lld; %llu dropped\n",
+                "alphaprof record: %llu samples (%llu in no image) from %llu link bytes into %s, epoch %lld; "
+                "%llu samples dropped; %llu frames damaged or lost\n",
                 (unsigned long long)t->samples, (unsigned long long)t->unknown,
                 (unsigned long long)t->bytes, db_path, (long long)epoch,
-                (unsigned long long)t->dropped);
+                (unsigned long long)t->dropped, (unsigned long long)t->dropped_frames);
         if (t->pme_samples || t->pairs)
             fprintf(stderr, "alphaprof record: %llu ProfileMe samples, %llu paired samples (%.1f link bytes per sample)\n",
                     (unsigned long long)t->pme_samples, (unsigned long long)t->pairs,

@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "util/options.h"
 #include "util/profile-db.h"
+#include "util/loss-note.h"
 #include "util/profile-view.h"
 
 static void usage(FILE *f)
@@ -162,6 +163,8 @@ int cmd_report(int argc, char **argv)
     }
     struct profile_view v;
     int rc = pv_load(db, &sel, &v, &err);
+    if (rc == 0 && v.nevents)
+        loss_note(db, v.epoch, "alphaprof report", stderr);     /* one line before the table */
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof report: %s\n", err.msg);

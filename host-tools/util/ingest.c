@@ -597,7 +597,7 @@ static void record_link(struct ingest *in)
     /* sequence gaps are the ingest's own count: with acks, a gap is sent
      * again, not lost */
     pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_lost_frames", in->t.lost_frames - in->recorded_lost);
-    in->t.dropped += (s->frames_bad - o->frames_bad) + (in->t.lost_frames - in->recorded_lost);
+    in->t.dropped_frames += (s->frames_bad - o->frames_bad) + (in->t.lost_frames - in->recorded_lost);
     in->recorded_lost = in->t.lost_frames;
     if (in->t.dup_frames != in->recorded_dups)
         pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_dup_frames", in->t.dup_frames - in->recorded_dups);
@@ -868,7 +868,7 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (rc > 0) {
             in->t.malformed++;
             pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, "link_malformed_frames", 1);
-            in->t.dropped++;
+            in->t.dropped_frames++;
         }
         if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)
             return -1;

@@ -60,7 +60,8 @@ struct ingest_totals {
     uint64_t pme_samples;       /* ProfileMe samples merged */
     uint64_t pairs;
     uint64_t unknown;           /* samples whose PC was in no image */
-    uint64_t dropped;           /* drops recorded (target and host) */
+    uint64_t dropped;           /* samples counted as dropped (target and host) */
+    uint64_t dropped_frames;    /* frames damaged, lost or malformed (not samples) */
     uint64_t malformed;         /* good-CRC frames whose payload did not parse */
     uint64_t commits;
     uint64_t sessions, ended;   /* HELLOs and ENDs seen */
