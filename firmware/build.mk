@@ -24,7 +24,7 @@ endif
 FW_OUT      := $(BUILD)/firmware
 FW_OBJ      := $(FW_OUT)/$(BOARD)
 FW_C_SRCS   := $(wildcard firmware/boot/*.c firmware/drivers/*.c firmware/kernel/*.c \
-                          firmware/profiler/*.c) firmware/abi/link-codec.c
+                          firmware/profiler/*.c firmware/abi/*.c)
 FW_S_SRCS   := firmware/boot/start.S firmware/arch/trap-entry.S
 BOARD_S_SRCS := $(wildcard firmware/lib/*.S)
 

@@ -9,7 +9,13 @@
  * More events than counters: the events take turns on the counters in
  * groups of PMU_COUNTERS, MUX_SLICE_NS of virtual time each (deterministic),
  * and each event's mean period is scaled by the number of groups, so
- * samples times period still estimates the event's total.
+ * samples times period still estimates the event's total.  Each event keeps
+ * its partial period across its turns, as an OS saves and restores a
+ * counter (pmu-window.h, multiplexing): the model leaves the old group's
+ * countdowns in the window when it reads the new group's configuration,
+ * the next tick saves them per event (left[]), and the event's next turn
+ * starts from there.  Without that, an event rarer per slice than its
+ * period would never overflow.
  *
  * Invariants:
  *  - a record is moved from the ring to the table exactly once: the ring's
@@ -17,7 +23,9 @@
  *    performance interrupt does not drain while the tick's drain runs on
  *    the same core (draining);
  *  - while the host has sampling stopped the ring is not drained; START
- *    reprograms the counters and discards what the ring holds.
+ *    reprograms the counters and discards what the ring holds;
+ *  - an event's saved countdown is used for at most one turn, and only if
+ *    the model saved it for the generation that counted it (prev_gen).
  */
 #include "firmware/profiler/counter-source.h"
 
@@ -36,6 +44,12 @@ struct counter_core {
                                    interrupt the clock handler (IPL 5) */
     uint32_t mux_group;         /* the events the counters count now */
     uint64_t mux_next_ns;       /* when the next group takes over */
+    /* multiplexing: the group before this one, whose countdowns the model
+     * leaves in the window under generation prev_gen */
+    int prev_pending;
+    uint32_t prev_group;
+    uint64_t prev_gen;
+    uint64_t left[PROFILER_MAX_EVENTS];     /* per event: events still to go, 0: none */
 } __attribute__((aligned(64)));
 
 static const struct profiler_config *config;
@@ -59,18 +73,38 @@ static uint32_t counter_caps(void)
     return LK_CAP_COUNTERS;
 }
 
-/* Gives w's counters to events group * PMU_COUNTERS .. + PMU_COUNTERS - 1;
- * the caller bumps config_gen. */
-static void program_group(struct pmu_window *w, unsigned group)
+/* Gives w's counters to events group * PMU_COUNTERS .. + PMU_COUNTERS - 1,
+ * each starting from its saved countdown if it has one; the caller bumps
+ * config_gen. */
+static void program_group(struct pmu_window *w, struct counter_core *k, unsigned group)
 {
     for (unsigned i = 0; i < PMU_COUNTERS; i++) {
-        unsigned k = group * PMU_COUNTERS + i;
-        int on = k < config->nevents;
+        unsigned e = group * PMU_COUNTERS + i;
+        int on = e < config->nevents;
         w->counters[i].enable = (uint32_t)on;
-        w->counters[i].event = on ? config->events[k].event : 0;
-        w->counters[i].period_min = on ? config->events[k].period_min : 0;
-        w->counters[i].period_max = on ? config->events[k].period_max : 0;
+        w->counters[i].event = on ? config->events[e].event : 0;
+        w->counters[i].period_min = on ? config->events[e].period_min : 0;
+        w->counters[i].period_max = on ? config->events[e].period_max : 0;
+        w->counter_start[i] = on ? k->left[e] : 0;
+        if (on)
+            k->left[e] = 0;
     }
+}
+
+/* The model has read the current group's configuration: the group before
+ * it stopped where the window says; each of its events goes on from there
+ * at its next turn. */
+static void save_countdowns(struct pmu_window *w, struct counter_core *k)
+{
+    if (!k->prev_pending || w->counter_left_gen != k->prev_gen)
+        return;
+    mb();
+    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
+        unsigned e = k->prev_group * PMU_COUNTERS + i;
+        if (e < config->nevents)
+            k->left[e] = w->counter_left[i];
+    }
+    k->prev_pending = 0;
 }
 
 /* Programs every core's counters from the configuration. */
@@ -83,8 +117,11 @@ static int counter_start(unsigned ncores)
     }
     for (unsigned c = 0; c < ncores; c++) {
         struct pmu_window *w = pmu_window_of(c);
-        program_group(w, 0);
-        cores[c].mux_group = 0;
+        struct counter_core *k = &cores[c];
+        memset(k->left, 0, sizeof k->left);     /* a new start: fresh periods */
+        k->prev_pending = 0;
+        program_group(w, k, 0);
+        k->mux_group = 0;
         w->seed = config->seed * 7919u + c + 1;
         w->ring_tail = w->ring_head;
         /* Interrupt when a quarter of the ring is full: one interrupt
@@ -138,12 +175,16 @@ static void drain_ring(unsigned core)
 static void multiplex(unsigned core, uint64_t due_ns)
 {
     struct counter_core *k = &cores[core];
+    struct pmu_window *w = pmu_window_of(core);
+    save_countdowns(w, k);
     if (due_ns < k->mux_next_ns)
         return;
     k->mux_next_ns += MUX_SLICE_NS;
+    k->prev_group = k->mux_group;
+    k->prev_gen = w->config_gen;
+    k->prev_pending = 1;
     k->mux_group = k->mux_group + 1 == mux_groups() ? 0 : k->mux_group + 1;
-    struct pmu_window *w = pmu_window_of(core);
-    program_group(w, k->mux_group);
+    program_group(w, k, k->mux_group);
     wmb();
     w->config_gen++;
 }
