@@ -154,3 +154,24 @@ def flip_byte(path, offset, mask=0x01):
         b = f.read(1)[0]
         f.seek(offset)
         f.write(bytes([b ^ mask]))
+
+
+def board_like(home, name, base, changes=None):
+    """Writes HOME/boards/NAME/board.conf (HOME to be ALPHAPROF_HOME): the
+    repository's boards/BASE/board.conf with its paths made absolute and
+    the keys in changes ({key: function(old value) -> new value}) changed."""
+    changes = changes or {}
+    out = []
+    for line in open(os.path.join(REPO, "boards", base, "board.conf")).read().splitlines():
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if key in ("firmware", "plugin") and value and not value.startswith("/"):
+            value = os.path.join(REPO, value)
+            line = "%s = %s" % (key, value)
+        if key in changes and not line.lstrip().startswith("#"):
+            line = "%s = %s" % (key, changes[key](value))
+        out.append(line)
+    os.makedirs(os.path.join(home, "boards", name), exist_ok=True)
+    with open(os.path.join(home, "boards", name, "board.conf"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    return {"ALPHAPROF_HOME": home}
