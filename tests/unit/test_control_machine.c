@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "firmware/abi/event-spec.h"
 #include "firmware/profiler/control-machine.h"
 #include "hw-model/pmu-window.h"
 
@@ -288,8 +289,8 @@ static void config_counters_with_default_periods_installs_a_complete_configurati
     assert_int_equal(x->d.config.nevents, 2);
     assert_int_equal(x->d.config.events[0].period_min, 60000);  /* cycles: the timer's range */
     assert_int_equal(x->d.config.events[0].period_max, 64000);
-    assert_int_equal(x->d.config.events[1].period_min, PROFILER_EVENT_PERIOD_MIN);
-    assert_int_equal(x->d.config.events[1].period_max, PROFILER_EVENT_PERIOD_MAX);
+    assert_int_equal(x->d.config.events[1].period_min, BOOT_DEFAULT_EVENT_PERIOD_MIN);
+    assert_int_equal(x->d.config.events[1].period_max, BOOT_DEFAULT_EVENT_PERIOD_MAX);
     assert_int_equal(x->d.config.flush_ms, 250);
     assert_int_equal(x->c.mode, LK_MODE_TIMER);         /* the machine changes nothing itself */
 }
@@ -303,7 +304,10 @@ static void config_checks_every_event_before_changing_anything(void **state)
     req.events[1] = (struct lk_event_config){PMU_EV_CYCLES, 500, 600};    /* below the minimum */
     const char *why = NULL;
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
-    assert_string_equal(why, "event period: 1000 <= min <= max");
+    assert_string_equal(why, "event period: 1000 <= min <= max <= 1000000");
+    req.events[1] = (struct lk_event_config){PMU_EV_CYCLES, 2000, GRAMMAR_NUMBER_MAX + 1};     /* above */
+    assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
+    assert_memory_equal(&next, &c, sizeof c);
     assert_memory_equal(&next, &c, sizeof c);
     req.events[1] = (struct lk_event_config){PMU_EV_COUNT, 0, 0};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_UNSUPPORTED);
@@ -335,6 +339,9 @@ static void config_timer_takes_one_timer_event_with_a_legal_period(void **state)
     req.nevents = 1;
     req.events[0] = (struct lk_event_config){LK_EVENT_TIMER, 999, 2000};
     const char *why = NULL;
+    assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
+    assert_string_equal(why, "timer period: 1000 <= min <= max <= 1000000 ns");
+    req.events[0] = (struct lk_event_config){LK_EVENT_TIMER, 1000, GRAMMAR_NUMBER_MAX + 1};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
     req.events[0] = (struct lk_event_config){PMU_EV_CYCLES, 1000, 2000};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_UNSUPPORTED);
