@@ -30,7 +30,7 @@ def totals(db):
 
 def check_saved(db, what, result):
     stored, dropped, taken = totals(db)
-    check(taken > 10000, "%s: the target sampled (%d)" % (what, taken), result)
+    check(taken > 1000, "%s: the target sampled (%d)" % (what, taken), result)
     check(stored + dropped == taken and stored >= 0.99 * taken,
           "%s: what the target took is stored: %d stored + %d counted of %d taken"
           % (what, stored, dropped, taken), result)
@@ -63,7 +63,7 @@ def test_record_sigint_and_sigterm_store_what_the_board_took():
                 deadline = time.time() + 30
                 while "hello: ok" not in open(out).read() and time.time() < deadline and p.poll() is None:
                     time.sleep(0.1)
-                time.sleep(1.5)
+                time.sleep(2.5)
                 p.send_signal(sig)
                 rc = p.wait(30)
             finally:
