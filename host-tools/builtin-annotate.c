@@ -20,6 +20,7 @@
 #include "util/profile-view.h"
 #include "util/source-file.h"
 #include "util/strvec.h"
+#include "util/loss-note.h"
 
 static const struct opt_command annotate_command = {
     .name = "annotate",
@@ -225,6 +226,8 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
         pv_free(&v);
         rc = -1;
     }
+    if (!rc)
+        loss_note(db, v.epoch, "alphaprof annotate", stderr);   /* one line before the listing */
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof annotate: %s\n", err.msg);

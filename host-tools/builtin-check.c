@@ -24,6 +24,7 @@
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/strvec.h"
+#include "util/loss-note.h"
 
 static const struct opt_command check_command = {
     .name = "check",
@@ -207,6 +208,8 @@ static int check_profile(const struct check_options *opts)
         pv_free(&v);
         rc = -1;
     }
+    if (!rc)
+        loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);

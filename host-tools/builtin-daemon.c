@@ -16,6 +16,20 @@
  * once the target has sent everything collected before it).  SIGINT and
  * SIGTERM stop the target's sampling (STOP: everything flushed first),
  * commit and exit.
+ *
+ * Session (link-protocol.h section 5):
+ *  1. START carries a random nonce; the ingest loop takes only the link
+ *     session that answers it (HELLO with that nonce), in seq order, and
+ *     acknowledges what it committed (LINK_ACK), so the board forgets only
+ *     what is stored.  A daemon killed at any moment loses nothing the board
+ *     still holds: the next one's START takes it over.
+ *  2. Control frames are sent again (same seq) every RETRY_S until their
+ *     ACK comes; the board answers a retry without doing the work twice.
+ *     The control seq starts at a random value, so a new daemon's frames
+ *     are not taken for retries of a killed one's.
+ *  3. The end: END from the board (exit 0, "the board ended"), a signal
+ *     (STOP acknowledged, exit 0), or the link closing without END: a cut
+ *     link (exit 3), what the board held is kept for the next daemon.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,7 +55,9 @@
 
 #define DEFAULT_FLUSH_MS    1000
 #define DEFAULT_CONNECT_S   30
-#define DEFAULT_ACK_S       20
+#define DEFAULT_ACK_S       20      /* give up on an ACK after this long without frames */
+#define RETRY_S             1.0     /* send a control frame again after this long */
+#define EXIT_LINK_CUT       3
 
 static const struct opt_command daemon_command = {
     .name = "daemon",
@@ -50,9 +67,10 @@ static const struct opt_command daemon_command = {
              "profiler and merges its samples into the profile database until\n"
              "SIGINT or SIGTERM (which stop sampling, flush and commit) or until the\n"
              "board goes away.  SIGUSR1 starts a new epoch.",
-    .epilog = "Exit status: 0 when stopped by a signal or when the board ended, 1 if the\n"
-              "profile could not be stored or the target refused the set-up, 2 for bad\n"
-              "options.",
+    .epilog = "Exit status: 0 when stopped by a signal or when the board ended (END), 1 if\n"
+              "the profile could not be stored or the target refused the set-up, 2 for bad\n"
+              "options, 3 when the link was cut before the board's END (what the board\n"
+              "still holds is kept for the next daemon).",
 };
 
 /* The command line of one daemon, parsed and checked. */
@@ -95,7 +113,11 @@ struct daemon {
     bool outstanding;
     uint8_t out_type;
     uint16_t out_seq;
-    double out_sent;
+    double out_sent, out_first;
+    uint8_t out_wire[LK_MAX_WIRE];      /* sent again on retry */
+    size_t out_len;
+    uint64_t retries;
+    double last_frame;                  /* when a good frame last came */
     /* the last ACK of ours */
     bool acked;
     struct lk_ack ack;
@@ -103,11 +125,13 @@ struct daemon {
     uint64_t acks, stray_acks, epochs_seen;
     uint64_t last_commits;
     bool eof;
+    bool ended;                         /* END came: the board asks nothing more */
 };
 
 static void hook(void *ctx, const struct lk_frame *f)
 {
     struct daemon *d = ctx;
+    d->last_frame = now_s();
     switch (f->type) {
     case LK_T_ACK: {
         struct lk_ack a;
@@ -166,6 +190,7 @@ static void hook(void *ctx, const struct lk_frame *f)
         break;
     }
     case LK_T_END:
+        d->ended = true;
         if (d->verbose)
             printf("daemon: END from the board\n");
         break;
@@ -184,14 +209,44 @@ static int send_control(struct daemon *d, struct lk_writer *w, uint8_t type)
         return -1;
     if (!write_all(d->fd, wire, n))
         return -1;
+    memcpy(d->out_wire, wire, n);
+    d->out_len = n;
     d->outstanding = true;
     d->acked = false;
     d->out_type = type;
     d->out_seq = seq;
-    d->out_sent = now_s();
+    d->out_sent = d->out_first = now_s();
     if (d->verbose)
         printf("daemon: sent %s\n", lk_type_name(type));
     return 0;
+}
+
+/* The outstanding control frame again, same seq, when its ACK is late. */
+static int retry_control(struct daemon *d)
+{
+    if (!d->outstanding || now_s() - d->out_sent < RETRY_S)
+        return 0;
+    d->out_sent = now_s();
+    d->retries++;
+    if (d->verbose)
+        printf("daemon: no ACK yet: %s sent again\n", lk_type_name(d->out_type));
+    return write_all(d->fd, d->out_wire, d->out_len) ? 0 : -1;
+}
+
+/* No ACK and no frame from the board for DEFAULT_ACK_S: it is not answering. */
+static bool ack_overdue(const struct daemon *d)
+{
+    double last = d->last_frame > d->out_first ? d->last_frame : d->out_first;
+    return d->outstanding && now_s() - last > DEFAULT_ACK_S;
+}
+
+static int send_start(struct daemon *d, uint64_t nonce)
+{
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    if (lk_enc_start(&w, raw, sizeof raw, nonce) != LK_OK)
+        return -1;
+    return send_control(d, &w, LK_T_START);
 }
 
 static int send_simple(struct daemon *d, uint8_t type)
@@ -227,8 +282,10 @@ static int pump(struct daemon *d, int timeout_ms, struct ap_err *err)
     int r = poll(&p, 1, timeout_ms);
     if (r < 0 && errno != EINTR)
         return ap_err_set(err, "waiting for the link: %s", strerror(errno));
-    if (r <= 0)
+    if (r <= 0) {
+        ingest_tick(d->in);
         return 0;
+    }
     ssize_t n = read(d->fd, buf, sizeof buf);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return 0;
@@ -238,6 +295,7 @@ static int pump(struct daemon *d, int timeout_ms, struct ap_err *err)
     }
     if (ingest_feed(d->in, buf, (size_t)n, err) != 0)
         return -1;
+    ingest_tick(d->in);
     const struct ingest_totals *t = ingest_totals(d->in);
     if (d->verbose && t->commits != d->last_commits)
         printf("daemon: commit %" PRIu64 ": %" PRIu64 " samples stored\n", t->commits,
@@ -250,12 +308,14 @@ static int pump(struct daemon *d, int timeout_ms, struct ap_err *err)
 
 /* Waits for the outstanding frame's ACK.  1 acked, 0 timed out or the link
  * closed, -1 database error.  Signals do not interrupt it (a STOP is short). */
-static int wait_ack(struct daemon *d, double timeout_s, struct ap_err *err)
+static int wait_ack(struct daemon *d, struct ap_err *err)
 {
-    double until = now_s() + timeout_s;
-    while (d->outstanding && !d->eof && now_s() < until)
+    while (d->outstanding && !d->eof && !ack_overdue(d)) {
         if (pump(d, 100, err) != 0)
             return -1;
+        if (retry_control(d) != 0)
+            return ap_err_set(err, "cannot write to the link: %s", strerror(errno));
+    }
     if (d->outstanding) {
         d->outstanding = false;
         return 0;
@@ -264,17 +324,17 @@ static int wait_ack(struct daemon *d, double timeout_s, struct ap_err *err)
 }
 
 static int setup_once(struct daemon *d, uint8_t type, const struct lk_config *cfg,
-                      struct ap_err *err);
+                      uint64_t nonce, struct ap_err *err);
 
 /* One control frame at set-up, acknowledged (d->ack says how).  cfg:
  * CONFIG's payload.  A target still busy with an earlier frame (one a
  * killed daemon sent) is asked again, for up to the ACK timeout. */
 static int setup_step(struct daemon *d, uint8_t type, const struct lk_config *cfg,
-                      struct ap_err *err)
+                      uint64_t nonce, struct ap_err *err)
 {
     double until = now_s() + DEFAULT_ACK_S;
     for (;;) {
-        int rc = setup_once(d, type, cfg, err);
+        int rc = setup_once(d, type, cfg, nonce, err);
         if (rc != 0 || d->ack.status != LK_ACK_BUSY || now_s() >= until)
             return rc;
         /* CONFIG while sampling is BUSY too: the caller stops first */
@@ -288,29 +348,31 @@ static int setup_step(struct daemon *d, uint8_t type, const struct lk_config *cf
 }
 
 static int setup_once(struct daemon *d, uint8_t type, const struct lk_config *cfg,
-                      struct ap_err *err)
+                      uint64_t nonce, struct ap_err *err)
 {
     int rc;
     if (cfg) {
         uint8_t raw[LK_MAX_RAW];
         struct lk_writer w;
         rc = lk_enc_config(&w, raw, sizeof raw, cfg) == LK_OK ? send_control(d, &w, type) : -1;
+    } else if (type == LK_T_START) {
+        rc = send_start(d, nonce);
     } else {
         rc = send_simple(d, type);
     }
     if (rc != 0)
         return ap_err_set(err, "cannot send %s to the board: %s", lk_type_name(type),
                           strerror(errno));
-    rc = wait_ack(d, DEFAULT_ACK_S, err);
+    rc = wait_ack(d, err);
     if (rc < 0)
         return -1;
     if (rc == 0 && d->eof)
         return ap_err_set(err, "the board closed the link before it answered %s",
                           lk_type_name(type));
     if (rc == 0)
-        return ap_err_set(err, "the board did not answer %s within %d s (is its monitor "
-                          "profiling? start it with alphaprof run --profile-socket)",
-                          lk_type_name(type), DEFAULT_ACK_S);
+        return ap_err_set(err, "the board did not answer %s, sent %" PRIu64 " times, and sent "
+                          "nothing for %d s (is its monitor profiling? start it with alphaprof "
+                          "run --profile-socket)", lk_type_name(type), d->retries + 1, DEFAULT_ACK_S);
     return 0;
 }
 
@@ -331,7 +393,7 @@ static int link_check(struct daemon *d, struct ap_err *err)
     lk_put_uvarint(&w, LK_MODE_TIMER);      /* and nothing else: malformed */
     if (send_control(d, &w, LK_T_CONFIG) != 0)
         return ap_err_set(err, "cannot write to the link: %s", strerror(errno));
-    int rc = wait_ack(d, DEFAULT_ACK_S, err);
+    int rc = wait_ack(d, err);
     if (rc <= 0)
         return rc < 0 ? -1 : ap_err_set(err, "link check: no answer to a malformed CONFIG");
     if (d->ack.status != LK_ACK_BAD_FRAME)
@@ -446,20 +508,6 @@ static int daemon_run(const struct daemon_options *o)
     }
     status = 1;
     struct daemon d = {.fd = -1, .verbose = verbose, .db = db};
-    struct ingest_opts io = {
-        .status = status_line ? stderr : NULL,
-        .elfs = (const char *const *)elfs.v,
-        .nelfs = elfs.n,
-        .commit_on_flush = true,
-        .skip_until_hello = true,
-        .frame_hook = hook,
-        .hook_ctx = &d,
-    };
-    if (ingest_open(db, &io, &d.in, &err)) {
-        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
-        pdb_close(db);
-        goto out;
-    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -488,15 +536,36 @@ static int daemon_run(const struct daemon_options *o)
     }
     if (verbose)
         printf("daemon: attached to %s\n", path);
+    /* this daemon's link session, and where its control seq starts */
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0)
+        nonce = ((uint64_t)getpid() << 32 ^ (uint64_t)(now_s() * 1e9)) | 1;
+    d.seq = (uint16_t)(nonce >> 48);
+    struct ingest_opts io = {
+        .status = status_line ? stderr : NULL,
+        .elfs = (const char *const *)elfs.v,
+        .nelfs = elfs.n,
+        .commit_on_flush = true,
+        .skip_until_hello = true,
+        .send_acks = true,
+        .ack_fd = d.fd,
+        .nonce = nonce,
+        .frame_hook = hook,
+        .hook_ctx = &d,
+    };
+    if (ingest_open(db, &io, &d.in, &err)) {
+        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+        goto close_out;
+    }
 
     int rc = 0;
     if (want_config) {
-        rc = setup_step(&d, LK_T_CONFIG, &cfg, &err);
+        rc = setup_step(&d, LK_T_CONFIG, &cfg, 0, &err);
         if (rc == 0 && d.ack.status == LK_ACK_BUSY) {
             /* sampling since boot: stop it, then configure */
-            rc = setup_step(&d, LK_T_STOP, NULL, &err);
+            rc = setup_step(&d, LK_T_STOP, NULL, 0, &err);
             if (rc == 0)
-                rc = setup_step(&d, LK_T_CONFIG, &cfg, &err);
+                rc = setup_step(&d, LK_T_CONFIG, &cfg, 0, &err);
         }
         if (rc == 0 && d.ack.status != LK_ACK_OK) {
             fprintf(stderr, "alphaprof daemon: the board refused the configuration: %s\n", d.ack_msg);
@@ -504,7 +573,7 @@ static int daemon_run(const struct daemon_options *o)
         }
     }
     if (rc == 0)
-        rc = setup_step(&d, LK_T_START, NULL, &err);
+        rc = setup_step(&d, LK_T_START, NULL, nonce, &err);
     if (rc == 0 && d.ack.status != LK_ACK_OK) {
         fprintf(stderr, "alphaprof daemon: the board refused START: %s\n", d.ack_msg);
         goto close_out;
@@ -528,10 +597,13 @@ static int daemon_run(const struct daemon_options *o)
             goto close_out;
         }
         double now = now_s();
-        if (d.outstanding && now - d.out_sent > DEFAULT_ACK_S) {
-            fprintf(stderr, "alphaprof daemon: warning: no ACK for %s within %d s\n",
-                    lk_type_name(d.out_type), DEFAULT_ACK_S);
+        if (ack_overdue(&d)) {
+            fprintf(stderr, "alphaprof daemon: warning: no ACK for %s, sent %" PRIu64 " times, "
+                    "and nothing from the board for %d s\n", lk_type_name(d.out_type),
+                    d.retries + 1, DEFAULT_ACK_S);
             d.outstanding = false;
+        } else if (retry_control(&d) != 0) {
+            break;
         }
         if (d.acked) {
             d.acked = false;
@@ -564,7 +636,7 @@ static int daemon_run(const struct daemon_options *o)
                 break;
             continue;
         }
-        if (next_flush && now >= next_flush) {
+        if (next_flush && now >= next_flush && !d.ended) {
             next_flush = now + flush_every / 1000.0;
             if (send_simple(&d, LK_T_FLUSH_NOW) != 0)
                 break;
@@ -577,13 +649,20 @@ static int daemon_run(const struct daemon_options *o)
     const struct ingest_totals *t = ingest_totals(d.in);
     int64_t epoch = 0;
     pdb_current_epoch(db, &epoch, &err);
+    bool cut = d.eof && t->ended == 0;
     fprintf(stderr,
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
-            " link bytes into %s, epoch %lld; %" PRIu64 " dropped; %" PRIu64 " control frames "
-            "answered%s\n",
+            " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64
+            " frames damaged or lost; %" PRIu64 " control frames "
+            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again%s\n",
             t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
-            t->dropped, d.acks, d.eof ? "; the board closed the link" : "");
-    status = 0;
+            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames,
+            !d.eof ? "" : cut ? "" : "; the board ended (END) and closed the link");
+    if (cut)
+        fprintf(stderr, "alphaprof daemon: the link was cut before the board's END (%" PRIu64
+                " sessions, %" PRIu64 " frames taken); what the board did not get stored stays "
+                "in its retransmit window for the next daemon\n", t->sessions, t->frames);
+    status = cut ? EXIT_LINK_CUT : 0;
 
 close_out:
     if (d.fd >= 0)

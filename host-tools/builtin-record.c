@@ -18,6 +18,8 @@
 #include "util/ingest.h"
 #include "util/option-groups.h"
 #include "util/oracle-file.h"
+#include "util/qemu-launch.h"
+#include "util/serial-link.h"
 #include "util/profile-db.h"
 #include "util/strvec.h"
 
@@ -40,15 +42,52 @@ static const struct opt_command record_command = {
     .synopsis = "[options] IMAGE.elf [IMAGE2.elf ...] [-- ARGS]",
     .about = "Runs the workload on the board with the on-target profiler on and\n"
              "stores what it collects in the profile database (current epoch).",
-    .epilog = "Exit status: the workload's, as for alphaprof run; 1 if the profile could\n"
-              "not be stored; 2 for bad options.",
+    .epilog = "--timeout, ^C and SIGTERM stop the board's sampling first: what it holds is\n"
+              "sent and stored (at most 10 s more; a second signal ends it at once).\n"
+              "Exit status: the workload's, as for alphaprof run; 1 if the profile could\n"
+              "not be stored; 2 for bad options; 124 after --timeout, 130 after ^C, 143\n"
+              "after SIGTERM (the profile up to the stop is stored).",
 };
 
 struct record_sink {
     struct ingest *in;
     bool failed;
     struct ap_err err;
+    /* stop means save: STOP sent on the link, its ACK (or END) came */
+    bool stop_sent, saved;
 };
+
+#define STOP_SEQ 0x5a0d         /* record's one control frame */
+
+/* The timeout or a signal: the target stops sampling and flushes
+ * (link-protocol.h section 4); QEMU ends once its ACK is in. */
+static void stop_target(void *ctx, int fd)
+{
+    struct record_sink *s = ctx;
+    uint8_t raw[LK_MAX_RAW], wire[LK_MAX_WIRE];
+    struct lk_writer w;
+    if (lk_enc_control(&w, raw, sizeof raw, LK_T_STOP) != LK_OK)
+        return;
+    size_t n = lk_finish(&w, STOP_SEQ, wire, sizeof wire);
+    s->stop_sent = n && write_all(fd, wire, n);
+    if (s->stop_sent)
+        fprintf(stderr, "alphaprof record: stopping: the board stops sampling and sends what it holds "
+                "(at most %d s; a second signal ends it at once)\n", LAUNCH_SAVE_MS / 1000);
+}
+
+static bool target_saved(void *ctx)
+{
+    return ((struct record_sink *)ctx)->saved;
+}
+
+static void watch_frames(void *ctx, const struct lk_frame *f)
+{
+    struct record_sink *s = ctx;
+    struct lk_ack a;
+    if (f->type == LK_T_END ||
+        (s->stop_sent && lk_parse_ack(f, &a) == LK_OK && a.type == LK_T_STOP && a.seq == STOP_SEQ))
+        s->saved = true;
+}
 
 static void feed(void *ctx, const unsigned char *buf, size_t n)
 {
@@ -163,21 +202,27 @@ static void record_keys(struct record_options *o, struct strvec *keys)
 
 /* What record says when the run is over; the status, 1 if the profile is
  * incomplete. */
-static int record_summary(const char *db_path, struct pdb *db, const struct ingest_totals *t, int status)
+static int record_summary(const char *db_path, struct pdb *db, const struct ingest_totals *t,
+                          const struct record_sink *sink, int status)
 {
     int64_t epoch = 0;
     struct ap_err err;
     pdb_current_epoch(db, &epoch, &err);
     fprintf(stderr,
-            "alphaprof record: %llu samples (%llu in no image) from %llu link bytes into %s, epoch %lld; %llu dropped\n",
+            "alphaprof record: %llu samples (%llu in no image) from %llu link bytes into %s, epoch %lld; "
+            "%llu samples dropped; %llu frames damaged or lost\n",
             (unsigned long long)t->samples, (unsigned long long)t->unknown,
             (unsigned long long)t->bytes, db_path, (long long)epoch,
-            (unsigned long long)t->dropped);
+            (unsigned long long)t->dropped, (unsigned long long)t->dropped_frames);
     if (t->pme_samples || t->pairs)
         fprintf(stderr, "alphaprof record: %llu ProfileMe samples, %llu paired samples (%.1f link bytes per sample)\n",
                 (unsigned long long)t->pme_samples, (unsigned long long)t->pairs,
                 (double)t->bytes / (double)(t->pme_samples ? t->pme_samples : 1));
-    if (t->sessions == 0 || t->ended == 0) {
+    if (sink->stop_sent) {
+        fprintf(stderr, "alphaprof record: stopped early: %s\n", sink->saved
+                ? "the board stopped sampling and flushed; everything it took is stored or counted"
+                : "the board did not answer STOP in time; the profile is incomplete");
+    } else if (t->sessions == 0 || t->ended == 0) {
         fprintf(stderr, "alphaprof record: the profile link %s; the profile is incomplete\n",
                 t->sessions == 0 ? "carried no session" : "ended before the board's END frame");
         if (status == 0)
@@ -230,6 +275,7 @@ static int record_run(struct record_options *o, const struct strvec *keys)
         fprintf(stderr, "alphaprof record: %s\n", err.msg);
         return 2;
     }
+    struct record_sink sink = {0};
     struct strvec elfs = {0};
     loadmap_elfs(&o->images, br->board_name, &elfs);
     struct ingest_opts io = {
@@ -237,8 +283,9 @@ static int record_run(struct record_options *o, const struct strvec *keys)
         .baud = o->bo.baud,
         .elfs = (const char *const *)elfs.v,
         .nelfs = elfs.n,
+        .frame_hook = watch_frames,
+        .hook_ctx = &sink,
     };
-    struct record_sink sink = {0};
     int status = 2;
     if (ingest_open(db, &io, &sink.in, &err)) {
         fprintf(stderr, "alphaprof record: %s\n", err.msg);
@@ -249,6 +296,8 @@ static int record_run(struct record_options *o, const struct strvec *keys)
     int64_t sessions_before = 0;
     if (pdb_last_session(db, &sessions_before, &sink.err))
         sink.failed = true;
+    br->profile_stop = stop_target;
+    br->profile_saved = target_saved;
     status = board_run(br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
         sink.failed = true;
@@ -264,7 +313,7 @@ static int record_run(struct record_options *o, const struct strvec *keys)
         if (status == 0)
             status = 1;
     } else if (br->launched) {
-        status = record_summary(db_path, db, ingest_totals(sink.in), status);
+        status = record_summary(db_path, db, ingest_totals(sink.in), &sink, status);
     }
     ingest_close(sink.in);
 out:

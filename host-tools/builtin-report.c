@@ -11,6 +11,7 @@
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
+#include "util/loss-note.h"
 #include "util/profile-view.h"
 
 static const struct opt_command report_command = {
@@ -125,6 +126,8 @@ int cmd_report(int argc, char **argv)
     }
     struct profile_view v;
     int rc = pv_load(db, &sel, &v, &err);
+    if (rc == 0 && v.nevents)
+        loss_note(db, v.epoch, "alphaprof report", stderr);     /* one line before the table */
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof report: %s\n", err.msg);

@@ -191,25 +191,54 @@ static void put_le16(uint8_t *p, uint16_t v)
     p[1] = (uint8_t)(v >> 8);
 }
 
-size_t lk_finish(struct lk_writer *w, uint16_t seq, uint8_t *out, size_t out_cap)
+size_t lk_frame_raw(struct lk_writer *w)
 {
-    if (w->overflow || w->len > writer_limit(w) || out == NULL || out_cap < 2)
+    if (w->overflow || w->len > writer_limit(w))
         return 0;
     size_t plen = w->len - LK_HDR_SIZE;
     w->buf[0] = w->type;
     w->buf[1] = LK_PROTO_VERSION;
-    put_le16(w->buf + 2, seq);
+    put_le16(w->buf + 2, 0);
     put_le16(w->buf + 4, (uint16_t)plen);
-    uint32_t crc = lk_crc32(0, w->buf, w->len);
+    return w->len;
+}
+
+size_t lk_seal(uint8_t *raw, size_t len, uint16_t seq, uint8_t *out, size_t out_cap)
+{
+    if (len < LK_HDR_SIZE || len > LK_HDR_SIZE + LK_MAX_PAYLOAD || out == NULL || out_cap < 2)
+        return 0;
+    put_le16(raw + 2, seq);
+    uint32_t crc = lk_crc32(0, raw, len);
     for (unsigned i = 0; i < 4; i++)
-        w->buf[w->len + i] = (uint8_t)(crc >> (8 * i));
-    size_t raw = w->len + LK_CRC_SIZE;
-    size_t n = lk_cobs_encode(w->buf, raw, out + 1, out_cap - 2);
+        raw[len + i] = (uint8_t)(crc >> (8 * i));
+    size_t n = lk_cobs_encode(raw, len + LK_CRC_SIZE, out + 1, out_cap - 2);
     if (n == 0)
         return 0;
     out[0] = LK_DELIM;
     out[n + 1] = LK_DELIM;
     return n + 2;
+}
+
+size_t lk_finish(struct lk_writer *w, uint16_t seq, uint8_t *out, size_t out_cap)
+{
+    size_t len = lk_frame_raw(w);
+    if (len == 0 || out == NULL)
+        return 0;
+    return lk_seal(w->buf, len, seq, out, out_cap);
+}
+
+int lk_frame_of_raw(const uint8_t *raw, size_t len, struct lk_frame *f)
+{
+    if (len < LK_HDR_SIZE)
+        return LK_E_MALFORMED;
+    size_t plen = (size_t)raw[4] | (size_t)raw[5] << 8;
+    if (plen != len - LK_HDR_SIZE)
+        return LK_E_MALFORMED;
+    f->type = raw[0];
+    f->seq = (uint16_t)(raw[2] | raw[3] << 8);
+    f->payload = raw + LK_HDR_SIZE;
+    f->len = plen;
+    return LK_OK;
 }
 
 /* List entries: an entry that does not fit is taken back whole. */
@@ -271,6 +300,9 @@ int lk_enc_hello(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
     lk_put_str(w, h->board);
     lk_put_str(w, h->firmware);
     lk_put_uvarint(w, h->baud);
+    lk_put_uvarint(w, h->nonce);
+    lk_put_uvarint(w, h->prev_nonce);
+    lk_put_uvarint(w, h->prev_pos);
     return begun(w);
 }
 
@@ -293,6 +325,7 @@ int lk_enc_flush(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
     lk_put_uvarint(w, f->time);
     put_counters(w, f->nstats, f->stats);
     put_counters(w, f->ndrops, f->drops);
+    lk_put_uvarint(w, f->base);
     return begun(w);
 }
 
@@ -348,6 +381,23 @@ int lk_enc_new_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t epo
 {
     lk_begin(w, buf, cap, LK_T_NEW_EPOCH);
     lk_put_uvarint(w, epoch);
+    return begun(w);
+}
+
+int lk_enc_start(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t nonce)
+{
+    lk_begin(w, buf, cap, LK_T_START);
+    lk_put_uvarint(w, nonce);
+    return begun(w);
+}
+
+int lk_enc_link_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_link_ack *a)
+{
+    lk_begin(w, buf, cap, LK_T_LINK_ACK);
+    lk_put_uvarint(w, a->nonce);
+    lk_put_uvarint(w, a->stored);
+    lk_put_uvarint(w, a->expected);
+    lk_put_uvarint(w, a->flags);
     return begun(w);
 }
 
@@ -778,8 +828,16 @@ int lk_parse_hello(const struct lk_frame *f, struct lk_hello *h)
     GET(lk_get_str(&r, &h->board));
     GET(lk_get_str(&r, &h->firmware));
     h->baud = 0;
+    h->nonce = 0;
     if (r.p < r.end)                        /* appended field: older senders lack it */
         GET(lk_get_uvarint(&r, &h->baud));
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->nonce));
+    h->prev_nonce = h->prev_pos = 0;
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->prev_nonce));
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->prev_pos));
     return LK_OK;
 }
 
@@ -804,6 +862,35 @@ int lk_parse_flush(const struct lk_frame *f, struct lk_flush *out)
     GET(lk_get_uvarint(&r, &out->time));
     GET(get_counters(&r, &out->nstats, out->stats));
     GET(get_counters(&r, &out->ndrops, out->drops));
+    out->base = 0;
+    if (r.p < r.end)                        /* appended field */
+        GET(get_u32(&r, &out->base));
+    return LK_OK;
+}
+
+int lk_parse_start(const struct lk_frame *f, uint64_t *nonce)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_START, &r));
+    *nonce = 0;
+    if (r.p < r.end)                        /* a START without payload: nonce 0 */
+        GET(lk_get_uvarint(&r, nonce));
+    return LK_OK;
+}
+
+int lk_parse_link_ack(const struct lk_frame *f, struct lk_link_ack *a)
+{
+    struct lk_reader r;
+    uint64_t stored, expected;
+    GET(open_frame(f, LK_T_LINK_ACK, &r));
+    GET(lk_get_uvarint(&r, &a->nonce));
+    GET(lk_get_uvarint(&r, &stored));
+    GET(lk_get_uvarint(&r, &expected));
+    GET(get_u32(&r, &a->flags));
+    if (stored > 0xffff || expected > 0xffff)
+        return LK_E_RANGE;
+    a->stored = (uint16_t)stored;
+    a->expected = (uint16_t)expected;
     return LK_OK;
 }
 
@@ -1052,6 +1139,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_CONFIG: return "CONFIG";
     case LK_T_NEW_EPOCH: return "NEW_EPOCH";
     case LK_T_FLUSH_NOW: return "FLUSH_NOW";
+    case LK_T_LINK_ACK: return "LINK_ACK";
     default: return "unknown";
     }
 }

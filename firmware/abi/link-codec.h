@@ -88,6 +88,13 @@ uint16_t lk_count(const struct lk_writer *w);
  * frame.
  */
 size_t lk_finish(struct lk_writer *w, uint16_t seq, uint8_t *out, size_t out_cap);
+/* The two halves of lk_finish, for a sender that keeps frames to send them
+ * again (firmware/profiler/link-retx.c): lk_frame_raw fills in the header
+ * (seq 0) and returns the raw length without CRC (0 on overflow);
+ * lk_seal sets seq, appends the CRC (raw needs LK_CRC_SIZE bytes of room
+ * after len) and COBS-encodes into out.  Returns the wire length or 0. */
+size_t lk_frame_raw(struct lk_writer *w);
+size_t lk_seal(uint8_t *raw, size_t len, uint16_t seq, uint8_t *out, size_t out_cap);
 
 /* -------------------------------------------------------- payload records */
 
@@ -99,6 +106,9 @@ struct lk_hello {
     struct lk_bytes board;
     struct lk_bytes firmware;
     uint64_t baud;                      /* link pacing (8N1), 0 unpaced or not sent */
+    uint64_t nonce;                     /* the link session's nonce (section 5) */
+    uint64_t prev_nonce;                /* takeover: the session it carries on (0: none) */
+    uint64_t prev_pos;                  /* ... and the old position of its first resent frame */
 };
 
 struct lk_loadmap_entry {
@@ -158,6 +168,14 @@ struct lk_flush {
     struct lk_counter stats[LK_MAX_COUNTERS];     /* LK_STAT_* */
     uint32_t ndrops;
     struct lk_counter drops[LK_MAX_COUNTERS];     /* LK_DROP_* */
+    uint32_t base;                      /* 1: values an earlier host already stored */
+};
+
+struct lk_link_ack {
+    uint64_t nonce;                     /* the session acknowledged */
+    uint16_t stored;                    /* every frame before this seq is stored */
+    uint16_t expected;                  /* the next seq the host takes */
+    uint32_t flags;                     /* LK_LACK_* */
 };
 
 struct lk_epoch {
@@ -214,7 +232,9 @@ int lk_enc_end(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_en
 int lk_enc_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_ack *a);
 int lk_enc_config(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_config *c);
 int lk_enc_new_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t epoch);
-/* START, STOP, FLUSH_NOW: frames without payload. */
+int lk_enc_start(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t nonce);
+int lk_enc_link_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_link_ack *a);
+/* START (nonce 0), STOP, FLUSH_NOW: frames without payload. */
 int lk_enc_control(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type);
 /* Console text: puts as many bytes as fit; *used says how many. */
 int lk_enc_console(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t stream,
@@ -312,6 +332,10 @@ int lk_parse_ack(const struct lk_frame *f, struct lk_ack *a);
 int lk_parse_console(const struct lk_frame *f, struct lk_console *c);
 int lk_parse_config(const struct lk_frame *f, struct lk_config *c);
 int lk_parse_new_epoch(const struct lk_frame *f, uint64_t *epoch);
+int lk_parse_start(const struct lk_frame *f, uint64_t *nonce);
+int lk_parse_link_ack(const struct lk_frame *f, struct lk_link_ack *a);
+/* A raw frame (header + payload, no CRC) as the decoder would return it. */
+int lk_frame_of_raw(const uint8_t *raw, size_t len, struct lk_frame *f);
 
 /*
  * List parsers: *_open reads the list header and readies r; *_next returns

@@ -23,9 +23,10 @@
  *   header and CRC.
  *
  *   seq counts the frames one side sends (wrapping at 2^16; each direction
- *   has its own).  The receiver counts gaps as lost frames.  A HELLO starts a
- *   new session: the sender restarts its seq at 0 and the receiver does not
- *   count that jump.
+ *   has its own).  Target -> host, seq is the link session's frame number
+ *   (section 5): the host takes frames in seq order only and asks for the
+ *   rest again.  Host -> target, seq names a control frame, so that a
+ *   retried one is recognised (section 4).
  *
  * 2. Payload encoding
  *
@@ -47,7 +48,11 @@
  *   HELLO     u proto (LK_PROTO_VERSION), u ncores, u caps (LK_CAP_*),
  *             u timebase_hz (units of every `time` field), str board,
  *             str firmware (build description), u baud (the link's pacing in
-             baud, 8N1; 0 unpaced; absent from older senders)
+             baud, 8N1; 0 unpaced; absent from older senders),
+ *             u nonce (the link session's nonce, section 5),
+ *             u prev_nonce, u prev_pos (5.5: the session this one takes
+ *             over, 0 if none, and the position there of the first frame
+ *             sent again after the context)
  *   NAMES     u kind (LK_NAMES_*), u first index, n16 count, str[count]:
  *             human names of event numbers, ProfileMe event bits and
  *             latency fields, so the host needs no copy of the hw-model's
@@ -79,8 +84,10 @@
  *             u core, u flush_no, u time, u nstats, nstats x { u id
  *             (LK_STAT_*), u value }, u ndrops, ndrops x { u reason
  *             (LK_DROP_*), u count }.
- *             Both lists are cumulative since HELLO, so a lost FLUSH loses
- *             nothing: the host takes differences.
+ *             u base (1: a base FLUSH, section 5: values an earlier host
+ *             already stored; the host takes them as its zero point).
+ *             Both lists are cumulative since sampling first started on
+ *             the board (never going back), so the host takes differences.
  *   EPOCH     u epoch, u time: the answer to NEW_EPOCH epoch, sent once
  *             the target has flushed everything collected before it; data
  *             in later frames belongs to the new epoch.  The target never
@@ -93,15 +100,20 @@
  *
  * 4. Host -> target control frames (over UART receive)
  *
- *   START, STOP, FLUSH_NOW  no payload
+ *   START     u nonce (the host's random nonce for the link session it
+ *             starts; a START without payload: the target picks one)
+ *   STOP, FLUSH_NOW  no payload
+ *   LINK_ACK  u nonce, u stored, u expected, u flags (LK_LACK_*): section 5;
+ *             not answered, not "one at a time"
  *   CONFIG    u mode (LK_MODE_*), u flush_ms (periodic flush interval),
  *             u pme_min, u pme_max (ProfileMe fetch-counter interval range),
  *             u pair_window (W: paired minor interval is uniform 1..W),
  *             u nevents, nevents x { u event, u period_min, u period_max }
  *   NEW_EPOCH u epoch (the host's number for it: the database's epoch id)
  *   The target answers every control frame with an ACK once it is done:
- *   START     (re)starts a session: the target flushes what it holds (if
- *             sampling), sends HELLO (seq 0), NAMES, LOADMAP, samples on;
+ *   START     starts a link session (section 5): HELLO (seq 0), NAMES,
+ *             LOADMAP, base FLUSH frames, then what the last host did not
+ *             acknowledge, then the ACK; sampling on;
  *   STOP      stops sampling, flushes everything (FLUSH frames), then ACKs;
  *   FLUSH_NOW sends everything collected so far, FLUSH frames, then ACK;
  *   NEW_EPOCH as FLUSH_NOW, then EPOCH, then ACK;
@@ -109,13 +121,62 @@
  *   A frame that arrives intact but cannot be parsed (or is no control
  *   frame) gets LK_ACK_BAD_FRAME; a damaged chunk is only counted
  *   (LK_STAT_CTRL_BAD).  One control frame at a time: another one while
- *   the target is still busy with the last gets LK_ACK_BUSY.
+ *   the target is still busy with the last gets LK_ACK_BUSY.  The host
+ *   sends a control frame again (same seq) when no ACK came within its
+ *   retry time; the target does the last frame's work only once: the same
+ *   seq and type again is answered with the same ACK (or, while still in
+ *   progress, ignored).  A host starts its control seq at a random value,
+ *   so a new host's frames are not taken for a killed one's.
+ *
+ * 5. Reliability: link sessions, acknowledgement, retransmission
+ *
+ *   5.1 A link session is named by a 64-bit nonce (the host's, from START;
+ *       or the target's own when it samples from boot).  Its frames are
+ *       numbered 0, 1, 2 ... (seq, mod 2^16): first the context (HELLO,
+ *       NAMES, LOADMAP, one base FLUSH per core that has one), then data.
+ *   5.2 The target keeps every frame it sent in a retransmit window in
+ *       fixed RAM until the host acknowledges it.  The host sends LINK_ACK
+ *       with `stored` = the seq before which every frame is committed to
+ *       its database (the target frees them), and `expected` = the next
+ *       seq it will take.  It acknowledges after each commit and at least
+ *       every LK_ACK_EVERY_MS while frames come.
+ *   5.3 The host takes frames in seq order only: a frame behind `expected`
+ *       is a duplicate or a replay (discarded, counted link_dup_frames); a
+ *       frame ahead of it means one was damaged or lost: it is discarded
+ *       and the host sends LINK_ACK with LK_LACK_RESEND (at most once per
+ *       LK_NAK_MS for the same `expected`).  The target then goes back to
+ *       `expected` and sends everything from there again (go-back-N: a
+ *       UART delivers in order and a paced sender has little in flight,
+ *       so going back costs little; in-order delivery keeps the context
+ *       ahead of the data and every FLUSH behind the samples it counts).
+ *       Without any progress for its retransmit time the target goes back
+ *       by itself (a lost last frame, a lost LINK_ACK); that time doubles
+ *       while nothing gets through, up to LK_RTO_MAX_MS.
+ *   5.4 HELLO of another nonce than the host's own START is not its
+ *       session: skipped.  A HELLO of a nonce seen before is a replay.
+ *       LINK_ACK of another nonce than the target's session is ignored.
+ *   5.5 Takeover: START while a session lives (a killed host's successor)
+ *       starts a new session whose context is new (base FLUSH frames carry
+ *       the cumulative values of the last FLUSH the old host acknowledged)
+ *       and whose data is everything the old host did not acknowledge,
+ *       renumbered.  So a board holds on to its data until some host has
+ *       stored it, whoever that is.  A host acknowledges only what it has
+ *       committed, and commits with it how far it got in each session (by
+ *       nonce); its LINK_ACK may still be lost with the host.  So HELLO
+ *       names the session taken over (prev_nonce) and the old position of
+ *       the first frame sent again (prev_pos): a successor on the same
+ *       database skips what is there already (counting the samples as
+ *       arrived and taking FLUSH values as its base).
+ *   5.6 Window full: frames the window has no room for are not sent; the
+ *       profiler counts their samples (LK_DROP_LINK_FULL) and never waits.
+ *       A target that has not yet heard a LINK_ACK of its session frees
+ *       frames as they are sent (a one-way link: `alphaprof record`).
  * ---------------------------------------------------------------------------
  */
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    1
+#define LK_PROTO_VERSION    2
 
 /* Frame geometry. */
 #define LK_HDR_SIZE         6       /* type, version, seq, len */
@@ -154,6 +215,14 @@
 #define LK_T_CONFIG         0x42
 #define LK_T_NEW_EPOCH      0x43
 #define LK_T_FLUSH_NOW      0x44
+#define LK_T_LINK_ACK       0x45
+
+/* LINK_ACK flags and the host's timing (section 5). */
+#define LK_LACK_RESEND      0x01    /* go back to `expected` now */
+#define LK_ACK_EVERY_MS     100     /* host: a LINK_ACK at least this often while frames come */
+#define LK_NAK_MS           50      /* host: one RESEND per `expected` per this time */
+#define LK_RTO_MIN_MS       250     /* target: retransmit time, at least (virtual time) */
+#define LK_RTO_MAX_MS       4000    /* ... doubling up to this while nothing gets through */
 
 /* HELLO caps bits. */
 #define LK_CAP_COUNTERS     0x01    /* hw-model event counters */
@@ -201,5 +270,10 @@ enum lk_drop_reason {
 #define LK_ACK_BAD_FRAME    1       /* malformed control payload */
 #define LK_ACK_UNSUPPORTED  2       /* mode or event this board lacks */
 #define LK_ACK_BUSY         3
+
+/* seq arithmetic is mod 2^16; a window never holds half of that space. */
+_Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
+_Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
+_Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");
 
 #endif

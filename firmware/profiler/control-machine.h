@@ -25,9 +25,10 @@
  *     (CTL_FLUSH_TIMEOUT_NS after it began) by giving up, never later;
  *  4. the reply waits until the link queue has its reserve free, so the
  *     answer's frames are never cut;
- *  5. counters in FLUSH frames are relative to the session's START (the
- *     bases); a counter below its base restarted from zero and is sent
- *     as it is.
+ *  5. counters in FLUSH frames are relative to the bases, which control.c
+ *     takes at the first START only (link-protocol.h section 5: values
+ *     never go back, a takeover keeps counting); a counter below its base
+ *     restarted from zero and is sent as it is.
  */
 #ifndef FIRMWARE_PROFILER_CONTROL_MACHINE_H
 #define FIRMWARE_PROFILER_CONTROL_MACHINE_H

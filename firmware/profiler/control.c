@@ -30,6 +30,18 @@ static uint64_t rx_next_ns;     /* paced link: when the next byte may be read */
 static uint64_t flushes[MAX_CORES];         /* FLUSH frames sent per core */
 static unsigned ncores;
 static uint8_t reply_buf[256];
+static uint64_t start_nonce;    /* the START in progress: its link session's nonce */
+static int based;               /* the counters' zero point is taken (first START) */
+static uint64_t takeovers;      /* link sessions a START began */
+/* The last ACK, to answer a retried control frame (same seq and type) the
+ * same way without doing its work again (link-protocol.h section 4). */
+static struct {
+    int valid;
+    uint16_t seq;
+    uint8_t type;
+    uint32_t status;
+    char msg[64];
+} last;
 static uint8_t frame_buf[LK_MAX_RAW];
 
 const struct profiler_config *control_load_config(const struct boot_options *b)
@@ -55,6 +67,15 @@ int control_busy(void)
 
 static void send_ack(uint16_t seq, uint8_t type, uint32_t status, const char *msg)
 {
+    if (msg != last.msg) {
+        size_t n = strlen(msg) < sizeof last.msg - 1 ? strlen(msg) : sizeof last.msg - 1;
+        memcpy(last.msg, msg, n);
+        last.msg[n] = 0;
+    }
+    last.valid = 1;
+    last.seq = seq;
+    last.type = type;
+    last.status = status;
     struct lk_ack a = {
         .seq = seq,
         .type = type,
@@ -138,8 +159,46 @@ static void take_bases(void)
     }
 }
 
+/* After the workload ended (flush_final): only a new host's START, which
+ * takes over what the board still holds, does anything; the rest is
+ * answered at once. */
+static int handle_after_end(const struct lk_frame *f)
+{
+    if (!flush_finishing() || f->type == LK_T_START)
+        return 0;
+    if (f->type == LK_T_NEW_EPOCH && lk_parse_new_epoch(f, &machine.epoch) == LK_OK)
+        send_epoch(machine.epoch);
+    send_ack(f->seq, f->type, f->type == LK_T_CONFIG ? LK_ACK_BUSY : LK_ACK_OK, "the workload ended");
+    return 1;
+}
+
+/* What the state machine does not see: LINK_ACK (link-tx.c's), retries of
+ * a control frame, frames after the end.  1 when handled here. */
+static int handle_link(const struct lk_frame *f)
+{
+    if (f->type == LK_T_LINK_ACK) {
+        struct lk_link_ack a;
+        if (lk_parse_link_ack(f, &a) == LK_OK)
+            link_tx_ack(&a);
+        return 1;
+    }
+    if (machine.state != CTL_IDLE && f->seq == machine.op_seq && f->type == machine.op)
+        return 1;               /* a retry of the frame in progress: answered when done */
+    if (machine.state == CTL_IDLE && last.valid && f->seq == last.seq && f->type == last.type) {
+        send_ack(f->seq, f->type, last.status, last.msg);   /* a retry: the same answer */
+        return 1;
+    }
+    if (machine.state == CTL_IDLE && f->type == LK_T_START && lk_parse_start(f, &start_nonce) != LK_OK) {
+        send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "START payload malformed");
+        return 1;
+    }
+    return handle_after_end(f);
+}
+
 static void handle(const struct lk_frame *f)
 {
+    if (handle_link(f))
+        return;
     struct ctl_view v = {
         .sampling = sampling_on(),
         .has_model = pmu_present(),
@@ -172,10 +231,17 @@ static void handle(const struct lk_frame *f)
 static void send_reply(const struct ctl_reply *r)
 {
     if (r->start_session) {
-        take_bases();
-        if (!sampling_on())
+        if (!based) {           /* counting starts with the first START, once: */
+            take_bases();       /* cumulative values never go back (section 5) */
+            based = 1;
+        }
+        if (!sampling_on() && !flush_finishing())
             sampling_resume();
-        session_restart();
+        uint64_t nonce = start_nonce;
+        if (nonce == 0)         /* an old host's START: the target picks one */
+            nonce = (clock_ns() * 0x9e3779b97f4a7c15ull) ^ (machine.frames << 32) ^ 1;
+        takeovers++;
+        session_restart(nonce);
     }
     if (r->send_flushes)
         send_flushes();
@@ -230,6 +296,11 @@ void control_tick(void)
     struct ctl_reply r;
     if (ctl_take_reply(&machine, link_tx_free() >= link_tx_reserve(), &r))
         send_reply(&r);
+}
+
+uint64_t control_takeovers(void)
+{
+    return takeovers;
 }
 
 void control_finish(void)

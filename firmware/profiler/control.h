@@ -13,7 +13,14 @@
  *
  * FLUSH frames are built here: every core's cumulative counters (its
  * table, what was sent, the source's own, the link's and the control
- * channel's), relative to the session's START.
+ * channel's), relative to the first START (bases taken once, so they
+ * never go back, not even across link sessions).
+ *
+ * Link sessions (link-protocol.h section 5): START's nonce names the new
+ * session (takeover: what the last host did not store goes into it);
+ * LINK_ACK goes to link-tx.c; a retried control frame (same seq and type)
+ * is answered again, never done twice; after the workload ended only a
+ * START does anything (a new host takes over what the board still holds).
  */
 #ifndef FIRMWARE_PROFILER_CONTROL_H
 #define FIRMWARE_PROFILER_CONTROL_H
@@ -41,5 +48,7 @@ void control_send_flush(unsigned core);
 /* profiler_finish, after the last FLUSH frames: answers a control frame
  * still in progress (EPOCH first for NEW_EPOCH). */
 void control_finish(void);
+/* Link sessions a host's START began (takeovers included). */
+uint64_t control_takeovers(void);
 
 #endif

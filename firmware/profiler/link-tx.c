@@ -1,54 +1,134 @@
 /*
- * Transmit queue of the profile link.  Single producer and single
- * consumer, both on the boot core: no locks.
+ * Transmit side of the profile link: a retransmit window in fixed RAM,
+ * paced like a UART (see link-tx.h; the protocol is link-protocol.h
+ * section 5).  Single producer and single consumer, both on the boot core:
+ * no locks.
  *
- * Pacing (baud N > 0): the link behaves like an N-baud 8N1 UART in the
- * board's virtual time.  Each byte occupies the line for 10 bits =
- * ceil(1e10 / N) ns; a byte may start when the previous one has left, and
- * an idle line saves up no more than a 16-byte FIFO's worth, so no interval
- * of virtual time carries more than N/10 bytes a second (plus that FIFO).
- * The queue holds about a quarter second of link time (at least one
- * largest frame plus the reserve), data frames are cut to a quarter second
- * too, and the reserve kept for control frames shrinks to half a second:
- * a slow link pushes back on the profiler instead of queueing minutes of
- * data.  Data frames wait (link_tx_has_room), and what cannot wait is
- * counted as dropped (LK_DROP_LINK_FULL) by the profiler.
+ * Design notes and invariants
+ *
+ *  1. Frames are kept raw (header and payload, no CRC, no seq) in a ring,
+ *     each behind a u16 length.  A frame's seq is not stored: it is its
+ *     position in the link session (pos, counted from 0 at the session's
+ *     HELLO, 32 bits, so it does not wrap) mod 2^16, put in when the frame
+ *     is sealed (CRC, COBS) for the wire.  So renumbering a window for a
+ *     new session (takeover) costs nothing.
+ *  2. Positions: the session's context frames (HELLO, NAMES, LOADMAP, base
+ *     FLUSH frames) are 0 .. ctx_n-1 and live in their own buffer for the
+ *     whole session; ring frames follow: the frame at `acked` (the oldest
+ *     one the host has not stored) is ring_pos, the next ring_pos + 1 ...
+ *     up to head_pos (exclusive).  send_pos is the next frame to seal;
+ *     top_pos the highest position ever sealed + 1; host_pos the host's
+ *     last `expected`.  ring_pos <= send_pos <= head_pos (or send_pos in
+ *     the context); host_pos <= top_pos.
+ *  3. Reliable mode (after START or a LINK_ACK of this session): ring
+ *     frames are freed only when the host says it stored them.  Best-effort
+ *     mode (nobody acknowledges: `alphaprof record`): a frame is freed as
+ *     soon as it is sealed, as before the protocol had acknowledgements.
+ *  4. Going back: a LINK_ACK with LK_LACK_RESEND, or no progress of the
+ *     host's `expected` for the retransmit time while frames are out, sets
+ *     send_pos back to host_pos; the frame on the wire is finished first
+ *     (a frame is never cut).  The retransmit time starts at LK_RTO_MIN_MS
+ *     (or 8 frame times of the link) and doubles while nothing gets
+ *     through, up to LK_RTO_MAX_MS.
+ *  5. Freed frames are read once more: the samples each core's stored
+ *     frames carried, and its last stored FLUSH, make the base FLUSH frames
+ *     of the next session (takeover): what an earlier host stored is
+ *     neither stored again nor counted as lost by the next one.
+ *  6. Sizes against the baud budget: the ring is RING_SIZE bytes; the
+ *     window (unacknowledged plus queued) uses at most window_cap of it:
+ *     30 s of link time (at least 16 KiB), all of it unpaced.  Unsent bytes
+ *     are kept to `cap`, a quarter second of link time (at least a largest
+ *     frame plus the reserve), so a slow link pushes back on the profiler
+ *     instead of queueing minutes of data; data frames are cut to a quarter
+ *     second too, and the reserve kept for control frames shrinks to half a
+ *     second.  What finds no room is counted by the profiler
+ *     (LK_DROP_LINK_FULL); nothing here ever waits for the host, except
+ *     link_tx_wait_free and link_tx_settle, which are bounded.
+ *  7. Pacing (baud N > 0): each byte occupies the line for 10 bits =
+ *     ceil(1e10 / N) ns of virtual time; a byte may start when the previous
+ *     one has left, and an idle line saves up no more than a 16-byte FIFO.
  */
 #include "firmware/profiler/link-tx.h"
 
+#include <string.h>
 #include "firmware/drivers/alarm.h"
 #include "firmware/drivers/uart.h"
 
-#define QUEUE_SIZE 65536u   /* power of two */
-#define FIFO_BYTES 16u      /* a 16550's transmit FIFO: the most an idle line saves up */
+#define RING_SIZE (256u * 1024)         /* power of two */
+#define CTX_SIZE (16u * 1024)
+#define FIFO_BYTES 16u                  /* a 16550's transmit FIFO: the most an idle line saves up */
 #define WAIT_LIMIT_NS 1000000000ull     /* beyond the queue's own link time */
+#define LEN_BYTES 2u                    /* each stored frame's length prefix */
+#define MAX_TRACKED_CORES 64
+#define DATA_RAW_MIN 256u               /* smallest data frame on a damaged link (a ProfileMe aggregate fits) */
+
+_Static_assert((RING_SIZE & (RING_SIZE - 1)) == 0, "ring size is a power of two");
+_Static_assert(RING_SIZE / (LEN_BYTES + LK_HDR_SIZE + 1) < 32768,  /* every target frame has a payload */
+               "a window never holds half of the seq space (link-protocol.h 5)");
+
+struct core_base {
+    int have;
+    uint64_t samples, pme, pairs;       /* in frames the host stored */
+    struct lk_flush flush;              /* its last stored FLUSH (flush.nstats 0: none) */
+};
 
 static struct {
-    uint8_t q[QUEUE_SIZE];
-    uint32_t head, tail;        /* free-running; used = head - tail */
-    uint32_t cap;               /* usable part of q (pacing bounds the latency) */
-    uint32_t reserve;           /* left free by data frames */
-    uint32_t data_raw;          /* largest raw data frame */
+    uint8_t ring[RING_SIZE];
+    uint32_t head, acked, send;         /* free-running byte offsets */
+    uint32_t cap;                       /* unsent bytes, at most (pacing bounds latency) */
+    uint32_t window_cap;                /* head - acked, at most */
+    uint32_t reserve;                   /* left free by data frames */
+    uint32_t data_raw;                  /* largest raw data frame now */
+    uint32_t data_raw_max;              /* ... on a clean link */
+    uint64_t clean_since_ns;            /* no RESEND since */
+
+    uint8_t ctx[CTX_SIZE];              /* the session's context frames */
+    uint32_t ctx_len, ctx_n;
+    int capturing;                      /* link_tx_send goes to ctx */
+
+    uint32_t ring_pos, head_pos, send_pos, top_pos, host_pos;
+    uint64_t nonce;
+    uint64_t prev_nonce, prev_pos;      /* the session this one took over */
+    int reliable;
+    uint64_t rto_ns, rto_min_ns, progress_ns;
+    uint64_t host_progress_ns;          /* when the host's `expected` last moved */
+    int ending;                         /* the run ends: retransmit time kept short */
+    uint64_t retransmits;
+
+    uint8_t raw[LK_MAX_RAW];            /* the frame being sealed */
+    uint8_t wire[LK_MAX_WIRE];          /* the frame on the line */
+    size_t wire_len, wire_pos;
+
     unsigned port;
     unsigned baud;
-    uint64_t byte_ns;           /* line time of one 10-bit character */
-    uint64_t next_ns;           /* when the next byte may start */
+    uint64_t byte_ns;                   /* line time of one 10-bit character */
+    uint64_t next_ns;                   /* when the next byte may start */
     uint64_t sent;
-    uint16_t seq;
     int ready;
+    struct core_base base[MAX_TRACKED_CORES];
 } tx;
+
+static uint32_t ring_get16(uint32_t off)
+{
+    return (uint32_t)tx.ring[off % RING_SIZE] | (uint32_t)tx.ring[(off + 1) % RING_SIZE] << 8;
+}
+
+static void ring_copy_out(uint32_t off, uint8_t *dst, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        dst[i] = tx.ring[(off + i) % RING_SIZE];
+}
 
 void link_tx_init(unsigned port, unsigned baud)
 {
+    memset(&tx, 0, sizeof tx);
     tx.port = port;
     tx.baud = baud;
-    tx.head = tx.tail = 0;
-    tx.sent = 0;
-    tx.seq = 0;
-    tx.cap = QUEUE_SIZE;
+    tx.cap = RING_SIZE;
+    tx.window_cap = RING_SIZE;
     tx.reserve = LINK_TX_RESERVE;
     tx.data_raw = LK_MAX_RAW;
-    tx.byte_ns = 0;
+    tx.rto_min_ns = LK_RTO_MIN_MS * 1000000ull;
     if (baud) {
         tx.byte_ns = (10000000000ull + baud - 1) / baud;
         uint64_t quarter = (uint64_t)baud / 40;     /* bytes in 250 ms */
@@ -59,17 +139,35 @@ void link_tx_init(unsigned port, unsigned baud)
         uint64_t least = LK_MAX_WIRE + tx.reserve;  /* a LOADMAP always fits */
         if (quarter < least)
             quarter = least;
-        if (quarter < QUEUE_SIZE)
+        if (quarter < RING_SIZE)
             tx.cap = (uint32_t)quarter;
+        uint64_t window = (uint64_t)baud * 3;       /* 30 s of 10-bit bytes */
+        if (window < 16384)
+            window = 16384;
+        if (window < RING_SIZE)
+            tx.window_cap = (uint32_t)window;
+        uint64_t frames8 = 8 * LK_MAX_WIRE * tx.byte_ns;
+        if (frames8 > tx.rto_min_ns)
+            tx.rto_min_ns = frames8;
     }
+    tx.rto_ns = tx.rto_min_ns;
+    tx.data_raw_max = tx.data_raw;
     tx.next_ns = clock_ns();
     tx.ready = 1;
     uart_port_init(port);
 }
 
+static uint32_t unsent_bytes(void)
+{
+    return tx.head - tx.send;
+}
+
 uint32_t link_tx_free(void)
 {
-    return tx.cap - (tx.head - tx.tail);
+    uint32_t used = tx.head - tx.acked, unsent = unsent_bytes();
+    uint32_t by_window = used < tx.window_cap ? tx.window_cap - used : 0;
+    uint32_t by_latency = unsent < tx.cap ? tx.cap - unsent : 0;
+    return by_window < by_latency ? by_window : by_latency;
 }
 
 uint32_t link_tx_reserve(void)
@@ -89,27 +187,322 @@ size_t link_tx_data_frame(void)
 
 int link_tx_has_room(void)
 {
-    return link_tx_free() >= LK_COBS_MAX(tx.data_raw) + 2 + tx.reserve;
+    return link_tx_free() >= LEN_BYTES + tx.data_raw + tx.reserve;
 }
 
-void link_tx_new_session(void)
-{
-    tx.seq = 0;
-}
+/* ------------------------------------------------------------ queueing */
 
 int link_tx_send(struct lk_writer *w)
 {
     if (!tx.ready)
         return 0;
-    uint8_t wire[LK_MAX_WIRE];
-    size_t n = lk_finish(w, tx.seq, wire, sizeof wire);
-    if (n == 0 || n > link_tx_free())
+    size_t n = lk_frame_raw(w);
+    if (n == 0)
         return 0;
-    tx.seq++;
+    if (tx.capturing) {
+        if (tx.ctx_len + LEN_BYTES + n > CTX_SIZE)
+            return 0;
+        tx.ctx[tx.ctx_len] = (uint8_t)n;
+        tx.ctx[tx.ctx_len + 1] = (uint8_t)(n >> 8);
+        memcpy(tx.ctx + tx.ctx_len + LEN_BYTES, w->buf, n);
+        tx.ctx_len += LEN_BYTES + (uint32_t)n;
+        tx.ctx_n++;
+        return 1;
+    }
+    if (LEN_BYTES + n > link_tx_free())
+        return 0;
+    tx.ring[tx.head % RING_SIZE] = (uint8_t)n;
+    tx.ring[(tx.head + 1) % RING_SIZE] = (uint8_t)(n >> 8);
     for (size_t i = 0; i < n; i++)
-        tx.q[(tx.head + i) % QUEUE_SIZE] = wire[i];
-    tx.head += (uint32_t)n;
+        tx.ring[(tx.head + LEN_BYTES + i) % RING_SIZE] = w->buf[i];
+    tx.head += LEN_BYTES + (uint32_t)n;
+    tx.head_pos++;
     link_tx_pump();
+    return 1;
+}
+
+/* ------------------------------------------------- freeing what is stored */
+
+static void note_stored_frame(const uint8_t *raw, uint32_t n)
+{
+    struct lk_frame f;
+    if (lk_frame_of_raw(raw, n, &f) != LK_OK)
+        return;
+    struct lk_reader r;
+    if (f.type == LK_T_SAMPLES) {
+        struct lk_samples_hdr h;
+        uint64_t pc, count;
+        if (lk_samples_open(&f, &h, &r) != LK_OK || h.core >= MAX_TRACKED_CORES)
+            return;
+        while (lk_samples_next(&r, &pc, &count) == 1)
+            tx.base[h.core].samples += count;
+        tx.base[h.core].have = 1;
+    } else if (f.type == LK_T_PME_AGG) {
+        struct lk_pme_hdr h;
+        static struct lk_pme_agg a;
+        if (lk_pme_open(&f, &h, &r) != LK_OK || h.core >= MAX_TRACKED_CORES)
+            return;
+        while (lk_pme_next(&r, &a) == 1)
+            tx.base[h.core].pme += a.samples;
+        tx.base[h.core].have = 1;
+    } else if (f.type == LK_T_PAIRS) {
+        struct lk_pme_hdr h;
+        if (lk_pairs_open(&f, &h, &r) != LK_OK || h.core >= MAX_TRACKED_CORES)
+            return;
+        tx.base[h.core].pairs += h.count;
+        tx.base[h.core].have = 1;
+    } else if (f.type == LK_T_FLUSH) {
+        static struct lk_flush fl;
+        if (lk_parse_flush(&f, &fl) != LK_OK || fl.core >= MAX_TRACKED_CORES)
+            return;
+        tx.base[fl.core].flush = fl;
+        tx.base[fl.core].have = 1;
+    }
+}
+
+/* Frees ring frames before position `pos` (the host stored them). */
+static void free_before(uint32_t pos)
+{
+    while (tx.ring_pos < pos && tx.acked != tx.head && tx.acked != tx.send) {
+        uint32_t n = ring_get16(tx.acked);
+        if (tx.reliable) {
+            ring_copy_out(tx.acked + LEN_BYTES, tx.raw, n);
+            note_stored_frame(tx.raw, n);
+        }
+        tx.acked += LEN_BYTES + n;
+        tx.ring_pos++;
+    }
+}
+
+/* The frame at position pos: its raw bytes into tx.raw.  Returns the
+ * length, 0 if there is none. */
+static uint32_t load_frame(uint32_t pos)
+{
+    if (pos < tx.ctx_n) {
+        uint32_t off = 0;
+        for (uint32_t i = 0; i < pos; i++)
+            off += LEN_BYTES + (tx.ctx[off] | (uint32_t)tx.ctx[off + 1] << 8);
+        uint32_t n = tx.ctx[off] | (uint32_t)tx.ctx[off + 1] << 8;
+        memcpy(tx.raw, tx.ctx + off + LEN_BYTES, n);
+        return n;
+    }
+    if (tx.send == tx.head)
+        return 0;
+    uint32_t n = ring_get16(tx.send);
+    ring_copy_out(tx.send + LEN_BYTES, tx.raw, n);
+    return n;
+}
+
+/* Seals the next frame for the wire; 0 when there is nothing to send. */
+static int next_frame(void)
+{
+    if (tx.send_pos >= tx.ctx_n && tx.send_pos < tx.ring_pos) {
+        tx.send_pos = tx.ring_pos;      /* stored already: skip */
+        tx.send = tx.acked;
+    }
+    uint32_t n = load_frame(tx.send_pos);
+    if (n == 0)
+        return 0;
+    tx.wire_len = lk_seal(tx.raw, n, (uint16_t)tx.send_pos, tx.wire, sizeof tx.wire);
+    tx.wire_pos = 0;
+    if (tx.send_pos >= tx.ctx_n)
+        tx.send += LEN_BYTES + n;
+    if (tx.send_pos < tx.top_pos)
+        tx.retransmits++;
+    if (tx.top_pos == tx.host_pos)
+        tx.progress_ns = clock_ns();    /* the first frame out: its clock starts */
+    tx.send_pos++;
+    if (tx.send_pos > tx.top_pos)
+        tx.top_pos = tx.send_pos;
+    if (!tx.reliable)
+        free_before(tx.send_pos);
+    return tx.wire_len != 0;
+}
+
+/* Goes back to position pos (>= what the host stored) at the next frame. */
+static void go_back(uint32_t pos)
+{
+    if (pos >= tx.send_pos)
+        return;
+    if (pos < tx.ctx_n) {
+        tx.send_pos = pos;
+        tx.send = tx.acked;
+        return;
+    }
+    if (pos < tx.ring_pos)
+        pos = tx.ring_pos;
+    uint32_t off = tx.acked;
+    for (uint32_t p = tx.ring_pos; p < pos && off != tx.head; p++)
+        off += LEN_BYTES + ring_get16(off);
+    tx.send = off;
+    tx.send_pos = pos;
+}
+
+static void check_timeout(void)
+{
+    if (!tx.reliable || tx.top_pos == tx.host_pos)
+        return;
+    uint64_t now = clock_ns();
+    if (now - tx.progress_ns < tx.rto_ns)
+        return;
+    go_back(tx.host_pos);
+    tx.progress_ns = now;
+    uint64_t max = tx.ending ? 2 * tx.rto_min_ns : LK_RTO_MAX_MS * 1000000ull;
+    tx.rto_ns = 2 * tx.rto_ns < max ? 2 * tx.rto_ns : max;
+}
+
+/* A damaged link (the host asked again) halves the data frames built from
+ * now on, down to DATA_RAW_MIN: at byte error rate e a frame of n bytes
+ * gets through with (1-e)^n, and go-back-N resends a whole frame.  A
+ * second without a RESEND doubles them again, up to the clean size. */
+static void adapt_frames(int damaged)
+{
+    uint64_t now = clock_ns();
+    if (damaged) {
+        tx.data_raw = tx.data_raw / 2 < DATA_RAW_MIN ? DATA_RAW_MIN : tx.data_raw / 2;
+        tx.clean_since_ns = now;
+    } else if (tx.data_raw < tx.data_raw_max && now - tx.clean_since_ns > 1000000000ull) {
+        tx.data_raw = 2 * tx.data_raw > tx.data_raw_max ? tx.data_raw_max : 2 * tx.data_raw;
+        tx.clean_since_ns = now;
+    }
+}
+
+/* A u16 seq the host names, as a position: at most top_pos, within 2^15 of it. */
+static int unwrap(uint16_t seq, uint32_t *pos)
+{
+    uint16_t back = (uint16_t)((uint16_t)tx.top_pos - seq);
+    if (back > tx.top_pos || back >= 32768)
+        return 0;
+    *pos = tx.top_pos - back;
+    return 1;
+}
+
+void link_tx_ack(const struct lk_link_ack *a)
+{
+    if (!tx.ready || a->nonce != tx.nonce)
+        return;                         /* another session's: a replay or a killed host's */
+    uint32_t stored, expected;
+    if (!unwrap(a->stored, &stored) || !unwrap(a->expected, &expected) || stored > expected)
+        return;
+    tx.reliable = 1;
+    free_before(stored);
+    if (expected > tx.host_pos) {
+        tx.host_pos = expected;
+        tx.progress_ns = tx.host_progress_ns = clock_ns();
+        tx.rto_ns = tx.rto_min_ns;
+    }
+    if (a->flags & LK_LACK_RESEND) {
+        go_back(expected);
+        adapt_frames(1);
+    } else {
+        adapt_frames(0);
+    }
+}
+
+/* ---------------------------------------------------------- sessions */
+
+void link_tx_session_begin(uint64_t nonce, int reliable)
+{
+    tx.prev_nonce = tx.nonce;
+    tx.prev_pos = tx.ring_pos;          /* the first frame to go again, old numbering */
+    tx.nonce = nonce;
+    tx.reliable = reliable;
+    tx.ctx_len = tx.ctx_n = 0;
+    tx.capturing = 1;
+}
+
+/* Base FLUSH of one core: its last stored FLUSH's values with the sample
+ * counts of every frame the host stored. */
+static void send_base(unsigned core)
+{
+    static struct lk_flush f;
+    static uint8_t buf[LK_MAX_RAW];
+    struct core_base *b = &tx.base[core];
+    f = b->flush;
+    f.core = core;
+    f.base = 1;
+    uint64_t want[3] = {b->samples, b->pme, b->pairs};
+    static const uint32_t ids[3] = {LK_STAT_SAMPLES_SENT, LK_STAT_PME_SENT, LK_STAT_PAIRS_SENT};
+    for (unsigned k = 0; k < 3; k++) {
+        uint32_t i = 0;
+        while (i < f.nstats && f.stats[i].id != ids[k])
+            i++;
+        if (i == f.nstats && f.nstats < LK_MAX_COUNTERS)
+            f.stats[f.nstats++].id = ids[k];
+        if (i < f.nstats)
+            f.stats[i].value = want[k];
+    }
+    struct lk_writer w;
+    if (lk_enc_flush(&w, buf, sizeof buf, &f) == LK_OK)
+        link_tx_send(&w);
+}
+
+void link_tx_session_ready(void)
+{
+    for (unsigned c = 0; c < MAX_TRACKED_CORES; c++)
+        if (tx.base[c].have)
+            send_base(c);
+    tx.capturing = 0;
+    /* the old session's unstored frames follow the new context */
+    tx.ring_pos = tx.ctx_n;
+    tx.head_pos = tx.ring_pos;
+    for (uint32_t off = tx.acked; off != tx.head; off += LEN_BYTES + ring_get16(off))
+        tx.head_pos++;
+    tx.send_pos = tx.top_pos = tx.host_pos = 0;
+    tx.send = tx.acked;
+    tx.rto_ns = tx.rto_min_ns;
+    tx.progress_ns = clock_ns();
+}
+
+uint64_t link_tx_nonce(void)
+{
+    return tx.nonce;
+}
+
+void link_tx_previous(uint64_t *nonce, uint64_t *pos)
+{
+    *nonce = tx.prev_nonce;
+    *pos = tx.prev_pos;
+}
+
+int link_tx_reliable(void)
+{
+    return tx.reliable;
+}
+
+int link_tx_settled(void)
+{
+    return tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n &&
+           (!tx.reliable || tx.acked == tx.head);
+}
+
+void link_tx_ending(void)
+{
+    tx.ending = 1;
+    tx.rto_ns = tx.rto_min_ns;
+}
+
+uint64_t link_tx_host_progress_ns(void)
+{
+    return tx.host_progress_ns;
+}
+
+uint64_t link_tx_retransmits(void)
+{
+    return tx.retransmits;
+}
+
+/* ------------------------------------------------------------ the line */
+
+static int line_put(uint64_t now)
+{
+    if (tx.baud && tx.next_ns > now)
+        return 0;
+    if (!uart_port_can_send(tx.port))
+        return 0;
+    uart_port_send(tx.port, tx.wire[tx.wire_pos++]);
+    tx.sent++;
+    tx.next_ns += tx.byte_ns;
     return 1;
 }
 
@@ -117,29 +510,24 @@ void link_tx_pump(void)
 {
     if (!tx.ready)
         return;
-    if (!tx.baud) {
-        while (tx.tail != tx.head && uart_port_can_send(tx.port)) {
-            uart_port_send(tx.port, tx.q[tx.tail % QUEUE_SIZE]);
-            tx.tail++;
-            tx.sent++;
-        }
-        return;
+    check_timeout();
+    uint64_t now = tx.baud ? clock_ns() : 0;
+    if (tx.baud) {
+        uint64_t saved = FIFO_BYTES * tx.byte_ns;
+        if (now > saved && tx.next_ns < now - saved)
+            tx.next_ns = now - saved;   /* an idle line saves up only a FIFO */
     }
-    uint64_t now = clock_ns();
-    uint64_t saved = FIFO_BYTES * tx.byte_ns;
-    if (now > saved && tx.next_ns < now - saved)
-        tx.next_ns = now - saved;       /* an idle line saves up only a FIFO */
-    while (tx.tail != tx.head && tx.next_ns <= now && uart_port_can_send(tx.port)) {
-        uart_port_send(tx.port, tx.q[tx.tail % QUEUE_SIZE]);
-        tx.tail++;
-        tx.sent++;
-        tx.next_ns += tx.byte_ns;
+    for (;;) {
+        if (tx.wire_pos == tx.wire_len && !next_frame())
+            return;
+        if (!line_put(now))
+            return;
     }
 }
 
 void link_tx_drain(void)
 {
-    while (tx.ready && tx.tail != tx.head)
+    while (tx.ready && !(tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n))
         link_tx_pump();
 }
 

@@ -2,9 +2,13 @@
  * The profile link's transmit side (COM2): whole frames are queued by the
  * boot core and trickled out by link_tx_pump(), never faster than the
  * configured baud rate in the board's virtual time (8N1: 10 bits a byte),
- * so link budgets measured here hold for a real UART.  A full queue is
- * back-pressure: the caller keeps its data (the overflow buffers fill; the
- * profiler then counts drops: LK_DROP_LINK_FULL, LK_DROP_OVERFLOW_FULL).
+ * so link budgets measured here hold for a real UART.  Frames stay in a
+ * retransmit window until the host says it stored them, and are sent again
+ * when the host asks or stays silent (link-protocol.h section 5; the
+ * design notes are in link-tx.c).  A full window is back-pressure: the
+ * caller keeps its data (the overflow buffers fill; the profiler then
+ * counts drops: LK_DROP_LINK_FULL, LK_DROP_OVERFLOW_FULL); nothing waits
+ * for the host.
  */
 #ifndef FIRMWARE_PROFILER_LINK_TX_H
 #define FIRMWARE_PROFILER_LINK_TX_H
@@ -32,11 +36,32 @@ uint32_t link_tx_free(void);
 /* Seals the writer's frame with the next sequence number and queues it;
  * 0 if the queue has no room for it (the frame is not sent). */
 int link_tx_send(struct lk_writer *w);
-/* A new session (HELLO next): the sequence restarts at 0. */
-void link_tx_new_session(void);
+/* A new link session (section 5.1): frames sent until
+ * link_tx_session_ready are its context (HELLO, NAMES, LOADMAP); ready adds
+ * the base FLUSH frames and puts every frame the last host did not store
+ * behind them.  reliable: a host that acknowledges started it (START);
+ * else frames are freed as they are sent until a LINK_ACK of the nonce
+ * comes. */
+void link_tx_session_begin(uint64_t nonce, int reliable);
+void link_tx_session_ready(void);
+uint64_t link_tx_nonce(void);
+/* The session the current one took over and its first resent frame's
+ * position there (HELLO's prev_nonce, prev_pos). */
+void link_tx_previous(uint64_t *nonce, uint64_t *pos);
+int link_tx_reliable(void);
+/* A host's LINK_ACK: frees what it stored, goes back if it asks. */
+void link_tx_ack(const struct lk_link_ack *a);
+/* Nothing left to send, and (reliable) everything stored by the host. */
+int link_tx_settled(void);
+/* The run ends: retransmit time kept short (at most twice its least). */
+void link_tx_ending(void);
+/* Virtual time the host last took a new frame (LINK_ACK's expected moved). */
+uint64_t link_tx_host_progress_ns(void);
+/* Frames sealed again (retransmissions). */
+uint64_t link_tx_retransmits(void);
 /* Moves queued bytes to the UART as the baud budget allows. */
 void link_tx_pump(void);
-/* Pumps until the queue is empty (end of run). */
+/* Pumps until every frame has been sent once (not waiting for the host). */
 void link_tx_drain(void);
 /* Pumps until at least `bytes` are free (bounded by the queue size), or
  * until the queue's link time plus a second has passed. */

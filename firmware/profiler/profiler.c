@@ -45,6 +45,11 @@
 #include "firmware/profiler/table-send.h"
 #include "hw-model/oracle-format.h"
 
+/* After END: how long the board waits for a host to store what it holds
+ * (link-protocol.h 5.2), after the host last made progress, and at most. */
+#define FINISH_SETTLE_NS 3000000000ull
+#define FINISH_SETTLE_MAX_NS 30000000000ull
+
 struct core_sampling {
     uint64_t next_ns;           /* absolute deadline of the next tick */
     volatile int active;        /* between core start and its final flush */
@@ -93,7 +98,7 @@ void profiler_start(void)
     control_init(ncores);
     sampling_boot(!config->start_host);
     if (sampling_on())
-        session_open();
+        session_boot();
     profiling = 1;
     next_drain_ns = clock_ns() + config->flush_ms * 1000000ull;
     mb();
@@ -196,6 +201,29 @@ void profiler_ipi(void)
     flush_core(core);
 }
 
+/* Until the host has stored everything (link-protocol.h 5.2), bounded:
+ * FINISH_SETTLE_NS after the host last made progress or a new host took
+ * over (a daemon that stopped answering costs the run that long), never
+ * more than FINISH_SETTLE_MAX_NS. */
+static void settle_link(void)
+{
+    uint64_t takeovers = control_takeovers();
+    uint64_t deadline = clock_ns() + FINISH_SETTLE_NS;
+    uint64_t hard_deadline = clock_ns() + FINISH_SETTLE_MAX_NS;
+    link_tx_ending();
+    while (!link_tx_settled() && clock_ns() < deadline) {
+        link_tx_pump();
+        control_tick();
+        uint64_t progress = link_tx_host_progress_ns() + FINISH_SETTLE_NS;
+        if (control_takeovers() != takeovers) {
+            takeovers = control_takeovers();
+            progress = clock_ns() + FINISH_SETTLE_NS;
+        }
+        if (progress > deadline && progress < hard_deadline)
+            deadline = progress;
+    }
+}
+
 void profiler_finish(long status, unsigned how)
 {
     if (!profiling)
@@ -219,6 +247,7 @@ void profiler_finish(long status, unsigned how)
     control_finish();
     session_end(status, how);
     link_tx_drain();
+    settle_link();
     profiling = 0;
     mon_printf("monitor: profile: %lu samples, %lu hash hits, %lu misses, %lu entries sent, "
                "%lu dropped, %lu link bytes\n", (unsigned long)taken, (unsigned long)hits,

@@ -36,7 +36,9 @@ static void send_hello(void)
         .board = {(const uint8_t *)board, sizeof board - 1},
         .firmware = {(const uint8_t *)fw, sizeof fw - 1},
         .baud = config->baud,
+        .nonce = link_tx_nonce(),
     };
+    link_tx_previous(&h.prev_nonce, &h.prev_pos);
     struct lk_writer w;
     if (lk_enc_hello(&w, frame_buf, sizeof frame_buf, &h) == LK_OK)
         link_tx_send(&w);
@@ -95,11 +97,20 @@ void session_open(void)
     send_loadmap();
 }
 
-void session_restart(void)
+void session_restart(uint64_t nonce)
 {
-    link_tx_wait_free(link_tx_capacity());  /* the old session's bytes are out */
-    link_tx_new_session();
+    link_tx_session_begin(nonce, 1);
     session_open();
+    link_tx_session_ready();        /* then what the last host did not store */
+}
+
+void session_boot(void)
+{
+    /* sampling from boot: a session of the target's own, best effort until
+     * a host acknowledges it (link-protocol.h 5.6) */
+    link_tx_session_begin(((uint64_t)config->seed << 32 | 0x5eed) ^ clock_ns(), 0);
+    session_open();
+    link_tx_session_ready();
 }
 
 void session_end(long status, unsigned how)

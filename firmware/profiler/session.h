@@ -16,7 +16,10 @@ void session_init(const struct profiler_config *c, unsigned ncores);
 void session_open(void);
 /* After the old session's bytes are out: the sequence restarts at 0,
  * then session_open. */
-void session_restart(void);
+/* A link session started by a host's START (link-protocol.h 5.1, 5.5). */
+void session_restart(uint64_t nonce);
+/* Sampling from boot: the target's own session. */
+void session_boot(void);
 /* END: how the run ended (LK_END_*) and its status. */
 void session_end(long status, unsigned how);
 

@@ -217,6 +217,8 @@ int board_run(struct board_run *br)
         .profile_socket_path = br->profile_sink ? prof_path : NULL,
         .profile_sink = br->profile_sink,
         .profile_ctx = br->profile_ctx,
+        .profile_stop = br->profile_stop,
+        .profile_saved = br->profile_saved,
     };
     int lrc = qemu_launch(&lo, &br->result, &err);
     /* QEMU is gone (reaped or killed): its files go with it. */

@@ -30,6 +30,9 @@ struct board_run {
     /* The profile link (COM2): bytes go to profile_sink; NULL for none. */
     void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
     void *profile_ctx;
+    /* Stop means save (qemu-launch.h): or NULL. */
+    void (*profile_stop)(void *ctx, int fd);
+    bool (*profile_saved)(void *ctx);
     /* Or: serve the profile link on this socket for a daemon to attach to
      * (alphaprof daemon --link unix:PATH); the board does not wait for it. */
     const char *profile_socket;

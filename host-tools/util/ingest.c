@@ -22,6 +22,7 @@
 #define MAX_CORE        64          /* cores and counter ids tracked per session */
 #define MAX_ID          64
 #define PENDING_LIMIT   (1u << 20)  /* commit early past this many pending rows */
+#define MAX_NONCES      64          /* link sessions remembered, to know a replayed HELLO */
 
 struct elf_info {
     char *path;
@@ -59,6 +60,22 @@ struct ingest {
     uint64_t lost_samples[MAX_CORE], lost_pme[MAX_CORE], lost_pairs[MAX_CORE];
     uint64_t hash_hits[MAX_CORE], hash_misses[MAX_CORE];
 
+    /* link session and sequence (link-protocol.h 5) */
+    uint64_t nonce;
+    uint16_t expected, stored;          /* next seq to take; every one before stored is committed */
+    uint64_t nonces[MAX_NONCES];
+    size_t nnonces;
+    uint16_t nak_for;                   /* `expected` of the last RESEND */
+    struct timespec last_nak, last_ack;
+    uint16_t ack_seq, acked_expected, acked_stored;
+    uint64_t recorded_dups, recorded_lost, recorded_gaps;   /* host counts already recorded */
+    uint64_t pos, recorded_pos;         /* frames taken in the session; recorded as link_pos_NONCE */
+    /* takeover (link-protocol.h 5.5): frames an earlier host on this
+     * database stored already are absorbed, not stored again */
+    uint64_t prev_nonce, prev_pos, prev_stored;
+    bool resent_seen;                   /* the first frame after the context came */
+    uint64_t skip_until;                /* position before which frames are stored already */
+
     struct timespec last_commit, last_status;
     struct ingest_totals at_last_status;
 };
@@ -74,6 +91,12 @@ static double since(const struct timespec *then)
     struct timespec ts;
     double n = now_s(&ts);
     return n - ((double)then->tv_sec + (double)then->tv_nsec / 1e9);
+}
+
+/* The host stat holding how far a host got in link session `nonce`. */
+static void link_position_name(char *buf, size_t cap, uint64_t nonce)
+{
+    snprintf(buf, cap, "link_pos_%016" PRIx64, nonce);
 }
 
 static void new_session_state(struct ingest *in)
@@ -356,13 +379,42 @@ static const char *counter_name(char *buf, size_t cap, const char *known, const 
     return buf;
 }
 
-/* The growth of a cumulative counter since the last FLUSH.  A value that
- * went down means the target restarted its counting: it all is new. */
-static uint64_t growth(struct cumulative *c, uint32_t core, uint32_t id, uint64_t value)
+/* The growth of a cumulative counter since the last FLUSH.  Values never go
+ * back inside a session (the target counts from its first START, frames
+ * come in order): one that does is ignored and counted. */
+static uint64_t growth(struct ingest *in, struct cumulative *c, uint32_t core, uint32_t id,
+                       uint64_t value)
 {
     uint64_t last = c->value[core][id];
+    if (value < last) {
+        in->t.went_back++;
+        return 0;
+    }
     c->value[core][id] = value;
-    return value >= last ? value - last : value;
+    return value - last;
+}
+
+/* A base FLUSH (link-protocol.h 5.5): what an earlier host stored of this
+ * session's board becomes the zero point; nothing is added. */
+static void take_base(struct ingest *in, const struct lk_flush *fl)
+{
+    uint32_t c = fl->core;
+    for (uint32_t i = 0; i < fl->nstats; i++) {
+        uint32_t id = fl->stats[i].id;
+        uint64_t v = fl->stats[i].value;
+        if (id >= MAX_ID)
+            continue;
+        in->stats->value[c][id] = v;
+        if (id == LK_STAT_SAMPLES_SENT)
+            in->got_samples[c] = v;
+        else if (id == LK_STAT_PME_SENT)
+            in->got_pme[c] = v;
+        else if (id == LK_STAT_PAIRS_SENT)
+            in->got_pairs[c] = v;
+    }
+    for (uint32_t i = 0; i < fl->ndrops; i++)
+        if (fl->drops[i].id < MAX_ID)
+            in->drops->value[c][fl->drops[i].id] = fl->drops[i].value;
 }
 
 /* Target says it sent `sent`; `got` arrived; `lost` already counted. */
@@ -383,13 +435,17 @@ static int on_flush(struct ingest *in, const struct lk_frame *f)
     char buf[32];
     if (lk_parse_flush(f, &fl) != LK_OK || !core_ok(fl.core))
         return 1;
+    if (fl.base) {
+        take_base(in, &fl);
+        return 0;
+    }
     uint32_t c = fl.core;
     for (uint32_t i = 0; i < fl.nstats; i++) {
         uint32_t id = fl.stats[i].id;
         uint64_t v = fl.stats[i].value;
         if (id >= MAX_ID)
             continue;
-        uint64_t d = growth(in->stats, c, id, v);
+        uint64_t d = growth(in, in->stats, c, id, v);
         pdb_add_stat(in->db, in->epoch, (int32_t)c,
                      counter_name(buf, sizeof buf, lk_stat_name(id), "stat", id), d);
         switch (id) {
@@ -411,7 +467,7 @@ static int on_flush(struct ingest *in, const struct lk_frame *f)
         uint32_t id = fl.drops[i].id;
         if (id >= MAX_ID)
             continue;
-        uint64_t d = growth(in->drops, c, id, fl.drops[i].value);
+        uint64_t d = growth(in, in->drops, c, id, fl.drops[i].value);
         pdb_add_drop(in->db, in->epoch, (int32_t)c,
                      counter_name(buf, sizeof buf, lk_drop_name(id), "drop", id), d);
         in->t.dropped += d;
@@ -538,8 +594,17 @@ static void record_link(struct ingest *in)
     const struct lk_dec_stats *s = &in->dec.st, *o = &in->dec_committed;
     int64_t e = in->epoch;
     pdb_add_drop(in->db, e, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_BAD_FRAMES), s->frames_bad - o->frames_bad);
-    pdb_add_drop(in->db, e, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_FRAMES), s->seq_lost - o->seq_lost);
-    in->t.dropped += (s->frames_bad - o->frames_bad) + (s->seq_lost - o->seq_lost);
+    /* sequence gaps are the ingest's own count: with acks, a gap is sent
+     * again, not lost */
+    pdb_add_drop(in->db, e, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_FRAMES), in->t.lost_frames - in->recorded_lost);
+    in->t.dropped_frames += (s->frames_bad - o->frames_bad) + (in->t.lost_frames - in->recorded_lost);
+    in->recorded_lost = in->t.lost_frames;
+    if (in->t.dup_frames != in->recorded_dups)
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_DUP_FRAMES), in->t.dup_frames - in->recorded_dups);
+    in->recorded_dups = in->t.dup_frames;
+    if (in->t.gap_frames != in->recorded_gaps)
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_FRAMES_RESENT), in->t.gap_frames - in->recorded_gaps);
+    in->recorded_gaps = in->t.gap_frames;
     if (s->frames_ok != o->frames_ok || s->frames_bad != o->frames_bad) {
         pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_FRAMES_OK), s->frames_ok - o->frames_ok);
         pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_BYTES_OK), s->bytes_ok - o->bytes_ok);
@@ -548,11 +613,55 @@ static void record_link(struct ingest *in)
     in->dec_committed = *s;
 }
 
+/* LINK_ACK: stored = everything committed, expected = the next to take. */
+static void send_link_ack(struct ingest *in, uint32_t flags)
+{
+    if (!in->opts.send_acks || in->t.sessions == 0)
+        return;
+    in->acked_expected = in->expected;
+    in->acked_stored = in->stored;
+    uint8_t raw[64], wire[96];
+    struct lk_writer w;
+    struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags};
+    if (lk_enc_link_ack(&w, raw, sizeof raw, &a) != LK_OK)
+        return;
+    size_t n = lk_finish(&w, in->ack_seq++, wire, sizeof wire);
+    /* non-blocking: a full socket drops this one; the next is cumulative */
+    if (n && write(in->opts.ack_fd, wire, n) == (ssize_t)n)
+        in->t.acks_sent++;
+    now_s(&in->last_ack);
+}
+
+/* Due: LK_ACK_EVERY_MS after the last one if frames came since, else a
+ * second (the target's retransmit time is at least LK_RTO_MIN_MS). */
+void ingest_tick(struct ingest *in)
+{
+    /* frames that left nothing to merge (ACK...): a commit of the position */
+    if (pdb_pending(in->db) == 0 && in->stored != in->expected) {
+        struct ap_err err;
+        ingest_commit(in, &err);        /* an error here comes back at the next commit */
+    }
+    double ms = since(&in->last_ack) * 1000;
+    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && (in->acked_expected != in->expected ||
+                                                                     in->acked_stored != in->stored))))
+        send_link_ack(in, 0);
+}
+
 int ingest_commit(struct ingest *in, struct ap_err *err)
 {
     record_link(in);
+    if (in->t.sessions && in->pos != in->recorded_pos) {
+        char name[48];      /* how far this session got: committed with its frames */
+        link_position_name(name, sizeof name, in->nonce);
+        pdb_add_stat(in->db, in->epoch, PDB_CORE_HOST, name, in->pos - in->recorded_pos);
+        in->recorded_pos = in->pos;
+    }
     if (pdb_commit(in->db, err) != 0)
         return -1;
+    if (in->t.sessions && in->stored != in->expected) {
+        in->stored = in->expected;
+        send_link_ack(in, 0);
+    }
     in->t.commits++;
     in->t.committed_samples = in->t.samples + in->t.pme_samples;
     now_s(&in->last_commit);
@@ -594,6 +703,130 @@ static void status_line(struct ingest *in, bool final)
     now_s(&in->last_status);
 }
 
+enum order { TAKE, DUPLICATE, AHEAD, SKIP };
+
+/* How far a host got in session `nonce` on this database (its committed
+ * link_pos_NONCE stat): frames before that position are stored. */
+static uint64_t link_position(struct ingest *in, uint64_t nonce)
+{
+    char name[48], sql[160];
+    link_position_name(name, sizeof name, nonce);
+    snprintf(sql, sizeof sql, "SELECT coalesce(sum(value), 0) FROM stats WHERE core = %d AND name = '%s'",
+             PDB_CORE_HOST, name);
+    int64_t v = 0;
+    struct ap_err err;
+    return pdb_query_int(in->db, sql, &v, &err) == 0 && v > 0 ? (uint64_t)v : 0;
+}
+
+static bool context_frame(const struct lk_frame *f)
+{
+    struct lk_flush fl;
+    return f->type == LK_T_NAMES || f->type == LK_T_LOADMAP ||
+           (f->type == LK_T_FLUSH && lk_parse_flush(f, &fl) == LK_OK && fl.base);
+}
+
+/* A frame taken in order that an earlier host stored already (5.5): its
+ * samples count as arrived, its FLUSH values as the base; nothing else. */
+static bool absorb_stored(struct ingest *in, const struct lk_frame *f)
+{
+    if (!in->prev_nonce || in->prev_stored <= in->prev_pos || f->type == LK_T_HELLO)
+        return false;
+    if (!in->resent_seen) {
+        if (context_frame(f))
+            return false;
+        in->resent_seen = true;
+        in->skip_until = in->pos - 1 + (in->prev_stored - in->prev_pos);
+    }
+    if (in->pos - 1 >= in->skip_until)
+        return false;
+    struct lk_reader r;
+    if (f->type == LK_T_FLUSH) {
+        struct lk_flush fl;
+        if (lk_parse_flush(f, &fl) == LK_OK && core_ok(fl.core))
+            take_base(in, &fl);
+    } else if (f->type == LK_T_SAMPLES) {
+        struct lk_samples_hdr h;
+        uint64_t pc, n;
+        if (lk_samples_open(f, &h, &r) == LK_OK && core_ok(h.core))
+            while (lk_samples_next(&r, &pc, &n) == 1)
+                in->got_samples[h.core] += n;
+    } else if (f->type == LK_T_PME_AGG) {
+        struct lk_pme_hdr h;
+        struct lk_pme_agg a;
+        if (lk_pme_open(f, &h, &r) == LK_OK && core_ok(h.core))
+            while (lk_pme_next(&r, &a) == 1)
+                in->got_pme[h.core] += a.samples;
+    } else if (f->type == LK_T_PAIRS) {
+        struct lk_pme_hdr h;
+        if (lk_pairs_open(f, &h, &r) == LK_OK && core_ok(h.core))
+            in->got_pairs[h.core] += h.count;
+    }
+    return true;
+}
+
+static bool nonce_seen(const struct ingest *in, uint64_t nonce)
+{
+    for (size_t i = 0; i < in->nnonces; i++)
+        if (in->nonces[i] == nonce)
+            return true;
+    return false;
+}
+
+/* Where a good frame stands in its link session (link-protocol.h 5.3, 5.4). */
+static enum order in_order(struct ingest *in, const struct lk_frame *f)
+{
+    if (f->type == LK_T_HELLO) {
+        struct lk_hello h;
+        if (lk_parse_hello(f, &h) != LK_OK)
+            return TAKE;                /* counted malformed by its handler */
+        if (nonce_seen(in, h.nonce))
+            return DUPLICATE;           /* a replay, of this session or an earlier one */
+        if (in->opts.nonce && h.nonce != in->opts.nonce)
+            return SKIP;                /* another host's session */
+        if (in->nnonces < MAX_NONCES)
+            in->nonces[in->nnonces++] = h.nonce;
+        else
+            in->nonces[h.nonce % MAX_NONCES] = h.nonce;
+        in->nonce = h.nonce;
+        in->expected = (uint16_t)(f->seq + 1);
+        in->stored = f->seq;
+        in->pos = in->recorded_pos = f->seq + 1u;
+        in->prev_nonce = h.prev_nonce;
+        in->prev_pos = h.prev_pos;
+        in->prev_stored = h.prev_nonce ? link_position(in, h.prev_nonce) : 0;
+        in->resent_seen = false;
+        in->skip_until = 0;
+        return TAKE;
+    }
+    if (in->t.sessions == 0)
+        return in->opts.skip_until_hello || in->opts.nonce ? SKIP : TAKE;
+    uint16_t ahead = (uint16_t)(f->seq - in->expected);
+    if (ahead == 0) {
+        in->expected++;
+        in->pos++;
+        return TAKE;
+    }
+    if (ahead >= 32768)
+        return DUPLICATE;
+    if (in->opts.send_acks)
+        return AHEAD;
+    in->t.lost_frames += ahead;         /* one-way: nobody can send it again */
+    in->expected = (uint16_t)(f->seq + 1);
+    in->pos += ahead + 1u;
+    return TAKE;
+}
+
+/* A gap: ask the target to go back to `expected`, once per LK_NAK_MS. */
+static void ask_again(struct ingest *in)
+{
+    if (in->nak_for == in->expected && since(&in->last_nak) * 1000 < LK_NAK_MS)
+        return;
+    in->nak_for = in->expected;
+    now_s(&in->last_nak);
+    in->t.resend_requests++;
+    send_link_ack(in, LK_LACK_RESEND);
+}
+
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
 {
     in->t.bytes += n;
@@ -606,12 +839,27 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (!got)
             break;
         in->t.frames++;
+        enum order o = in_order(in, &f);
+        if (o == DUPLICATE) {
+            in->t.dup_frames++;
+            continue;
+        }
+        if (o == AHEAD) {
+            in->t.gap_frames++;
+            ask_again(in);
+            continue;
+        }
         if (in->opts.frame_hook) {
             in->t.link = in->dec.st;
             in->opts.frame_hook(in->opts.hook_ctx, &f);
         }
-        if (in->opts.skip_until_hello && in->t.sessions == 0 && f.type != LK_T_HELLO) {
+        if (o == SKIP) {
             in->t.skipped++;
+            continue;
+        }
+        if (absorb_stored(in, &f)) {
+            in->t.dup_frames++;
+            in->t.already_stored++;
             continue;
         }
         int rc = on_frame(in, &f, err);
@@ -620,7 +868,7 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (rc > 0) {
             in->t.malformed++;
             pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_MALFORMED), 1);
-            in->t.dropped++;
+            in->t.dropped_frames++;
         }
         if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)
             return -1;
@@ -633,6 +881,7 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
     if (!in->opts.commit_on_flush && since(&in->last_commit) * 1000 >= in->opts.commit_ms &&
         ingest_commit(in, err) != 0)
         return -1;
+    ingest_tick(in);
     status_line(in, false);
     return 0;
 }
@@ -660,6 +909,7 @@ int ingest_fd(struct ingest *in, int fd, volatile int *stop, struct ap_err *err)
             /* idle: commit what is pending, keep the status line alive */
             if (pdb_pending(in->db) && ingest_commit(in, err) != 0)
                 return -1;
+            ingest_tick(in);
             status_line(in, false);
             continue;
         }

@@ -4,7 +4,15 @@
  *
  * Frames are checked (CRC, sequence), PCs mapped to (image, offset) with the
  * board's loadmap, and merged into the current epoch; merges are committed
- * every commit_ms (small steady transactions, no bursts).  The target's
+ * every commit_ms (small steady transactions, no bursts).
+ *
+ * Sequence (link-protocol.h section 5): frames are taken in seq order of
+ * their link session only.  Behind the expected seq: a duplicate or replay,
+ * discarded and counted (link_dup_frames).  Ahead of it, with acks on
+ * (ack_fd): discarded, and the target is asked to send again from the
+ * expected one (LINK_ACK RESEND); without acks (a one-way stream): taken,
+ * the gap counted as link_lost_frames.  With acks on, a LINK_ACK after
+ * every commit tells the target what it may forget.  The target's
  * cumulative FLUSH counters become per-epoch stats and drops; samples the
  * target sent that never arrived intact are counted as link_lost_* drops, so
  * every sample is either in the database or counted as dropped.
@@ -31,7 +39,14 @@ struct ingest_opts {
     bool commit_on_flush;       /* commit when every core's FLUSH is in, not on a timer */
     bool skip_until_hello;      /* frames before the first HELLO are the tail of an
                                    earlier session: skipped (counted) */
-    /* Sees every good frame before it is merged (ACK, EPOCH, FLUSH...). */
+    /* Acknowledgements (link-protocol.h 5.2): LINK_ACKs are written to
+     * ack_fd (the link, non-blocking) when send_acks. */
+    bool send_acks;
+    int ack_fd;
+    uint64_t nonce;             /* take only the session of this nonce (the host's
+                                   START); 0: the first HELLO's */
+    /* Sees every frame taken in order, and those before the first HELLO,
+     * before it is merged (ACK, EPOCH, FLUSH...); never duplicates. */
     void (*frame_hook)(void *ctx, const struct lk_frame *f);
     void *hook_ctx;
 };
@@ -45,13 +60,21 @@ struct ingest_totals {
     uint64_t pme_samples;       /* ProfileMe samples merged */
     uint64_t pairs;
     uint64_t unknown;           /* samples whose PC was in no image */
-    uint64_t dropped;           /* drops recorded (target and host) */
+    uint64_t dropped;           /* samples counted as dropped (target and host) */
+    uint64_t dropped_frames;    /* frames damaged, lost or malformed (not samples) */
     uint64_t malformed;         /* good-CRC frames whose payload did not parse */
     uint64_t commits;
     uint64_t sessions, ended;   /* HELLOs and ENDs seen */
     int64_t exit_status;        /* from the last END */
     uint64_t committed_samples; /* samples (SAMPLES + ProfileMe) on disk */
     uint64_t skipped;           /* frames skipped before the first HELLO */
+    uint64_t dup_frames;        /* duplicates and replays discarded (incl. already_stored) */
+    uint64_t already_stored;    /* frames an earlier host had stored (takeover) */
+    uint64_t gap_frames;        /* frames ahead of a gap, discarded (sent again) */
+    uint64_t lost_frames;       /* gaps taken as lost (no acks) */
+    uint64_t resend_requests;   /* LINK_ACK RESEND sent */
+    uint64_t acks_sent;         /* LINK_ACK sent */
+    uint64_t went_back;         /* cumulative values that went back (ignored) */
     uint32_t ncores;            /* from the last HELLO */
     uint64_t baud;              /* from the last HELLO (0 unpaced or unknown) */
     struct lk_dec_stats link;   /* the decoder's counts */
@@ -64,6 +87,8 @@ int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **
 /* Decodes and merges bytes; commits when due.  Errors are the database's or
  * a build-id mismatch, never the link's (those are counted). */
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err);
+/* Idle work: a LINK_ACK when one is due (call it every ~50 ms). */
+void ingest_tick(struct ingest *in);
 /* Commits now (also called when the link is idle). */
 int ingest_commit(struct ingest *in, struct ap_err *err);
 /* End of stream: a cut-off frame is counted, everything committed. */

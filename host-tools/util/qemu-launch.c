@@ -60,6 +60,17 @@ static void set_nonblock(int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+/* Stop means save: asks the target to stop and flush over the profile
+ * link; QEMU then runs until the profile is in (or LAUNCH_SAVE_MS). */
+static bool begin_save(const struct launch_opts *o, int prof_sock, long long *save_deadline)
+{
+    if (!o->profile_stop || !o->profile_saved || prof_sock < 0)
+        return false;
+    o->profile_stop(o->profile_ctx, prof_sock);
+    *save_deadline = now_ms() + LAUNCH_SAVE_MS;
+    return true;
+}
+
 /* Terminates QEMU: SIGTERM, then SIGKILL if it is still there after 3 s. */
 static void stop_qemu(pid_t pid, struct launch_result *r)
 {
@@ -173,6 +184,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
 
     int prof_sock = -1;
     bool prof_open = o->profile_socket_path != NULL;
+    long long save_deadline = -1;   /* stopping: saving the profile until then */
 
     for (;;) {
         if (prof_open && prof_sock < 0) {
@@ -243,15 +255,24 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         }
 
         long long now = now_ms();
-        if (now >= deadline) {
-            if (reported)
-                r->lingered = true;
-            else
-                r->timed_out = true;
+        if (save_deadline >= 0 && (now >= save_deadline || prof_sock < 0 ||
+                                   o->profile_saved(o->profile_ctx))) {
+            r->profile_saved = prof_sock >= 0 && o->profile_saved(o->profile_ctx);
             stop_qemu(pid, r);
             break;
         }
-        long long wait = deadline - now;
+        if (now >= deadline && save_deadline < 0) {
+            if (reported) {
+                r->lingered = true;
+            } else {
+                r->timed_out = true;
+                if (begin_save(o, prof_sock, &save_deadline))
+                    continue;
+            }
+            stop_qemu(pid, r);
+            break;
+        }
+        long long wait = (save_deadline >= 0 ? save_deadline : deadline) - now;
         if (!connected && wait > CONNECT_RETRY_MS)
             wait = CONNECT_RETRY_MS;
         int rc = poll(p, (nfds_t)np, (int)wait);
@@ -267,7 +288,10 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             unsigned char b;
             if (read(o->stop_fd, &b, 1) == 1)
                 sig = b;
+            bool again = r->stopped_by != 0;    /* a second signal: no more waiting */
             r->stopped_by = sig ? sig : SIGTERM;
+            if (!again && save_deadline < 0 && begin_save(o, prof_sock, &save_deadline))
+                continue;
             stop_qemu(pid, r);
             break;
         }

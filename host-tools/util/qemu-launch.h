@@ -32,7 +32,17 @@ struct launch_opts {
     const char *profile_socket_path;
     void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
     void *profile_ctx;
+    /* Stop means save: on the timeout or a stop signal, with the profile
+     * link open, profile_stop(ctx, fd) asks the target to stop and flush
+     * (it writes on the link), and QEMU is ended only once profile_saved
+     * says everything is in, or after LAUNCH_SAVE_MS, or on a second
+     * signal.  NULL: QEMU is ended at once. */
+    void (*profile_stop)(void *ctx, int fd);
+    bool (*profile_saved)(void *ctx);
 };
+
+/* The most a stop waits for the profile to be saved (wall time). */
+#define LAUNCH_SAVE_MS 10000
 
 struct launch_result {
     bool exec_failed;           /* QEMU could not be started */
@@ -45,6 +55,7 @@ struct launch_result {
     struct console_state console;
     bool profile_connected;
     unsigned long long profile_bytes;
+    bool profile_saved;         /* a stop waited for the profile, and it came */
 };
 
 /* Runs QEMU to the end.  Returns -1 only if the run could not be set up

@@ -129,7 +129,7 @@ def test_daemon_attaches_and_fills_database():
         daemon = start_daemon(d, sock, db, img, "--status", "--check-link")
         rc = daemon.wait(90)
         board.wait(60)
-        check(rc == 0 and "the board closed the link" in daemon.err(),
+        check(rc == 0 and "the board ended (END) and closed the link" in daemon.err(),
               "the daemon runs until the board ends", daemon)
         out = daemon.out()
         check("ACK START: status 0" in out, "START is acknowledged", daemon)

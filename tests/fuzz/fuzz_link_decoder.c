@@ -89,6 +89,7 @@ static void parse_any(const struct lk_frame *f)
         struct lk_loadmap_entry le;
         struct lk_pme_hdr ph;
         struct lk_pair p;
+        struct lk_link_ack la;
     } u;
     struct lk_bytes b;
     uint64_t x;
@@ -102,6 +103,20 @@ static void parse_any(const struct lk_frame *f)
     case LK_T_CONSOLE: lk_parse_console(f, &u.c); break;
     case LK_T_CONFIG: lk_parse_config(f, &u.cfg); break;
     case LK_T_NEW_EPOCH: lk_parse_new_epoch(f, &x); break;
+    case LK_T_START: lk_parse_start(f, &x); break;
+    case LK_T_LINK_ACK:
+        if (lk_parse_link_ack(f, &u.la) == LK_OK) {     /* a parsed LINK_ACK encodes back the same */
+            struct lk_writer w;
+            struct lk_link_ack back;
+            CHECK(lk_enc_link_ack(&w, raw2, sizeof raw2, &u.la) == LK_OK);
+            size_t n = lk_frame_raw(&w);
+            struct lk_frame g;
+            CHECK(n > 0 && lk_frame_of_raw(raw2, n, &g) == LK_OK);
+            CHECK(lk_parse_link_ack(&g, &back) == LK_OK);
+            CHECK(back.nonce == u.la.nonce && back.stored == u.la.stored &&
+                  back.expected == u.la.expected && back.flags == u.la.flags);
+        }
+        break;
     case LK_T_NAMES:
         if (lk_names_open(f, &u.nh, &r) == LK_OK)
             while (lk_names_next(&r, &b) == 1)
@@ -126,7 +141,7 @@ static void parse_any(const struct lk_frame *f)
 static const uint8_t types[] = {
     LK_T_HELLO, LK_T_NAMES, LK_T_LOADMAP, LK_T_SAMPLES, LK_T_PME_AGG, LK_T_PAIRS,
     LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_START, LK_T_STOP,
-    LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW,
+    LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW, LK_T_LINK_ACK,
 };
 
 static struct lk_decoder dec;

@@ -186,7 +186,7 @@ static void test_hello_and_small_frames(void **state)
     struct lk_frame f;
 
     struct lk_hello h = {99, 4, LK_CAP_COUNTERS | LK_CAP_PROFILEME, 1000000000,
-                         bytes_of("clipper"), bytes_of("alphaprof-monitor 1.0"), 9600};
+                         bytes_of("clipper"), bytes_of("alphaprof-monitor 1.0"), 9600, 0x1234567890abcdefull, 0, 0};
     assert_int_equal(lk_enc_hello(&w, raw, sizeof raw, &h), LK_OK);
     roundtrip(&w, 0, &d, &f);
     struct lk_hello h2;
@@ -584,13 +584,59 @@ static void test_names_loadmap_console(void **state)
     assert_int_equal(frames, 3);
 }
 
+/* Link sessions (link-protocol.h 5): START's nonce, LINK_ACK, a base FLUSH,
+ * and a frame kept raw then sealed with its seq reads back as lk_finish's. */
+static void test_reliability_frames(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW], wire[LK_MAX_WIRE], wire2[LK_MAX_WIRE];
+    struct lk_writer w;
+    struct lk_frame f;
+    uint64_t nonce = 1;
+
+    assert_int_equal(lk_enc_start(&w, raw, sizeof raw, 0xfeedfacecafebeefull), LK_OK);
+    size_t n = lk_frame_raw(&w);
+    assert_int_equal(lk_frame_of_raw(raw, n, &f), LK_OK);
+    assert_int_equal(lk_parse_start(&f, &nonce), LK_OK);
+    assert_true(nonce == 0xfeedfacecafebeefull);
+    lk_enc_control(&w, raw, sizeof raw, LK_T_START);        /* an old host's START */
+    n = lk_frame_raw(&w);
+    assert_int_equal(lk_frame_of_raw(raw, n, &f), LK_OK);
+    assert_int_equal(lk_parse_start(&f, &nonce), LK_OK);
+    assert_true(nonce == 0);
+
+    struct lk_link_ack a = {0x1122334455667788ull, 65530, 65535, LK_LACK_RESEND}, b;
+    assert_int_equal(lk_enc_link_ack(&w, raw, sizeof raw, &a), LK_OK);
+    n = lk_frame_raw(&w);
+    assert_int_equal(lk_frame_of_raw(raw, n, &f), LK_OK);
+    assert_int_equal(lk_parse_link_ack(&f, &b), LK_OK);
+    assert_true(b.nonce == a.nonce && b.stored == a.stored && b.expected == a.expected &&
+                b.flags == a.flags);
+    assert_int_equal(lk_frame_of_raw(raw, n - 1, &f), LK_E_MALFORMED);  /* length disagrees */
+
+    struct lk_flush fl = {.core = 2, .flush_no = 5, .nstats = 1, .base = 1}, got;
+    fl.stats[0] = (struct lk_counter){LK_STAT_SAMPLES_SENT, 1234};
+    assert_int_equal(lk_enc_flush(&w, raw, sizeof raw, &fl), LK_OK);
+    size_t len1 = lk_finish(&w, 4242, wire, sizeof wire);
+    n = lk_frame_raw(&w);
+    size_t len2 = lk_seal(raw, n, 4242, wire2, sizeof wire2);
+    assert_true(len1 > 0 && len1 == len2 && memcmp(wire, wire2, len1) == 0);
+    struct lk_decoder d;
+    lk_dec_init(&d);
+    size_t used;
+    assert_int_equal(lk_dec_push(&d, wire2, len2, &used, &f), 1);
+    assert_int_equal(f.seq, 4242);
+    assert_int_equal(lk_parse_flush(&f, &got), LK_OK);
+    assert_true(got.base == 1 && got.core == 2 && got.stats[0].value == 1234);
+}
+
 /* Every parser: a payload cut anywhere short is malformed, never read past. */
 static void test_truncated_payloads(void **state)
 {
     (void)state;
     uint8_t raw[LK_MAX_RAW];
     struct lk_writer w;
-    struct lk_hello h = {0, 2, 1, 1000, bytes_of("clipper"), bytes_of("fw"), 0};
+    struct lk_hello h = {0, 2, 1, 1000, bytes_of("clipper"), bytes_of("fw"), 0, 7, 0, 0};
     struct lk_flush fl = {.core = 1, .flush_no = 2, .time = 3, .nstats = 2, .ndrops = 1};
     fl.stats[0] = (struct lk_counter){1, 500};
     fl.stats[1] = (struct lk_counter){2, 499};
@@ -667,9 +713,9 @@ static void test_truncated_payloads(void **state)
                     rc = lk_names_next(&r, &b) == 1 ? LK_OK : LK_E_MALFORMED;
                 break;
             }
-            /* HELLO's last field (baud, one byte here) is optional: older
-             * senders lack it */
-            size_t optional = kind == 0 ? 1 : 0;
+            /* appended fields are optional (older senders lack them):
+             * HELLO's baud, nonce, prev_nonce, prev_pos, FLUSH's base (a byte each here) */
+            size_t optional = kind == 0 ? 4 : kind == 1 ? 1 : 0;
             if (len < full - optional && rc == LK_OK)
                 fail_msg("frame kind %d cut to %zu of %zu bytes parsed as whole", kind, len, full);
             if (len == full && rc != LK_OK)
@@ -710,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_names_loadmap_console),
         cmocka_unit_test(test_truncated_payloads),
+        cmocka_unit_test(test_reliability_frames),
         cmocka_unit_test(test_trailing_fields_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,165 @@
+"""End-to-end: the profile link under attack.  A fault-injecting proxy
+(linkfault.py) sits between the board's profile socket and the daemon and
+damages, drops, duplicates or replays chosen frames; a daemon is killed
+with SIGKILL and another takes over.  Whatever is done to the link, every
+sample the target took is stored once or counted with a reason, the
+session's context (HELLO, LOADMAP) is never a single point of failure, and
+the daemon tells a board that ended from a link that was cut.
+
+The board runs `hello spin MS` on the plain board (timer sampling).  What a
+test checks is the database against the monitor's own summary line
+("monitor: profile: N samples"), counted from the moment sampling starts.
+"""
+import os
+import re
+import signal
+import time
+
+import test_daemon as td
+from harness import check, cleanup, tmpdir
+from linkfault import DaemonKiller, LinkProxy
+
+# Reasons a sample the target took may be counted instead of stored.
+SAMPLE_DROPS = ("overflow_full", "link_full", "link_lost_samples")
+
+
+def counted(db, where="1"):
+    names = ",".join("'%s'" % n for n in SAMPLE_DROPS)
+    return td.one(db, "SELECT sum(count) FROM drops WHERE reason IN (%s) AND %s" % (names, where))
+
+
+def unknown(db):
+    return td.one(db, "SELECT sum(count) FROM samples WHERE image = 0")
+
+
+class Rig:
+    """Board, proxy and daemon(s) in one temporary directory."""
+
+    def __init__(self, spin_ms, rules=(), rates=None, seed=1, board_opts=(), image="hello.elf"):
+        self.d = tmpdir()
+        self.daemons = []
+        self.board, self.sock, self.img = td.start_board(self.d, spin_ms, *board_opts, image=image)
+        self.proxy_sock = os.path.join(self.d, "proxy.sock")
+        self.proxy = LinkProxy(self.proxy_sock, self.sock, seed, rates or {}, rules).start()
+        self.db = os.path.join(self.d, "p.db")
+
+    def daemon(self, *opts, name=None):
+        p = td.start_daemon(self.d, self.proxy_sock, self.db, self.img, *opts,
+                            name=name or "daemon%d" % len(self.daemons))
+        self.daemons.append(p)
+        return p
+
+    def close(self):
+        for p in self.daemons + [self.board]:
+            if p:
+                p.stop()
+        self.proxy.stop()
+        if not getattr(self, "keep", False):
+            cleanup(self.d)
+
+    def explain(self):
+        return "proxy actions: %s\n%s\n%s" % (self.proxy.actions()[:40], self.board,
+                                               "\n".join(str(p) for p in self.daemons[-2:]))
+
+    def check_accounting(self, what):
+        taken = td.monitor_samples(self.board)
+        stored, dropped = td.stored(self.db), counted(self.db)
+        check(taken > 1000, "%s: the board sampled (%d)" % (what, taken), self.explain())
+        check(stored + dropped == taken,
+              "%s: every sample taken is stored once or counted: %d stored + %d counted vs %d taken"
+              % (what, stored, dropped, taken), self.explain())
+        check(stored >= 0.99 * taken, "%s: nearly all stored (%d of %d)" % (what, stored, taken),
+              self.explain())
+        check(unknown(self.db) == 0, "%s: no sample in [unknown] (%d)" % (what, unknown(self.db)),
+              self.explain())
+        check(td.q(self.db, "PRAGMA integrity_check") == [("ok",)], "the database is sound")
+
+
+def run_with_rules(rules, spin_ms=2500, keep=False):
+    r = Rig(spin_ms, rules=rules)
+    r.keep = keep
+    try:
+        dm = r.daemon()
+        rc = dm.wait(90)
+        r.board.wait(60)
+        check(rc == 0, "the daemon ends with the board, exit 0 (%s)" % (rules,), r.explain())
+        acted = [a for a in r.proxy.actions() if not a.startswith(("connect", "disconnect"))]
+        check(acted, "the proxy did what it was told (%s)" % (rules,), r.explain())
+        r.check_accounting(", ".join(rules))
+        return r.db
+    finally:
+        r.close()
+
+
+def test_link_duplicated_samples_frame_is_stored_once_and_counted():
+    db = run_with_rules(["t2h:SAMPLES:3:dup", "t2h:FLUSH:4:dup"], keep=True)
+    try:
+        check(td.stat(db, "link_dup_frames") >= 2, "the duplicates were counted (link_dup_frames %d)"
+              % td.stat(db, "link_dup_frames"))
+        check(td.one(db, "SELECT count(*) FROM drops WHERE reason = 'link_lost_samples' AND count > 0") == 0,
+              "no loss set off against the duplicate")
+    finally:
+        cleanup(os.path.dirname(db))
+
+
+def test_link_lost_hello_is_recovered():
+    run_with_rules(["t2h:HELLO:1:drop"])
+
+
+def test_link_lost_loadmap_is_recovered():
+    run_with_rules(["t2h:LOADMAP:1:drop"])
+
+
+def test_link_lost_ack_and_lost_start_are_recovered():
+    run_with_rules(["t2h:ACK:1:drop", "h2t:START:1:drop"])
+
+
+def test_link_replayed_hello_and_flush_start_nothing_new():
+    run_with_rules(["t2h:HELLO:1:replay", "t2h:FLUSH:3:replay", "t2h:SAMPLES:5:truncate"])
+
+
+def test_link_byte_damage_both_ways_loses_nothing():
+    """2e-3 of the bytes damaged both ways (twice the worst of the bench; a small stream: a few
+    dozen frames), 2 cores, a workload with many
+    distinct PCs (sprawl): frames full of them are the likeliest hit."""
+    r = Rig(3000, rates={"t2h_flip": 2e-3, "h2t_flip": 2e-3}, seed=7, board_opts=("--cores", "2"),
+            image="sprawl.elf")
+    try:
+        dm = r.daemon()
+        rc = dm.wait(120)
+        r.board.wait(60)
+        check(rc == 0, "the daemon ends with the board", r.explain())
+        r.check_accounting("byte damage 2e-3")
+        check(td.one(r.db, "SELECT sum(count) FROM drops WHERE reason = 'link_bad_frames'") > 0 and
+              td.stat(r.db, "link_frames_resent") > 0,
+              "frames were damaged, and sent again", r.explain())
+    finally:
+        r.close()
+
+
+def test_link_killed_daemon_is_taken_over_by_the_next():
+    r = Rig(8000)
+    try:
+        killer = DaemonKiller(lambda i: r.daemon(name="daemon%d" % i), seed=3, min_s=0.3, max_s=1.5)
+        last = killer.run(5, alive=lambda: r.board.p.poll() is None)
+        rc = last.wait(120)
+        r.board.wait(60)
+        check(rc == 0, "the last daemon ends with the board", r.explain())
+        r.check_accounting("5 x kill -9")
+        check(td.one(r.db, "SELECT count(*) FROM sessions") >= 4, "the daemons took over in turn",
+              r.explain())
+    finally:
+        r.close()
+
+
+def test_link_cut_is_not_an_end():
+    r = Rig(6000)
+    try:
+        dm = r.daemon()
+        td.wait_for(dm, r"^daemon: commit \d+: [1-9]\d* samples stored")
+        r.proxy.stop()          # the link is cut while the board runs on
+        rc = dm.wait(60)
+        check(rc != 0 and "cut" in dm.err() and "END" in dm.err(),
+              "a cut link is an error that says no END came", dm)
+    finally:
+        r.close()

@@ -1,0 +1,78 @@
+"""End-to-end: stop means save.  `alphaprof record` stopped by its
+--timeout, SIGINT or SIGTERM while the workload still runs asks the target
+to stop sampling and flush (STOP over the profile link), stores what comes
+and only then ends QEMU, exiting 124, 130 or 143 as before.  "Where is it
+spinning?" is exactly when a user wants the profile.
+
+What the target took is its own cumulative count in the FLUSH frames
+(samples_taken): every one of them must be in the database.
+"""
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+
+from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def totals(db):
+    con = sqlite3.connect(db)
+    try:
+        stored = con.execute("SELECT coalesce(sum(count), 0) FROM samples").fetchone()[0]
+        taken = con.execute("SELECT coalesce(sum(value), 0) FROM stats WHERE name = 'samples_taken'").fetchone()[0]
+        dropped = con.execute("SELECT coalesce(sum(count), 0) FROM drops WHERE reason IN "
+                              "('overflow_full', 'link_full', 'link_lost_samples')").fetchone()[0]
+        return stored, dropped, taken
+    finally:
+        con.close()
+
+
+def check_saved(db, what, result):
+    stored, dropped, taken = totals(db)
+    check(taken > 1000, "%s: the target sampled (%d)" % (what, taken), result)
+    check(stored + dropped == taken and stored >= 0.99 * taken,
+          "%s: what the target took is stored: %d stored + %d counted of %d taken"
+          % (what, stored, dropped, taken), result)
+
+
+def test_record_timeout_stores_what_the_board_took():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        img = require(build_path("workloads", "hello.elf"))
+        r = alphaprof(["record", "--db", db, "--timeout", "4", img, "--", "spin", "60000"], timeout=40)
+        check(r.status == 124 and "timed out" in r.err, "the timeout still exits 124", r)
+        check("the board stopped sampling and flushed" in r.err, "record says it saved the profile", r)
+        check_saved(db, "--timeout", r)
+    finally:
+        cleanup(d)
+
+
+def test_record_sigint_and_sigterm_store_what_the_board_took():
+    d = tmpdir()
+    try:
+        img = require(build_path("workloads", "hello.elf"))
+        exe = require(build_path("host", "alphaprof"), "the launcher")
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            db = os.path.join(d, "p%d.db" % sig)
+            out, err = os.path.join(d, "out%d" % sig), os.path.join(d, "err%d" % sig)
+            p = subprocess.Popen([exe, "record", "--db", db, img, "--", "spin", "60000"], cwd=REPO,
+                                 stdin=subprocess.DEVNULL, stdout=open(out, "w"), stderr=open(err, "w"))
+            try:
+                deadline = time.time() + 30
+                while "hello: ok" not in open(out).read() and time.time() < deadline and p.poll() is None:
+                    time.sleep(0.1)
+                time.sleep(2.5)
+                p.send_signal(sig)
+                rc = p.wait(30)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            text = "stdout:\n%s\nstderr:\n%s" % (open(out).read(), open(err).read())
+            check(rc == status, "%s exits %d (got %s)\n%s" % (sig.name, status, rc, text))
+            check("the board stopped sampling and flushed" in text, "%s: saved\n%s" % (sig.name, text))
+            check_saved(db, sig.name, text)
+    finally:
+        cleanup(d)
