@@ -32,6 +32,7 @@
  *     link (exit 3), what the board held is kept for the next daemon.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -50,6 +51,7 @@
 #include "util/ingest.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
+#include "util/regular-file.h"
 #include "util/serial-link.h"
 #include "util/strvec.h"
 
@@ -499,6 +501,17 @@ static int daemon_run(const struct daemon_options *o)
         board_resolve(home, board.firmware, fw, sizeof fw);
         if (access(fw, R_OK) == 0)
             strvec_push(&elfs, fw);
+    }
+
+    /* The images before the link: attaching may wait for the board, a bad
+     * image name must not. */
+    for (size_t i = 0; i < o->elfs.n; i++) {
+        int fd = regular_open(o->elfs.v[i], O_RDONLY, "a workload image (.elf)", &err);
+        if (fd < 0) {
+            fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
+            goto out;
+        }
+        close(fd);
     }
 
     struct pdb *db = NULL;

@@ -87,6 +87,11 @@ int cmd_db(int argc, char **argv)
         OPT_END(),
     };
     enum opt_result r = opt_parse(&db_command, options, argc, argv, &operands, NULL);
+    if (r == OPT_HELP_SHOWN) {      /* --help: nothing else runs, no database is opened */
+        strvec_free(&tables);
+        strvec_free(&operands);
+        return 0;
+    }
     int rc = r != OPT_PARSED ? opt_exit(r) : 0, act = EPOCHS;
     if (rc == 0 && operands.n > 1)
         rc = opt_usage_error(&db_command, "unexpected argument '%s'", operands.v[1]);
