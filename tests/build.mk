@@ -8,13 +8,17 @@ UNIT_TEST_BINS  := $(addprefix $(BUILD)/tests/unit/,$(UNIT_TEST_NAMES)) \
 UNIT_TEST_CFLAGS = $(HOST_TOOLS_CFLAGS) $(shell pkg-config --cflags cmocka 2>/dev/null)
 UNIT_TEST_LIBS   = $(HOST_TOOLS_LIBS) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(HOST_UTIL_LIB)
-	@mkdir -p $(dir $@)
-	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(HOST_UTIL_LIB) $(UNIT_TEST_LIBS)
+# Firmware files the unit tests build for the host, beside the test itself.
+UNIT_TEST_FIRMWARE_test_sample_table := firmware/profiler/sample-table.c
 
-$(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
+.SECONDEXPANSION:
+$(BUILD)/tests/unit/%: tests/unit/%.c $$(UNIT_TEST_FIRMWARE_$$*) $(HOST_UTIL_LIB)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(UNIT_TEST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(HOST_UTIL_LIB_ASAN) $(UNIT_TEST_LIBS)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(UNIT_TEST_FIRMWARE_$*) $(HOST_UTIL_LIB) $(UNIT_TEST_LIBS)
+
+$(BUILD)/tests/unit-asan/%: tests/unit/%.c $$(UNIT_TEST_FIRMWARE_$$*) $(HOST_UTIL_LIB_ASAN)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(UNIT_TEST_FIRMWARE_$*) $(HOST_UTIL_LIB_ASAN) $(UNIT_TEST_LIBS)
 
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 
