@@ -44,7 +44,9 @@
 #define USER_PT_PHYS            0x00500000
 #define USER_PT_END             (USER_PT_PHYS + (RAM_SIZE / 0x800000) * PAGE_SIZE_ALPHA)
 
-/* hw-model register window and sample ring, one slot per core. */
+/* hw-model register window and sample ring, one slot per core.  The
+ * first page of each slot is also mapped read-only for user mode, at the
+ * same address (the workloads' PMU page, hw-model/pmu-window.h). */
 #define PMU_WINDOW_PHYS         0x00800000
 #define PMU_WINDOW_PER_CORE     0x00040000
 #define PMU_WINDOW_END          (PMU_WINDOW_PHYS + MAX_CORES * PMU_WINDOW_PER_CORE)

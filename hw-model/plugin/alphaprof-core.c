@@ -128,6 +128,7 @@ static void count_events_on(struct vcpu *v, uint64_t pc, uint64_t addr, const st
         if (!n)
             continue;
         c->remaining -= (int64_t)n;
+        u->win->counts[i] += n;         /* the workloads' PMU page */
         while (c->remaining <= 0) {
             struct pmu_record rec = {.pc = pc, .cycle = cycle, .addr = addr, .event = c->event,
                                      .latency = r->latency};

@@ -31,6 +31,7 @@ void counter_unit_reload(struct counter_unit *u)
         c->event = cfg.event;
         c->period_min = cfg.period_min;
         c->period_max = cfg.period_max;
+        w->counts[i] = 0;
         if (c->enabled) {
             c->remaining = counter_unit_period(u, i);
             u->nenabled++;
