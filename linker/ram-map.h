@@ -35,6 +35,10 @@
 #define FW_STACK_PHYS           0x00400000
 #define FW_STACK_SIZE           0x00010000
 #define FW_STACK_END            (FW_STACK_PHYS + MAX_CORES * FW_STACK_SIZE)
+/* The bottom of each monitor stack is a guard zone the monitor fills with
+ * a pattern and checks on every interrupt and trap (KSEG has no page
+ * tables, so no guard page can catch a store there). */
+#define FW_STACK_GUARD          0x00002000
 
 /* Monitor heap (newlib malloc inside the monitor). */
 #define FW_HEAP_PHYS            0x00440000
@@ -73,5 +77,10 @@
 #define USER_STACK_PHYS         0x0f000000
 #define USER_STACK_SIZE         0x00400000
 #define USER_STACK_END          (USER_STACK_PHYS + MAX_CORES * USER_STACK_SIZE)
+/* The lowest pages of each user stack slot are left unmapped: a stack that
+ * outgrows its slot faults there ("stack overflow") instead of running
+ * into the next core's stack or the heap.  64 KiB, so a large frame cannot
+ * jump it. */
+#define USER_STACK_GUARD        0x00010000
 
 #endif
