@@ -155,6 +155,11 @@ int qemu_compose(const struct run_config *c, struct strvec *argv, struct ap_err 
             snprintf(buf + n, sizeof buf - n, ",oracle=");
             qemu_escape_into(buf, sizeof buf, c->oracle_path);
         }
+        if (c->model_errors_path) {
+            n = strlen(buf);
+            snprintf(buf + n, sizeof buf - n, ",errors=");
+            qemu_escape_into(buf, sizeof buf, c->model_errors_path);
+        }
         strvec_push(argv, "-plugin");
         strvec_push(argv, buf);
     }
