@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
 #include "hw-model/pmu-window.h"
+#include "util/run-costs.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
 #include "util/options.h"
@@ -330,6 +331,7 @@ int cmd_record(int argc, char **argv)
         strvec_pushf(&keys, "pme=%u-%u", pme_lo, pme_hi);
         if (profileme == 2)
             strvec_pushf(&keys, "pair_window=%u", pme_window);
+        run_costs_say_profileme(stderr, "alphaprof record", profileme, pme_lo, pme_hi);
         if (!board_given)
             board_name = "clipper-pm";
     } else if (events[0]) {
@@ -369,6 +371,7 @@ int cmd_record(int argc, char **argv)
     }
     struct board_run br = {
         .cmd = "alphaprof record",
+        .say_time_limit = true,
         .board_name = board_name,
         .cores = cores,
         .timeout_s = timeout_s,

@@ -154,3 +154,22 @@ def flip_byte(path, offset, mask=0x01):
         b = f.read(1)[0]
         f.seek(offset)
         f.write(bytes([b ^ mask]))
+
+
+def derived_board(d, name, edit):
+    """A board like clipper-pm under the home d (boards/NAME/board.conf):
+    its paths made absolute, and edit(key, value) -> value (or None: keep)
+    applied to each setting.  Returns the env that points alphaprof at it."""
+    out = []
+    for line in open(os.path.join(REPO, "boards", "clipper-pm", "board.conf")).read().splitlines():
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if key in ("firmware", "plugin") and value and not value.startswith("/"):
+            line = "%s = %s" % (key, os.path.join(REPO, value))
+        elif key and not key.startswith("#") and edit(key, value) is not None:
+            line = "%s = %s" % (key, edit(key, value))
+        out.append(line)
+    os.makedirs(os.path.join(d, "boards", name))
+    with open(os.path.join(d, "boards", name, "board.conf"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    return {"ALPHAPROF_HOME": d}

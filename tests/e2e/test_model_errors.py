@@ -4,7 +4,7 @@ launcher), whether it is found when the plugin loads or when it writes
 the oracle at exit."""
 import os
 
-from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+from harness import alphaprof, build_path, check, cleanup, derived_board, require, tmpdir
 
 
 def hello():
@@ -13,19 +13,7 @@ def hello():
 
 def board_with_args(d, extra):
     """clipper-pm with extra plugin arguments, under a home of its own."""
-    out = []
-    for line in open(os.path.join(REPO, "boards", "clipper-pm", "board.conf")).read().splitlines():
-        key, _, value = line.partition("=")
-        key, value = key.strip(), value.strip()
-        if key in ("firmware", "plugin") and value and not value.startswith("/"):
-            line = "%s = %s" % (key, os.path.join(REPO, value))
-        elif key == "plugin_args":
-            line = "%s = %s,%s" % (key, value, extra)
-        out.append(line)
-    os.makedirs(os.path.join(d, "boards", "odd"))
-    with open(os.path.join(d, "boards", "odd", "board.conf"), "w") as f:
-        f.write("\n".join(out) + "\n")
-    return {"ALPHAPROF_HOME": d}
+    return derived_board(d, "odd", lambda k, v: "%s,%s" % (v, extra) if k == "plugin_args" else None)
 
 
 def model_lines(r):

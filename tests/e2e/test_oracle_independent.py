@@ -10,30 +10,17 @@ import glob
 import os
 import struct
 
-from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+from harness import alphaprof, build_path, check, cleanup, derived_board, require, tmpdir
 
 # Workloads that end in a fault (trap and overflow exist for that).
 FAULTING = {"trap", "overflow"}
 
 
 def counting_board(d, counts):
-    """A board like clipper-pm whose QEMU also loads insn-count.so: a copy
-    of its board.conf under a home of its own, paths made absolute."""
+    """A board like clipper-pm whose QEMU also loads insn-count.so."""
     plugin = require(build_path("tests", "plugins", "insn-count.so"), "the counter plugin")
-    conf = open(os.path.join(REPO, "boards", "clipper-pm", "board.conf")).read().splitlines()
-    out = []
-    for line in conf:
-        key, _, value = line.partition("=")
-        key, value = key.strip(), value.strip()
-        if key in ("firmware", "plugin") and value and not value.startswith("/"):
-            line = "%s = %s" % (key, os.path.join(REPO, value))
-        elif key == "qemu_args":
-            line = "%s = %s -plugin %s,out=%s" % (key, value, plugin, counts)
-        out.append(line)
-    os.makedirs(os.path.join(d, "boards", "counted"))
-    with open(os.path.join(d, "boards", "counted", "board.conf"), "w") as f:
-        f.write("\n".join(out) + "\n")
-    return {"ALPHAPROF_HOME": d}
+    return derived_board(d, "counted", lambda k, v: "%s -plugin %s,out=%s" % (v, plugin, counts)
+                         if k == "qemu_args" else None)
 
 
 def oracle_executions(path):
