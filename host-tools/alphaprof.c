@@ -64,8 +64,7 @@ int main(int argc, char **argv)
         return b->fn(2, help_argv);
     }
     if (cmd[0] == '-') {
-        fprintf(stderr, "alphaprof: unknown option '%s' before the command\n", cmd);
-        usage(stderr);
+        fprintf(stderr, "alphaprof: unknown option '%s' before the command; see 'alphaprof --help'\n", cmd);
         return 2;
     }
     const struct builtin *b = find(cmd);

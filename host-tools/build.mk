@@ -11,6 +11,11 @@ HOST_UTIL_SRCS     := $(wildcard host-tools/util/*.c)
 HOST_BUILTIN_SRCS  := $(wildcard host-tools/builtin-*.c)
 host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
 
+# The grammars the monitor shares (firmware/abi/, freestanding): compiled
+# for the host by an explicit rule, never #included as .c.
+HOST_ABI_SRCS      := firmware/abi/boot-line.c firmware/abi/event-spec.c
+host_abi_objs       = $(patsubst firmware/abi/%.c,$(1)/abi/%.o,$(HOST_ABI_SRCS))
+
 HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a
 HOST_UTIL_LIB_ASAN := $(BUILD)/host-asan/libalphaprof-util.a
 
@@ -22,11 +27,19 @@ $(BUILD)/host-asan/%.o: host-tools/%.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
 
-$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS))
+$(BUILD)/host/abi/%.o: firmware/abi/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) -c $< -o $@
+
+$(BUILD)/host-asan/abi/%.o: firmware/abi/%.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
+
+$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS)) $(call host_abi_objs,$(BUILD)/host)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS))
+$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS)) $(call host_abi_objs,$(BUILD)/host-asan)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -45,4 +58,5 @@ $(BUILD)/host-asan/alphaprof-seal: $(BUILD)/host-asan/seal.o $(HOST_UTIL_LIB_ASA
 ALL_OUTPUTS  += $(BUILD)/host/alphaprof $(BUILD)/host/alphaprof-seal
 TEST_OUTPUTS += $(HOST_UTIL_LIB_ASAN) $(BUILD)/host-asan/alphaprof $(BUILD)/host-asan/alphaprof-seal
 
--include $(wildcard $(BUILD)/host/*.d $(BUILD)/host/util/*.d $(BUILD)/host-asan/*.d $(BUILD)/host-asan/util/*.d)
+-include $(wildcard $(BUILD)/host/*.d $(BUILD)/host/util/*.d $(BUILD)/host-asan/*.d $(BUILD)/host-asan/util/*.d \
+                    $(BUILD)/host/abi/*.d $(BUILD)/host-asan/abi/*.d)

@@ -11,30 +11,21 @@
 #include "builtin.h"
 #include "hw-model/isa/alpha-isa.h"
 #include "util/json-out.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/source-file.h"
 #include "util/strvec.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof annotate [options] PROCEDURE\n"
-            "\n"
-            "Disassembles PROCEDURE with its source lines and the samples of each\n"
-            "event on every instruction; with ProfileMe samples also its estimated\n"
-            "retire count (kS, +- 1/sqrt(k)), D-cache miss and mispredict rates and\n"
-            "mean cycles in each pipeline stage (alphaprof pme has more).\n"
-            "\n"
-            "  --db PATH        the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --epoch N|all    which epoch (default: the current one)\n"
-            "  --core N         only samples from core N\n"
-            "  --image NAME     the image holding PROCEDURE (when several have one)\n"
-            "  --json           JSON instead of text\n"
-            "  -h, --help       this text\n");
-}
+static const struct opt_command annotate_command = {
+    .name = "annotate",
+    .synopsis = "[options] PROCEDURE",
+    .about = "Disassembles PROCEDURE with its source lines and the samples of each\n"
+             "event on every instruction; with ProfileMe samples also its estimated\n"
+             "retire count (kS, +- 1/sqrt(k)), D-cache miss and mispredict rates and\n"
+             "mean cycles in each pipeline stage (alphaprof pme has more).",
+};
 
 /* The procedure's symbol: from the samples, or any image's symbol table. */
 static int find_procedure(const struct profile_view *v, const char *name, const struct pv_image **img,
@@ -138,38 +129,32 @@ static void json_str_out(const char *s)
     putchar('"');
 }
 
+static int annotate(const char *db_path, const struct pv_selection *selp, const char *proc, bool json);
+
 int cmd_annotate(int argc, char **argv)
 {
-    const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
-    const char *proc = NULL;
-    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        int sel_rc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((sel_rc = pv_selection_option("alphaprof annotate", argc, argv, &i, &sel, &missing))) {
-            if (sel_rc < 0)
-                return 2;
-        } else if (missing || a[0] == '-' || proc) {
-            fprintf(stderr, "alphaprof annotate: %s '%s'; see 'alphaprof annotate --help'\n",
-                    missing ? "missing value for" : "unexpected argument", a);
-            return 2;
-        } else {
-            proc = a;
-        }
-    }
-    if (!proc) {
-        fprintf(stderr, "alphaprof annotate: which procedure? (alphaprof report lists them)\n");
-        return 2;
-    }
+    struct profile_opts po = PROFILE_OPTS_INIT;
+    struct strvec operands = {0};
+    const struct option options[] = {
+        OPT_GROUP("selecting the profile"),
+        OPT_PROFILE_DB(&po), OPT_PROFILE_EPOCH(&po), OPT_PROFILE_CORE(&po),
+        OPT_STRING(0, "image", &po.sel.image, "NAME", "the image holding PROCEDURE (when several have one)"),
+        OPT_PROFILE_JSON(&po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&annotate_command, options, argc, argv, &operands, NULL);
+    int rc = r != OPT_PARSED ? opt_exit(r)
+             : operands.n > 1 ? opt_usage_error(&annotate_command, "unexpected argument '%s'", operands.v[1])
+             : operands.n == 0 ? opt_usage_error(&annotate_command, "which procedure? (alphaprof report lists them)")
+                               : annotate(profile_opts_db(&po), &po.sel, operands.v[0], po.json);
+    strvec_free(&operands);
+    return rc;
+}
+
+/* Annotates procedure proc of the selected profile. */
+static int annotate(const char *db_path, const struct pv_selection *selp, const char *proc, bool json)
+{
+    struct pv_selection sel = *selp;
     struct ap_err err;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {

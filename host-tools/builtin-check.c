@@ -12,7 +12,7 @@
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
 #include "util/accuracy.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/oracle-file.h"
 #include "util/pme-account.h"
 #include "util/pme-accuracy.h"
@@ -20,43 +20,33 @@
 #include "util/profile-view.h"
 #include "util/strvec.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof check --oracle FILE [options]\n"
-            "\n"
-            "Compares the profile with the hardware model's oracle of the same run\n"
-            "(alphaprof record --oracle FILE) and prints the instruction-level error:\n"
-            "half the sum over instructions of |profile share - oracle share|, the\n"
-            "fraction of the event attributed to the wrong instruction.\n"
-            "With ProfileMe samples it accounts for every record and compares each\n"
-            "estimate with the truth: retire counts kS with executions (the share\n"
-            "within the 1/sqrt(k) envelope, theory about two thirds, and inside the\n"
-            "95%% interval), event-bit counts with the oracle's, stage latency means.\n"
-            "\n"
-            "  --db PATH        the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --epoch N|all    which epoch (default: the current one)\n"
-            "  --event NAME     the sampled event to check (default: cycles, else timer);\n"
-            "                   timer samples are compared with the oracle's cycles\n"
-            "  --max-error F    exit 1 if the instruction-level error exceeds F (0..1)\n"
-            "  --json           JSON instead of text\n"
-            "  --totals         only the oracle's per-core totals (no profile needed)\n"
-            "  --whole-run      compare with the whole run's truth, boot and final flush\n"
-            "                   included (default: the profiled interval, FILE.2 minus\n"
-            "                   FILE.1, when the monitor took those snapshots)\n"
-            "  -h, --help       this text\n");
-}
+static const struct opt_command check_command = {
+    .name = "check",
+    .synopsis = "--oracle FILE [options]",
+    .about = "Compares the profile with the hardware model's oracle of the same run\n"
+             "(alphaprof record --oracle FILE) and prints the instruction-level error:\n"
+             "half the sum over instructions of |profile share - oracle share|, the\n"
+             "fraction of the event attributed to the wrong instruction.\n"
+             "With ProfileMe samples it accounts for every record and compares each\n"
+             "estimate with the truth: retire counts kS with executions (the share\n"
+             "within the 1/sqrt(k) envelope, theory about two thirds, and inside the\n"
+             "95% interval), event-bit counts with the oracle's, stage latency means.",
+};
+
+/* The command line of one check, parsed. */
+struct check_options {
+    struct profile_opts po;
+    const char *oracle, *event;
+    bool totals, whole_run;
+    double max_error;           /* < 0: none */
+};
 
 /* The oracle event a profile event stands for. */
 static int oracle_event(const char *name)
 {
-    static const char *const names[] = {PMU_EVENT_NAMES};
     if (!strcmp(name, "timer"))
         return PMU_EV_CYCLES;
-    for (int e = 0; e < PMU_EV_COUNT; e++)
-        if (!strcmp(names[e], name))
-            return e;
-    return -1;
+    return pmu_event_lookup(name, strlen(name));
 }
 
 /* Name of the procedure holding pc, for the top differences. */
@@ -210,58 +200,41 @@ static void free_oracles(struct oracle *whole, struct oracle *interval, int have
         oracle_free(interval);
 }
 
+static int check_profile(const struct check_options *opts);
+
 int cmd_check(int argc, char **argv)
 {
-    const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
-    const char *oracle_path = NULL, *event = NULL;
-    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    bool json = false, totals = false, whole_run = false;
-    double max_error = -1;
-    unsigned u;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--totals")) {
-            totals = true;
-        } else if (!strcmp(a, "--whole-run")) {
-            whole_run = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
-            oracle_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
-            event = v;
-        } else if ((v = opt_value(argc, argv, &i, "--max-error", &missing))) {
-            char *end;
-            max_error = strtod(v, &end);
-            if (*end || max_error < 0 || max_error > 1) {
-                fprintf(stderr, "alphaprof check: --max-error '%s': give a fraction 0..1\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (!strcmp(v, "all"))
-                sel.epoch = -1;
-            else if (parse_unsigned(v, &u) && u > 0)
-                sel.epoch = u;
-            else {
-                fprintf(stderr, "alphaprof check: --epoch '%s': give an epoch number or all\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "alphaprof check: %s '%s'; see 'alphaprof check --help'\n",
-                    missing ? "missing value for" : "unknown argument", a);
-            return 2;
-        }
-    }
-    if (!oracle_path) {
-        fprintf(stderr, "alphaprof check: give --oracle FILE (written by alphaprof record --oracle FILE)\n");
-        return 2;
-    }
+    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1};
+    const struct option options[] = {
+        OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
+        OPT_STRING(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
+                   "timer samples are compared with the oracle's cycles"),
+        OPT_DOUBLE(0, "max-error", &o.max_error, "F", 0, 1, 0,
+                   "exit 1 if the instruction-level error exceeds F (0..1)"),
+        OPT_BOOLEAN(0, "totals", &o.totals, "only the oracle's per-core totals (no profile needed)"),
+        OPT_BOOLEAN(0, "whole-run", &o.whole_run,
+                    "compare with the whole run's truth, boot and final flush\n"
+                    "included (default: the profiled interval, FILE.2 minus\n"
+                    "FILE.1, when the monitor took those snapshots)"),
+        OPT_GROUP("selecting the profile"),
+        OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_JSON(&o.po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&check_command, options, argc, argv, NULL, NULL);
+    if (r != OPT_PARSED)
+        return opt_exit(r);
+    if (!o.oracle)
+        return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
+    return check_profile(&o);
+}
+
+/* Checks the selected profile against the oracle. */
+static int check_profile(const struct check_options *opts)
+{
+    const char *db_path = profile_opts_db(&opts->po), *oracle_path = opts->oracle, *event = opts->event;
+    struct pv_selection sel = opts->po.sel;
+    bool json = opts->po.json, totals = opts->totals, whole_run = opts->whole_run;
+    double max_error = opts->max_error;
     struct ap_err err;
     struct oracle o;
     if (oracle_read(oracle_path, &o, &err)) {

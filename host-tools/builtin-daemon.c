@@ -33,53 +33,37 @@
 #include "hw-model/pmu-window.h"
 #include "util/board.h"
 #include "util/ingest.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/profile-db.h"
 #include "util/serial-link.h"
 #include "util/strvec.h"
 
-#define DEFAULT_BOARD       "clipper"
 #define DEFAULT_FLUSH_MS    1000
 #define DEFAULT_CONNECT_S   30
 #define DEFAULT_ACK_S       20
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof daemon --link unix:PATH [options] [IMAGE.elf ...]\n"
-            "\n"
-            "Attaches to a running board's profile link (started with\n"
-            "'alphaprof run --profile-socket PATH ...'), starts the on-target\n"
-            "profiler and merges its samples into the profile database until\n"
-            "SIGINT or SIGTERM (which stop sampling, flush and commit) or until the\n"
-            "board goes away.  SIGUSR1 starts a new epoch.\n"
-            "\n"
-            "  --link unix:PATH   the board's profile socket\n"
-            "  --db PATH          profile database (default $ALPHAPROF_DB or %s; created\n"
-            "                     if missing)\n"
-            "  --events LIST      sample the hardware model's counters, e.g. cycles,dmiss\n"
-            "                     or cycles:60000-64000 (a board with the model)\n"
-            "  --period MIN-MAX   timer sampling period range in ns (timer mode)\n"
-            "  --flush-every MS   ask the target to flush everything this often\n"
-            "                     (default %d; 0: only its own periodic drain)\n"
-            "  --flush-ms N       the target's own drain interval (CONFIG)\n"
-            "  --epoch-every S    start a new epoch every S seconds\n"
-            "  --board B          board whose monitor ELF the loadmap names (default %s)\n"
-            "  --elf FILE         an ELF the board runs (also as IMAGE.elf arguments):\n"
-            "                     its build-id is checked against the board's loadmap\n"
-            "  --connect-timeout S  wait this long for the socket (default %d)\n"
-            "  --check-link       after START, send the target a damaged chunk and a\n"
-            "                     malformed CONFIG (it must count the one and refuse the\n"
-            "                     other)\n"
-            "  --status           a live status line on stderr (samples/s, link use,\n"
-            "                     hash-table hit rate, drops)\n"
-            "  -v, --verbose      log sessions, ACKs, epochs, flushes and commits on stdout\n"
-            "\n"
-            "Exit status: 0 when stopped by a signal or when the board ended, 1 if the\n"
-            "profile could not be stored or the target refused the set-up, 2 for bad\n"
-            "options.\n",
-            PDB_DEFAULT_PATH, DEFAULT_FLUSH_MS, DEFAULT_BOARD, DEFAULT_CONNECT_S);
-}
+static const struct opt_command daemon_command = {
+    .name = "daemon",
+    .synopsis = "--link unix:PATH [options] [IMAGE.elf ...]",
+    .about = "Attaches to a running board's profile link (started with\n"
+             "'alphaprof run --profile-socket PATH ...'), starts the on-target\n"
+             "profiler and merges its samples into the profile database until\n"
+             "SIGINT or SIGTERM (which stop sampling, flush and commit) or until the\n"
+             "board goes away.  SIGUSR1 starts a new epoch.",
+    .epilog = "Exit status: 0 when stopped by a signal or when the board ended, 1 if the\n"
+              "profile could not be stored or the target refused the set-up, 2 for bad\n"
+              "options.",
+};
+
+/* The command line of one daemon, parsed and checked. */
+struct daemon_options {
+    const char *link, *db, *board;
+    struct boot_options boot;       /* --events, --period, as the monitor reads them */
+    const char *events, *period;    /* as given (NULL: not given) */
+    unsigned flush_every, flush_ms, epoch_every, connect_s;
+    bool status_line, verbose, check_link;
+    struct strvec elfs;
+};
 
 static volatile sig_atomic_t want_stop, want_epoch;
 
@@ -358,148 +342,92 @@ static int link_check(struct daemon *d, struct ap_err *err)
     return 0;
 }
 
-static int parse_events(const char *list, struct lk_config *c, struct ap_err *err)
+/* Checks that need several options at once: 0, or a usage error (2). */
+static int daemon_check(const struct opt_command *c, const struct daemon_options *o)
 {
-    static const char *const names[] = {PMU_EVENT_NAMES};
-    char buf[256];
-    if (strlen(list) >= sizeof buf)
-        return ap_err_set(err, "--events '%s': too long", list);
-    strcpy(buf, list);
-    c->mode = LK_MODE_COUNTERS;
-    c->nevents = 0;
-    char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(item, ':');
-        unsigned long long lo = 0, hi = 0;
-        if (colon) {
-            *colon = 0;
-            char rest;
-            if (sscanf(colon + 1, "%llu-%llu%c", &lo, &hi, &rest) != 2 || lo < PMU_MIN_PERIOD ||
-                hi < lo)
-                return ap_err_set(err, "--events: period '%s' of %s: give MIN-MAX with %d <= MIN <= MAX",
-                                  colon + 1, item, PMU_MIN_PERIOD);
-        }
-        size_t e = 0;
-        while (e < sizeof names / sizeof names[0] && strcmp(names[e], item) != 0)
-            e++;
-        if (e == sizeof names / sizeof names[0])
-            return ap_err_set(err, "--events: no event '%s' (hw-model/pmu-window.h names them: "
-                              "cycles, retired, imiss, dmiss, ...)", item);
-        if (c->nevents == PMU_COUNTERS)
-            return ap_err_set(err, "--events: at most %d events", PMU_COUNTERS);
-        c->events[c->nevents++] = (struct lk_event_config){(uint32_t)e, lo, hi};
-    }
-    if (c->nevents == 0)
-        return ap_err_set(err, "--events: empty list");
-    return 0;
+    if (!o->link)
+        return opt_usage_error(c, "--link is required (e.g. --link unix:/tmp/board.sock)");
+    if (strncmp(o->link, "unix:", 5) != 0 || !o->link[5])
+        return opt_usage_error(c, "--link '%s': give unix:PATH, the socket of 'alphaprof run --profile-socket PATH'",
+                               o->link);
+    if (o->events && o->period)
+        return opt_usage_error(c, "--period: --events (counters) and --period (timer) exclude each other");
+    return board_name_check(c, o->board);
 }
 
-static int bad(const char *fmt, const char *arg)
+/* The CONFIG the options ask for; false if they ask for none. */
+static bool daemon_config(const struct daemon_options *o, struct lk_config *cfg)
 {
-    fprintf(stderr, "alphaprof daemon: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "; see 'alphaprof daemon --help'\n");
-    return 2;
+    memset(cfg, 0, sizeof *cfg);
+    if (o->events) {
+        cfg->mode = LK_MODE_COUNTERS;
+        cfg->nevents = o->boot.nevents;
+        for (unsigned i = 0; i < o->boot.nevents; i++)
+            cfg->events[i] = (struct lk_event_config){o->boot.events[i].event, o->boot.events[i].period_min,
+                                                      o->boot.events[i].period_max};
+    }
+    if (o->period) {
+        cfg->mode = LK_MODE_TIMER;
+        cfg->nevents = 1;
+        cfg->events[0] = (struct lk_event_config){LK_EVENT_TIMER, o->boot.period_min, o->boot.period_max};
+    }
+    cfg->flush_ms = o->flush_ms;
+    return o->events || o->period || o->flush_ms;
 }
+
+static int daemon_run(const struct daemon_options *o);
 
 int cmd_daemon(int argc, char **argv)
 {
-    const char *link = NULL, *db_path = NULL, *board_name = DEFAULT_BOARD, *events = NULL;
-    unsigned flush_every = DEFAULT_FLUSH_MS, flush_ms = 0, epoch_every = 0;
-    unsigned connect_s = DEFAULT_CONNECT_S, period_lo = 0, period_hi = 0;
-    bool status_line = false, verbose = false, check_link = false;
+    struct daemon_options o = {.board = DEFAULT_BOARD, .boot = BOOT_OPTIONS_DEFAULTS,
+                               .flush_every = DEFAULT_FLUSH_MS, .connect_s = DEFAULT_CONNECT_S};
+    const struct option options[] = {
+        OPT_STRING(0, "link", &o.link, "unix:PATH", "the board's profile socket"),
+        OPT_STRING(0, "db", &o.db, "PATH", "profile database (default $ALPHAPROF_DB or alphaprof.db;\n"
+                   "created if missing)"),
+        OPT_BOOT_KEY(0, "events", "events", &o.boot, &o.events, "LIST",
+                     "sample the hardware model's counters, e.g. cycles,dmiss\n"
+                     "or cycles:60000-64000 (a board with the model)"),
+        OPT_BOOT_KEY(0, "period", "period", &o.boot, &o.period, "MIN-MAX", "timer sampling period range in ns (timer mode)"),
+        OPT_UINT(0, "flush-every", &o.flush_every, "MS", 0, OPT_NUMBER_MAX,
+                 "ask the target to flush everything this often\n"
+                 "(default " GRAMMAR_STR(DEFAULT_FLUSH_MS) "; 0: only its own periodic drain)"),
+        OPT_UINT(0, "flush-ms", &o.flush_ms, "N", 1, BOOT_NUMBER_MAX, "the target's own drain interval (CONFIG)"),
+        OPT_UINT(0, "epoch-every", &o.epoch_every, "S", 1, OPT_NUMBER_MAX, "start a new epoch every S seconds"),
+        OPT_STRING(0, "board", &o.board, "B", "board whose monitor ELF the loadmap names (default " DEFAULT_BOARD ")"),
+        OPT_LIST(0, "elf", &o.elfs, "FILE", "an ELF the board runs (also as IMAGE.elf arguments):\n"
+                 "its build-id is checked against the board's loadmap"),
+        OPT_UINT(0, "connect-timeout", &o.connect_s, "S", 0, OPT_NUMBER_MAX,
+                 "wait this long for the socket (default " GRAMMAR_STR(DEFAULT_CONNECT_S) ")"),
+        OPT_BOOLEAN(0, "check-link", &o.check_link,
+                    "after START, send the target a damaged chunk and a\n"
+                    "malformed CONFIG (it must count the one and refuse the\nother)"),
+        OPT_BOOLEAN(0, "status", &o.status_line,
+                    "a live status line on stderr (samples/s, link use,\nhash-table hit rate, drops)"),
+        OPT_BOOLEAN('v', "verbose", &o.verbose, "log sessions, ACKs, epochs, flushes and commits on stdout"),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&daemon_command, options, argc, argv, &o.elfs, NULL);
+    int status = r != OPT_PARSED ? opt_exit(r) : daemon_check(&daemon_command, &o);
+    if (r == OPT_PARSED && status == 0)
+        status = daemon_run(&o);
+    strvec_free(&o.elfs);
+    return status;
+}
+
+/* Attaches, sets the target up and merges until stopped. */
+static int daemon_run(const struct daemon_options *o)
+{
+    const char *link = o->link, *db_path = o->db ? o->db : pdb_default_path(), *board_name = o->board;
+    unsigned flush_every = o->flush_every, epoch_every = o->epoch_every, connect_s = o->connect_s;
+    bool status_line = o->status_line, verbose = o->verbose, check_link = o->check_link;
     struct strvec elfs = {0};
+    for (size_t i = 0; i < o->elfs.n; i++)
+        strvec_push(&elfs, o->elfs.v[i]);
     int status = 2;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            status = 0;
-            goto out;
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = true;
-        } else if (strcmp(a, "--check-link") == 0) {
-            check_link = true;
-        } else if (strcmp(a, "--status") == 0) {
-            status_line = true;
-        } else if ((v = opt_value(argc, argv, &i, "--link", &missing))) {
-            link = v;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--events", &missing))) {
-            events = v;
-        } else if ((v = opt_value(argc, argv, &i, "--period", &missing))) {
-            char rest;
-            if (sscanf(v, "%u-%u%c", &period_lo, &period_hi, &rest) != 2 || period_lo < 1000 ||
-                period_hi < period_lo) {
-                status = bad("--period '%s': give MIN-MAX in ns with 1000 <= MIN <= MAX", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--flush-every", &missing))) {
-            if (!parse_unsigned(v, &flush_every)) {
-                status = bad("--flush-every '%s': give milliseconds", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--flush-ms", &missing))) {
-            if (!parse_unsigned(v, &flush_ms) || flush_ms == 0) {
-                status = bad("--flush-ms '%s': give milliseconds > 0", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--epoch-every", &missing))) {
-            if (!parse_unsigned(v, &epoch_every) || epoch_every == 0) {
-                status = bad("--epoch-every '%s': give whole seconds > 0", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--connect-timeout", &missing))) {
-            if (!parse_unsigned(v, &connect_s)) {
-                status = bad("--connect-timeout '%s': give seconds", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
-            board_name = v;
-        } else if ((v = opt_value(argc, argv, &i, "--elf", &missing))) {
-            strvec_push(&elfs, v);
-        } else if (missing) {
-            status = bad("%s needs a value", a);
-            goto out;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            status = bad("unknown option '%s'", a);
-            goto out;
-        } else {
-            strvec_push(&elfs, a);
-        }
-    }
-    if (!link) {
-        status = bad("--link is required (e.g. %s)", "--link unix:/tmp/board.sock");
-        goto out;
-    }
-    if (strncmp(link, "unix:", 5) != 0 || !link[5]) {
-        status = bad("--link '%s': give unix:PATH, the socket of 'alphaprof run --profile-socket PATH'",
-                     link);
-        goto out;
-    }
-    if (events && period_lo) {
-        status = bad("%s: --events (counters) and --period (timer) exclude each other", "--period");
-        goto out;
-    }
-    if (!db_path)
-        db_path = pdb_default_path();
-
     struct ap_err err;
-    struct lk_config cfg = {0};
-    if (events && parse_events(events, &cfg, &err) != 0) {
-        fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
-        goto out;
-    }
-    if (period_lo) {
-        cfg.mode = LK_MODE_TIMER;
-        cfg.nevents = 1;
-        cfg.events[0] = (struct lk_event_config){LK_EVENT_TIMER, period_lo, period_hi};
-    }
-    cfg.flush_ms = flush_ms;
-    bool want_config = events || period_lo || flush_ms;
+    struct lk_config cfg;
+    bool want_config = daemon_config(o, &cfg);
 
     /* The monitor's ELF joins the images the loadmap may name. */
     char home[PATH_MAX];

@@ -2,49 +2,45 @@
  * alphaprof db: look after the profile database: list epochs, start one,
  * dump the raw contents, print the schema, create an empty database.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "util/option-groups.h"
 #include "util/profile-db.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof db [--db PATH] [ACTION] [options]\n"
-            "\n"
-            "Looks after the profile database that `alphaprof record` and\n"
-            "`alphaprof daemon` write (SQLite, WAL mode: safe to read while they run).\n"
-            "\n"
-            "actions:\n"
-            "  epochs             list the epochs with their totals (the default)\n"
-            "  new-epoch          end the current epoch and start the next;\n"
-            "                     samples merged from now on go there\n"
-            "  dump               print the raw contents, table by table\n"
-            "  schema             print the SQL schema, with what each column means\n"
-            "  init               create an empty database (record creates one too)\n"
-            "\n"
-            "options:\n"
-            "  --db PATH          the database (default $ALPHAPROF_DB or %s)\n"
-            "  --json             JSON instead of aligned tables (epochs, dump)\n"
-            "  --table NAME       dump only this table (repeatable)\n"
-            "  --epoch N          dump only epoch N's rows\n"
-            "  --note TEXT        a note for the new epoch\n"
-            "  -h, --help         this text\n"
-            "\n"
-            "Exit status: 0 done, 1 the database could not be read or written,\n"
-            "2 bad options.\n",
-            PDB_DEFAULT_PATH);
-}
+static const struct opt_command db_command = {
+    .name = "db",
+    .synopsis = "[--db PATH] [ACTION] [options]",
+    .about = "Looks after the profile database that `alphaprof record` and\n"
+             "`alphaprof daemon` write (SQLite, WAL mode: safe to read while they run).\n"
+             "\n"
+             "actions:\n"
+             "  epochs             list the epochs with their totals (the default)\n"
+             "  new-epoch          end the current epoch and start the next;\n"
+             "                     samples merged from now on go there\n"
+             "  dump               print the raw contents, table by table\n"
+             "  schema             print the SQL schema, with what each column means\n"
+             "  init               create an empty database (record creates one too)",
+    .epilog = "Exit status: 0 done, 1 the database could not be read or written,\n"
+              "2 bad options.",
+};
 
-static int bad_usage(const char *fmt, const char *arg)
+static const char *const action_names[] = {"epochs", "new-epoch", "dump", "schema", "init", NULL};
+enum action { EPOCHS, NEW_EPOCH, DUMP, SCHEMA, INIT };
+static const enum pdb_mode action_mode[] = {PDB_READ, PDB_WRITE, PDB_READ, PDB_READ, PDB_CREATE};
+
+/* --epoch of dump: an epoch number, not "all" */
+static int epoch_number(void *value, const char *arg, char *why, size_t n)
 {
-    fprintf(stderr, "alphaprof db: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nsee 'alphaprof db --help'\n");
-    return 2;
+    unsigned u;
+    if (!parse_unsigned(arg, &u) || u == 0) {
+        snprintf(why, n, "give an epoch number (1, 2, ...)");
+        return -1;
+    }
+    *(int64_t *)value = u;
+    return 0;
 }
 
 static int fail(const struct ap_err *err)
@@ -53,108 +49,71 @@ static int fail(const struct ap_err *err)
     return 1;
 }
 
-int cmd_db(int argc, char **argv)
+/* Does the action on the open database. */
+static int run_action(struct pdb *db, enum action act, const char *path, const struct strvec *tables,
+                      int64_t epoch, const char *note, bool json, struct ap_err *err)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
-        {"table", required_argument, NULL, 't'},
-        {"epoch", required_argument, NULL, 'e'},
-        {"note", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *path = pdb_default_path();
-    const char *note = NULL;
-    bool json = false;
-    int64_t epoch = 0;
-    const char **tables = calloc((size_t)argc + 1, sizeof *tables);
-    size_t ntables = 0;
-    int c, rc = 0;
-    if (!tables)
-        return 1;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': path = optarg; break;
-        case 'j': json = true; break;
-        case 't': tables[ntables++] = optarg; break;
-        case 'n': note = optarg; break;
-        case 'e': {
-            char *end;
-            epoch = strtoll(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || epoch <= 0) {
-                free(tables);
-                return bad_usage("--epoch wants an epoch number (1, 2, ...), not '%s'", optarg);
-            }
-            break;
-        }
-        case 'h':
-            usage(stdout);
-            free(tables);
-            return 0;
-        case ':':
-            free(tables);
-            return bad_usage("%s needs a value", argv[optind - 1]);
-        default:
-            free(tables);
-            return bad_usage("unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    const char *action = optind < argc ? argv[optind++] : "epochs";
-    if (optind < argc) {
-        free(tables);
-        return bad_usage("unexpected argument '%s'", argv[optind]);
-    }
-    if (strcmp(action, "schema") == 0) {
-        fputs(pdb_schema_sql(), stdout);
-        free(tables);
+    int64_t e;
+    switch (act) {
+    case EPOCHS:
+        return pdb_list_epochs(db, stdout, json, err);
+    case DUMP:
+        return pdb_dump(db, stdout, (const char **)tables->v, tables->n, epoch, json, err);
+    case NEW_EPOCH:
+        if (pdb_new_epoch(db, note, &e, err))
+            return -1;
+        printf("epoch %lld started in %s\n", (long long)e, path);
+        return 0;
+    default:
+        if (pdb_current_epoch(db, &e, err))
+            return -1;
+        printf("%s: profile database ready, current epoch %lld\n", path, (long long)e);
         return 0;
     }
+}
 
-    enum pdb_mode mode;
-    if (strcmp(action, "epochs") == 0 || strcmp(action, "dump") == 0)
-        mode = PDB_READ;
-    else if (strcmp(action, "new-epoch") == 0)
-        mode = PDB_WRITE;
-    else if (strcmp(action, "init") == 0)
-        mode = PDB_CREATE;
-    else {
-        free(tables);
-        return bad_usage("unknown action '%s' (epochs, new-epoch, dump, schema, init)", action);
-    }
-    if ((ntables || epoch) && strcmp(action, "dump") != 0) {
-        free(tables);
-        return bad_usage("--table and --epoch go with dump, not %s", action);
-    }
-
+int cmd_db(int argc, char **argv)
+{
+    struct profile_opts po = PROFILE_OPTS_INIT;
+    const char *note = NULL;
+    struct strvec tables = {0}, operands = {0};
+    int64_t epoch = 0;
+    const struct option options[] = {
+        OPT_PROFILE_DB(&po),
+        OPT_BOOLEAN(0, "json", &po.json, "JSON instead of aligned tables (epochs, dump)"),
+        OPT_LIST(0, "table", &tables, "NAME", "dump only this table (repeatable)"),
+        OPT_CALLBACK(0, "epoch", &epoch, "N", "dump only epoch N's rows", epoch_number),
+        OPT_STRING(0, "note", &note, "TEXT", "a note for the new epoch"),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&db_command, options, argc, argv, &operands, NULL);
+    int rc = r != OPT_PARSED ? opt_exit(r) : 0, act = EPOCHS;
+    if (rc == 0 && operands.n > 1)
+        rc = opt_usage_error(&db_command, "unexpected argument '%s'", operands.v[1]);
+    for (act = 0; rc == 0 && operands.n && action_names[act] && strcmp(action_names[act], operands.v[0]); act++)
+        ;
+    if (rc == 0 && operands.n && !action_names[act])
+        rc = opt_usage_error(&db_command, "unknown action '%s' (epochs, new-epoch, dump, schema, init)", operands.v[0]);
+    if (rc == 0 && (tables.n || epoch) && act != DUMP)
+        rc = opt_usage_error(&db_command, "--table and --epoch go with dump, not %s", action_names[act]);
+    if (rc == 0 && act == SCHEMA)
+        fputs(pdb_schema_sql(), stdout);
     struct pdb *db;
     struct ap_err err;
-    if (pdb_open(path, mode, &db, &err) != 0) {
-        free(tables);
-        return fail(&err);
+    const char *path = profile_opts_db(&po);
+    if (rc == 0 && act != SCHEMA) {
+        if (pdb_open(path, action_mode[act], &db, &err) != 0)
+            rc = fail(&err);
+        else {
+            rc = run_action(db, (enum action)act, path, &tables, epoch, note, po.json, &err) ? fail(&err) : 0;
+            pdb_close(db);
+        }
     }
-    if (strcmp(action, "epochs") == 0) {
-        rc = pdb_list_epochs(db, stdout, json, &err);
-    } else if (strcmp(action, "dump") == 0) {
-        rc = pdb_dump(db, stdout, tables, ntables, epoch, json, &err);
-    } else if (strcmp(action, "new-epoch") == 0) {
-        int64_t e;
-        rc = pdb_new_epoch(db, note, &e, &err);
-        if (rc == 0)
-            printf("epoch %lld started in %s\n", (long long)e, path);
-    } else {
-        int64_t e;
-        rc = pdb_current_epoch(db, &e, &err);
-        if (rc == 0)
-            printf("%s: profile database ready, current epoch %lld\n", path, (long long)e);
-    }
-    pdb_close(db);
-    free(tables);
-    if (fflush(stdout) != 0) {
+    if (rc == 0 && fflush(stdout) != 0) {
         fprintf(stderr, "alphaprof db: cannot write the output\n");
-        return 1;
+        rc = 1;
     }
-    return rc == 0 ? 0 : fail(&err);
+    strvec_free(&tables);
+    strvec_free(&operands);
+    return rc;
 }

@@ -17,47 +17,31 @@
 
 #include "builtin.h"
 #include "util/json-out.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/profile-compare.h"
 #include "util/profile-stats.h"
 #include "util/strvec.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof diff [options]\n"
-            "\n"
-            "Compares two profiles: two epochs of one database (--epoch A --epoch B)\n"
-            "or two databases (--db A --db2 B), per procedure or, with --insn, per\n"
-            "instruction, largest change in share first.\n"
-            "\n"
-            "  --db PATH        profile A's database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --db2 PATH       profile B's database (default: the same as A)\n"
-            "  --epoch N|all    first: A's epoch, second: B's (default: the current one;\n"
-            "                   with --db2, a single --epoch applies to both)\n"
-            "  --event E        event name or number (default: the first, as in report)\n"
-            "  --image NAME     only this image\n"
-            "  --core N         only samples from core N\n"
-            "  --insn           per instruction instead of per procedure (A and B must\n"
-            "                   hold the same build of each image)\n"
-            "  --sort delta|z   by the change in share (default) or by its z score\n"
-            "  --alpha X        significance level (default 0.05)\n"
-            "  --limit N        at most N rows (default 30, 0 = all)\n"
-            "  --json           JSON instead of tables\n"
-            "  -h, --help       this text\n"
-            "\n"
-            "Significance: two-proportion z-test with pooled variance on each row's\n"
-            "share of its profile's samples (each count is binomial given the total),\n"
-            "two-sided p; sig = yes when significant at --alpha after Holm's\n"
-            "correction over every row compared.  A '~' after p marks rows with fewer\n"
-            "than 5 expected samples (or non-samples) on a side, where the normal\n"
-            "approximation is rough.  delta%% = B%% - A%%; its 95%% interval is in --json.\n"
-            "\n"
-            "Procedures are matched by image and name, so A and B may come from\n"
-            "different builds; instructions by image and offset.\n"
-            "\n"
-            "Exit status: 0 done, 1 a profile could not be read, 2 bad options.\n");
-}
+static const struct opt_command diff_command = {
+    .name = "diff",
+    .synopsis = "[options]",
+    .about = "Compares two profiles: two epochs of one database (--epoch A --epoch B)\n"
+             "or two databases (--db A --db2 B), per procedure or, with --insn, per\n"
+             "instruction, largest change in share first.",
+    .epilog = "Significance: two-proportion z-test with pooled variance on each row's\n"
+              "share of its profile's samples (each count is binomial given the total),\n"
+              "two-sided p; sig = yes when significant at --alpha after Holm's\n"
+              "correction over every row compared.  A '~' after p marks rows with fewer\n"
+              "than 5 expected samples (or non-samples) on a side, where the normal\n"
+              "approximation is rough.  delta% = B% - A%; its 95% interval is in --json.\n"
+              "\n"
+              "Procedures are matched by image and name, so A and B may come from\n"
+              "different builds; instructions by image and offset.\n"
+              "\n"
+              "Exit status: 0 done, 1 a profile could not be read, 2 bad options.",
+};
+
+static const char *const sort_names[] = {"delta", "z", NULL};
 
 struct side {
     const char *db_path;
@@ -261,91 +245,62 @@ static void close_side(struct side *s)
         pdb_close(s->db);
 }
 
+/* The command line of one diff, parsed. */
+struct diff_options {
+    struct profile_opts po;
+    const char *db2, *event_spec;
+    int64_t epoch_v[2];
+    struct epoch_list epochs;
+    bool insn;
+    int sort;                   /* index in sort_names */
+    double alpha;
+    unsigned limit;
+};
+
+static int diff_report(const struct diff_options *o, struct side *a, struct side *b);
+
 int cmd_diff(int argc, char **argv)
 {
-    struct side a = {.db_path = NULL}, b = {.db_path = NULL};
-    int64_t epochs[2] = {0, 0};
-    size_t nepochs = 0;
-    const char *event_spec = NULL, *image = NULL;
-    int core = -1;
-    unsigned limit = 30, u;
-    bool json = false, insn = false;
-    double alpha = 0.05;
-    sort_by_z = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        bool missing = false;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(arg, "--json")) {
-            json = true;
-        } else if (!strcmp(arg, "--insn")) {
-            insn = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db2", &missing))) {
-            b.db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            a.db_path = v;
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (nepochs == 2) {
-                fprintf(stderr, "alphaprof diff: --epoch given more than twice (A's, then B's)\n");
-                return 2;
-            }
-            if (!strcmp(v, "all"))
-                epochs[nepochs++] = -1;
-            else if (parse_unsigned(v, &u) && u > 0)
-                epochs[nepochs++] = u;
-            else {
-                fprintf(stderr, "alphaprof diff: --epoch '%s': give an epoch number or all\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
-            event_spec = v;
-        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
-            image = v;
-        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
-            if (!parse_unsigned(v, &u) || u > 63) {
-                fprintf(stderr, "alphaprof diff: --core '%s': give a core number\n", v);
-                return 2;
-            }
-            core = (int)u;
-        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
-            if (strcmp(v, "delta") && strcmp(v, "z")) {
-                fprintf(stderr, "alphaprof diff: --sort '%s': give delta or z\n", v);
-                return 2;
-            }
-            sort_by_z = !strcmp(v, "z");
-        } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
-            char *end;
-            alpha = strtod(v, &end);
-            if (*end || !(alpha > 0 && alpha < 1)) {
-                fprintf(stderr, "alphaprof diff: --alpha '%s': give a level between 0 and 1, e.g. 0.05\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
-            if (!parse_unsigned(v, &limit)) {
-                fprintf(stderr, "alphaprof diff: --limit '%s': give a number\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "alphaprof diff: %s '%s'; see 'alphaprof diff --help'\n",
-                    missing ? "missing value for" : "unknown argument", arg);
-            return 2;
-        }
-    }
-    if (!a.db_path)
-        a.db_path = pdb_default_path();
-    bool two_dbs = b.db_path != NULL;
-    if (!b.db_path)
-        b.db_path = a.db_path;
-    a.epoch = epochs[0];
-    b.epoch = nepochs == 2 ? epochs[1] : two_dbs ? epochs[0] : 0;
-    if (!two_dbs && (nepochs < 2 || a.epoch == b.epoch)) {
-        fprintf(stderr, "alphaprof diff: give two profiles: --epoch A --epoch B (two different epochs), "
-                        "or --db A --db2 B\n");
-        return 2;
-    }
+    struct diff_options o = {.po = PROFILE_OPTS_INIT, .alpha = 0.05, .limit = OPT_LIMIT_UNSET};
+    o.epochs = (struct epoch_list){o.epoch_v, 0, 2, true, "--epoch given more than twice (A's, then B's)"};
+    const struct option options[] = {
+        OPT_STRING(0, "db", &o.po.db, "PATH", "profile A's database (default $ALPHAPROF_DB or alphaprof.db)"),
+        OPT_STRING(0, "db2", &o.db2, "PATH", "profile B's database (default: the same as A)"),
+        OPT_CALLBACK(0, "epoch", &o.epochs, "N|all", "first: A's epoch, second: B's (default: the current one;\n"
+                     "with --db2, a single --epoch applies to both)", opt_epoch_list),
+        OPT_STRING(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)"),
+        OPT_PROFILE_IMAGE(&o.po), OPT_PROFILE_CORE(&o.po),
+        OPT_BOOLEAN(0, "insn", &o.insn, "per instruction instead of per procedure (A and B must\n"
+                    "hold the same build of each image)"),
+        OPT_CHOICE(0, "sort", &o.sort, sort_names, "delta|z", "by the change in share (default) or by its z score"),
+        OPT_DOUBLE(0, "alpha", &o.alpha, "X", 0, 1, OPT_ABOVE_MIN | OPT_BELOW_MAX,
+                   "significance level (default 0.05)"),
+        OPT_LIMIT(&o.limit, "rows"),
+        OPT_PROFILE_JSON(&o.po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&diff_command, options, argc, argv, NULL, NULL);
+    if (r != OPT_PARSED)
+        return opt_exit(r);
+    struct side a = {.db_path = profile_opts_db(&o.po)}, b = {.db_path = o.db2 ? o.db2 : a.db_path};
+    a.epoch = o.epoch_v[0];
+    b.epoch = o.epochs.n == 2 ? o.epoch_v[1] : o.db2 ? o.epoch_v[0] : 0;
+    if (!o.db2 && (o.epochs.n < 2 || a.epoch == b.epoch))
+        return opt_usage_error(&diff_command, "give two profiles: --epoch A --epoch B (two different epochs), "
+                                   "or --db A --db2 B");
+    return diff_report(&o, &a, &b);
+}
 
+/* Compares side a with side b. */
+static int diff_report(const struct diff_options *o, struct side *ap, struct side *bp)
+{
+    struct side a = *ap, b = *bp;
+    const char *event_spec = o->event_spec, *image = o->po.sel.image;
+    int core = o->po.sel.core;
+    unsigned limit = opt_limit(o->limit, o->po.json);
+    bool json = o->po.json, insn = o->insn;
+    double alpha = o->alpha;
+    sort_by_z = o->sort == 1;
     struct ap_err err;
     struct strvec notes = {0};
     int rc = 1;

@@ -12,85 +12,60 @@
 
 #include "builtin.h"
 #include "util/export-profile.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/profile-compare.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof export --format pprof|folded|callgrind [options]\n"
-            "\n"
-            "Writes the profile for other tools, with source lines and inlined frames\n"
-            "from each image's DWARF:\n"
-            "  pprof      gzipped profile.proto: `pprof -top FILE`, pprof's web UI and\n"
-            "             the viewers that read pprof files; every event is a sample\n"
-            "             type, each instruction a location\n"
-            "  folded     \"image;procedure;inlined;... count\" lines of one event, for\n"
-            "             flame graphs (flamegraph.pl, inferno, speedscope)\n"
-            "  callgrind  callgrind format for KCachegrind and callgrind_annotate, one\n"
-            "             cost column per event, per-instruction and per-line costs;\n"
-            "             inlined code appears as calls\n"
-            "\n"
-            "  --format F       pprof, folded or callgrind (required)\n"
-            "  -o, --output FILE  write there (default: standard output; pprof, being\n"
-            "                   binary, is not written to a terminal)\n"
-            "  --db PATH        the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --epoch N|all    which epoch (default: the current one)\n"
-            "  --core N         only samples from core N\n"
-            "  --image NAME     only this image\n"
-            "  --event E        folded: the event to count (default: the first)\n"
-            "  -h, --help       this text\n"
-            "\n"
-            "Exit status: 0 written, 1 the profile could not be read or written,\n"
-            "2 bad options.\n");
-}
+static const struct opt_command export_command = {
+    .name = "export",
+    .synopsis = "--format pprof|folded|callgrind [options]",
+    .about = "Writes the profile for other tools, with source lines and inlined frames\n"
+             "from each image's DWARF:\n"
+             "  pprof      gzipped profile.proto: `pprof -top FILE`, pprof's web UI and\n"
+             "             the viewers that read pprof files; every event is a sample\n"
+             "             type, each instruction a location\n"
+             "  folded     \"image;procedure;inlined;... count\" lines of one event, for\n"
+             "             flame graphs (flamegraph.pl, inferno, speedscope)\n"
+             "  callgrind  callgrind format for KCachegrind and callgrind_annotate, one\n"
+             "             cost column per event, per-instruction and per-line costs;\n"
+             "             inlined code appears as calls",
+    .epilog = "Exit status: 0 written, 1 the profile could not be read or written,\n"
+              "2 bad options.",
+};
 
-enum format { FMT_NONE, FMT_PPROF, FMT_FOLDED, FMT_CALLGRIND };
+enum format { FMT_PPROF, FMT_FOLDED, FMT_CALLGRIND, FMT_NONE };
+static const char *const format_names[] = {"pprof", "folded", "callgrind", NULL};
+
+/* Writes the selected profile as fmt to output (NULL: stdout). */
+static int export_to(const char *db_path, const struct pv_selection *sel, const char *event_spec,
+                     enum format fmt, const char *output);
 
 int cmd_export(int argc, char **argv)
 {
-    const char *db_path = pdb_default_path(), *output = NULL, *event_spec = NULL;
-    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    enum format fmt = FMT_NONE;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        int sel_rc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
-            fmt = !strcmp(v, "pprof") ? FMT_PPROF : !strcmp(v, "folded") ? FMT_FOLDED
-                : !strcmp(v, "callgrind") ? FMT_CALLGRIND : FMT_NONE;
-            if (fmt == FMT_NONE) {
-                fprintf(stderr, "alphaprof export: --format '%s': give pprof, folded or callgrind\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "-o", &missing)) ||
-                   (v = opt_value(argc, argv, &i, "--output", &missing))) {
-            output = v;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((sel_rc = pv_selection_option("alphaprof export", argc, argv, &i, &sel, &missing))) {
-            if (sel_rc < 0)
-                return 2;
-        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
-            event_spec = v;
-        } else {
-            fprintf(stderr, "alphaprof export: %s '%s'; see 'alphaprof export --help'\n",
-                    missing ? "missing value for" : "unknown argument", a);
-            return 2;
-        }
-    }
-    if (fmt == FMT_NONE) {
-        fprintf(stderr, "alphaprof export: give --format pprof, folded or callgrind\n");
-        return 2;
-    }
-    if (fmt == FMT_PPROF && !output && isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "alphaprof export: pprof output is binary (gzip); give -o FILE or redirect it\n");
-        return 2;
-    }
+    struct profile_opts po = PROFILE_OPTS_INIT;
+    const char *output = NULL, *event_spec = NULL;
+    int fmt = FMT_NONE;
+    const struct option options[] = {
+        OPT_CHOICE(0, "format", &fmt, format_names, "F", "pprof, folded or callgrind (required)"),
+        OPT_STRING('o', "output", &output, "FILE", "write there (default: standard output; pprof, being\n"
+                   "binary, is not written to a terminal)"),
+        OPT_STRING(0, "event", &event_spec, "E", "folded: the event to count (default: the first)"),
+        OPT_GROUP("selecting the profile"),
+        OPT_PROFILE_DB(&po), OPT_PROFILE_EPOCH(&po), OPT_PROFILE_CORE(&po), OPT_PROFILE_IMAGE(&po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&export_command, options, argc, argv, NULL, NULL);
+    if (r != OPT_PARSED)
+        return opt_exit(r);
+    if (fmt == FMT_NONE)
+        return opt_usage_error(&export_command, "give --format pprof, folded or callgrind");
+    if (fmt == FMT_PPROF && !output && isatty(STDOUT_FILENO))
+        return opt_usage_error(&export_command, "pprof output is binary (gzip); give -o FILE or redirect it");
+    return export_to(profile_opts_db(&po), &po.sel, event_spec, (enum format)fmt, output);
+}
 
+static int export_to(const char *db_path, const struct pv_selection *sel, const char *event_spec,
+                     enum format fmt, const char *output)
+{
     struct ap_err err;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {
@@ -102,8 +77,8 @@ int cmd_export(int argc, char **argv)
     bool have_view = false, have_x = false;
     int rc = 1;
     uint32_t event = 0;
-    if ((event_spec && cmp_resolve_event(db, event_spec, &event, &err)) || cmp_check_epoch(db, sel.epoch, &err) ||
-        pv_load(db, &sel, &v, &err)) {
+    if ((event_spec && cmp_resolve_event(db, event_spec, &event, &err)) || cmp_check_epoch(db, sel->epoch, &err) ||
+        pv_load(db, sel, &v, &err)) {
         fprintf(stderr, "alphaprof export: %s\n", err.msg);
         goto out;
     }

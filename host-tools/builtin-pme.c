@@ -15,7 +15,7 @@
 #include "builtin.h"
 #include "hw-model/isa/alpha-isa.h"
 #include "util/json-out.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/pme-estimate.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
@@ -25,36 +25,29 @@
 #define DEFAULT_IPC_WINDOW  30  /* cycles, as the seed's IPC measurements */
 #define MAX_RATES           8
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof pme [options] [PROCEDURE]\n"
-            "\n"
-            "Per-instruction estimates from ProfileMe samples (alphaprof record --profileme\n"
-            "or --paired): with k samples of a property and one sample every S fetched\n"
-            "instructions, kS estimates how often the instruction had it (coefficient of\n"
-            "variation about 1/sqrt(k), 95 %% interval shown); rates of aborts, misses and\n"
-            "mispredicts among its samples; mean cycles in each pipeline stage.  With paired\n"
-            "samples also the issue slots wasted while the instruction was in progress\n"
-            "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
-            "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.\n"
-            "\n"
-            "  --db PATH          the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --epoch N|all      which epoch (default: the current one)\n"
-            "  --core N           only samples from core N\n"
-            "  --image NAME       only this image\n"
-            "  --sort KEY         retired (default), samples, latency or wasted\n"
-            "  --rates LIST       event bits shown as rates (default dmiss,imiss,mispredict)\n"
-            "  --limit N          at most N instructions per table (default 30, 0 = all)\n"
-            "  --interval S       fetched instructions per sample, if the database lacks it\n"
-            "  --pair-interval S  fetched instructions per pair, if the database lacks it\n"
-            "  --window W         the pair window, if the database lacks it\n"
-            "  --issue-width C    issue slots per cycle (default %d, the model's)\n"
-            "  --ipc-window T     cycles of the IPC window (default %d)\n"
-            "  --json             JSON instead of tables\n"
-            "  -h, --help         this text\n",
-            DEFAULT_ISSUE_WIDTH, DEFAULT_IPC_WINDOW);
-}
+static const struct opt_command pme_command = {
+    .name = "pme",
+    .synopsis = "[options] [PROCEDURE]",
+    .about = "Per-instruction estimates from ProfileMe samples (alphaprof record --profileme\n"
+             "or --paired): with k samples of a property and one sample every S fetched\n"
+             "instructions, kS estimates how often the instruction had it (coefficient of\n"
+             "variation about 1/sqrt(k), 95 % interval shown); rates of aborts, misses and\n"
+             "mispredicts among its samples; mean cycles in each pipeline stage.  With paired\n"
+             "samples also the issue slots wasted while the instruction was in progress\n"
+             "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
+             "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.",
+};
+
+static const char *const sort_names[] = {"retired", "samples", "latency", "wasted", NULL};
+
+/* The command line of one pme, parsed. */
+struct pme_options {
+    struct profile_opts po;
+    const char *proc, *rates_arg;
+    unsigned limit;
+    int sort;                   /* enum sort_key */
+    double interval, pair_interval, window, C, T;
+};
 
 enum sort_key { SORT_RETIRED, SORT_SAMPLES, SORT_LATENCY, SORT_WASTED };
 
@@ -82,17 +75,6 @@ static int cmp_row(const void *a, const void *b)
     if (kx != ky)
         return kx > ky ? -1 : 1;
     return x->pc < y->pc ? -1 : x->pc > y->pc;
-}
-
-static double parse_positive(const char *opt, const char *v, bool *ok)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (*end || !(x > 0) || x > 1e12) {
-        fprintf(stderr, "alphaprof pme: %s '%s': give a positive number\n", opt, v);
-        *ok = false;
-    }
-    return x;
 }
 
 /* Mean fetch-to-retire-ready cycles of the aggregates: stages up to retire-ready. */
@@ -362,149 +344,151 @@ static void print_json(const struct pme_view *v, struct row *rows, size_t n, siz
     printf("]}\n");
 }
 
+#define POSITIVE(l, v, a, h) OPT_DOUBLE(0, l, v, a, 0, 1e12, OPT_ABOVE_MIN, h)
+
+static int pme_report(const struct pme_options *o);
+
 int cmd_pme(int argc, char **argv)
 {
-    const char *db_path = pdb_default_path(), *proc = NULL, *rates_arg = "dmiss,imiss,mispredict";
-    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    bool json = false, ok = true;
-    unsigned limit = 30;
-    double interval = 0, pair_interval = 0, window = 0, C = DEFAULT_ISSUE_WIDTH, T = DEFAULT_IPC_WINDOW;
-    sort_key = SORT_RETIRED;
-    for (int i = 1; i < argc && ok; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        int sel_rc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((sel_rc = pv_selection_option("alphaprof pme", argc, argv, &i, &sel, &missing))) {
-            if (sel_rc < 0)
-                return 2;
-        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
-            if (!parse_unsigned(v, &limit)) {
-                fprintf(stderr, "alphaprof pme: --limit '%s': give a number\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
-            if (!strcmp(v, "retired"))
-                sort_key = SORT_RETIRED;
-            else if (!strcmp(v, "samples"))
-                sort_key = SORT_SAMPLES;
-            else if (!strcmp(v, "latency"))
-                sort_key = SORT_LATENCY;
-            else if (!strcmp(v, "wasted"))
-                sort_key = SORT_WASTED;
-            else {
-                fprintf(stderr, "alphaprof pme: --sort '%s': give retired, samples, latency or wasted\n", v);
-                return 2;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--rates", &missing))) {
-            rates_arg = v;
-        } else if ((v = opt_value(argc, argv, &i, "--interval", &missing))) {
-            interval = parse_positive("--interval", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--pair-interval", &missing))) {
-            pair_interval = parse_positive("--pair-interval", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--window", &missing))) {
-            window = parse_positive("--window", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--issue-width", &missing))) {
-            C = parse_positive("--issue-width", v, &ok);
-        } else if ((v = opt_value(argc, argv, &i, "--ipc-window", &missing))) {
-            T = parse_positive("--ipc-window", v, &ok);
-        } else if (missing || a[0] == '-' || proc) {
-            fprintf(stderr, "alphaprof pme: %s '%s'; see 'alphaprof pme --help'\n",
-                    missing ? "missing value for" : "unexpected argument", a);
-            return 2;
-        } else {
-            proc = a;
-        }
+    struct pme_options o = {.po = PROFILE_OPTS_INIT, .rates_arg = "dmiss,imiss,mispredict", .limit = OPT_LIMIT_UNSET,
+                            .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW};
+    struct strvec operands = {0};
+    const struct option options[] = {
+        OPT_CHOICE(0, "sort", &o.sort, sort_names, "KEY", "retired (default), samples, latency or wasted"),
+        OPT_STRING(0, "rates", &o.rates_arg, "LIST", "event bits shown as rates (default dmiss,imiss,mispredict)"),
+        OPT_LIMIT(&o.limit, "instructions per table"),
+        POSITIVE("interval", &o.interval, "S", "fetched instructions per sample, if the database lacks it"),
+        POSITIVE("pair-interval", &o.pair_interval, "S", "fetched instructions per pair, if the database lacks it"),
+        POSITIVE("window", &o.window, "W", "the pair window, if the database lacks it"),
+        POSITIVE("issue-width", &o.C, "C", "issue slots per cycle (default " GRAMMAR_STR(DEFAULT_ISSUE_WIDTH)
+                 ", the model's)"),
+        POSITIVE("ipc-window", &o.T, "T", "cycles of the IPC window (default " GRAMMAR_STR(DEFAULT_IPC_WINDOW) ")"),
+        OPT_PROFILE_SELECT(&o.po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&pme_command, options, argc, argv, &operands, NULL);
+    int rc = r != OPT_PARSED ? opt_exit(r)
+             : operands.n > 1 ? opt_usage_error(&pme_command, "unexpected argument '%s'", operands.v[1]) : -1;
+    if (rc < 0) {
+        o.proc = operands.n ? operands.v[0] : NULL;
+        rc = pme_report(&o);
     }
-    if (!ok)
-        return 2;
+    strvec_free(&operands);
+    return rc;
+}
+
+/* Loads the selected profile's ProfileMe view with the options'
+ * overrides: 0, or 1 after saying why. */
+static int pme_load(const struct pme_options *o, const char *db_path, struct pme_view *v)
+{
     struct ap_err err;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {
         fprintf(stderr, "alphaprof pme: %s\n", err.msg);
         return 1;
     }
-    struct pme_view v;
-    int rc = pme_view_load(db, &sel, T, &v, &err);
+    int rc = pme_view_load(db, &o->po.sel, o->T, v, &err);
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof pme: %s\n", err.msg);
         return 1;
     }
-    if (interval)
-        v.interval = interval;
-    if (pair_interval)
-        v.pair_interval = pair_interval;
-    if (window) {
-        v.window = window;
-        v.window_estimated = false;
+    if (o->interval)
+        v->interval = o->interval;
+    if (o->pair_interval)
+        v->pair_interval = o->pair_interval;
+    if (o->window) {
+        v->window = o->window;
+        v->window_estimated = false;
     }
-    if (!v.ninsns) {
+    if (!v->ninsns) {
         fprintf(stderr, "alphaprof pme: %s holds no ProfileMe samples for this selection; "
                         "record some with alphaprof record --profileme (or --paired)\n", db_path);
-        pme_view_free(&v);
+        pme_view_free(v);
         return 1;
     }
-    int rates[MAX_RATES];
-    size_t nrates = 0;
-    char *list = xstrdup(rates_arg), *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int b = pme_bit_index(&v, t);
-        if (b < 0 || nrates == MAX_RATES) {
-            fprintf(stderr, "alphaprof pme: --rates: %s '%s'; the event bits are:", b < 0 ? "no event bit" : "too many, at",
-                    t);
-            for (size_t k = 0; k < v.nbits; k++)
-                fprintf(stderr, " %s", v.bit_names[k]);
-            fprintf(stderr, "\n");
-            free(list);
-            pme_view_free(&v);
-            return 2;
-        }
-        rates[nrates++] = b;
-    }
-    free(list);
+    return 0;
+}
 
-    struct row *rows = xmalloc(v.ninsns * sizeof *rows);
-    size_t n = 0;
-    bool proc_seen = false;
-    for (size_t i = 0; i < v.ninsns; i++) {
-        const struct pme_insn *in = &v.insns[i];
+/* --rates LIST: the event bits, by the names of the database's view (so
+ * checked once it is loaded): 0, or a usage error (2). */
+static int parse_rates(const struct pme_view *v, const char *list, int *rates, size_t *nrates)
+{
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = 0;
+    *nrates = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        int b = pme_bit_index(v, t);
+        if (b >= 0 && *nrates < MAX_RATES) {
+            rates[(*nrates)++] = b;
+            continue;
+        }
+        char names[LK_MAX_BITS * 34] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < v->nbits && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, " %s", v->bit_names[k]);
+        rc = opt_usage_error(&pme_command, "--rates '%s': %s '%s' (the event bits:%s)", list,
+                             b < 0 ? "no event bit" : "at most " GRAMMAR_STR(MAX_RATES) " rates, at", t, names);
+    }
+    free(copy);
+    return rc;
+}
+
+/* The rows of the instructions with samples (of proc, if given); *seen:
+ * whether proc has any instruction in the view. */
+static struct row *collect_rows(const struct pme_view *v, const struct pme_options *o, size_t *n, bool *seen)
+{
+    struct row *rows = xmalloc(v->ninsns * sizeof *rows);
+    *n = 0;
+    *seen = false;
+    for (size_t i = 0; i < v->ninsns; i++) {
+        const struct pme_insn *in = &v->insns[i];
         uint64_t pc = pme_insn_pc(in);
         const struct symbol *sym = in->img->st ? symtab_lookup(in->img->st, pc) : NULL;
-        if (proc && !(sym && !strcmp(sym->name, proc)))
+        if (o->proc && !(sym && !strcmp(sym->name, o->proc)))
             continue;
-        proc_seen = true;
+        *seen = true;
         if (!in->samples && !in->pair.pairs)
             continue;
-        struct row *r = &rows[n++];
+        struct row *r = &rows[(*n)++];
         memset(r, 0, sizeof *r);
         r->in = in;
         r->sym = sym;
         r->pc = pc;
         r->latency = mean_in_progress(in);
         r->has_pairs = in->pair.pairs > 0;
-        pme_concurrency_estimate(&in->pair, v.pair_interval ? v.pair_interval : 1, v.window, C, T, &r->conc);
+        pme_concurrency_estimate(&in->pair, v->pair_interval ? v->pair_interval : 1, v->window, o->C, o->T,
+                                 &r->conc);
         r->wasted = r->conc.wasted;
     }
-    if (proc && !proc_seen) {
+    return rows;
+}
+
+/* The estimates of the selected profile. */
+static int pme_report(const struct pme_options *o)
+{
+    struct pme_view v;
+    int rates[MAX_RATES];
+    size_t nrates, n;
+    bool seen;
+    int rc = pme_load(o, profile_opts_db(&o->po), &v);
+    if (rc)
+        return rc;
+    rc = parse_rates(&v, o->rates_arg, rates, &nrates);
+    struct row *rows = rc ? NULL : collect_rows(&v, o, &n, &seen);
+    if (rows && o->proc && !seen) {
         fprintf(stderr, "alphaprof pme: no ProfileMe samples in a procedure '%s'%s; alphaprof pme without a "
-                        "procedure lists the sampled instructions\n", proc, sel.image ? " (with --image)" : "");
-        free(rows);
-        pme_view_free(&v);
-        return 1;
+                        "procedure lists the sampled instructions\n", o->proc, o->po.sel.image ? " (with --image)" : "");
+        rc = 1;
+    } else if (rows) {
+        sort_key = (enum sort_key)o->sort;
+        qsort(rows, n, sizeof *rows, cmp_row);
+        if (o->po.json)
+            print_json(&v, rows, n, opt_limit(o->limit, true), o->C);
+        else
+            print_text(&v, rows, n, rates, nrates, opt_limit(o->limit, false), o->C, o->proc);
     }
-    qsort(rows, n, sizeof *rows, cmp_row);
-    if (json)
-        print_json(&v, rows, n, limit, C);
-    else
-        print_text(&v, rows, n, rates, nrates, limit, C, proc);
     free(rows);
     pme_view_free(&v);
-    return 0;
+    return rc;
 }

@@ -8,25 +8,15 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof report [options]\n"
-            "\n"
-            "Samples per image and per procedure for each event, most first.\n"
-            "\n"
-            "  --db PATH        the profile database (default $ALPHAPROF_DB or alphaprof.db)\n"
-            "  --epoch N|all    which epoch (default: the current one)\n"
-            "  --core N         only samples from core N\n"
-            "  --image NAME     only this image\n"
-            "  --limit N        at most N procedures (default 30, 0 = all)\n"
-            "  --json           JSON instead of tables\n"
-            "  -h, --help       this text\n");
-}
+static const struct opt_command report_command = {
+    .name = "report",
+    .synopsis = "[options]",
+    .about = "Samples per image and per procedure for each event, most first.",
+};
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -106,8 +96,9 @@ static void print_json(const struct profile_view *v, size_t limit)
             printf("%s%llu", e ? ", " : "", (unsigned long long)v->images[i].total[e]);
         printf("]}");
     }
-    printf("],\n \"procedures\": [");
     size_t n = limit && limit < v->nprocs ? limit : v->nprocs;
+    /* every procedure unless --limit asked for fewer: the total says so */
+    printf("],\n \"procedures_total\": %zu, \"procedures\": [", v->nprocs);
     for (size_t i = 0; i < n; i++) {
         const struct pv_proc *p = &v->procs[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
@@ -125,35 +116,20 @@ static void print_json(const struct profile_view *v, size_t limit)
 
 int cmd_report(int argc, char **argv)
 {
-    const char *db_path = getenv("ALPHAPROF_DB") ? getenv("ALPHAPROF_DB") : "alphaprof.db";
-    struct pv_selection sel = {.epoch = 0, .core = -1, .image = NULL};
-    unsigned limit = 30;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        int sel_rc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            db_path = v;
-        } else if ((sel_rc = pv_selection_option("alphaprof report", argc, argv, &i, &sel, &missing))) {
-            if (sel_rc < 0)
-                return 2;
-        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
-            if (!parse_unsigned(v, &limit)) {
-                fprintf(stderr, "alphaprof report: --limit '%s': give a number\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "alphaprof report: %s '%s'; see 'alphaprof report --help'\n",
-                    missing ? "missing value for" : "unknown argument", a);
-            return 2;
-        }
-    }
+    struct profile_opts po = PROFILE_OPTS_INIT;
+    unsigned limit = OPT_LIMIT_UNSET;
+    const struct option options[] = {
+        OPT_PROFILE_SELECT(&po),
+        OPT_LIMIT(&limit, "procedures"),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&report_command, options, argc, argv, NULL, NULL);
+    if (r != OPT_PARSED)
+        return opt_exit(r);
+    limit = opt_limit(limit, po.json);
+    const char *db_path = profile_opts_db(&po);
+    struct pv_selection sel = po.sel;
+    bool json = po.json;
     struct ap_err err;
     struct pdb *db;
     if (pdb_open(db_path, PDB_READ, &db, &err)) {

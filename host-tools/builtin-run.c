@@ -2,175 +2,130 @@
  * alphaprof run: boots the board with the monitor and the given workload
  * images, forwards the serial console, and exits with the workload's status.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "util/board-run.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/strvec.h"
 
-#define DEFAULT_BOARD "clipper"
+static const char *const link_names[] = {"unix", "stdio", NULL};   /* enum link_kind */
 
-static void usage(FILE *f)
+/* --profile-socket PATH: QEMU must be able to create a socket there, so
+ * a path it would fail on is refused before it starts. */
+static int socket_path(void *value, const char *arg, char *why, size_t n)
 {
-    fprintf(f,
-            "usage: alphaprof run [options] IMAGE.elf [IMAGE2.elf ...] [-- ARGS]\n"
-            "\n"
-            "Boots the board with the monitor and the workload images, shows the\n"
-            "serial console, sends standard input to the guest and exits with the\n"
-            "workload's status.\n"
-            "\n"
-            "  --board B          board definition boards/B/board.conf (default %s)\n"
-            "  --cores N          number of cores (default 1)\n"
-            "  --deterministic    one host thread, 1 ns per instruction: runs repeat exactly\n"
-            "  --link unix|stdio  serial link: QEMU socket (default) or QEMU's stdio\n"
-            "  --timeout S        give up after S seconds (default: the board's timeout_s)\n"
-            "  --append KEY=VAL   add a key to the boot command line (e.g. run=NAME, tick_hz=1000)\n"
-            "  --profile-socket PATH\n"
-            "                     serve the profile link (COM2) on the unix socket PATH for\n"
-            "                     'alphaprof daemon --link unix:PATH' to attach to; the\n"
-            "                     profiler (profile=timer unless --append profile=... says\n"
-            "                     otherwise) waits for the daemon's START\n"
-            "  --baud N           run the profile link like an N-baud 8N1 UART (default: unpaced)\n"
-            "  --oracle PATH      write the hardware model's exact truth of the run to PATH\n"
-            "                     (board clipper-pm, which it picks by default)\n"
-            "  --model full|counters  the hardware model's mode instead of the board's\n"
-            "  --no-check         skip the host-side image checks (the monitor still checks)\n"
-            "  -v, --verbose      print the QEMU command line\n"
-            "  ARGS               the image's argument string (after --)\n"
-            "\n"
-            "Exit status: the workload's (0..255), 1 after a monitor FATAL, 124 on\n"
-            "timeout, 125 if QEMU ended without a result, 127 if QEMU is missing,\n"
-            "2 for bad options or images.\n",
-            DEFAULT_BOARD);
+    struct sockaddr_un sun;
+    if (!*arg || strlen(arg) >= sizeof sun.sun_path) {
+        snprintf(why, n, "give a socket path of 1..%zu characters", sizeof sun.sun_path - 1);
+        return -1;
+    }
+    char dir[PATH_MAX];
+    const char *slash = strrchr(arg, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - arg) + (slash == arg) : 1, slash ? arg : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, n, "%s is not a directory this user may create the socket in", dir);
+        return -1;
+    }
+    if (lstat(arg, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+        snprintf(why, n, "%s exists and is not a socket", arg);
+        return -1;
+    }
+    *(const char **)value = arg;
+    return 0;
+}
+
+static const struct opt_command run_command = {
+    .name = "run",
+    .synopsis = "[options] IMAGE.elf [IMAGE2.elf ...] [-- ARGS]",
+    .about = "Boots the board with the monitor and the workload images, shows the\n"
+             "serial console, sends standard input to the guest and exits with the\n"
+             "workload's status.  ARGS: the image's argument string (after --).",
+    .epilog = "Exit status: the workload's (0..255), 1 after a monitor FATAL, 124 on\n"
+              "timeout, 125 if QEMU ended without a result, 127 if QEMU is missing,\n"
+              "2 for bad options or images.",
+};
+
+struct run_options {
+    struct board_opts bo;
+    int link;
+    const char *profile_socket;
+    bool check;
+    struct strvec images, args;
+};
+
+/* The boot keys a served profile link needs: the profiler on, waiting for
+ * the daemon's START. */
+static void profile_socket_keys(struct strvec *keys, const struct strvec *appended)
+{
+    bool has_profile = false;
+    for (size_t k = 0; k < appended->n; k++)
+        if (strncmp(appended->v[k], "profile=", 8) == 0)
+            has_profile = true;
+    if (!has_profile)
+        strvec_push(keys, "profile=timer");
+    strvec_push(keys, "start=host");
 }
 
 int cmd_run(int argc, char **argv)
 {
-    const char *board_name = NULL, *oracle = NULL, *model = NULL;
-    unsigned cores = 1, timeout_s = 0;
-    bool deterministic = false, verbose = false, check = true;
-    enum link_kind link = LINK_UNIX;
-    const char *profile_socket = NULL;
-    unsigned baud = 0;
-    struct strvec images = {0}, keys = {0}, args = {0};
-    int status = 2;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++)
-                strvec_push(&args, argv[i]);
-            break;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            status = 0;
-            goto out;
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = true;
-        } else if (strcmp(a, "--deterministic") == 0) {
-            deterministic = true;
-        } else if (strcmp(a, "--no-check") == 0) {
-            check = false;
-        } else if ((v = opt_value(argc, argv, &i, "--profile-socket", &missing))) {
-            profile_socket = v;
-        } else if ((v = opt_value(argc, argv, &i, "--baud", &missing))) {
-            if (!parse_unsigned(v, &baud) || baud < 300) {
-                fprintf(stderr, "alphaprof run: --baud '%s': give a rate of at least 300\n", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--board", &missing))) {
-            board_name = v;
-        } else if ((v = opt_value(argc, argv, &i, "--oracle", &missing))) {
-            oracle = v;
-        } else if ((v = opt_value(argc, argv, &i, "--model", &missing))) {
-            if (!(model = parse_model_mode("alphaprof run", v)))
-                goto out;
-        } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
-            if (!parse_unsigned(v, &cores) || cores == 0) {
-                fprintf(stderr, "alphaprof run: --cores '%s': give a number of cores (1..%d)\n", v, 4);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--timeout", &missing))) {
-            if (!parse_unsigned(v, &timeout_s) || timeout_s == 0) {
-                fprintf(stderr, "alphaprof run: --timeout '%s': give a whole number of seconds > 0\n", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--link", &missing))) {
-            if (strcmp(v, "unix") == 0) {
-                link = LINK_UNIX;
-            } else if (strcmp(v, "stdio") == 0) {
-                link = LINK_STDIO;
-            } else {
-                fprintf(stderr, "alphaprof run: --link '%s': use unix or stdio\n", v);
-                goto out;
-            }
-        } else if ((v = opt_value(argc, argv, &i, "--append", &missing))) {
-            struct ap_err err;
-            if (cmdline_check_key(v, &err)) {
-                fprintf(stderr, "alphaprof run: %s\n", err.msg);
-                goto out;
-            }
-            strvec_push(&keys, v);
-        } else if (missing) {
-            fprintf(stderr, "alphaprof run: %s needs a value\n", a);
-            goto out;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "alphaprof run: unknown option '%s'; see 'alphaprof run --help'\n", a);
-            goto out;
-        } else {
-            strvec_push(&images, a);
-        }
-    }
-    if (images.n == 0) {
-        fprintf(stderr, "alphaprof run: no workload image given (e.g. build/workloads/hello.elf); see 'alphaprof run --help'\n");
-        goto out;
-    }
-
-    if (!board_name)
-        board_name = oracle || model ? "clipper-pm" : DEFAULT_BOARD;
-    if (profile_socket) {
-        bool has_profile = false;
-        for (size_t k = 0; k < keys.n; k++)
-            if (strncmp(keys.v[k], "profile=", 8) == 0)
-                has_profile = true;
-        if (!has_profile)
-            strvec_push(&keys, "profile=timer");
-        strvec_push(&keys, "start=host");
-    }
-    if (baud)
-        strvec_pushf(&keys, "baud=%u", baud);
-
-    struct board_run br = {
-        .cmd = "alphaprof run",
-        .board_name = board_name,
-        .oracle_path = oracle,
-        .model_mode = model,
-        .cores = cores,
-        .timeout_s = timeout_s,
-        .deterministic = deterministic,
-        .verbose = verbose,
-        .check = check,
-        .link = link,
-        .images = &images,
-        .keys = &keys,
-        .args = &args,
-        .profile_socket = profile_socket,
+    struct run_options o = {.bo = BOARD_OPTS_INIT, .link = LINK_UNIX, .check = true};
+    const struct option options[] = {
+        OPT_CHOICE(0, "link", &o.link, link_names, "unix|stdio",
+                   "serial link: QEMU socket (default) or QEMU's stdio"),
+        OPT_CALLBACK(0, "profile-socket", &o.profile_socket, "PATH",
+                     "serve the profile link (COM2) on the unix socket PATH for\n"
+                     "'alphaprof daemon --link unix:PATH' to attach to; the\n"
+                     "profiler (profile=timer unless --append profile=... says\n"
+                     "otherwise) waits for the daemon's START", socket_path),
+        OPT_CLEAR(0, "no-check", &o.check, "skip the host's checks of the images and of the --append\n"
+                  "keys (the monitor still checks them)"),
+        OPT_BOARD_RUN(&o.bo),
+        OPT_END(),
     };
-    status = board_run(&br);
-
-out:
-    strvec_free(&images);
+    struct strvec keys = {0};
+    enum opt_result r = opt_parse(&run_command, options, argc, argv, &o.images, &o.args);
+    int status = r != OPT_PARSED ? opt_exit(r)
+                 : o.images.n == 0 ? opt_usage_error(&run_command, "no workload image given (e.g. build/workloads/hello.elf)")
+                 : o.check         ? board_opts_check(&run_command, &o.bo)
+                                   : 0;
+    status = r == OPT_PARSED && status == 0 ? -1 : status;
+    if (status < 0) {
+        for (size_t k = 0; k < o.bo.append.n; k++)
+            strvec_push(&keys, o.bo.append.v[k]);
+        if (o.profile_socket)
+            profile_socket_keys(&keys, &o.bo.append);
+        if (o.bo.baud)
+            strvec_pushf(&keys, "baud=%u", o.bo.baud);
+        struct board_run br = {
+            .cmd = "alphaprof run",
+            .board_name = board_opts_board(&o.bo, false),
+            .oracle_path = o.bo.oracle,
+            .model_mode = o.bo.model,
+            .cores = o.bo.cores,
+            .timeout_s = o.bo.timeout_s,
+            .deterministic = o.bo.deterministic,
+            .verbose = o.bo.verbose,
+            .check = o.check,
+            .link = (enum link_kind)o.link,
+            .images = &o.images,
+            .keys = &keys,
+            .args = &o.args,
+            .profile_socket = o.profile_socket,
+        };
+        status = board_run(&br);
+    }
+    strvec_free(&o.images);
     strvec_free(&keys);
-    strvec_free(&args);
+    strvec_free(&o.bo.append);
+    strvec_free(&o.args);
     return status;
 }

@@ -11,7 +11,7 @@
 
 #include "builtin.h"
 #include "util/json-out.h"
-#include "util/options.h"
+#include "util/option-groups.h"
 #include "util/profile-compare.h"
 #include "util/profile-stats.h"
 #include "util/strvec.h"
@@ -19,40 +19,28 @@
 #define MAX_DBS    16
 #define MAX_EPOCHS 256
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: alphaprof stats [options]\n"
-            "\n"
-            "Variation of each procedure's samples across epochs (DCPI's dcpistats):\n"
-            "start an epoch per run with `alphaprof db new-epoch`, record, repeat, then\n"
-            "compare.  Each epoch that holds samples of the event is one set; with\n"
-            "several --db, every such epoch of every database is.\n"
-            "\n"
-            "  --db PATH        a profile database (default $ALPHAPROF_DB or alphaprof.db);\n"
-            "                   repeat to compare runs kept in separate databases\n"
-            "  --epoch N        compare only these epochs (repeatable; default: all)\n"
-            "  --event E        event name or number (default: the first, as in report)\n"
-            "  --image NAME     only this image\n"
-            "  --core N         only samples from core N\n"
-            "  --sort range|sum order by normalised range (default) or by sum\n"
-            "  --limit N        at most N procedures (default 30, 0 = all)\n"
-            "  --json           JSON instead of tables\n"
-            "  -h, --help       this text\n"
-            "\n"
-            "Columns, per procedure, over the N sets compared:\n"
-            "  range%%          (max - min) / sum: the normalised range\n"
-            "  sum, sum%%       samples in all sets, and their share of all samples\n"
-            "  N               sets in which the procedure has samples\n"
-            "  mean, std-dev   mean and sample standard deviation (n - 1) over every\n"
-            "                  set, counting 0 where the procedure has none\n"
-            "  min, max        fewest and most samples in one set\n"
-            "  sd/sqrt(mean)   about 1 when the variation is only sampling noise\n"
-            "                  (Poisson counts); well above 1: the runs really differ\n"
-            "\n"
-            "Exit status: 0 done, 1 the database could not be read or has fewer\n"
-            "than two sets, 2 bad options.\n");
-}
+static const struct opt_command stats_command = {
+    .name = "stats",
+    .synopsis = "[options]",
+    .about = "Variation of each procedure's samples across epochs (DCPI's dcpistats):\n"
+             "start an epoch per run with `alphaprof db new-epoch`, record, repeat, then\n"
+             "compare.  Each epoch that holds samples of the event is one set; with\n"
+             "several --db, every such epoch of every database is.",
+    .epilog = "Columns, per procedure, over the N sets compared:\n"
+              "  range%          (max - min) / sum: the normalised range\n"
+              "  sum, sum%       samples in all sets, and their share of all samples\n"
+              "  N               sets in which the procedure has samples\n"
+              "  mean, std-dev   mean and sample standard deviation (n - 1) over every\n"
+              "                  set, counting 0 where the procedure has none\n"
+              "  min, max        fewest and most samples in one set\n"
+              "  sd/sqrt(mean)   about 1 when the variation is only sampling noise\n"
+              "                  (Poisson counts); well above 1: the runs really differ\n"
+              "\n"
+              "Exit status: 0 done, 1 the database could not be read or has fewer\n"
+              "than two sets, 2 bad options.",
+};
+
+static const char *const sort_names[] = {"range", "sum", NULL};
 
 struct set_source {
     const char *db;
@@ -214,66 +202,56 @@ static int load_set(struct cmp_table *t, size_t s, const struct set_source *src,
     return 0;
 }
 
+/* The command line of one stats, parsed. */
+struct stats_options {
+    struct profile_opts po;
+    struct strvec dbs;
+    int64_t want[MAX_EPOCHS];
+    struct epoch_list epochs;
+    const char *event_spec;
+    unsigned limit;
+    int sort;                   /* index in sort_names */
+};
+
+static int stats_report(const struct stats_options *o);
+
 int cmd_stats(int argc, char **argv)
 {
-    const char *dbs[MAX_DBS];
-    size_t ndbs = 0;
-    int64_t want[MAX_EPOCHS];
-    size_t nwant = 0;
-    const char *event_spec = NULL, *image = NULL;
-    int core = -1;
-    unsigned limit = 30, u;
-    bool json = false, sort_sum = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if ((v = opt_value(argc, argv, &i, "--db", &missing))) {
-            if (ndbs == MAX_DBS) {
-                fprintf(stderr, "alphaprof stats: at most %d databases\n", MAX_DBS);
-                return 2;
-            }
-            dbs[ndbs++] = v;
-        } else if ((v = opt_value(argc, argv, &i, "--epoch", &missing))) {
-            if (!parse_unsigned(v, &u) || u == 0 || nwant == MAX_EPOCHS) {
-                fprintf(stderr, "alphaprof stats: --epoch '%s': give an epoch number (1, 2, ...)\n", v);
-                return 2;
-            }
-            want[nwant++] = u;
-        } else if ((v = opt_value(argc, argv, &i, "--event", &missing))) {
-            event_spec = v;
-        } else if ((v = opt_value(argc, argv, &i, "--image", &missing))) {
-            image = v;
-        } else if ((v = opt_value(argc, argv, &i, "--core", &missing))) {
-            if (!parse_unsigned(v, &u) || u > 63) {
-                fprintf(stderr, "alphaprof stats: --core '%s': give a core number\n", v);
-                return 2;
-            }
-            core = (int)u;
-        } else if ((v = opt_value(argc, argv, &i, "--sort", &missing))) {
-            if (strcmp(v, "range") && strcmp(v, "sum")) {
-                fprintf(stderr, "alphaprof stats: --sort '%s': give range or sum\n", v);
-                return 2;
-            }
-            sort_sum = !strcmp(v, "sum");
-        } else if ((v = opt_value(argc, argv, &i, "--limit", &missing))) {
-            if (!parse_unsigned(v, &limit)) {
-                fprintf(stderr, "alphaprof stats: --limit '%s': give a number\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "alphaprof stats: %s '%s'; see 'alphaprof stats --help'\n",
-                    missing ? "missing value for" : "unknown argument", a);
-            return 2;
-        }
+    struct stats_options o = {.po = PROFILE_OPTS_INIT, .limit = OPT_LIMIT_UNSET};
+    o.epochs = (struct epoch_list){o.want, 0, MAX_EPOCHS, false, "too many --epoch"};
+    const struct option options[] = {
+        OPT_LIST(0, "db", &o.dbs, "PATH", "a profile database (default $ALPHAPROF_DB or alphaprof.db);\n"
+                 "repeat to compare runs kept in separate databases"),
+        OPT_CALLBACK(0, "epoch", &o.epochs, "N", "compare only these epochs (repeatable; default: all)",
+                     opt_epoch_list),
+        OPT_STRING(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)"),
+        OPT_PROFILE_IMAGE(&o.po), OPT_PROFILE_CORE(&o.po),
+        OPT_CHOICE(0, "sort", &o.sort, sort_names, "range|sum", "order by normalised range (default) or by sum"),
+        OPT_LIMIT(&o.limit, "procedures"),
+        OPT_PROFILE_JSON(&o.po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&stats_command, options, argc, argv, NULL, NULL);
+    int rc = r != OPT_PARSED ? opt_exit(r)
+             : o.dbs.n > MAX_DBS ? opt_usage_error(&stats_command, "at most %d databases", MAX_DBS) : -1;
+    if (rc < 0) {
+        if (o.dbs.n == 0)
+            strvec_push(&o.dbs, profile_opts_db(&o.po));
+        rc = stats_report(&o);
     }
-    if (ndbs == 0)
-        dbs[ndbs++] = pdb_default_path();
+    strvec_free(&o.dbs);
+    return rc;
+}
 
+/* The variation across the sets of the databases and epochs chosen. */
+static int stats_report(const struct stats_options *o)
+{
+    const char *const *dbs = (const char *const *)o->dbs.v, *event_spec = o->event_spec, *image = o->po.sel.image;
+    size_t ndbs = o->dbs.n, nwant = o->epochs.n;
+    const int64_t *want = o->want;
+    int core = o->po.sel.core;
+    unsigned limit = opt_limit(o->limit, o->po.json);
+    bool json = o->po.json, sort_sum = o->sort == 1;
     struct ap_err err;
     static struct set_source sets[MAX_EPOCHS];
     size_t nsets = 0;

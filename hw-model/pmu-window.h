@@ -37,28 +37,38 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         2
+#define PMU_VERSION         3       /* 3: multiplexing keeps partial periods */
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
-/* Events a counter can count.  PMU_EVENT_NAMES gives their names, in order. */
-enum pmu_event {
-    PMU_EV_CYCLES = 0,      /* modelled cycles */
-    PMU_EV_RETIRED,         /* instructions retired */
-    PMU_EV_IMISS,           /* I-cache misses */
-    PMU_EV_DMISS,           /* D-cache misses (loads and stores) */
-    PMU_EV_BRANCHMP,        /* mispredicted conditional branches and jumps */
-    PMU_EV_LOADS,
-    PMU_EV_STORES,
-    PMU_EV_BRANCHES,        /* conditional branches */
-    PMU_EV_L2MISS,
-    PMU_EV_ITBMISS,         /* instruction TLB misses */
-    PMU_EV_DTBMISS,         /* data TLB misses (loads and stores) */
-    PMU_EV_COUNT
-};
-#define PMU_EVENT_NAMES \
-    "cycles", "retired", "imiss", "dmiss", "branchmp", "loads", "stores", "branches", "l2miss", \
-    "itbmiss", "dtbmiss"
+/*
+ * Events a counter can count: the one list (X-macro) the enum, the names
+ * and every parser of event names (firmware/abi/event-spec.c) come from.
+ * X(ENUM_SUFFIX, name, what it counts).  Append only: the numbers are in
+ * the oracle file and on the profile link.
+ */
+#define PMU_EVENTS(X) \
+    X(CYCLES,   cycles,   "modelled cycles") \
+    X(RETIRED,  retired,  "instructions retired") \
+    X(IMISS,    imiss,    "I-cache misses") \
+    X(DMISS,    dmiss,    "D-cache misses (loads and stores)") \
+    X(BRANCHMP, branchmp, "mispredicted conditional branches and jumps") \
+    X(LOADS,    loads,    "loads") \
+    X(STORES,   stores,   "stores") \
+    X(BRANCHES, branches, "conditional branches") \
+    X(L2MISS,   l2miss,   "L2 cache misses") \
+    X(ITBMISS,  itbmiss,  "instruction TLB misses") \
+    X(DTBMISS,  dtbmiss,  "data TLB misses (loads and stores)")
+
+#define PMU_EVENT_ENUM_(NAME, name, what) PMU_EV_##NAME,
+enum pmu_event { PMU_EVENTS(PMU_EVENT_ENUM_) PMU_EV_COUNT };
+#undef PMU_EVENT_ENUM_
+/* The names in event order, as initialisers of a string array. */
+#define PMU_EVENT_NAME_(NAME, name, what) #name,
+#define PMU_EVENT_NAMES PMU_EVENTS(PMU_EVENT_NAME_)
+/* The names as one blank-separated string, for messages. */
+#define PMU_EVENT_WORD_(NAME, name, what) " " #name
+#define PMU_EVENT_LIST_TEXT (PMU_EVENTS(PMU_EVENT_WORD_) + 1)
 
 /*
  * The plugin's modes (its mode= argument, a board's plugin_args or
@@ -184,6 +194,21 @@ struct pme_record {
 #define PMU_IRQ_NONE        0
 #define PMU_IRQ_IPI         1
 
+/*
+ * Multiplexing (version 3).  A counter that is given another event and
+ * later its old one back should go on counting down where it stopped, as
+ * an OS saves and restores a real PMU's counters: else an event rarer per
+ * slice than its period never overflows.  When the model reads a new
+ * configuration (config_gen changed) it first leaves, for each counter of
+ * the old one, the events still to go before its overflow in
+ * counter_left[i] (0: the counter was off) and then the old generation in
+ * counter_left_gen.  For each enabled counter of the new configuration,
+ * counter_start[i] in 1..period_max is its first countdown instead of a
+ * fresh random period (0 or out of range: a fresh one).  The period
+ * generator is reseeded only when seed changes, so a group that comes
+ * back does not replay the same periods.
+ */
+
 struct pmu_window {
     /* written by the model */
     uint64_t magic;
@@ -217,11 +242,16 @@ struct pmu_window {
      * write the run's oracle so far now, to the oracle path + ".N"
      * (oracle-format.h); other values are ignored */
     volatile uint64_t oracle_request;
+    /* multiplexing: counter_start by the firmware, the rest by the model */
+    uint64_t counter_start[PMU_COUNTERS];
+    volatile uint64_t counter_left[PMU_COUNTERS];
+    volatile uint64_t counter_left_gen;
     /* by the model: events counter N counted since the firmware last
      * configured the counters (0 while N is off); with cycles and retired
-     * the workload-readable part (see the user page below) */
+     * the workload-readable part (see the user page above) */
     uint64_t counts[PMU_COUNTERS];
-    uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8 - PMU_COUNTERS * 8];
+    uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8 -
+                PMU_COUNTERS * 16 - 8 - PMU_COUNTERS * 8];
     struct pmu_record ring[PMU_RING_ENTRIES];
     struct pme_record pme_ring[PME_RING_ENTRIES];
 };

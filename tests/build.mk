@@ -8,32 +8,36 @@ UNIT_TEST_BINS  := $(addprefix $(BUILD)/tests/unit/,$(UNIT_TEST_NAMES)) \
 UNIT_TEST_CFLAGS = $(HOST_TOOLS_CFLAGS) $(shell pkg-config --cflags cmocka 2>/dev/null)
 UNIT_TEST_LIBS   = $(HOST_TOOLS_LIBS) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
 
-# Firmware files the unit tests build for the host, beside the test itself.
-UNIT_TEST_FIRMWARE_test_sample_table := firmware/profiler/sample-table.c
+# Host unit tests of pure firmware code: each also compiles the firmware
+# sources it tests (extra prerequisites below, picked up by the recipes).
+FW_UNIT_TESTS := test_sample_table test_control_machine
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_sample_table): firmware/profiler/sample-table.c
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_control_machine): \
+    firmware/profiler/control-machine.c firmware/profiler/profiler-config.c
 
-.SECONDEXPANSION:
-$(BUILD)/tests/unit/%: tests/unit/%.c $$(UNIT_TEST_FIRMWARE_$$*) $(HOST_UTIL_LIB)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(HOST_UTIL_LIB)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(UNIT_TEST_FIRMWARE_$*) $(HOST_UTIL_LIB) $(UNIT_TEST_LIBS)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) -o $@ $< $(filter firmware/%.c,$^) $(HOST_UTIL_LIB) $(UNIT_TEST_LIBS)
 
-$(BUILD)/tests/unit-asan/%: tests/unit/%.c $$(UNIT_TEST_FIRMWARE_$$*) $(HOST_UTIL_LIB_ASAN)
+$(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(UNIT_TEST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(UNIT_TEST_FIRMWARE_$*) $(HOST_UTIL_LIB_ASAN) $(UNIT_TEST_LIBS)
+	$(HOST_CC) $(UNIT_TEST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(filter firmware/%.c,$^) $(HOST_UTIL_LIB_ASAN) $(UNIT_TEST_LIBS)
 
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 
 -include $(wildcard $(BUILD)/tests/unit/*.d $(BUILD)/tests/unit-asan/*.d)
 
-# libFuzzer targets (clang): each tests/fuzz/fuzz_*.c with the link codec.
+# libFuzzer targets (clang): each tests/fuzz/fuzz_*.c with the shared firmware/abi sources.
 # tests/run.py runs them briefly; see the top of tests/fuzz/fuzz_link_decoder.c.
 FUZZ_CC    := clang
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -I. \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c firmware/abi/link-codec.c firmware/abi/link-codec.h firmware/abi/link-protocol.h
+FUZZ_ABI_SRCS := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_ABI_SRCS) $(wildcard firmware/abi/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< firmware/abi/link-codec.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_ABI_SRCS)
 
 # The link codec must build for the board as it does for the host.
 LINK_CODEC_TARGET_OBJ := $(BUILD)/tests/target/link-codec.o
@@ -41,7 +45,13 @@ $(LINK_CODEC_TARGET_OBJ): firmware/abi/link-codec.c firmware/abi/link-codec.h fi
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -c $< -o $@
 
-TEST_OUTPUTS += $(FUZZ_BINS) $(LINK_CODEC_TARGET_OBJ)
+# So must the boot-line and event-list grammars, freestanding.
+GRAMMAR_TARGET_OBJS := $(BUILD)/tests/target/boot-line.o $(BUILD)/tests/target/event-spec.o
+$(GRAMMAR_TARGET_OBJS): $(BUILD)/tests/target/%.o: firmware/abi/%.c
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -MMD -MP -c $< -o $@
+
+TEST_OUTPUTS += $(FUZZ_BINS) $(LINK_CODEC_TARGET_OBJ) $(GRAMMAR_TARGET_OBJS)
 
 # Host ingest benchmark (make bench: tests/bench/bench_ingest.py).
 INGEST_BENCH := $(BUILD)/tests/bench/ingest-bench

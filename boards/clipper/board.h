@@ -1,8 +1,16 @@
 /*
  * clipper (AlphaServer DS10/DP264-like, Tsunami/Typhoon chipset, CPU ev67)
- * as QEMU 7.2 models it: device addresses the firmware drives.
- * Addresses are KSEG virtual; QEMU maps virtual bit 40 to physical bit 43,
- * so I/O space starts at 0xfffffd....
+ * as QEMU 7.2 models it: device addresses the firmware drives.  The
+ * firmware includes this file as "board.h" (firmware/build.mk puts
+ * boards/$(BOARD) on the include path); plain constants, so host code may
+ * read it too.  Addresses are KSEG virtual unless named _PHYS; QEMU maps
+ * virtual bit 40 to physical bit 43, so I/O space starts at 0xfffffd....
+ *
+ * The hardware model (board clipper-pm) raises performance interrupts the
+ * way the PALcode's WRIPIR does: it writes 1 << (BOARD_IPI_SHIFT + n) to
+ * the Cchip's MISC register at BOARD_CCHIP_MISC_PHYS.  It gets both from
+ * boards/clipper-pm/board.conf (plugin_args ipi_reg, ipi_shift), which
+ * tests/e2e/test_boards.py checks against this file.
  */
 #ifndef BOARD_CLIPPER_H
 #define BOARD_CLIPPER_H
@@ -14,9 +22,15 @@
 #define BOARD_PCI_CONFIG_BASE   0xfffffd01fe000000UL   /* + (bus<<16 | devfn<<8 | reg) */
 #define BOARD_PCI_MEM_BASE      0xfffffd0000000000UL   /* + BAR */
 
+/* KSEG virtual address of an I/O-space physical address. */
+#define BOARD_IO_KSEG(phys)     (0xfffffc0000000000UL + (((phys) & ~(1UL << 43)) | (1UL << 40)))
+
 /* Tsunami Cchip CSRs (64-bit ldq/stq only). */
-#define BOARD_CCHIP_BASE        0xfffffd01a0000000UL
+#define BOARD_CCHIP_PHYS        0x801a0000000UL
+#define BOARD_CCHIP_BASE        BOARD_IO_KSEG(BOARD_CCHIP_PHYS)
+#define BOARD_CCHIP_MISC_PHYS   (BOARD_CCHIP_PHYS + 0x080)
 #define BOARD_CCHIP_MISC        (BOARD_CCHIP_BASE + 0x080)
+#define BOARD_IPI_SHIFT         12      /* MISC bit 12 + n: interrupt core n */
 #define BOARD_CCHIP_DIM0        (BOARD_CCHIP_BASE + 0x200)
 #define BOARD_CCHIP_DIM1        (BOARD_CCHIP_BASE + 0x240)
 #define BOARD_CCHIP_DIM2        (BOARD_CCHIP_BASE + 0x600)

@@ -8,6 +8,7 @@
 #define FIRMWARE_ARCH_PAL_H
 
 #include <stdint.h>
+#include "firmware/arch/barrier.h"
 
 #define PAL_HALT        0x00
 #define PAL_CSERVE      0x09
@@ -113,8 +114,5 @@ static inline __attribute__((noreturn)) void pal_halt(void)
     for (;;)
         __asm__ volatile("call_pal 0x00" ::: "memory");
 }
-
-static inline void mb(void) { __asm__ volatile("mb" ::: "memory"); }
-static inline void wmb(void) { __asm__ volatile("wmb" ::: "memory"); }
 
 #endif

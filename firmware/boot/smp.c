@@ -14,7 +14,7 @@
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/mmu.h"
 #include "firmware/kernel/percpu.h"
-#include "firmware/kernel/run.h"
+#include "firmware/kernel/halt.h"
 
 extern void secondary_start(void);
 

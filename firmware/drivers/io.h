@@ -7,7 +7,7 @@
 #define FIRMWARE_DRIVERS_IO_H
 
 #include <stdint.h>
-#include "boards/clipper/board.h"
+#include "board.h"
 
 static inline uint8_t inb(unsigned port)
 {

@@ -5,7 +5,7 @@
 #include "firmware/drivers/pvpanic.h"
 
 #include <stdint.h>
-#include "boards/clipper/board.h"
+#include "board.h"
 #include "firmware/drivers/io.h"
 
 #define PCI_ID          0x00

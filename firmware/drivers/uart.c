@@ -7,7 +7,7 @@
 #include "firmware/drivers/uart.h"
 
 #include <stdint.h>
-#include "boards/clipper/board.h"
+#include "board.h"
 #include "firmware/drivers/io.h"
 #include "firmware/drivers/intc.h"
 

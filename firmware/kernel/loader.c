@@ -9,7 +9,7 @@
 #include <string.h>
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/crc32.h"
-#include "firmware/kernel/run.h"
+#include "firmware/kernel/halt.h"
 #include "linker/ram-map.h"
 
 struct loaded_image images[MAX_IMAGES];

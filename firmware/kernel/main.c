@@ -9,6 +9,7 @@
 #include "firmware/drivers/uart.h"
 #include "firmware/kernel/cmdline.h"
 #include "firmware/kernel/console.h"
+#include "firmware/kernel/halt.h"
 #include "firmware/kernel/loader.h"
 #include "firmware/kernel/mmu.h"
 #include "firmware/kernel/percpu.h"
@@ -41,6 +42,7 @@ void monitor_main(void)
     const struct loaded_image *img = loader_choose(boot_options.run);
     uart_enable_rx_interrupt();
     window_fuzz_run(boot_options.window_fuzz);
+    halt_on_failure(profiler_abort);    /* a failed run still sends what was collected */
     profiler_start();
     if (!boot_options.profile)
         alarm_start(boot_options.tick_hz);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include "firmware/kernel/console.h"
-#include "firmware/kernel/run.h"
+#include "firmware/kernel/halt.h"
 #include "linker/ram-map.h"
 
 void *_sbrk(ptrdiff_t increment)

@@ -11,10 +11,9 @@
 #include "firmware/arch/pal.h"
 #include "firmware/boot/smp.h"
 #include "firmware/drivers/alarm.h"
-#include "firmware/drivers/pvpanic.h"
-#include "firmware/drivers/uart.h"
 #include "firmware/kernel/cmdline.h"
 #include "firmware/kernel/console.h"
+#include "firmware/kernel/halt.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/spinlock.h"
 #include "firmware/profiler/profiler.h"
@@ -106,22 +105,6 @@ static void report_ticks(void)
     }
 }
 
-static void __attribute__((noreturn)) end_run(int failed)
-{
-    uart_drain();
-    if (failed)
-        pvpanic_trigger();
-    pal_halt();
-}
-
-void monitor_exit_failure(void)
-{
-    static volatile int failing;
-    if (!failing++ && this_core() == 0)
-        profiler_finish(1, LK_END_FATAL);    /* best effort: what was collected */
-    end_run(1);
-}
-
 void run_exit(unsigned core, long status)
 {
     if (core != 0) {
@@ -140,7 +123,7 @@ void run_exit(unsigned core, long status)
     if (boot_options.report_ticks)
         report_ticks();
     mon_printf("monitor: %s exited with status %ld\n", run_image_name(), status);
-    end_run(status != 0);
+    monitor_end_run(status != 0);
 }
 
 long run_join_cores(void)

@@ -1,6 +1,6 @@
 /*
  * Running one workload image on every core, and ending the run: the exit
- * status reaches QEMU (HALT = 0, pvpanic = 1) and the launcher (the
+ * status reaches QEMU (kernel/halt.h) and the launcher (the
  * "monitor: NAME exited with status N" line carries the full value).
  */
 #ifndef FIRMWARE_KERNEL_RUN_H
@@ -24,8 +24,5 @@ long run_sbrk(long increment);
 const char *run_image_name(void);
 /* Copies "NAME args" for SYS_GET_ARGS; returns the full length. */
 long run_get_args(char *buf, unsigned long len);
-
-/* Ends the run as a failure (after a FATAL line). */
-void monitor_exit_failure(void) __attribute__((noreturn));
 
 #endif

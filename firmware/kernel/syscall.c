@@ -4,6 +4,8 @@
  * calls (read, join) keep taking interrupts.  User pointers are checked to
  * lie in the user region; the kernel reaches them through the same mapping.
  */
+#include "firmware/kernel/syscall.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include "firmware/abi/syscalls.h"
@@ -12,7 +14,6 @@
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/run.h"
-#include "firmware/kernel/traps.h"
 #include "linker/ram-map.h"
 
 static int user_range_ok(uint64_t addr, uint64_t len)

@@ -14,12 +14,13 @@
 #include "firmware/kernel/traps.h"
 
 #include <stdio.h>
-#include "boards/clipper/board.h"
+#include "board.h"
 #include "firmware/arch/pal.h"
 #include "firmware/drivers/alarm.h"
 #include "firmware/drivers/intc.h"
 #include "firmware/drivers/uart.h"
 #include "firmware/kernel/console.h"
+#include "firmware/kernel/halt.h"
 #include "firmware/kernel/mmu.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/run.h"

@@ -1,40 +1,57 @@
 /*
- * Link control (see control.h): receiver polling, the control frames'
- * state machine and the session's counter bases.
+ * Link control (see control.h): the receiver, the profiler's configuration,
+ * FLUSH frames, and the actions the control state machine
+ * (control-machine.c) decides on.  Boot core only.
  */
 #include "firmware/profiler/control.h"
 
 #include <string.h>
-#include "boards/clipper/board.h"
+#include "board.h"
 #include "firmware/drivers/alarm.h"
 #include "firmware/drivers/uart.h"
-#include "firmware/kernel/cmdline.h"
+#include "firmware/profiler/control-machine.h"
+#include "firmware/profiler/flush.h"
 #include "firmware/profiler/link-tx.h"
-#include "hw-model/pmu-window.h"
-#include "linker/ram-map.h"
+#include "firmware/profiler/pmu.h"
+#include "firmware/profiler/sample-table.h"
+#include "firmware/profiler/sampling.h"
+#include "firmware/profiler/session.h"
+#include "firmware/profiler/table-send.h"
 
 #define POLL_NS             1000000ull      /* receiver polled at least this often */
-#define FLUSH_TIMEOUT_NS    3000000000ull   /* then what is left is counted LINK_FULL */
-#define ID_MAX              32              /* LK_STAT_* and LK_DROP_* ids kept */
 #define RX_BATCH            64
 
 volatile uint64_t control_due_ns;
 
-enum { IDLE, FLUSHING, REPLYING };
-
-static struct {
-    struct lk_decoder dec;
-    int state;
-    uint8_t op;                 /* the control frame in progress */
-    uint16_t op_seq;
-    uint64_t epoch;             /* NEW_EPOCH's number */
-    uint64_t deadline;
-    uint64_t frames;            /* intact control frames received */
-    uint64_t base_stats[MAX_CORES][ID_MAX], base_drops[MAX_CORES][ID_MAX];
-    uint64_t rx_next_ns;        /* paced link: when the next byte may be read */
-} ctl;
-
+static struct profiler_config config;      /* the one instance */
+static struct ctl_machine machine;
+static struct lk_decoder dec;
+static uint64_t rx_next_ns;     /* paced link: when the next byte may be read */
+static uint64_t flushes[MAX_CORES];         /* FLUSH frames sent per core */
+static unsigned ncores;
 static uint8_t reply_buf[256];
+static uint8_t frame_buf[LK_MAX_RAW];
+
+const struct profiler_config *control_load_config(const struct boot_options *b)
+{
+    profiler_config_from_boot(&config, b);
+    return &config;
+}
+
+void control_init(unsigned n)
+{
+    ncores = n;
+    ctl_init(&machine);
+    lk_dec_init(&dec);
+    rx_next_ns = 0;
+    memset(flushes, 0, sizeof flushes);
+    control_due_ns = clock_ns() + POLL_NS;
+}
+
+int control_busy(void)
+{
+    return machine.state != CTL_IDLE;
+}
 
 static void send_ack(uint16_t seq, uint8_t type, uint32_t status, const char *msg)
 {
@@ -61,237 +78,110 @@ static void send_epoch(uint64_t epoch)
     link_tx_send(&w);
 }
 
+/* The core's cumulative counters as a FLUSH carries them (before the
+ * session's bases are taken off). */
+static void flush_values(unsigned core, struct lk_flush *out)
+{
+    const struct sample_area *a = sample_area_of(core);
+    const struct table_send_stats *s = table_send_stats(core);
+    struct lk_flush f = {
+        .core = core,
+        .time = clock_ns(),
+        .nstats = 5,
+        .stats = {
+            {LK_STAT_SAMPLES_TAKEN, a->st.samples},
+            {LK_STAT_SAMPLES_SENT, s->samples_sent},
+            {LK_STAT_ENTRIES_SENT, s->entries_sent},
+            {LK_STAT_HASH_HITS, a->st.hits},
+            {LK_STAT_HASH_MISSES, a->st.misses},
+        },
+        .ndrops = 3,
+        .drops = {{LK_DROP_OVERFLOW_FULL, a->st.dropped},
+                  {LK_DROP_RING_OVERFLOW, 0},
+                  {LK_DROP_LINK_FULL, s->link_full}},
+    };
+    if (core == 0 && f.nstats + 3 <= LK_MAX_COUNTERS) {
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_CTRL_FRAMES, machine.frames};
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_CTRL_BAD, dec.st.frames_bad};
+    }
+    source_add_counters(sampling_source(), core, &f);
+    *out = f;
+}
+
+void control_send_flush(unsigned core)
+{
+    struct lk_flush f;
+    flush_values(core, &f);
+    f.flush_no = ++flushes[core];
+    ctl_rebase(&machine, &f);
+    struct lk_writer w;
+    if (lk_enc_flush(&w, frame_buf, sizeof frame_buf, &f) == LK_OK)
+        link_tx_send(&w);
+}
+
+static void send_flushes(void)
+{
+    for (unsigned c = 0; c < ncores; c++) {
+        link_tx_wait_free(512);     /* a reply's FLUSH must get through (< 400 bytes) */
+        control_send_flush(c);
+    }
+}
+
 /* The session's zero point of every cumulative counter. */
 static void take_bases(void)
 {
-    memset(ctl.base_stats, 0, sizeof ctl.base_stats);
-    memset(ctl.base_drops, 0, sizeof ctl.base_drops);
-    unsigned n = profiler_ncores();
-    for (unsigned c = 0; c < n && c < MAX_CORES; c++) {
+    for (unsigned c = 0; c < ncores; c++) {
         struct lk_flush f;
-        profiler_flush_values(c, &f);
-        for (uint32_t i = 0; i < f.nstats; i++)
-            if (f.stats[i].id < ID_MAX)
-                ctl.base_stats[c][f.stats[i].id] = f.stats[i].value;
-        for (uint32_t i = 0; i < f.ndrops; i++)
-            if (f.drops[i].id < ID_MAX)
-                ctl.base_drops[c][f.drops[i].id] = f.drops[i].value;
+        flush_values(c, &f);
+        ctl_set_base(&machine, &f);
     }
-}
-
-void control_rebase(struct lk_flush *f)
-{
-    if (f->core >= MAX_CORES)
-        return;
-    for (uint32_t i = 0; i < f->nstats; i++) {
-        struct lk_counter *k = &f->stats[i];
-        if (k->id < ID_MAX && k->value >= ctl.base_stats[f->core][k->id])
-            k->value -= ctl.base_stats[f->core][k->id];     /* else: restarted from 0 */
-    }
-    for (uint32_t i = 0; i < f->ndrops; i++) {
-        struct lk_counter *k = &f->drops[i];
-        if (k->id < ID_MAX && k->value >= ctl.base_drops[f->core][k->id])
-            k->value -= ctl.base_drops[f->core][k->id];
-    }
-}
-
-int control_busy(void)
-{
-    return ctl.state != IDLE;
-}
-
-void control_flush_counters(struct lk_flush *f)
-{
-    if (f->nstats + 2 > LK_MAX_COUNTERS)
-        return;
-    f->stats[f->nstats++] = (struct lk_counter){LK_STAT_CTRL_FRAMES, ctl.frames};
-    f->stats[f->nstats++] = (struct lk_counter){LK_STAT_CTRL_BAD, ctl.dec.st.frames_bad};
-}
-
-int control_init(void)
-{
-    memset(&ctl, 0, sizeof ctl);
-    lk_dec_init(&ctl.dec);
-    control_due_ns = clock_ns() + POLL_NS;
-    return boot_options.start_host;
-}
-
-static void begin_flush(const struct lk_frame *f)
-{
-    ctl.op = f->type;
-    ctl.op_seq = f->seq;
-    ctl.deadline = clock_ns() + FLUSH_TIMEOUT_NS;
-    ctl.state = FLUSHING;
-    profiler_flush_begin();
-}
-
-static void reply_now(const struct lk_frame *f)
-{
-    ctl.op = f->type;
-    ctl.op_seq = f->seq;
-    ctl.state = REPLYING;
-}
-
-static int pme_mode(unsigned mode)
-{
-    return mode == LK_MODE_PROFILEME || mode == LK_MODE_PAIRED;
-}
-
-/* CONFIG: checked whole before anything changes. */
-static void configure(const struct lk_frame *f)
-{
-    struct lk_config c;
-    if (lk_parse_config(f, &c) != LK_OK) {
-        send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "CONFIG payload malformed");
-        return;
-    }
-    if (profiler_sampling()) {
-        send_ack(f->seq, f->type, LK_ACK_BUSY, "CONFIG while sampling: send STOP first");
-        return;
-    }
-    if (pme_mode(c.mode) != pme_mode(boot_options.profile) ||
-        (pme_mode(c.mode) && c.mode != boot_options.profile)) {
-        send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED,
-                 "ProfileMe modes are chosen at boot (profile=profileme|paired)");
-        return;
-    }
-    switch (c.mode) {
-    case LK_MODE_TIMER:
-        if (c.nevents > 1 || (c.nevents == 1 && c.events[0].event != LK_EVENT_TIMER)) {
-            send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED, "timer mode: one event, 255 (the timer)");
-            return;
-        }
-        if (c.nevents == 1 && (c.events[0].period_min < 1000 ||
-                               c.events[0].period_max < c.events[0].period_min)) {
-            send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "timer period: 1000 <= min <= max ns");
-            return;
-        }
-        if (c.nevents == 1) {
-            boot_options.period_min = c.events[0].period_min;
-            boot_options.period_max = c.events[0].period_max;
-        }
-        profiler_set_counters(0);
-        break;
-    case LK_MODE_COUNTERS:
-        if (!profiler_has_model()) {
-            send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED,
-                     "no hardware model on this board (clipper-pm has one)");
-            return;
-        }
-        if (c.nevents > BOOT_MAX_EVENTS) {
-            send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED, "more events than the profiler multiplexes");
-            return;
-        }
-        for (uint32_t i = 0; i < c.nevents; i++) {
-            const struct lk_event_config *e = &c.events[i];
-            if (e->event >= PMU_EV_COUNT) {
-                send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED, "no such hardware event");
-                return;
-            }
-            if ((e->period_min || e->period_max) &&
-                (e->period_min < PMU_MIN_PERIOD || e->period_max < e->period_min)) {
-                send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "event period: 1000 <= min <= max");
-                return;
-            }
-        }
-        boot_options.nevents = c.nevents;
-        for (uint32_t i = 0; i < c.nevents; i++) {
-            boot_options.events[i].event = c.events[i].event;
-            boot_options.events[i].period_min = c.events[i].period_min;
-            boot_options.events[i].period_max = c.events[i].period_max;
-        }
-        profiler_set_counters(1);
-        break;
-    case LK_MODE_PROFILEME:
-    case LK_MODE_PAIRED:
-        if (c.pme_min) {
-            if (c.pme_max < c.pme_min) {
-                send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "ProfileMe interval: min <= max");
-                return;
-            }
-            boot_options.pme_min = c.pme_min;
-            boot_options.pme_max = c.pme_max;
-        }
-        if (c.pair_window)
-            boot_options.pair_window = c.pair_window;
-        break;
-    default:
-        send_ack(f->seq, f->type, LK_ACK_UNSUPPORTED, "unknown mode (STOP stops sampling)");
-        return;
-    }
-    boot_options.profile = c.mode;
-    if (c.flush_ms)
-        boot_options.flush_ms = c.flush_ms;
-    send_ack(f->seq, f->type, LK_ACK_OK, "configured; applies at START");
 }
 
 static void handle(const struct lk_frame *f)
 {
-    ctl.frames++;
-    if (ctl.state != IDLE) {
-        send_ack(f->seq, f->type, LK_ACK_BUSY, "busy with the last control frame");
-        return;
-    }
-    switch (f->type) {
-    case LK_T_START:
-        if (profiler_sampling())
-            begin_flush(f);     /* the old session's data goes first */
-        else
-            reply_now(f);
+    struct ctl_view v = {
+        .sampling = sampling_on(),
+        .has_model = pmu_present(),
+        .now_ns = clock_ns(),
+        .config = &config,
+    };
+    struct ctl_decision d;
+    ctl_on_frame(&machine, f, &v, &d);
+    switch (d.action) {
+    case CTL_ANSWER:
+        send_ack(f->seq, f->type, d.status, d.message);
         break;
-    case LK_T_STOP:
-        if (!profiler_sampling()) {
-            send_ack(f->seq, f->type, LK_ACK_OK, "not sampling");
-            break;
-        }
-        profiler_pause();
-        begin_flush(f);
+    case CTL_CONFIGURE:
+        config = d.config;
+        sampling_select();
+        send_ack(f->seq, f->type, LK_ACK_OK, d.message);
         break;
-    case LK_T_FLUSH_NOW:
-        begin_flush(f);
+    case CTL_STOP_AND_FLUSH:
+        sampling_pause();
+        flush_begin();
         break;
-    case LK_T_NEW_EPOCH:
-        if (lk_parse_new_epoch(f, &ctl.epoch) != LK_OK) {
-            send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "NEW_EPOCH payload malformed");
-            break;
-        }
-        begin_flush(f);
+    case CTL_FLUSH:
+        flush_begin();
         break;
-    case LK_T_CONFIG:
-        configure(f);
-        break;
-    default:
-        send_ack(f->seq, f->type, LK_ACK_BAD_FRAME, "not a control frame");
+    case CTL_REPLY_LATER:
         break;
     }
 }
 
-/* The control frame in progress is done: its frames, then its ACK. */
-static void reply(void)
+static void send_reply(const struct ctl_reply *r)
 {
-    switch (ctl.op) {
-    case LK_T_START:
+    if (r->start_session) {
         take_bases();
-        if (!profiler_sampling())
-            profiler_resume();
-        profiler_new_session();
-        send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "started");
-        break;
-    case LK_T_STOP:
-        profiler_send_flushes();
-        send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "stopped");
-        break;
-    case LK_T_NEW_EPOCH:
-        profiler_send_flushes();
-        send_epoch(ctl.epoch);
-        send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "new epoch");
-        break;
-    default:
-        profiler_send_flushes();
-        send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "flushed");
-        break;
+        if (!sampling_on())
+            sampling_resume();
+        session_restart();
     }
-    ctl.state = IDLE;
+    if (r->send_flushes)
+        send_flushes();
+    if (r->send_epoch)
+        send_epoch(r->epoch);
+    send_ack(r->seq, r->type, LK_ACK_OK, r->message);
 }
 
 /* Reads what the receiver has; on a paced link no faster than the baud
@@ -305,21 +195,21 @@ static void poll_rx(void)
     uint64_t byte_ns = link_tx_byte_ns(), now = clock_ns();
     if (byte_ns) {
         uint64_t saved = 16 * byte_ns;
-        if (now > saved && ctl.rx_next_ns < now - saved)
-            ctl.rx_next_ns = now - saved;
-        uint64_t due = ctl.rx_next_ns <= now ? (now - ctl.rx_next_ns) / byte_ns + 1 : 0;
+        if (now > saved && rx_next_ns < now - saved)
+            rx_next_ns = now - saved;
+        uint64_t due = rx_next_ns <= now ? (now - rx_next_ns) / byte_ns + 1 : 0;
         if (due < room)
             room = (size_t)due;
     }
     int ch;
     while (n < room && (ch = uart_port_receive(BOARD_COM2_PORT)) >= 0)
         buf[n++] = (uint8_t)ch;
-    ctl.rx_next_ns += n * byte_ns;
+    rx_next_ns += n * byte_ns;
     const uint8_t *p = buf;
     while (n > 0) {
         size_t used;
         struct lk_frame f;
-        int got = lk_dec_push(&ctl.dec, p, n, &used, &f);
+        int got = lk_dec_push(&dec, p, n, &used, &f);
         p += used;
         n -= used;
         if (got)
@@ -332,25 +222,22 @@ void control_tick(void)
     uint64_t now = clock_ns();
     control_due_ns = now + POLL_NS;
     poll_rx();
-    if (ctl.state == FLUSHING) {
-        profiler_drain();
-        if (!profiler_flush_pending()) {
-            ctl.state = REPLYING;
-        } else if (clock_ns() > ctl.deadline) {
-            profiler_flush_give_up();   /* the link cannot carry it in time: counted */
-            ctl.state = REPLYING;
-        }
+    if (machine.state == CTL_FLUSHING) {
+        flush_send_pre_flush();
+        if (ctl_flush_step(&machine, flush_pending(), clock_ns()) == CTL_GIVE_UP)
+            flush_give_up();    /* the link cannot carry it in time: counted */
     }
-    if (ctl.state == REPLYING && link_tx_free() >= link_tx_reserve())
-        reply();
+    struct ctl_reply r;
+    if (ctl_take_reply(&machine, link_tx_free() >= link_tx_reserve(), &r))
+        send_reply(&r);
 }
 
 void control_finish(void)
 {
-    if (ctl.state == IDLE)
+    struct ctl_reply r;
+    if (!ctl_finish(&machine, &r))
         return;
-    if (ctl.op == LK_T_NEW_EPOCH)
-        send_epoch(ctl.epoch);
-    send_ack(ctl.op_seq, ctl.op, LK_ACK_OK, "the workload ended");
-    ctl.state = IDLE;
+    if (r.send_epoch)
+        send_epoch(r.epoch);
+    send_ack(r.seq, r.type, LK_ACK_OK, r.message);
 }

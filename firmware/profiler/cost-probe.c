@@ -16,10 +16,9 @@
  */
 #include "firmware/profiler/cost-probe.h"
 
-#include "firmware/kernel/cmdline.h"
 #include "firmware/kernel/console.h"
 #include "firmware/profiler/sample-table.h"
-#include "hw-model/pmu-window.h"
+#include "firmware/profiler/pmu.h"
 
 #define PROBE_BATCH 2048
 #define PROBE_PC    0x1000000ull
@@ -29,15 +28,15 @@ static uint64_t model_cycles(const struct pmu_window *w)
     return *(const volatile uint64_t *)&w->cycles;
 }
 
-void cost_probe_run(void)
+void cost_probe_run(enum table_policy policy)
 {
-    const struct pmu_window *w = (const struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS);
-    if (w->magic != PMU_MAGIC) {
+    const struct pmu_window *w = pmu_window_of(0);
+    if (!pmu_present()) {
         mon_printf("monitor: warning: profile_probe needs the hardware model (--board clipper-pm)\n");
         return;
     }
     struct sample_area *a = sample_area_of(0);
-    sample_table_init(0, (enum table_policy)boot_options.table_policy);
+    sample_table_init(a, policy);
     const uint64_t capacity = sample_table_capacity(a);
     for (uint64_t i = 0; i < capacity; i++)
         sample_table_record(a, PROBE_PC + 4 * i, PMU_EV_CYCLES);
@@ -61,7 +60,7 @@ void cost_probe_run(void)
         }
     }
     mon_printf("monitor: table cost (%s): hit %lu cycles over %lu hits, miss %lu cycles over %lu misses "
-               "(%lu evicted)\n", boot_options.table_policy == POLICY_STF6 ? "stf6" : "rr4",
+               "(%lu evicted)\n", policy == POLICY_STF6 ? "stf6" : "rr4",
                (unsigned long)(hits ? hit_cycles / hits : 0), (unsigned long)hits,
                (unsigned long)(misses ? miss_cycles / misses : 0), (unsigned long)misses,
                (unsigned long)evicted);

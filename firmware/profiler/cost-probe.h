@@ -3,6 +3,8 @@
 #ifndef FIRMWARE_PROFILER_COST_PROBE_H
 #define FIRMWARE_PROFILER_COST_PROBE_H
 
-void cost_probe_run(void);
+#include "firmware/profiler/sample-table.h"
+
+void cost_probe_run(enum table_policy policy);
 
 #endif

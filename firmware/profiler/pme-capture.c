@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "firmware/arch/pal.h"
-#include "firmware/kernel/cmdline.h"
 #include "firmware/kernel/console.h"
 #include "firmware/profiler/link-tx.h"
+#include "firmware/profiler/pmu.h"
+#include "firmware/profiler/sample-source.h"
 #include "firmware/profiler/sample-table.h"
-#include "hw-model/pmu-window.h"
 
 #define PME_AGG_ENTRIES     1024        /* power of two */
 #define PME_AGG_SHIFT       10          /* log2(PME_AGG_ENTRIES) */
@@ -90,6 +90,7 @@ _Static_assert(__builtin_offsetof(struct pme_core, switch_req) == 128, "owner an
 _Static_assert(PME_CORE_OFFSET + sizeof(struct pme_core) <= PROFILER_PER_CORE,
                "ProfileMe banks fit the core's profiler RAM");
 
+static const struct profiler_config *config;
 static int pme_on;
 static unsigned pme_ncores;
 
@@ -99,14 +100,9 @@ static struct pme_core *pme_core_of(unsigned core)
                                PME_CORE_OFFSET);
 }
 
-static struct pmu_window *window_of(unsigned core)
-{
-    return (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE);
-}
-
 static int model_has_profileme(void)
 {
-    const struct pmu_window *w = window_of(0);
+    const struct pmu_window *w = pmu_window_of(0);
     return w->magic == PMU_MAGIC && w->version >= 2;
 }
 
@@ -115,17 +111,23 @@ uint32_t pme_caps(void)
     return model_has_profileme() ? LK_CAP_PROFILEME | LK_CAP_PAIRED : 0;
 }
 
-int pme_active(void)
+static void pme_init(const struct profiler_config *c, unsigned ncores)
 {
-    return pme_on;
+    (void)ncores;
+    config = c;
 }
 
-int pme_start(unsigned ncores)
+static uint32_t pme_source_caps(void)
+{
+    return 0;               /* the board's ProfileMe bits: pme_caps */
+}
+
+static int pme_start(unsigned ncores)
 {
     if (!model_has_profileme()) {
         mon_printf("monitor: warning: profile=%s needs the hardware model with ProfileMe "
                    "(--board clipper-pm); sampling with the timer instead\n",
-                   boot_options.profile == LK_MODE_PAIRED ? "paired" : "profileme");
+                   config->mode == LK_MODE_PAIRED ? "paired" : "profileme");
         return 0;
     }
     /* A restart (host START after STOP) keeps the banks, the counts and
@@ -134,18 +136,18 @@ int pme_start(unsigned ncores)
     pme_ncores = ncores;
     for (unsigned c = 0; c < ncores; c++) {
         struct pme_core *p = pme_core_of(c);
-        struct pmu_window *w = window_of(c);
+        struct pmu_window *w = pmu_window_of(c);
         if (first) {
             memset(p, 0, __builtin_offsetof(struct pme_core, bank));
             for (unsigned k = 0; k < 2; k++)
                 memset(&p->bank[k], 0, __builtin_offsetof(struct pme_bank, pairs));
             w->pme_tail = w->pme_head;  /* the unit was off: nothing of ours there */
         }
-        w->pme.mode = boot_options.profile == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE;
-        w->pme.pair_window = boot_options.pair_window;
-        w->pme.interval_min = boot_options.pme_min;
-        w->pme.interval_max = boot_options.pme_max;
-        w->seed = boot_options.seed * 7919u + c + 1;
+        w->pme.mode = config->mode == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE;
+        w->pme.pair_window = config->pair_window;
+        w->pme.interval_min = config->pme_min;
+        w->pme.interval_max = config->pme_max;
+        w->seed = config->seed * 7919u + c + 1;
         /* Interrupt when a quarter of the ring is full (seed 4.3: one
          * interrupt, many records); the 1 ms tick drains the rest.  Not at
          * short intervals: the drain is sampled too, and when it fetches
@@ -153,7 +155,7 @@ int pme_start(unsigned ncores)
          * interrupt's drain fills the ring again (an interrupt storm that
          * starves the tick); the tick's drain is bounded by the ring. */
         w->irq_ack = w->interrupts;
-        w->irq_threshold = w->irq_mode == PMU_IRQ_IPI && boot_options.pme_min >= PME_IRQ_MIN_INTERVAL
+        w->irq_threshold = w->irq_mode == PMU_IRQ_IPI && config->pme_min >= PME_IRQ_MIN_INTERVAL
                                ? PME_RING_ENTRIES / 4 : 0;
         mb();
         w->config_gen++;
@@ -163,12 +165,12 @@ int pme_start(unsigned ncores)
     return 1;
 }
 
-void pme_stop(unsigned ncores)
+static void pme_stop(unsigned ncores)
 {
     if (!pme_on)
         return;
     for (unsigned c = 0; c < ncores; c++) {
-        struct pmu_window *w = window_of(c);
+        struct pmu_window *w = pmu_window_of(c);
         w->pme.mode = PME_OFF;
         mb();
         w->config_gen++;
@@ -176,7 +178,7 @@ void pme_stop(unsigned ncores)
     mb();
 }
 
-void pme_send_names(uint8_t *buf, size_t cap)
+static void pme_send_names(uint8_t *buf, size_t cap)
 {
     static const char *const bits[] = {PME_EVENT_BIT_NAMES};
     static const char *const lat[] = {PME_LATENCY_NAMES};
@@ -278,12 +280,12 @@ static void add_pair(struct pme_core *p, const struct pme_record *first, const s
     b->npairs++;
 }
 
-void pme_drain(unsigned core)
+static void pme_drain(unsigned core)
 {
     if (!pme_on)
         return;
     struct pme_core *p = pme_core_of(core);
-    struct pmu_window *w = window_of(core);
+    struct pmu_window *w = pmu_window_of(core);
     if (p->done)
         return;
     /* An IPI (a flush's or the model's) must not run a second drain inside
@@ -323,7 +325,7 @@ void pme_drain(unsigned core)
     pal_swpipl(ipl);
 }
 
-void pme_final(unsigned core)
+static void pme_final(unsigned core)
 {
     if (!pme_on)
         return;
@@ -342,11 +344,11 @@ void pme_final(unsigned core)
     p->switch_ack = p->switch_req;
 }
 
-void pme_interrupt(unsigned core)
+static void pme_interrupt(unsigned core)
 {
     if (!pme_on)
         return;
-    struct pmu_window *w = window_of(core);
+    struct pmu_window *w = pmu_window_of(core);
     uint64_t raised = w->interrupts;
     if (raised == w->irq_ack)
         return;
@@ -357,7 +359,7 @@ void pme_interrupt(unsigned core)
 
 /* ------------------------------------------------------- boot core side */
 
-void pme_request_flush(unsigned ncores, int all)
+static void pme_request_flush(unsigned ncores, int all)
 {
     if (!pme_on)
         return;
@@ -375,7 +377,7 @@ void pme_request_flush(unsigned ncores, int all)
     pme_drain(0);                       /* core 0 is the caller: at once */
 }
 
-int pme_pending(unsigned core)
+static int pme_pending(unsigned core)
 {
     if (!pme_on)
         return 0;
@@ -383,7 +385,7 @@ int pme_pending(unsigned core)
     return p->bank[0].ready || p->bank[1].ready || p->switch_req != p->switch_ack;
 }
 
-void pme_discard(unsigned core)
+static void pme_discard(unsigned core)
 {
     if (!pme_on)
         return;
@@ -407,14 +409,6 @@ void pme_discard(unsigned core)
         b->ready = 0;
     }
     p->switch_ack = p->switch_req;      /* no use asking any more */
-}
-
-int pme_any_pending(unsigned ncores)
-{
-    for (unsigned c = 0; c < ncores; c++)
-        if (pme_pending(c))
-            return 1;
-    return 0;
 }
 
 static int compare_pc(const void *a, const void *b)
@@ -514,7 +508,7 @@ static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint
     return 1;
 }
 
-int pme_send(unsigned core, uint8_t *buf, size_t cap)
+static int pme_send(unsigned core, uint8_t *buf, size_t cap)
 {
     if (!pme_on)
         return 1;
@@ -530,34 +524,23 @@ int pme_send(unsigned core, uint8_t *buf, size_t cap)
     return 1;
 }
 
-static void add_counter(uint32_t *n, struct lk_counter *list, uint32_t id, uint64_t value)
-{
-    for (uint32_t i = 0; i < *n; i++)
-        if (list[i].id == id) {
-            list[i].value += value;
-            return;
-        }
-    if (*n < LK_MAX_COUNTERS)
-        list[(*n)++] = (struct lk_counter){id, value};
-}
-
-void pme_flush_counters(unsigned core, struct lk_flush *f)
+static void pme_flush_counters(unsigned core, struct lk_flush *f)
 {
     if (!pme_ncores)                    /* never started */
         return;
     const struct pme_core *p = pme_core_of(core);
-    add_counter(&f->nstats, f->stats, LK_STAT_PME_TAKEN, p->rep_taken);
-    add_counter(&f->nstats, f->stats, LK_STAT_PME_SENT, p->sent);
-    add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_TAKEN, p->rep_pairs_taken);
-    add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_SENT, p->pairs_sent);
-    add_counter(&f->ndrops, f->drops, LK_DROP_RING_OVERFLOW, window_of(core)->pme_dropped + p->rep_resync_lost);
-    add_counter(&f->ndrops, f->drops, LK_DROP_AGG_FULL, p->rep_agg_full);
-    add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->rep_pair_full + p->link_full_pairs);
-    add_counter(&f->ndrops, f->drops, LK_DROP_LINK_FULL, p->link_full);
-    add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->rep_half_pair);
+    flush_add_counter(&f->nstats, f->stats, LK_STAT_PME_TAKEN, p->rep_taken);
+    flush_add_counter(&f->nstats, f->stats, LK_STAT_PME_SENT, p->sent);
+    flush_add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_TAKEN, p->rep_pairs_taken);
+    flush_add_counter(&f->nstats, f->stats, LK_STAT_PAIRS_SENT, p->pairs_sent);
+    flush_add_counter(&f->ndrops, f->drops, LK_DROP_RING_OVERFLOW, pmu_window_of(core)->pme_dropped + p->rep_resync_lost);
+    flush_add_counter(&f->ndrops, f->drops, LK_DROP_AGG_FULL, p->rep_agg_full);
+    flush_add_counter(&f->ndrops, f->drops, LK_DROP_PAIR_FULL, p->rep_pair_full + p->link_full_pairs);
+    flush_add_counter(&f->ndrops, f->drops, LK_DROP_LINK_FULL, p->link_full);
+    flush_add_counter(&f->ndrops, f->drops, LK_DROP_HALF_PAIR, p->rep_half_pair);
 }
 
-void pme_summary(unsigned ncores)
+static void pme_summary(unsigned ncores)
 {
     if (!pme_ncores)
         return;
@@ -570,10 +553,62 @@ void pme_summary(unsigned ncores)
         ps += p->pairs_sent;
         lost += p->agg_full + p->link_full;
         plost += p->pair_full + p->link_full_pairs + p->half_pair;
-        ring += window_of(c)->pme_dropped + p->resync_lost;
+        ring += pmu_window_of(c)->pme_dropped + p->resync_lost;
     }
     mon_printf("monitor: ProfileMe: %lu records taken, %lu sent, %lu dropped, %lu lost in full rings; "
                "%lu pairs taken, %lu sent, %lu dropped\n", (unsigned long)t, (unsigned long)sent,
                (unsigned long)lost, (unsigned long)ring, (unsigned long)pt, (unsigned long)ps,
                (unsigned long)plost);
 }
+
+static void pme_tick(unsigned core, uint64_t pc, uint64_t due_ns, int sampling)
+{
+    (void)pc;
+    (void)due_ns;
+    (void)sampling;         /* after STOP: what the ring still holds */
+    pme_drain(core);
+}
+
+static void pme_interrupt_hook(unsigned core, int collecting)
+{
+    (void)collecting;
+    pme_interrupt(core);
+}
+
+/* Owner core: hand the active bank over (final: without waiting, and
+ * collect nothing after). */
+static void pme_flush(unsigned core, int final)
+{
+    if (final)
+        pme_final(core);
+    else
+        pme_drain(core);    /* hands the bank over if asked */
+}
+
+static void pme_announce(unsigned ncores)
+{
+    mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions on %u cores, link on COM2%s\n",
+               config->mode == LK_MODE_PAIRED ? "ProfileMe pairs" : "ProfileMe",
+               (unsigned long)config->pme_min, (unsigned long)config->pme_max, ncores,
+               config->baud ? " (paced)" : "");
+}
+
+const struct sample_source pme_source = {
+    .name = "profileme",
+    .caps = pme_source_caps,
+    .init = pme_init,
+    .start = pme_start,
+    .stop = pme_stop,
+    .stop_before_final_flush = 1,
+    .tick = pme_tick,
+    .interrupt = pme_interrupt_hook,
+    .flush = pme_flush,
+    .send = pme_send,
+    .discard = pme_discard,
+    .pending = pme_pending,
+    .request_flush = pme_request_flush,
+    .send_names = pme_send_names,
+    .add_counters = pme_flush_counters,
+    .announce = pme_announce,
+    .summary = pme_summary,
+};

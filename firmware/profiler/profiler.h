@@ -1,8 +1,9 @@
 /*
  * On-target profiler: collects samples on every core while the workload
  * runs and streams them over the profile link (COM2, link-protocol.h).
- * Today's source is the per-CPU alarm (timer PC sampling, works on the
- * plain board); the hw-model's counters and ProfileMe feed the same tables.
+ * Sources: the per-core alarm (timer PC sampling, works on the plain
+ * board), the hw-model's event counters and ProfileMe (sample-source.h).
+ * These are the monitor's only ways in; profiler.c lists the files below.
  */
 #ifndef FIRMWARE_PROFILER_PROFILER_H
 #define FIRMWARE_PROFILER_PROFILER_H
@@ -26,5 +27,7 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps);
 void profiler_ipi(void);
 /* Boot core at the end of the run: stop, flush every core, send END. */
 void profiler_finish(long status, unsigned how);
+/* A failed run (kernel/halt.h's hook): profiler_finish, best effort. */
+void profiler_abort(void);
 
 #endif

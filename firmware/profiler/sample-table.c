@@ -1,24 +1,25 @@
 /*
  * Hash table and overflow buffers (see sample-table.h for the layouts, the
- * two policies and the invariants).  Plain C with compiler fences only, so
- * the unit tests build the same file for the host.
+ * two policies and the invariants).  Pure C but for barrier.h, so the unit
+ * tests build the same file for the host.
  */
 #include "firmware/profiler/sample-table.h"
 
 #include <string.h>
 #include "firmware/abi/link-protocol.h"
+#include "firmware/arch/barrier.h"
 
 _Static_assert(sizeof(struct sample_area) <= PROFILER_PER_CORE, "sample area fits the core's profiler RAM");
 _Static_assert(sizeof(((struct sample_area *)0)->table) == TABLE_BYTES, "both layouts fill the same table");
 _Static_assert(LK_EVENT_TIMER > STF6_EVENT_TIMER, "timer samples need their own stf6 code");
 
-void sample_table_reset(struct sample_area *a, enum table_policy policy)
+void sample_table_init(struct sample_area *a, enum table_policy policy)
 {
     memset(a, 0, sizeof *a);
     a->st.policy = policy;
     a->st.ways = policy == POLICY_STF6 ? STF6_WAYS : 4;
     a->st.nbuckets = TABLE_LINES;       /* one bucket per line, every line used */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    mb();
 }
 
 static void overflow_append(struct sample_area *a, const struct sample_entry *e)
@@ -31,7 +32,7 @@ static void overflow_append(struct sample_area *a, const struct sample_entry *e)
     b->e[b->fill] = *e;
     a->st.evicted++;
     if (++b->fill == OVERFLOW_ENTRIES) {
-        __atomic_thread_fence(__ATOMIC_RELEASE);    /* entries before the flag */
+        wmb();                      /* entries before the flag */
         b->ready = 1;
         a->st.active ^= 1;
     }
@@ -52,11 +53,10 @@ static void record_rr4(struct sample_area *a, uint64_t pc, unsigned event)
         struct sample_entry *e = &bkt[i];
         if (e->pc == pc && e->event == event && e->count) {
             a->st.hits++;
-            if (e->count == UINT32_MAX) {       /* full: hand it over, this sample restarts it */
+            if (++e->count == UINT32_MAX) {     /* saturated: hand it over */
                 overflow_append(a, e);
                 e->count = 0;
             }
-            e->count++;
             return;
         }
     }
@@ -190,7 +190,7 @@ uint32_t sample_table_flush(struct sample_area *a, void (*wait)(void))
     /* Hand over the partly filled buffer too. */
     struct overflow_buffer *b = &a->ovf[a->st.active];
     if (b->fill) {
-        __atomic_thread_fence(__ATOMIC_RELEASE);
+        wmb();
         b->ready = 1;
         a->st.active ^= 1;
     }

@@ -20,8 +20,9 @@
  *  1. An entry with count 0 is free; a bucket's live entries are distinct
  *     (pc, event) keys; in an stf6 bucket the live entries come first.
  *  2. Every sample is in exactly one place: a live entry's count, an
- *     overflow buffer entry, or st.dropped (both buffers full).  A count
- *     about to overflow its field is handed over whole and restarts at 1.
+ *     overflow buffer entry, or st.dropped (both buffers full).  A full
+ *     count is handed over whole (rr4: when it reaches UINT32_MAX; stf6:
+ *     when the next sample would pass 65535, which then counts 1).
  *  3. ovf[i].ready == 1 means the owner will not touch ovf[i] until the
  *     flusher has sent it and cleared ready (and fill).
  */
@@ -106,12 +107,9 @@ static inline struct sample_area *sample_area_of(unsigned core)
     return (struct sample_area *)(KSEG_BASE + PROFILER_PHYS + (uint64_t)core * PROFILER_PER_CORE);
 }
 
-/* Empties an area and sets its policy (any memory: the unit tests use the host's). */
-void sample_table_reset(struct sample_area *a, enum table_policy policy);
-static inline void sample_table_init(unsigned core, enum table_policy policy)
-{
-    sample_table_reset(sample_area_of(core), policy);
-}
+/* Empties the area and sets its replacement policy (any memory: the unit
+ * tests use the host's). */
+void sample_table_init(struct sample_area *a, enum table_policy policy);
 /* Interrupt context on `core`: count one sample of (pc, event). */
 void sample_table_record(struct sample_area *a, uint64_t pc, unsigned event);
 /* Entries the table holds under its policy (rr4 16384, stf6 24576). */

@@ -193,6 +193,7 @@ int board_run(struct board_run *br)
         .nimages = br->images->n,
         .keys = (const char *const *)br->keys->v,
         .nkeys = br->keys->n,
+        .unchecked_keys = !br->check,
         .args = (const char *const *)br->args->v,
         .nargs = br->args->n,
     };

@@ -5,7 +5,6 @@
  */
 #include "util/profile-view.h"
 
-#include "util/options.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -251,35 +250,4 @@ const struct pv_proc *pv_find_proc(const struct profile_view *v, const char *nam
         if (strcmp(v->procs[i].name, name) == 0)
             return &v->procs[i];
     return NULL;
-}
-
-int pv_selection_option(const char *cmd, int argc, char **argv, int *i, struct pv_selection *sel,
-                        bool *missing)
-{
-    const char *v;
-    unsigned u;
-    if ((v = opt_value(argc, argv, i, "--epoch", missing))) {
-        if (!strcmp(v, "all"))
-            sel->epoch = -1;
-        else if (parse_unsigned(v, &u) && u > 0)
-            sel->epoch = u;
-        else {
-            fprintf(stderr, "%s: --epoch '%s': give an epoch number or all\n", cmd, v);
-            return -1;
-        }
-        return 1;
-    }
-    if ((v = opt_value(argc, argv, i, "--core", missing))) {
-        if (!parse_unsigned(v, &u) || u > 63) {
-            fprintf(stderr, "%s: --core '%s': give a core number\n", cmd, v);
-            return -1;
-        }
-        sel->core = (int)u;
-        return 1;
-    }
-    if ((v = opt_value(argc, argv, i, "--image", missing))) {
-        sel->image = v;
-        return 1;
-    }
-    return 0;
 }

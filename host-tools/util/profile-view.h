@@ -74,11 +74,6 @@ struct sqlite3_stmt;
  * cannot be opened keeps the reason in st_error. */
 int pv_read_images(struct sqlite3 *db, struct sqlite3_stmt *st, struct pv_image **images, size_t *n,
                    struct ap_err *err);
-/* Parses argv[*i] if it is --epoch N|all, --core N or --image NAME into
- * sel: 1 consumed, 0 not one of them (or its value is missing: *missing),
- * -1 a bad value (said on stderr, after cmd). */
-int pv_selection_option(const char *cmd, int argc, char **argv, int *i, struct pv_selection *sel,
-                        bool *missing);
 void pv_free(struct profile_view *v);
 /* Index of an event number in v->events, or -1. */
 int pv_event_index(const struct profile_view *v, uint32_t event);

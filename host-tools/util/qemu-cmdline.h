@@ -31,12 +31,16 @@ struct run_config {
     const char *const *images;
     size_t nimages;
     const char *const *keys;        /* KEY=VAL words for the boot command line */
+    bool unchecked_keys;            /* run --no-check: send keys the monitor's table
+                                       refuses (to see the monitor refuse them) */
     size_t nkeys;
     const char *const *args;        /* the image's arguments (after --) */
     size_t nargs;
 };
 
-/* Checks one --append word: KEY=VAL, key [a-z0-9_]+, no blanks. */
+/* Checks one boot-line word with the monitor's own table of keys
+ * (firmware/abi/boot-line.h): what the monitor would refuse fails here,
+ * err saying what is wrong (without the word). */
 int cmdline_check_key(const char *word, struct ap_err *err);
 
 /* The -append text: "KEY=VAL ... -- ARGS"; fails if it does not fit the

@@ -589,6 +589,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 model_error(msg);
                 return -1;
             }
+        } else if (!strcmp(key, "ipi_reg") || !strcmp(key, "ipi_shift")) {
+            if (!irq_delivery_param(key, val)) {
+                snprintf(msg, sizeof msg, "%s=%s: give the board's interrupt register (see its board.conf)",
+                         key, val);
+                model_error(msg);
+                return -1;
+            }
         } else if (!parse_param(key, val)) {
             snprintf(msg, sizeof msg, "unknown or bad argument '%s'", argv[i]);
             model_error(msg);
@@ -596,7 +603,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         }
     }
     if (g.ncores < 1 || g.ncores > MAX_CORES) {
-        model_error("cores= must be 1..4");
+        snprintf(msg, sizeof msg, "cores= must be 1..%d", MAX_CORES);
+        model_error(msg);
         return -1;
     }
     g.vcpus = calloc(g.ncores, sizeof *g.vcpus);

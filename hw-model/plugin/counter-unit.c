@@ -19,8 +19,19 @@ int64_t counter_unit_period(struct counter_unit *u, unsigned i)
 void counter_unit_reload(struct counter_unit *u)
 {
     struct pmu_window *w = u->win;
+    /* what the old configuration's counters still had to go (pmu-window.h:
+     * multiplexing), before anything of the new one is read */
+    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
+        const struct counter_state *c = &u->c[i];
+        w->counter_left[i] = c->enabled ? (uint64_t)(c->remaining > 0 ? c->remaining : 1) : 0;
+    }
+    __atomic_store_n(&w->counter_left_gen, u->config_gen, __ATOMIC_RELEASE);
     u->config_gen = w->config_gen;
-    u->rng = model_minstd_seed(w->seed, 0);
+    if (!u->seeded || w->seed != u->seed) {
+        u->seed = w->seed;
+        u->seeded = true;
+        u->rng = model_minstd_seed(w->seed, 0);
+    }
     u->nenabled = 0;
     for (unsigned i = 0; i < PMU_COUNTERS; i++) {
         struct pmu_counter_config cfg = w->counters[i];
@@ -33,7 +44,8 @@ void counter_unit_reload(struct counter_unit *u)
         c->period_max = cfg.period_max;
         w->counts[i] = 0;
         if (c->enabled) {
-            c->remaining = counter_unit_period(u, i);
+            uint64_t start = w->counter_start[i];
+            c->remaining = start >= 1 && start <= c->period_max ? (int64_t)start : counter_unit_period(u, i);
             u->nenabled++;
         }
     }

@@ -24,6 +24,8 @@ struct counter_unit {
     struct pmu_window *win;     /* NULL: no guest window, nothing counts */
     unsigned core;
     uint64_t config_gen;
+    uint64_t seed;              /* the seed rng was last seeded from */
+    bool seeded;
     uint32_t rng;
     unsigned nenabled;
     struct counter_state c[PMU_COUNTERS];
@@ -31,7 +33,9 @@ struct counter_unit {
 };
 
 void counter_unit_init(struct counter_unit *u, struct pmu_window *win, unsigned core);
-/* Reads the guest's configuration (checked, never trusted). */
+/* Reads the guest's configuration (checked, never trusted), after leaving
+ * the old counters' partial periods in the window (pmu-window.h:
+ * multiplexing); c[i].remaining must be up to date. */
 void counter_unit_reload(struct counter_unit *u);
 /* ... if it changed since the last read. */
 static inline void counter_unit_sync(struct counter_unit *u)

@@ -130,7 +130,15 @@ __attribute__((noinline)) static void block_near_overflow(struct counter_unit *u
         cm.serve_oracle_request(cm.oracle_request[u->core]);
     }
     if (u->win && u->win->config_gen != u->config_gen) {
-        counter_unit_reload(u);             /* new periods: what came before is gone */
+        /* the old counters' countdowns up to date: the reload leaves them
+         * in the window for the firmware's multiplexing */
+        for (unsigned i = 0; i < PMU_COUNTERS; i++)
+            if (u->c[i].enabled) {
+                uint64_t total = event_total(k, u->c[i].event);
+                u->c[i].remaining -= (int64_t)(total - k->base[i]);
+                k->base[i] = total;
+            }
+        counter_unit_reload(u);
         k->by_class = false;
         for (unsigned i = 0; i < PMU_COUNTERS; i++) {
             k->base[i] = event_total(k, u->c[i].event);

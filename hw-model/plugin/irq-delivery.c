@@ -3,6 +3,10 @@
  *
  * The guest's PAL WRIPIR call writes 1 << (12 + n) to the Typhoon Cchip's
  * MISC register to interrupt core n; so do we, with cpu_physical_memory_rw.
+ * The register's physical address and the bit of core 0 are the board's,
+ * given by its board file (plugin arguments ipi_reg and ipi_shift; see
+ * boards/clipper-pm/board.conf): without them there are no performance
+ * interrupts and the firmware polls.
  * A device write needs the big QEMU lock and, under -icount, must not happen
  * inside an instruction callback ("Raised interrupt while not in I/O
  * function"), so the write is queued with async_run_on_cpu: QEMU runs
@@ -15,14 +19,16 @@
  * below are those of the 7.2 sources, and dlsym checks they exist.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/pmu-window.h"
 
-#define CCHIP_MISC_PHYS     0x801a0000080ull
-#define CCHIP_MISC_IPI(n)   (1ull << (12 + (n)))
+#define IPI_SHIFT_MAX       (64 - MAX_CORES)
 
 typedef struct CPUState CPUState;
 typedef union {
@@ -39,9 +45,44 @@ static struct {
     void (*cpu_physical_memory_rw)(uint64_t addr, void *buf, uint64_t len, bool is_write);
 } q;
 static bool usable;     /* all three found */
+static struct {
+    uint64_t reg;           /* 0: not given */
+    unsigned shift;
+    bool shift_given;
+} board;
+
+static bool parse_u64(const char *val, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(val, &end, 0);
+    if (errno || end == val || *end || val[0] == '-')
+        return false;
+    *out = v;
+    return true;
+}
+
+bool irq_delivery_param(const char *key, const char *val)
+{
+    uint64_t v;
+    if (!strcmp(key, "ipi_reg"))
+        return parse_u64(val, &board.reg) && board.reg != 0 && board.reg % 8 == 0;
+    if (!strcmp(key, "ipi_shift")) {
+        if (!parse_u64(val, &v) || v > IPI_SHIFT_MAX)
+            return false;
+        board.shift = (unsigned)v;
+        board.shift_given = true;
+        return true;
+    }
+    return false;
+}
 
 bool irq_delivery_init(char *why, size_t why_size)
 {
+    if (!board.reg || !board.shift_given) {
+        snprintf(why, why_size, "the board file gives no interrupt register: plugin_args ipi_reg= and ipi_shift=");
+        return false;
+    }
     static const char *names[] = {"async_run_on_cpu", "qemu_get_cpu", "cpu_physical_memory_rw"};
     void *found[3];
     for (int i = 0; i < 3; i++) {
@@ -62,8 +103,8 @@ bool irq_delivery_init(char *why, size_t why_size)
 static void write_misc(CPUState *cpu, run_on_cpu_data data)
 {
     (void)cpu;
-    uint64_t value = CCHIP_MISC_IPI(data.host_int);
-    q.cpu_physical_memory_rw(CCHIP_MISC_PHYS, &value, sizeof value, true);
+    uint64_t value = 1ull << (board.shift + (unsigned)data.host_int);
+    q.cpu_physical_memory_rw(board.reg, &value, sizeof value, true);
 }
 
 void irq_delivery_raise(unsigned core)

@@ -10,7 +10,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Looks the internals up; false (with the reason in why) if unusable. */
+/* A plugin argument of the board's interrupt register: ipi_reg=ADDR (its
+ * guest-physical address, 8-byte aligned) or ipi_shift=N (core n is
+ * interrupted by writing 1 << (N + n)).  False: not one of those keys, or a
+ * bad value. */
+bool irq_delivery_param(const char *key, const char *val);
+/* Looks the internals up; false (with the reason in why) if unusable or
+ * the board gave no interrupt register. */
 bool irq_delivery_init(char *why, size_t why_size);
 /* Queues an interprocessor interrupt to core; safe from any vCPU callback. */
 void irq_delivery_raise(unsigned core);

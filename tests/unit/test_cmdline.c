@@ -158,7 +158,7 @@ static void test_profile_socket(void **state)
 static void test_boot_text(void **state)
 {
     (void)state;
-    const char *keys[] = {"run=hello", "quiet=1"};
+    const char *keys[] = {"run=hello", "tick_hz=1"};
     const char *args[] = {"echo", "x=1"};
     struct run_config c = config();
     c.keys = keys;
@@ -168,12 +168,35 @@ static void test_boot_text(void **state)
     char *text;
     struct ap_err err;
     assert_int_equal(cmdline_boot_text(&c, &text, &err), 0);
-    assert_string_equal(text, "run=hello quiet=1 -- echo x=1");
+    assert_string_equal(text, "run=hello tick_hz=1 -- echo x=1");
     free(text);
     c.nkeys = 0;
     assert_int_equal(cmdline_boot_text(&c, &text, &err), 0);
     assert_string_equal(text, "-- echo x=1");
     free(text);
+}
+
+/* The boot line carries only words the monitor's own table accepts,
+ * unless run --no-check asks to send them anyway (the blanks rule stays:
+ * a blank would split the word). */
+static void test_boot_text_holds_only_keys_the_monitor_accepts(void **state)
+{
+    (void)state;
+    const char *keys[] = {"tick_hz=abc"};
+    struct run_config c = config();
+    c.keys = keys;
+    c.nkeys = 1;
+    char *text = NULL;
+    struct ap_err err;
+    assert_int_equal(cmdline_boot_text(&c, &text, &err), -1);
+    assert_non_null(strstr(err.msg, "boot option 'tick_hz=abc': give a rate in 0..100000"));
+    c.unchecked_keys = true;
+    assert_int_equal(cmdline_boot_text(&c, &text, &err), 0);
+    assert_string_equal(text, "tick_hz=abc");
+    free(text);
+    keys[0] = "tick_hz=1 2";
+    assert_int_equal(cmdline_boot_text(&c, &text, &err), -1);
+    assert_non_null(strstr(err.msg, "without blanks"));
 }
 
 static void test_boot_text_too_long(void **state)
@@ -210,6 +233,10 @@ static void test_keys_and_cores(void **state)
     assert_int_equal(cmdline_check_key("Run=x", &err), -1);
     assert_int_equal(cmdline_check_key("run=a b", &err), -1);
     assert_non_null(strstr(err.msg, "without blanks"));
+    assert_int_equal(cmdline_check_key("no_such_key=1", &err), -1);
+    assert_non_null(strstr(err.msg, "no boot option 'no_such_key'"));
+    assert_int_equal(cmdline_check_key("period=2000000-3000000", &err), -1);
+    assert_int_equal(cmdline_check_key("events=cycles:2000-3000,dmiss", &err), 0);
 
     struct run_config c = config();
     struct strvec v = {0};
@@ -248,6 +275,7 @@ int main(void)
         cmocka_unit_test_setup(test_boot_text, setup),
         cmocka_unit_test_setup(test_boot_text_too_long, setup),
         cmocka_unit_test_setup(test_keys_and_cores, setup),
+        cmocka_unit_test_setup(test_boot_text_holds_only_keys_the_monitor_accepts, setup),
         cmocka_unit_test(test_strvec_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

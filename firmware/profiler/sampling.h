@@ -1,0 +1,46 @@
+/*
+ * Which sample source runs, and whether it samples: the profiler's one
+ * switch.  Written only here, on the boot core (profiler_start, and the
+ * host's START, STOP and CONFIG through control.c); read everywhere,
+ * interrupt handlers of every core included.
+ *
+ * Invariants:
+ *  - the current source is the timer, the counters or ProfileMe; it is
+ *    the timer whenever the board lacks the unit the mode asks for;
+ *  - the source changes only while sampling is off (CONFIG) or as
+ *    sampling starts (boot, START); ProfileMe never changes to or from
+ *    another source after boot (its mode is chosen at boot);
+ *  - sampling off: the source's unit produces nothing new (stopped), and
+ *    ticks come every SOURCE_RING_TICK_NS.
+ */
+#ifndef FIRMWARE_PROFILER_SAMPLING_H
+#define FIRMWARE_PROFILER_SAMPLING_H
+
+#include "firmware/profiler/profiler-config.h"
+#include "firmware/profiler/sample-source.h"
+
+/* Read through the inline functions below; written by sampling.c only. */
+extern const struct sample_source *sampling_current;
+extern volatile int sampling_enabled;
+
+static inline const struct sample_source *sampling_source(void) { return sampling_current; }
+/* The host has not stopped sampling (start=host: not started yet). */
+static inline int sampling_on(void) { return sampling_enabled; }
+
+/* profiler_start: every source's per-core state; the counters are
+ * programmed now when the mode asks for them (a board without the model
+ * falls back to the timer, with a warning). */
+void sampling_init(const struct profiler_config *c, unsigned ncores);
+/* profiler_start, later: on = sample from now (ProfileMe starts), else
+ * wait for the host's START with the units quiet. */
+void sampling_boot(int on);
+/* CONFIG, while stopped: the source for the configured mode (started at
+ * the next START). */
+void sampling_select(void);
+/* STOP: sampling off, the source's unit stops producing. */
+void sampling_pause(void);
+/* START while stopped: the source programmed again, sampling on (each
+ * core's sampling period returns at its next tick). */
+void sampling_resume(void);
+
+#endif
