@@ -14,6 +14,7 @@
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
 #include "hw-model/pmu-window.h"
+#include "util/run-costs.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
 #include "util/option-groups.h"
@@ -182,6 +183,7 @@ static void record_keys(struct record_options *o, struct strvec *keys)
         strvec_pushf(keys, "pme=%llu-%llu", (unsigned long long)b->pme_min, (unsigned long long)b->pme_max);
         if (o->mode == 2)
             strvec_pushf(keys, "pair_window=%u", b->pair_window);
+        run_costs_say_profileme(stderr, "alphaprof record", o->mode, (unsigned)b->pme_min, (unsigned)b->pme_max);
     } else if (o->events) {
         strvec_push(keys, "profile=counters");
         strvec_pushf(keys, "events=%s", o->events);
@@ -255,6 +257,7 @@ static int record_run(struct record_options *o, const struct strvec *keys)
 {
     struct board_run run = {
         .cmd = "alphaprof record",
+        .say_time_limit = true,
         .board_name = board_opts_board(&o->bo, o->mode || o->events),
         .cores = o->bo.cores,
         .timeout_s = o->bo.timeout_s,

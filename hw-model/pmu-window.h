@@ -21,6 +21,14 @@
  *    and counts it in ring_dropped.
  *  - Plain fixed-width fields only: garbage written by a buggy guest is
  *    range-checked by the model, never trusted.
+ *  - The user page: the first page of each core's window is also mapped
+ *    read-only for workload (user-mode) code at the same address
+ *    (firmware/kernel/mmu.c), so a workload can read its core's cycles,
+ *    retired, counters[N].event and counts[N] without a system call
+ *    (workloads/runtime/include/alphaprof/pmu.h).  In the full model they
+ *    are exact after every instruction (the one reading them excepted);
+ *    in counters mode cycles and retired are brought up to date at
+ *    overflows only and counts[] stay 0.
  */
 #ifndef ALPHAPROF_PMU_WINDOW_H
 #define ALPHAPROF_PMU_WINDOW_H
@@ -238,8 +246,12 @@ struct pmu_window {
     uint64_t counter_start[PMU_COUNTERS];
     volatile uint64_t counter_left[PMU_COUNTERS];
     volatile uint64_t counter_left_gen;
+    /* by the model: events counter N counted since the firmware last
+     * configured the counters (0 while N is off); with cycles and retired
+     * the workload-readable part (see the user page above) */
+    uint64_t counts[PMU_COUNTERS];
     uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8 -
-                PMU_COUNTERS * 16 - 8];
+                PMU_COUNTERS * 16 - 8 - PMU_COUNTERS * 8];
     struct pmu_record ring[PMU_RING_ENTRIES];
     struct pme_record pme_ring[PME_RING_ENTRIES];
 };

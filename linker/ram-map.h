@@ -35,6 +35,10 @@
 #define FW_STACK_PHYS           0x00400000
 #define FW_STACK_SIZE           0x00010000
 #define FW_STACK_END            (FW_STACK_PHYS + MAX_CORES * FW_STACK_SIZE)
+/* The bottom of each monitor stack is a guard zone the monitor fills with
+ * a pattern and checks on every interrupt and trap (KSEG has no page
+ * tables, so no guard page can catch a store there). */
+#define FW_STACK_GUARD          0x00002000
 
 /* Monitor heap (newlib malloc inside the monitor). */
 #define FW_HEAP_PHYS            0x00440000
@@ -44,7 +48,9 @@
 #define USER_PT_PHYS            0x00500000
 #define USER_PT_END             (USER_PT_PHYS + (RAM_SIZE / 0x800000) * PAGE_SIZE_ALPHA)
 
-/* hw-model register window and sample ring, one slot per core. */
+/* hw-model register window and sample ring, one slot per core.  The
+ * first page of each slot is also mapped read-only for user mode, at the
+ * same address (the workloads' PMU page, hw-model/pmu-window.h). */
 #define PMU_WINDOW_PHYS         0x00800000
 #define PMU_WINDOW_PER_CORE     0x00040000
 #define PMU_WINDOW_END          (PMU_WINDOW_PHYS + MAX_CORES * PMU_WINDOW_PER_CORE)
@@ -71,5 +77,10 @@
 #define USER_STACK_PHYS         0x0f000000
 #define USER_STACK_SIZE         0x00400000
 #define USER_STACK_END          (USER_STACK_PHYS + MAX_CORES * USER_STACK_SIZE)
+/* The lowest pages of each user stack slot are left unmapped: a stack that
+ * outgrows its slot faults there ("stack overflow") instead of running
+ * into the next core's stack or the heap.  64 KiB, so a large frame cannot
+ * jump it. */
+#define USER_STACK_GUARD        0x00010000
 
 #endif

@@ -3,6 +3,11 @@
  * QEMU walks them itself from the PCB's ptbr; the PALcode only reports
  * faults.  Level 1 and level 2 live in the monitor's bss; the level-3
  * tables live at USER_PT_PHYS (linker/ram-map.h), one per 8 MiB of RAM.
+ *
+ * User mode sees [USER_BASE, RAM_SIZE) one to one, read-write, except
+ * the guard pages at the bottom of each core's user stack slot, and the
+ * first page of each core's PMU window, read-only at its own address (the
+ * workloads' PMU page); every other user address is invalid.
  */
 #include "firmware/kernel/mmu.h"
 
@@ -41,6 +46,47 @@ static uint64_t pte(uint64_t phys, uint64_t prot)
     return (phys >> PAGE_SHIFT) << 32 | prot | PTE_VALID;
 }
 
+_Static_assert(PMU_WINDOW_PHYS / L3_SPAN == (PMU_WINDOW_END - 1) / L3_SPAN &&
+               PMU_WINDOW_PHYS / L3_SPAN < USER_BASE / L3_SPAN, "the PMU windows share one level-3 table of their own");
+_Static_assert(PMU_WINDOW_PER_CORE % PAGE_SIZE_ALPHA == 0, "each window starts on a page");
+
+/* The first page of every core's PMU window, user-readable at its own
+ * address: the rest of that 8 MiB stays invalid. */
+static void map_pmu_pages(uint64_t table_prot)
+{
+    uint64_t l3_phys = USER_PT_PHYS + (PMU_WINDOW_PHYS / L3_SPAN) * PAGE_SIZE_ALPHA;
+    uint64_t *l3 = (uint64_t *)(KSEG_BASE + l3_phys);
+    memset(l3, 0, PAGE_SIZE_ALPHA);
+    for (unsigned core = 0; core < MAX_CORES; core++) {
+        uint64_t pa = PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE;
+        l3[(pa % L3_SPAN) >> PAGE_SHIFT] = pte(pa, PTE_KRE | PTE_URE);
+    }
+    l2[PMU_WINDOW_PHYS / L3_SPAN] = pte(l3_phys, table_prot);
+}
+
+_Static_assert(USER_STACK_GUARD % PAGE_SIZE_ALPHA == 0 && USER_STACK_GUARD < USER_STACK_SIZE,
+               "the user stack guard is whole pages inside the slot");
+
+/* The lowest USER_STACK_GUARD bytes of each core's user stack slot: invalid. */
+static void unmap_stack_guards(void)
+{
+    for (unsigned core = 0; core < MAX_CORES; core++) {
+        uint64_t base = USER_STACK_PHYS + (uint64_t)core * USER_STACK_SIZE;
+        for (uint64_t va = base; va < base + USER_STACK_GUARD; va += PAGE_SIZE_ALPHA) {
+            uint64_t *l3 = (uint64_t *)(KSEG_BASE + USER_PT_PHYS + (va / L3_SPAN) * PAGE_SIZE_ALPHA);
+            l3[(va % L3_SPAN) >> PAGE_SHIFT] = 0;
+        }
+    }
+}
+
+int mmu_user_stack_guard(uint64_t va)
+{
+    if (va < USER_STACK_PHYS || va >= USER_STACK_END)
+        return -1;
+    unsigned core = (unsigned)((va - USER_STACK_PHYS) / USER_STACK_SIZE);
+    return va - USER_STACK_PHYS - (uint64_t)core * USER_STACK_SIZE < USER_STACK_GUARD ? (int)core : -1;
+}
+
 void mmu_init(void)
 {
     const uint64_t table_prot = PTE_KRE | PTE_KWE;
@@ -55,6 +101,8 @@ void mmu_init(void)
             l3[i] = pte(va + ((uint64_t)i << PAGE_SHIFT), user_prot);
         l2[va / L3_SPAN] = pte(l3_phys, table_prot);
     }
+    map_pmu_pages(table_prot);
+    unmap_stack_guards();
     mb();
 }
 

@@ -4,6 +4,12 @@
  * is fatal: one FATAL line naming the trap, core, image, PC and cause, the
  * registers, and a failure exit.  Workloads are meant to run clean; a trap
  * is a bug to see at once, not to paper over.
+ *
+ * Stack overflows are named as such: a user stack that reaches its guard
+ * pages (mmu.c) faults there; a monitor stack is checked on every
+ * interrupt and trap, by the frame's place and by the pattern in its guard
+ * zone (FW_STACK_GUARD), so an overflow is caught at the next tick at the
+ * latest, before a neighbour's stack is lost.
  */
 #include "firmware/kernel/traps.h"
 
@@ -15,6 +21,7 @@
 #include "firmware/drivers/uart.h"
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/halt.h"
+#include "firmware/kernel/mmu.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/run.h"
 #include "firmware/profiler/profiler.h"
@@ -28,8 +35,24 @@ extern void ent_int(void), ent_int_full(void), ent_arith(void), ent_mm(void), en
 #define INT_DEVICE      3
 #define INT_PERF        4
 
+#define GUARD_PATTERN   0x5354414b47554152ull     /* "RAUGKATS" */
+
+static uint64_t *monitor_stack_guard(unsigned core)
+{
+    return (uint64_t *)(KSEG_BASE + FW_STACK_PHYS + (uint64_t)(core % MAX_CORES) * FW_STACK_SIZE);
+}
+
+/* Fills this core's monitor stack guard zone (its stack is far above). */
+static void fill_monitor_stack_guard(void)
+{
+    uint64_t *g = monitor_stack_guard(this_core());
+    for (unsigned i = 0; i < FW_STACK_GUARD / 8; i++)
+        g[i] = GUARD_PATTERN;
+}
+
 void traps_install(void)
 {
+    fill_monitor_stack_guard();
     uint64_t gp;
     __asm__ volatile("mov $29, %0" : "=r"(gp));
     pal_wrkgp(gp);
@@ -64,6 +87,27 @@ static void dump_registers(const struct trap_frame *f)
 }
 
 static void __attribute__((noreturn))
+fatal(const char *trap, const struct trap_frame *f, const char *detail);
+
+/* The monitor's stack on this core: the frame f lies on it, above its
+ * guard zone, and the zone's pattern is whole.  Else a FATAL stack overflow. */
+static void check_monitor_stack(const struct trap_frame *f)
+{
+    unsigned core = this_core();
+    const uint64_t *g = monitor_stack_guard(core);
+    uint64_t top = (uint64_t)g + FW_STACK_SIZE, at = (uint64_t)f;
+    /* (three words of the zone: this runs on every sample's interrupt) */
+    int bad = at < (uint64_t)g + FW_STACK_GUARD || at >= top || g[FW_STACK_GUARD / 8 - 1] != GUARD_PATTERN ||
+              g[FW_STACK_GUARD / 16] != GUARD_PATTERN || g[0] != GUARD_PATTERN;
+    if (bad) {
+        char detail[160];
+        sniprintf(detail, sizeof detail, "sp=0x%lx: the monitor's stack of core %u (0x%lx..0x%lx) overflowed "
+                  "into its guard zone", (unsigned long)at, core, (unsigned long)g, (unsigned long)top);
+        fatal("stack overflow", f, detail);
+    }
+}
+
+static void __attribute__((noreturn))
 fatal(const char *trap, const struct trap_frame *f, const char *detail)
 {
     mon_printf("monitor: FATAL %s on core %u in %s: pc=0x%lx %s\n", trap, this_core(),
@@ -77,6 +121,7 @@ void trap_interrupt(uint64_t type, uint64_t vector, uint64_t a2, struct trap_fra
     (void)a2;
     struct percpu *me = this_cpu();
     me->interrupts++;
+    check_monitor_stack(f);
     switch (type) {
     case INT_IPI:
         me->ipis++;     /* a wake-up: the woken loop re-checks its flag */
@@ -128,7 +173,15 @@ void trap_mm(uint64_t va, uint64_t mmcsr, uint64_t cause, struct trap_frame *f)
     };
     const char *what = mmcsr < 5 ? mmcsr_names[mmcsr] : "unknown";
     const char *access = (int64_t)cause < 0 ? "instruction fetch" : cause ? "write" : "read";
-    char detail[160];
+    char detail[200];
+    int guard = mmu_user_stack_guard(va);
+    if (guard >= 0) {
+        sniprintf(detail, sizeof detail, "va=0x%lx sp=0x%lx: the user stack of core %d outgrew its %lu KiB "
+                  "(it reached the guard pages below it)", (unsigned long)va, (unsigned long)pal_rdusp(), guard,
+                  (unsigned long)(USER_STACK_SIZE - USER_STACK_GUARD) / 1024);
+        fatal("stack overflow", f, detail);
+    }
+    check_monitor_stack(f);
     sniprintf(detail, sizeof detail, "va=0x%lx mmcsr=%lu (%s) cause=%ld (%s)", (unsigned long)va,
               (unsigned long)mmcsr, what, (long)cause, access);
     fatal("entMM", f, detail);

@@ -6,7 +6,7 @@
  * sample_table_record calls gives their exact modelled cost.  Runs on
  * core 0's table before profiling starts (profiler_start resets it after):
  *
- *   fill:  TABLE_ENTRIES consecutive PCs fill every bucket (not timed);
+ *   fill:  as many consecutive PCs as the table holds fill it (not timed);
  *   miss:  PROBE_BATCH new PCs, each evicting an entry (timed);
  *   hit:   the last PROBE_BATCH / 4 of those again, four times (the first
  *          round warms the caches, the other three are timed).
@@ -37,17 +37,18 @@ void cost_probe_run(enum table_policy policy)
     }
     struct sample_area *a = sample_area_of(0);
     sample_table_init(a, policy);
-    for (uint64_t i = 0; i < TABLE_ENTRIES; i++)
+    const uint64_t capacity = sample_table_capacity(a);
+    for (uint64_t i = 0; i < capacity; i++)
         sample_table_record(a, PROBE_PC + 4 * i, PMU_EV_CYCLES);
 
     uint64_t misses = a->st.misses, evicted = a->st.evicted, t0 = model_cycles(w);
     for (uint64_t i = 0; i < PROBE_BATCH; i++)
-        sample_table_record(a, PROBE_PC + 4 * (TABLE_ENTRIES + i), PMU_EV_CYCLES);
+        sample_table_record(a, PROBE_PC + 4 * (capacity + i), PMU_EV_CYCLES);
     uint64_t miss_cycles = model_cycles(w) - t0;
     misses = a->st.misses - misses;
     evicted = a->st.evicted - evicted;
 
-    const uint64_t first = TABLE_ENTRIES + PROBE_BATCH - PROBE_BATCH / 4;
+    const uint64_t first = capacity + PROBE_BATCH - PROBE_BATCH / 4;
     uint64_t hits = 0, hit_cycles = 0;
     for (unsigned round = 0; round < 4; round++) {
         uint64_t h = a->st.hits, t = model_cycles(w);

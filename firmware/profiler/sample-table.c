@@ -1,28 +1,24 @@
 /*
- * Hash table and overflow buffers (see sample-table.h).  Invariants:
- *  - an entry with count 0 is free; a bucket's live entries are distinct
- *    (pc, event) keys;
- *  - an evicted entry is appended to ovf[active] exactly once, or counted
- *    in st.dropped: a sample is never lost silently;
- *  - ovf[i].ready == 1 means the owner will not touch ovf[i] until the
- *    flusher has sent it and cleared ready (and fill).
+ * Hash table and overflow buffers (see sample-table.h for the layouts, the
+ * two policies and the invariants).  Pure C but for barrier.h, so the unit
+ * tests build the same file for the host.
  */
 #include "firmware/profiler/sample-table.h"
 
 #include <string.h>
+#include "firmware/abi/link-protocol.h"
 #include "firmware/arch/barrier.h"
 
 _Static_assert(sizeof(struct sample_area) <= PROFILER_PER_CORE, "sample area fits the core's profiler RAM");
+_Static_assert(sizeof(((struct sample_area *)0)->table) == TABLE_BYTES, "both layouts fill the same table");
+_Static_assert(LK_EVENT_TIMER > STF6_EVENT_TIMER, "timer samples need their own stf6 code");
 
 void sample_table_init(struct sample_area *a, enum table_policy policy)
 {
     memset(a, 0, sizeof *a);
     a->st.policy = policy;
-    a->st.ways = policy == POLICY_STF6 ? 6 : 4;
-    a->st.nbuckets = TABLE_ENTRIES / a->st.ways;
-    /* round down to a power of two for the mask */
-    while (a->st.nbuckets & (a->st.nbuckets - 1))
-        a->st.nbuckets &= a->st.nbuckets - 1;
+    a->st.ways = policy == POLICY_STF6 ? STF6_WAYS : 4;
+    a->st.nbuckets = TABLE_LINES;       /* one bucket per line, every line used */
     mb();
 }
 
@@ -48,66 +44,148 @@ static inline uint32_t bucket_of(const struct sample_area *a, uint64_t pc, unsig
     return (uint32_t)(h & (a->st.nbuckets - 1));
 }
 
-void sample_table_record(struct sample_area *a, uint64_t pc, unsigned event)
+/* ---- rr4: DCPI's 4-way round robin ---------------------------------- */
+
+static void record_rr4(struct sample_area *a, uint64_t pc, unsigned event)
 {
-    unsigned ways = a->st.ways;
-    struct sample_entry *bkt = &a->table[bucket_of(a, pc, event) * ways];
-    a->st.samples++;
-    for (unsigned i = 0; i < ways; i++) {
+    struct sample_entry *bkt = &a->table.rr4[bucket_of(a, pc, event) * 4];
+    for (unsigned i = 0; i < 4; i++) {
         struct sample_entry *e = &bkt[i];
         if (e->pc == pc && e->event == event && e->count) {
             a->st.hits++;
             if (++e->count == UINT32_MAX) {     /* saturated: hand it over */
                 overflow_append(a, e);
                 e->count = 0;
-            } else if (a->st.policy == POLICY_STF6 && i > 0) {
-                struct sample_entry t = bkt[i - 1];
-                bkt[i - 1] = *e;
-                *e = t;
             }
             return;
         }
     }
     a->st.misses++;
     struct sample_entry fresh = {.pc = pc, .count = 1, .event = (uint16_t)event};
-    if (a->st.policy == POLICY_STF6) {
-        /* New entries enter at the back half: shift nothing, evict the last. */
-        unsigned slot = ways - 1;
-        for (unsigned i = 0; i < ways; i++)
-            if (!bkt[i].count) {
-                slot = i;
-                break;
-            }
-        if (bkt[slot].count)
-            overflow_append(a, &bkt[slot]);
-        bkt[slot] = fresh;
-        return;
-    }
-    for (unsigned i = 0; i < ways; i++)
+    for (unsigned i = 0; i < 4; i++)
         if (!bkt[i].count) {
             uint16_t rr = bkt[0].aux;
             bkt[i] = fresh;
             bkt[0].aux = rr;
             return;
         }
-    uint16_t victim = bkt[0].aux % ways;
+    uint16_t victim = bkt[0].aux % 4;
+    uint16_t next = (uint16_t)((victim + 1) % 4);
     overflow_append(a, &bkt[victim]);
     bkt[victim] = fresh;
-    bkt[0].aux = (uint16_t)((victim + 1) % ways);
+    bkt[0].aux = next;
+}
+
+/* ---- stf6: six entries per line, swap-to-front ---------------------- */
+
+static inline unsigned stf6_code(unsigned event)
+{
+    return event == LK_EVENT_TIMER ? STF6_EVENT_TIMER : event;
+}
+
+static inline unsigned stf6_event_at(const struct stf6_bucket *b, unsigned i)
+{
+    unsigned code = (b->events >> (STF6_EVENT_BITS * i)) & ((1u << STF6_EVENT_BITS) - 1);
+    return code == STF6_EVENT_TIMER ? LK_EVENT_TIMER : code;
+}
+
+static inline struct sample_entry stf6_entry(const struct stf6_bucket *b, unsigned i)
+{
+    return (struct sample_entry){.pc = b->pc[i], .count = b->count[i], .event = (uint16_t)stf6_event_at(b, i)};
+}
+
+/* Entries 0..n-1 move one slot back (entry n is overwritten) and
+ * (pc, count, code) goes in at the front. */
+static inline void stf6_push_front(struct stf6_bucket *b, unsigned n, uint64_t pc, uint16_t count, unsigned code)
+{
+    for (unsigned i = n; i > 0; i--) {
+        b->pc[i] = b->pc[i - 1];
+        b->count[i] = b->count[i - 1];
+    }
+    uint32_t moved = b->events & ((1u << (STF6_EVENT_BITS * n)) - 1);          /* codes 0..n-1 */
+    uint32_t kept = b->events & ~((1u << (STF6_EVENT_BITS * (n + 1))) - 1);   /* codes n+1.. */
+    b->events = kept | moved << STF6_EVENT_BITS | code;
+    b->pc[0] = pc;
+    b->count[0] = count;
+}
+
+static void record_stf6(struct sample_area *a, uint64_t pc, unsigned event)
+{
+    unsigned code = stf6_code(event);
+    if (code >= STF6_EVENT_TIMER && event != LK_EVENT_TIMER) {
+        /* (no such event today) no code for it: straight to the overflow buffer */
+        struct sample_entry one = {.pc = pc, .count = 1, .event = (uint16_t)event};
+        a->st.misses++;
+        overflow_append(a, &one);
+        return;
+    }
+    struct stf6_bucket *b = &a->table.stf6[bucket_of(a, pc, event)];
+    unsigned i = 0;
+    for (; i < STF6_WAYS && b->count[i]; i++) {
+        if (b->pc[i] != pc || ((b->events >> (STF6_EVENT_BITS * i)) & ((1u << STF6_EVENT_BITS) - 1)) != code)
+            continue;
+        a->st.hits++;
+        uint16_t count = b->count[i];
+        if (count == UINT16_MAX) {              /* full: hand it over, this sample restarts it */
+            struct sample_entry full = stf6_entry(b, i);
+            overflow_append(a, &full);
+            count = 0;
+        }
+        stf6_push_front(b, i, pc, (uint16_t)(count + 1), code);
+        return;
+    }
+    a->st.misses++;
+    if (i == STF6_WAYS) {                       /* full bucket: the last is least recently used */
+        i = STF6_WAYS - 1;
+        struct sample_entry last = stf6_entry(b, i);
+        overflow_append(a, &last);
+    }
+    stf6_push_front(b, i, pc, 1, code);
+}
+
+void sample_table_record(struct sample_area *a, uint64_t pc, unsigned event)
+{
+    a->st.samples++;
+    if (a->st.policy == POLICY_STF6)
+        record_stf6(a, pc, event);
+    else
+        record_rr4(a, pc, event);
+}
+
+uint32_t sample_table_capacity(const struct sample_area *a)
+{
+    return a->st.nbuckets * a->st.ways;
+}
+
+/* Hands one live entry over, waiting while both buffers are full. */
+static void flush_entry(struct sample_area *a, const struct sample_entry *e, void (*wait)(void))
+{
+    while (a->ovf[a->st.active].ready)          /* wait for the flusher */
+        wait();
+    overflow_append(a, e);
 }
 
 uint32_t sample_table_flush(struct sample_area *a, void (*wait)(void))
 {
     uint32_t moved = 0;
-    for (unsigned i = 0; i < a->st.nbuckets * a->st.ways; i++) {
-        struct sample_entry *e = &a->table[i];
-        if (!e->count)
-            continue;
-        while (a->ovf[a->st.active].ready)      /* wait for the flusher */
-            wait();
-        overflow_append(a, e);
-        e->count = 0;
-        moved++;
+    if (a->st.policy == POLICY_STF6) {
+        for (unsigned l = 0; l < a->st.nbuckets; l++) {
+            struct stf6_bucket *b = &a->table.stf6[l];
+            for (unsigned i = 0; i < STF6_WAYS && b->count[i]; i++, moved++) {
+                struct sample_entry e = stf6_entry(b, i);
+                flush_entry(a, &e, wait);
+            }
+            memset(b, 0, sizeof *b);
+        }
+    } else {
+        for (unsigned i = 0; i < a->st.nbuckets * 4; i++) {
+            struct sample_entry *e = &a->table.rr4[i];
+            if (!e->count)
+                continue;
+            flush_entry(a, e, wait);
+            e->count = 0;
+            moved++;
+        }
     }
     /* Hand over the partly filled buffer too. */
     struct overflow_buffer *b = &a->ovf[a->st.active];

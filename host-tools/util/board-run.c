@@ -73,6 +73,27 @@ static void print_shell_word(FILE *f, const char *s)
 }
 
 /* Every image readable and sealed, and no two overlapping in memory. */
+/* The hardware model's errors of this run (errors=PATH, see
+ * hw-model/plugin/alphaprof-core.c), one stderr line each; returns how many.
+ * Any fails the run: what the model could not do, the run did not give. */
+static int report_model_errors(const char *cmd, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0]) {
+            fprintf(stderr, "%s: hardware model: %s\n", cmd, line);
+            n++;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
 static int check_images(const struct board_run *br, struct ap_err *err)
 {
     const struct strvec *images = br->images;
@@ -114,6 +135,9 @@ int board_run(struct board_run *br)
         return 2;
     }
     unsigned timeout_s = br->timeout_s ? br->timeout_s : board->timeout_s;
+    if (br->say_time_limit)
+        fprintf(stderr, "%s: note: the run is stopped after %u s of host time (%s; --timeout S to change)\n",
+                br->cmd, timeout_s, br->timeout_s ? "--timeout" : "the board's limit");
     if (check_images(br, &err)) {
         fprintf(stderr, "%s: %s\n", br->cmd, err.msg);
         return 2;
@@ -150,10 +174,12 @@ int board_run(struct board_run *br)
     }
 
     install_signals();
-    char shm_path[128], sock_path[128], prof_path[128];
+    char shm_path[128], sock_path[128], prof_path[128], errors_path[128];
     snprintf(shm_path, sizeof shm_path, "/dev/shm/alphaprof-%ld-ram", (long)getpid());
     snprintf(sock_path, sizeof sock_path, "/tmp/alphaprof-%ld-link.sock", (long)getpid());
     snprintf(prof_path, sizeof prof_path, "/tmp/alphaprof-%ld-profile.sock", (long)getpid());
+    snprintf(errors_path, sizeof errors_path, "/tmp/alphaprof-%ld-model-errors", (long)getpid());
+    unlink(errors_path);
     unlink(shm_path);
     unlink(sock_path);
     unlink(prof_path);
@@ -180,6 +206,7 @@ int board_run(struct board_run *br)
         .profile_socket_nowait = !br->profile_sink && br->profile_socket,
         .oracle_path = br->oracle_path,
         .model_mode = br->model_mode,
+        .model_errors_path = board->plugin[0] ? errors_path : NULL,
         .images = (const char *const *)br->images->v,
         .nimages = br->images->n,
         .keys = (const char *const *)br->keys->v,
@@ -222,6 +249,8 @@ int board_run(struct board_run *br)
     };
     int lrc = qemu_launch(&lo, &br->result, &err);
     /* QEMU is gone (reaped or killed): its files go with it. */
+    int model_errors = report_model_errors(br->cmd, errors_path);
+    unlink(errors_path);
     unlink(shm_path);
     unlink(sock_path);
     unlink(prof_path);
@@ -233,7 +262,7 @@ int board_run(struct board_run *br)
     br->launched = true;
     char msg[AP_ERR_MAX + 256];
     int status = launch_outcome(&br->result, board->qemu, timeout_s, msg, sizeof msg);
-    if (msg[0])
+    if (msg[0] && !model_errors)
         fprintf(stderr, "%s: %s\n", br->cmd, msg);
-    return status;
+    return status ? status : model_errors ? 1 : 0;
 }

@@ -25,6 +25,7 @@ struct board_run {
     unsigned cores;
     unsigned timeout_s;             /* 0: the board's */
     bool deterministic, verbose, check;
+    bool say_time_limit;            /* say the run's time limit before it starts */
     enum link_kind link;
     const struct strvec *images, *keys, *args;
     /* The profile link (COM2): bytes go to profile_sink; NULL for none. */

@@ -187,6 +187,10 @@ static void compose_plugin(const struct run_config *c, struct strvec *argv)
         plugin_arg(buf, sizeof buf, "%s", ",oracle=");
         qemu_escape_into(buf, sizeof buf, c->oracle_path);
     }
+    if (c->model_errors_path) {
+        plugin_arg(buf, sizeof buf, "%s", ",errors=");
+        qemu_escape_into(buf, sizeof buf, c->model_errors_path);
+    }
     strvec_push(argv, "-plugin");
     strvec_push(argv, buf);
 }

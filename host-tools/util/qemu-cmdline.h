@@ -27,6 +27,7 @@ struct run_config {
                                        daemon attaches later: alphaprof daemon) */
     const char *oracle_path;        /* where the hw-model writes its truth, or NULL */
     const char *model_mode;         /* hw-model mode= overriding the board's, or NULL */
+    const char *model_errors_path;  /* the hw-model appends its errors there (errors=), or NULL */
     const char *const *images;
     size_t nimages;
     const char *const *keys;        /* KEY=VAL words for the boot command line */

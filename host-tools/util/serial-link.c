@@ -85,7 +85,10 @@ size_t boot_filter(struct boot_filter *f, const char *in, size_t n, char *out)
 static bool is_notice(const char *line, size_t len)
 {
     static const char notice[] = "info: QEMU waiting for connection on:";
-    return memmem(line, len, notice, sizeof notice - 1) != NULL;
+    /* (the hardware model says why itself: board-run.c reports its errors) */
+    static const char plugin_refused[] = "qemu_plugin_install returned error code";
+    return memmem(line, len, notice, sizeof notice - 1) != NULL ||
+           memmem(line, len, plugin_refused, sizeof plugin_refused - 1) != NULL;
 }
 
 size_t notice_filter(struct notice_filter *f, const char *in, size_t n, char *out)

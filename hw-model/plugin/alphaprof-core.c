@@ -19,11 +19,17 @@
  * oracle now, to oracle=PATH + ".N" (oracle-format.h).
  *
  * Arguments: ram=PATH (the RAM backend file), cores=N, oracle=PATH (truth
- * written at exit and on request), mode=full (the timing model) or
+ * written at exit and on request), errors=PATH (see below), mode=full (the timing model) or
  * mode=counters (counters-mode.h: counts only, no ProfileMe, the oracle at
  * exit only), and
  * model parameters (width, rob, iq_int, iq_fp, store_buffer, int_pipes,
  * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
+ *
+ * Errors (bad arguments, no RAM file, an oracle that cannot be written)
+ * fail the run: each is one line appended to errors=PATH, which the
+ * launcher prints on its stderr and turns into a failed exit (without
+ * errors=, the line goes to QEMU's stderr).  Warnings (no interrupt
+ * delivery, a guest's ignored request) only go to QEMU's plugin log.
  *
  * Interrupts: see irq-delivery.c; after a record goes into either ring the
  * model checks the guest's threshold.  Records never depend on delivery:
@@ -84,13 +90,30 @@ static struct {
     uint8_t *ram;
     size_t ram_size;
     char oracle_path[4096];
+    char errors_path[4096];     /* errors= (empty: stderr) */
     bool counters_mode;         /* mode=counters: counters-mode.c, no timing model */
     uint64_t run_id;            /* in every oracle file of this run */
     struct model_params params;
     pthread_mutex_t oracle_lock;
 } g = {.oracle_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void fail(const char *msg)
+/* Something the model could not do: the run has failed (see the top). */
+static void model_error(const char *msg)
+{
+    char buf[700];
+    snprintf(buf, sizeof buf, "%.600s\n", msg);
+    int fd = g.errors_path[0] ? open(g.errors_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
+    if (fd >= 0) {
+        ssize_t n = write(fd, buf, strlen(buf));     /* one write: lines of several vCPUs stay whole */
+        close(fd);
+        if (n == (ssize_t)strlen(buf))
+            return;
+    }
+    fprintf(stderr, "alphaprof-core: %s", buf);
+}
+
+/* Worth knowing, harmless to the run. */
+static void model_warning(const char *msg)
 {
     char buf[700];
     snprintf(buf, sizeof buf, "alphaprof-core: %.600s\n", msg);
@@ -128,6 +151,7 @@ static void count_events_on(struct vcpu *v, uint64_t pc, uint64_t addr, const st
         if (!n)
             continue;
         c->remaining -= (int64_t)n;
+        u->win->counts[i] += n;         /* the workloads' PMU page */
         while (c->remaining <= 0) {
             struct pmu_record rec = {.pc = pc, .cycle = cycle, .addr = addr, .event = c->event,
                                      .latency = r->latency};
@@ -416,7 +440,10 @@ static void write_oracle(uint64_t snapshot)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");
     if (!f || !pcs) {
-        fail("cannot write the oracle file");
+        char msg[4400];
+        snprintf(msg, sizeof msg, "cannot write the oracle file %s: %s", tmp,
+                 !pcs ? "out of memory" : strerror(errno));
+        model_error(msg);
         if (f)
             fclose(f);
         free(pcs);
@@ -430,10 +457,13 @@ static void write_oracle(uint64_t snapshot)
     fwrite(oc, sizeof oc[0], g.ncores, f);
     fwrite(pcs, sizeof *pcs, npcs, f);
     free(pcs);
-    if (fclose(f) == 0)
-        rename(tmp, path);
-    else
-        fail("cannot write the oracle file");
+    int werr = ferror(f) ? EIO : 0;
+    if (fclose(f) != 0 || werr || rename(tmp, path) != 0) {
+        char msg[4400];
+        snprintf(msg, sizeof msg, "cannot write the oracle file %s: %s", path, strerror(werr ? werr : errno));
+        model_error(msg);
+        unlink(tmp);
+    }
     pthread_mutex_unlock(&g.oracle_lock);
 }
 
@@ -451,7 +481,7 @@ static void serve_oracle_request(uint64_t n)
         char msg[120];
         snprintf(msg, sizeof msg, "oracle_request %llu ignored: snapshots are 1..%d", (unsigned long long)n,
                  ORACLE_SNAPSHOT_MAX);
-        fail(msg);
+        model_warning(msg);
     }
 }
 
@@ -523,12 +553,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         g.run_id = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^ (uint64_t)getpid() << 40;
     }
     g.ncores = info->system_emulation ? (unsigned)info->system.smp_vcpus : 1;
+    for (int i = 0; i < argc; i++)      /* first, so that errors in the others reach it */
+        if (!strncmp(argv[i], "errors=", 7))
+            snprintf(g.errors_path, sizeof g.errors_path, "%s", argv[i] + 7);
     for (int i = 0; i < argc; i++) {
         char key[64];
         const char *eq = strchr(argv[i], '=');
         if (!eq || (size_t)(eq - argv[i]) >= sizeof key) {
             snprintf(msg, sizeof msg, "argument '%s' is not key=value", argv[i]);
-            fail(msg);
+            model_error(msg);
             return -1;
         }
         memcpy(key, argv[i], (size_t)(eq - argv[i]));
@@ -536,10 +569,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         const char *val = eq + 1;
         if (!strcmp(key, "ram"))
             ram = val;
-        else if (!strcmp(key, "cores"))
-            g.ncores = (unsigned)atoi(val);
+        else if (!strcmp(key, "cores")) {
+            char *end;
+            unsigned long n = strtoul(val, &end, 10);
+            g.ncores = *end || !*val ? 0 : n > MAX_CORES ? MAX_CORES + 1 : (unsigned)n;
+        }
         else if (!strcmp(key, "oracle"))
             snprintf(g.oracle_path, sizeof g.oracle_path, "%s", val);
+        else if (!strcmp(key, "errors"))
+            continue;
         else if (!strcmp(key, "mode")) {
             /* the last mode= wins: alphaprof --model follows the board's */
             if (!strcmp(val, PMU_MODE_COUNTERS)) {
@@ -548,48 +586,63 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 g.counters_mode = false;
             } else {
                 snprintf(msg, sizeof msg, "mode=%s: the modes are full and counters", val);
-                fail(msg);
+                model_error(msg);
                 return -1;
             }
         } else if (!strcmp(key, "ipi_reg") || !strcmp(key, "ipi_shift")) {
             if (!irq_delivery_param(key, val)) {
                 snprintf(msg, sizeof msg, "%s=%s: give the board's interrupt register (see its board.conf)",
                          key, val);
-                fail(msg);
+                model_error(msg);
                 return -1;
             }
         } else if (!parse_param(key, val)) {
             snprintf(msg, sizeof msg, "unknown or bad argument '%s'", argv[i]);
-            fail(msg);
+            model_error(msg);
             return -1;
         }
     }
     if (g.ncores < 1 || g.ncores > MAX_CORES) {
         snprintf(msg, sizeof msg, "cores= must be 1..%d", MAX_CORES);
-        fail(msg);
+        model_error(msg);
         return -1;
     }
     g.vcpus = calloc(g.ncores, sizeof *g.vcpus);
-    if (!g.vcpus)
+    if (!g.vcpus) {
+        model_error("out of memory");
         return -1;
+    }
+    if (g.oracle_path[0]) {
+        /* said now, not after the whole run: the oracle's place is writable */
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", g.oracle_path);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            snprintf(msg, sizeof msg, "cannot write the oracle file %.400s: %s", g.oracle_path, strerror(errno));
+            model_error(msg);
+            return -1;
+        }
+        close(fd);
+        unlink(tmp);
+    }
     if (ram && map_ram(ram)) {
-        snprintf(msg, sizeof msg, "cannot map the RAM file %s (%s): the guest window is off", ram,
-                 strerror(errno));
-        fail(msg);
+        snprintf(msg, sizeof msg, "cannot map the RAM file %s (%s)", ram, strerror(errno));
+        model_error(msg);
+        return -1;
     }
     char why[200];
     uint32_t irq_mode = PMU_IRQ_IPI;
     if (g.ram && !irq_delivery_init(why, sizeof why)) {
         irq_mode = PMU_IRQ_NONE;
         snprintf(msg, sizeof msg, "no performance interrupts (%s): the firmware polls the rings", why);
-        fail(msg);
+        model_warning(msg);
     }
     struct pmu_window *wins[MAX_CORES] = {0};
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
         if ((!g.counters_mode && core_model_init(&v->model, &g.params)) ||
             pc_table_init(&v->oracle, 1 << 14)) {
-            fail("bad model parameters or out of memory");
+            model_error("bad model parameters or out of memory");
             return -1;
         }
         pme_unit_init(&v->pme);

@@ -42,6 +42,7 @@ void counter_unit_reload(struct counter_unit *u)
         c->event = cfg.event;
         c->period_min = cfg.period_min;
         c->period_max = cfg.period_max;
+        w->counts[i] = 0;
         if (c->enabled) {
             uint64_t start = w->counter_start[i];
             c->remaining = start >= 1 && start <= c->period_max ? (int64_t)start : counter_unit_period(u, i);

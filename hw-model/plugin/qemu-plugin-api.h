@@ -77,6 +77,8 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
                                       enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
                                       void *userdata);
+void qemu_plugin_register_vcpu_mem_inline(struct qemu_plugin_insn *insn, enum qemu_plugin_mem_rw rw,
+                                          enum qemu_plugin_op op, void *ptr, uint64_t imm);
 void qemu_plugin_outs(const char *string);
 int qemu_plugin_n_vcpus(void);
 

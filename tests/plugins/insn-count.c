@@ -2,11 +2,21 @@
  * insn-count: a second, independent truth for the hardware model's oracle.
  *
  * A minimal QEMU TCG plugin that shares nothing with hw-model/ but QEMU's
- * plugin API declarations: every translated instruction gets an inline
- * "add 1" (QEMU_PLUGIN_INLINE_ADD_U64) on its PC's counter, so QEMU itself
- * counts each instruction it starts to execute, with no callback, no
- * decoding and no model.  At exit it writes "PC COUNT" lines (hex PC,
- * decimal count, sorted by PC) to out=PATH.
+ * plugin API declarations: QEMU itself adds 1 to a PC's counter each time
+ * the instruction completes, with inline operations (no callback) and no
+ * model.  An instruction that accesses memory completes when its access
+ * does (an inline add on the memory access); any other when it starts (an
+ * inline add on the instruction).  At exit it writes "PC COUNT" lines (hex
+ * PC, decimal count, sorted by PC) to out=PATH.
+ *
+ * Why the access: under -icount a device access that is not the last
+ * instruction of its translation block is abandoned and run again alone
+ * (QEMU's I/O recompile), and an interrupt may be taken in between; the
+ * abandoned attempt started but never completed, and the hardware model
+ * books it aborted.  The only decoding here is the opcode table below:
+ * which instructions access memory at all (loads to $31/$f31 do not: QEMU
+ * treats them as no-ops and prefetch hints; stl_c/stq_c that fail do not
+ * either, so they count when they start).
  *
  * Invariants:
  *  1. One counter per guest PC, however often the PC is translated (TBs are
@@ -15,9 +25,9 @@
  *  2. The inline add is not atomic: run QEMU with one TCG thread
  *     (-accel tcg,thread=single, as the boards' deterministic mode does),
  *     or counts of code several vCPUs run at once may be lost.
- *  3. An instruction is counted when it starts, so one that faults and runs
- *     again after its handler is counted twice, where the oracle books the
- *     faulting attempt as aborted: compare on runs without faults.
+ *  3. A load or store that faults is counted once, when its access runs
+ *     after the handler; any other instruction is counted when it starts,
+ *     so compare on runs where nothing but memory accesses fault.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -94,6 +104,25 @@ static struct counter *counter_of(uint64_t pc)
     return c;
 }
 
+/* Does this instruction word access memory when it completes?  Loads and
+ * stores by opcode; a load whose destination is $31/$f31 does not. */
+static int accesses_memory(uint32_t word)
+{
+    unsigned opcode = word >> 26, ra = (word >> 21) & 31;
+    switch (opcode) {
+    case 0x0a: case 0x0b: case 0x0c:            /* ldbu, ldq_u, ldwu */
+    case 0x20: case 0x21: case 0x22: case 0x23: /* ldf, ldg, lds, ldt */
+    case 0x28: case 0x29: case 0x2a: case 0x2b: /* ldl, ldq, ldl_l, ldq_l */
+        return ra != 31;
+    case 0x0d: case 0x0e: case 0x0f:            /* stw, stb, stq_u */
+    case 0x24: case 0x25: case 0x26: case 0x27: /* stf, stg, sts, stt */
+    case 0x2c: case 0x2d:                       /* stl, stq */
+        return 1;
+    default:                                    /* (stl_c/stq_c may not access) */
+        return 0;
+    }
+}
+
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
@@ -102,7 +131,13 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         struct counter *c = counter_of(qemu_plugin_insn_vaddr(insn));
-        if (c)
+        uint32_t word = 0;
+        memcpy(&word, qemu_plugin_insn_data(insn),
+               qemu_plugin_insn_size(insn) < sizeof word ? qemu_plugin_insn_size(insn) : sizeof word);
+        if (c && accesses_memory(word))
+            qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_RW, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                 &c->count, 1);
+        else if (c)
             qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &c->count, 1);
         else
             fprintf(stderr, "insn-count: out of memory: counts are incomplete\n");

@@ -3,7 +3,10 @@
  * (firmware/profiler/sample-table.c) on the host: both replacement
  * policies, hand-over of full buffers, drops when the flusher is behind,
  * the flush, and the accounting invariant (every sample recorded is in the
- * table, in a buffer or counted as dropped, exactly once).
+ * table, in a buffer or counted as dropped, exactly once); stf6 as DCPI's
+ * section 5.4 proposes it: six entries packed per cache line, every line
+ * used, a hit moves to the front, a new entry goes in at the front and the
+ * least recently used one leaves.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "firmware/abi/link-protocol.h"
 #include "firmware/profiler/sample-table.h"
+#include "hw-model/pmu-window.h"
 
 #define PC0 0x1000000ull
 
@@ -38,18 +43,42 @@ static int area_teardown(void **state)
     return 0;
 }
 
+/* Entry i of the table (0 <= i < its capacity), whatever the layout:
+ * rr4's as stored, stf6's unpacked from its line. */
+static struct sample_entry entry_at(const struct sample_area *a, unsigned i)
+{
+    if (a->st.policy != POLICY_STF6)
+        return a->table.rr4[i];
+    const struct stf6_bucket *b = &a->table.stf6[i / STF6_WAYS];
+    unsigned slot = i % STF6_WAYS, code = (b->events >> (STF6_EVENT_BITS * slot)) & 31;
+    return (struct sample_entry){.pc = b->pc[slot], .count = b->count[slot],
+                                 .event = (uint16_t)(code == STF6_EVENT_TIMER ? LK_EVENT_TIMER : code)};
+}
+
+/* The slot of (pc, event) in the table, or -1. */
+static int slot_of(const struct sample_area *a, uint64_t pc, unsigned event)
+{
+    for (unsigned i = 0; i < sample_table_capacity(a); i++) {
+        struct sample_entry e = entry_at(a, i);
+        if (e.count && e.pc == pc && e.event == event)
+            return (int)i;
+    }
+    return -1;
+}
+
 /* The bucket (pc, event) lands in, found by recording it into an empty
  * scratch table: the test does not depend on the hash function. */
 static unsigned bucket_of_key(struct sample_area *scratch, uint64_t pc, unsigned event)
 {
     sample_table_record(scratch, pc, event);
-    for (unsigned i = 0; i < TABLE_ENTRIES; i++)
-        if (scratch->table[i].count && scratch->table[i].pc == pc && scratch->table[i].event == event) {
-            memset(&scratch->table[i], 0, sizeof scratch->table[i]);
-            return i / scratch->st.ways;
-        }
-    fail_msg("recorded key not in the table");
-    return 0;
+    int i = slot_of(scratch, pc, event);
+    if (i < 0)
+        fail_msg("recorded key not in the table");
+    if (scratch->st.policy == POLICY_STF6)
+        memset(&scratch->table.stf6[i / STF6_WAYS], 0, sizeof scratch->table.stf6[0]);
+    else
+        memset(&scratch->table.rr4[i], 0, sizeof scratch->table.rr4[0]);
+    return (unsigned)i / scratch->st.ways;
 }
 
 /* n PCs that share one bucket: PCs a table's worth of buckets apart
@@ -73,11 +102,8 @@ static void colliding_pcs(enum table_policy policy, uint64_t *pcs, unsigned n)
 
 static uint64_t table_count(const struct sample_area *a, uint64_t pc, unsigned event)
 {
-    uint64_t n = 0;
-    for (unsigned i = 0; i < TABLE_ENTRIES; i++)
-        if (a->table[i].count && a->table[i].pc == pc && a->table[i].event == event)
-            n += a->table[i].count;
-    return n;
+    int i = slot_of(a, pc, event);
+    return i < 0 ? 0 : entry_at(a, (unsigned)i).count;
 }
 
 static uint64_t buffered(const struct sample_area *a, uint64_t pc, unsigned event)
@@ -94,8 +120,8 @@ static uint64_t buffered(const struct sample_area *a, uint64_t pc, unsigned even
 static uint64_t accounted(const struct sample_area *a)
 {
     uint64_t n = a->st.dropped;
-    for (unsigned i = 0; i < TABLE_ENTRIES; i++)
-        n += a->table[i].count;
+    for (unsigned i = 0; i < sample_table_capacity(a); i++)
+        n += entry_at(a, i).count;
     for (unsigned b = 0; b < 2; b++)
         for (uint32_t i = 0; i < a->ovf[b].fill; i++)
             n += a->ovf[b].e[i].count;
@@ -136,25 +162,110 @@ static void round_robin_evicts_each_way_in_turn(void **state)
     assert_int_equal(accounted(a), a->st.samples);
 }
 
-static void swap_to_front_moves_a_hit_forward_and_evicts_the_last_way(void **state)
+static void stf6_buckets_are_whole_cache_lines_and_every_line_is_used(void **state)
 {
     struct sample_area *a = *state = new_area(POLICY_STF6);
-    uint64_t pc[7];
-    colliding_pcs(POLICY_STF6, pc, 7);
+    assert_int_equal(sizeof(struct stf6_bucket), 64);
+    assert_int_equal((uintptr_t)a->table.stf6 % 64, 0);
+    assert_int_equal(a->st.nbuckets * sizeof(struct stf6_bucket), TABLE_BYTES);
+    assert_int_equal(sample_table_capacity(a), TABLE_BYTES / 64 * 6);
+    sample_table_init(a, POLICY_RR4);
+    assert_int_equal(sample_table_capacity(a), TABLE_BYTES / 16);
+}
+
+static void stf6_holds_24576_spread_keys_without_evicting(void **state)
+{
+    struct sample_area *a = *state = new_area(POLICY_STF6);
+    uint32_t cap = sample_table_capacity(a);
+    for (uint32_t i = 0; i < cap; i++)      /* consecutive PCs: six per bucket */
+        sample_table_record(a, PC0 + 4ull * i, PMU_EV_CYCLES);
+    assert_int_equal(a->st.misses, cap);
+    assert_int_equal(a->st.evicted, 0);
+    assert_int_equal(accounted(a), cap);
+}
+
+static void stf6_hit_moves_the_entry_to_the_front(void **state)
+{
+    struct sample_area *a = *state = new_area(POLICY_STF6);
+    uint64_t p[6];
+    colliding_pcs(POLICY_STF6, p, 6);
     for (unsigned i = 0; i < 6; i++)
-        sample_table_record(a, pc[i], 1);
-    /* pc[5] is in the last way; a hit swaps it one way forward (pc[4]
-     * goes to the last way), a second hit one more (pc[3] takes its place,
-     * pc[4] stays last) */
-    sample_table_record(a, pc[5], 1);
-    sample_table_record(a, pc[5], 1);
-    sample_table_record(a, pc[6], 1);           /* a miss evicts the last way: pc[4] */
-    assert_int_equal(buffered(a, pc[4], 1), 1);
-    assert_int_equal(table_count(a, pc[3], 1), 1);
-    assert_int_equal(table_count(a, pc[5], 1), 3);
-    assert_int_equal(table_count(a, pc[6], 1), 1);
+        sample_table_record(a, p[i], PMU_EV_DMISS);     /* front to back: p5 .. p0 */
+    int first = slot_of(a, p[5], PMU_EV_DMISS);
+    assert_int_equal(first % STF6_WAYS, 0);
+    assert_int_equal(slot_of(a, p[0], PMU_EV_DMISS), first + 5);
+    sample_table_record(a, p[0], PMU_EV_DMISS);         /* the back one, hit */
+    assert_int_equal(a->st.hits, 1);
+    assert_int_equal(slot_of(a, p[0], PMU_EV_DMISS), first);
+    assert_int_equal(entry_at(a, (unsigned)first).count, 2);
+    for (unsigned i = 1; i < 6; i++)                    /* the others moved back one, in order */
+        assert_int_equal(slot_of(a, p[6 - i], PMU_EV_DMISS), first + (int)i);
+}
+
+static void stf6_miss_goes_in_front_and_evicts_the_least_recently_used(void **state)
+{
+    struct sample_area *a = *state = new_area(POLICY_STF6);
+    uint64_t p[7];
+    colliding_pcs(POLICY_STF6, p, 7);
+    for (unsigned i = 0; i < 6; i++)
+        sample_table_record(a, p[i], LK_EVENT_TIMER);
+    sample_table_record(a, p[0], LK_EVENT_TIMER);       /* p0 recently used: p1 is the oldest */
+    sample_table_record(a, p[0], LK_EVENT_TIMER);
+    sample_table_record(a, p[6], LK_EVENT_TIMER);
+    int first = slot_of(a, p[6], LK_EVENT_TIMER);
+    assert_int_equal(first % STF6_WAYS, 0);
+    assert_int_equal(slot_of(a, p[0], LK_EVENT_TIMER), first + 1);
+    assert_int_equal(table_count(a, p[0], LK_EVENT_TIMER), 3);
+    assert_int_equal(slot_of(a, p[1], LK_EVENT_TIMER), -1);
     assert_int_equal(a->st.evicted, 1);
+    assert_int_equal(buffered(a, p[1], LK_EVENT_TIMER), 1);
     assert_int_equal(accounted(a), a->st.samples);
+}
+
+static void stf6_same_pc_with_other_events_are_other_entries(void **state)
+{
+    struct sample_area *a = *state = new_area(POLICY_STF6);
+    for (unsigned k = 0; k < 3; k++) {
+        sample_table_record(a, PC0 + 64, PMU_EV_CYCLES);
+        sample_table_record(a, PC0 + 64, LK_EVENT_TIMER);
+        sample_table_record(a, PC0 + 64, PMU_EV_DTBMISS);
+    }
+    assert_int_equal(table_count(a, PC0 + 64, PMU_EV_CYCLES), 3);
+    assert_int_equal(table_count(a, PC0 + 64, LK_EVENT_TIMER), 3);
+    assert_int_equal(table_count(a, PC0 + 64, PMU_EV_DTBMISS), 3);
+    assert_int_equal(a->st.hits, 6);
+}
+
+static void stf6_a_count_past_16_bits_is_handed_over_and_restarts(void **state)
+{
+    struct sample_area *a = *state = new_area(POLICY_STF6);
+    for (unsigned i = 0; i < 65535; i++)
+        sample_table_record(a, PC0, PMU_EV_CYCLES);
+    assert_int_equal(table_count(a, PC0, PMU_EV_CYCLES), 65535);
+    sample_table_record(a, PC0, PMU_EV_CYCLES);         /* the 65536th */
+    assert_int_equal(buffered(a, PC0, PMU_EV_CYCLES), 65535);
+    assert_int_equal(table_count(a, PC0, PMU_EV_CYCLES), 1);
+    assert_int_equal(accounted(a), a->st.samples);
+}
+
+static void stf6_hits_more_than_rr4_when_the_keys_outgrow_rr4(void **state)
+{
+    /* 20000 keys, uniform: they fit stf6's 24576 entries, not rr4's 16384 */
+    uint64_t hits[2];
+    for (unsigned p = 0; p < 2; p++) {
+        struct sample_area *a = *state = new_area(p ? POLICY_STF6 : POLICY_RR4);
+        uint64_t x = 99;
+        for (unsigned s = 0; s < 200000; s++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            sample_table_record(a, PC0 + 4ull * ((x >> 33) % 20000), PMU_EV_CYCLES);
+            for (unsigned b = 0; b < 2; b++)
+                a->ovf[b].fill = a->ovf[b].ready = 0;   /* a flusher that keeps up */
+        }
+        hits[p] = a->st.hits;
+        free(a);
+        *state = NULL;
+    }
+    assert_true(hits[1] > hits[0]);
 }
 
 static void a_full_buffer_is_handed_over_and_the_other_one_fills(void **state)
@@ -194,8 +305,8 @@ static void a_count_about_to_overflow_is_handed_over_first(void **state)
     struct sample_area *a = *state = new_area(POLICY_RR4);
     sample_table_record(a, PC0, 1);
     for (unsigned i = 0; i < TABLE_ENTRIES; i++)
-        if (a->table[i].count)
-            a->table[i].count = UINT32_MAX - 1;
+        if (a->table.rr4[i].count)
+            a->table.rr4[i].count = UINT32_MAX - 1;
     sample_table_record(a, PC0, 1);             /* reaches UINT32_MAX */
     assert_int_equal(buffered(a, PC0, 1), UINT32_MAX);
     assert_int_equal(table_count(a, PC0, 1), 0);
@@ -226,8 +337,8 @@ static void flush_moves_every_entry_and_hands_over_the_partly_filled_buffer(void
     waits = 0;
     assert_int_equal(sample_table_flush(a, flusher_sends), 100);
     assert_int_equal(waits, 0);                 /* one buffer took them all */
-    for (unsigned i = 0; i < TABLE_ENTRIES; i++)
-        assert_int_equal(a->table[i].count, 0);
+    for (unsigned i = 0; i < sample_table_capacity(a); i++)
+        assert_int_equal(entry_at(a, i).count, 0);
     assert_int_equal(a->ovf[0].ready, 1);
     assert_int_equal(a->ovf[0].fill, 100);
     assert_int_equal(a->st.active, 1);
@@ -289,7 +400,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(hits_count_in_place_and_events_are_distinct_keys, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(round_robin_evicts_each_way_in_turn, area_setup, area_teardown),
-        cmocka_unit_test_setup_teardown(swap_to_front_moves_a_hit_forward_and_evicts_the_last_way, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_buckets_are_whole_cache_lines_and_every_line_is_used, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_holds_24576_spread_keys_without_evicting, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_hit_moves_the_entry_to_the_front, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_miss_goes_in_front_and_evicts_the_least_recently_used, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_same_pc_with_other_events_are_other_entries, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_a_count_past_16_bits_is_handed_over_and_restarts, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(stf6_hits_more_than_rr4_when_the_keys_outgrow_rr4, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(a_full_buffer_is_handed_over_and_the_other_one_fills, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(with_both_buffers_waiting_evictions_are_counted_as_dropped, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(a_count_about_to_overflow_is_handed_over_first, area_setup, area_teardown),

@@ -1,0 +1,38 @@
+/* Costs and limits said up front (see run-costs.h). */
+#include "util/run-costs.h"
+
+/* bench/results/costs_pme_interval.md (qsort, deterministic). */
+static const struct {
+    unsigned interval, lost_pct;
+} pme_loss[] = {
+    {256, 86}, {512, 73}, {1024, 52}, {2048, 19}, {3072, 2}, {PME_LOSSLESS_INTERVAL, 0},
+};
+
+/* bench/results/costs_profileme.md: copy, matmul, qsort, compress at the
+ * default interval, fixed start-up and final-flush costs included. */
+#define PME_COST_MIN_PCT "1.3"
+#define PME_COST_MAX_PCT "6.2"
+
+unsigned run_costs_pme_loss_pct(unsigned interval)
+{
+    unsigned pct = pme_loss[0].lost_pct;
+    for (size_t i = 0; i < sizeof pme_loss / sizeof pme_loss[0]; i++)
+        if (pme_loss[i].interval <= interval)
+            pct = pme_loss[i].lost_pct;
+    return pct;
+}
+
+void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned lo, unsigned hi)
+{
+    if (!profileme)
+        return;
+    fprintf(out, "%s: note: ProfileMe costs the modelled core " PME_COST_MIN_PCT "-" PME_COST_MAX_PCT
+            " %% more cycles (measured by make bench: bench/results/costs_profileme.md)\n", cmd);
+    unsigned per_record = profileme == 2 ? lo / 2 : lo;     /* a pair is two records */
+    if (per_record < PME_LOSSLESS_INTERVAL)
+        fprintf(out, "%s: warning: --pme-interval %u-%u%s: below %u fetched instructions a record the "
+                "ProfileMe ring overflows between drains; expect about %u %% of the records lost "
+                "(measured: bench/results/costs_pme_interval.md), each counted as a ring_overflow drop\n",
+                cmd, lo, hi, profileme == 2 ? " (per pair)" : "", PME_LOSSLESS_INTERVAL,
+                run_costs_pme_loss_pct(per_record));
+}
