@@ -23,6 +23,10 @@ int oracle_read(const char *path, struct oracle *o, struct ap_err *err)
         rc = ap_err_set(err, "%s: oracle format version %u with %u events, this build reads version %d with %d; "
                         "rerun the record with this build", path, o->h.version, o->h.nevents,
                         ORACLE_VERSION, PMU_EV_COUNT);
+    else if (o->h.ncauses != CAUSE_COUNT || o->h.cycle_unit != CYCLE_UNIT)
+        rc = ap_err_set(err, "%s: oracle with %u cycle causes in units of 1/%u cycle, this build reads %d in 1/%u; "
+                        "rerun the record with this build", path, o->h.ncauses, o->h.cycle_unit,
+                        CAUSE_COUNT, CYCLE_UNIT);
     else if (o->h.ncores == 0 || o->h.ncores > 64 || o->h.npcs > (1ull << 28))
         rc = ap_err_set(err, "%s: implausible header (%u cores, %llu PCs): the file is damaged",
                         path, o->h.ncores, (unsigned long long)o->h.npcs);
