@@ -24,7 +24,8 @@ static void write_oracle(const char *path, uint64_t run_id, uint32_t snapshot, c
                          size_t npcs, uint64_t instructions)
 {
     struct oracle_header h = {.magic = ORACLE_MAGIC, .version = ORACLE_VERSION, .ncores = 1, .npcs = npcs,
-                              .nevents = PMU_EV_COUNT, .snapshot = snapshot, .run_id = run_id};
+                              .nevents = PMU_EV_COUNT, .snapshot = snapshot, .run_id = run_id,
+                              .ncauses = CAUSE_COUNT, .cycle_unit = CYCLE_UNIT};
     struct oracle_core core = {.instructions = instructions, .cycles = 2 * instructions,
                                .ring_unread = snapshot == ORACLE_SNAPSHOT_START ? 9 : 3};
     FILE *f = fopen(path, "wb");
@@ -68,6 +69,8 @@ static struct oracle_pc pc_entry(uint64_t pc, uint64_t executions)
     e.events[PMU_EV_CYCLES] = 3 * executions;
     e.events[PMU_EV_RETIRED] = executions;
     e.pme_events[PME_EVB_RETIRED] = executions / 10;
+    e.stack[CAUSE_BASE] = 2 * executions * CYCLE_UNIT + executions * CYCLE_UNIT / 4;
+    e.stack[CAUSE_DCACHE_MEM] = executions * (CYCLE_UNIT - CYCLE_UNIT / 4);
     return e;
 }
 
@@ -113,6 +116,8 @@ static void test_interval_is_stop_minus_start(void **state)
     assert_int_equal(c->cycles, 180);
     assert_int_equal(c->events[PMU_EV_RETIRED], 60);
     assert_int_equal(c->pme_events[PME_EVB_RETIRED], 6);
+    assert_int_equal(c->stack[CAUSE_BASE], 60 * (2 * CYCLE_UNIT + CYCLE_UNIT / 4));     /* the stacks too */
+    assert_int_equal(c->stack[CAUSE_DCACHE_MEM], 60 * (CYCLE_UNIT - CYCLE_UNIT / 4));
     assert_int_equal(c->pc, 0x2000);                    /* the key is not subtracted */
     oracle_free(&in);
     oracle_free(&whole);
@@ -161,12 +166,47 @@ static void test_damaged_snapshots_are_named(void **state)
     oracle_free(&whole);
 }
 
+/* An oracle of an earlier format (3: no cycle stacks) or with another
+ * cause list is refused with one line saying what to do. */
+static void test_an_older_oracle_format_is_refused_clearly(void **state)
+{
+    (void)state;
+    struct oracle_pc pcs[] = {pc_entry(0x1000, 5)};
+    write_oracle(base, 1, 0, pcs, 1, 10);
+    FILE *f = fopen(base, "r+b");
+    assert_non_null(f);
+    struct oracle_header h;
+    assert_int_equal(fread(&h, sizeof h, 1, f), 1);
+    h.version = 3;
+    rewind(f);
+    assert_int_equal(fwrite(&h, sizeof h, 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+    struct oracle o;
+    struct ap_err err;
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "version 3"));
+    assert_non_null(strstr(err.msg, "rerun the record with this build"));
+
+    write_oracle(base, 1, 0, pcs, 1, 10);
+    f = fopen(base, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fread(&h, sizeof h, 1, f), 1);
+    h.ncauses = CAUSE_COUNT + 1;
+    rewind(f);
+    assert_int_equal(fwrite(&h, sizeof h, 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "cycle causes"));
+    assert_non_null(strstr(err.msg, "rerun the record with this build"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interval_is_stop_minus_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_earlier_runs_snapshots_are_not_used, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_snapshots_are_named, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_an_older_oracle_format_is_refused_clearly, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
