@@ -544,6 +544,11 @@ static inline void charge(struct core_model *m, uint64_t *acct, unsigned cause, 
     m->stack[cause] += units;
 }
 
+static inline uint64_t clamp64(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
 /* Books the cycles of [a, b) that fall in [lo, hi) under cause. */
 static inline void charge_span(struct core_model *m, uint64_t *acct, unsigned cause, uint64_t a,
                                uint64_t b, uint64_t lo, uint64_t hi)
@@ -597,11 +602,16 @@ static void charge_gap(struct core_model *m, uint64_t *acct, uint64_t lo, uint64
         }
         lo = end;
     }
-    charge_span(m, acct, CAUSE_BASE, t->map, t->map + 1, lo, hi);
-    charge_span(m, acct, t->wait_cause, t->map + 1, t->ready, lo, hi);
-    charge_span(m, acct, CAUSE_FU_BUSY, t->ready, t->issue, lo, hi);
-    charge_span(m, acct, t->exec_cause, t->issue, t->retready, lo, hi);
-    charge_span(m, acct, CAUSE_OTHER, t->retready, hi, lo, hi);
+    /* the phases [map, map+1), [map+1, ready), [ready, issue), [issue,
+     * retready), [retready, hi) are contiguous and lo >= map: clamped to
+     * [lo, hi) they split it (adding zeros costs less than branching) */
+    uint64_t b1 = clamp64(t->map + 1, lo, hi), b2 = clamp64(t->ready, lo, hi),
+             b3 = clamp64(t->issue, lo, hi), b4 = clamp64(t->retready, lo, hi);
+    charge(m, acct, CAUSE_BASE, b1 - lo);
+    charge(m, acct, t->wait_cause, b2 - b1);
+    charge(m, acct, CAUSE_FU_BUSY, b3 - b2);
+    charge(m, acct, t->exec_cause, b4 - b3);
+    charge(m, acct, CAUSE_OTHER, hi - b4);
 }
 
 /* Retires the instruction acct, ready at retready, in order and at most
@@ -671,9 +681,11 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     uint64_t ready = map + 1;
     unsigned wait_cause = CAUSE_BASE;
     for (int i = 0; i < 2; i++)
-        if (s->src[i] != REG_NONE && m->reg_ready[s->src[i]] > ready) {
-            ready = m->reg_ready[s->src[i]];
-            wait_cause = m->reg_cause[s->src[i]];
+        if (s->src[i] != REG_NONE) {
+            uint64_t t = m->reg_ready[s->src[i]];
+            bool later = t > ready;         /* (selects: the outcome is random) */
+            ready = later ? t : ready;
+            wait_cause = later ? m->reg_cause[s->src[i]] : wait_cause;
         }
 
     /* Issue on a free functional unit. */
