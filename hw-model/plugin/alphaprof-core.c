@@ -8,7 +8,8 @@
  * instruction goes through the timing model (model/core-model.c), which
  * also fetches the wrong path after a mispredicted branch from guest RAM;
  * every fetched instruction, good or bad path, goes into the oracle (exact
- * per-PC truth), through the event counters, whose overflows append
+ * per-PC truth; the model books each retired one's cycle stack straight
+ * into its oracle entry), through the event counters, whose overflows append
  * records with the exact PC to the core's ring in the guest window
  * (pmu-window.h), and past the ProfileMe unit (model/profileme.c), which
  * tags some and writes their Profile Registers to the ProfileMe ring.

@@ -142,7 +142,8 @@ def run(build):
     acc.target("worst counter-sampling cycle error at >= 0.9 M samples", "%.2f%%" % max(errors),
                "<= 2 % at 1 M samples", max(errors) <= 2)
     acc.notes = ("Counter samples carry the PC of the instruction the model charged the cycles to "
-                 "(time-proportional, like TIP); timer samples take the interrupted PC under -icount, "
+                 "(the retire gap: the instruction whose retirement ends them; against the exact "
+                 "TIP truth see tip_accuracy); timer samples take the interrupted PC under -icount, "
                  "i.e. they sample instructions, not modelled cycles, so stalls are invisible to them. "
                  "Counter runs repeat the workload (ACC_REPEAT) to about 1 M samples; timer runs are "
                  "shorter (REPEAT). The truth is the oracle of the profiled interval (the monitor's "

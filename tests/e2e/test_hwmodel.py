@@ -19,6 +19,15 @@ def record(d, image, *opts):
     return db, oracle, r
 
 
+def run_parallel_on_four_cores(d):
+    """parallel on 4 cores under the model, deterministic: its oracle's path."""
+    oracle = os.path.join(d, "o.bin")
+    r = alphaprof(["run", "--deterministic", "--cores", "4", "--oracle", oracle,
+                   require(build_path("workloads", "parallel.elf"))], timeout=200)
+    check(r.status == 0, "parallel runs on the model", r)
+    return oracle
+
+
 def test_dcache_misses_land_on_the_missing_load():
     dcache_misses_on_the_load(1)
 
@@ -96,17 +105,14 @@ def test_every_counted_event_has_its_instruction_in_the_oracle():
     # event, on 4 cores with ProfileMe bad paths and traps in play.
     d = tmpdir()
     try:
-        oracle = os.path.join(d, "o.bin")
-        r = alphaprof(["run", "--deterministic", "--cores", "4", "--oracle", oracle,
-                       require(build_path("workloads", "parallel.elf"))], timeout=200)
-        check(r.status == 0, "parallel runs on the model", r)
+        oracle = run_parallel_on_four_cores(d)
         t = json.loads(alphaprof(["check", "--oracle", oracle, "--totals", "--json"]).out)
         check(t["events"] == t["events_by_pc"], "per-core counts == per-PC sums:\n%s\n%s"
-              % (t["events"], t["events_by_pc"]), r)
+              % (t["events"], t["events_by_pc"]), t)
         check(t["events"]["retired"] == t["instructions"] and t["events"]["cycles"] == t["cycles"],
-              "retired and cycles counters equal the cores' totals", r)
+              "retired and cycles counters equal the cores' totals", t)
         check(len(t["cores"]) == 4 and all(c["fetched"] == c["instructions"] + c["aborted"] for c in t["cores"]),
-              "fetched = retired + aborted on every core", r)
+              "fetched = retired + aborted on every core", t)
     finally:
         cleanup(d)
 
@@ -119,10 +125,7 @@ def test_cycle_stacks_sum_to_each_cores_cycles():
     # stacks name the busiest instructions' procedures.
     d = tmpdir()
     try:
-        oracle = os.path.join(d, "o.bin")
-        r = alphaprof(["run", "--deterministic", "--cores", "4", "--oracle", oracle,
-                       require(build_path("workloads", "parallel.elf"))], timeout=200)
-        check(r.status == 0, "parallel runs on the model", r)
+        oracle = run_parallel_on_four_cores(d)
         s = alphaprof(["check", "--oracle", oracle, "--stacks", "--json", "--whole-run"])
         check(s.status == 0, "check --stacks runs", s)
         j = json.loads(s.out)
