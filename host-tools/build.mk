@@ -11,10 +11,13 @@ HOST_UTIL_SRCS     := $(wildcard host-tools/util/*.c)
 HOST_BUILTIN_SRCS  := $(wildcard host-tools/builtin-*.c)
 host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
 
-# The grammars the monitor shares (firmware/abi/, freestanding): compiled
-# for the host by an explicit rule, never #included as .c.
-HOST_ABI_SRCS      := firmware/abi/boot-line.c firmware/abi/event-spec.c
-host_abi_objs       = $(patsubst firmware/abi/%.c,$(1)/abi/%.o,$(HOST_ABI_SRCS))
+# Sources shared with the other sides, compiled once more for the host from
+# their one file by an explicit rule (never #included as .c): the link codec
+# and the grammars the monitor also builds (firmware/abi/, freestanding), and
+# the Alpha decoder the hardware model also builds.
+HOST_SHARED_SRCS   := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c \
+                      hw-model/isa/alpha-decode.c
+shared_objs         = $(patsubst %.c,$(1)/shared/%.o,$(HOST_SHARED_SRCS))
 
 HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a
 HOST_UTIL_LIB_ASAN := $(BUILD)/host-asan/libalphaprof-util.a
@@ -27,19 +30,19 @@ $(BUILD)/host-asan/%.o: host-tools/%.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
 
-$(BUILD)/host/abi/%.o: firmware/abi/%.c
+$(BUILD)/host/shared/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_TOOLS_CFLAGS) -c $< -o $@
 
-$(BUILD)/host-asan/abi/%.o: firmware/abi/%.c
+$(BUILD)/host-asan/shared/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
 
-$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS)) $(call host_abi_objs,$(BUILD)/host)
+$(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS)) $(call shared_objs,$(BUILD)/host)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS)) $(call host_abi_objs,$(BUILD)/host-asan)
+$(HOST_UTIL_LIB_ASAN): $(call host_objs,$(BUILD)/host-asan,$(HOST_UTIL_SRCS)) $(call shared_objs,$(BUILD)/host-asan)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -59,4 +62,4 @@ ALL_OUTPUTS  += $(BUILD)/host/alphaprof $(BUILD)/host/alphaprof-seal
 TEST_OUTPUTS += $(HOST_UTIL_LIB_ASAN) $(BUILD)/host-asan/alphaprof $(BUILD)/host-asan/alphaprof-seal
 
 -include $(wildcard $(BUILD)/host/*.d $(BUILD)/host/util/*.d $(BUILD)/host-asan/*.d $(BUILD)/host-asan/util/*.d \
-                    $(BUILD)/host/abi/*.d $(BUILD)/host-asan/abi/*.d)
+                    $(BUILD)/host/shared/*/*/*.d $(BUILD)/host-asan/shared/*/*/*.d)

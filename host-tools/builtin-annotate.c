@@ -2,6 +2,9 @@
  * alphaprof annotate PROC: the procedure's instructions with their source
  * lines (DWARF line table, inlined calls) and the samples of each event on
  * each instruction, like DCPI's dcpilist.
+ *
+ * Invariants: the listing is util/proc-listing's; this file parses and
+ * prints it, as text or JSON with the same numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,10 +12,10 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "hw-model/isa/alpha-isa.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/pme-view.h"
+#include "util/proc-listing.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/source-file.h"
@@ -26,24 +29,6 @@ static const struct opt_command annotate_command = {
              "retire count (kS, +- 1/sqrt(k)), D-cache miss and mispredict rates and\n"
              "mean cycles in each pipeline stage (alphaprof pme has more).",
 };
-
-/* The procedure's symbol: from the samples, or any image's symbol table. */
-static int find_procedure(const struct profile_view *v, const char *name, const struct pv_image **img,
-                          const struct symbol **sym)
-{
-    const struct pv_proc *p = pv_find_proc(v, name);
-    if (p && p->sym) {
-        *img = p->img;
-        *sym = p->sym;
-        return 0;
-    }
-    for (size_t i = 0; i < v->nimages; i++)
-        if (v->images[i].st && (*sym = symtab_find(v->images[i].st, name))) {
-            *img = &v->images[i];
-            return 0;
-        }
-    return -1;
-}
 
 /* ProfileMe columns (when the database has ProfileMe samples here). */
 static void pme_header(const struct pme_view *pv)
@@ -115,18 +100,90 @@ static void pme_json(const struct pme_view *pv, const struct pme_insn *in)
     printf("}}");
 }
 
-static void json_str_out(const char *s)
+static void print_json(const struct profile_view *v, const struct pme_view *pv, const struct proc_listing *l)
 {
-    putchar('"');
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
+    bool with_pme = l->pme_samples > 0;
+    printf("{\"procedure\": ");
+    json_str(stdout, l->sym->name);
+    printf(", \"image\": ");
+    json_str(stdout, l->img->name);
+    printf(", \"events\": [");
+    for (size_t e = 0; e < v->nevents; e++) {
+        printf("%s{\"name\": ", e ? ", " : "");
+        json_str(stdout, v->event_names[e]);
+        printf(", \"procedure\": %llu, \"total\": %llu}", (unsigned long long)l->proc_total[e],
+               (unsigned long long)v->total[e]);
     }
-    putchar('"');
+    printf("],\n \"instructions\": [");
+    for (size_t k = 0; k < l->n; k++) {
+        const struct listing_insn *li = &l->insns[k];
+        printf("%s\n  {\"address\": %llu, \"instruction\": ", k ? "," : "", (unsigned long long)li->pc);
+        json_str(stdout, li->text);
+        printf(", \"samples\": [");
+        for (size_t e = 0; e < v->nevents; e++)
+            printf("%s%llu", e ? ", " : "", (unsigned long long)li->count[e]);
+        printf("], \"file\": ");
+        json_str(stdout, li->line && li->line->file ? li->line->file : "");
+        printf(", \"line\": %u, \"inlined\": [", li->line ? li->line->line : 0);
+        for (size_t i = 0; i < li->ninlined; i++) {
+            printf("%s", i ? ", " : "");
+            json_str(stdout, li->inlined[i]);
+        }
+        printf("]");
+        if (with_pme) {
+            printf(", \"profileme\": ");
+            pme_json(pv, li->pme);
+        }
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+static void print_text(const struct profile_view *v, const struct pme_view *pv, const struct proc_listing *l)
+{
+    bool with_pme = l->pme_samples > 0;
+    int dmiss = pme_bit_index(pv, "dmiss"), mispredict = pme_bit_index(pv, "mispredict");
+    printf("Procedure %s in image %s (%s)\n", l->sym->name, l->img->name,
+           l->img->path ? l->img->path : "ELF unknown");
+    for (size_t e = 0; e < v->nevents; e++)
+        printf("%s: %llu samples here, %.2f%% of %llu\n", v->event_names[e],
+               (unsigned long long)l->proc_total[e],
+               v->total[e] ? 100.0 * (double)l->proc_total[e] / (double)v->total[e] : 0.0,
+               (unsigned long long)v->total[e]);
+    if (with_pme)
+        printf("ProfileMe: %llu samples here, one per %.0f fetched instructions%s\n",
+               (unsigned long long)l->pme_samples, pv->interval, pv->interval ? "" : " (interval unknown)");
+    printf("\n");
+    for (size_t e = 0; e < v->nevents; e++)
+        printf("%10s %6s ", v->event_names[e], "%");
+    if (with_pme)
+        pme_header(pv);
+    printf(" %-16s %s\n", "address", "instruction");
+    struct source_cache *sc = source_cache_new();
+    const struct source_line *last = NULL;
+    for (size_t k = 0; k < l->n; k++) {
+        const struct listing_insn *li = &l->insns[k];
+        const struct source_line *ln = li->line;
+        if (ln && (!last || ln->line != last->line || ln->file != last->file)) {
+            const char *src = source_line_text(sc, ln->file, ln->line);
+            printf("\n  %s:%u%s%s", ln->file, ln->line, src ? "  " : "", src ? src : "");
+            for (size_t i = 0; i < li->ninlined; i++)
+                printf("%s%s", i ? " < " : "   [inlined: ", li->inlined[i]);
+            printf("%s\n", li->ninlined ? "]" : "");
+            last = ln;
+        }
+        for (size_t e = 0; e < v->nevents; e++) {
+            if (li->count[e])
+                printf("%10llu %6.2f ", (unsigned long long)li->count[e],
+                       l->proc_total[e] ? 100.0 * (double)li->count[e] / (double)l->proc_total[e] : 0.0);
+            else
+                printf("%10s %6s ", ".", "");
+        }
+        if (with_pme)
+            pme_columns(pv, li->pme, dmiss, mispredict);
+        printf(" %-16llx %s\n", (unsigned long long)li->pc, li->text);
+    }
+    source_cache_free(sc);
 }
 
 static int annotate(const char *db_path, const struct pv_selection *selp, const char *proc, bool json);
@@ -173,11 +230,8 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
         fprintf(stderr, "alphaprof annotate: %s\n", err.msg);
         return 1;
     }
-    const struct pv_image *img;
-    const struct symbol *sym;
-    /* A ProfileMe-only profile: its images hold the procedure. */
-    struct profile_view pmev = {.images = pv.images, .nimages = pv.nimages};
-    if (find_procedure(&v, proc, &img, &sym) && find_procedure(&pmev, proc, &img, &sym)) {
+    struct proc_listing l;
+    if (proc_listing_build(&v, &pv, proc, &l)) {
         fprintf(stderr, "alphaprof annotate: no procedure '%s' in the images of %s%s; "
                         "alphaprof report lists the procedures with samples\n",
                 proc, db_path, sel.image ? " (with --image)" : "");
@@ -189,120 +243,11 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
         pme_view_free(&pv);
         return 1;
     }
-    /* The ProfileMe image of the same ELF, and the procedure's samples in it. */
-    const struct pv_image *pimg = NULL;
-    uint64_t pme_samples = 0;
-    for (size_t i = 0; i < pv.nimages; i++)
-        if (pv.images[i].id == img->id)
-            pimg = &pv.images[i];
-    uint64_t end = symtab_symbol_end(img->st, sym);
-    size_t n = (size_t)((end - sym->start) / 4);
-    uint64_t (*counts)[PV_MAX_EVENTS] = calloc(n ? n : 1, sizeof *counts);
-    uint64_t proc_total[PV_MAX_EVENTS] = {0};
-    for (size_t i = 0; i < v.ninsns; i++) {
-        const struct pv_insn *in = &v.insns[i];
-        uint64_t pc = img->address + in->offset;
-        if (in->img != img || pc < sym->start || pc >= end)
-            continue;
-        for (size_t e = 0; e < v.nevents; e++) {
-            counts[(pc - sym->start) / 4][e] += in->count[e];
-            proc_total[e] += in->count[e];
-        }
-    }
-    for (size_t k = 0; pimg && k < n; k++) {
-        const struct pme_insn *in = pme_view_find(&pv, pimg, sym->start + 4 * k - pimg->address);
-        pme_samples += in ? in->samples : 0;
-    }
-    bool with_pme = pme_samples > 0;
-    int dmiss = pme_bit_index(&pv, "dmiss"), mispredict = pme_bit_index(&pv, "mispredict");
-    struct source_cache *sc = source_cache_new();
-    if (json) {
-        printf("{\"procedure\": ");
-        json_str_out(sym->name);
-        printf(", \"image\": ");
-        json_str_out(img->name);
-        printf(", \"events\": [");
-        for (size_t e = 0; e < v.nevents; e++) {
-            printf("%s{\"name\": ", e ? ", " : "");
-            json_str_out(v.event_names[e]);
-            printf(", \"procedure\": %llu, \"total\": %llu}", (unsigned long long)proc_total[e],
-                   (unsigned long long)v.total[e]);
-        }
-        printf("],\n \"instructions\": [");
-    } else {
-        printf("Procedure %s in image %s (%s)\n", sym->name, img->name, img->path ? img->path : "ELF unknown");
-        for (size_t e = 0; e < v.nevents; e++)
-            printf("%s: %llu samples here, %.2f%% of %llu\n", v.event_names[e],
-                   (unsigned long long)proc_total[e],
-                   v.total[e] ? 100.0 * (double)proc_total[e] / (double)v.total[e] : 0.0,
-                   (unsigned long long)v.total[e]);
-        if (with_pme)
-            printf("ProfileMe: %llu samples here, one per %.0f fetched instructions%s\n",
-                   (unsigned long long)pme_samples, pv.interval, pv.interval ? "" : " (interval unknown)");
-        printf("\n");
-        for (size_t e = 0; e < v.nevents; e++)
-            printf("%10s %6s ", v.event_names[e], "%");
-        if (with_pme)
-            pme_header(&pv);
-        printf(" %-16s %s\n", "address", "instruction");
-    }
-    const struct source_line *last = NULL;
-    for (size_t k = 0; k < n; k++) {
-        uint64_t pc = sym->start + 4 * k;
-        uint32_t word = 0;
-        char text[96];
-        const struct pme_insn *pin = with_pme ? pme_view_find(&pv, pimg, pc - pimg->address) : NULL;
-        if (symtab_read(img->st, pc, &word, 4))
-            alpha_disassemble(word, pc, text, sizeof text);
-        else
-            snprintf(text, sizeof text, "??");
-        const struct source_line *l = symtab_line(img->st, pc);
-        const char *inl[8];
-        size_t ninl = symtab_inlined_at((struct symtab *)img->st, pc, inl, 8);
-        if (json) {
-            printf("%s\n  {\"address\": %llu, \"instruction\": ", k ? "," : "", (unsigned long long)pc);
-            json_str_out(text);
-            printf(", \"samples\": [");
-            for (size_t e = 0; e < v.nevents; e++)
-                printf("%s%llu", e ? ", " : "", (unsigned long long)counts[k][e]);
-            printf("], \"file\": ");
-            json_str_out(l ? l->file : NULL);
-            printf(", \"line\": %u, \"inlined\": [", l ? l->line : 0);
-            for (size_t i = 0; i < ninl; i++) {
-                printf("%s", i ? ", " : "");
-                json_str_out(inl[i]);
-            }
-            printf("]");
-            if (with_pme) {
-                printf(", \"profileme\": ");
-                pme_json(&pv, pin);
-            }
-            printf("}");
-            continue;
-        }
-        if (l && (!last || l->line != last->line || l->file != last->file)) {
-            const char *src = source_line_text(sc, l->file, l->line);
-            printf("\n  %s:%u%s%s", l->file, l->line, src ? "  " : "", src ? src : "");
-            for (size_t i = 0; i < ninl; i++)
-                printf("%s%s", i ? " < " : "   [inlined: ", inl[i]);
-            printf("%s\n", ninl ? "]" : "");
-            last = l;
-        }
-        for (size_t e = 0; e < v.nevents; e++) {
-            if (counts[k][e])
-                printf("%10llu %6.2f ", (unsigned long long)counts[k][e],
-                       proc_total[e] ? 100.0 * (double)counts[k][e] / (double)proc_total[e] : 0.0);
-            else
-                printf("%10s %6s ", ".", "");
-        }
-        if (with_pme)
-            pme_columns(&pv, pin, dmiss, mispredict);
-        printf(" %-16llx %s\n", (unsigned long long)pc, text);
-    }
     if (json)
-        printf("]}\n");
-    source_cache_free(sc);
-    free(counts);
+        print_json(&v, &pv, &l);
+    else
+        print_text(&v, &pv, &l);
+    proc_listing_free(&l);
     pv_free(&v);
     pme_view_free(&pv);
     return 0;

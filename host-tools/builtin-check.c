@@ -4,6 +4,10 @@
  * the same run: the fraction of the event attributed to the wrong
  * instruction (and procedure), the instructions that contribute most, and
  * whether every overflow the model produced is accounted for.
+ *
+ * Invariants: the analyses are util/profile-accuracy and util/pme-*; this
+ * file parses and prints.  It never compares a profile with another run's
+ * truth: an oracle or snapshots of another run are refused (exit 1).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +15,13 @@
 
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
-#include "util/accuracy.h"
 #include "util/cycle-stacks.h"
+#include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/oracle-file.h"
 #include "util/pme-account.h"
 #include "util/pme-accuracy.h"
+#include "util/profile-accuracy.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/strvec.h"
@@ -45,68 +50,13 @@ struct check_options {
     double max_error;           /* < 0: none */
 };
 
-/* The oracle event a profile event stands for. */
-static int oracle_event(const char *name)
-{
-    if (!strcmp(name, "timer"))
-        return PMU_EV_CYCLES;
-    return pmu_event_lookup(name, strlen(name));
-}
-
-/* Name of the procedure holding pc, for the top differences. */
-static const char *where(const struct profile_view *v, uint64_t pc)
-{
-    for (size_t m = 0; m < v->nimages; m++) {
-        const struct symbol *s = v->images[m].st ? symtab_lookup(v->images[m].st, pc) : NULL;
-        if (s)
-            return s->name;
-    }
-    return "?";
-}
-
-struct diff_row {
-    uint64_t pc;
-    double profile, oracle;
-};
-
-static int cmp_diff(const void *a, const void *b)
-{
-    const struct diff_row *x = a, *y = b;
-    double dx = x->profile > x->oracle ? x->profile - x->oracle : x->oracle - x->profile;
-    double dy = y->profile > y->oracle ? y->profile - y->oracle : y->oracle - y->profile;
-    return dx < dy ? 1 : dx > dy ? -1 : 0;
-}
-
 /* Prints the instructions whose shares differ most. */
-static void print_top_differences(const struct profile_view *v, const struct keyed_count *a, size_t na,
-                                  const struct keyed_count *b, size_t nb, size_t top)
+static void print_top_differences(const struct profile_view *v, const struct profile_accuracy *a, size_t top)
 {
-    double ta = 0, tb = 0;
-    for (size_t i = 0; i < na; i++)
-        ta += a[i].count;
-    for (size_t i = 0; i < nb; i++)
-        tb += b[i].count;
-    struct diff_row *rows = xmalloc((na + nb + 1) * sizeof *rows);
-    size_t n = 0, i = 0, j = 0;
-    while (i < na || j < nb) {
-        if (j == nb || (i < na && a[i].key < b[j].key)) {
-            rows[n++] = (struct diff_row){a[i].key, a[i].count / ta, 0};
-            i++;
-        } else if (i == na || b[j].key < a[i].key) {
-            rows[n++] = (struct diff_row){b[j].key, 0, b[j].count / tb};
-            j++;
-        } else {
-            rows[n++] = (struct diff_row){a[i].key, a[i].count / ta, b[j].count / tb};
-            i++;
-            j++;
-        }
-    }
-    qsort(rows, n, sizeof *rows, cmp_diff);
     printf("  largest differences:\n  %18s %9s %9s  %s\n", "pc", "profile%", "oracle%", "procedure");
-    for (size_t k = 0; k < n && k < top; k++)
-        printf("  %18llx %9.3f %9.3f  %s\n", (unsigned long long)rows[k].pc, 100 * rows[k].profile,
-               100 * rows[k].oracle, where(v, rows[k].pc));
-    free(rows);
+    for (size_t k = 0; k < a->ndiffs && k < top; k++)
+        printf("  %18llx %9.3f %9.3f  %s\n", (unsigned long long)a->diffs[k].pc, 100 * a->diffs[k].profile,
+               100 * a->diffs[k].oracle, pv_procedure_at(v, a->diffs[k].pc));
 }
 
 /* The ProfileMe estimates of the selection against the oracle
@@ -122,21 +72,6 @@ static int pme_estimates(struct pdb *db, const struct pv_selection *sel, const s
         rc = -1;
     pme_view_free(&pv);
     return rc;
-}
-
-/* The key with the largest count (0 if none). */
-static uint64_t top_key(const struct keyed_count *k, size_t n)
-{
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-        if (k[i].count > k[best].count)
-            best = i;
-    return n ? k[best].key : 0;
-}
-
-static uint64_t pc_of(const struct pv_insn *in)
-{
-    return in->img->id == 0 ? in->offset : in->img->address + in->offset;
 }
 
 /* --totals: the oracle's per-core totals, no profile needed.  --json: one
@@ -158,20 +93,12 @@ static void print_totals(const struct oracle *o, bool json)
         }
         return;
     }
-    uint64_t cycles = 0, instructions = 0, events[PMU_EV_COUNT] = {0}, by_pc[PMU_EV_COUNT] = {0};
-    for (unsigned c = 0; c < o->h.ncores; c++) {
-        cycles += o->cores[c].cycles;
-        instructions += o->cores[c].instructions;
-        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
-            events[e] += o->cores[c].events[e];
-    }
-    for (uint64_t i = 0; i < o->h.npcs; i++)
-        for (unsigned e = 0; e < PMU_EV_COUNT; e++)
-            by_pc[e] += o->pcs[i].events[e];
-    printf("{\"cycles\": %llu, \"instructions\": %llu", (unsigned long long)cycles,
-           (unsigned long long)instructions);
+    struct oracle_sums sums;
+    oracle_sums(o, &sums);
+    printf("{\"cycles\": %llu, \"instructions\": %llu", (unsigned long long)sums.cycles,
+           (unsigned long long)sums.instructions);
     for (int which = 0; which < 2; which++) {
-        const uint64_t *v = which ? by_pc : events;
+        const uint64_t *v = which ? sums.events_by_pc : sums.events;
         printf(", \"%s\": {", which ? "events_by_pc" : "events");
         for (unsigned e = 0; e < PMU_EV_COUNT; e++)
             printf("%s\"%s\": %llu", e ? ", " : "", names[e], (unsigned long long)v[e]);
@@ -211,8 +138,8 @@ int cmd_check(int argc, char **argv)
     struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1};
     const struct option options[] = {
         OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
-        OPT_STRING(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
-                   "timer samples are compared with the oracle's cycles"),
+        OPT_CALLBACK(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
+                     "timer samples are compared with the oracle's cycles", opt_event_name),
         OPT_DOUBLE(0, "max-error", &o.max_error, "F", 0, 1, 0,
                    "exit 1 if the instruction-level error exceeds F (0..1)"),
         OPT_BOOLEAN(0, "totals", &o.totals, "only the oracle's per-core totals (no profile needed)"),
@@ -237,7 +164,7 @@ int cmd_check(int argc, char **argv)
 
 static const char *name_in_view(void *ctx, uint64_t pc)
 {
-    return where(ctx, pc);
+    return pv_procedure_at(ctx, pc);
 }
 
 /* --stacks: of the profiled interval when the snapshots are there (as the
@@ -320,6 +247,12 @@ static int check_profile(const struct check_options *opts)
         free_oracles(&o, &interval, have_interval);
         return 1;
     }
+    if (oracle_check_run(&o.h, oracle_path, db, sel.epoch, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pdb_close(db);
+        free_oracles(&o, &interval, have_interval);
+        return 1;
+    }
     struct profile_view v;
     int rc = pv_load(db, &sel, &v, &err);
     struct pme_account pa;
@@ -342,7 +275,7 @@ static int check_profile(const struct check_options *opts)
             ev = (int)e;
     if (ev < 0 && !event && v.nevents)
         ev = 0;
-    int oev = ev >= 0 ? oracle_event(v.event_names[ev]) : -1;
+    int oev = ev >= 0 ? oracle_event_for(v.event_names[ev]) : -1;
     if ((ev < 0 || oev < 0) && have_pme && !event) {
         /* a ProfileMe profile: its accounting against the oracle */
         if (json) {
@@ -370,73 +303,26 @@ static int check_profile(const struct check_options *opts)
         return 1;
     }
 
-    /* Instruction level. */
-    struct keyed_count *prof = xmalloc((v.ninsns + 1) * sizeof *prof);
-    size_t np = 0;
-    for (size_t i = 0; i < v.ninsns; i++)
-        if (v.insns[i].count[ev])
-            prof[np++] = (struct keyed_count){pc_of(&v.insns[i]), (double)v.insns[i].count[ev]};
-    np = keyed_normalise(prof, np);
-    struct keyed_count *truth = xmalloc((t->h.npcs + 1) * sizeof *truth);
-    size_t nt = 0;
-    for (uint64_t i = 0; i < t->h.npcs; i++)
-        if (t->pcs[i].events[oev])
-            truth[nt++] = (struct keyed_count){t->pcs[i].pc, (double)t->pcs[i].events[oev]};
-    double insn_error = distribution_error(prof, np, truth, nt);
-    /* time: against the exact time-proportional truth (the cycle stacks) */
-    double time_error = -1;
-    if (oev == PMU_EV_CYCLES) {
-        struct keyed_count *time = xmalloc((t->h.npcs + 1) * sizeof *time);
-        time_error = distribution_error(prof, np, time, cycle_stacks_time(t, time));
-        free(time);
-    }
-
-    /* Procedure level: both sides keyed by the start of their symbol. */
-    struct keyed_count *pp = xmalloc((np + 1) * sizeof *pp), *tp = xmalloc((nt + 1) * sizeof *tp);
-    for (size_t i = 0; i < np; i++)
-        pp[i] = prof[i];
-    for (size_t i = 0; i < nt; i++)
-        tp[i] = truth[i];
-    for (size_t k = 0; k < 2; k++) {
-        struct keyed_count *vec = k ? tp : pp;
-        size_t n = k ? nt : np;
-        for (size_t i = 0; i < n; i++)
-            for (size_t m = 0; m < v.nimages; m++) {
-                const struct pv_image *img = &v.images[m];
-                const struct symbol *s = img->st ? symtab_lookup(img->st, vec[i].key) : NULL;
-                if (s) {
-                    vec[i].key = s->start;
-                    break;
-                }
-            }
-    }
-    size_t npp = keyed_normalise(pp, np), ntp = keyed_normalise(tp, nt);
-    double proc_error = distribution_error(pp, npp, tp, ntp);
-    const char *top_profile = where(&v, top_key(pp, npp)), *top_oracle = where(&v, top_key(tp, ntp));
-
-    uint64_t samples = v.total[ev], overflows = 0, ring_dropped = 0, unread = 0, interrupts = 0;
-    uint64_t instructions = 0, cycles = 0;
-    for (unsigned c = 0; c < o.h.ncores; c++) {
-        instructions += t->cores[c].instructions;
-        cycles += t->cores[c].cycles;
-        interrupts += o.cores[c].interrupts;
-        overflows += o.cores[c].overflows;
-        ring_dropped += o.cores[c].ring_dropped;
-        unread += o.cores[c].ring_unread;
-    }
+    struct profile_accuracy acc;
+    profile_accuracy(&v, ev, t, &o, oev, &acc);
     if (json) {
-        printf("{\"event\": \"%s\", \"samples\": %llu, \"instruction_error\": %.6f, "
+        printf("{\"event\": ");
+        json_str(stdout, v.event_names[ev]);
+        printf(", \"samples\": %llu, \"instruction_error\": %.6f, "
                "\"procedure_error\": %.6f, \"oracle_pcs\": %zu, \"profile_pcs\": %zu, "
                "\"model_overflows\": %llu, \"ring_dropped\": %llu, \"ring_unread\": %llu, "
                "\"interrupts\": %llu, \"oracle_instructions\": %llu, \"oracle_cycles\": %llu, "
-               "\"top_procedure\": {\"profile\": \"%s\", \"oracle\": \"%s\"}, \"oracle_scope\": \"%s\"",
-               v.event_names[ev], (unsigned long long)samples, insn_error, proc_error, nt, np,
-               (unsigned long long)overflows, (unsigned long long)ring_dropped,
-               (unsigned long long)unread, (unsigned long long)interrupts,
-               (unsigned long long)instructions, (unsigned long long)cycles, top_profile, top_oracle,
-               have_interval ? "interval" : "run");
-        if (time_error >= 0)
-            printf(", \"time_error\": %.6f", time_error);
+               "\"top_procedure\": {\"profile\": ",
+               (unsigned long long)acc.samples, acc.insn_error, acc.proc_error, acc.oracle_pcs,
+               acc.profile_pcs, (unsigned long long)acc.overflows, (unsigned long long)acc.ring_dropped,
+               (unsigned long long)acc.ring_unread, (unsigned long long)acc.interrupts,
+               (unsigned long long)acc.instructions, (unsigned long long)acc.cycles);
+        json_str(stdout, acc.top_profile);
+        printf(", \"oracle\": ");
+        json_str(stdout, acc.top_oracle);
+        printf("}, \"oracle_scope\": \"%s\"", have_interval ? "interval" : "run");
+        if (acc.time_error >= 0)
+            printf(", \"time_error\": %.6f", acc.time_error);
         if (have_pme) {
             printf(", \"profileme\": ");
             pme_account_json(stdout, &pa);
@@ -448,38 +334,36 @@ static int check_profile(const struct check_options *opts)
         printf("}\n");
     } else {
         printf("Event %s: %llu samples against the oracle's %s of %u core(s)\n", v.event_names[ev],
-               (unsigned long long)samples, oracle_event(v.event_names[ev]) == PMU_EV_CYCLES ? "cycles" : v.event_names[ev],
+               (unsigned long long)acc.samples, oev == PMU_EV_CYCLES ? "cycles" : v.event_names[ev],
                o.h.ncores);
         printf("  instruction-level error  %6.2f%%  (share of the event on the wrong instruction)\n",
-               100 * insn_error);
-        if (time_error >= 0)
+               100 * acc.insn_error);
+        if (acc.time_error >= 0)
             printf("  instruction time error   %6.2f%%  (against the exact time-proportional truth, TIP's rules)\n",
-                   100 * time_error);
+                   100 * acc.time_error);
         printf("  procedure-level error    %6.2f%%  (top procedure: %s in the profile, %s in the oracle)\n",
-               100 * proc_error, top_profile, top_oracle);
-        printf("  instructions: %zu in the profile, %zu in the oracle\n", np, nt);
-        print_top_differences(&v, prof, np, truth, nt, 8);
+               100 * acc.proc_error, acc.top_profile, acc.top_oracle);
+        printf("  instructions: %zu in the profile, %zu in the oracle\n", acc.profile_pcs, acc.oracle_pcs);
+        print_top_differences(&v, &acc, 8);
         if (have_interval)
             printf("  (the oracle's truth of the profiled interval: its stop snapshot minus its start)\n");
         else
             printf("  (the oracle covers the whole run, boot and the final flush included, which no\n"
                    "  sample can see; the profile covers the sampled part)\n");
-        if (overflows)
+        if (acc.overflows)
             printf("  the model produced %llu overflow records of all events: %llu lost in full rings,\n"
                    "  %llu produced after the profiler stopped (never drained)\n",
-                   (unsigned long long)overflows, (unsigned long long)ring_dropped,
-                   (unsigned long long)unread);
-        if (interrupts)
-            printf("  %llu performance interrupts delivered them\n", (unsigned long long)interrupts);
+                   (unsigned long long)acc.overflows, (unsigned long long)acc.ring_dropped,
+                   (unsigned long long)acc.ring_unread);
+        if (acc.interrupts)
+            printf("  %llu performance interrupts delivered them\n", (unsigned long long)acc.interrupts);
         if (have_pme)
             pme_account_print(stdout, &pa);
         if (have_est)
             pme_accuracy_print(stdout, &pacc);
     }
-    free(prof);
-    free(truth);
-    free(pp);
-    free(tp);
+    double insn_error = acc.insn_error;
+    profile_accuracy_free(&acc);
     pv_free(&v);
     free_oracles(&o, &interval, have_interval);
     if (max_error >= 0 && insn_error > max_error) {

@@ -10,12 +10,17 @@
  * z-test with pooled variance (util/profile-stats.h); the p-values of all
  * rows are corrected together with Holm's method, since a diff tests every
  * row at once.
+ *
+ * Invariants: the tests and the ranking are util/compare-rank's; this file
+ * parses and prints.  Instructions are compared only within one build of
+ * an image (--insn across builds is refused, exit 1).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "util/compare-rank.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/profile-compare.h"
@@ -53,30 +58,7 @@ struct side {
     int e;                  /* event index in view */
 };
 
-struct diff_row {
-    const struct cmp_row *row;
-    struct share_test test;
-    double p_holm;
-};
-
-static int sort_by_z;
-
-static int by_change(const void *a, const void *b)
-{
-    const struct diff_row *x = a, *y = b;
-    double dx = sort_by_z ? x->test.z : x->test.delta, dy = sort_by_z ? y->test.z : y->test.delta;
-    dx = dx < 0 ? -dx : dx;
-    dy = dy < 0 ? -dy : dy;
-    if (dx != dy)
-        return dx > dy ? -1 : 1;
-    uint64_t sx = x->row->count[0] + x->row->count[1], sy = y->row->count[0] + y->row->count[1];
-    if (sx != sy)
-        return sx > sy ? -1 : 1;
-    int c = strcmp(x->row->image, y->row->image);
-    if (c)
-        return c;
-    return x->row->offset < y->row->offset ? -1 : x->row->offset > y->row->offset;
-}
+static int sort_by_z;        /* --sort z */
 
 static const char *proc_label(const struct cmp_row *r)
 {
@@ -121,7 +103,7 @@ static int compare_builds(struct side *a, struct side *b, bool insn, struct strv
 }
 
 static void print_text(const struct side *a, const struct side *b, const struct cmp_table *t,
-                       const struct diff_row *rows, size_t n, size_t limit, double alpha,
+                       const struct diff_rank *rows, size_t n, size_t limit, double alpha,
                        const struct strvec *notes)
 {
     bool two_dbs = strcmp(a->db_path, b->db_path) != 0;
@@ -141,7 +123,7 @@ static void print_text(const struct side *a, const struct side *b, const struct 
         printf("%-32s %s\n", "procedure", "image");
     size_t shown = limit && limit < n ? limit : n;
     for (size_t i = 0; i < shown; i++) {
-        const struct diff_row *r = &rows[i];
+        const struct diff_rank *r = &rows[i];
         printf("%10llu %7.2f %10llu %7.2f %+8.2f %8.2f %9.3g%c %3s  ", (unsigned long long)r->row->count[0],
                100 * r->test.share_a, (unsigned long long)r->row->count[1], 100 * r->test.share_b,
                100 * r->test.delta, r->test.z, r->test.p_value, r->test.small ? '~' : ' ',
@@ -164,7 +146,7 @@ static void print_side_json(const char *key, const struct side *s, uint64_t tota
 }
 
 static void print_json(const struct side *a, const struct side *b, const struct cmp_table *t,
-                       const struct diff_row *rows, size_t n, size_t limit, double alpha,
+                       const struct diff_rank *rows, size_t n, size_t limit, double alpha,
                        const struct strvec *notes)
 {
     printf("{\"event\": %u, \"event_name\": ", a->event);
@@ -184,7 +166,7 @@ static void print_json(const struct side *a, const struct side *b, const struct 
     printf("],\n \"rows\": [");
     size_t shown = limit && limit < n ? limit : n;
     for (size_t i = 0; i < shown; i++) {
-        const struct diff_row *r = &rows[i];
+        const struct diff_rank *r = &rows[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
         json_str(stdout, r->row->proc);
         printf(", \"image\": ");
@@ -268,7 +250,8 @@ int cmd_diff(int argc, char **argv)
         OPT_STRING(0, "db2", &o.db2, "PATH", "profile B's database (default: the same as A)"),
         OPT_CALLBACK(0, "epoch", &o.epochs, "N|all", "first: A's epoch, second: B's (default: the current one;\n"
                      "with --db2, a single --epoch applies to both)", opt_epoch_list),
-        OPT_STRING(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)"),
+        OPT_CALLBACK(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)",
+                     opt_event),
         OPT_PROFILE_IMAGE(&o.po), OPT_PROFILE_CORE(&o.po),
         OPT_BOOLEAN(0, "insn", &o.insn, "per instruction instead of per procedure (A and B must\n"
                     "hold the same build of each image)"),
@@ -306,7 +289,7 @@ static int diff_report(const struct diff_options *o, struct side *ap, struct sid
     int rc = 1;
     struct cmp_table t;
     cmp_init(&t, insn ? CMP_INSNS : CMP_PROCS, 2);
-    struct diff_row *rows = NULL;
+    struct diff_rank *rows = NULL;
     if (load_side(&a, event_spec, image, core, &err) || load_side(&b, event_spec, image, core, &err) ||
         compare_builds(&a, &b, insn, &notes, &err)) {
         fprintf(stderr, "alphaprof diff: %s\n", err.msg);
@@ -315,19 +298,7 @@ static int diff_report(const struct diff_options *o, struct side *ap, struct sid
     cmp_add_view(&t, 0, &a.view, a.e);
     cmp_add_view(&t, 1, &b.view, b.e);
     cmp_finish(&t);
-    rows = xmalloc((t.nrows ? t.nrows : 1) * sizeof *rows);
-    double *p = xmalloc((t.nrows ? t.nrows : 1) * sizeof *p), *adj = xmalloc((t.nrows ? t.nrows : 1) * sizeof *adj);
-    for (size_t i = 0; i < t.nrows; i++) {
-        rows[i].row = &t.rows[i];
-        share_test(t.rows[i].count[0], t.total[0], t.rows[i].count[1], t.total[1], &rows[i].test);
-        p[i] = rows[i].test.p_value;
-    }
-    holm_adjust(p, t.nrows, adj);
-    for (size_t i = 0; i < t.nrows; i++)
-        rows[i].p_holm = adj[i];
-    free(p);
-    free(adj);
-    qsort(rows, t.nrows, sizeof *rows, by_change);
+    rows = rank_diff(&t, sort_by_z);
     if (json)
         print_json(&a, &b, &t, rows, t.nrows, limit, alpha, &notes);
     else

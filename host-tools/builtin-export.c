@@ -48,7 +48,7 @@ int cmd_export(int argc, char **argv)
         OPT_CHOICE(0, "format", &fmt, format_names, "F", "pprof, folded or callgrind (required)"),
         OPT_STRING('o', "output", &output, "FILE", "write there (default: standard output; pprof, being\n"
                    "binary, is not written to a terminal)"),
-        OPT_STRING(0, "event", &event_spec, "E", "folded: the event to count (default: the first)"),
+        OPT_CALLBACK(0, "event", &event_spec, "E", "folded: the event to count (default: the first)", opt_event),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&po), OPT_PROFILE_EPOCH(&po), OPT_PROFILE_CORE(&po), OPT_PROFILE_IMAGE(&po),
         OPT_END(),

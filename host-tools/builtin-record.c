@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
@@ -16,6 +17,7 @@
 #include "util/board-run.h"
 #include "util/ingest.h"
 #include "util/option-groups.h"
+#include "util/oracle-file.h"
 #include "util/profile-db.h"
 #include "util/strvec.h"
 
@@ -109,6 +111,21 @@ static int record_check(const struct opt_command *c, struct record_options *o)
     if (o->pair_window && o->mode != 2)
         return opt_usage_error(c, "--pair-window needs --paired");
     return 0;
+}
+
+/* The oracle the model wrote at exit names its run: kept with the sessions
+ * of this record, so that check refuses another run's oracle.  An oracle
+ * that was not written (the model failed) is the plugin's error to report. */
+static int store_oracle_run(struct pdb *db, int64_t sessions_before, const char *oracle, struct ap_err *err)
+{
+    struct oracle_header h;
+    if (access(oracle, F_OK) != 0)
+        return 0;
+    char *abs = realpath(oracle, NULL);
+    int rc = oracle_read_header(oracle, &h, err) ||
+             pdb_set_oracle(db, sessions_before, h.run_id, abs ? abs : oracle, err);
+    free(abs);
+    return rc ? -1 : 0;
 }
 
 /* The boot keys of the run: the sampling's, then the user's (the monitor
@@ -229,12 +246,18 @@ static int record_run(struct record_options *o, const struct strvec *keys)
     }
     br->profile_sink = feed;
     br->profile_ctx = &sink;
+    int64_t sessions_before = 0;
+    if (pdb_last_session(db, &sessions_before, &sink.err))
+        sink.failed = true;
     status = board_run(br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
         sink.failed = true;
     if (!sink.failed && o->mode &&
         store_pme_intervals(db, o->mode, (unsigned)o->boot.pme_min, (unsigned)o->boot.pme_max,
                             o->boot.pair_window, &sink.err))
+        sink.failed = true;
+    if (!sink.failed && o->bo.oracle && br->launched &&
+        store_oracle_run(db, sessions_before, o->bo.oracle, &sink.err))
         sink.failed = true;
     if (sink.failed) {
         fprintf(stderr, "alphaprof record: the profile was not stored completely: %s\n", sink.err.msg);

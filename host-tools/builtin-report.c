@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
@@ -39,7 +40,7 @@ static void print_text(const struct profile_view *v, size_t limit)
     for (size_t i = 0; i < v->nimages; i++) {
         const struct pv_image *img = &v->images[i];
         printf("%12llu %7.2f  %s%s\n", (unsigned long long)img->total[0],
-               pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: the ELF is unreadable)" : "");
+               pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: see the message on stderr)" : "");
     }
     for (size_t i = 0; i < v->nimages; i++)
         if (v->images[i].st_error)
@@ -64,33 +65,19 @@ static void print_text(const struct profile_view *v, size_t limit)
         printf("(%zu more procedures; --limit 0 shows all)\n", v->nprocs - n);
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_json(const struct profile_view *v, size_t limit)
 {
     printf("{\"epoch\": %lld, \"events\": [", (long long)v->epoch);
     for (size_t e = 0; e < v->nevents; e++) {
         printf("%s{\"event\": %u, \"name\": ", e ? ", " : "", v->events[e]);
-        json_string(v->event_names[e]);
+        json_str(stdout, v->event_names[e]);
         printf(", \"total\": %llu, \"period\": %llu}", (unsigned long long)v->total[e],
                (unsigned long long)v->periods[e]);
     }
     printf("],\n \"images\": [");
     for (size_t i = 0; i < v->nimages; i++) {
         printf("%s{\"name\": ", i ? ", " : "");
-        json_string(v->images[i].name);
+        json_str(stdout, v->images[i].name);
         printf(", \"samples\": [");
         for (size_t e = 0; e < v->nevents; e++)
             printf("%s%llu", e ? ", " : "", (unsigned long long)v->images[i].total[e]);
@@ -102,9 +89,9 @@ static void print_json(const struct profile_view *v, size_t limit)
     for (size_t i = 0; i < n; i++) {
         const struct pv_proc *p = &v->procs[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
-        json_string(p->sym ? p->name : "");
+        json_str(stdout, p->sym ? p->name : "");
         printf(", \"image\": ");
-        json_string(p->img->name);
+        json_str(stdout, p->img->name);
         printf(", \"address\": %llu, \"samples\": [",
                (unsigned long long)(p->sym ? p->sym->start : p->img->address));
         for (size_t e = 0; e < v->nevents; e++)

@@ -3,13 +3,17 @@
  * runs (DCPI's dcpistats, SOSP'97 Figure 3): normalised range, sum, sum %,
  * N, mean, std-dev, min and max per procedure, sorted by normalised range,
  * so the procedures whose time changes from run to run stand out.
+ *
+ * Invariants: the variation and ranking are util/compare-rank's; this file
+ * parses and prints.  Fewer than two sets is an error (exit 1), never a
+ * table of zeros.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "util/compare-rank.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/profile-compare.h"
@@ -48,37 +52,13 @@ struct set_source {
     uint32_t event;         /* resolved in this database */
 };
 
-struct stats_row {
-    const struct cmp_row *row;
-    struct variation var;
-    double dispersion;      /* sd / sqrt(mean): 1 for pure Poisson noise */
-};
-
-static int by_range(const void *a, const void *b)
-{
-    const struct stats_row *x = a, *y = b;
-    if (x->var.range_norm != y->var.range_norm)
-        return x->var.range_norm > y->var.range_norm ? -1 : 1;
-    if (x->var.sum != y->var.sum)
-        return x->var.sum > y->var.sum ? -1 : 1;
-    return strcmp(x->row->proc, y->row->proc);
-}
-
-static int by_sum(const void *a, const void *b)
-{
-    const struct stats_row *x = a, *y = b;
-    if (x->var.sum != y->var.sum)
-        return x->var.sum > y->var.sum ? -1 : 1;
-    return by_range(a, b);
-}
-
 static const char *proc_label(const struct cmp_row *r)
 {
     return r->proc[0] ? r->proc : "[outside any procedure]";
 }
 
 static void print_text(const struct cmp_table *t, const struct set_source *sets, size_t ndbs,
-                       const char *event_name, const struct stats_row *rows, size_t n, size_t limit)
+                       const char *event_name, const struct stats_rank *rows, size_t n, size_t limit)
 {
     uint64_t all = 0;
     for (size_t s = 0; s < t->nsets; s++)
@@ -95,7 +75,7 @@ static void print_text(const struct cmp_table *t, const struct set_source *sets,
            "std-dev", "min", "max", "sd/sqrt(mean)", "procedure", "image");
     size_t shown = limit && limit < n ? limit : n;
     for (size_t i = 0; i < shown; i++) {
-        const struct stats_row *r = &rows[i];
+        const struct stats_rank *r = &rows[i];
         printf("%7.2f%% %12.0f %6.2f%% %4zu %12.2f %10.2f %10.0f %10.0f %13.2f  %-32s %s\n",
                100 * r->var.range_norm, r->var.sum, all ? 100 * r->var.sum / (double)all : 0.0,
                r->row->present, r->var.mean, r->var.sd, r->var.min, r->var.max, r->dispersion,
@@ -106,7 +86,7 @@ static void print_text(const struct cmp_table *t, const struct set_source *sets,
 }
 
 static void print_json(const struct cmp_table *t, const struct set_source *sets, uint32_t event,
-                       const char *event_name, const struct stats_row *rows, size_t n, size_t limit)
+                       const char *event_name, const struct stats_rank *rows, size_t n, size_t limit)
 {
     uint64_t all = 0;
     for (size_t s = 0; s < t->nsets; s++)
@@ -123,7 +103,7 @@ static void print_json(const struct cmp_table *t, const struct set_source *sets,
     printf("],\n \"procedures\": [");
     size_t shown = limit && limit < n ? limit : n;
     for (size_t i = 0; i < shown; i++) {
-        const struct stats_row *r = &rows[i];
+        const struct stats_rank *r = &rows[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
         json_str(stdout, r->row->proc);
         printf(", \"image\": ");
@@ -224,7 +204,8 @@ int cmd_stats(int argc, char **argv)
                  "repeat to compare runs kept in separate databases"),
         OPT_CALLBACK(0, "epoch", &o.epochs, "N", "compare only these epochs (repeatable; default: all)",
                      opt_epoch_list),
-        OPT_STRING(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)"),
+        OPT_CALLBACK(0, "event", &o.event_spec, "E", "event name or number (default: the first, as in report)",
+                     opt_event),
         OPT_PROFILE_IMAGE(&o.po), OPT_PROFILE_CORE(&o.po),
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "range|sum", "order by normalised range (default) or by sum"),
         OPT_LIMIT(&o.limit, "procedures"),
@@ -278,17 +259,7 @@ static int stats_report(const struct stats_options *o)
         }
     cmp_finish(&t);
 
-    struct stats_row *rows = xmalloc((t.nrows ? t.nrows : 1) * sizeof *rows);
-    double *x = xmalloc(nsets * sizeof *x);
-    for (size_t i = 0; i < t.nrows; i++) {
-        for (size_t s = 0; s < nsets; s++)
-            x[s] = (double)t.rows[i].count[s];
-        rows[i].row = &t.rows[i];
-        variation_of(x, nsets, &rows[i].var);
-        rows[i].dispersion = rows[i].var.mean > 0 ? rows[i].var.sd / sqrt(rows[i].var.mean) : 0;
-    }
-    free(x);
-    qsort(rows, t.nrows, sizeof *rows, sort_sum ? by_sum : by_range);
+    struct stats_rank *rows = rank_stats(&t, sort_sum);
     if (json)
         print_json(&t, sets, sets[0].event, event_name, rows, t.nrows, limit);
     else {

@@ -2,6 +2,10 @@
  * The alphaprof subcommands.  Adding one is one line in BUILTINS below plus
  * its builtin-<name>.c defining int cmd_<name>(int argc, char **argv), where
  * argv[0] is the subcommand name.
+ *
+ * Invariants: every cmd_* returns 0 on success, 1 when its input could not
+ * be used (one line on stderr naming it) and 2 for usage errors; builtins
+ * parse options and print, the analyses live in util/.
  */
 #ifndef ALPHAPROF_BUILTIN_H
 #define ALPHAPROF_BUILTIN_H

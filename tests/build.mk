@@ -25,6 +25,13 @@ $(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
 
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 
+# Data the unit tests open: an Alpha object with no function symbols.
+UNIT_TEST_DATA := $(BUILD)/tests/data/no-functions.o
+$(BUILD)/tests/data/%.o: tests/unit/data/%.S
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_ASFLAGS) -c $< -o $@
+TEST_OUTPUTS += $(UNIT_TEST_DATA)
+
 -include $(wildcard $(BUILD)/tests/unit/*.d $(BUILD)/tests/unit-asan/*.d)
 
 # libFuzzer targets (clang): each tests/fuzz/fuzz_*.c with the shared firmware/abi sources.

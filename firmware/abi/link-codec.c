@@ -1059,14 +1059,8 @@ const char *lk_type_name(uint8_t type)
 const char *lk_drop_name(uint32_t reason)
 {
     switch (reason) {
-    case LK_DROP_OVERFLOW_FULL: return "overflow_full";
-    case LK_DROP_RING_OVERFLOW: return "ring_overflow";
-    case LK_DROP_PAIR_FULL: return "pair_full";
-    case LK_DROP_LINK_FULL: return "link_full";
-    case LK_DROP_AGG_FULL: return "agg_full";
-    case LK_DROP_STRAY: return "stray";
-    case LK_DROP_HALF_PAIR: return "half_pair";
-    case LK_DROP_COUNTER_LOST: return "counter_lost";
+#define LK_DROP(id, number, name) case number: return name;
+#include "firmware/abi/counter-names.def"
     default: return "unknown";
     }
 }
@@ -1074,19 +1068,26 @@ const char *lk_drop_name(uint32_t reason)
 const char *lk_stat_name(uint32_t id)
 {
     switch (id) {
-    case LK_STAT_SAMPLES_TAKEN: return "samples_taken";
-    case LK_STAT_SAMPLES_SENT: return "samples_sent";
-    case LK_STAT_ENTRIES_SENT: return "entries_sent";
-    case LK_STAT_HASH_HITS: return "hash_hits";
-    case LK_STAT_HASH_MISSES: return "hash_misses";
-    case LK_STAT_PME_TAKEN: return "pme_taken";
-    case LK_STAT_PME_SENT: return "pme_sent";
-    case LK_STAT_PAIRS_TAKEN: return "pairs_taken";
-    case LK_STAT_PAIRS_SENT: return "pairs_sent";
-    case LK_STAT_HANDLER_CYCLES: return "handler_cycles";
-    case LK_STAT_BYTES_SENT: return "bytes_sent";
-    case LK_STAT_CTRL_FRAMES: return "control_frames";
-    case LK_STAT_CTRL_BAD: return "control_bad";
+#define LK_STAT(id, number, name) case number: return name;
+#include "firmware/abi/counter-names.def"
     default: return "unknown";
     }
+}
+
+const char *lk_host_drop_name(enum lk_host_drop id)
+{
+    switch (id) {
+#define HOST_DROP(id, name) case LK_HOST_DROP_##id: return name;
+#include "firmware/abi/counter-names.def"
+    }
+    return "unknown";
+}
+
+const char *lk_host_stat_name(enum lk_host_stat id)
+{
+    switch (id) {
+#define HOST_STAT(id, name) case LK_HOST_STAT_##id: return name;
+#include "firmware/abi/counter-names.def"
+    }
+    return "unknown";
 }

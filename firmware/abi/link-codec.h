@@ -334,4 +334,16 @@ const char *lk_type_name(uint8_t type);
 const char *lk_drop_name(uint32_t reason);
 const char *lk_stat_name(uint32_t id);
 
+/* What the host counts itself (firmware/abi/counter-names.def). */
+enum lk_host_drop {
+#define HOST_DROP(id, name) LK_HOST_DROP_##id,
+#include "firmware/abi/counter-names.def"
+};
+enum lk_host_stat {
+#define HOST_STAT(id, name) LK_HOST_STAT_##id,
+#include "firmware/abi/counter-names.def"
+};
+const char *lk_host_drop_name(enum lk_host_drop id);
+const char *lk_host_stat_name(enum lk_host_stat id);
+
 #endif

@@ -173,30 +173,16 @@
 #define LK_LOADMAP_UNLOAD   0
 #define LK_LOADMAP_LOAD     1
 
-/* FLUSH stats (cumulative per core since HELLO). */
-#define LK_STAT_SAMPLES_TAKEN   1   /* counter/timer samples the handler took */
-#define LK_STAT_SAMPLES_SENT    2   /* sum of SAMPLES counts in frames sent before this FLUSH */
-#define LK_STAT_ENTRIES_SENT    3   /* SAMPLES entries sent */
-#define LK_STAT_HASH_HITS       4
-#define LK_STAT_HASH_MISSES     5
-#define LK_STAT_PME_TAKEN       6   /* ProfileMe records drained from the ring */
-#define LK_STAT_PME_SENT        7   /* sum of PME_AGG sample counts sent (so) */
-#define LK_STAT_PAIRS_TAKEN     8
-#define LK_STAT_PAIRS_SENT      9   /* pairs in PAIRS frames sent (so) */
-#define LK_STAT_HANDLER_CYCLES  10  /* cycles spent in the sample handler */
-#define LK_STAT_BYTES_SENT      11  /* link bytes sent (wire, all frames) */
-#define LK_STAT_CTRL_FRAMES     12  /* control frames received intact (boot core) */
-#define LK_STAT_CTRL_BAD        13  /* received chunks that were no frame (boot core) */
-
-/* FLUSH drop reasons (cumulative per core since HELLO). */
-#define LK_DROP_OVERFLOW_FULL   1   /* both overflow buffers full: entry lost */
-#define LK_DROP_RING_OVERFLOW   2   /* hw-model record ring overflowed */
-#define LK_DROP_PAIR_FULL       3   /* paired-sample buffer full */
-#define LK_DROP_LINK_FULL       4   /* transmit queue full: samples not sent */
-#define LK_DROP_AGG_FULL        5   /* ProfileMe aggregate table full */
-#define LK_DROP_STRAY           6   /* sample with no configured event */
-#define LK_DROP_HALF_PAIR       7   /* a pair missing one of its records */
-#define LK_DROP_COUNTER_LOST    8   /* counter overflows the hw-model lost */
+/* FLUSH stats (cumulative per core since HELLO) and drop reasons: numbers
+ * and names in firmware/abi/counter-names.def. */
+enum lk_stat_id {
+#define LK_STAT(id, number, name) LK_STAT_##id = number,
+#include "firmware/abi/counter-names.def"
+};
+enum lk_drop_reason {
+#define LK_DROP(id, number, name) LK_DROP_##id = number,
+#include "firmware/abi/counter-names.def"
+};
 
 /* END how. */
 #define LK_END_EXIT         0       /* the workload exited */

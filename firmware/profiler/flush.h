@@ -19,17 +19,17 @@ void flush_init(unsigned ncores);
 void flush_periodic(void);
 /* Sends every ready buffer of every core it can (note 6). */
 void flush_send_ready(void);
-/* Host flush (note 4): every core empties its table (IPIs; core 0 at
- * once), then only data from before each core's flush is sent (note 3). */
+/* Host flush (note 5): every core empties its table (IPIs; core 0 at
+ * once), then only data from before each core's flush is sent (note 4). */
 void flush_begin(void);
 /* Sends pre-flush data as the link allows. */
 void flush_send_pre_flush(void);
 /* A core has not flushed yet, or data from before its flush waits. */
 int flush_pending(void);
 /* The link cannot carry the rest in time: pre-flush buffers counted
- * LINK_FULL (note 4). */
+ * LINK_FULL (note 5). */
 void flush_give_up(void);
-/* The end of the run (note 5), at IPL ipl masked: every core flushes for
+/* The end of the run (note 8), at IPL ipl masked: every core flushes for
  * the last time and stops; everything goes out, or is counted, within
  * FINISH_TIMEOUT_NS. */
 void flush_final(unsigned ipl);
@@ -39,7 +39,7 @@ void flush_final(unsigned ipl);
 int flush_finishing(void);
 /* The flusher has asked this core to flush and it has not yet. */
 int flush_requested(unsigned core);
-/* Owner core, IPI (note 2): flushes its source and table, answers. */
+/* Owner core, IPI (note 3): flushes its source and table, answers. */
 void flush_core(unsigned core);
 
 #endif

@@ -4,7 +4,14 @@
  */
 #include "firmware/profiler/profiler-config.h"
 
+#include "firmware/abi/event-spec.h"
 #include "hw-model/pmu-window.h"
+
+/* A period range within the limits of the boot line's grammar. */
+static int period_ok(uint64_t lo_min, uint64_t min, uint64_t max)
+{
+    return min >= lo_min && max >= min && max <= GRAMMAR_NUMBER_MAX;
+}
 
 /* Every event gets a period range; no events: cycles. */
 static void fill_event_defaults(struct profiler_config *c)
@@ -16,8 +23,8 @@ static void fill_event_defaults(struct profiler_config *c)
     for (unsigned i = 0; i < c->nevents; i++)
         if (c->events[i].period_min == 0) {
             int cycles = c->events[i].event == PMU_EV_CYCLES;
-            c->events[i].period_min = cycles ? c->period_min : PROFILER_EVENT_PERIOD_MIN;
-            c->events[i].period_max = cycles ? c->period_max : PROFILER_EVENT_PERIOD_MAX;
+            c->events[i].period_min = cycles ? c->period_min : BOOT_DEFAULT_EVENT_PERIOD_MIN;
+            c->events[i].period_max = cycles ? c->period_max : BOOT_DEFAULT_EVENT_PERIOD_MAX;
         }
 }
 
@@ -66,9 +73,9 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
     case LK_MODE_TIMER:
         if (req->nevents > 1 || (req->nevents == 1 && req->events[0].event != LK_EVENT_TIMER))
             return refuse(why, LK_ACK_UNSUPPORTED, "timer mode: one event, 255 (the timer)");
-        if (req->nevents == 1 && (req->events[0].period_min < 1000 ||
-                                  req->events[0].period_max < req->events[0].period_min))
-            return refuse(why, LK_ACK_BAD_FRAME, "timer period: 1000 <= min <= max ns");
+        if (req->nevents == 1 && !period_ok(BOOT_PERIOD_MIN, req->events[0].period_min, req->events[0].period_max))
+            return refuse(why, LK_ACK_BAD_FRAME, "timer period: " GRAMMAR_STR(BOOT_PERIOD_MIN)
+                          " <= min <= max <= " GRAMMAR_STR(GRAMMAR_NUMBER_MAX) " ns");
         if (req->nevents == 1) {
             c.period_min = req->events[0].period_min;
             c.period_max = req->events[0].period_max;
@@ -83,9 +90,9 @@ uint32_t profiler_config_apply(const struct profiler_config *cur, const struct l
             const struct lk_event_config *e = &req->events[i];
             if (e->event >= PMU_EV_COUNT)
                 return refuse(why, LK_ACK_UNSUPPORTED, "no such hardware event");
-            if ((e->period_min || e->period_max) &&
-                (e->period_min < PMU_MIN_PERIOD || e->period_max < e->period_min))
-                return refuse(why, LK_ACK_BAD_FRAME, "event period: 1000 <= min <= max");
+            if ((e->period_min || e->period_max) && !period_ok(PMU_MIN_PERIOD, e->period_min, e->period_max))
+                return refuse(why, LK_ACK_BAD_FRAME, "event period: " GRAMMAR_STR(PMU_MIN_PERIOD)
+                              " <= min <= max <= " GRAMMAR_STR(GRAMMAR_NUMBER_MAX));
         }
         c.nevents = req->nevents;
         for (uint32_t i = 0; i < req->nevents; i++)

@@ -10,7 +10,10 @@
  * Invariants of a profiler_config:
  *  - 1 <= nevents <= PROFILER_MAX_EVENTS, and every event has a period
  *    range (min <= max): an event given without one gets the default
- *    (cycles: the timer's period range; other events 4000-4400);
+ *    (cycles: the timer's period range; other events
+ *    BOOT_DEFAULT_EVENT_PERIOD_MIN..MAX, firmware/abi/boot-line.h);
+ *  - CONFIG is held to the boot line's limits (boot-line.h, event-spec.h):
+ *    host and monitor share one set.
  *  - mode is the mode asked for; the source that actually samples may be
  *    the timer when the board lacks the hardware model (sampling.h).
  */
@@ -22,9 +25,6 @@
 #include "firmware/kernel/cmdline.h"
 
 #define PROFILER_MAX_EVENTS     BOOT_MAX_EVENTS
-/* Default period range of events other than cycles (events per sample). */
-#define PROFILER_EVENT_PERIOD_MIN 4000
-#define PROFILER_EVENT_PERIOD_MAX 4400
 
 struct profiler_event {
     unsigned event;             /* hw-model event number (pmu-window.h) */

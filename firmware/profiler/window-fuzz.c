@@ -17,10 +17,9 @@
 #include "firmware/arch/pal.h"
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/percpu.h"
+#include "firmware/profiler/pmu.h"
 #include "firmware/profiler/rng.h"
 #include "hw-model/oracle-format.h"
-#include "hw-model/pmu-window.h"
-#include "linker/ram-map.h"
 
 /* Work the model runs through between two states of the window. */
 static void spin(unsigned n)
@@ -31,8 +30,7 @@ static void spin(unsigned n)
 
 void window_fuzz_run(unsigned rounds)
 {
-    struct pmu_window *w = (struct pmu_window *)(KSEG_BASE + PMU_WINDOW_PHYS +
-                                                 (uint64_t)this_core() * PMU_WINDOW_PER_CORE);
+    struct pmu_window *w = pmu_window_of(this_core());
     if (!rounds)
         return;
     if (w->magic != PMU_MAGIC) {
@@ -60,8 +58,10 @@ void window_fuzz_run(unsigned rounds)
         spin(50 + r % 200);
     }
     /* quiet again: nothing counting, rings empty, no interrupts */
-    for (unsigned i = 0; i < PMU_COUNTERS; i++)
+    for (unsigned i = 0; i < PMU_COUNTERS; i++) {
         w->counters[i].enable = 0;
+        w->counter_start[i] = 0;
+    }
     memset((void *)&w->pme, 0, sizeof w->pme);
     w->irq_threshold = 0;
     w->oracle_request = 0;

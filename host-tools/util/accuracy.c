@@ -1,3 +1,11 @@
+/*
+ * The distribution error of a profile against the truth (definition:
+ * accuracy.h).
+ *
+ * Invariants: keyed_normalise leaves keys sorted and distinct with every
+ * count kept (equal keys summed); distribution_error reads both sides in
+ * one merge pass and is symmetric, 0 for equal shares, 1 for disjoint keys.
+ */
 #include "util/accuracy.h"
 
 #include <math.h>

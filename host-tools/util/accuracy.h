@@ -3,6 +3,10 @@
  * between the two distributions (profile share vs oracle share per key),
  * i.e. the fraction of cycles attributed to the wrong instruction (the TIP
  * paper's error metric).  0 = identical, 1 = disjoint.
+ *
+ * Invariants: both sides are normalised to shares before comparing, so
+ * the error does not depend on how many samples either side holds; keys
+ * are compared exactly (no tolerance).
  */
 #ifndef ALPHAPROF_UTIL_ACCURACY_H
 #define ALPHAPROF_UTIL_ACCURACY_H

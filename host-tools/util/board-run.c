@@ -1,3 +1,15 @@
+/*
+ * One board run for `run` and `record` (interface: board-run.h).
+ *
+ * Invariants:
+ *   1. Every image is checked (a regular file; with checks on, sealed and
+ *      not overlapping another) before QEMU starts: bad input is one line,
+ *      never a launched board or a QEMU waiting on a FIFO.
+ *   2. SIGINT/SIGTERM only write to a self-pipe; the launch loop stops QEMU
+ *      and reaps it, so no QEMU outlives the command.
+ *   3. The exit status is the workload's when the monitor reported one,
+ *      else non-zero with a message saying what happened.
+ */
 #include "util/board-run.h"
 
 #include <ctype.h>
@@ -11,6 +23,7 @@
 
 #include "util/image-file.h"
 #include "util/oracle-file.h"
+#include "util/regular-file.h"
 
 static int stop_pipe[2] = {-1, -1};
 
@@ -71,6 +84,8 @@ static int check_images(const struct board_run *br, struct ap_err *err)
         else if (access(images->v[i], R_OK) != 0)
             rc = ap_err_set(err, "%s: %s; build it first (make) or check the path",
                             images->v[i], strerror(errno));
+        else
+            rc = regular_or_absent(images->v[i], "the path of a workload image (.elf)", err);
     }
     for (size_t i = 0; !rc && br->check && i < images->n; i++)
         for (size_t j = i + 1; !rc && j < images->n; j++)
@@ -142,13 +157,16 @@ int board_run(struct board_run *br)
     unlink(shm_path);
     unlink(sock_path);
     unlink(prof_path);
-    if (br->oracle_path)
-        /* an earlier run's snapshots must not pass for this run's */
+    if (br->oracle_path) {
+        /* an earlier run's oracle and snapshots must not pass for this
+         * run's (record stores the run id of what it finds afterwards) */
+        unlink(br->oracle_path);
         for (unsigned n = ORACLE_SNAPSHOT_START; n <= ORACLE_SNAPSHOT_STOP; n++) {
             char snap[PATH_MAX + 16];
             oracle_snapshot_path(br->oracle_path, n, snap, sizeof snap);
             unlink(snap);
         }
+    }
 
     struct run_config rc = {
         .board = board,

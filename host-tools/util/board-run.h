@@ -3,6 +3,10 @@
  * check the images, find the board's monitor, plugin and QEMU, compose the
  * command line, launch, forward the console, clean up, and turn what
  * happened into an exit status and a message.
+ *
+ * Invariants: nothing is launched unless every image passed its checks; the
+ * returned status is the workload's exit status, or non-zero with one
+ * message line when the run failed; QEMU never outlives board_run.
  */
 #ifndef ALPHAPROF_UTIL_BOARD_RUN_H
 #define ALPHAPROF_UTIL_BOARD_RUN_H

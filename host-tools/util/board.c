@@ -1,3 +1,10 @@
+/*
+ * Board definitions, boards/<name>/board.conf (format and rules: board.h).
+ *
+ * Invariants: a parsed board has every required key exactly once; an
+ * unknown, repeated or missing key or a bad number is an error naming
+ * file:line.
+ */
 #include "util/board.h"
 
 #include <ctype.h>
@@ -11,6 +18,7 @@
 #include <unistd.h>
 
 #include "linker/ram-map.h"
+#include "util/regular-file.h"
 
 enum key_type { KEY_STR, KEY_UINT };
 
@@ -78,9 +86,9 @@ int board_parse(const char *path, struct board *b, struct ap_err *err)
 {
     memset(b, 0, sizeof *b);
     snprintf(b->conf_path, sizeof b->conf_path, "%s", path);
-    FILE *f = fopen(path, "r");
+    FILE *f = regular_fopen_read(path, "a board definition (boards/NAME/board.conf)", err);
     if (!f)
-        return ap_err_set(err, "%s: cannot open board definition: %s", path, strerror(errno));
+        return -1;
 
     unsigned seen_line[NKEYS] = {0};
     char line[4096];

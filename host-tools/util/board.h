@@ -3,6 +3,9 @@
  * '#' comment lines, read by the launcher to compose the QEMU command line.
  * Every key is known here; unknown, repeated or missing keys and bad numbers
  * are errors naming file:line.
+ *
+ * Invariants: a struct board is only ever filled completely (every key
+ * present once, numbers in range) or not at all.
  */
 #ifndef ALPHAPROF_UTIL_BOARD_H
 #define ALPHAPROF_UTIL_BOARD_H

@@ -1,3 +1,10 @@
+/*
+ * The monitor's console lines (the protocol: console.h).
+ *
+ * Invariants: only lines starting "monitor: " are ever classified; a line
+ * that does not match one of the fixed forms exactly is CONSOLE_OTHER, so a
+ * workload printing look-alike text cannot fake an exit status.
+ */
 #include "util/console.h"
 
 #include <ctype.h>

@@ -2,6 +2,9 @@
  * Reading the monitor's console: the fixed `monitor: ` lines the launcher
  * relies on (see the runtime conventions): the workload's exit status, FATAL
  * reports and cores coming online.  Fed raw bytes as they arrive.
+ *
+ * Invariants: line parsing is pure (no state between lines); the scanner
+ * hands over whole lines only, however the bytes were split.
  */
 #ifndef ALPHAPROF_UTIL_CONSOLE_H
 #define ALPHAPROF_UTIL_CONSOLE_H

@@ -1,3 +1,9 @@
+/*
+ * The one error message a util function hands back (error.h).
+ *
+ * Invariant: ap_err_set always returns -1 and always leaves a
+ * NUL-terminated message (truncated to AP_ERR_MAX) when e is not NULL.
+ */
 #include "util/error.h"
 
 #include <stdarg.h>

@@ -5,6 +5,10 @@
  * from a profile view (export_from_view) or by hand (unit tests), and
  * written by the format writers (pprof, folded stacks, callgrind), which
  * depend on nothing else.
+ *
+ * Invariants: one site per instruction of the view, so every sample is in
+ * exactly one site and the writers' totals equal the view's; names point
+ * into the view and its symbol tables: free the export before the view.
  */
 #ifndef ALPHAPROF_UTIL_EXPORT_PROFILE_H
 #define ALPHAPROF_UTIL_EXPORT_PROFILE_H

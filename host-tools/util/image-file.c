@@ -1,3 +1,14 @@
+/*
+ * Workload image files: the checks shared by the sealing tool and the
+ * launcher, and sealing (interface and the two levels of checks:
+ * image-file.h).
+ *
+ * Invariants:
+ *   1. Only regular files are opened (util/regular-file): a FIFO or a
+ *      directory is named, never waited on.
+ *   2. A check names the file and the first field at fault; sealing writes
+ *      the header only after every link-time field has passed.
+ */
 #include "util/image-file.h"
 
 #include <errno.h>
@@ -11,6 +22,7 @@
 #include <zlib.h>
 
 #include "linker/ram-map.h"
+#include "util/regular-file.h"
 
 /* The header is read and written as raw bytes: both sides are little endian. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -48,16 +60,15 @@ int image_open(struct image_file *img, const char *path, bool writable,
     if (elf_lib_ready(err))
         return -1;
 
-    img->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-    if (img->fd < 0) {
+    img->fd = regular_open(path, writable ? O_RDWR : O_RDONLY, "the path of a workload image (.elf)", err);
+    if (img->fd == -1) {
         if (errno == ENOENT)
             return ap_err_set(err, "%s: no such file; build it first (make) or check the path", path);
         return ap_err_set(err, "%s: cannot open: %s", path, strerror(errno));
     }
-    struct stat st;
-    if (fstat(img->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-        image_close(img);
-        return ap_err_set(err, "%s: not a regular file; give the path of a workload image (.elf)", path);
+    if (img->fd < 0) {
+        img->fd = -1;
+        return -1;      /* not a regular file: err says what it is */
     }
 
     Elf *elf = elf_begin(img->fd, ELF_C_READ, NULL);

@@ -7,6 +7,9 @@
  *   link-time fields (magic, version, header_size, load_base, sizes, entry
  *   points): what the linker script and start-up code must get right;
  *   seal fields (name, build-id, both CRC-32s): what alphaprof-seal writes.
+ *
+ * Invariants: a sealed image's header fields agree with its ELF (build-id
+ * note, load segment); the checks never modify the file, only sealing does.
  */
 #ifndef ALPHAPROF_UTIL_IMAGE_FILE_H
 #define ALPHAPROF_UTIL_IMAGE_FILE_H

@@ -366,12 +366,12 @@ static uint64_t growth(struct cumulative *c, uint32_t core, uint32_t id, uint64_
 }
 
 /* Target says it sent `sent`; `got` arrived; `lost` already counted. */
-static void account_link(struct ingest *in, uint32_t core, const char *reason, uint64_t sent,
+static void account_link(struct ingest *in, uint32_t core, enum lk_host_drop reason, uint64_t sent,
                          uint64_t got, uint64_t *lost)
 {
     if (sent > got + *lost) {
         uint64_t more = sent - got - *lost;
-        pdb_add_drop(in->db, in->epoch, (int32_t)core, reason, more);
+        pdb_add_drop(in->db, in->epoch, (int32_t)core, lk_host_drop_name(reason), more);
         in->t.dropped += more;
         *lost += more;
     }
@@ -394,13 +394,13 @@ static int on_flush(struct ingest *in, const struct lk_frame *f)
                      counter_name(buf, sizeof buf, lk_stat_name(id), "stat", id), d);
         switch (id) {
         case LK_STAT_SAMPLES_SENT:
-            account_link(in, c, "link_lost_samples", v, in->got_samples[c], &in->lost_samples[c]);
+            account_link(in, c, LK_HOST_DROP_LINK_LOST_SAMPLES, v, in->got_samples[c], &in->lost_samples[c]);
             break;
         case LK_STAT_PME_SENT:
-            account_link(in, c, "link_lost_pme", v, in->got_pme[c], &in->lost_pme[c]);
+            account_link(in, c, LK_HOST_DROP_LINK_LOST_PME, v, in->got_pme[c], &in->lost_pme[c]);
             break;
         case LK_STAT_PAIRS_SENT:
-            account_link(in, c, "link_lost_pairs", v, in->got_pairs[c], &in->lost_pairs[c]);
+            account_link(in, c, LK_HOST_DROP_LINK_LOST_PAIRS, v, in->got_pairs[c], &in->lost_pairs[c]);
             break;
         case LK_STAT_HASH_HITS: in->hash_hits[c] = v; break;
         case LK_STAT_HASH_MISSES: in->hash_misses[c] = v; break;
@@ -537,13 +537,13 @@ static void record_link(struct ingest *in)
 {
     const struct lk_dec_stats *s = &in->dec.st, *o = &in->dec_committed;
     int64_t e = in->epoch;
-    pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_bad_frames", s->frames_bad - o->frames_bad);
-    pdb_add_drop(in->db, e, PDB_CORE_HOST, "link_lost_frames", s->seq_lost - o->seq_lost);
+    pdb_add_drop(in->db, e, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_BAD_FRAMES), s->frames_bad - o->frames_bad);
+    pdb_add_drop(in->db, e, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_FRAMES), s->seq_lost - o->seq_lost);
     in->t.dropped += (s->frames_bad - o->frames_bad) + (s->seq_lost - o->seq_lost);
     if (s->frames_ok != o->frames_ok || s->frames_bad != o->frames_bad) {
-        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_frames_ok", s->frames_ok - o->frames_ok);
-        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_bytes_ok", s->bytes_ok - o->bytes_ok);
-        pdb_add_stat(in->db, e, PDB_CORE_HOST, "link_bytes_bad", s->bytes_bad - o->bytes_bad);
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_FRAMES_OK), s->frames_ok - o->frames_ok);
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_BYTES_OK), s->bytes_ok - o->bytes_ok);
+        pdb_add_stat(in->db, e, PDB_CORE_HOST, lk_host_stat_name(LK_HOST_STAT_LINK_BYTES_BAD), s->bytes_bad - o->bytes_bad);
     }
     in->dec_committed = *s;
 }
@@ -619,7 +619,7 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
             return -1;
         if (rc > 0) {
             in->t.malformed++;
-            pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, "link_malformed_frames", 1);
+            pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_MALFORMED), 1);
             in->t.dropped++;
         }
         if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)

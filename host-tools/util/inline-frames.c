@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/regular-file.h"
 #include "util/strvec.h"
 
 struct frame_reader {
@@ -26,9 +27,9 @@ struct frame_reader {
 int frames_open(const char *path, struct frame_reader **out, struct ap_err *err)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = regular_open(path, O_RDONLY, "the image's ELF file", err);
     if (fd < 0)
-        return ap_err_set(err, "%s: %s; give the image's ELF file", path, strerror(errno));
+        return -1;
     struct frame_reader *fr = xmalloc(sizeof *fr);
     fr->fd = fd;
     fr->dw = dwarf_begin(fd, DWARF_C_READ);

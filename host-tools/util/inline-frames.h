@@ -7,6 +7,9 @@
  * DW_AT_call_line).  This is what pprof's Location.line, callgrind's
  * inlined calls and folded stacks need; symtab_inlined_at (util/symbols.h)
  * gives only the names.
+ *
+ * Invariants: frames are listed innermost first and end with the
+ * procedure itself; an image without DWARF gives the procedure alone.
  */
 #ifndef ALPHAPROF_UTIL_INLINE_FRAMES_H
 #define ALPHAPROF_UTIL_INLINE_FRAMES_H

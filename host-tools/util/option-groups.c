@@ -103,6 +103,29 @@ const char *profile_opts_db(const struct profile_opts *po)
     return po->db ? po->db : pdb_default_path();
 }
 
+int opt_event_name(void *value, const char *arg, char *why, size_t n)
+{
+    if (strcmp(arg, "timer") && pmu_event_lookup(arg, strlen(arg)) < 0) {
+        snprintf(why, n, "no event '%s' (events: timer %s)", arg, PMU_EVENT_LIST_TEXT);
+        return -1;
+    }
+    *(const char **)value = arg;
+    return 0;
+}
+
+int opt_event(void *value, const char *arg, char *why, size_t n)
+{
+    unsigned u;
+    if (parse_unsigned(arg, &u) && u <= 0xffff) {
+        *(const char **)value = arg;
+        return 0;
+    }
+    if (opt_event_name(value, arg, why, n) == 0)
+        return 0;
+    snprintf(why, n, "no event '%s' (give a number or one of: timer %s)", arg, PMU_EVENT_LIST_TEXT);
+    return -1;
+}
+
 int event_list_check(const char *list, struct event_spec_list *out, char *why, size_t n)
 {
     struct event_spec_problem p;

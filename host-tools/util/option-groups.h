@@ -139,6 +139,14 @@ opt_callback opt_boot_key;
 #define OPT_BOOT_KEY(s, l, key, boot, text, a, h) \
     OPT_CALLBACK(s, l, (&(struct boot_key_opt){key, boot, text}), a, h, opt_boot_key)
 
+/* ---------------------------------------------------- events */
+
+/* --event E of the analyses: timer, a hardware event's name (PMU_EVENTS)
+ * or an event number, into a const char *. */
+opt_callback opt_event;
+/* The same without numbers (check compares names with the oracle's). */
+opt_callback opt_event_name;
+
 /* ---------------------------------------------------- the event list */
 
 /* Checks an event list NAME[:MIN-MAX],... with the monitor's grammar into

@@ -26,6 +26,13 @@ static int drop(struct pdb *db, int64_t epoch, const char *reason, uint64_t *out
     return query(db, sql, epoch, out, err);
 }
 
+static int stat(struct pdb *db, int64_t epoch, const char *name, uint64_t *out, struct ap_err *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT coalesce(sum(value), 0) FROM stats WHERE %%s AND name = '%s'", name);
+    return query(db, sql, epoch, out, err);
+}
+
 int pme_account(struct pdb *db, int64_t epoch, const struct oracle *o, struct pme_account *a,
                 struct ap_err *err)
 {
@@ -41,15 +48,14 @@ int pme_account(struct pdb *db, int64_t epoch, const struct oracle *o, struct pm
         query(db, "SELECT count(*) FROM pairs WHERE %s", epoch, &a->pairs, err) ||
         query(db, "SELECT count(*) FROM pair_records WHERE pair IN (SELECT id FROM pairs WHERE %s)",
               epoch, &a->pair_records, err) ||
-        query(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE %s AND name = 'pairs_taken'", epoch,
-              &a->pairs_taken, err) ||
-        drop(db, epoch, "agg_full", &a->agg_full, err) ||
-        drop(db, epoch, "link_lost_pme", &a->link_lost, err) ||
-        drop(db, epoch, "link_full", &a->link_full, err) ||
-        drop(db, epoch, "ring_overflow", &a->ring_overflow, err) ||
-        drop(db, epoch, "pair_full", &a->pair_full, err) ||
-        drop(db, epoch, "half_pair", &a->half_pair, err) ||
-        drop(db, epoch, "link_lost_pairs", &a->pairs_link_lost, err))
+        stat(db, epoch, lk_stat_name(LK_STAT_PAIRS_TAKEN), &a->pairs_taken, err) ||
+        drop(db, epoch, lk_drop_name(LK_DROP_AGG_FULL), &a->agg_full, err) ||
+        drop(db, epoch, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_PME), &a->link_lost, err) ||
+        drop(db, epoch, lk_drop_name(LK_DROP_LINK_FULL), &a->link_full, err) ||
+        drop(db, epoch, lk_drop_name(LK_DROP_RING_OVERFLOW), &a->ring_overflow, err) ||
+        drop(db, epoch, lk_drop_name(LK_DROP_PAIR_FULL), &a->pair_full, err) ||
+        drop(db, epoch, lk_drop_name(LK_DROP_HALF_PAIR), &a->half_pair, err) ||
+        drop(db, epoch, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_PAIRS), &a->pairs_link_lost, err))
         return -1;
     a->balanced = a->produced == a->stored + a->agg_full + a->link_full + a->link_lost + a->ring_dropped +
                                  a->unread;

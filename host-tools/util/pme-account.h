@@ -6,6 +6,10 @@
  * still in the ring at exit (oracle pme_unread).  Pairs likewise: every
  * pair the firmware took is stored whole (two pair_records) or dropped
  * (pair_full, link_lost_pairs).
+ *
+ * Invariants: balanced means produced == stored + every drop + unread,
+ * exactly (no tolerance); drops are read by the names of
+ * firmware/abi/counter-names.def.
  */
 #ifndef ALPHAPROF_UTIL_PME_ACCOUNT_H
 #define ALPHAPROF_UTIL_PME_ACCOUNT_H

@@ -75,6 +75,10 @@ int pme_accuracy(const struct pme_view *v, const struct oracle *o, struct pme_ac
         const struct pme_insn *in = &v->insns[i];
         if (!in->samples)
             continue;
+        a->retired.estimate_all += (double)in->retired * S;
+        for (size_t b = 0; b < a->nbits; b++)
+            if (bit_map[b] >= 0)
+                a->bits[b].estimate_all += (double)in->bits[bit_map[b]] * S;
         const struct oracle_pc *p = oracle_find(o, pme_insn_pc(in));
         if (!p)
             continue;
@@ -107,6 +111,7 @@ int pme_accuracy(const struct pme_view *v, const struct oracle *o, struct pme_ac
         double k = all[c]->estimate_total / S;
         if (k > 0)
             all[c]->weighted_rel_error /= k;
+        all[c]->total_error = all[c]->true_total > 0 ? all[c]->estimate_all / all[c]->true_total - 1 : NAN;
     }
     for (uint64_t i = 0; i < o->h.npcs; i++)
         if (o->pcs[i].executions)
@@ -125,8 +130,8 @@ static void count_line(FILE *f, const struct pme_acc_count *c)
 {
     fprintf(f, "  %-12s %7zu %7zu %7.1f%% %7zu %7.1f%% %14.0f %14.0f %+8.2f%% %8.2f%%\n", c->name, c->sampled,
             c->within, pct(c->within, c->sampled), c->sampled_k10, pct(c->within_k10, c->sampled_k10),
-            c->estimate_total, c->true_sampled,
-            c->true_sampled > 0 ? 100 * (c->estimate_total / c->true_sampled - 1) : 0.0, 100 * c->weighted_rel_error);
+            c->estimate_all, c->true_total, c->true_total > 0 ? 100 * c->total_error : 0.0,
+            100 * c->weighted_rel_error);
 }
 
 void pme_accuracy_print(FILE *f, const struct pme_accuracy *a)
@@ -146,6 +151,8 @@ void pme_accuracy_print(FILE *f, const struct pme_accuracy *a)
             100 * a->missed_executions);
     fprintf(f, "  %-12s %7s %7s %8s %7s %8s %14s %14s %9s %9s\n", "count", "insns", "within", "%", "k>=10",
             "within%", "estimate", "true", "total", "|err|");
+    fprintf(f, "  (estimate and true: the whole run's, every sample's kS against every PC's count;\n"
+               "  total: their difference; |err|: the sample-weighted mean per-instruction error)\n");
     count_line(f, r);
     for (size_t b = 0; b < a->nbits; b++)
         if (a->bits[b].sampled && b != PME_EVB_RETIRED)     /* the retire counts, above */
@@ -171,6 +178,10 @@ static void count_json(FILE *f, const struct pme_acc_count *c)
     json_num(f, c->true_sampled);
     fprintf(f, ", \"true_total\": ");
     json_num(f, c->true_total);
+    fprintf(f, ", \"estimate_all\": ");
+    json_num(f, c->estimate_all);
+    fprintf(f, ", \"total_error\": ");
+    json_num(f, c->total_error);
     fprintf(f, ", \"weighted_rel_error\": ");
     json_num(f, c->weighted_rel_error);
     fprintf(f, "}");

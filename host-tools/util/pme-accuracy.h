@@ -8,8 +8,8 @@
  * For the counts: the fraction of sampled instructions whose estimate lies
  * within the one-sigma envelope |estimate/truth - 1| <= 1/sqrt(k) (seed
  * section 5.1: about two thirds), the fraction whose true count lies in
- * the 95 % interval (pme_count_estimate), the totals, and the sample-weighted mean
- * relative error.  For latencies: the sample-weighted mean absolute error
+ * the 95 % interval (pme_count_estimate), the whole run's total against the
+ * oracle's, and the sample-weighted mean relative error.  For latencies: the sample-weighted mean absolute error
  * in cycles over instructions with at least PME_ACC_MIN_SAMPLES samples.
  */
 #ifndef ALPHAPROF_UTIL_PME_ACCURACY_H
@@ -30,9 +30,13 @@ struct pme_acc_count {
     size_t covered;             /* sampled instructions whose true count is inside the 95 % interval */
     size_t covered_k10;         /* ... of those with k >= PME_ACC_MIN_SAMPLES (an instruction
                                  * sampled once though run fewer than S times lies outside) */
-    double estimate_total;      /* sum of kS over the sampled instructions */
+    double estimate_total;      /* sum of kS over the sampled instructions the oracle counts */
     double true_total;          /* the oracle's sum over every PC */
     double true_sampled;        /* ... over the sampled instructions */
+    double estimate_all;        /* sum of kS over every sample: the whole run's estimate */
+    double total_error;         /* estimate_all / true_total - 1: the whole run's error (the
+                                 * sampled PCs alone are biased: a PC sampled once stands for
+                                 * S fetches however rarely it ran, one never sampled for none) */
     double weighted_rel_error;  /* sum k |est/truth - 1| / sum k */
 };
 

@@ -34,6 +34,10 @@
  *     2 W R / n on average; divided by T it is the retire rate (IPC) in a
  *     T-cycle window around I (the seed uses T = 30).  Instructions further
  *     than W fetches from I are not seen: W must cover the window.
+ *
+ * Invariants: pure functions (no I/O, no state); an estimate from k = 0
+ * samples is 0 with an infinite coefficient of variation, never a
+ * division by zero.
  */
 #ifndef ALPHAPROF_UTIL_PME_ESTIMATE_H
 #define ALPHAPROF_UTIL_PME_ESTIMATE_H

@@ -104,7 +104,8 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct pme_v
     snprintf(f2, sizeof f2, "%s", image_filter(sel, "r.image"));
     snprintf(sql, sizeof sql,
              "SELECT s.image, coalesce(i.name, '[unknown]'), i.path, "
-             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1) "
+             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1), "
+             "       i.build_id "
              "FROM (SELECT image FROM pme WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)%s "
              "      UNION SELECT r.image FROM pair_records r JOIN pairs p ON p.id = r.pair "
              "      WHERE (?1 < 0 OR p.epoch = ?1) AND (?2 < 0 OR p.core = ?2)%s) s "
@@ -132,19 +133,25 @@ static int key_cmp(const struct pv_image *ia, uint64_t oa, const struct pv_image
 }
 
 /* The insn of (img, offset), added in order if new. */
-static struct pme_insn *insn_at(struct pme_view *v, size_t *cap, struct pv_image *img, uint64_t offset)
+/* The first instruction not before (img, offset) in the sorted insns. */
+static size_t lower_bound(const struct pme_view *v, const struct pv_image *img, uint64_t offset)
 {
     size_t lo = 0, hi = v->ninsns;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = key_cmp(v->insns[mid].img, v->insns[mid].offset, img, offset);
-        if (c == 0)
-            return &v->insns[mid];
-        if (c < 0)
+        if (key_cmp(v->insns[mid].img, v->insns[mid].offset, img, offset) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+static struct pme_insn *insn_at(struct pme_view *v, size_t *cap, struct pv_image *img, uint64_t offset)
+{
+    size_t lo = lower_bound(v, img, offset);
+    if (lo < v->ninsns && key_cmp(v->insns[lo].img, v->insns[lo].offset, img, offset) == 0)
+        return &v->insns[lo];
     if (v->ninsns == *cap) {
         *cap = *cap ? 2 * *cap : 1024;
         v->insns = xrealloc(v->insns, *cap * sizeof *v->insns);
@@ -323,21 +330,23 @@ static void loss_factors(sqlite3 *db, const struct pv_selection *sel, struct pme
     static const char drops[] = "SELECT coalesce(sum(count), 0) FROM drops WHERE (?1 < 0 OR epoch = ?1) "
                                 "AND (?2 < 0 OR core = ?2) AND reason = ";
     char sql[256];
-    snprintf(sql, sizeof sql, "%s'agg_full'", drops);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_AGG_FULL));
     double agg_full = sum_of(db, sql, sel, v->epoch);
-    snprintf(sql, sizeof sql, "%s'link_lost_pme'", drops);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_PME));
     double link = sum_of(db, sql, sel, v->epoch);
-    snprintf(sql, sizeof sql, "%s'ring_overflow'", drops);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_RING_OVERFLOW));
     double ring = sum_of(db, sql, sel, v->epoch);
     if (sum_of(db, "SELECT count(*) FROM samples WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)", sel,
                v->epoch) > 0)
         ring = 0;
     double stored = (double)v->samples;
     v->record_loss_factor = stored > 0 ? (stored + agg_full + link + ring) / stored : 1;
-    double taken = sum_of(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
-                              "AND (?2 < 0 OR core = ?2) AND name = 'pairs_taken'", sel, v->epoch);
-    double records_taken = sum_of(db, "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
-                                      "AND (?2 < 0 OR core = ?2) AND name = 'pme_taken'", sel, v->epoch);
+    static const char stats[] = "SELECT coalesce(sum(value), 0) FROM stats WHERE (?1 < 0 OR epoch = ?1) "
+                                "AND (?2 < 0 OR core = ?2) AND name = ";
+    snprintf(sql, sizeof sql, "%s'%s'", stats, lk_stat_name(LK_STAT_PAIRS_TAKEN));
+    double taken = sum_of(db, sql, sel, v->epoch);
+    snprintf(sql, sizeof sql, "%s'%s'", stats, lk_stat_name(LK_STAT_PME_TAKEN));
+    double records_taken = sum_of(db, sql, sel, v->epoch);
     double np = (double)v->npairs;
     v->pair_loss_factor = 1;
     if (np > 0) {
@@ -380,12 +389,7 @@ int pme_view_load(struct pdb *db, const struct pv_selection *sel, double ipc_win
 
 void pme_view_free(struct pme_view *v)
 {
-    for (size_t i = 0; i < v->nimages; i++) {
-        symtab_close(v->images[i].st);
-        free(v->images[i].path);
-        free(v->images[i].st_error);
-    }
-    free(v->images);
+    pv_free_images(v->images, v->nimages);
     free(v->insns);
     memset(v, 0, sizeof *v);
 }
@@ -405,16 +409,8 @@ uint64_t pme_insn_pc(const struct pme_insn *in)
 
 const struct pme_insn *pme_view_find(const struct pme_view *v, const struct pv_image *img, uint64_t offset)
 {
-    size_t lo = 0, hi = v->ninsns;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = key_cmp(v->insns[mid].img, v->insns[mid].offset, img, offset);
-        if (c == 0)
-            return &v->insns[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = lower_bound(v, img, offset);
+    if (lo < v->ninsns && key_cmp(v->insns[lo].img, v->insns[lo].offset, img, offset) == 0)
+        return &v->insns[lo];
     return NULL;
 }

@@ -5,6 +5,10 @@
  * and pair_records analysed into per-instruction sums (util/pme-estimate),
  * with the sampling intervals from the periods table (PDB_PERIOD_PME*).
  * `alphaprof pme`, `annotate` and `check --oracle` start here.
+ *
+ * Invariants: instructions are sorted by (image, offset) and unique; every
+ * pme sample of the selection is in exactly one instruction; the loss
+ * factors are exactly 1 when nothing was lost.
  */
 #ifndef ALPHAPROF_UTIL_PME_VIEW_H
 #define ALPHAPROF_UTIL_PME_VIEW_H

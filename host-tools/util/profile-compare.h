@@ -5,6 +5,10 @@
  * image name and procedure name (or offset), so sets may come from
  * different databases.  Two static procedures of one name in one image
  * share a row.
+ *
+ * Invariants: after cmp_finish rows are sorted by (image, procedure,
+ * offset) and unique, and each set's counts over the rows sum to at most
+ * its total (samples outside the selection are in the total only).
  */
 #ifndef ALPHAPROF_UTIL_PROFILE_COMPARE_H
 #define ALPHAPROF_UTIL_PROFILE_COMPARE_H

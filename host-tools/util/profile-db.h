@@ -13,6 +13,12 @@
  *
  * 64-bit addresses are stored in SQLite's signed INTEGER: values >= 2^63
  * (KSEG addresses) read back negative; cast to uint64_t.
+ *
+ * Invariants: a database this build opened holds a schema it reads
+ * (PDB_SCHEMA_VERSION or older, migrated when written); every merge is
+ * either pending in memory or committed, never both; only regular files
+ * are opened.  The sources: profile-db.c (connection, immediate writes),
+ * profile-db-schema.c, profile-db-merge.c, profile-db-dump.c.
  */
 #ifndef ALPHAPROF_UTIL_PROFILE_DB_H
 #define ALPHAPROF_UTIL_PROFILE_DB_H
@@ -26,7 +32,9 @@
 #include "util/error.h"
 
 #define PDB_FORMAT          "alphaprof-profile-db"
-#define PDB_SCHEMA_VERSION  1
+/* 2: sessions.oracle_run_id and sessions.oracle.  Older files are migrated
+ * when opened for writing and read as they are otherwise. */
+#define PDB_SCHEMA_VERSION  2
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -80,6 +88,20 @@ int pdb_session_begin(struct pdb *db, int64_t epoch, const struct lk_hello *hell
                       int64_t *session, struct ap_err *err);
 int pdb_session_end(struct pdb *db, int64_t session, const struct lk_end *end,
                     struct ap_err *err);
+
+/* The hardware model's oracle of the sessions after `after` (those one
+ * record made): its run id and file, so that check can refuse another
+ * run's oracle. */
+int pdb_set_oracle(struct pdb *db, int64_t after, uint64_t run_id, const char *path,
+                   struct ap_err *err);
+/* The oracle run ids of the sessions of epoch (> 0; 0 the current one, -1
+ * every epoch), distinct, at most max into ids; *n how many (0 for a file
+ * of schema 1, or sessions recorded without an oracle).  path_out (may be
+ * NULL) gets the oracle file of the first, "" if unknown. */
+int pdb_oracle_runs(struct pdb *db, int64_t epoch, uint64_t *ids, size_t max, size_t *n,
+                    char *path_out, size_t path_cap, struct ap_err *err);
+/* The newest session id (0 if none). */
+int pdb_last_session(struct pdb *db, int64_t *session, struct ap_err *err);
 
 /* --- images and loadmaps -------------------------------------------------- */
 /* The id of (name, build-id), added if new; path (may be NULL) is recorded

@@ -2,6 +2,9 @@
  * The estimators behind `alphaprof stats` and `alphaprof diff`, as pure
  * functions of sample counts (unit-tested on synthetic counts with known
  * answers).
+ *
+ * Invariants: pure functions (no I/O, no state); degenerate input (n < 2,
+ * a zero total) gives defined values (sd 0, p 1, valid false), never NaN.
  */
 #ifndef ALPHAPROF_UTIL_PROFILE_STATS_H
 #define ALPHAPROF_UTIL_PROFILE_STATS_H

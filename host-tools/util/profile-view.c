@@ -88,7 +88,8 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct profi
     where_clause(sel, v->epoch, where, sizeof where);
     snprintf(sql, sizeof sql,
              "SELECT s.image, coalesce(i.name, '[unknown]'), i.path, "
-             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1) "
+             "       (SELECT address FROM loadmaps l WHERE l.image = s.image ORDER BY session DESC LIMIT 1), "
+             "       i.build_id "
              "FROM (SELECT DISTINCT image FROM samples %s) s LEFT JOIN images i ON i.id = s.image "
              "ORDER BY s.image", where);
     sqlite3_stmt *st;
@@ -96,6 +97,39 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct profi
         return sql_fail(db, err);
     bind_selection(st, sel, v->epoch);
     return pv_read_images(db, st, &v->images, &v->nimages, err);
+}
+
+/* Is the ELF at the image's path still the build the profile recorded?
+ * (A rebuilt ELF's symbols and lines would describe other instructions.) */
+static bool same_build(const struct pv_image *img)
+{
+    size_t n;
+    const uint8_t *id = symtab_build_id(img->st, &n);
+    return !img->build_id_size || (n == img->build_id_size && !memcmp(id, img->build_id, n));
+}
+
+static void hex_of(const uint8_t *b, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", b[i]);
+    out[2 * n] = 0;
+}
+
+/* Drops the symbols of a rebuilt ELF, saying why. */
+static void wrong_build(struct pv_image *img)
+{
+    size_t n;
+    const uint8_t *id = symtab_build_id(img->st, &n);
+    char have[2 * 64 + 1], want[2 * sizeof img->build_id + 1];
+    hex_of(id, n < 64 ? n : 64, have);
+    hex_of(img->build_id, img->build_id_size, want);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s is build-id %s, but the profile was recorded from build-id %s: "
+             "the ELF was rebuilt since; record again (or restore that build)",
+             img->path, have[0] ? have : "none", want);
+    img->st_error = xstrdup(msg);
+    symtab_close(img->st);
+    img->st = NULL;
 }
 
 int pv_read_images(sqlite3 *db, sqlite3_stmt *st, struct pv_image **images, size_t *n, struct ap_err *err)
@@ -114,6 +148,11 @@ int pv_read_images(sqlite3 *db, sqlite3_stmt *st, struct pv_image **images, size
         if (sqlite3_column_type(st, 2) != SQLITE_NULL)
             img->path = xstrdup((const char *)sqlite3_column_text(st, 2));
         img->address = (uint64_t)sqlite3_column_int64(st, 3);
+        img->build_id_size = (size_t)sqlite3_column_bytes(st, 4);
+        if (img->build_id_size > sizeof img->build_id)
+            img->build_id_size = sizeof img->build_id;
+        if (img->build_id_size)
+            memcpy(img->build_id, sqlite3_column_blob(st, 4), img->build_id_size);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -123,6 +162,8 @@ int pv_read_images(sqlite3 *db, sqlite3_stmt *st, struct pv_image **images, size
         struct ap_err e2;
         if (img->path && symtab_open(img->path, &img->st, &e2) != 0)
             img->st_error = xstrdup(e2.msg);
+        else if (img->st && !same_build(img))
+            wrong_build(img);
     }
     return 0;
 }
@@ -223,14 +264,19 @@ int pv_load(struct pdb *db, const struct pv_selection *sel, struct profile_view 
     return 0;
 }
 
+void pv_free_images(struct pv_image *images, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        symtab_close(images[i].st);
+        free(images[i].path);
+        free(images[i].st_error);
+    }
+    free(images);
+}
+
 void pv_free(struct profile_view *v)
 {
-    for (size_t i = 0; i < v->nimages; i++) {
-        symtab_close(v->images[i].st);
-        free(v->images[i].path);
-        free(v->images[i].st_error);
-    }
-    free(v->images);
+    pv_free_images(v->images, v->nimages);
     free(v->insns);
     free(v->procs);
     memset(v, 0, sizeof *v);

@@ -3,6 +3,12 @@
  * (epoch, cores, images, events) read from the database, attributed to
  * images, procedures and instructions with each image's ELF (util/symbols).
  * report, annotate, stats, diff and the exports all start here.
+ *
+ * Invariants: every sample of the selection is in exactly one instruction
+ * and one procedure (or its image's "outside any procedure" row), so the
+ * totals of images, procedures and instructions agree; an image whose ELF
+ * is missing or was rebuilt since the record has no symbols (st NULL) and
+ * says why (st_error).
  */
 #ifndef ALPHAPROF_UTIL_PROFILE_VIEW_H
 #define ALPHAPROF_UTIL_PROFILE_VIEW_H
@@ -28,6 +34,8 @@ struct pv_image {
     char name[64];
     char *path;                 /* its ELF, or NULL if unknown */
     uint64_t address;           /* load address: PC = address + offset */
+    uint8_t build_id[20];       /* the build the profile recorded (images.build_id) */
+    size_t build_id_size;
     struct symtab *st;          /* NULL if the ELF could not be read */
     char *st_error;             /* why not */
     uint64_t total[PV_MAX_EVENTS];
@@ -74,6 +82,8 @@ struct sqlite3_stmt;
  * cannot be opened keeps the reason in st_error. */
 int pv_read_images(struct sqlite3 *db, struct sqlite3_stmt *st, struct pv_image **images, size_t *n,
                    struct ap_err *err);
+/* Frees what pv_read_images filled (symbol tables, paths, messages). */
+void pv_free_images(struct pv_image *images, size_t n);
 void pv_free(struct profile_view *v);
 /* Index of an event number in v->events, or -1. */
 int pv_event_index(const struct profile_view *v, uint32_t event);

@@ -1,3 +1,13 @@
+/*
+ * Running QEMU for one board run (interface: qemu-launch.h).
+ *
+ * Invariants:
+ *   1. QEMU is always reaped: stopped with SIGTERM, then SIGKILL after 3 s,
+ *      on timeout, on our signals and on errors.
+ *   2. Console bytes reach our stdout in order and whole lines reach the
+ *      console parser; the monitor's exit line decides the result, QEMU's
+ *      own status only when the monitor said nothing.
+ */
 #include "util/qemu-launch.h"
 
 #include <errno.h>

@@ -2,6 +2,11 @@
  * Running QEMU for one board run: start it, connect the serial link, pump
  * guest output to our stdout and our stdin to the guest, watch the console
  * for the monitor's result, enforce the timeout, and reap QEMU.
+ *
+ * Invariants: qemu_launch returns only after QEMU was reaped (killed if it
+ * must be); the result says why it ended (monitor exit line, FATAL,
+ * timeout, signal, QEMU's own exit), and launch_outcome turns it into one
+ * exit status and at most one message line.
  */
 #ifndef ALPHAPROF_UTIL_QEMU_LAUNCH_H
 #define ALPHAPROF_UTIL_QEMU_LAUNCH_H

@@ -1,9 +1,17 @@
+/*
+ * Source text for annotations (source-file.h).
+ *
+ * Invariants: each file is read at most once per cache (a file that cannot
+ * be read, or is not a regular file, is remembered as empty); lines are
+ * returned without their line ending.
+ */
 #include "util/source-file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/regular-file.h"
 #include "util/strvec.h"
 
 struct source {
@@ -45,7 +53,8 @@ static struct source *load(struct source_cache *c, const char *path)
     struct source *s = &c->files[c->n++];
     s->path = xstrdup(path);
     memset(&s->lines, 0, sizeof s->lines);
-    FILE *f = fopen(path, "r");
+    struct ap_err ignored;      /* a source we cannot read is shown without lines */
+    FILE *f = regular_fopen_read(path, "a source file", &ignored);
     if (!f)
         return s;
     char *line = NULL;

@@ -1,4 +1,10 @@
-/* Source text for annotations: files read once, lines by number. */
+/*
+ * Source text for annotations: files read once, lines by number.
+ *
+ * Invariants: a file is read at most once per cache, and only if it is a
+ * regular file (util/regular-file); an unreadable one has no lines, which
+ * is no error (annotate shows the listing without source text).
+ */
 #ifndef ALPHAPROF_UTIL_SOURCE_FILE_H
 #define ALPHAPROF_UTIL_SOURCE_FILE_H
 

@@ -1,3 +1,9 @@
+/*
+ * Strings numbered in the order first seen (str-index.h).
+ *
+ * Invariants: numbers are dense from 0 and never change; the hash table is
+ * at most half full and holds every string once.
+ */
 #include "util/str-index.h"
 
 #include <stdint.h>

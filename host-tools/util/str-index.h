@@ -1,6 +1,9 @@
 /*
  * Strings numbered in the order first seen, found again by hashing: the
  * string table of a pprof profile, callgrind's name compression.
+ *
+ * Invariants: numbers are dense from 0 in first-seen order and never
+ * change; each distinct string has exactly one number.
  */
 #ifndef ALPHAPROF_UTIL_STR_INDEX_H
 #define ALPHAPROF_UTIL_STR_INDEX_H

@@ -1,3 +1,10 @@
+/*
+ * Growable vectors of owned strings and the allocation helpers (strvec.h).
+ *
+ * Invariants: v is NULL-terminated once anything was pushed; every string
+ * is a copy the vector owns; x* helpers never return NULL (they report and
+ * exit: out of memory is not recoverable for a command-line tool).
+ */
 #include "util/strvec.h"
 
 #include <ctype.h>

@@ -1,4 +1,11 @@
-/* A growable NULL-terminated vector of owned strings (an argv in the making). */
+/*
+ * A growable NULL-terminated vector of owned strings (an argv in the
+ * making), and the allocation helpers every host tool uses.
+ *
+ * Invariants: v is NULL-terminated once anything was pushed and owns each
+ * string; xmalloc, xrealloc and xstrdup never return NULL (out of memory
+ * is reported and ends the command).
+ */
 #ifndef ALPHAPROF_UTIL_STRVEC_H
 #define ALPHAPROF_UTIL_STRVEC_H
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/regular-file.h"
 #include "util/strvec.h"
 
 struct symtab {
@@ -82,7 +83,8 @@ static void read_symbols(struct symtab *st)
             st->syms[st->nsyms++] = (struct symbol){s.st_value, s.st_size, xstrdup(name)};
         }
     }
-    qsort(st->syms, st->nsyms, sizeof *st->syms, cmp_sym);
+    if (st->nsyms > 1)      /* an ELF may have no function symbols: no qsort(NULL, 0) */
+        qsort(st->syms, st->nsyms, sizeof *st->syms, cmp_sym);
     /* Aliases (same start): keep the first, which has the larger size. */
     size_t out = 0;
     for (size_t i = 0; i < st->nsyms; i++) {
@@ -128,17 +130,17 @@ static void read_lines(struct symtab *st)
         }
         off = next;
     }
-    qsort(st->lines, st->nlines, sizeof *st->lines, cmp_line);
+    if (st->nlines > 1)
+        qsort(st->lines, st->nlines, sizeof *st->lines, cmp_line);
 }
 
 int symtab_open(const char *path, struct symtab **out, struct ap_err *err)
 {
     *out = NULL;
     elf_version(EV_CURRENT);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = regular_open(path, O_RDONLY, "the image's ELF file (build/workloads/NAME.elf)", err);
     if (fd < 0)
-        return ap_err_set(err, "%s: %s; give the image's ELF file (build/workloads/NAME.elf)",
-                          path, strerror(errno));
+        return -1;
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     if (!elf || elf_kind(elf) != ELF_K_ELF) {
         if (elf)

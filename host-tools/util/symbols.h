@@ -2,6 +2,10 @@
  * Symbols and source lines of one ELF image (workload or monitor), read
  * once with libelf/libdw and kept in sorted arrays, so each lookup is a
  * binary search: a report over millions of samples stays fast.
+ *
+ * Invariants: symbols are functions only, sorted by start, without
+ * duplicates (aliases keep the larger); lines are sorted by address; an ELF
+ * without either gives empty arrays, not an error.
  */
 #ifndef ALPHAPROF_UTIL_SYMBOLS_H
 #define ALPHAPROF_UTIL_SYMBOLS_H

@@ -38,7 +38,7 @@ def run(build):
             fractions.append(within)
             t.add(w, json.loads(c.out)["profileme"]["stored"], e["sampled_k10"], 100 * within,
                   100 * e["covered95_k10"] / k10, e["sampled"], 100 * e["within_fraction"],
-                  100 * abs(e["estimate_total"] - e["true_total"]) / e["true_total"])
+                  100 * abs(e["total_error"]))
     finally:
         shutil.rmtree(d, ignore_errors=True)
     mean = sum(fractions) / len(fractions)

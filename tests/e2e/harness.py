@@ -47,10 +47,20 @@ def require(path, what="it"):
     return path
 
 
-def alphaprof(args, input=None, timeout=60, env=None):
-    """Runs build/host/alphaprof ARGS; a run that outlives timeout fails."""
-    exe = require(build_path("host", "alphaprof"), "the launcher")
+# Sanitizer settings for the ASan+UBSan builds (build/host-asan/): any
+# report stops the program, and sanitized() fails the test on it.
+SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+                 "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+SANITIZER_REPORT = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def alphaprof(args, input=None, timeout=60, env=None, sanitized=False):
+    """Runs build/host/alphaprof ARGS; a run that outlives timeout fails.
+    sanitized: the ASan+UBSan build instead, failing on any report."""
+    exe = require(build_path("host-asan" if sanitized else "host", "alphaprof"), "the launcher")
     full_env = dict(os.environ)
+    if sanitized:
+        full_env.update(SANITIZER_ENV)
     if env:
         full_env.update(env)
     cmd = [exe] + list(args)
@@ -61,7 +71,10 @@ def alphaprof(args, input=None, timeout=60, env=None):
     except subprocess.TimeoutExpired as e:
         raise AssertionError("alphaprof %s did not finish within %s s\n%s" %
                              (" ".join(args), timeout, e.stdout or ""))
-    return Result(cmd, p.returncode, p.stdout, p.stderr)
+    r = Result(cmd, p.returncode, p.stdout, p.stderr)
+    if sanitized and any(m in r.err for m in SANITIZER_REPORT):
+        raise AssertionError("a sanitizer report from the ASan+UBSan build\n%s" % r)
+    return r
 
 
 def run_image(image, *opts, args=None, input=None, timeout_s=60):
@@ -154,3 +167,24 @@ def flip_byte(path, offset, mask=0x01):
         b = f.read(1)[0]
         f.seek(offset)
         f.write(bytes([b ^ mask]))
+
+
+def board_like(home, name, base, changes=None):
+    """Writes HOME/boards/NAME/board.conf (HOME to be ALPHAPROF_HOME): the
+    repository's boards/BASE/board.conf with its paths made absolute and
+    the keys in changes ({key: function(old value) -> new value}) changed."""
+    changes = changes or {}
+    out = []
+    for line in open(os.path.join(REPO, "boards", base, "board.conf")).read().splitlines():
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if key in ("firmware", "plugin") and value and not value.startswith("/"):
+            value = os.path.join(REPO, value)
+            line = "%s = %s" % (key, value)
+        if key in changes and not line.lstrip().startswith("#"):
+            line = "%s = %s" % (key, changes[key](value))
+        out.append(line)
+    os.makedirs(os.path.join(home, "boards", name), exist_ok=True)
+    with open(os.path.join(home, "boards", name, "board.conf"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    return {"ALPHAPROF_HOME": home}

@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 
-from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+from harness import REPO, alphaprof, board_like, build_path, check, cleanup, require, tmpdir
 
 
 def board_conf(path):
@@ -71,23 +71,11 @@ def test_without_the_boards_interrupt_register_the_model_raises_none_and_the_fir
     test_hwmodel's test_performance_interrupts_deliver_full_rings)."""
     d = tmpdir()
     try:
-        conf = open(os.path.join(REPO, "boards", "clipper-pm", "board.conf")).read().splitlines()
-        out = []
-        for line in conf:
-            key, _, value = line.partition("=")
-            key, value = key.strip(), value.strip()
-            if key in ("firmware", "plugin") and value and not value.startswith("/"):
-                line = "%s = %s" % (key, os.path.join(REPO, value))
-            elif key == "plugin_args":
-                line = "plugin_args = mode=full"
-            out.append(line)
-        os.makedirs(os.path.join(d, "boards", "no-ipi"))
-        with open(os.path.join(d, "boards", "no-ipi", "board.conf"), "w") as f:
-            f.write("\n".join(out) + "\n")
+        env = board_like(d, "no-ipi", "clipper-pm", {"plugin_args": lambda v: "mode=full"})
         db, oracle = os.path.join(d, "p.db"), os.path.join(d, "o.bin")
         img = require(build_path("workloads", "chase.elf"))
         r = alphaprof(["record", "--deterministic", "--board", "no-ipi", "--events", "cycles:4000-4400",
-                       "--db", db, "--oracle", oracle, img], env={"ALPHAPROF_HOME": d}, timeout=200)
+                       "--db", db, "--oracle", oracle, img], env=env, timeout=200)
         check(r.status == 0, "record on a board without the interrupt register", r)
         c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
         check(c.status == 0, "check runs", c)
@@ -127,18 +115,11 @@ def test_make_builds_and_names_the_monitor_for_the_board_it_is_given():
                            cwd=REPO, capture_output=True, text=True, timeout=200)
         check(p.returncode == 0 and os.path.exists(elf), "the monitor builds for BOARD=e2e-board:\n"
               + p.stderr[-2000:])
-        home = os.path.join(d, "home")
-        os.makedirs(os.path.join(home, "boards", "e2e-board"))
-        conf = open(os.path.join(REPO, "boards", "clipper", "board.conf")).read().splitlines()
-        with open(os.path.join(home, "boards", "e2e-board", "board.conf"), "w") as f:
-            for line in conf:
-                if line.split("=", 1)[0].strip() == "firmware":
-                    line = "firmware = " + elf
-                f.write(line + "\n")
+        env = board_like(os.path.join(d, "home"), "e2e-board", "clipper", {"firmware": lambda v: elf})
         db = os.path.join(d, "p.db")
         img = require(build_path("workloads", "hello.elf"))
         r = alphaprof(["record", "--board", "e2e-board", "--db", db, img, "--", "spin", "20"],
-                      env={"ALPHAPROF_HOME": home}, timeout=120)
+                      env=env, timeout=120)
         check(r.status == 0, "record on the new board", r)
         dump = alphaprof(["db", "--db", db, "dump", "--table", "images"])
         check("monitor-e2e-board" in dump.out, "the loadmap names the monitor after its board", dump)

@@ -47,6 +47,11 @@ def test_a_missing_value_is_named():
         refused([cmd, opt], "%s needs a value" % opt)
 
 
+def test_an_unknown_event_of_the_analyses_is_refused_up_front():
+    for cmd in (["check", "--oracle", "/nonexistent"], ["stats"], ["diff"], ["export", "--format", "folded"]):
+        refused(cmd + ["--event", "bogus"], "no event 'bogus'")
+
+
 def test_timer_period_beyond_the_monitors_limit_is_refused_up_front():
     refused(["record", "--period", "2000000-3000000", hello()], "--period '2000000-3000000'")
     refused(["daemon", "--link", "unix:/tmp/none.sock", "--period", "2000000-3000000"], "MAX <= 1000000")

@@ -10,7 +10,7 @@ import glob
 import os
 import struct
 
-from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+from harness import REPO, alphaprof, board_like, build_path, check, cleanup, require, tmpdir
 
 # Workloads that end without a fault (trap's whole point is one).
 FAULTING = {"trap"}
@@ -20,20 +20,8 @@ def counting_board(d, counts):
     """A board like clipper-pm whose QEMU also loads insn-count.so: a copy
     of its board.conf under a home of its own, paths made absolute."""
     plugin = require(build_path("tests", "plugins", "insn-count.so"), "the counter plugin")
-    conf = open(os.path.join(REPO, "boards", "clipper-pm", "board.conf")).read().splitlines()
-    out = []
-    for line in conf:
-        key, _, value = line.partition("=")
-        key, value = key.strip(), value.strip()
-        if key in ("firmware", "plugin") and value and not value.startswith("/"):
-            line = "%s = %s" % (key, os.path.join(REPO, value))
-        elif key == "qemu_args":
-            line = "%s = %s -plugin %s,out=%s" % (key, value, plugin, counts)
-        out.append(line)
-    os.makedirs(os.path.join(d, "boards", "counted"))
-    with open(os.path.join(d, "boards", "counted", "board.conf"), "w") as f:
-        f.write("\n".join(out) + "\n")
-    return {"ALPHAPROF_HOME": d}
+    return board_like(d, "counted", "clipper-pm",
+                      {"qemu_args": lambda v: "%s -plugin %s,out=%s" % (v, plugin, counts)})
 
 
 def oracle_executions(path):

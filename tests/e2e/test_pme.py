@@ -56,6 +56,10 @@ def test_pme_retire_estimates_match_the_oracle():
               % (frac, ret["sampled_k10"]), c)
         check(abs(ret["estimate_total"] / ret["true_sampled"] - 1) < 0.03,
               "total retires estimated within 3%% (%.0f vs %.0f)" % (ret["estimate_total"], ret["true_sampled"]), c)
+        check(abs(ret["total_error"]) < 0.03 and
+              abs(ret["estimate_all"] / ret["true_total"] - 1 - ret["total_error"]) < 1e-9,
+              "the whole run's retires estimated within 3%% (%.0f vs %.0f)"
+              % (ret["estimate_all"], ret["true_total"]), c)
         check(ret["covered95_k10"] / ret["sampled_k10"] > 0.9,
               "the 95%% intervals (k >= 10) hold the true counts (%d of %d)"
               % (ret["covered95_k10"], ret["sampled_k10"]), c)

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "firmware/abi/event-spec.h"
 #include "firmware/profiler/control-machine.h"
 #include "hw-model/pmu-window.h"
 
@@ -79,220 +80,181 @@ static struct profiler_config boot_config(unsigned mode)
     return c;
 }
 
-static struct ctl_view view(const struct profiler_config *c, int sampling, uint64_t now)
+/* A machine, the target's configuration and view, the last frame, decision
+ * and reply. */
+struct fixture {
+    struct ctl_machine m;
+    struct profiler_config c;
+    struct ctl_view v;
+    struct test_frame t;
+    struct ctl_decision d;
+    struct ctl_reply r;
+};
+
+static struct fixture *fixture(unsigned mode, int sampling)
 {
-    return (struct ctl_view){.sampling = sampling, .has_model = 1, .now_ns = now, .config = c};
+    static struct fixture x;
+    memset(&x, 0, sizeof x);
+    ctl_init(&x.m);
+    x.c = boot_config(mode);
+    x.v = (struct ctl_view){.sampling = sampling, .has_model = 1, .now_ns = 1000, .config = &x.c};
+    return &x;
+}
+
+/* The machine receives a frame without payload of the given type. */
+static enum ctl_action receive(struct fixture *x, uint8_t type, uint16_t seq)
+{
+    control_frame(&x->t, type, seq);
+    ctl_on_frame(&x->m, &x->t.f, &x->v, &x->d);
+    return x->d.action;
+}
+
+static enum ctl_action receive_new_epoch(struct fixture *x, uint64_t epoch, uint16_t seq)
+{
+    new_epoch_frame(&x->t, epoch, seq);
+    ctl_on_frame(&x->m, &x->t.f, &x->v, &x->d);
+    return x->d.action;
+}
+
+static enum ctl_action receive_config(struct fixture *x, const struct lk_config *c, uint16_t seq)
+{
+    config_frame(&x->t, c, seq);
+    ctl_on_frame(&x->m, &x->t.f, &x->v, &x->d);
+    return x->d.action;
 }
 
 static void start_while_stopped_replies_at_once_with_a_new_session(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 0, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    control_frame(&t, LK_T_START, 7);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_REPLY_LATER);
-    assert_int_equal(m.state, CTL_REPLYING);
-    assert_false(ctl_take_reply(&m, 0, &r));    /* the link's reserve is not free yet */
-    assert_true(ctl_take_reply(&m, 1, &r));
-    assert_int_equal(r.type, LK_T_START);
-    assert_int_equal(r.seq, 7);
-    assert_true(r.start_session);
-    assert_false(r.send_flushes);
-    assert_false(r.send_epoch);
-    assert_string_equal(r.message, "started");
-    assert_int_equal(m.state, CTL_IDLE);
-    assert_false(ctl_take_reply(&m, 1, &r));    /* exactly one answer */
+    struct fixture *x = fixture(LK_MODE_TIMER, 0);
+    assert_int_equal(receive(x, LK_T_START, 7), CTL_REPLY_LATER);
+    assert_int_equal(x->m.state, CTL_REPLYING);
+    assert_false(ctl_take_reply(&x->m, 0, &x->r));      /* the link's reserve is not free yet */
+    assert_true(ctl_take_reply(&x->m, 1, &x->r));
+    assert_int_equal(x->r.type, LK_T_START);
+    assert_int_equal(x->r.seq, 7);
+    assert_true(x->r.start_session);
+    assert_false(x->r.send_flushes);
+    assert_false(x->r.send_epoch);
+    assert_string_equal(x->r.message, "started");
+    assert_int_equal(x->m.state, CTL_IDLE);
+    assert_false(ctl_take_reply(&x->m, 1, &x->r));      /* exactly one answer */
 }
 
 static void start_while_sampling_flushes_the_old_session_first(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    control_frame(&t, LK_T_START, 3);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_FLUSH);
-    assert_int_equal(m.state, CTL_FLUSHING);
-    assert_false(ctl_take_reply(&m, 1, &r));    /* no answer while flushing */
-    assert_int_equal(ctl_flush_step(&m, 1, 2000), CTL_KEEP_FLUSHING);
-    assert_int_equal(ctl_flush_step(&m, 0, 3000), CTL_FLUSHED);
-    assert_true(ctl_take_reply(&m, 1, &r));
-    assert_true(r.start_session);
-    assert_int_equal(r.seq, 3);
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive(x, LK_T_START, 3), CTL_FLUSH);
+    assert_int_equal(x->m.state, CTL_FLUSHING);
+    assert_false(ctl_take_reply(&x->m, 1, &x->r));      /* no answer while flushing */
+    assert_int_equal(ctl_flush_step(&x->m, 1, 2000), CTL_KEEP_FLUSHING);
+    assert_int_equal(ctl_flush_step(&x->m, 0, 3000), CTL_FLUSHED);
+    assert_true(ctl_take_reply(&x->m, 1, &x->r));
+    assert_true(x->r.start_session);
+    assert_int_equal(x->r.seq, 3);
 }
 
 static void stop_while_not_sampling_is_acknowledged_at_once(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 0, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    ctl_init(&m);
-    control_frame(&t, LK_T_STOP, 1);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_ANSWER);
-    assert_int_equal(d.status, LK_ACK_OK);
-    assert_string_equal(d.message, "not sampling");
-    assert_int_equal(m.state, CTL_IDLE);
+    struct fixture *x = fixture(LK_MODE_TIMER, 0);
+    assert_int_equal(receive(x, LK_T_STOP, 1), CTL_ANSWER);
+    assert_int_equal(x->d.status, LK_ACK_OK);
+    assert_string_equal(x->d.message, "not sampling");
+    assert_int_equal(x->m.state, CTL_IDLE);
 }
 
 static void stop_while_sampling_stops_then_flushes_then_sends_flush_frames(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    control_frame(&t, LK_T_STOP, 9);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_STOP_AND_FLUSH);
-    assert_int_equal(ctl_flush_step(&m, 0, 2000), CTL_FLUSHED);
-    assert_true(ctl_take_reply(&m, 1, &r));
-    assert_true(r.send_flushes);
-    assert_false(r.start_session);
-    assert_string_equal(r.message, "stopped");
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive(x, LK_T_STOP, 9), CTL_STOP_AND_FLUSH);
+    assert_int_equal(ctl_flush_step(&x->m, 0, 2000), CTL_FLUSHED);
+    assert_true(ctl_take_reply(&x->m, 1, &x->r));
+    assert_true(x->r.send_flushes);
+    assert_false(x->r.start_session);
+    assert_string_equal(x->r.message, "stopped");
 }
 
 static void new_epoch_flushes_then_sends_the_epoch_before_the_ack(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    new_epoch_frame(&t, 42, 5);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_FLUSH);
-    assert_int_equal(ctl_flush_step(&m, 0, 2000), CTL_FLUSHED);
-    assert_true(ctl_take_reply(&m, 1, &r));
-    assert_true(r.send_flushes);
-    assert_true(r.send_epoch);
-    assert_int_equal(r.epoch, 42);
-    assert_int_equal(r.type, LK_T_NEW_EPOCH);
-    assert_string_equal(r.message, "new epoch");
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive_new_epoch(x, 42, 5), CTL_FLUSH);
+    assert_int_equal(ctl_flush_step(&x->m, 0, 2000), CTL_FLUSHED);
+    assert_true(ctl_take_reply(&x->m, 1, &x->r));
+    assert_true(x->r.send_flushes);
+    assert_true(x->r.send_epoch);
+    assert_int_equal(x->r.epoch, 42);
+    assert_int_equal(x->r.type, LK_T_NEW_EPOCH);
+    assert_string_equal(x->r.message, "new epoch");
 }
 
 static void a_malformed_new_epoch_is_a_bad_frame_and_starts_nothing(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    ctl_init(&m);
-    control_frame(&t, LK_T_NEW_EPOCH, 5);       /* no payload */
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_ANSWER);
-    assert_int_equal(d.status, LK_ACK_BAD_FRAME);
-    assert_int_equal(m.state, CTL_IDLE);
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive(x, LK_T_NEW_EPOCH, 5), CTL_ANSWER);     /* no payload */
+    assert_int_equal(x->d.status, LK_ACK_BAD_FRAME);
+    assert_int_equal(x->m.state, CTL_IDLE);
 }
 
 static void a_frame_that_is_no_control_frame_is_a_bad_frame(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    ctl_init(&m);
-    control_frame(&t, LK_T_END, 5);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_ANSWER);
-    assert_int_equal(d.status, LK_ACK_BAD_FRAME);
-    assert_string_equal(d.message, "not a control frame");
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive(x, LK_T_END, 5), CTL_ANSWER);
+    assert_int_equal(x->d.status, LK_ACK_BAD_FRAME);
+    assert_string_equal(x->d.message, "not a control frame");
 }
 
 static void any_frame_during_a_flush_is_answered_busy_and_changes_nothing(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    control_frame(&t, LK_T_FLUSH_NOW, 1);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_FLUSH);
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive(x, LK_T_FLUSH_NOW, 1), CTL_FLUSH);
     static const uint8_t others[] = {LK_T_START, LK_T_STOP, LK_T_FLUSH_NOW, LK_T_CONFIG};
     for (unsigned i = 0; i < sizeof others; i++) {
-        control_frame(&t, others[i], (uint16_t)(2 + i));
-        ctl_on_frame(&m, &t.f, &v, &d);
-        assert_int_equal(d.action, CTL_ANSWER);
-        assert_int_equal(d.status, LK_ACK_BUSY);
-        assert_int_equal(m.state, CTL_FLUSHING);
-        assert_int_equal(m.op, LK_T_FLUSH_NOW);
-        assert_int_equal(m.op_seq, 1);
+        assert_int_equal(receive(x, others[i], (uint16_t)(2 + i)), CTL_ANSWER);
+        assert_int_equal(x->d.status, LK_ACK_BUSY);
+        assert_int_equal(x->m.state, CTL_FLUSHING);
+        assert_int_equal(x->m.op, LK_T_FLUSH_NOW);
+        assert_int_equal(x->m.op_seq, 1);
     }
-    assert_int_equal(m.frames, 5);              /* every intact frame is counted */
-    assert_int_equal(ctl_flush_step(&m, 0, 2000), CTL_FLUSHED);
-    assert_true(ctl_take_reply(&m, 1, &r));
-    assert_int_equal(r.seq, 1);
-    assert_string_equal(r.message, "flushed");
+    assert_int_equal(x->m.frames, 5);                   /* every intact frame is counted */
+    assert_int_equal(ctl_flush_step(&x->m, 0, 2000), CTL_FLUSHED);
+    assert_true(ctl_take_reply(&x->m, 1, &x->r));
+    assert_int_equal(x->r.seq, 1);
+    assert_string_equal(x->r.message, "flushed");
 }
 
 static void a_flush_gives_up_at_its_deadline_never_before(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    control_frame(&t, LK_T_FLUSH_NOW, 1);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(ctl_flush_step(&m, 1, 1000 + CTL_FLUSH_TIMEOUT_NS), CTL_KEEP_FLUSHING);
-    assert_int_equal(m.state, CTL_FLUSHING);
-    assert_int_equal(ctl_flush_step(&m, 1, 1001 + CTL_FLUSH_TIMEOUT_NS), CTL_GIVE_UP);
-    assert_int_equal(m.state, CTL_REPLYING);
-    assert_true(ctl_take_reply(&m, 1, &r));     /* the answer still goes out */
-    assert_string_equal(r.message, "flushed");
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_int_equal(receive(x, LK_T_FLUSH_NOW, 1), CTL_FLUSH);
+    assert_int_equal(ctl_flush_step(&x->m, 1, 1000 + CTL_FLUSH_TIMEOUT_NS), CTL_KEEP_FLUSHING);
+    assert_int_equal(x->m.state, CTL_FLUSHING);
+    assert_int_equal(ctl_flush_step(&x->m, 1, 1001 + CTL_FLUSH_TIMEOUT_NS), CTL_GIVE_UP);
+    assert_int_equal(x->m.state, CTL_REPLYING);
+    assert_true(ctl_take_reply(&x->m, 1, &x->r));       /* the answer still goes out */
+    assert_string_equal(x->r.message, "flushed");
 }
 
 static void the_end_of_the_run_answers_the_frame_in_progress(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    struct ctl_reply r;
-    ctl_init(&m);
-    assert_false(ctl_finish(&m, &r));           /* nothing in progress: nothing to say */
-    new_epoch_frame(&t, 8, 4);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_true(ctl_finish(&m, &r));
-    assert_true(r.send_epoch);
-    assert_int_equal(r.epoch, 8);
-    assert_int_equal(r.seq, 4);
-    assert_string_equal(r.message, "the workload ended");
-    assert_int_equal(m.state, CTL_IDLE);
-    assert_false(ctl_finish(&m, &r));
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
+    assert_false(ctl_finish(&x->m, &x->r));             /* nothing in progress: nothing to say */
+    assert_int_equal(receive_new_epoch(x, 8, 4), CTL_FLUSH);
+    assert_true(ctl_finish(&x->m, &x->r));
+    assert_true(x->r.send_epoch);
+    assert_int_equal(x->r.epoch, 8);
+    assert_int_equal(x->r.seq, 4);
+    assert_string_equal(x->r.message, "the workload ended");
+    assert_int_equal(x->m.state, CTL_IDLE);
+    assert_false(ctl_finish(&x->m, &x->r));
 }
 
 static struct lk_config counters_request(unsigned nevents)
@@ -307,44 +269,30 @@ static struct lk_config counters_request(unsigned nevents)
 static void config_while_sampling_is_refused_busy(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 1, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
+    struct fixture *x = fixture(LK_MODE_TIMER, 1);
     struct lk_config req = counters_request(0);
-    ctl_init(&m);
-    config_frame(&t, &req, 2);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_ANSWER);
-    assert_int_equal(d.status, LK_ACK_BUSY);
-    assert_string_equal(d.message, "CONFIG while sampling: send STOP first");
+    assert_int_equal(receive_config(x, &req, 2), CTL_ANSWER);
+    assert_int_equal(x->d.status, LK_ACK_BUSY);
+    assert_string_equal(x->d.message, "CONFIG while sampling: send STOP first");
 }
 
 static void config_counters_with_default_periods_installs_a_complete_configuration(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 0, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
+    struct fixture *x = fixture(LK_MODE_TIMER, 0);
     struct lk_config req = counters_request(2);
     req.events[0].event = PMU_EV_CYCLES;
     req.events[1].event = PMU_EV_DMISS;
     req.flush_ms = 250;
-    ctl_init(&m);
-    config_frame(&t, &req, 2);
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_CONFIGURE);
-    assert_int_equal(d.config.mode, LK_MODE_COUNTERS);
-    assert_int_equal(d.config.nevents, 2);
-    assert_int_equal(d.config.events[0].period_min, 60000);     /* cycles: the timer's range */
-    assert_int_equal(d.config.events[0].period_max, 64000);
-    assert_int_equal(d.config.events[1].period_min, PROFILER_EVENT_PERIOD_MIN);
-    assert_int_equal(d.config.events[1].period_max, PROFILER_EVENT_PERIOD_MAX);
-    assert_int_equal(d.config.flush_ms, 250);
-    assert_int_equal(c.mode, LK_MODE_TIMER);    /* the machine changes nothing itself */
+    assert_int_equal(receive_config(x, &req, 2), CTL_CONFIGURE);
+    assert_int_equal(x->d.config.mode, LK_MODE_COUNTERS);
+    assert_int_equal(x->d.config.nevents, 2);
+    assert_int_equal(x->d.config.events[0].period_min, 60000);  /* cycles: the timer's range */
+    assert_int_equal(x->d.config.events[0].period_max, 64000);
+    assert_int_equal(x->d.config.events[1].period_min, BOOT_DEFAULT_EVENT_PERIOD_MIN);
+    assert_int_equal(x->d.config.events[1].period_max, BOOT_DEFAULT_EVENT_PERIOD_MAX);
+    assert_int_equal(x->d.config.flush_ms, 250);
+    assert_int_equal(x->c.mode, LK_MODE_TIMER);         /* the machine changes nothing itself */
 }
 
 static void config_checks_every_event_before_changing_anything(void **state)
@@ -356,7 +304,10 @@ static void config_checks_every_event_before_changing_anything(void **state)
     req.events[1] = (struct lk_event_config){PMU_EV_CYCLES, 500, 600};    /* below the minimum */
     const char *why = NULL;
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
-    assert_string_equal(why, "event period: 1000 <= min <= max");
+    assert_string_equal(why, "event period: 1000 <= min <= max <= 1000000");
+    req.events[1] = (struct lk_event_config){PMU_EV_CYCLES, 2000, GRAMMAR_NUMBER_MAX + 1};     /* above */
+    assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
+    assert_memory_equal(&next, &c, sizeof c);
     assert_memory_equal(&next, &c, sizeof c);
     req.events[1] = (struct lk_event_config){PMU_EV_COUNT, 0, 0};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_UNSUPPORTED);
@@ -388,6 +339,9 @@ static void config_timer_takes_one_timer_event_with_a_legal_period(void **state)
     req.nevents = 1;
     req.events[0] = (struct lk_event_config){LK_EVENT_TIMER, 999, 2000};
     const char *why = NULL;
+    assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
+    assert_string_equal(why, "timer period: 1000 <= min <= max <= 1000000 ns");
+    req.events[0] = (struct lk_event_config){LK_EVENT_TIMER, 1000, GRAMMAR_NUMBER_MAX + 1};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_BAD_FRAME);
     req.events[0] = (struct lk_event_config){PMU_EV_CYCLES, 1000, 2000};
     assert_int_equal(profiler_config_apply(&c, &req, 1, &next, &why), LK_ACK_UNSUPPORTED);
@@ -429,17 +383,10 @@ static void profileme_modes_are_chosen_at_boot(void **state)
 static void a_malformed_config_is_a_bad_frame(void **state)
 {
     (void)state;
-    struct ctl_machine m;
-    struct profiler_config c = boot_config(LK_MODE_TIMER);
-    struct ctl_view v = view(&c, 0, 1000);
-    struct test_frame t;
-    struct ctl_decision d;
-    ctl_init(&m);
-    control_frame(&t, LK_T_CONFIG, 1);          /* no payload */
-    ctl_on_frame(&m, &t.f, &v, &d);
-    assert_int_equal(d.action, CTL_ANSWER);
-    assert_int_equal(d.status, LK_ACK_BAD_FRAME);
-    assert_string_equal(d.message, "CONFIG payload malformed");
+    struct fixture *x = fixture(LK_MODE_TIMER, 0);
+    assert_int_equal(receive(x, LK_T_CONFIG, 1), CTL_ANSWER);        /* no payload */
+    assert_int_equal(x->d.status, LK_ACK_BAD_FRAME);
+    assert_string_equal(x->d.message, "CONFIG payload malformed");
 }
 
 static void the_boot_line_gives_every_event_a_period_and_cycles_by_default(void **state)

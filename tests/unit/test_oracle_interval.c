@@ -1,9 +1,12 @@
 /*
  * The truth of the profiled interval (util/oracle-file: oracle_read_interval)
  * from hand-written oracle files: the stop snapshot minus the start one,
- * field by field, PCs first seen after the start kept whole; an earlier
- * run's snapshots (another run id) are not used; a stop snapshot holding
+ * field by field, PCs first seen after the start kept whole; another
+ * run's snapshots (another run id) are refused by name; a stop snapshot holding
  * less than the start, or a truncated one, is an error naming the file.
+ * Reading one file: counts in the header that the file's size does not
+ * bear out (2^28 PCs in a few bytes) are "damaged file", never "out of
+ * memory"; a FIFO is refused at once, not waited on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/oracle-file.h"
@@ -123,15 +127,18 @@ static void test_interval_is_stop_minus_start(void **state)
     oracle_free(&whole);
 }
 
-static void test_an_earlier_runs_snapshots_are_not_used(void **state)
+static void test_another_runs_snapshots_are_refused_by_name(void **state)
 {
     (void)state;
     struct oracle_pc pcs[] = {pc_entry(0x1000, 5)};
     struct oracle whole, in;
     write_run(&(struct run_files){43, 42, pcs, pcs, pcs, 1, 1, 1}, &whole);
     struct ap_err err;
-    assert_int_equal(oracle_read_interval(base, &whole, &in, &err), 0);
     char p[160];
+    oracle_snapshot_path(base, ORACLE_SNAPSHOT_START, p, sizeof p);
+    assert_int_equal(oracle_read_interval(base, &whole, &in, &err), -1);
+    assert_non_null(strstr(err.msg, p));
+    assert_non_null(strstr(err.msg, "snapshot of another run"));
     oracle_snapshot_path(base, ORACLE_SNAPSHOT_STOP, p, sizeof p);
     unlink(p);
     assert_int_equal(oracle_read_interval(base, &whole, &in, &err), 0);    /* no stop: none */
@@ -166,35 +173,81 @@ static void test_damaged_snapshots_are_named(void **state)
     oracle_free(&whole);
 }
 
+/* A two-PC oracle at base whose header field at offset then says value. */
+static void write_with_header_field(size_t offset, const void *value, size_t size)
+{
+    struct oracle_pc pcs[] = {pc_entry(0x1000, 5), pc_entry(0x1004, 6)};
+    write_oracle(base, 7, 0, pcs, 2, 11);
+    FILE *f = fopen(base, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)offset, SEEK_SET), 0);
+    assert_int_equal(fwrite(value, size, 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_a_header_claiming_2_28_pcs_is_a_damaged_file(void **state)
+{
+    (void)state;
+    uint64_t npcs = 1ull << 28;
+    write_with_header_field(offsetof(struct oracle_header, npcs), &npcs, sizeof npcs);
+    struct oracle o;
+    struct ap_err err;
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, base));
+    assert_non_null(strstr(err.msg, "damaged file"));
+    assert_non_null(strstr(err.msg, "268435456 PCs"));
+    assert_null(strstr(err.msg, "memory"));
+}
+
+static void test_a_file_longer_than_its_header_says_is_damaged(void **state)
+{
+    (void)state;
+    uint64_t npcs = 1;
+    write_with_header_field(offsetof(struct oracle_header, npcs), &npcs, sizeof npcs);
+    struct oracle o;
+    struct ap_err err;
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "damaged file (wrong size)"));
+
+    /* and one whose cores count is out of every board's range */
+    uint32_t ncores = 100000;
+    write_with_header_field(offsetof(struct oracle_header, ncores), &ncores, sizeof ncores);
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "damaged file"));
+    assert_non_null(strstr(err.msg, "100000 cores"));
+
+    /* the real thing reads */
+    struct oracle_pc pcs[] = {pc_entry(0x1000, 5), pc_entry(0x1004, 6)};
+    write_oracle(base, 7, 0, pcs, 2, 11);
+    assert_int_equal(oracle_read(base, &o, &err), 0);
+    assert_int_equal(o.h.npcs, 2);
+    oracle_free(&o);
+}
+
+static void test_a_fifo_as_oracle_is_refused_at_once(void **state)
+{
+    (void)state;
+    assert_int_equal(mkfifo(base, 0600), 0);    /* nobody writes to it: open() would block */
+    struct oracle o;
+    struct ap_err err;
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, base));
+    assert_non_null(strstr(err.msg, "is a FIFO, not a regular file"));
+}
+
 /* An oracle of an earlier format (3: no cycle stacks) or with another
  * cause list is refused with one line saying what to do. */
 static void test_an_older_oracle_format_is_refused_clearly(void **state)
 {
     (void)state;
-    struct oracle_pc pcs[] = {pc_entry(0x1000, 5)};
-    write_oracle(base, 1, 0, pcs, 1, 10);
-    FILE *f = fopen(base, "r+b");
-    assert_non_null(f);
-    struct oracle_header h;
-    assert_int_equal(fread(&h, sizeof h, 1, f), 1);
-    h.version = 3;
-    rewind(f);
-    assert_int_equal(fwrite(&h, sizeof h, 1, f), 1);
-    assert_int_equal(fclose(f), 0);
+    uint32_t version = 3, ncauses = CAUSE_COUNT + 1;
+    write_with_header_field(offsetof(struct oracle_header, version), &version, sizeof version);
     struct oracle o;
     struct ap_err err;
     assert_int_equal(oracle_read(base, &o, &err), -1);
     assert_non_null(strstr(err.msg, "version 3"));
     assert_non_null(strstr(err.msg, "rerun the record with this build"));
-
-    write_oracle(base, 1, 0, pcs, 1, 10);
-    f = fopen(base, "r+b");
-    assert_non_null(f);
-    assert_int_equal(fread(&h, sizeof h, 1, f), 1);
-    h.ncauses = CAUSE_COUNT + 1;
-    rewind(f);
-    assert_int_equal(fwrite(&h, sizeof h, 1, f), 1);
-    assert_int_equal(fclose(f), 0);
+    write_with_header_field(offsetof(struct oracle_header, ncauses), &ncauses, sizeof ncauses);
     assert_int_equal(oracle_read(base, &o, &err), -1);
     assert_non_null(strstr(err.msg, "cycle causes"));
     assert_non_null(strstr(err.msg, "rerun the record with this build"));
@@ -204,8 +257,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interval_is_stop_minus_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_an_earlier_runs_snapshots_are_not_used, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_another_runs_snapshots_are_refused_by_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_snapshots_are_named, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_header_claiming_2_28_pcs_is_a_damaged_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_file_longer_than_its_header_says_is_damaged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_fifo_as_oracle_is_refused_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_older_oracle_format_is_refused_clearly, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -238,40 +238,49 @@ static void test_view_refuses_damage(void **state)
     pdb_close(db);
 }
 
-/* A hand-made view and oracle: answers by hand in the comments. */
-static void test_accuracy_against_an_oracle(void **state)
+/* A view of one image at 0x10000 with three instructions at offsets 0, 4
+ * and 8 sampled k[i] times, all retired, with every bit name of this build
+ * and the ProfileMe interval S. */
+static void hand_made_view(struct pme_view *v, struct pv_image *img, struct pme_insn in[3],
+                           const uint64_t k[3], double S)
 {
-    (void)state;
     static const char *const bits[] = {PME_EVENT_BIT_NAMES};
-    struct pv_image img;
-    memset(&img, 0, sizeof img);
-    img.id = 1;
-    img.address = 0x10000;
-    struct pme_insn in[3];
-    memset(in, 0, sizeof in);
-    const uint64_t offs[3] = {0x0, 0x4, 0x8}, k[3] = {100, 25, 4};
+    memset(img, 0, sizeof *img);
+    img->id = 1;
+    img->address = 0x10000;
+    memset(in, 0, 3 * sizeof *in);
     for (int i = 0; i < 3; i++) {
-        in[i].img = &img;
-        in[i].offset = offs[i];
+        in[i].img = img;
+        in[i].offset = 4 * (uint64_t)i;
         in[i].samples = k[i];
         in[i].retired = k[i];
         in[i].bits[PME_EVB_RETIRED] = k[i];
     }
+    memset(v, 0, sizeof *v);
+    v->images = img;
+    v->nimages = 1;
+    v->insns = in;
+    v->ninsns = 3;
+    v->nbits = PME_EVB_COUNT;
+    v->nlat = PME_LAT_COUNT;
+    for (int b = 0; b < PME_EVB_COUNT; b++)
+        snprintf(v->bit_names[b], sizeof v->bit_names[b], "%s", bits[b]);
+    v->interval = S;
+}
+
+/* A hand-made view and oracle: answers by hand in the comments. */
+static void test_accuracy_against_an_oracle(void **state)
+{
+    (void)state;
+    struct pv_image img;
+    struct pme_insn in[3];
+    struct pme_view v;
+    const uint64_t k[3] = {100, 25, 4};
+    hand_made_view(&v, &img, in, k, 10);
     in[0].bits[PME_EVB_DMISS] = 50;
     in[0].lat[PME_LAT_ISSUE_RETREADY] = 300;       /* mean 3 */
     in[1].lat[PME_LAT_ISSUE_RETREADY] = 50;        /* mean 2 */
     in[2].lat[PME_LAT_ISSUE_RETREADY] = 400;       /* 4 samples: too few for latencies */
-    struct pme_view v;
-    memset(&v, 0, sizeof v);
-    v.images = &img;
-    v.nimages = 1;
-    v.insns = in;
-    v.ninsns = 3;
-    v.nbits = PME_EVB_COUNT;
-    v.nlat = PME_LAT_COUNT;
-    for (int b = 0; b < PME_EVB_COUNT; b++)
-        snprintf(v.bit_names[b], sizeof v.bit_names[b], "%s", bits[b]);
-    v.interval = 10;
 
     struct oracle_pc pcs[4];
     memset(pcs, 0, sizeof pcs);
@@ -309,6 +318,9 @@ static void test_accuracy_against_an_oracle(void **state)
     assert_float_equal(a.retired.estimate_total, 1290, 1e-9);
     assert_float_equal(a.retired.true_sampled, 1480, 1e-9);
     assert_float_equal(a.retired.true_total, 1500, 1e-9);
+    /* the whole run: every sample's kS (1290) against every PC (1500) */
+    assert_float_equal(a.retired.estimate_all, 1290, 1e-9);
+    assert_true(fabs(a.retired.total_error - (1290.0 / 1500 - 1)) < 1e-12);
     double wre = (100 * (50.0 / 1050) + 25 * 0.375 + 4 * (10.0 / 30)) / 129;
     assert_float_equal(a.retired.weighted_rel_error, wre, 1e-12);
     assert_int_equal(a.oracle_pcs_missed, 1);
@@ -331,6 +343,46 @@ static void test_accuracy_against_an_oracle(void **state)
     assert_non_null(strstr(err.msg, "interval"));
 }
 
+/* The "total" of check's ProfileMe table is the whole run's: one hot
+ * instruction and ten cold ones run once each, two of which a sample
+ * happened to hit.  Over the sampled PCs alone the estimate is 1020 against
+ * 1002 (+1.8 %) and would be further off the rarer the PCs; over the run it
+ * is 1020 against 1010 (+1.0 %), samples the oracle cannot place included. */
+static void test_total_is_the_whole_runs_not_the_sampled_pcs(void **state)
+{
+    (void)state;
+    struct pv_image img;
+    struct pme_insn in[3];
+    struct pme_view v;
+    const uint64_t k[3] = {100, 1, 1};
+    hand_made_view(&v, &img, in, k, 10);
+    struct oracle_pc pcs[11];
+    memset(pcs, 0, sizeof pcs);
+    for (int i = 0; i < 11; i++) {
+        pcs[i].pc = 0x10000 + 4 * (uint64_t)i;
+        pcs[i].executions = i == 0 ? 1000 : 1;
+    }
+    struct oracle_core core;
+    memset(&core, 0, sizeof core);
+    struct oracle o = {.h = {.ncores = 1, .npcs = 11}, .cores = &core, .pcs = pcs};
+    struct pme_accuracy a;
+    struct ap_err err;
+    assert_int_equal(pme_accuracy(&v, &o, &a, &err), 0);
+    assert_float_equal(a.retired.estimate_total, 1020, 1e-9);
+    assert_float_equal(a.retired.true_sampled, 1002, 1e-9);
+    assert_float_equal(a.retired.estimate_all, 1020, 1e-9);
+    assert_float_equal(a.retired.true_total, 1010, 1e-9);
+    assert_true(fabs(a.retired.total_error - (1020.0 / 1010 - 1)) < 1e-12);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    pme_accuracy_print(f, &a);
+    fclose(f);
+    assert_non_null(strstr(text, "+0.99%"));        /* the whole run's, not +1.80% */
+    assert_null(strstr(text, "+1.80%"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +390,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_view_pairs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_refuses_damage, setup, teardown),
         cmocka_unit_test(test_accuracy_against_an_oracle),
+        cmocka_unit_test(test_total_is_the_whole_runs_not_the_sampled_pcs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -486,6 +486,64 @@ static void test_killed_writer(void **state)
     }
 }
 
+/* Sessions keep the run id of the oracle recorded with them (schema 2); a
+ * schema-1 file reads as it is (no run ids known) and is migrated, in
+ * place and keeping its rows, when opened for writing. */
+static void begin_session(struct pdb *db, int64_t *s)
+{
+    struct lk_hello h;
+    memset(&h, 0, sizeof h);
+    h.ncores = 1;
+    struct ap_err err;
+    assert_int_equal(pdb_session_begin(db, 1, &h, s, &err), 0);
+}
+
+static void test_oracle_run_ids_and_the_schema_1_migration(void **state)
+{
+    struct fixture *f = *state;
+    struct ap_err err;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    int64_t s1, s2, s3, last;
+    uint64_t ids[4];
+    size_t n;
+    char path[64];
+    begin_session(db, &s1);
+    assert_int_equal(pdb_last_session(db, &last, &err), 0);
+    begin_session(db, &s2);
+    begin_session(db, &s3);
+    assert_int_equal(pdb_set_oracle(db, last, 0xfeedfacecafebeefull, "/tmp/o", &err), 0);
+    assert_int_equal(q(db, "SELECT count(*) FROM sessions WHERE oracle_run_id IS NULL"), 1);
+    assert_int_equal(pdb_oracle_runs(db, 0, ids, 4, &n, path, sizeof path, &err), 0);
+    assert_int_equal(n, 1);
+    assert_true(ids[0] == 0xfeedfacecafebeefull);      /* >= 2^63 survives the signed column */
+    assert_string_equal(path, "/tmp/o");
+    assert_int_equal(pdb_oracle_runs(db, 7, ids, 4, &n, NULL, 0, &err), 0);
+    assert_int_equal(n, 0);                             /* no sessions in epoch 7 */
+    pdb_close(db);
+
+    /* the same file as schema 1 wrote it */
+    raw_sql(f->path, "DROP TABLE sessions;"
+                     "CREATE TABLE sessions (id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL,"
+                     " started TEXT NOT NULL, ended TEXT, board TEXT, firmware TEXT, ncores INTEGER,"
+                     " caps INTEGER, timebase_hz INTEGER, exit_status INTEGER, end_how INTEGER);"
+                     "INSERT INTO sessions(epoch, started) VALUES (1, 'then'), (1, 'then'), (1, 'then');"
+                     "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_READ);
+    assert_int_equal(pdb_oracle_runs(db, 0, ids, 4, &n, path, sizeof path, &err), 0);
+    assert_int_equal(n, 0);
+    assert_string_equal(path, "");
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), 1);
+    pdb_close(db);
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(q(db, "SELECT count(*) FROM sessions WHERE oracle_run_id IS NULL"), 3);
+    assert_int_equal(pdb_set_oracle(db, s2, 5, "/tmp/p", &err), 0);
+    assert_int_equal(pdb_oracle_runs(db, -1, ids, 4, &n, NULL, 0, &err), 0);
+    assert_int_equal(n, 1);
+    assert_true(ids[0] == 5);
+    pdb_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +555,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dump, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_while_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oracle_run_ids_and_the_schema_1_migration, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,12 +82,28 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(err.msg, "not an ELF"));
 }
 
+/* An image whose symbol table has no function (and no DWARF): nothing to
+ * sort, nothing found, no crash (UBSan stopped at qsort(NULL, 0) here). */
+static void test_an_elf_without_function_symbols(void **state)
+{
+    (void)state;
+    struct symtab *st = open_or_fail("build/tests/data/no-functions.o");
+    size_t n = 99;
+    symtab_symbols(st, &n);
+    assert_int_equal(n, 0);
+    assert_null(symtab_find(st, "lookup_table"));     /* an object, not a procedure */
+    assert_null(symtab_lookup(st, 0));
+    assert_null(symtab_line(st, 0));
+    symtab_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_functions_and_lines),
         cmocka_unit_test(test_sorted_and_distinct),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_an_elf_without_function_symbols),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

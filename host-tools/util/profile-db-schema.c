@@ -1,0 +1,261 @@
+/*
+ * The profile database's schema (interface: profile-db.h): the SQL that
+ * creates it, which is also its documentation (every table and column is
+ * described where it is created), the list of tables, and the migrations
+ * that bring an older file up to this version.
+ *
+ * Invariants:
+ *   1. schema_sql always creates the current version (PDB_SCHEMA_VERSION);
+ *      a file of an older version is brought to it, in one transaction, by
+ *      the migrations below, which only add (columns, tables): every older
+ *      file stays readable and nothing it holds changes meaning.
+ *   2. pdb_tables lists every table, in the order `db dump` prints them.
+ */
+#include "util/profile-db-internal.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * ======================================================================
+ * Schema, version 2 (version 1 lacked sessions.oracle_run_id and
+ * sessions.oracle; see the migrations at the end).  DCPI's profile database (SOSP'97 section 4.3) as
+ * SQLite tables: epochs, per-(image, event) sample profiles, loadmaps,
+ * unknown samples, plus ProfileMe aggregates and paired samples.
+ *
+ * Conventions: integers are SQLite's signed 64-bit INTEGER, so addresses
+ * >= 2^63 read back negative (cast to unsigned).  Times are host UTC,
+ * ISO-8601 text.  `offset` is a PC minus its image's load address, the
+ * stable place of an instruction across runs; image 0 ('[unknown]') holds
+ * samples whose PC lay in no loaded image, with the absolute PC as offset.
+ * Counts are sums: merging adds.  Event numbers, ProfileMe event bits and
+ * latency fields are the hw-model's (hw-model/pmu-window.h); `names` holds
+ * the names the firmware announced for them.
+ * ======================================================================
+ */
+static const char schema_sql[] =
+    /* Facts about the file: format = 'alphaprof-profile-db',
+     * schema_version, created. */
+    "CREATE TABLE meta (\n"
+    "    key   TEXT PRIMARY KEY,\n"
+    "    value TEXT NOT NULL\n"
+    ");\n"
+    /* Non-overlapping collection intervals.  The one not ended is the
+     * current epoch; merges go there.  `alphaprof db new-epoch` or the
+     * link's EPOCH frame starts the next. */
+    "CREATE TABLE epochs (\n"
+    "    id      INTEGER PRIMARY KEY,  -- 1, 2, ...\n"
+    "    started TEXT NOT NULL,\n"
+    "    ended   TEXT,                 -- NULL: the current epoch\n"
+    "    note    TEXT\n"
+    ");\n"
+    /* One boot of the board as the link saw it, HELLO to END. */
+    "CREATE TABLE sessions (\n"
+    "    id          INTEGER PRIMARY KEY,\n"
+    "    epoch       INTEGER NOT NULL,   -- current when it began\n"
+    "    started     TEXT NOT NULL,\n"
+    "    ended       TEXT,               -- when END arrived; NULL if it never did\n"
+    "    board       TEXT,\n"
+    "    firmware    TEXT,\n"
+    "    ncores      INTEGER,\n"
+    "    caps        INTEGER,            -- LK_CAP_* bits (link-protocol.h)\n"
+    "    timebase_hz INTEGER,            -- units of the target's time stamps\n"
+    "    exit_status INTEGER,            -- the workload's, from END\n"
+    "    end_how     INTEGER,            -- LK_END_*: 0 exit, 1 fatal, 2 stopped\n"
+    "    oracle_run_id INTEGER,          -- (v2) run id of the hw-model's oracle of this\n"
+    "                                    -- boot (oracle-format.h), NULL if none was written\n"
+    "    oracle      TEXT                -- (v2) that oracle file, as record was given it\n"
+    ");\n"
+    /* Executable images by name and GNU build-id; image 0 is '[unknown]'. */
+    "CREATE TABLE images (\n"
+    "    id       INTEGER PRIMARY KEY,\n"
+    "    name     TEXT NOT NULL,\n"
+    "    build_id BLOB NOT NULL,         -- 0..20 bytes\n"
+    "    path     TEXT,                  -- its ELF on the host, when known\n"
+    "    UNIQUE (name, build_id)\n"
+    ");\n"
+    /* Where images were in memory, per session (LOADMAP frames). */
+    "CREATE TABLE loadmaps (\n"
+    "    session        INTEGER NOT NULL,\n"
+    "    address        INTEGER NOT NULL, -- load address: offset 0\n"
+    "    image          INTEGER NOT NULL,\n"
+    "    size           INTEGER NOT NULL,\n"
+    "    epoch          INTEGER NOT NULL, -- current when loaded\n"
+    "    unloaded_epoch INTEGER,          -- NULL while loaded\n"
+    "    PRIMARY KEY (session, address, image)\n"
+    ") WITHOUT ROWID;\n"
+    /* Names of event numbers ('event': samples.event), ProfileMe event
+     * bits ('pme_bit': pme_bits.bit, pair_records.events) and latency
+     * fields ('pme_latency': pme_latency.field, pair_records.latencies). */
+    "CREATE TABLE names (\n"
+    "    kind TEXT NOT NULL,\n"
+    "    idx  INTEGER NOT NULL,\n"
+    "    name TEXT NOT NULL,\n"
+    "    PRIMARY KEY (kind, idx)\n"
+    ") WITHOUT ROWID;\n"
+    /* DCPI sample profiles: samples per instruction, per (epoch, image,
+     * event, core).  event 255 = alarm-timer PC samples. */
+    "CREATE TABLE samples (\n"
+    "    epoch  INTEGER NOT NULL,\n"
+    "    image  INTEGER NOT NULL,\n"
+    "    event  INTEGER NOT NULL,\n"
+    "    core   INTEGER NOT NULL,\n"
+    "    offset INTEGER NOT NULL,\n"
+    "    count  INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, image, event, core, offset)\n"
+    ") WITHOUT ROWID;\n"
+    /* Mean sampling period of (epoch, event, core): count * period
+     * estimates the number of events.  The last period reported wins.
+     * Events 256-258 (PDB_PERIOD_PME*): ProfileMe's fetched instructions
+     * per pme record, per pair, and the pair window W. */
+    "CREATE TABLE periods (\n"
+    "    epoch  INTEGER NOT NULL,\n"
+    "    event  INTEGER NOT NULL,\n"
+    "    core   INTEGER NOT NULL,\n"
+    "    period INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, event, core)\n"
+    ") WITHOUT ROWID;\n"
+    /* ProfileMe aggregates per instruction: how many samples, retired,
+     * aborted (bad path or trapped). */
+    "CREATE TABLE pme (\n"
+    "    epoch   INTEGER NOT NULL,\n"
+    "    image   INTEGER NOT NULL,\n"
+    "    core    INTEGER NOT NULL,\n"
+    "    offset  INTEGER NOT NULL,\n"
+    "    samples INTEGER NOT NULL,\n"
+    "    retired INTEGER NOT NULL,\n"
+    "    aborted INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, image, core, offset)\n"
+    ") WITHOUT ROWID;\n"
+    /* ... per event bit: samples with the bit set (zero counts omitted). */
+    "CREATE TABLE pme_bits (\n"
+    "    epoch  INTEGER NOT NULL,\n"
+    "    image  INTEGER NOT NULL,\n"
+    "    core   INTEGER NOT NULL,\n"
+    "    offset INTEGER NOT NULL,\n"
+    "    bit    INTEGER NOT NULL,\n"
+    "    count  INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, image, core, offset, bit)\n"
+    ") WITHOUT ROWID;\n"
+    /* ... per latency field: the sum over samples (mean = sum / samples). */
+    "CREATE TABLE pme_latency (\n"
+    "    epoch  INTEGER NOT NULL,\n"
+    "    image  INTEGER NOT NULL,\n"
+    "    core   INTEGER NOT NULL,\n"
+    "    offset INTEGER NOT NULL,\n"
+    "    field  INTEGER NOT NULL,\n"
+    "    sum    INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, image, core, offset, field)\n"
+    ") WITHOUT ROWID;\n"
+    /* Paired ProfileMe samples, kept whole: two records each. */
+    "CREATE TABLE pairs (\n"
+    "    id       INTEGER PRIMARY KEY,\n"
+    "    epoch    INTEGER NOT NULL,\n"
+    "    session  INTEGER NOT NULL,\n"
+    "    core     INTEGER NOT NULL,\n"
+    "    distance INTEGER NOT NULL,    -- cycles between the two fetches\n"
+    "    gap      INTEGER NOT NULL     -- instructions fetched between them\n"
+    ");\n"
+    "CREATE TABLE pair_records (\n"
+    "    pair      INTEGER NOT NULL,   -- pairs.id\n"
+    "    slot      INTEGER NOT NULL,   -- 0 the first fetched, 1 the second\n"
+    "    image     INTEGER NOT NULL,\n"
+    "    offset    INTEGER NOT NULL,\n"
+    "    events    INTEGER NOT NULL,   -- event bit-field\n"
+    "    addr      INTEGER NOT NULL,   -- effective address, 0 if none\n"
+    "    history   INTEGER NOT NULL,   -- global branch history at fetch\n"
+    "    latencies TEXT NOT NULL,      -- JSON array, one per latency field\n"
+    "    PRIMARY KEY (pair, slot)\n"
+    ") WITHOUT ROWID;\n"
+    /* Samples lost, per reason: the target's (link-protocol.h LK_DROP_*,
+     * by name, per core) and the host's (core -1: link_bad_frames,
+     * link_lost_frames, link_lost_samples, ...).  Every sample the
+     * hardware delivered is in a profile or counted here. */
+    "CREATE TABLE drops (\n"
+    "    epoch  INTEGER NOT NULL,\n"
+    "    core   INTEGER NOT NULL,\n"
+    "    reason TEXT NOT NULL,\n"
+    "    count  INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, core, reason)\n"
+    ") WITHOUT ROWID;\n"
+    /* Counters of the collection itself: the target's LK_STAT_* (by name,
+     * per core) and the host's (core -1), summed per epoch. */
+    "CREATE TABLE stats (\n"
+    "    epoch INTEGER NOT NULL,\n"
+    "    core  INTEGER NOT NULL,\n"
+    "    name  TEXT NOT NULL,\n"
+    "    value INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (epoch, core, name)\n"
+    ") WITHOUT ROWID;\n"
+    /* DCPI's special profile of samples in no image. */
+    "CREATE VIEW unknown_samples AS\n"
+    "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
+
+const char *pdb_schema_sql(void)
+{
+    return schema_sql;
+}
+
+const char *const pdb_tables[] = {
+    "meta", "epochs", "sessions", "images", "loadmaps", "names", "samples", "periods",
+    "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats", NULL,
+};
+
+int pdb_create_schema(struct pdb *db, struct ap_err *err)
+{
+    if (pdb_exec(db, "BEGIN IMMEDIATE", err) != 0)
+        return -1;
+    char *sql = NULL;
+    int rc = pdb_exec(db, schema_sql, err);
+    if (rc == 0) {
+        sql = sqlite3_mprintf("INSERT INTO meta VALUES ('format', '%q'), ('schema_version', '%d')",
+                              PDB_FORMAT, PDB_SCHEMA_VERSION);
+        rc = pdb_exec(db, sql, err);
+        sqlite3_free(sql);
+    }
+    if (rc == 0)
+        rc = pdb_exec(db, "INSERT INTO meta VALUES ('created', " NOW_SQL ");"
+                      "INSERT INTO epochs(id, started, note) VALUES (1, " NOW_SQL ", 'first epoch');"
+                      "INSERT INTO images(id, name, build_id) VALUES (0, '[unknown]', x'');", err);
+    if (rc == 0 && pdb_exec(db, "COMMIT", err) == 0) {
+        db->schema_version = PDB_SCHEMA_VERSION;
+        return 0;
+    }
+    sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+/*
+ * Migrations, oldest first: each brings version N-1 to N, only adding.
+ * All run in one transaction with the new schema_version, so a file is
+ * either wholly migrated or untouched.
+ */
+static const char *const migrations[] = {
+    [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
+          "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
+};
+_Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
+               "a migration to every schema version");
+
+int pdb_migrate(struct pdb *db, struct ap_err *err)
+{
+    if (pdb_exec(db, "BEGIN IMMEDIATE", err) != 0)
+        return -1;
+    int rc = 0;
+    for (int64_t v = db->schema_version + 1; rc == 0 && v <= PDB_SCHEMA_VERSION; v++)
+        rc = pdb_exec(db, migrations[v], err);
+    if (rc == 0) {
+        char *sql = sqlite3_mprintf("UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
+                                    PDB_SCHEMA_VERSION);
+        rc = pdb_exec(db, sql, err);
+        sqlite3_free(sql);
+    }
+    if (rc == 0 && pdb_exec(db, "COMMIT", err) == 0) {
+        db->schema_version = PDB_SCHEMA_VERSION;
+        return 0;
+    }
+    sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}

@@ -1,0 +1,145 @@
+"""End-to-end: `alphaprof diff` and `alphaprof stats` on profiles the real
+board recorded, and `check`/`diff` refusing truth that belongs to another
+run or another build.
+
+Deterministic runs of one workload repeat their samples exactly, so two of
+them must show no change at all (every delta 0, nothing significant, every
+range 0), while a run of another workload must show the change in full."""
+import json
+import os
+import shutil
+
+from harness import alphaprof, build_path, check, cleanup, elf_sections, flip_byte, require, seal, tmpdir
+
+
+def record(db, image, *opts):
+    r = alphaprof(["record", "--deterministic", "--db", db] + list(opts) + [image], timeout=240)
+    check(r.status == 0, "record %s" % image, r)
+    return r
+
+
+def report_procs(db, epoch):
+    j = json.loads(alphaprof(["report", "--db", db, "--epoch", str(epoch), "--json", "--limit", "0"]).out)
+    return {(p["name"], p["image"]): p["samples"][0] for p in j["procedures"]}, j["events"][0]["total"]
+
+
+def test_diff_and_stats_on_recorded_profiles():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        chase = require(build_path("workloads", "chase.elf"))
+        qsort = require(build_path("workloads", "qsort.elf"))
+        record(db, chase, "--period", "20000-24000")                 # epoch 1
+        alphaprof(["db", "--db", db, "new-epoch"])
+        record(db, chase, "--period", "20000-24000")                 # epoch 2: the same run again
+        alphaprof(["db", "--db", db, "new-epoch"])
+        record(db, qsort, "--period", "20000-24000")                 # epoch 3: another workload
+        procs = {e: report_procs(db, e) for e in (1, 2, 3)}
+        check(procs[1] == procs[2], "deterministic runs repeat every procedure's samples")
+
+        # two identical runs: nothing changed, nothing significant
+        r = alphaprof(["diff", "--db", db, "--epoch", "1", "--epoch", "2", "--json", "--limit", "0"])
+        check(r.status == 0, "diff of epochs 1 and 2", r)
+        j = json.loads(r.out)
+        check(j["a"]["samples"] == procs[1][1] and j["b"]["samples"] == procs[2][1],
+              "diff's totals are report's", r)
+        check(j["rows"] and all(row["delta"] == 0 and not row["significant"] for row in j["rows"]),
+              "no change between identical runs", r)
+        check({(row["name"], row["image"]): row["a"] for row in j["rows"]} == procs[1][0],
+              "diff's counts per procedure are report's", r)
+
+        # chase against qsort: chase's time is gone, qsort's appears, both significant
+        r = alphaprof(["diff", "--db", db, "--epoch", "1", "--epoch", "3", "--json", "--limit", "0"])
+        j = json.loads(r.out)
+        rows = {(row["name"], row["image"]): row for row in j["rows"]}
+        check(abs(sum(row["share_a"] for row in j["rows"]) - 1) < 1e-9 and
+              abs(sum(row["share_b"] for row in j["rows"]) - 1) < 1e-9, "each side's shares sum to 1", r)
+        gone = rows[("chase", "chase")]
+        check(gone["b"] == 0 and gone["delta"] < -0.5 and gone["significant"],
+              "chase's procedure lost its time, significantly", r)
+        top = j["rows"][0]
+        check(abs(top["delta"]) == max(abs(row["delta"]) for row in j["rows"]),
+              "largest change first", r)
+        text = alphaprof(["diff", "--db", db, "--epoch", "1", "--epoch", "3"])
+        check(text.status == 0 and "chase" in text.out and "yes" in text.out, "the text table", text)
+        insn = alphaprof(["diff", "--db", db, "--epoch", "1", "--epoch", "2", "--insn", "--json", "--limit", "0"])
+        ji = json.loads(insn.out)
+        check(insn.status == 0 and ji["level"] == "instruction" and
+              all(row["delta"] == 0 for row in ji["rows"]), "per instruction, same build: no change", insn)
+
+        # stats over the three epochs: chase's procedure in two of three sets
+        r = alphaprof(["stats", "--db", db, "--json", "--limit", "0"])
+        check(r.status == 0, "stats over every epoch", r)
+        s = json.loads(r.out)
+        check([x["epoch"] for x in s["sets"]] == [1, 2, 3], "one set per epoch", r)
+        c = [p for p in s["procedures"] if p["name"] == "chase" and p["image"] == "chase"][0]
+        want = procs[1][0][("chase", "chase")]
+        check(c["counts"] == [want, want, 0] and c["n"] == 2 and c["min"] == 0 and c["max"] == want
+              and c["sum"] == 2 * want and abs(c["range"] - 0.5) < 1e-9,
+              "chase's counts per set, range (max - min) / sum = 1/2: %s" % c, r)
+        check(c["dispersion"] > 10, "the runs really differ (sd/sqrt(mean) %.1f)" % c["dispersion"], r)
+        r = alphaprof(["stats", "--db", db, "--epoch", "1", "--epoch", "2", "--json", "--limit", "0"])
+        s = json.loads(r.out)
+        check(all(p["range"] == 0 and p["sd"] == 0 for p in s["procedures"]),
+              "identical runs: every range 0", r)
+        one = alphaprof(["stats", "--db", db, "--epoch", "1"])
+        check(one.status == 1 and "two" in one.err, "one set is not enough: said so", one)
+    finally:
+        cleanup(d)
+
+
+def other_build(src, dst):
+    """A copy of an image with another build-id (one bit of its GNU
+    build-id note flipped), sealed again under the same name."""
+    shutil.copy(src, dst)
+    _, off, _ = elf_sections(dst)[".note.gnu.build-id"]
+    flip_byte(dst, off + 16)                     # past the note header: the id itself
+    s = seal(dst, "--name", "chase")
+    check(s.status == 0, "reseal the copy", s)
+    return dst
+
+
+def test_check_and_diff_refuse_truth_of_another_run_or_build():
+    d = tmpdir()
+    try:
+        a_db, b_db = os.path.join(d, "a.db"), os.path.join(d, "b.db")
+        o1, o2 = os.path.join(d, "o1"), os.path.join(d, "o2")
+        chase = os.path.join(d, "chase.elf")
+        shutil.copy(require(build_path("workloads", "chase.elf")), chase)
+        os.makedirs(os.path.join(d, "rebuilt"))
+        rebuilt = other_build(chase, os.path.join(d, "rebuilt", "chase.elf"))
+        record(a_db, chase, "--events", "cycles:20000-24000", "--oracle", o1)
+        record(b_db, rebuilt, "--events", "cycles:20000-24000", "--oracle", o2)
+
+        ok = alphaprof(["check", "--db", a_db, "--oracle", o1])
+        check(ok.status == 0, "the run's own oracle is accepted", ok)
+        bad = alphaprof(["check", "--db", a_db, "--oracle", o2])
+        lines = bad.err.strip().splitlines()
+        check(bad.status == 1 and len(lines) == 1 and o2 in lines[0] and "oracle of another run" in lines[0]
+              and o1 in lines[0], "another run's oracle is refused in one line naming both", bad)
+
+        # snapshots of another run beside the right oracle
+        for n in (1, 2):
+            shutil.copy("%s.%d" % (o2, n), "%s.%d" % (o1, n))
+        bad = alphaprof(["check", "--db", a_db, "--oracle", o1])
+        check(bad.status == 1 and "snapshot of another run" in bad.err and o1 + ".1" in bad.err,
+              "another run's snapshots are refused", bad)
+        ok = alphaprof(["check", "--db", a_db, "--oracle", o1, "--whole-run"])
+        check(ok.status == 0, "--whole-run needs no snapshots", ok)
+
+        # different builds of chase: instructions cannot be matched
+        bad = alphaprof(["diff", "--db", a_db, "--db2", b_db, "--insn"])
+        lines = bad.err.strip().splitlines()
+        check(bad.status == 1 and len(lines) == 1 and "image chase differs between A" in lines[0]
+              and "build-id" in lines[0], "diff --insn refuses two builds", bad)
+        procs = alphaprof(["diff", "--db", a_db, "--db2", b_db])
+        check(procs.status == 0 and "Note: image chase differs" in procs.out,
+              "per procedure the builds are matched by name, with a note", procs)
+
+        # the ELF a profile points at was rebuilt since: its symbols are not used
+        shutil.copy(rebuilt, chase)
+        rep = alphaprof(["report", "--db", a_db])
+        check(rep.status == 0 and "rebuilt since" in rep.err and chase in rep.err,
+              "a rebuilt ELF is named, its symbols unused", rep)
+    finally:
+        cleanup(d)
