@@ -136,7 +136,9 @@ def run(build):
                    "it comes). Full slowdown: time per instruction against plain QEMU's. What bounds the "
                    "full model (perf, qsort): the callbacks alone ~2.4 ns an instruction; the timing "
                    "model's step ~24 ns (fetch, map, issue queues, functional units, caches, predictor, "
-                   "bad-path fetch: flat, no line above 3 %); the per-PC oracle ~4 ns; counters, "
+                   "bad-path fetch: flat, no line above 3 %); the per-PC oracle ~4 ns; the cycle stacks "
+                   "(exact TIP truth, issue 14) ~6 ns (qsort, 185 M instructions: 7.1-7.5 s user "
+                   "before, 8.2-8.65 s after, A/B alternating on a loaded machine); counters, "
                    "ProfileMe and the bad path's oracle entries ~4 ns. chase runs at ~24 MIPS in plain "
                    "QEMU (its TLB handling), below the 50 MIPS target before any model.")
     acc.target("worst counter-sampling cycle error at >= 0.9 M samples", "%.2f%%" % max(errors),
