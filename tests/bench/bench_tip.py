@@ -29,7 +29,8 @@ def run(build):
             img = require(build_path("workloads", w + ".elf"))
             db, orc = os.path.join(d, w + ".db"), os.path.join(d, w + ".oracle")
             r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--db", db, "--oracle", orc,
-                           "--events", "cycles:1000-1100", img, "--", str(ACC_REPEAT[w])], timeout=1800)
+                           "--events", "cycles:1000-1100", "--timeout", "1800", img, "--", str(ACC_REPEAT[w])],
+                          timeout=1900)
             if r.status != 0:
                 raise RuntimeError("record failed:\n%s" % r)
             c = json.loads(alphaprof(["check", "--db", db, "--oracle", orc, "--json"]).out)
