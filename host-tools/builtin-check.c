@@ -15,6 +15,7 @@
 
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
+#include "util/cycle-stacks.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/oracle-file.h"
@@ -36,14 +37,17 @@ static const struct opt_command check_command = {
              "With ProfileMe samples it accounts for every record and compares each\n"
              "estimate with the truth: retire counts kS with executions (the share\n"
              "within the 1/sqrt(k) envelope, theory about two thirds, and inside the\n"
-             "95% interval), event-bit counts with the oracle's, stage latency means.",
+             "95% interval), event-bit counts with the oracle's, stage latency means.\n"
+             "Cycle and timer samples are also checked against the exact time-\n"
+             "proportional truth (TIP's rules: the oracle's cycle stacks), the time error;\n"
+             "--stacks shows those stacks.",
 };
 
 /* The command line of one check, parsed. */
 struct check_options {
     struct profile_opts po;
     const char *oracle, *event;
-    bool totals, whole_run;
+    bool totals, stacks, whole_run;
     double max_error;           /* < 0: none */
 };
 
@@ -140,6 +144,9 @@ int cmd_check(int argc, char **argv)
         OPT_DOUBLE(0, "max-error", &o.max_error, "F", 0, 1, 0,
                    "exit 1 if the instruction-level error exceeds F (0..1)"),
         OPT_BOOLEAN(0, "totals", &o.totals, "only the oracle's per-core totals (no profile needed)"),
+        OPT_BOOLEAN(0, "stacks", &o.stacks, "only the oracle's cycle stacks: each core's, whether they\n"
+                    "sum to its cycles exactly, and the top instructions' (no\n"
+                    "profile needed; with --db, their procedures are named)"),
         OPT_BOOLEAN(0, "whole-run", &o.whole_run,
                     "compare with the whole run's truth, boot and final flush\n"
                     "included (default: the profiled interval, FILE.2 minus\n"
@@ -154,6 +161,50 @@ int cmd_check(int argc, char **argv)
     if (!o.oracle)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
     return check_profile(&o);
+}
+
+static const char *name_in_view(void *ctx, uint64_t pc)
+{
+    return pv_procedure_at(ctx, pc);
+}
+
+/* --stacks: of the profiled interval when the snapshots are there (as the
+ * check itself), procedures named from the profile given with --db. */
+static int print_stacks(const struct check_options *opts, const struct oracle *whole)
+{
+    struct ap_err err;
+    struct oracle interval;
+    int have_interval = opts->whole_run ? 0 : oracle_read_interval(opts->oracle, whole, &interval, &err);
+    if (have_interval < 0) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    struct profile_view v;
+    bool named = false;
+    if (opts->po.db) {
+        struct pdb *db;
+        int rc = pdb_open(opts->po.db, PDB_READ, &db, &err);
+        if (!rc) {
+            rc = pv_load(db, &opts->po.sel, &v, &err);
+            pdb_close(db);
+        }
+        if (rc) {
+            fprintf(stderr, "alphaprof check: %s\n", err.msg);
+            if (have_interval)
+                oracle_free(&interval);
+            return 1;
+        }
+        named = true;
+    }
+    int rc = cycle_stacks_print(stdout, have_interval ? &interval : whole, 20, opts->po.json,
+                                named ? name_in_view : NULL, named ? &v : NULL);
+    if (rc)
+        fprintf(stderr, "alphaprof check: the cycle stacks do not sum to the cycles: the oracle is damaged\n");
+    if (named)
+        pv_free(&v);
+    if (have_interval)
+        oracle_free(&interval);
+    return rc;
 }
 
 /* Checks the selected profile against the oracle. */
@@ -173,6 +224,11 @@ static int check_profile(const struct check_options *opts)
         print_totals(&o, json);
         oracle_free(&o);
         return 0;
+    }
+    if (opts->stacks) {
+        int rc = print_stacks(opts, &o);
+        oracle_free(&o);
+        return rc;
     }
     /* The per-PC truth (for the error and the ProfileMe estimates): of the
      * profiled interval when the monitor took its snapshots, else of the
@@ -268,6 +324,8 @@ static int check_profile(const struct check_options *opts)
         printf(", \"oracle\": ");
         json_str(stdout, acc.top_oracle);
         printf("}, \"oracle_scope\": \"%s\"", have_interval ? "interval" : "run");
+        if (acc.time_error >= 0)
+            printf(", \"time_error\": %.6f", acc.time_error);
         if (have_pme) {
             printf(", \"profileme\": ");
             pme_account_json(stdout, &pa);
@@ -283,6 +341,9 @@ static int check_profile(const struct check_options *opts)
                o.h.ncores);
         printf("  instruction-level error  %6.2f%%  (share of the event on the wrong instruction)\n",
                100 * acc.insn_error);
+        if (acc.time_error >= 0)
+            printf("  instruction time error   %6.2f%%  (against the exact time-proportional truth, TIP's rules)\n",
+                   100 * acc.time_error);
         printf("  procedure-level error    %6.2f%%  (top procedure: %s in the profile, %s in the oracle)\n",
                100 * acc.proc_error, acc.top_profile, acc.top_oracle);
         printf("  instructions: %zu in the profile, %zu in the oracle\n", acc.profile_pcs, acc.oracle_pcs);

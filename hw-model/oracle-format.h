@@ -15,10 +15,18 @@
  * The core is out of order (model/core-model.c): instructions are fetched
  * and mapped in order, issue from the integer and FP queues when their
  * operands and a unit are ready, and retire in order from a reorder
- * buffer.  Time-proportional cycles (cycles[]): every modelled cycle is
- * given to exactly one instruction, the one whose latency the core exposes
- * at that cycle (the oldest one, which retires then, with any stall before
- * it), so they sum to the core's cycle count (TIP's Oracle profile).
+ * buffer.  Two views of time per PC:
+ *  - cycles (and events[PMU_EV_CYCLES]): the retire gap, the cycles since
+ *    the previous retirement, which is what a cycle counter overflowing at
+ *    retirement charges (0 to the second and later retirer of a cycle; a
+ *    mispredict's refetch to the branch's target).
+ *  - stack[]: the exact time-proportional truth (TIP's rules, cycle by
+ *    cycle: model/core-model.h) split by cause (cycle-causes.h), in
+ *    CYCLE_UNIT-ths of a cycle.  A core's oracle_core.stack sums to
+ *    exactly cycles x CYCLE_UNIT in the file written at exit; a snapshot
+ *    taken while the core runs lacks at most its open retire cycle (so an
+ *    interval's stacks sum to its cycles within one per core).  The
+ *    per-PC stacks, summed, equal the cores' stacks.
  *
  * What counts as what: executions are retired instructions, per PC; an
  * instruction is aborted when it was fetched but did not retire (the wrong
@@ -31,10 +39,11 @@
 #define ALPHAPROF_ORACLE_FORMAT_H
 
 #include <stdint.h>
+#include "hw-model/cycle-causes.h"
 #include "hw-model/pmu-window.h"
 
 #define ORACLE_MAGIC    0x4c43524f666f7270ULL   /* "prfORCL" + 'L' */
-#define ORACLE_VERSION  3
+#define ORACLE_VERSION  4       /* 4: cycle stacks (stack[], ncauses, cycle_unit) */
 
 #define ORACLE_SNAPSHOT_START 1     /* the monitor's profiler started */
 #define ORACLE_SNAPSHOT_STOP  2     /* ... and stopped (before its final flush) */
@@ -48,6 +57,8 @@ struct oracle_header {
     uint32_t nevents;           /* PMU_EV_COUNT */
     uint32_t snapshot;          /* 0: at exit; N: on the firmware's request N */
     uint64_t run_id;            /* the same in every file of one run */
+    uint32_t ncauses;           /* CAUSE_COUNT */
+    uint32_t cycle_unit;        /* CYCLE_UNIT: stack[] counts these per cycle */
 };
 
 struct oracle_core {
@@ -63,6 +74,7 @@ struct oracle_core {
     uint64_t pme_dropped;       /* of those, lost to a full ring */
     uint64_t pme_unread;        /* of those, still in the ring at exit */
     uint64_t interrupts;        /* performance interrupts raised */
+    uint64_t stack[CAUSE_COUNT];        /* the core's cycle stack, in CYCLE_UNIT */
 };
 
 /* (struct oracle_core and struct oracle_pc hold only uint64_t counters,
@@ -76,6 +88,9 @@ struct oracle_pc {
     uint64_t taken;             /* branch edges: taken; fall-through = executions - taken */
     uint64_t lat_sum[PME_LAT_COUNT];    /* stage latencies summed over retired executions */
     uint64_t pme_events[PME_EVB_COUNT]; /* fetches of this pc with each ProfileMe event bit */
+    uint64_t stack[CAUSE_COUNT];        /* time-proportional cycles by cause, in CYCLE_UNIT */
 };
+
+_Static_assert(sizeof(struct oracle_header) == 48, "oracle_header: fixed layout");
 
 #endif

@@ -50,6 +50,10 @@ static FILE *open_checked(const char *path, struct oracle_header *h, struct ap_e
         rc = ap_err_set(err, "%s: oracle format version %u with %u events, this build reads version %d with %d; "
                         "rerun the record with this build", path, h->version, h->nevents,
                         ORACLE_VERSION, PMU_EV_COUNT);
+    else if (h->ncauses != CAUSE_COUNT || h->cycle_unit != CYCLE_UNIT)
+        rc = ap_err_set(err, "%s: oracle with %u cycle causes in units of 1/%u cycle, this build reads %d in 1/%u; "
+                        "rerun the record with this build", path, h->ncauses, h->cycle_unit,
+                        CAUSE_COUNT, CYCLE_UNIT);
     else if (h->ncores == 0 || h->ncores > ORACLE_MAX_CORES)
         rc = ap_err_set(err, "%s: damaged file: its header claims %u cores (1..%d); record it again",
                         path, h->ncores, ORACLE_MAX_CORES);

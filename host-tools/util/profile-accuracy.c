@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "firmware/abi/event-spec.h"
+#include "util/cycle-stacks.h"
 #include "util/strvec.h"
 
 int oracle_event_for(const char *name)
@@ -113,6 +114,12 @@ void profile_accuracy(const struct profile_view *v, int e, const struct oracle *
         if (truth->pcs[i].events[oev])
             oracle[nt++] = (struct keyed_count){truth->pcs[i].pc, (double)truth->pcs[i].events[oev]};
     a->insn_error = distribution_error(prof, np, oracle, nt);
+    a->time_error = -1;
+    if (oev == PMU_EV_CYCLES) {
+        struct keyed_count *time = xmalloc((truth->h.npcs + 1) * sizeof *time);
+        a->time_error = distribution_error(prof, np, time, cycle_stacks_time(truth, time));
+        free(time);
+    }
     a->profile_pcs = np;
     a->oracle_pcs = nt;
     a->diffs = share_diffs(prof, np, oracle, nt, &a->ndiffs);

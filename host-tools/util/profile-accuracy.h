@@ -9,7 +9,11 @@
  *   1. Both sides are compared as distributions of the same event over the
  *      same keys: PCs, or the start of the procedure (symbol) holding them,
  *      looked up in the profile's images for both sides.
- *   2. The record accounting (overflows, rings, interrupts) is always the
+ *   2. Cycle (and timer) samples are also compared with the exact
+ *      time-proportional truth, the oracle's cycle stacks (util/cycle-stacks),
+ *      as the time error; the oracle's cycles event is the retire gap, what
+ *      the counters themselves attribute (hw-model/oracle-format.h).
+ *   3. The record accounting (overflows, rings, interrupts) is always the
  *      whole run's (records are produced to its end); the per-PC truth and
  *      the instructions and cycles are those of the oracle given as truth
  *      (the profiled interval when the monitor took its snapshots).
@@ -40,6 +44,7 @@ struct share_diff {
 
 struct profile_accuracy {
     double insn_error;          /* fraction of the event on the wrong instruction */
+    double time_error;          /* cycles: ... against the exact TIP truth (cycle stacks); else -1 */
     double proc_error;          /* ... in the wrong procedure */
     size_t profile_pcs, oracle_pcs;     /* instructions with the event on each side */
     const char *top_profile, *top_oracle;   /* the procedure with most of it, each side */

@@ -3,8 +3,10 @@
  * data ready (dataflow), issue (functional units), retire ready (latency),
  * retire (in order), then the bad path of a mispredicted branch.
  * Invariants: fetch, map and retire times never decrease; fetch <= map <
- * data ready <= issue < retire ready <= retire; the sum of
- * insn_result.cycles equals last_retire.
+ * data ready <= issue < retire ready <= retire; at most retire_width
+ * instructions retire in a cycle; the sum of insn_result.cycles equals
+ * last_retire; the core's cycle stacks sum to its charged cycles x
+ * CYCLE_UNIT (core-model.h, design notes).
  */
 #include "hw-model/model/core-model.h"
 
@@ -14,10 +16,13 @@
 
 #include "hw-model/isa/alpha-isa.h"
 
+/* retire_width 8: the 21264's sustained retire rate (it peaks at 11), twice
+ * its map width, so after a stall the reorder buffer drains twice as fast
+ * as the front end can refill it. */
 void model_params_default(struct model_params *p)
 {
     *p = (struct model_params){
-        .width = 4, .rob = 80, .iq_int = 20, .iq_fp = 15, .store_buffer = 32,
+        .width = 4, .retire_width = 8, .rob = 80, .iq_int = 20, .iq_fp = 15, .store_buffer = 32,
         .int_pipes = 4, .mul_pipes = 1, .mem_pipes = 2, .fp_pipes = 2,
         .l1i_kb = 64, .l1d_kb = 64, .l1_ways = 2, .line = 64,
         .l2_kb = 2048, .l2_ways = 4, .tlb_entries = 128,
@@ -33,6 +38,7 @@ int core_model_init(struct core_model *m, const struct model_params *p)
     memset(m, 0, sizeof *m);
     m->p = *p;
     if (m->p.rob == 0 || m->p.rob > MODEL_MAX_ROB || m->p.width == 0 || m->p.width > 64 ||
+        m->p.retire_width == 0 || m->p.retire_width > CYCLE_MAX_RETIRE_WIDTH ||
         m->p.iq_int == 0 || m->p.iq_int > MODEL_MAX_IQ || m->p.iq_fp == 0 || m->p.iq_fp > MODEL_MAX_IQ ||
         m->p.store_buffer == 0 || m->p.store_buffer > MODEL_MAX_SB || m->p.int_pipes == 0 ||
         m->p.int_pipes > 255 || m->p.mul_pipes == 0 || m->p.mul_pipes > m->p.int_pipes ||
@@ -515,8 +521,122 @@ static uint64_t predict_jump(struct core_model *m, const struct insn_static *s, 
     return predicted;
 }
 
+/* Cycle stacks (core-model.h, design notes). */
+
+/* CYCLE_UNIT / n, no division on the way. */
+#define SHARE_(n) CYCLE_UNIT / (n)
+static const uint32_t group_share[CYCLE_MAX_RETIRE_WIDTH + 1] = {
+    0, SHARE_(1), SHARE_(2), SHARE_(3), SHARE_(4), SHARE_(5), SHARE_(6), SHARE_(7), SHARE_(8),
+    SHARE_(9), SHARE_(10), SHARE_(11), SHARE_(12), SHARE_(13), SHARE_(14), SHARE_(15), SHARE_(16),
+};
+#undef SHARE_
+_Static_assert(CYCLE_MAX_RETIRE_WIDTH == 16, "group_share covers every width");
+
+static inline bool is_miss_cause(unsigned c)
+{
+    return c == CAUSE_DCACHE_L2 || c == CAUSE_DCACHE_MEM || c == CAUSE_DTB;
+}
+
+static inline void charge(struct core_model *m, uint64_t *acct, unsigned cause, uint64_t cycles)
+{
+    uint64_t units = cycles * CYCLE_UNIT;
+    acct[cause] += units;
+    m->stack[cause] += units;
+}
+
+static inline uint64_t clamp64(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Books the cycles of [a, b) that fall in [lo, hi) under cause. */
+static inline void charge_span(struct core_model *m, uint64_t *acct, unsigned cause, uint64_t a,
+                               uint64_t b, uint64_t lo, uint64_t hi)
+{
+    a = max64(a, lo);
+    b = b < hi ? b : hi;
+    if (a < b)
+        charge(m, acct, cause, b - a);
+}
+
+/* The open retire cycle, split evenly among its retirers (note 3). */
+static void close_group(struct core_model *m)
+{
+    unsigned n = m->ngroup;
+    if (!n)
+        return;
+    uint64_t share = group_share[n];
+    for (unsigned i = 0; i < n; i++)
+        m->group[i][CAUSE_BASE] += share;
+    m->stack[CAUSE_BASE] += CYCLE_UNIT;
+    m->ngroup = 0;
+}
+
+void core_model_settle(struct core_model *m)
+{
+    close_group(m);
+}
+
+/* What an instruction's stages were, and why (for charge_gap). */
+struct stage_times {
+    uint64_t fetch, map, ready, issue, retready;
+    uint8_t front_cause;        /* why fetch was late: icache, itb or base */
+    uint8_t wait_cause;         /* why data ready waited: the producer's reg_cause */
+    uint8_t exec_cause;         /* what its own execution is */
+};
+
+/* The cycles [lo, hi) before the retire cycle of the instruction acct
+ * (note 2): the empty window to the flush owner or by why fetch and map
+ * were late, then the instruction at the head by its phase. */
+static void charge_gap(struct core_model *m, uint64_t *acct, uint64_t lo, uint64_t hi,
+                       const struct stage_times *t)
+{
+    if (t->map > lo) {
+        uint64_t end = t->map < hi ? t->map : hi;
+        if (m->flush_owner) {
+            charge(m, m->flush_owner, m->flush_cause, end - lo);
+        } else {
+            charge_span(m, acct, t->front_cause, lo, t->fetch + 1, lo, end);
+            /* with the window empty only the store buffer holds map back */
+            charge_span(m, acct, CAUSE_QUEUE_FULL, t->fetch + 1, end, lo, end);
+        }
+        lo = end;
+    }
+    /* the phases [map, map+1), [map+1, ready), [ready, issue), [issue,
+     * retready), [retready, hi) are contiguous and lo >= map: clamped to
+     * [lo, hi) they split it (adding zeros costs less than branching) */
+    uint64_t b1 = clamp64(t->map + 1, lo, hi), b2 = clamp64(t->ready, lo, hi),
+             b3 = clamp64(t->issue, lo, hi), b4 = clamp64(t->retready, lo, hi);
+    charge(m, acct, CAUSE_BASE, b1 - lo);
+    charge(m, acct, t->wait_cause, b2 - b1);
+    charge(m, acct, CAUSE_FU_BUSY, b3 - b2);
+    charge(m, acct, t->exec_cause, b4 - b3);
+    charge(m, acct, CAUSE_OTHER, hi - b4);
+}
+
+/* Retires the instruction acct, ready at retready, in order and at most
+ * retire_width a cycle; books its cycles (notes 1-3).  Returns the cycle. */
+static uint64_t retire_insn(struct core_model *m, uint64_t *acct, uint64_t retready,
+                            const struct stage_times *t)
+{
+    uint64_t last = m->last_retire;
+    uint64_t retire = max64(last, retready);
+    /* a full cycle, or one already charged (after core_model_settle),
+     * takes no more retirers */
+    if (retire == last && (m->ngroup >= m->p.retire_width || (m->ngroup == 0 && last > 0)))
+        retire = last + 1;
+    if (retire != last) {
+        close_group(m);
+        if (retire > last + 1)
+            charge_gap(m, acct, last + 1, retire, t);
+    }
+    m->group[m->ngroup++] = acct;
+    m->flush_owner = NULL;          /* this one entered: the window was not empty after */
+    return retire;
+}
+
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
-                     uint64_t next_pc, struct insn_result *r)
+                     uint64_t next_pc, struct insn_result *r, uint64_t *acct)
 {
     /* (no memset: a rep stos costs more than the rest of the fetch) */
     for (unsigned e = 0; e < PMU_EV_COUNT; e++)
@@ -528,6 +648,8 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     const struct model_params *p = &m->p;
     unsigned cls = s->cls;
     r->history = m->bp.global_history;
+    if (!acct)
+        acct = m->unowned;
 
     /* Fetch. */
     fetch_insn(m, s->pc, UINT64_MAX, &r->fetch, &r->pme_events);
@@ -555,15 +677,21 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         m->fetch_slot = max64(m->fetch_slot, map * p->width);   /* fetch backs up */
     m->last_map = map;
 
-    /* Data ready when the operands are. */
+    /* Data ready when the operands are; waiting, for the last of them. */
     uint64_t ready = map + 1;
+    unsigned wait_cause = CAUSE_BASE;
     for (int i = 0; i < 2; i++)
-        if (s->src[i] != REG_NONE)
-            ready = max64(ready, m->reg_ready[s->src[i]]);
+        if (s->src[i] != REG_NONE) {
+            uint64_t t = m->reg_ready[s->src[i]];
+            bool later = t > ready;         /* (selects: the outcome is random) */
+            ready = later ? t : ready;
+            wait_cause = later ? m->reg_cause[s->src[i]] : wait_cause;
+        }
 
     /* Issue on a free functional unit. */
     uint64_t issue = ready;
     uint32_t lat, retready_lat;
+    unsigned exec_cause = CAUSE_BASE, value_cause;
     if (is_fdiv_class(cls))
         issue = max64(issue, m->fdiv_free);
     issue = reserve_unit(m, issue, kind);
@@ -576,6 +704,11 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         r->pme_events |= 1u << PME_EVB_LOAD;
         r->addr = addr;
         lat = data_access(m, addr, r, &retready_lat);
+        if (r->events[PMU_EV_DTBMISS])
+            exec_cause = CAUSE_DTB;
+        value_cause = r->events[PMU_EV_L2MISS] ? CAUSE_DCACHE_MEM
+                    : r->events[PMU_EV_DMISS] ? CAUSE_DCACHE_L2
+                    : r->events[PMU_EV_DTBMISS] ? CAUSE_DTB : CAUSE_DEPENDENCY;
         break;
     case ALPHA_STORE:
     case ALPHA_STORE_COND:
@@ -584,16 +717,28 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         r->addr = addr;
         lat = data_access(m, addr, r, &retready_lat);   /* write-allocate, written after retire */
         retready_lat = lat = 1;
+        value_cause = CAUSE_BASE;
         break;
     default:
         retready_lat = lat = class_latency(p, cls);
+        if (cls == ALPHA_BARRIER || cls == ALPHA_PAL)
+            exec_cause = CAUSE_SERIALISE;
+        else if (lat > 1)
+            exec_cause = CAUSE_EXECUTE;
+        value_cause = lat > 1 ? CAUSE_DEPENDENCY : issue > ready ? CAUSE_FU_BUSY : CAUSE_BASE;
         break;
     }
+    /* a miss up the chain outweighs this instruction's own reason (note 4) */
+    if (ready > map + 1 && !is_miss_cause(value_cause) &&
+        (is_miss_cause(wait_cause) || value_cause == CAUSE_BASE))
+        value_cause = wait_cause;
     if (is_fdiv_class(cls))
         m->fdiv_free = issue + lat;
     uint64_t complete = issue + lat, retready = issue + retready_lat;
-    if (s->dst != REG_NONE)
+    if (s->dst != REG_NONE) {
         m->reg_ready[s->dst] = complete;
+        m->reg_cause[s->dst] = (uint8_t)value_cause;
+    }
 
     /* Control flow: conditional branches are predicted by the tournament
      * predictor, returns by the return stack, other jumps by the jump
@@ -636,8 +781,17 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
             r->pme_events |= 1u << PME_EVB_TAKEN;
     }
 
-    /* Retire in order. */
-    uint64_t retire = max64(m->last_retire, retready);
+    /* Retire in order, booking the cycles. */
+    struct stage_times st = {
+        .fetch = fetch, .map = map, .ready = ready, .issue = issue, .retready = retready,
+        .front_cause = (uint8_t)(r->pme_events & 1u << PME_EVB_IMISS ? CAUSE_ICACHE
+                                 : r->pme_events & 1u << PME_EVB_ITBMISS ? CAUSE_ITB : CAUSE_BASE),
+        .wait_cause = (uint8_t)wait_cause, .exec_cause = (uint8_t)exec_cause};
+    uint64_t retire = retire_insn(m, acct, retready, &st);
+    if (redirect) {
+        m->flush_owner = acct;
+        m->flush_cause = CAUSE_MISPREDICT;
+    }
     r->cycles = retire - m->last_retire;
     m->last_retire = retire;
     m->rob_retire[slot] = retire;
@@ -679,7 +833,8 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     }
 }
 
-void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r)
+void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r,
+                     uint64_t *acct)
 {
     clear_result(r);
     m->nbad = 0;
@@ -698,6 +853,9 @@ void core_model_trap(struct core_model *m, const struct insn_static *s, struct i
     /* The trap is taken when the instruction reaches retirement; the
      * handler's fetch starts a penalty later. */
     uint64_t taken = max64(m->last_retire, r->fetch + 1) + m->p.mispredict_penalty;
+    /* at the head, then its flush: until the handler's first one maps */
+    m->flush_owner = acct ? acct : m->unowned;
+    m->flush_cause = CAUSE_TRAP;
     m->fetch_slot = max64(m->fetch_slot, taken * m->p.width);
     m->last_fetch_line = UINT64_MAX;
 }

@@ -20,7 +20,7 @@
  *               has translated and accessed the L1 (the 21264 retires loads
  *               before a miss returns), its destination becomes ready when
  *               the data returns (`complete`, Load issue->Completion)
- *   retire      in order
+ *   retire      in order, at most `retire_width` a cycle
  *
  * Conditional branches are predicted by the tournament predictor, returns
  * by a return-address stack, other jumps by a jump target buffer.  A
@@ -30,9 +30,44 @@
  * which takes fetch slots and I-cache accesses and is reported in
  * core_model.bad[] (aborted, never retired).
  *
- * Time-proportional attribution (TIP): the cycles between the previous
- * retirement and this one belong to this instruction, so per-instruction
- * cycles sum to the core's total exactly; aborted instructions get none.
+ * Two views of time per instruction:
+ *  - insn_result.cycles, the retire gap: the cycles since the previous
+ *    retirement (0 for the second and later retirer of a cycle).  It is
+ *    what a cycle counter overflowing at retirement charges, so the event
+ *    counters and the oracle's cycles event count it.
+ *  - The cycle stack (TIP's rules, exact, cycle by cycle; cycle-causes.h
+ *    for the unit): a retiring cycle is split evenly among the
+ *    instructions retiring in it; a cycle with none retiring goes to the
+ *    oldest unretired instruction (the next to retire) while the reorder
+ *    buffer holds it, and while the buffer is empty to the instruction
+ *    whose flush emptied it (a mispredicted branch or jump, a trap), else
+ *    to the next instruction to enter.  Each share is booked under its
+ *    cause into the stack the caller passes with the instruction (acct)
+ *    and into the core's total (core_model.stack).
+ *
+ * Design notes (the cycle stacks):
+ *  1. Cycles are numbered from 1; the core's cycle count is last_retire.
+ *     Instruction j's cycles other than its retiring one lie in
+ *     (previous retire cycle L, R_j); they are known when j steps, since
+ *     instructions step in program order and retire in order.
+ *  2. Of those, [L+1, map_j) is the empty window (everything older has
+ *     retired, j has not entered); [max(L+1, map_j), R_j) has j at the
+ *     head, booked by j's phase: map->data ready (base for the first
+ *     cycle, then the cause of the producer it waits for), data ready->
+ *     issue (fu_busy), issue->retire ready (own execution).
+ *  3. A retiring cycle's group (the instructions retiring in it, at most
+ *     retire_width) is charged CYCLE_UNIT/n each when a later cycle
+ *     begins, so the open cycle is never charged twice or half: between
+ *     steps the core's stacks sum to exactly (last_retire - 1 if a group
+ *     is open, else last_retire) x CYCLE_UNIT.  core_model_settle()
+ *     charges the open cycle at the end of the run; no step follows it.
+ *  4. reg_cause[r] is why r's value comes when it does: a load's miss
+ *     (dcache_l2, dcache_mem, dtb), else a miss its producer waited for
+ *     (inherited along the chain), else dependency (multi-cycle producer),
+ *     fu_busy or base.
+ *  5. The pointers passed as acct must stay valid until the next step
+ *     (the open group, the pending flush owner) or, for the last ones,
+ *     until core_model_settle(); NULL books into core_model.unowned.
  */
 #ifndef HW_MODEL_CORE_MODEL_H
 #define HW_MODEL_CORE_MODEL_H
@@ -40,12 +75,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hw-model/cycle-causes.h"
 #include "hw-model/model/branch-predictor.h"
 #include "hw-model/model/cache.h"
 #include "hw-model/pmu-window.h"
 
 struct model_params {
     unsigned width;             /* fetch and map per cycle */
+    unsigned retire_width;      /* retire per cycle (<= CYCLE_MAX_RETIRE_WIDTH) */
     unsigned rob;               /* reorder buffer entries (<= MODEL_MAX_ROB) */
     unsigned iq_int, iq_fp;     /* issue-queue entries (<= MODEL_MAX_IQ) */
     unsigned store_buffer;      /* store-buffer entries (<= MODEL_MAX_SB) */
@@ -79,7 +116,7 @@ struct insn_static {
 
 /* What happened to one instruction. */
 struct insn_result {
-    uint64_t cycles;            /* time-proportional cycles of this instruction */
+    uint64_t cycles;            /* retire gap: cycles since the previous retirement */
     uint64_t fetch, map, data_ready, issue, retire_ready, retire;
     uint64_t complete;          /* result available (loads: data returned) */
     uint64_t addr;              /* ProfileMe address: effective address, or control target */
@@ -141,6 +178,14 @@ struct core_model {
     uint64_t fetched, aborted;  /* instructions fetched (good and bad path); of those aborted */
     uint64_t last_retire;
     uint64_t events[PMU_EV_COUNT];
+    /* cycle stacks (design notes above) */
+    uint64_t stack[CAUSE_COUNT];        /* the core's, in CYCLE_UNIT */
+    uint64_t unowned[CAUSE_COUNT];      /* shares of instructions stepped with acct NULL */
+    uint64_t *group[CYCLE_MAX_RETIRE_WIDTH];    /* retired in cycle last_retire, not charged */
+    unsigned ngroup;
+    uint64_t *flush_owner;      /* emptied the window: gets it until the next instruction maps */
+    uint8_t flush_cause;
+    uint8_t reg_cause[64];      /* enum cycle_cause: why each register's value comes when it does */
     unsigned nbad;              /* bad-path instructions of the last step */
     struct bad_fetch bad[MODEL_MAX_ROB];
     struct decoded dcache[MODEL_DECODE_CACHE];
@@ -161,14 +206,20 @@ void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t word);
  * PME_CTX_KERNEL for KSEG, PME_CTX_USER below. */
 unsigned model_pc_context(uint64_t pc);
 /* Runs one instruction: addr is its effective address (loads, stores),
- * next_pc the PC that followed it (branch outcome).  Afterwards m->bad[0..
- * m->nbad) holds the instructions fetched down a mispredicted path after
- * it, in fetch order. */
+ * next_pc the PC that followed it (branch outcome), acct its cycle stack
+ * (CAUSE_COUNT counters in CYCLE_UNIT, added to; see note 5).  Afterwards
+ * m->bad[0..m->nbad) holds the instructions fetched down a mispredicted
+ * path after it, in fetch order. */
 void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t addr,
-                     uint64_t next_pc, struct insn_result *r);
+                     uint64_t next_pc, struct insn_result *r, uint64_t *acct);
 /* An instruction that trapped instead of completing (e.g. a load whose
  * access faulted into PALcode): fetched, aborted with the trap bit, fetch
- * redirected to the handler; it retires later when it runs again. */
-void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r);
+ * redirected to the handler; it retires later when it runs again.  Its
+ * stack acct gets the cycles until the handler's first instruction maps. */
+void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r,
+                     uint64_t *acct);
+/* The end of the run: charges the open retire cycle, so the core's stacks
+ * sum to exactly last_retire x CYCLE_UNIT.  No step may follow. */
+void core_model_settle(struct core_model *m);
 
 #endif

@@ -8,7 +8,8 @@
  * instruction goes through the timing model (model/core-model.c), which
  * also fetches the wrong path after a mispredicted branch from guest RAM;
  * every fetched instruction, good or bad path, goes into the oracle (exact
- * per-PC truth), through the event counters, whose overflows append
+ * per-PC truth; the model books each retired one's cycle stack straight
+ * into its oracle entry), through the event counters, whose overflows append
  * records with the exact PC to the core's ring in the guest window
  * (pmu-window.h), and past the ProfileMe unit (model/profileme.c), which
  * tags some and writes their Profile Registers to the ProfileMe ring.
@@ -22,7 +23,7 @@
  * written at exit and on request), errors=PATH (see below), mode=full (the timing model) or
  * mode=counters (counters-mode.h: counts only, no ProfileMe, the oracle at
  * exit only), and
- * model parameters (width, rob, iq_int, iq_fp, store_buffer, int_pipes,
+ * model parameters (width, retire_width, rob, iq_int, iq_fp, store_buffer, int_pipes,
  * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
  *
  * Errors (bad arguments, no RAM file, an oracle that cannot be written)
@@ -206,13 +207,20 @@ static bool trapped(const struct vcpu *v, const struct insn_info *in, uint64_t n
            model_pc_context(next_pc) == PME_CTX_PAL && model_pc_context(in->s.pc) != PME_CTX_PAL;
 }
 
+/* The oracle entry of an instruction on a core (NULL: out of memory). */
+static inline struct oracle_pc *entry_of(struct vcpu *v, struct insn_info *in, unsigned core)
+{
+    struct oracle_pc *o = in->o[core];
+    if (__builtin_expect(!o, 0))
+        o = in->o[core] = pc_table_get(&v->oracle, in->s.pc);
+    return o;
+}
+
 static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
 {
     struct insn_result r;
-    core_model_trap(&v->model, &in->s, &r);
-    struct oracle_pc *o = in->o[core];
-    if (!o)
-        o = in->o[core] = pc_table_get(&v->oracle, in->s.pc);
+    struct oracle_pc *o = entry_of(v, in, core);
+    core_model_trap(&v->model, &in->s, &r, o ? o->stack : NULL);
     if (o) {
         o->aborted++;
         o->events[PMU_EV_IMISS] += r.events[PMU_EV_IMISS];
@@ -233,11 +241,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         finish_trap(v, in, core);
         return;
     }
-    core_model_step(m, &in->s, addr, next_pc, &r);
-
-    struct oracle_pc *o = in->o[core];
-    if (!o)
-        o = in->o[core] = pc_table_get(&v->oracle, in->s.pc);
+    struct oracle_pc *o = entry_of(v, in, core);
+    core_model_step(m, &in->s, addr, next_pc, &r, o ? o->stack : NULL);
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -358,6 +363,8 @@ static void add_entry(struct oracle_pc *d, const struct oracle_pc *e)
         d->lat_sum[k] += e->lat_sum[k];
     for (unsigned k = 0; k < PME_EVB_COUNT; k++)
         d->pme_events[k] += e->pme_events[k];
+    for (unsigned k = 0; k < CAUSE_COUNT; k++)
+        d->stack[k] += e->stack[k];
 }
 
 /* Sums the cores' tables into one sorted array (other vCPUs may be running
@@ -423,6 +430,7 @@ static void write_oracle(uint64_t snapshot)
             oc[c].pme_samples = v->pme.samples;
             oc[c].pme_dropped = v->pme.dropped;
             memcpy(oc[c].events, v->model.events, sizeof oc[c].events);
+            memcpy(oc[c].stack, v->model.stack, sizeof oc[c].stack);
         }
         if (v->win) {
             oc[c].ring_unread = unread(v->win->ring_head, v->win->ring_tail);
@@ -452,7 +460,7 @@ static void write_oracle(uint64_t snapshot)
     }
     struct oracle_header h = {.magic = ORACLE_MAGIC, .version = ORACLE_VERSION, .ncores = g.ncores,
                               .npcs = npcs, .nevents = PMU_EV_COUNT, .snapshot = (uint32_t)snapshot,
-                              .run_id = g.run_id};
+                              .run_id = g.run_id, .ncauses = CAUSE_COUNT, .cycle_unit = CYCLE_UNIT};
     fwrite(&h, sizeof h, 1, f);
     fwrite(oc, sizeof oc[0], g.ncores, f);
     fwrite(pcs, sizeof *pcs, npcs, f);
@@ -494,6 +502,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
         if (v->prev)
             finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4, c);
         v->prev = NULL;
+        if (!g.counters_mode)
+            core_model_settle(&v->model);       /* the last retire cycle, charged */
     }
     write_oracle(0);
 }
@@ -521,7 +531,7 @@ static int map_ram(const char *path)
 static bool parse_param(const char *key, const char *val)
 {
     struct { const char *name; unsigned *field; } params[] = {
-        {"width", &g.params.width}, {"rob", &g.params.rob}, {"l1d_kb", &g.params.l1d_kb},
+        {"width", &g.params.width}, {"retire_width", &g.params.retire_width}, {"rob", &g.params.rob}, {"l1d_kb", &g.params.l1d_kb},
         {"l1i_kb", &g.params.l1i_kb}, {"l2_kb", &g.params.l2_kb},
         {"memory_latency", &g.params.memory_latency}, {"iq_int", &g.params.iq_int},
         {"iq_fp", &g.params.iq_fp}, {"store_buffer", &g.params.store_buffer},

@@ -229,6 +229,8 @@ void counters_mode_collect(unsigned core, struct oracle_core *oc, struct pc_tabl
 {
     struct counter_unit *u = &cm.units[core];
     oc->cycles = oc->instructions = oc->fetched = instructions(&cm.counts[core]);
+    /* one instruction a cycle: each cycle is its retirer's, all base */
+    oc->stack[CAUSE_BASE] = oc->cycles * CYCLE_UNIT;
     oc->overflows = u->overflows;
     oc->ring_dropped = u->dropped;
     for (struct block *b = cm.blocks; b; b = b->next) {
@@ -241,6 +243,7 @@ void counters_mode_collect(unsigned core, struct oracle_core *oc, struct pc_tabl
                 continue;
             o->executions += x;
             o->cycles += x;
+            o->stack[CAUSE_BASE] += x * CYCLE_UNIT;
             for (unsigned e = 0; e < PMU_EV_COUNT; e++)
                 if (b->insn[k].events & (1u << e)) {
                     o->events[e] += x;

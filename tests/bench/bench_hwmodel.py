@@ -136,13 +136,16 @@ def run(build):
                    "it comes). Full slowdown: time per instruction against plain QEMU's. What bounds the "
                    "full model (perf, qsort): the callbacks alone ~2.4 ns an instruction; the timing "
                    "model's step ~24 ns (fetch, map, issue queues, functional units, caches, predictor, "
-                   "bad-path fetch: flat, no line above 3 %); the per-PC oracle ~4 ns; counters, "
+                   "bad-path fetch: flat, no line above 3 %); the per-PC oracle ~4 ns; the cycle stacks "
+                   "(exact TIP truth, issue 14) ~6 ns (qsort, 185 M instructions: 7.1-7.5 s user "
+                   "before, 8.2-8.65 s after, A/B alternating on a loaded machine); counters, "
                    "ProfileMe and the bad path's oracle entries ~4 ns. chase runs at ~24 MIPS in plain "
                    "QEMU (its TLB handling), below the 50 MIPS target before any model.")
     acc.target("worst counter-sampling cycle error at >= 0.9 M samples", "%.2f%%" % max(errors),
                "<= 2 % at 1 M samples", max(errors) <= 2)
     acc.notes = ("Counter samples carry the PC of the instruction the model charged the cycles to "
-                 "(time-proportional, like TIP); timer samples take the interrupted PC under -icount, "
+                 "(the retire gap: the instruction whose retirement ends them; against the exact "
+                 "TIP truth see tip_accuracy); timer samples take the interrupted PC under -icount, "
                  "i.e. they sample instructions, not modelled cycles, so stalls are invisible to them. "
                  "Counter runs repeat the workload (ACC_REPEAT) to about 1 M samples; timer runs are "
                  "shorter (REPEAT). The truth is the oracle of the profiled interval (the monitor's "

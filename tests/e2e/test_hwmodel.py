@@ -19,6 +19,15 @@ def record(d, image, *opts):
     return db, oracle, r
 
 
+def run_parallel_on_four_cores(d):
+    """parallel on 4 cores under the model, deterministic: its oracle's path."""
+    oracle = os.path.join(d, "o.bin")
+    r = alphaprof(["run", "--deterministic", "--cores", "4", "--oracle", oracle,
+                   require(build_path("workloads", "parallel.elf"))], timeout=200)
+    check(r.status == 0, "parallel runs on the model", r)
+    return oracle
+
+
 def test_dcache_misses_land_on_the_missing_load():
     dcache_misses_on_the_load(1)
 
@@ -96,17 +105,46 @@ def test_every_counted_event_has_its_instruction_in_the_oracle():
     # event, on 4 cores with ProfileMe bad paths and traps in play.
     d = tmpdir()
     try:
-        oracle = os.path.join(d, "o.bin")
-        r = alphaprof(["run", "--deterministic", "--cores", "4", "--oracle", oracle,
-                       require(build_path("workloads", "parallel.elf"))], timeout=200)
-        check(r.status == 0, "parallel runs on the model", r)
+        oracle = run_parallel_on_four_cores(d)
         t = json.loads(alphaprof(["check", "--oracle", oracle, "--totals", "--json"]).out)
         check(t["events"] == t["events_by_pc"], "per-core counts == per-PC sums:\n%s\n%s"
-              % (t["events"], t["events_by_pc"]), r)
+              % (t["events"], t["events_by_pc"]), t)
         check(t["events"]["retired"] == t["instructions"] and t["events"]["cycles"] == t["cycles"],
-              "retired and cycles counters equal the cores' totals", r)
+              "retired and cycles counters equal the cores' totals", t)
         check(len(t["cores"]) == 4 and all(c["fetched"] == c["instructions"] + c["aborted"] for c in t["cores"]),
-              "fetched = retired + aborted on every core", r)
+              "fetched = retired + aborted on every core", t)
+    finally:
+        cleanup(d)
+
+
+def test_cycle_stacks_sum_to_each_cores_cycles():
+    # The oracle's cycle stacks (TIP's rules, integers in 1/CYCLE_UNIT of a
+    # cycle): on 4 cores running parallel each core's stack sums to its
+    # cycles exactly and the instructions' stacks to the cores'; a profile's
+    # cycle samples get their time error against them, and the interval's
+    # stacks name the busiest instructions' procedures.
+    d = tmpdir()
+    try:
+        oracle = run_parallel_on_four_cores(d)
+        s = alphaprof(["check", "--oracle", oracle, "--stacks", "--json", "--whole-run"])
+        check(s.status == 0, "check --stacks runs", s)
+        j = json.loads(s.out)
+        check(len(j["cores"]) == 4 and all(c["cycles"] > 10 ** 5 and c["stack_units"] == c["cycles"] * j["cycle_unit"]
+                                           for c in j["cores"]),
+              "every core's stack is its cycles exactly: %s" % j["cores"], s)
+        check(j["exact"] and j["pc_sums_match"] and j["stack"] == j["stack_by_pc"],
+              "the instructions' stacks sum to the cores'", s)
+        check(j["stack"]["base"] > 0 and j["stack"].get("mispredict", 0) > 0, "causes are booked: %s" % j["stack"], s)
+        db, oracle, r = record(d, "qsort", "--events", "cycles:1000-1100")
+        c = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--json"]).out)
+        check(0 < c["time_error"] < 1 and c["instruction_error"] < c["time_error"],
+              "cycle samples: %.2f%% against their own attribution, time error %.2f%% against TIP's"
+              % (100 * c["instruction_error"], 100 * c["time_error"]), c)
+        s = alphaprof(["check", "--db", db, "--oracle", oracle, "--stacks"])
+        check(s.status == 0 and ("sums to its cycles: exactly" in s.out or "within its open retire cycle" in s.out),
+              "the interval's stacks add up", s)
+        check(re.search(r"^\s+[0-9a-f]+\s+[0-9.]+\s+[0-9.]+\s+\d+\s+qsort\s+mispredict", s.out, re.M),
+              "a qsort branch's time is mostly its mispredictions", s)
     finally:
         cleanup(d)
 

@@ -30,10 +30,10 @@ def counting_board(d, counts):
 def oracle_executions(path):
     """{pc: retired} from an oracle file (hw-model/oracle-format.h)."""
     data = open(path, "rb").read()
-    magic, version, ncores, npcs, nevents, snapshot, run_id = struct.unpack_from("<QIIQIIQ", data)
+    magic, version, ncores, npcs, nevents, snapshot, run_id, ncauses, unit = struct.unpack_from("<QIIQIIQII", data)
     check(magic == 0x4c43524f666f7270, "%s is an oracle file" % path)
-    header = struct.calcsize("<QIIQIIQ")
-    core = 8 * (2 + nevents + 9)     # struct oracle_core: 11 counters and events[]
+    header = struct.calcsize("<QIIQIIQII")
+    core = 8 * (2 + nevents + 9 + ncauses)     # struct oracle_core: 11 counters, events[], stack[]
     body = len(data) - header - ncores * core
     check(npcs > 0 and body % npcs == 0, "oracle %s: %d PCs in %d bytes" % (path, npcs, body))
     entry = body // npcs

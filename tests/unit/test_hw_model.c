@@ -7,6 +7,12 @@
  * latency, functional-unit contention in data ready->issue, full issue
  * queues and store buffer in fetch->map), bad-path fetch after a
  * mispredict, and exact cycle attribution on a mixed random stream.
+ * Cycle stacks (TIP's rules) with hand-computed answers: a cold start's
+ * empty window booked as I-cache, a retiring cycle split among its
+ * retirers, the retire width, a stall to the oldest instruction, a
+ * mispredict's refetch bubble to the branch, a D-cache miss's stall to its
+ * consumer as D-cache, a trap's bubble to the trapping load; and on the
+ * random stream the stacks sum exactly to the core's cycles.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,11 +59,51 @@ static int teardown(void **state)
     return 0;
 }
 
-static void step(uint64_t pc, uint32_t word, uint64_t addr, uint64_t next, struct insn_result *r)
+/* One instruction; its cycle stack is added to acct (NULL: the model's). */
+static void step_into(uint64_t pc, uint32_t word, uint64_t addr, uint64_t next, struct insn_result *r,
+                      uint64_t *acct)
 {
     struct insn_static s;
     insn_static_decode(&s, pc, word);
-    core_model_step(&model, &s, addr, next, r);
+    core_model_step(&model, &s, addr, next, r, acct);
+}
+
+static void step(uint64_t pc, uint32_t word, uint64_t addr, uint64_t next, struct insn_result *r)
+{
+    step_into(pc, word, addr, next, r, NULL);
+}
+
+#define U ((uint64_t)CYCLE_UNIT)
+
+static uint64_t stack_sum(const uint64_t *stack)
+{
+    uint64_t sum = 0;
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        sum += stack[c];
+    return sum;
+}
+
+/* The stack holds exactly these causes (pairs of cause, units; -1 ends). */
+static void assert_stack(const uint64_t *stack, ...)
+{
+    uint64_t want[CAUSE_COUNT] = {0};
+    va_list ap;
+    va_start(ap, stack);
+    for (int c; (c = va_arg(ap, int)) >= 0;)
+        want[c] = va_arg(ap, uint64_t);
+    va_end(ap);
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        if (stack[c] != want[c])
+            fail_msg("cause %u: %llu units (%.4f cycles), expected %llu (%.4f)", c,
+                     (unsigned long long)stack[c], (double)stack[c] / U, (unsigned long long)want[c],
+                     (double)want[c] / U);
+}
+
+/* After settling, the core's stack is its cycles, in full. */
+static void assert_core_exact(void)
+{
+    core_model_settle(&model);
+    assert_int_equal(stack_sum(model.stack), model.last_retire * U);
 }
 
 static void test_cache_hit_and_miss_latency(void **state)
@@ -384,11 +430,12 @@ static void test_trapped_load_aborts_and_redirects(void **state)
 {
     (void)state;
     struct insn_result r;
-    step(0x1000, MULQ(2, 3, 4), 0, 0x1004, &r);
+    uint64_t mul[CAUSE_COUNT] = {0}, load[CAUSE_COUNT] = {0}, handler[CAUSE_COUNT] = {0};
+    step_into(0x1000, MULQ(2, 3, 4), 0, 0x1004, &r, mul);
     uint64_t last_retire = model.last_retire, seq = model.seq, cycles = model.events[PMU_EV_CYCLES];
     struct insn_static s;
     insn_static_decode(&s, 0x1004, LDQ(1, 0, 2));
-    core_model_trap(&model, &s, &r);
+    core_model_trap(&model, &s, &r, load);
     assert_true(r.pme_events & 1u << PME_EVB_TRAP);
     assert_true(r.pme_events & 1u << PME_EVB_LOAD);
     assert_false(r.pme_events & 1u << PME_EVB_RETIRED);
@@ -399,9 +446,19 @@ static void test_trapped_load_aborts_and_redirects(void **state)
     assert_int_equal(model.seq, seq);
     assert_int_equal(model.events[PMU_EV_CYCLES], cycles);
     /* the handler is fetched after the older instructions retired */
-    step(KSEG + 0x8000, NOP, 0, KSEG + 0x8004, &r);
+    step_into(KSEG + 0x8000, NOP, 0, KSEG + 0x8004, &r, handler);
     assert_true(r.fetch >= last_retire + params.mispredict_penalty);
     assert_int_equal(model.events[PMU_EV_CYCLES], model.last_retire);
+    /* Cycle stacks.  The multiply: cold fetch (ITB and I-cache miss to
+     * memory: 20 + 120) at 140, map 141, issue 142, retire 149.  The trap
+     * is taken at 149 + 7; the handler's line (a new page) comes 140 later:
+     * fetch 296, map 297, retire 299.  Its empty window [150, 297) is the
+     * trapping load's. */
+    assert_int_equal(r.retire, 299);
+    assert_core_exact();
+    assert_stack(mul, CAUSE_ICACHE, 140 * U, CAUSE_BASE, 2 * U, CAUSE_EXECUTE, 7 * U, -1);
+    assert_stack(load, CAUSE_TRAP, 147 * U, -1);
+    assert_stack(handler, CAUSE_BASE, 3 * U, -1);
 }
 
 static void test_no_memory_no_bad_path(void **state)
@@ -416,6 +473,123 @@ static void test_no_memory_no_bad_path(void **state)
     assert_true(r.fetch >= redirect);
     assert_int_equal(model.aborted, 0);
     assert_int_equal(model.fetched, 2);
+}
+
+/* Cold start, then a NOP and three independent adds fetched together
+ * (one line, 140 cycles of ITB and I-cache miss): map 141, issue 142 on
+ * the four integer pipes, all four retire in cycle 143.  Cycles 1-140 are
+ * the empty window before the first enters (I-cache), 141-142 the NOP's
+ * at the head, and 143 a quarter each. */
+static void test_same_cycle_retirers_split_the_cycle(void **state)
+{
+    (void)state;
+    uint64_t acct[4][CAUSE_COUNT] = {{0}};
+    struct insn_result r[4];
+    step_into(0x1000, NOP, 0, 0x1004, &r[0], acct[0]);
+    for (unsigned i = 1; i < 4; i++)
+        step_into(0x1000 + 4 * i, ADDQ(2, 3, 10 + i), 0, 0x1004 + 4 * i, &r[i], acct[i]);
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(r[i].retire, 143);
+    /* the retire gap gives the first all and the others nothing */
+    assert_int_equal(r[0].cycles, 143);
+    assert_int_equal(r[1].cycles, 0);
+    /* the open cycle is charged once it closes */
+    assert_int_equal(stack_sum(model.stack), 142 * U);
+    assert_core_exact();
+    assert_stack(acct[0], CAUSE_ICACHE, 140 * U, CAUSE_BASE, 2 * U + U / 4, -1);
+    for (unsigned i = 1; i < 4; i++)
+        assert_stack(acct[i], CAUSE_BASE, U / 4, -1);
+}
+
+/* A load missing to memory, its consumer, then 15 independent NOPs ready
+ * long before: they retire behind the consumer, retire_width (8) a cycle. */
+static void test_retire_width_caps_a_cycle(void **state)
+{
+    (void)state;
+    assert_int_equal(params.retire_width, 8);
+    uint64_t acct[17][CAUSE_COUNT] = {{0}};
+    struct insn_result r[17];
+    step_into(0x2000, LDQ(1, 0, 2), 0x900000, 0x2004, &r[0], acct[0]);
+    step_into(0x2004, ADDQ(1, 1, 3), 0, 0x2008, &r[1], acct[1]);
+    for (unsigned i = 2; i < 17; i++)
+        step_into(0x2000 + 4 * i, NOP, 0, 0x2004 + 4 * i, &r[i], acct[i]);
+    uint64_t c = r[1].retire;
+    for (unsigned i = 2; i < 9; i++)
+        assert_int_equal(r[i].retire, c);
+    for (unsigned i = 9; i < 17; i++)
+        assert_int_equal(r[i].retire, c + 1);
+    assert_core_exact();
+    for (unsigned i = 2; i < 9; i++)
+        assert_stack(acct[i], CAUSE_BASE, U / 8, -1);
+    for (unsigned i = 9; i < 17; i++)
+        assert_stack(acct[i], CAUSE_BASE, U / 8, -1);
+}
+
+/* After a warm-up NOP (retiring at 143), a multiply and its consumer:
+ * the multiply issues at 142 and is at the head, executing, in 144-148,
+ * retires at 149; the add issues at 149 and retires at 150. */
+static void test_stall_goes_to_the_oldest(void **state)
+{
+    (void)state;
+    uint64_t nop[CAUSE_COUNT] = {0}, mul[CAUSE_COUNT] = {0}, add[CAUSE_COUNT] = {0};
+    struct insn_result r[3];
+    step_into(0x1000, NOP, 0, 0x1004, &r[0], nop);
+    step_into(0x1004, MULQ(2, 3, 1), 0, 0x1008, &r[1], mul);
+    step_into(0x1008, ADDQ(1, 1, 4), 0, 0x100c, &r[2], add);
+    assert_int_equal(r[0].retire, 143);
+    assert_int_equal(r[1].retire, 149);
+    assert_int_equal(r[2].retire, 150);
+    assert_core_exact();
+    assert_stack(nop, CAUSE_ICACHE, 140 * U, CAUSE_BASE, 3 * U, -1);
+    assert_stack(mul, CAUSE_EXECUTE, 5 * U, CAUSE_BASE, U, -1);
+    assert_stack(add, CAUSE_BASE, U, -1);
+}
+
+/* A warm-up NOP and a taken branch the fresh predictor calls not taken,
+ * both retiring in cycle 143; the branch resolves at 143, fetch resumes at
+ * its target (same line) 7 cycles later: fetch 150, map 151, retire 153.
+ * The empty window 144-150 is the branch's (mispredict), not the target's. */
+static void test_mispredict_bubble_goes_to_the_branch(void **state)
+{
+    (void)state;
+    uint64_t nop[CAUSE_COUNT] = {0}, branch[CAUSE_COUNT] = {0}, target[CAUSE_COUNT] = {0};
+    struct insn_result r[3];
+    step_into(0x1000, NOP, 0, 0x1004, &r[0], nop);
+    step_into(0x1004, BNE(1, 7), 0, 0x1024, &r[1], branch);
+    assert_int_equal(r[1].events[PMU_EV_BRANCHMP], 1);
+    step_into(0x1024, NOP, 0, 0x1028, &r[2], target);
+    assert_int_equal(r[1].retire, 143);
+    assert_int_equal(r[2].fetch, 143 + params.mispredict_penalty);
+    assert_int_equal(r[2].retire, 153);
+    /* the retire gap gives the bubble to the target */
+    assert_int_equal(r[2].cycles, 10);
+    assert_core_exact();
+    assert_stack(nop, CAUSE_ICACHE, 140 * U, CAUSE_BASE, 2 * U + U / 2, -1);
+    assert_stack(branch, CAUSE_BASE, U / 2, CAUSE_MISPREDICT, 7 * U, -1);
+    assert_stack(target, CAUSE_BASE, 3 * U, -1);
+}
+
+/* A load missing the DTB (20), the L1 and the L2 (memory, 120) after a
+ * warm-up NOP: retire-ready after translation and the L1 access (142 + 23
+ * = 165), data at 142 + 143 = 285.  Its consumer waits at the head from
+ * 166 to 284 for data from memory, issues at 285, retires at 286. */
+static void test_dcache_miss_stall_is_booked_as_dcache(void **state)
+{
+    (void)state;
+    uint64_t nop[CAUSE_COUNT] = {0}, load[CAUSE_COUNT] = {0}, use[CAUSE_COUNT] = {0};
+    struct insn_result r[3];
+    step_into(0x1000, NOP, 0, 0x1004, &r[0], nop);
+    step_into(0x1004, LDQ(1, 0, 2), 0x900000, 0x1008, &r[1], load);
+    step_into(0x1008, ADDQ(1, 1, 3), 0, 0x100c, &r[2], use);
+    assert_int_equal(r[1].retire, 165);
+    assert_int_equal(r[1].complete, 285);
+    assert_int_equal(r[2].retire, 286);
+    assert_core_exact();
+    assert_stack(nop, CAUSE_ICACHE, 140 * U, CAUSE_BASE, 3 * U, -1);
+    assert_stack(load, CAUSE_DTB, 21 * U, CAUSE_BASE, U, -1);
+    assert_stack(use, CAUSE_DCACHE_MEM, 119 * U, CAUSE_BASE, 2 * U, -1);
+    /* a chain behind the consumer inherits the miss as its cause */
+    assert_int_equal(model.reg_cause[3], CAUSE_DCACHE_MEM);
 }
 
 static uint64_t rnd(uint64_t *x)
@@ -434,6 +608,9 @@ static void test_random_stream_attributes_every_cycle(void **state)
     core_model_set_memory(&model, mem, size);
     uint64_t x = 88172645463325252ull, cycles = 0, last_retire = 0, last_map = 0, last_fetch = 0;
     uint64_t retired = 0, aborted = 0, pc = KSEG + 0x100, events[PMU_EV_COUNT] = {0};
+    /* a cycle stack per PC, as the plugin keeps them */
+    uint64_t (*stacks)[CAUSE_COUNT] = calloc(size / 4, sizeof *stacks);
+    assert_non_null(stacks);
     for (int i = 0; i < 200000; i++) {
         uint64_t v = rnd(&x);
         unsigned ra = v & 31, rb = (v >> 5) & 31, rc = (v >> 10) & 31;
@@ -450,8 +627,10 @@ static void test_random_stream_attributes_every_cycle(void **state)
         if (pc + 64 > KSEG + size)
             next = KSEG + 0x100;
         struct insn_result r;
-        step(pc, w, addr, next, &r);
+        step_into(pc, w, addr, next, &r, stacks[(pc - KSEG) / 4]);
         assert_stages(&r);
+        /* between steps, every cycle but the open one is charged */
+        assert_int_equal(stack_sum(model.stack), (model.last_retire - 1) * U);
         assert_true(r.retire >= last_retire && r.map >= last_map && r.fetch >= last_fetch);
         last_retire = r.retire;
         last_map = r.map;
@@ -479,6 +658,22 @@ static void test_random_stream_attributes_every_cycle(void **state)
     assert_int_equal(model.aborted, aborted);
     assert_int_equal(model.fetched, retired + aborted);
     assert_true(aborted > 0);
+    /* the stacks: the instructions' sum to the core's, exactly its cycles */
+    assert_core_exact();
+    uint64_t by_pc[CAUSE_COUNT] = {0};
+    for (size_t k = 0; k < size / 4; k++)
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            by_pc[c] += stacks[k][c];
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        assert_int_equal(by_pc[c], model.stack[c]);
+    assert_int_equal(stack_sum(model.unowned), 0);
+    /* (fu_busy and dependency stay 0 here: the model reserves units and
+     * retires in program order, so the head never waits for a younger
+     * instruction's unit, and only a load retires before its value) */
+    assert_true(model.stack[CAUSE_MISPREDICT] > 0 && model.stack[CAUSE_DCACHE_MEM] > 0 &&
+                model.stack[CAUSE_EXECUTE] > 0 && model.stack[CAUSE_DTB] > 0 &&
+                model.stack[CAUSE_ICACHE] > 0);
+    free(stacks);
     core_model_set_memory(&model, NULL, 0);
     free(mem);
 }
@@ -520,6 +715,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_memory_no_bad_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trapped_load_aborts_and_redirects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_returns_and_jumps_are_predicted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_cycle_retirers_split_the_cycle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retire_width_caps_a_cycle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stall_goes_to_the_oldest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mispredict_bubble_goes_to_the_branch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dcache_miss_stall_is_booked_as_dcache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_stream_attributes_every_cycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pc_translation_and_context, setup, teardown),
     };

@@ -28,7 +28,8 @@ static void write_oracle(const char *path, uint64_t run_id, uint32_t snapshot, c
                          size_t npcs, uint64_t instructions)
 {
     struct oracle_header h = {.magic = ORACLE_MAGIC, .version = ORACLE_VERSION, .ncores = 1, .npcs = npcs,
-                              .nevents = PMU_EV_COUNT, .snapshot = snapshot, .run_id = run_id};
+                              .nevents = PMU_EV_COUNT, .snapshot = snapshot, .run_id = run_id,
+                              .ncauses = CAUSE_COUNT, .cycle_unit = CYCLE_UNIT};
     struct oracle_core core = {.instructions = instructions, .cycles = 2 * instructions,
                                .ring_unread = snapshot == ORACLE_SNAPSHOT_START ? 9 : 3};
     FILE *f = fopen(path, "wb");
@@ -72,6 +73,8 @@ static struct oracle_pc pc_entry(uint64_t pc, uint64_t executions)
     e.events[PMU_EV_CYCLES] = 3 * executions;
     e.events[PMU_EV_RETIRED] = executions;
     e.pme_events[PME_EVB_RETIRED] = executions / 10;
+    e.stack[CAUSE_BASE] = 2 * executions * CYCLE_UNIT + executions * CYCLE_UNIT / 4;
+    e.stack[CAUSE_DCACHE_MEM] = executions * (CYCLE_UNIT - CYCLE_UNIT / 4);
     return e;
 }
 
@@ -117,6 +120,8 @@ static void test_interval_is_stop_minus_start(void **state)
     assert_int_equal(c->cycles, 180);
     assert_int_equal(c->events[PMU_EV_RETIRED], 60);
     assert_int_equal(c->pme_events[PME_EVB_RETIRED], 6);
+    assert_int_equal(c->stack[CAUSE_BASE], 60 * (2 * CYCLE_UNIT + CYCLE_UNIT / 4));     /* the stacks too */
+    assert_int_equal(c->stack[CAUSE_DCACHE_MEM], 60 * (CYCLE_UNIT - CYCLE_UNIT / 4));
     assert_int_equal(c->pc, 0x2000);                    /* the key is not subtracted */
     oracle_free(&in);
     oracle_free(&whole);
@@ -230,6 +235,24 @@ static void test_a_fifo_as_oracle_is_refused_at_once(void **state)
     assert_non_null(strstr(err.msg, "is a FIFO, not a regular file"));
 }
 
+/* An oracle of an earlier format (3: no cycle stacks) or with another
+ * cause list is refused with one line saying what to do. */
+static void test_an_older_oracle_format_is_refused_clearly(void **state)
+{
+    (void)state;
+    uint32_t version = 3, ncauses = CAUSE_COUNT + 1;
+    write_with_header_field(offsetof(struct oracle_header, version), &version, sizeof version);
+    struct oracle o;
+    struct ap_err err;
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "version 3"));
+    assert_non_null(strstr(err.msg, "rerun the record with this build"));
+    write_with_header_field(offsetof(struct oracle_header, ncauses), &ncauses, sizeof ncauses);
+    assert_int_equal(oracle_read(base, &o, &err), -1);
+    assert_non_null(strstr(err.msg, "cycle causes"));
+    assert_non_null(strstr(err.msg, "rerun the record with this build"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +262,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_header_claiming_2_28_pcs_is_a_damaged_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_file_longer_than_its_header_says_is_damaged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_fifo_as_oracle_is_refused_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_an_older_oracle_format_is_refused_clearly, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
