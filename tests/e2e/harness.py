@@ -190,9 +190,7 @@ def board_like(home, name, base, changes=None, edit=None):
         out.append(line)
     os.makedirs(os.path.join(home, "boards", name), exist_ok=True)
     with open(os.path.join(home, "boards", name, "board.conf"), "w") as f:
-        f.write("
-".join(out) + "
-")
+        f.write("\n".join(out) + "\n")
     return {"ALPHAPROF_HOME": home}
 
 
