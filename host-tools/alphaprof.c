@@ -1,6 +1,15 @@
 /*
  * alphaprof: the command-line front end, perf style.  `alphaprof CMD ...`
  * runs the builtin CMD (builtin.h lists them).
+ *
+ * Invariants:
+ *  1. The table is BUILTINS from builtin.h, so the command list, `help`
+ *     and the dispatch cannot disagree.
+ *  2. A builtin gets argv from its own name on (argv[0] = CMD), and its
+ *     return value is the exit status, unchanged.
+ *  3. `alphaprof help CMD` is exactly `alphaprof CMD --help`.
+ *  4. No command, an unknown one or an option before it: exit 2, with the
+ *     list or one line on stderr.
  */
 #include <stdio.h>
 #include <string.h>

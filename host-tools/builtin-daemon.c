@@ -30,6 +30,17 @@
  *  3. The end: END from the board (exit 0, "the board ended"), a signal
  *     (STOP acknowledged, exit 0), or the link closing without END: a cut
  *     link (exit 3), what the board held is kept for the next daemon.
+ *
+ * Invariants (besides the session's above):
+ *  1. At most one control frame is outstanding: the next is sent only
+ *     after the last one's ACK or its timeout, so every ACK answers a known
+ *     frame.
+ *  2. A bad option, an ELF that cannot be opened or a database that cannot
+ *     be opened ends it with status 2 before the link is touched: a mistake
+ *     never disturbs the board.
+ *  3. CONFIG (when options ask for one; after a STOP if the board is
+ *     sampling) and START are acknowledged OK before FLUSH_NOW or
+ *     NEW_EPOCH is sent; a refusal or no answer ends it with status 1.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,14 @@
 /*
  * alphaprof db: look after the profile database: list epochs, start one,
  * dump the raw contents, print the schema, create an empty database.
+ *
+ * Invariants:
+ *  1. Only new-epoch and init write the database (init may create it);
+ *     epochs and dump open it read-only and schema opens nothing, so they
+ *     are safe while record or the daemon writes (WAL mode).
+ *  2. --help and every usage error end it before a database is opened.
+ *  3. Exit status: 0 done, 1 the database (or standard output) could not
+ *     be read or written, 2 bad options, as the epilog says.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,14 @@
  * (gzipped profile.proto, for `pprof` and the viewers that read it), folded
  * stacks (flame graphs) and callgrind (KCachegrind, callgrind_annotate).
  * Source lines and inlined frames come from each image's DWARF.
+ *
+ * Invariants:
+ *  1. The database is opened read-only: export never changes it.
+ *  2. pprof is binary, so it is never written to a terminal: without -o
+ *     and with a terminal on stdout that is a usage error (2).
+ *  3. A failed write leaves no partial -o FILE: the file is removed.
+ *  4. Exit status: 0 written, 1 nothing to export or the profile could
+ *     not be read or written, 2 bad options.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -6,6 +6,17 @@
  * paired samples the wasted issue slots, useful concurrency and IPC near
  * each instruction, ranked to point at the bottlenecks.  The estimators
  * are util/pme-estimate; the data util/pme-view.
+ *
+ * Invariants:
+ *  1. Read-only: the database is opened for reading and closed before
+ *     the report is printed.
+ *  2. The order is total: rows by --sort, ties by PC, so the same
+ *     database always gives the same listing.
+ *  3. --interval, --pair-interval and --window, when given, replace the
+ *     database's values; otherwise the database's are used.
+ *  4. Exit status: 0 printed; 1 no database, no ProfileMe samples or no
+ *     such procedure; 2 bad options (--rates names are checked against
+ *     the database's event bits, so only after it is read).
  */
 #include <math.h>
 #include <stdio.h>

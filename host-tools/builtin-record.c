@@ -4,6 +4,19 @@
  * database while the workload runs.  The console stays on the terminal.
  * Every option is checked before the board starts, the boot keys with the
  * monitor's own table (firmware/abi/boot-line.c).
+ *
+ * Invariants:
+ *  1. Nothing boots on a bad command line: a bad option or combination
+ *     exits 2 before QEMU starts, and so does a database that cannot be
+ *     opened or created.
+ *  2. The boot keys are record's own first, then --append's: the monitor
+ *     takes the last of a key, so the user's win.
+ *  3. STOP (seq STOP_SEQ) is the only control frame record sends, and
+ *     only on --timeout or a signal; the profile counts as saved only
+ *     once its ACK or the board's END came.
+ *  4. A workload status of 0 becomes 1 when the profile is incomplete
+ *     (not stored, no session, or no END without a STOP); any other
+ *     status is passed on as it is.
  */
 #include <limits.h>
 #include <stdio.h>

@@ -2,6 +2,16 @@
  * alphaprof report: where the samples went, per image and per procedure,
  * for each event (DCPI's dcpiprof, Figure 1: counts, %, cumulative %),
  * sorted by the first event; filtered by epoch, core and image.
+ *
+ * Invariants:
+ *  1. The database is opened read-only and closed before the table is
+ *     printed: report never changes it.
+ *  2. The table or JSON document goes to stdout; notes (losses, images
+ *     without symbols) go to stderr, so stdout stays clean to parse.
+ *  3. --limit cuts only the procedure list, and the output says so: the
+ *     count left out (text) or procedures_total (JSON).
+ *  4. Exit status: 0 printed, 1 the database could not be read or holds
+ *     no samples for the selection, 2 bad options.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,16 @@
 /*
  * alphaprof run: boots the board with the monitor and the given workload
  * images, forwards the serial console, and exits with the workload's status.
+ *
+ * Invariants:
+ *  1. No board starts on a bad command line: options, --profile-socket's
+ *     path and (unless --no-check) the --append keys are checked first,
+ *     exit 2.
+ *  2. The boot keys are --append's first, then --profile-socket's
+ *     (profile=timer unless --append names a profile, then start=host),
+ *     then baud: the monitor takes the last of a key.
+ *  3. The exit status is board_run's: the workload's 0..255, or 1, 124,
+ *     125, 127 and 2 as the epilog lists.
  */
 #include <limits.h>
 #include <stdio.h>

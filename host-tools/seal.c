@@ -3,6 +3,14 @@
  * GNU build-id, payload and header CRC-32) into the ELF file in place, after
  * checking the fields the link put there.  With --check it only verifies a
  * sealed image, exactly as `alphaprof run` does before booting it.
+ *
+ * Invariants:
+ *  1. --check opens the images read-only and never writes them; sealing
+ *     takes one image at a time.
+ *  2. Every image given is tried: a failing one is reported on stderr and
+ *     the rest still checked, so one run reports every bad image.
+ *  3. Success lines go to stdout (none with -q), errors to stderr.
+ *  4. Exit status: 0 all good, 1 an image failed, 2 bad usage.
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,19 @@
 /*
  * The ingest loop (see ingest.h): link decoder -> frame handlers -> the
  * profile database's merges, committed on a timer.
+ *
+ * Invariants:
+ *  1. Every seq before `stored` is committed: stored catches up with
+ *     expected only after pdb_commit succeeded.
+ *  2. A session's link position (link_pos_NONCE) is committed in the same
+ *     transaction as its frames, so a host taking over skips exactly
+ *     what is stored.
+ *  3. Cumulative FLUSH counters only grow within a session: a value that
+ *     goes back is ignored and counted (went_back), never subtracted.
+ *  4. Host counts go to the database as differences since the last commit
+ *     (the recorded_* fields), so nothing is added twice.
+ *  5. Pending rows are committed early past PENDING_LIMIT, so a burst
+ *     never builds an unbounded transaction.
  */
 #include "util/ingest.h"
 

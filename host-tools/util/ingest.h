@@ -16,6 +16,21 @@
  * cumulative FLUSH counters become per-epoch stats and drops; samples the
  * target sent that never arrived intact are counted as link_lost_* drops, so
  * every sample is either in the database or counted as dropped.
+ *
+ * Invariants:
+ *  1. The ingest borrows db (the caller closes it after ingest_close) and
+ *     copies opts and the ELF paths; status, console and hook_ctx stay the
+ *     caller's and must outlive it.
+ *  2. A LINK_ACK's "stored" moves only after pdb_commit succeeded, so the
+ *     target forgets only what is on disk.
+ *  3. Errors are the database's or a build-id mismatch; link damage is
+ *     counted, never an error.
+ *  4. The frame hook sees a frame at most once, before it is merged: the
+ *     session's in seq order, and the skipped ones (before the first
+ *     HELLO, another host's session); never a duplicate or a frame ahead
+ *     of a gap.
+ *  5. The epoch is read again after every commit, so `alphaprof db
+ *     new-epoch` from another process takes effect at the next commit.
  */
 #ifndef ALPHAPROF_UTIL_INGEST_H
 #define ALPHAPROF_UTIL_INGEST_H

@@ -1,6 +1,16 @@
 /*
  * The options engine: parses a command line against an option table and
  * prints the table as --help (see options.h for the rules it keeps).
+ *
+ * Invariants:
+ *  1. Parsing stops at the first bad word or at --help: values stored
+ *     before it stay, so the caller frees its lists on every path.
+ *  2. A string value points into argv (argv must outlive it); a list value
+ *     is a copy (strvec_push), the caller's to free.
+ *  3. --help lists the options in table order, under their groups, and
+ *     ends with -h, --help: the table alone decides what it says.
+ *  4. Parse errors and opt_usage_error print the same one-line form and
+ *     mean exit status 2.
  */
 #include <ctype.h>
 #include <errno.h>

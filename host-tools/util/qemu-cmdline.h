@@ -1,6 +1,15 @@
 /*
  * The QEMU command line of a run, composed from the board definition and
  * the run's options.  Pure: no file is touched, so it is unit-tested as is.
+ *
+ * Invariants:
+ *  1. Pure: the same run_config gives the same words; nothing reads a
+ *     file or the environment.
+ *  2. run_config is only read, its pointers borrowed for the call.
+ *  3. What is returned is the caller's to free: the boot text (free) and
+ *     the words qemu_compose pushes on argv; a failing call pushes none.
+ *  4. The boot line holds only keys the monitor's table accepts (unless
+ *     unchecked_keys) and fits CMDLINE_MAX; otherwise it is an error.
  */
 #ifndef ALPHAPROF_UTIL_QEMU_CMDLINE_H
 #define ALPHAPROF_UTIL_QEMU_CMDLINE_H

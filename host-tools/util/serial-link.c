@@ -1,3 +1,19 @@
+/*
+ * The launcher's end of the board's serial link (see serial-link.h):
+ * connecting to QEMU's socket, the filters for the terminal, write_all.
+ *
+ * Invariants:
+ *  1. The filters have no state of their own: all of it is in the
+ *     caller's struct, so each link has its own and they never mix.
+ *  2. boot_filter passes everything unchanged once done; a line that
+ *     fills its 256-byte buffer is not the PALcode's, so it ends the
+ *     hiding too.
+ *  3. notice_filter drops only lines holding QEMU's connection notice or
+ *     the refused-plugin line (board-run.c reports that error itself); it
+ *     judges a longer line 512 bytes at a time.
+ *  4. serial_link_try_connect leaves no fd open on failure, and the fd it
+ *     returns is non-blocking and close-on-exec.
+ */
 #include "util/serial-link.h"
 
 #include <errno.h>

@@ -2,6 +2,17 @@
  * The launcher's end of the board's serial link (COM1): a unix socket that
  * QEMU serves (-chardev socket,server=on,wait=on), or pipes to QEMU's stdio.
  * Also the translation of guest output for the terminal.
+ *
+ * Invariants:
+ *  1. serial_link_try_connect makes one attempt and never waits: -1 means
+ *     "not yet, try again", -2 a real error; a returned fd is the caller's
+ *     to close.
+ *  2. The filters keep their state in the caller's struct (zeroed to
+ *     start), so a line or "\r\n" split across reads comes out as in one.
+ *  3. The filters only drop or hold back bytes, never add any: out needs
+ *     room for the input plus what was held back, hence the sizes asked.
+ *  4. write_all retries EINTR and EAGAIN, so it writes everything or
+ *     fails.
  */
 #ifndef ALPHAPROF_UTIL_SERIAL_LINK_H
 #define ALPHAPROF_UTIL_SERIAL_LINK_H
