@@ -368,9 +368,9 @@ int cmd_pme(int argc, char **argv)
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "KEY", "retired (default), samples, latency or wasted"),
         OPT_STRING(0, "rates", &o.rates_arg, "LIST", "event bits shown as rates (default dmiss,imiss,mispredict)"),
         OPT_LIMIT(&o.limit, "instructions per table"),
-        POSITIVE("interval", &o.interval, "S", "fetched instructions per sample, if the database lacks it"),
-        POSITIVE("pair-interval", &o.pair_interval, "S", "fetched instructions per pair, if the database lacks it"),
-        POSITIVE("window", &o.window, "W", "the pair window, if the database lacks it"),
+        POSITIVE("interval", &o.interval, "S", "fetched instructions per sample (given: used instead of the database's)"),
+        POSITIVE("pair-interval", &o.pair_interval, "S", "fetched instructions per pair (given: used instead of the database's)"),
+        POSITIVE("window", &o.window, "W", "the pair window (given: used instead of the database's)"),
         POSITIVE("issue-width", &o.C, "C", "issue slots per cycle (default " GRAMMAR_STR(DEFAULT_ISSUE_WIDTH)
                  ", the model's)"),
         POSITIVE("ipc-window", &o.T, "T", "cycles of the IPC window (default " GRAMMAR_STR(DEFAULT_IPC_WINDOW) ")"),
