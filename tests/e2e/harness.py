@@ -169,11 +169,10 @@ def flip_byte(path, offset, mask=0x01):
         f.write(bytes([b ^ mask]))
 
 
-def board_like(home, name, base, changes=None, edit=None):
+def board_like(home, name, base, changes=None):
     """Writes HOME/boards/NAME/board.conf (HOME to be ALPHAPROF_HOME): the
-    repository's boards/BASE/board.conf with its paths made absolute, the
-    keys in changes ({key: function(old value) -> new value}) changed, and
-    edit(key, value) -> new value (or None: keep) applied to every setting."""
+    repository's boards/BASE/board.conf with its paths made absolute and
+    the keys in changes ({key: function(old value) -> new value}) changed."""
     changes = changes or {}
     out = []
     for line in open(os.path.join(REPO, "boards", base, "board.conf")).read().splitlines():
@@ -185,15 +184,8 @@ def board_like(home, name, base, changes=None, edit=None):
             line = "%s = %s" % (key, value)
         if setting and key in changes:
             line = "%s = %s" % (key, changes[key](value))
-        elif setting and edit and edit(key, value) is not None:
-            line = "%s = %s" % (key, edit(key, value))
         out.append(line)
     os.makedirs(os.path.join(home, "boards", name), exist_ok=True)
     with open(os.path.join(home, "boards", name, "board.conf"), "w") as f:
         f.write("\n".join(out) + "\n")
     return {"ALPHAPROF_HOME": home}
-
-
-def derived_board(d, name, edit):
-    """A board like clipper-pm under the home d, edit(key, value) applied."""
-    return board_like(d, name, "clipper-pm", edit=edit)

@@ -4,7 +4,7 @@ launcher), whether it is found when the plugin loads or when it writes
 the oracle at exit."""
 import os
 
-from harness import alphaprof, build_path, check, cleanup, derived_board, require, tmpdir
+from harness import alphaprof, board_like, build_path, check, cleanup, require, tmpdir
 
 
 def hello():
@@ -13,7 +13,7 @@ def hello():
 
 def board_with_args(d, extra):
     """clipper-pm with extra plugin arguments, under a home of its own."""
-    return derived_board(d, "odd", lambda k, v: "%s,%s" % (v, extra) if k == "plugin_args" else None)
+    return board_like(d, "odd", "clipper-pm", {"plugin_args": lambda v: "%s,%s" % (v, extra)})
 
 
 def model_lines(r):
