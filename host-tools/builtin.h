@@ -21,6 +21,7 @@
     X(db, "list, start and dump epochs of the profile database") \
     X(stats, "variation of each procedure's samples across epochs or runs") \
     X(diff, "two epochs or databases side by side, with significance") \
+    X(gate, "fail CI when a procedure got significantly slower than in the base runs") \
     X(export, "write the profile as pprof, folded stacks or callgrind") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks")
 
