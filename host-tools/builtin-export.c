@@ -1,7 +1,8 @@
 /*
  * alphaprof export: the profile in formats other tools read: pprof
  * (gzipped profile.proto, for `pprof` and the viewers that read it), folded
- * stacks (flame graphs) and callgrind (KCachegrind, callgrind_annotate).
+ * stacks (flame graphs), callgrind (KCachegrind, callgrind_annotate) and
+ * speedscope's JSON.
  * Source lines and inlined frames come from each image's DWARF.
  *
  * Invariants:
@@ -25,7 +26,7 @@
 
 static const struct opt_command export_command = {
     .name = "export",
-    .synopsis = "--format pprof|folded|callgrind [options]",
+    .synopsis = "--format pprof|folded|callgrind|speedscope [options]",
     .about = "Writes the profile for other tools, with source lines and inlined frames\n"
              "from each image's DWARF:\n"
              "  pprof      gzipped profile.proto: `pprof -top FILE`, pprof's web UI and\n"
@@ -35,13 +36,15 @@ static const struct opt_command export_command = {
              "             flame graphs (flamegraph.pl, inferno, speedscope)\n"
              "  callgrind  callgrind format for KCachegrind and callgrind_annotate, one\n"
              "             cost column per event, per-instruction and per-line costs;\n"
-             "             inlined code appears as calls",
+             "             inlined code appears as calls\n"
+             "  speedscope speedscope's JSON (speedscope FILE, or open it at speedscope.app),\n"
+             "             one profile per event; timer samples weighted as nanoseconds",
     .epilog = "Exit status: 0 written, 1 the profile could not be read or written,\n"
               "2 bad options.",
 };
 
-enum format { FMT_PPROF, FMT_FOLDED, FMT_CALLGRIND, FMT_NONE };
-static const char *const format_names[] = {"pprof", "folded", "callgrind", NULL};
+enum format { FMT_PPROF, FMT_FOLDED, FMT_CALLGRIND, FMT_SPEEDSCOPE, FMT_NONE };
+static const char *const format_names[] = {"pprof", "folded", "callgrind", "speedscope", NULL};
 
 /* Writes the selected profile as fmt to output (NULL: stdout). */
 static int export_to(const char *db_path, const struct pv_selection *sel, const char *event_spec,
@@ -53,7 +56,7 @@ int cmd_export(int argc, char **argv)
     const char *output = NULL, *event_spec = NULL;
     int fmt = FMT_NONE;
     const struct option options[] = {
-        OPT_CHOICE(0, "format", &fmt, format_names, "F", "pprof, folded or callgrind (required)"),
+        OPT_CHOICE(0, "format", &fmt, format_names, "F", "pprof, folded, callgrind or speedscope (required)"),
         OPT_STRING('o', "output", &output, "FILE", "write there (default: standard output; pprof, being\n"
                    "binary, is not written to a terminal)"),
         OPT_CALLBACK(0, "event", &event_spec, "E", "folded: the event to count (default: the first)", opt_event),
@@ -65,7 +68,7 @@ int cmd_export(int argc, char **argv)
     if (r != OPT_PARSED)
         return opt_exit(r);
     if (fmt == FMT_NONE)
-        return opt_usage_error(&export_command, "give --format pprof, folded or callgrind");
+        return opt_usage_error(&export_command, "give --format pprof, folded, callgrind or speedscope");
     if (fmt == FMT_PPROF && !output && isatty(STDOUT_FILENO))
         return opt_usage_error(&export_command, "pprof output is binary (gzip); give -o FILE or redirect it");
     return export_to(profile_opts_db(&po), &po.sel, event_spec, (enum format)fmt, output);
@@ -113,6 +116,7 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
     }
     int wrc = fmt == FMT_PPROF    ? export_pprof(&x, f, &err)
               : fmt == FMT_FOLDED ? export_folded(&x, (size_t)e, f, &err)
+              : fmt == FMT_SPEEDSCOPE ? export_speedscope(&x, f, &err)
                                   : export_callgrind(&x, f, &err);
     if (fflush(f) != 0 && !wrc)
         wrc = ap_err_set(&err, "writing %s failed", output ? output : "standard output");

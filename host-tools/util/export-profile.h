@@ -3,7 +3,8 @@
  * source-level frames (inlined calls innermost first, then the procedure)
  * and its sample counts per event, plus the images as mappings.  Built
  * from a profile view (export_from_view) or by hand (unit tests), and
- * written by the format writers (pprof, folded stacks, callgrind), which
+ * written by the format writers (pprof, folded stacks, callgrind,
+ * speedscope), which
  * depend on nothing else.
  *
  * Invariants: one site per instruction of the view, so every sample is in
@@ -75,6 +76,8 @@ int export_event_index(const struct xp_profile *x, const char *name);
 int export_pprof(const struct xp_profile *x, FILE *out, struct ap_err *err);
 /* "image;procedure;inlined;... count" lines of event e (flame graphs). */
 int export_folded(const struct xp_profile *x, size_t e, FILE *out, struct ap_err *err);
+/* speedscope's JSON file format, one sampled profile per event. */
+int export_speedscope(const struct xp_profile *x, FILE *out, struct ap_err *err);
 /* Callgrind format (KCachegrind, callgrind_annotate), every event. */
 int export_callgrind(const struct xp_profile *x, FILE *out, struct ap_err *err);
 

@@ -189,3 +189,26 @@ def board_like(home, name, base, changes=None):
     with open(os.path.join(home, "boards", name, "board.conf"), "w") as f:
         f.write("\n".join(out) + "\n")
     return {"ALPHAPROF_HOME": home}
+
+
+def npm_package(name, version):
+    """An npm package's files, installed once with npm into build/npm (a
+    project-local cache; set-up installs npm): the path of its directory."""
+    prefix = os.path.join(BUILD, "npm")
+    path = os.path.join(prefix, "node_modules", name)
+    try:
+        with open(os.path.join(path, "package.json")) as f:
+            import json
+            if json.load(f).get("version") == version:
+                return path
+    except (OSError, ValueError):
+        pass
+    npm = shutil.which("npm")
+    if npm is None:
+        raise AssertionError("npm is missing: run make setup (setup/packages.txt installs Debian's npm)")
+    os.makedirs(prefix, exist_ok=True)
+    p = subprocess.run([npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save",
+                        "%s@%s" % (name, version)], capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 or not os.path.isdir(path):
+        raise AssertionError("npm install %s@%s into %s failed:\n%s%s" % (name, version, prefix, p.stdout, p.stderr))
+    return path

@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 
-from harness import REPO, alphaprof, build_path, check, cleanup, require, tmpdir
+from harness import REPO, alphaprof, build_path, check, cleanup, npm_package, require, tmpdir
 
 PPROF_PROTO_DIR = "/usr/share/gocode/src/github.com/google/pprof/proto"
 
@@ -181,5 +181,74 @@ def test_folded_export_is_strict_flamegraph_input():
             if proc["name"] in ("compare_longs", "qsort"):
                 check(per_proc.get(proc["name"]) == proc["samples"][0],
                       "%s's stacks hold report's %d" % (proc["name"], proc["samples"][0]), r)
+    finally:
+        cleanup(d)
+
+
+SPEEDSCOPE_VERSION = "1.25.0"
+
+
+def speedscope_validator():
+    """speedscope's own file-format schema, from its npm package, as a
+    validator (Debian's python3-jsonschema)."""
+    import jsonschema
+    pkg = npm_package("speedscope", SPEEDSCOPE_VERSION)
+    with open(require(os.path.join(pkg, "dist", "release", "file-format-schema.json"), "speedscope's schema")) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema)
+
+
+def test_speedscope_export_validates_against_speedscopes_schema():
+    validator = speedscope_validator()
+    d = tmpdir()
+    try:
+        db, rep = record(d)
+        out = os.path.join(d, "p.speedscope.json")
+        r = alphaprof(["export", "--db", db, "--format", "speedscope", "-o", out])
+        check(r.status == 0, "export speedscope", r)
+        with open(out) as f:
+            doc = json.load(f)
+        errors = sorted(validator.iter_errors(doc), key=str)
+        check(not errors, "valid against speedscope's file-format schema: %s" % "; ".join(e.message for e in errors[:5]))
+        frames = doc["shared"]["frames"]
+        check(len(doc["profiles"]) == len(rep["events"]), "one profile per event")
+        prof = doc["profiles"][0]
+        check(prof["type"] == "sampled" and prof["unit"] == "none" and len(prof["samples"]) == len(prof["weights"]),
+              "a sampled profile of counts, a weight per stack")
+        total = rep["events"][0]["total"]
+        check(sum(prof["weights"]) == total == prof["endValue"], "weights sum to report's total %d" % total)
+        stacks = [tuple(s) for s in prof["samples"]]
+        check(len(set(stacks)) == len(stacks) and all(0 <= i < len(frames) for s in stacks for i in s),
+              "each stack once, every frame index in the table")
+        images = {i["name"] for i in rep["images"]}
+        check(all(frames[s[0]]["name"] in images for s in stacks), "each stack starts at its image")
+        per_proc = {}
+        for s, w in zip(stacks, prof["weights"]):
+            if len(s) > 1:
+                per_proc[frames[s[1]]["name"]] = per_proc.get(frames[s[1]]["name"], 0) + w
+        for proc in rep["procedures"]:
+            if proc["name"] in ("compare_longs", "qsort"):
+                check(per_proc.get(proc["name"]) == proc["samples"][0],
+                      "%s's stacks weigh report's %d" % (proc["name"], proc["samples"][0]))
+        check(any(f.get("file", "").endswith(".c") and f.get("line", 0) > 0 for f in frames),
+              "procedures carry their source file and line from DWARF")
+
+        # timer samples weigh as nanoseconds: samples x the mean period
+        tdb = os.path.join(d, "t.db")
+        rec = alphaprof(["record", "--deterministic", "--db", tdb, require(build_path("workloads", "hotspots.elf"))],
+                        timeout=240)
+        check(rec.status == 0, "record hotspots with the timer", rec)
+        trep = json.loads(alphaprof(["report", "--db", tdb, "--json"]).out)
+        r = alphaprof(["export", "--db", tdb, "--format", "speedscope"])
+        tdoc = json.loads(r.out)
+        check(not list(validator.iter_errors(tdoc)), "the timer profile is valid too")
+        ev = trep["events"][0]
+        tp = tdoc["profiles"][0]
+        check(tp["unit"] == "nanoseconds" and tp["endValue"] == ev["total"] * ev["period"] == sum(tp["weights"]),
+              "timer weights are samples x period (%s ns)" % tp["endValue"], r)
+
+        bad = alphaprof(["export", "--db", os.path.join(d, "nosuch.db"), "--format", "speedscope"])
+        check(bad.status == 1 and len(bad.err.strip().splitlines()) == 1, "a missing database: one line, exit 1", bad)
     finally:
         cleanup(d)

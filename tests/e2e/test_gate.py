@@ -20,7 +20,7 @@ def make(*goals):
                           capture_output=True, text=True, timeout=300)
 
 
-def build_variants(d):
+def build_variants(d, scale=20000):
     """base.elf, same.elf (rebuilt unchanged) and slow.elf in d, one image
     name (so the gate matches their procedures)."""
     name = "zz-gate-%d" % os.getpid()
@@ -32,7 +32,7 @@ def build_variants(d):
         shutil.copy(require(os.path.join(REPO, "workloads", "hotspots", "hotspots.c")), src)
         for variant, flags in (("base", ""), ("same", ""), ("slow", " -DSLOW_PERMILLE=30")):
             with open(os.path.join(src, "workload.mk"), "w") as f:
-                f.write("WORKLOAD_CFLAGS := -DSCALE=20000%s\n" % flags)
+                f.write("WORKLOAD_CFLAGS := -DSCALE=%d%s\n" % (scale, flags))
             os.utime(os.path.join(src, "hotspots.c"))        # a real rebuild each time
             p = make(elf)
             check(p.returncode == 0, "the %s variant builds:\n%s%s" % (variant, p.stdout, p.stderr))
