@@ -38,6 +38,9 @@ $(BUILD)/host-asan/shared/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_TOOLS_CFLAGS) $(HOST_SANITIZE) -c $< -o $@
 
+# The report's stylesheet and script are assembled into html-assets.o (.incbin).
+$(BUILD)/host/util/html-assets.o $(BUILD)/host-asan/util/html-assets.o: host-tools/html/report.css host-tools/html/report.js
+
 $(HOST_UTIL_LIB): $(call host_objs,$(BUILD)/host,$(HOST_UTIL_SRCS)) $(call shared_objs,$(BUILD)/host)
 	@rm -f $@
 	ar rcs $@ $^

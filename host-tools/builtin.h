@@ -22,7 +22,8 @@
     X(stats, "variation of each procedure's samples across epochs or runs") \
     X(diff, "two epochs or databases side by side, with significance") \
     X(gate, "fail CI when a procedure got significantly slower than in the base runs") \
-    X(export, "write the profile as pprof, folded stacks or callgrind") \
+    X(export, "write the profile as pprof, folded stacks, callgrind or speedscope") \
+    X(html, "the profile as one self-contained HTML report: flame graph, tables, listings") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);

@@ -1,0 +1,216 @@
+/*
+ * alphaprof html: the profile as one self-contained HTML file, readable
+ * offline in any browser: summary, zoomable flame graph, sortable
+ * procedure table, heat-mapped listings, ProfileMe charts and, with
+ * --base, the diff against another profile.
+ *
+ * Invariants:
+ *   1. One file, nothing fetched: the data (util/html-data), stylesheet and
+ *      script (util/html-assets, written here) are inline, and the page's
+ *      Content-Security-Policy forbids every network request.
+ *   2. The databases are opened read-only.  The report is written to a
+ *      temporary file beside -o and renamed, so a failure leaves no
+ *      partial report.
+ *   3. Exit status: 0 written, 1 a profile could not be read or the file
+ *      not written, 2 bad options.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "util/compare-rank.h"
+#include "util/html-assets.h"
+#include "util/html-data.h"
+#include "util/json-out.h"
+#include "util/option-groups.h"
+#include "util/pme-view.h"
+#include "util/profile-compare.h"
+#include "util/strvec.h"
+
+static const struct opt_command html_command = {
+    .name = "html",
+    .synopsis = "-o REPORT.html [options]",
+    .about = "Writes the profile as one self-contained HTML file (no network, nothing\n"
+             "else to copy): summary with drops explained, a zoomable flame graph\n"
+             "(image, procedure, inlined calls, source line), the procedures sortable,\n"
+             "heat-mapped source and disassembly of the hottest procedures,\n"
+             "ProfileMe charts when the profile has ProfileMe samples, and with\n"
+             "--base the per-procedure diff against another profile.",
+    .epilog = "The report opens at a procedure's listing with REPORT.html#proc=NAME.\n"
+              "\n"
+              "Exit status: 0 written, 1 a profile could not be read or the report\n"
+              "not written, 2 bad options.",
+};
+
+struct html_options {
+    struct profile_opts po;
+    const char *output, *base, *event_spec;
+    int64_t base_epoch;
+    unsigned listing_kb;
+    double alpha;
+};
+
+static int html_report(const struct html_options *o);
+
+int cmd_html(int argc, char **argv)
+{
+    struct html_options o = {.po = PROFILE_OPTS_INIT, .listing_kb = 2500, .alpha = 0.05};
+    const struct option options[] = {
+        OPT_STRING('o', "output", &o.output, "FILE", "the report to write (required)"),
+        OPT_STRING(0, "base", &o.base, "PATH", "diff against this database's profile"),
+        OPT_CALLBACK(0, "base-epoch", &o.base_epoch, "N|all", "the base's epoch (default: its current one)",
+                     opt_epoch),
+        OPT_CALLBACK(0, "event", &o.event_spec, "E", "the diff's event (default: the first, as in report)",
+                     opt_event),
+        OPT_DOUBLE(0, "alpha", &o.alpha, "X", 0, 1, OPT_ABOVE_MIN | OPT_BELOW_MAX,
+                   "the diff's significance level, after Holm's correction (default 0.05)"),
+        OPT_UINT(0, "listing-kb", &o.listing_kb, "KB", 0, OPT_NUMBER_MAX,
+                 "listings of the hottest procedures up to this size (default 2500)"),
+        OPT_GROUP("selecting the profile"),
+        OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_IMAGE(&o.po),
+        OPT_END(),
+    };
+    enum opt_result r = opt_parse(&html_command, options, argc, argv, NULL, NULL);
+    if (r != OPT_PARSED)
+        return opt_exit(r);
+    if (!o.output)
+        return opt_usage_error(&html_command, "give the report's file: -o REPORT.html");
+    return html_report(&o);
+}
+
+/* The document around the data. */
+static void write_page(FILE *f, const struct html_input *in, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>alphaprof: ", f);
+    for (const char *p = title; *p; p++) {
+        if (*p == '<')
+            fputs("&lt;", f);
+        else if (*p == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*p, f);
+    }
+    fputs("</title>\n<style>\n", f);
+    fputs(html_report_css, f);
+    fputs("</style></head>\n<body><noscript>This report needs JavaScript.</noscript>\n"
+          "<script type=\"application/json\" id=\"alphaprof-data\">", f);
+    (void)in;
+}
+
+static int load(const char *path, const struct pv_selection *sel, struct pdb **db, struct profile_view *v,
+                struct ap_err *err)
+{
+    if (pdb_open(path, PDB_READ, db, err))
+        return -1;
+    if (cmp_check_epoch(*db, sel->epoch, err) || pv_load(*db, sel, v, err)) {
+        pdb_close(*db);
+        *db = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int html_report(const struct html_options *o)
+{
+    const char *db_path = profile_opts_db(&o->po);
+    struct ap_err err;
+    struct pdb *db = NULL, *bdb = NULL;
+    struct profile_view v, bv;
+    struct pme_view pv;
+    bool have_v = false, have_bv = false, have_pv = false, have_t = false;
+    struct cmp_table t;
+    struct diff_rank *rows = NULL;
+    char *tmp = NULL;
+    FILE *f = NULL;
+    int rc = 1;
+    if (load(db_path, &o->po.sel, &db, &v, &err))
+        goto fail;
+    have_v = true;
+    if (pme_view_load(db, &o->po.sel, 30, &pv, &err))
+        goto fail;
+    have_pv = true;
+    if (v.nevents == 0 && pv.samples == 0) {
+        ap_err_set(&err, "%s holds no samples for this selection; record some with alphaprof record", db_path);
+        goto fail;
+    }
+    struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .alpha = o->alpha,
+                            .listing_budget = (size_t)o->listing_kb * 1024};
+    if (o->base) {
+        struct pv_selection bsel = o->po.sel;
+        bsel.epoch = o->base_epoch;
+        uint32_t event;
+        if (load(o->base, &bsel, &bdb, &bv, &err))
+            goto fail;
+        have_bv = true;
+        if (cmp_resolve_event(db, o->event_spec, &event, &err))
+            goto fail;
+        int eb = pv_event_index(&bv, event), ev = pv_event_index(&v, event);
+        if (eb < 0 || ev < 0) {
+            ap_err_set(&err, "%s holds no samples of the diff's event %s; give --event", eb < 0 ? o->base : db_path,
+                       o->event_spec ? o->event_spec : "(the first)");
+            goto fail;
+        }
+        cmp_init(&t, CMP_PROCS, 2);
+        have_t = true;
+        cmp_add_view(&t, 0, &bv, eb);
+        cmp_add_view(&t, 1, &v, ev);
+        cmp_finish(&t);
+        rows = rank_diff(&t, false);
+        in.base_path = o->base;
+        in.diff = &t;
+        in.diff_rows = rows;
+    }
+    tmp = xmalloc(strlen(o->output) + 16);
+    sprintf(tmp, "%s.tmp%ld", o->output, (long)getpid());
+    f = fopen(tmp, "w");
+    if (!f) {
+        ap_err_set(&err, "cannot write %s: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    write_page(f, &in, db_path);
+    if (html_write_data(&in, f, &err))
+        goto fail;
+    fputs("</script>\n<script>\n", f);
+    fputs(html_report_js, f);
+    fputs("</script>\n</body></html>\n", f);
+    if (fflush(f) != 0 || ferror(f)) {
+        ap_err_set(&err, "writing %s failed: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    int c = fclose(f);
+    f = NULL;
+    if (c != 0 || rename(tmp, o->output) != 0) {
+        ap_err_set(&err, "writing %s failed: %s", o->output, strerror(errno));
+        goto fail;
+    }
+    rc = 0;
+    goto out;
+fail:
+    fprintf(stderr, "alphaprof html: %s\n", err.msg);
+    if (f)
+        fclose(f);
+    if (tmp)
+        unlink(tmp);
+out:
+    free(tmp);
+    free(rows);
+    if (have_t)
+        cmp_free(&t);
+    if (have_bv)
+        pv_free(&bv);
+    if (bdb)
+        pdb_close(bdb);
+    if (have_pv)
+        pme_view_free(&pv);
+    if (have_v)
+        pv_free(&v);
+    if (db)
+        pdb_close(db);
+    return rc;
+}

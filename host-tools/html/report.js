@@ -1,0 +1,496 @@
+/*
+ * alphaprof html: the report's script (inline in every report, written for
+ * this project).  It reads the data document (host-tools/util/html-data.h
+ * describes it) and renders the summary, flame graph, procedure table,
+ * listings, ProfileMe charts and diff.  Nothing is fetched.
+ *
+ * Large profiles stay quick: the flame graph draws only frames at least
+ * half a pixel wide, the table shows its first rows until asked for all,
+ * and a listing is built only when it is opened.
+ *
+ * When done, <body> carries data-ready="1", data-render-ms (time from the
+ * script's start) and data-errors (uncaught errors seen), which the tests
+ * read.
+ */
+'use strict';
+(function () {
+  var started = performance.now();
+  var errors = 0;
+  window.addEventListener('error', function () {
+    errors++;
+    document.body.dataset.errors = String(errors);
+  });
+  document.body.dataset.errors = '0';
+
+  var D = JSON.parse(document.getElementById('alphaprof-data').textContent);
+  var S = D.summary;
+  var nev = S.events.length;
+  var state = {event: 0, zoom: null, sortKey: 2, sortDesc: true, showAll: false};
+
+  /* ------------------------------------------------------------ helpers */
+  function el(tag, attrs) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      for (var k in attrs) {
+        if (k === 'text') e.textContent = attrs[k];
+        else if (k === 'cls') e.className = attrs[k];
+        else if (k === 'onclick') e.addEventListener('click', attrs[k]);
+        else e.setAttribute(k, attrs[k]);
+      }
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined) continue;
+      e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return e;
+  }
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) {
+      if (k === 'text') e.textContent = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+    return e;
+  }
+  function num(x) { return Number(x).toLocaleString('en-US'); }
+  function pct(x, digits) { return (100 * x).toFixed(digits === undefined ? 2 : digits) + '%'; }
+  function hashHue(s) {
+    var h = 0;
+    for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
+    return Math.abs(h);
+  }
+  function td(text, cls) { return el('td', cls ? {cls: cls, text: text} : {text: text}); }
+  function hex(x) { return Number(x).toString(16); }
+
+  /* ------------------------------------------------------------ page frame */
+  var title = S.workloads.filter(function (w) { return w !== '[unknown]'; }).join(', ') || 'profile';
+  var header = el('header', null, el('h1', {text: 'alphaprof: ' + title}),
+                  el('span', {cls: 'sub', text: S.db + (S.epoch >= 0 ? ', epoch ' + S.epoch : ', every epoch')}));
+  var nav = el('nav');
+  document.body.appendChild(header);
+  document.body.appendChild(nav);
+  function section(id, name) {
+    var s = el('section', {id: id}, el('h2', {text: name}));
+    document.body.appendChild(s);
+    nav.appendChild(el('a', {href: '#' + id, text: name}));
+    return s;
+  }
+
+  /* ------------------------------------------------------------ summary */
+  function renderSummary() {
+    var s = section('summary', 'Summary');
+    var kv = el('table', {cls: 'kv'});
+    function row(k, v) { kv.appendChild(el('tr', null, td(k), el('td', null, v))); }
+    row('database', S.db);
+    row('epoch', S.epoch >= 0 ? String(S.epoch) : 'every epoch');
+    row('workloads', S.workloads.join(', '));
+    var boards = {}, cores = 0;
+    S.sessions.forEach(function (x) { boards[x.board || '?'] = 1; cores = Math.max(cores, x.cores || 0); });
+    row('board', Object.keys(boards).join(', ') || 'unknown');
+    row('cores', cores ? String(cores) : 'unknown');
+    row('sessions', String(S.sessions.length) + (S.sessions.length ? ' (first began ' + S.sessions[0].started + ')' : ''));
+    var stored = 0;
+    S.events.forEach(function (e) { stored += e.total; });
+    row('samples', num(stored) + (S.pme_samples ? ' + ' + num(S.pme_samples) + ' ProfileMe' : ''));
+    s.appendChild(kv);
+
+    var ev = el('table', {id: 'events'}, el('tr', null, el('th', {text: 'event'}), el('th', {cls: 'num', text: 'samples'}),
+                                   el('th', {cls: 'num', text: 'achieved mean period'}), el('th', {cls: 'num', text: 'estimated count'})));
+    S.events.forEach(function (e) {
+      var unit = e.name === 'timer' ? ' ns' : ' events';
+      ev.appendChild(el('tr', null, td(e.name), td(num(e.total), 'num'),
+                        td(e.period ? num(e.period) + unit : 'unknown', 'num'),
+                        td(e.period ? num(e.total * e.period) + unit : '?', 'num')));
+    });
+    s.appendChild(el('h2', {text: 'Events'}));
+    s.appendChild(ev);
+
+    s.appendChild(el('h2', {text: 'Drops'}));
+    var lost = 0;
+    S.drops.forEach(function (d) { if (d.reason.indexOf('_frames') < 0) lost += d.count; });
+    if (!S.drops.length) {
+      s.appendChild(el('p', {id: 'drops-none', text: 'No sample was lost: every sample the board took is in this profile.'}));
+    } else {
+      var taken = stored + S.pme_samples + lost;
+      s.appendChild(el('p', {cls: lost && lost / taken > 0.01 ? 'note' : '',
+        text: num(lost) + ' of ' + num(taken) + ' samples taken (' + pct(taken ? lost / taken : 0) +
+              ') were lost; frame counts are frames, not samples.' +
+              (lost / taken > 0.01 ? ' Losses are not uniform, so shares may be biased.' : '')}));
+      var dt = el('table', {id: 'drops'}, el('tr', null, el('th', {text: 'reason'}), el('th', {cls: 'num', text: 'count'}),
+                                           el('th', {text: 'what it means'})));
+      S.drops.forEach(function (d) { dt.appendChild(el('tr', null, td(d.reason), td(num(d.count), 'num'), td(d.what))); });
+      s.appendChild(dt);
+    }
+  }
+
+  /* ------------------------------------------------------------ event choice */
+  var eventSelects = [];
+  function eventSelect(onchange) {
+    if (nev < 2) return null;
+    var sel = el('select');
+    S.events.forEach(function (e, i) { sel.appendChild(el('option', {value: String(i), text: e.name})); });
+    sel.addEventListener('change', function () {
+      state.event = Number(sel.value);
+      eventSelects.forEach(function (o) { o.value = sel.value; });
+      state.zoom = null;
+      drawFlame();
+      drawTable();
+    });
+    eventSelects.push(sel);
+    return el('label', null, 'event ', sel);
+  }
+
+  /* ------------------------------------------------------------ flame graph */
+  var procDelta = null;     /* "image\u0001proc" -> delta of share, in diff mode */
+  var flameBox, flameInfo, flameRoot, trees = [];
+  function tree(e) {
+    if (trees[e]) return trees[e];
+    var root = {name: 'all', value: 0, kids: new Map(), parent: null, depth: 0, key: ''};
+    D.stacks.forEach(function (st) {
+      var v = st[1][e];
+      if (!v) return;
+      var n = root;
+      n.value += v;
+      var path = st[0];
+      for (var i = 0; i < path.length; i++) {
+        var id = path[i];
+        var k = n.kids.get(id);
+        if (!k) {
+          k = {name: D.names[id], value: 0, kids: new Map(), parent: n, depth: n.depth + 1,
+               image: i === 0 ? D.names[id] : n.image, proc: i === 1 ? D.names[id] : n.proc};
+          n.kids.set(id, k);
+        }
+        k.value += v;
+        n = k;
+      }
+    });
+    trees[e] = root;
+    return root;
+  }
+  function frameColour(n) {
+    if (procDelta && n.proc) {
+      var d = procDelta.get(n.image + '\u0001' + n.proc);
+      if (d !== undefined && d !== 0) {
+        var a = Math.min(1, Math.abs(d) / 0.05);
+        return d > 0 ? 'hsl(0,85%,' + (92 - 30 * a) + '%)' : 'hsl(210,80%,' + (92 - 30 * a) + '%)';
+      }
+      return 'hsl(0,0%,88%)';
+    }
+    var h = hashHue(n.name);
+    if (n.depth === 0) return 'hsl(0,0%,80%)';
+    if (n.depth === 1) return 'hsl(' + (200 + h % 30) + ',45%,72%)';
+    return 'hsl(' + (h % 50) + ',' + (70 + h % 20) + '%,' + (62 + h % 12) + '%)';
+  }
+  function renderFlame() {
+    var s = section('flamegraph', 'Flame graph');
+    var reset = el('button', {id: 'flame-reset', text: 'Reset zoom', onclick: function () { state.zoom = null; drawFlame(); }});
+    s.appendChild(el('div', {cls: 'controls'}, eventSelect(), reset,
+      el('span', {cls: 'muted', text: 'Stacks: image, procedure, inlined calls, source line. Click a frame to zoom in' +
+        (D.diff ? '; colours: red grew, blue shrank against the base' : '') + '.'})));
+    flameInfo = el('div', {id: 'flame-info', cls: 'muted', text: ' '});
+    flameBox = el('div', {id: 'flame'});
+    s.appendChild(flameInfo);
+    s.appendChild(flameBox);
+    drawFlame();
+  }
+  function drawFlame() {
+    var root = tree(state.event);
+    var focus = state.zoom || root;
+    flameRoot = root;
+    var W = Math.max(400, flameBox.clientWidth || document.documentElement.clientWidth - 42);
+    var H = 18;
+    var frag = document.createDocumentFragment();
+    var maxDepth = 0, drawn = 0;
+    var total = root.value || 1;
+    function add(n, x, w, ancestor) {
+      var d = el('div', {cls: 'frame' + (ancestor ? ' ancestor' : '')});
+      d.style.left = x + 'px';
+      d.style.width = Math.max(w - 1, 0.5) + 'px';
+      d.style.top = (n.depth * H) + 'px';
+      d.style.background = frameColour(n);
+      if (w > 30) d.textContent = n.name;
+      d.title = n.name + ': ' + num(n.value) + ' samples, ' + pct(n.value / total);
+      d.addEventListener('click', function (ev) { ev.stopPropagation(); state.zoom = n.depth ? n : null; drawFlame(); });
+      d.addEventListener('mouseenter', function () { flameInfo.textContent = d.title; });
+      frag.appendChild(d);
+      drawn++;
+      if (n.depth > maxDepth) maxDepth = n.depth;
+    }
+    for (var a = focus.parent; a; a = a.parent) add(a, 0, W, true);
+    function walk(n, x, w) {
+      add(n, x, w, false);
+      var kids = Array.from(n.kids.values()).sort(function (p, q) { return p.name < q.name ? -1 : p.name > q.name ? 1 : 0; });
+      var cx = x;
+      for (var i = 0; i < kids.length; i++) {
+        var kw = w * kids[i].value / n.value;
+        if (kw >= 0.5) walk(kids[i], cx, kw);
+        cx += kw;
+      }
+    }
+    walk(focus, 0, W);
+    flameBox.textContent = '';
+    flameBox.style.height = ((maxDepth + 1) * H + 2) + 'px';
+    flameBox.appendChild(frag);
+    flameBox.dataset.frames = String(drawn);
+  }
+
+  /* ------------------------------------------------------------ procedures */
+  var tableBody, tableHead, tableNote;
+  var COLS = [{name: 'procedure'}, {name: 'image'}];
+  S.events.forEach(function (e, i) { COLS.push({name: e.name, ev: i, num: true}); });
+  COLS.push({name: '%', pct: true, num: true});
+  function procValue(p, k) {
+    var c = COLS[k];
+    if (k === 0) return p[0];
+    if (k === 1) return p[1];
+    if (c.pct) return p[2][state.event] / (S.events[state.event].total || 1);
+    return p[2][c.ev];
+  }
+  function renderTable() {
+    var s = section('procedures', 'Procedures');
+    tableNote = el('span', {cls: 'muted'});
+    s.appendChild(el('div', {cls: 'controls'}, eventSelect(), tableNote));
+    var t = el('table', {id: 'proc-table'});
+    tableHead = el('tr');
+    COLS.forEach(function (c, k) {
+      var th = el('th', {cls: 'sortable' + (c.num ? ' num' : ''), text: c.name});
+      th.addEventListener('click', function () {
+        if (state.sortKey === k) state.sortDesc = !state.sortDesc;
+        else { state.sortKey = k; state.sortDesc = !!c.num; }
+        drawTable();
+      });
+      tableHead.appendChild(th);
+    });
+    t.appendChild(el('thead', null, tableHead));
+    tableBody = el('tbody');
+    t.appendChild(tableBody);
+    s.appendChild(el('div', {cls: 'tablewrap'}, t));
+    drawTable();
+  }
+  var ROWS_FIRST = 300;
+  function drawTable() {
+    if (!tableBody) return;
+    var k = state.sortKey, desc = state.sortDesc;
+    var rows = D.procs.slice().sort(function (a, b) {
+      var x = procValue(a, k), y = procValue(b, k);
+      var c = x < y ? -1 : x > y ? 1 : 0;
+      if (c === 0) c = a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+      return desc ? -c : c;
+    });
+    Array.prototype.forEach.call(tableHead.children, function (th, i) {
+      th.className = th.className.replace(/ sorted-(asc|desc)/, '') + (i === k ? (desc ? ' sorted-desc' : ' sorted-asc') : '');
+    });
+    var shown = state.showAll ? rows.length : Math.min(rows.length, ROWS_FIRST);
+    var frag = document.createDocumentFragment();
+    var total = S.events[state.event].total || 1;
+    for (var i = 0; i < shown; i++) {
+      var p = rows[i];
+      var tr = el('tr');
+      var name = p[3] >= 0 ? el('a', {cls: 'proc', text: p[0], onclick: openListing.bind(null, p)}) : document.createTextNode(p[0]);
+      tr.appendChild(el('td', null, name));
+      tr.appendChild(td(p[1]));
+      for (var e = 0; e < nev; e++) tr.appendChild(td(num(p[2][e]), 'num'));
+      tr.appendChild(td(pct(p[2][state.event] / total), 'num'));
+      frag.appendChild(tr);
+    }
+    tableBody.textContent = '';
+    tableBody.appendChild(frag);
+    tableNote.textContent = '';
+    tableNote.appendChild(document.createTextNode(num(rows.length) + ' procedures; click a column to sort, a name for its listing' +
+      (D.listings.length < rows.length ? ' (listings of the hottest ' + D.listings.length + ')' : '') + '. '));
+    if (shown < rows.length) {
+      tableNote.appendChild(el('button', {id: 'show-all', text: 'show all ' + num(rows.length),
+                                           onclick: function () { state.showAll = true; drawTable(); }}));
+    }
+  }
+
+  /* ------------------------------------------------------------ listings */
+  var listingBox;
+  function renderListingSection() {
+    var s = section('listing', 'Listing');
+    listingBox = el('div', {id: 'listing-box'},
+                    el('p', {cls: 'muted', text: 'Click a procedure in the table to see its source and instructions, heat-mapped by samples.'}));
+    s.appendChild(listingBox);
+  }
+  function openListing(p) {
+    var L = D.listings[p[3]];
+    var ev = state.event;
+    var max = 0;
+    L.rows.forEach(function (r) { if (r[1][ev] > max) max = r[1][ev]; });
+    var procTotal = p[2][ev] || 1;
+    var pmeOn = L.pme && D.pme;
+    var t = el('table', {cls: 'listing', id: 'listing-table'});
+    var head = el('tr');
+    S.events.forEach(function (e) { head.appendChild(el('th', {cls: 'num', text: e.name})); });
+    head.appendChild(el('th', {cls: 'num', text: '%'}));
+    if (pmeOn) {
+      head.appendChild(el('th', {cls: 'num', text: 'pme'}));
+      head.appendChild(el('th', {cls: 'num', text: 'retired'}));
+      D.pme.bits.forEach(function (b) { head.appendChild(el('th', {cls: 'num', text: b + '%'})); });
+    }
+    head.appendChild(el('th', {text: 'address'}));
+    head.appendChild(el('th', {text: 'instruction'}));
+    t.appendChild(el('thead', null, head));
+    var body = el('tbody');
+    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0);
+    L.rows.forEach(function (r, i) {
+      if (r[2]) {
+        var where = r[2][2] ? r[2][2].split('/').pop() + ':' + r[2][0] : 'line ' + r[2][0];
+        var inl = r[2][3].length ? '   [inlined: ' + r[2][3].join(' < ') + ']' : '';
+        body.appendChild(el('tr', {cls: 'src'}, el('td', {colspan: String(ncols), cls: 'srctext',
+                                                          text: where + '  ' + (r[2][1] || '') + inl})));
+      }
+      var tr = el('tr', {cls: 'insn-row'});
+      var c = r[1][ev];
+      for (var e = 0; e < nev; e++) tr.appendChild(td(r[1][e] ? num(r[1][e]) : '.', 'num'));
+      tr.appendChild(td(c ? pct(c / procTotal, 1) : '', 'num'));
+      if (pmeOn) {
+        var m = r[3];
+        tr.appendChild(td(m ? num(m[0]) : '.', 'num'));
+        tr.appendChild(td(m ? num(m[1]) : '', 'num'));
+        D.pme.bits.forEach(function (b, k) { tr.appendChild(td(m && m[0] ? (100 * m[2][k] / m[0]).toFixed(1) : '', 'num')); });
+      }
+      tr.appendChild(td(hex(L.start + 4 * i)));
+      tr.appendChild(td(r[0], 'insn'));
+      if (c && max) {
+        var f = c / max;
+        tr.style.background = 'hsl(' + (48 - 48 * f) + ',100%,' + (94 - 38 * f) + '%)';
+        tr.classList.add('hot');
+      }
+      body.appendChild(tr);
+    });
+    t.appendChild(body);
+    listingBox.textContent = '';
+    listingBox.appendChild(el('h3', {id: 'listing-title', text: p[0] + ' in ' + p[1]}));
+    listingBox.appendChild(el('p', {cls: 'muted', text: num(p[2][ev]) + ' ' + S.events[ev].name + ' samples here (' +
+      pct(p[2][ev] / (S.events[ev].total || 1)) + ' of the profile); rows coloured by their share of the hottest instruction.' +
+      (L.file ? ' Source: ' + L.file : '')}));
+    listingBox.appendChild(el('div', {cls: 'tablewrap'}, t));
+    listingBox.dataset.proc = p[0];
+    document.getElementById('listing').scrollIntoView();
+  }
+
+  /* ------------------------------------------------------------ ProfileMe */
+  function barChart(title, labels, values, cis, fmt, cls) {
+    var w = 440, rowH = 18, left = 150, h = labels.length * rowH + 24;
+    var vmax = 0;
+    values.forEach(function (v, i) { vmax = Math.max(vmax, cis ? cis[i][1] : v); });
+    vmax = vmax || 1;
+    var g = svg('svg', {width: w, height: h});
+    labels.forEach(function (lab, i) {
+      var y = i * rowH + 4;
+      g.appendChild(svg('text', {x: 2, y: y + 12, text: lab.length > 22 ? lab.slice(0, 21) + '\u2026' : lab}));
+      var bw = (w - left - 60) * values[i] / vmax;
+      g.appendChild(svg('rect', {x: left, y: y, width: Math.max(bw, 0.5), height: rowH - 5, 'class': 'bar' + (cls ? ' ' + cls : '')}));
+      if (cis) {
+        var x0 = left + (w - left - 60) * cis[i][0] / vmax, x1 = left + (w - left - 60) * cis[i][1] / vmax;
+        g.appendChild(svg('line', {x1: x0, x2: x1, y1: y + 6, y2: y + 6, 'class': 'ci'}));
+        g.appendChild(svg('line', {x1: x0, x2: x0, y1: y + 2, y2: y + 10, 'class': 'ci'}));
+        g.appendChild(svg('line', {x1: x1, x2: x1, y1: y + 2, y2: y + 10, 'class': 'ci'}));
+      }
+      g.appendChild(svg('text', {x: w - 56, y: y + 12, text: fmt(values[i])}));
+    });
+    return el('div', {cls: 'chart'}, el('h3', {text: title}), g);
+  }
+  /* Wilson's 95 % interval of a proportion k / n. */
+  function wilson(k, n) {
+    if (!n) return [0, 0];
+    var z = 1.959964, p = k / n, d = 1 + z * z / n;
+    var c = (p + z * z / (2 * n)) / d, h = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+    return [Math.max(0, c - h), Math.min(1, c + h)];
+  }
+  function renderProfileMe() {
+    var P = D.pme;
+    var s = section('profileme', 'ProfileMe');
+    s.appendChild(el('p', {text: num(P.samples) + ' ProfileMe samples, ' + num(P.retired) + ' retired, ' + num(P.aborted) +
+      ' aborted; one sample per ' + (P.interval ? num(Math.round(P.interval)) : '?') + ' fetched instructions. ' +
+      'Rates are per sampled instruction with 95% Wilson intervals.'}));
+    var charts = el('div', {cls: 'charts', id: 'pme-charts'});
+    s.appendChild(charts);
+    /* event rates over the whole profile */
+    var tot = P.bits.map(function () { return 0; });
+    P.insns.forEach(function (r) { r[4].forEach(function (c, b) { tot[b] += c; }); });
+    charts.appendChild(barChart('Event rates, whole profile', P.bits, tot.map(function (c) { return c / P.samples; }),
+      tot.map(function (c) { return wilson(c, P.samples); }), function (v) { return pct(v, 1); }));
+    /* per procedure: the busiest ones' rates of the most frequent event */
+    var byProc = new Map();
+    P.insns.forEach(function (r) {
+      var a = byProc.get(r[0]);
+      if (!a) { a = {n: 0, bits: P.bits.map(function () { return 0; }), lat: P.latencies.map(function () { return 0; })}; byProc.set(r[0], a); }
+      a.n += r[2];
+      r[4].forEach(function (c, b) { a.bits[b] += c; });
+      r[5].forEach(function (c, f) { a.lat[f] += c; });
+    });
+    var procs = Array.from(byProc.entries()).sort(function (x, y) { return y[1].n - x[1].n; }).slice(0, 12);
+    var top = 0;
+    tot.forEach(function (c, b) { if (c > tot[top]) top = b; });
+    if (P.bits.length) {
+      charts.appendChild(barChart(P.bits[top] + ' rate, busiest procedures', procs.map(function (p) { return p[0]; }),
+        procs.map(function (p) { return p[1].bits[top] / p[1].n; }), procs.map(function (p) { return wilson(p[1].bits[top], p[1].n); }),
+        function (v) { return pct(v, 1); }, 'alt'));
+    }
+    /* latency histograms: samples by their instruction's mean latency, log2 bins */
+    P.latencies.forEach(function (name, f) {
+      var bins = [];
+      P.insns.forEach(function (r) {
+        if (!r[2]) return;
+        var mean = r[5][f] / r[2];
+        var b = mean < 1 ? 0 : Math.min(12, 1 + Math.floor(Math.log2(mean)));
+        bins[b] = (bins[b] || 0) + r[2];
+      });
+      var labels = [], values = [];
+      for (var b = 0; b < bins.length; b++) {
+        labels.push(b === 0 ? '< 1 cycle' : (1 << (b - 1)) + '\u2013' + ((1 << b) - 1) + ' cycles');
+        values.push(bins[b] || 0);
+      }
+      if (values.length) {
+        charts.appendChild(barChart('Latency ' + name + ': samples by their instruction\'s mean', labels, values, null,
+          function (v) { return num(v); }));
+      }
+    });
+  }
+
+  /* ------------------------------------------------------------ diff */
+  function renderDiff() {
+    var X = D.diff;
+    procDelta = new Map();
+    X.rows.forEach(function (r) { procDelta.set(r[1] + '\u0001' + r[0], r[7] ? r[4] : 0); });
+    var s = section('diff', 'Diff against the base');
+    s.appendChild(el('p', {text: 'Base (A): ' + X.base + ', ' + num(X.total_base) + ' samples. This profile (B): ' + num(X.total) +
+      ' samples. Each procedure\'s share tested with the two-proportion z-test; significant at ' + X.alpha +
+      ' after Holm\'s correction over ' + X.rows.length + ' rows.'}));
+    var t = el('table', {id: 'diff-table'});
+    t.appendChild(el('thead', null, el('tr', null, el('th', {text: 'procedure'}), el('th', {text: 'image'}), el('th', {cls: 'num', text: 'A'}),
+      el('th', {cls: 'num', text: 'A%'}), el('th', {cls: 'num', text: 'B'}), el('th', {cls: 'num', text: 'B%'}),
+      el('th', {cls: 'num', text: 'delta%'}), el('th', {cls: 'num', text: 'z'}), el('th', {cls: 'num', text: 'p (Holm)'}),
+      el('th', {text: 'significant'}))));
+    var body = el('tbody');
+    X.rows.slice(0, 500).forEach(function (r) {
+      var tr = el('tr', {cls: r[7] ? (r[4] > 0 ? 'sig-up' : 'sig-down') : ''}, td(r[0]), td(r[1]), td(num(r[2]), 'num'),
+        td(pct(r[2] / (X.total_base || 1)), 'num'), td(num(r[3]), 'num'), td(pct(r[3] / (X.total || 1)), 'num'),
+        td((r[4] > 0 ? '+' : '') + (100 * r[4]).toFixed(2), 'num'), td(Number(r[5]).toFixed(2), 'num'),
+        td(Number(r[6]).toPrecision(3), 'num'), td(r[7] ? 'yes' : 'no'));
+      body.appendChild(tr);
+    });
+    t.appendChild(body);
+    s.appendChild(el('div', {cls: 'tablewrap'}, t));
+  }
+
+  /* ------------------------------------------------------------ the page */
+  renderSummary();
+  if (D.diff) renderDiff();
+  if (D.stacks.length) renderFlame();
+  renderTable();
+  renderListingSection();
+  if (D.pme) renderProfileMe();
+  var m = /^#proc=(.+)$/.exec(location.hash);
+  if (m) {
+    var want = decodeURIComponent(m[1]);
+    var p = D.procs.filter(function (q) { return q[0] === want && q[3] >= 0; })[0];
+    if (p) openListing(p);
+  }
+  document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+  document.body.dataset.ready = '1';
+})();

@@ -1,0 +1,411 @@
+/* The report's data document (layout and invariants: html-data.h). */
+#include "util/html-data.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/export-profile.h"
+#include "util/json-out.h"
+#include "util/proc-listing.h"
+#include "util/source-file.h"
+#include "util/str-index.h"
+#include "util/strvec.h"
+
+/* Every drop reason of firmware/abi/counter-names.def, explained; the
+ * static check below keeps this table complete. */
+static const struct {
+    const char *reason, *what;
+} drop_whats[] = {
+    {"overflow_full", "the board's overflow buffers were both full: hash-table entries evicted then were lost"},
+    {"ring_overflow", "the hardware model's record ring overflowed before the profiler read it"},
+    {"pair_full", "the paired-sample buffer was full"},
+    {"link_full", "the link's transmit queue was full: samples not sent"},
+    {"agg_full", "the ProfileMe aggregate table was full"},
+    {"stray", "a sample arrived for no configured event"},
+    {"half_pair", "a ProfileMe pair lost one of its two records"},
+    {"counter_lost", "counter overflows the hardware model could not deliver"},
+    {"link_bad_frames", "frames that arrived damaged (counted in frames, not samples)"},
+    {"link_lost_frames", "frames that never arrived (counted in frames, not samples)"},
+    {"link_lost_samples", "samples carried by frames that never arrived"},
+    {"link_malformed_frames", "frames that decoded but made no sense (counted in frames)"},
+    {"link_lost_pme", "ProfileMe samples the board sent that never arrived"},
+    {"link_lost_pairs", "ProfileMe pairs the board sent that never arrived"},
+};
+
+const char *html_drop_what(const char *reason)
+{
+    for (size_t i = 0; i < sizeof drop_whats / sizeof drop_whats[0]; i++)
+        if (!strcmp(drop_whats[i].reason, reason))
+            return drop_whats[i].what;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- output */
+
+/* JSON goes through a memory stream first so "</" can be escaped. */
+struct jw {
+    FILE *f;
+};
+
+static void jstr(struct jw *w, const char *s)
+{
+    json_str(w->f, s);
+}
+
+static void jnum(struct jw *w, double x)
+{
+    json_num(w->f, x);
+}
+
+static void counts(struct jw *w, const uint64_t *c, size_t n)
+{
+    fputc('[', w->f);
+    for (size_t e = 0; e < n; e++)
+        fprintf(w->f, "%s%llu", e ? "," : "", (unsigned long long)c[e]);
+    fputc(']', w->f);
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static void summary(struct jw *w, const struct html_input *in)
+{
+    const struct profile_view *v = in->v;
+    sqlite3 *db = pdb_sqlite(in->db);
+    fprintf(w->f, "\"summary\": {\"db\": ");
+    jstr(w, in->db_path);
+    fprintf(w->f, ", \"epoch\": %lld, \"workloads\": [", (long long)v->epoch);
+    for (size_t i = 0; i < v->nimages; i++) {
+        if (i)
+            fputc(',', w->f);
+        jstr(w, v->images[i].name);
+    }
+    fprintf(w->f, "], \"sessions\": [");
+    sqlite3_stmt *st;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT board, ncores, started, ended, firmware, end_how FROM sessions%s ORDER BY id",
+             v->epoch >= 0 ? " WHERE epoch = ?1" : "");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (v->epoch >= 0)
+            sqlite3_bind_int64(st, 1, v->epoch);
+        for (int k = 0; sqlite3_step(st) == SQLITE_ROW; k++) {
+            fprintf(w->f, "%s{\"board\": ", k ? "," : "");
+            jstr(w, (const char *)sqlite3_column_text(st, 0));
+            fprintf(w->f, ", \"cores\": %lld, \"started\": ", (long long)sqlite3_column_int64(st, 1));
+            jstr(w, (const char *)sqlite3_column_text(st, 2));
+            fprintf(w->f, ", \"ended\": ");
+            jstr(w, (const char *)sqlite3_column_text(st, 3));
+            fprintf(w->f, ", \"firmware\": ");
+            jstr(w, (const char *)sqlite3_column_text(st, 4));
+            fprintf(w->f, ", \"end_how\": %lld}", (long long)sqlite3_column_int64(st, 5));
+        }
+        sqlite3_finalize(st);
+    }
+    fprintf(w->f, "], \"events\": [");
+    for (size_t e = 0; e < v->nevents; e++) {
+        fprintf(w->f, "%s{\"name\": ", e ? "," : "");
+        jstr(w, v->event_names[e]);
+        fprintf(w->f, ", \"total\": %llu, \"period\": %llu}", (unsigned long long)v->total[e],
+                (unsigned long long)v->periods[e]);
+    }
+    fprintf(w->f, "], \"drops\": [");
+    snprintf(sql, sizeof sql, "SELECT reason, sum(count) FROM drops%s GROUP BY reason ORDER BY reason",
+             v->epoch >= 0 ? " WHERE epoch = ?1" : "");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (v->epoch >= 0)
+            sqlite3_bind_int64(st, 1, v->epoch);
+        for (int k = 0; sqlite3_step(st) == SQLITE_ROW; k++) {
+            const char *reason = (const char *)sqlite3_column_text(st, 0);
+            const char *what = html_drop_what(reason ? reason : "");
+            fprintf(w->f, "%s{\"reason\": ", k ? "," : "");
+            jstr(w, reason);
+            fprintf(w->f, ", \"count\": %lld, \"what\": ", (long long)sqlite3_column_int64(st, 1));
+            jstr(w, what ? what : "a reason this alphaprof does not know (a newer firmware's)");
+            fprintf(w->f, "}");
+        }
+        sqlite3_finalize(st);
+    }
+    fprintf(w->f, "], \"pme_samples\": %llu}", (unsigned long long)in->pv->samples);
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+/* Distinct stacks: image, procedure, inlined calls outermost first, then
+ * the source line ("file:line") of the innermost frame. */
+static int stacks(struct jw *w, const struct html_input *in, struct str_index *names, struct ap_err *err)
+{
+    const struct profile_view *v = in->v;
+    struct xp_profile x;
+    if (export_from_view(in->db, v, &x, err))
+        return -1;
+    struct str_index paths = {0};
+    size_t cap = 1024;
+    uint64_t *sum = xmalloc(cap * PV_MAX_EVENTS * sizeof *sum);
+    for (size_t i = 0; i < x.nsites; i++) {
+        const struct xp_site *s = &x.sites[i];
+        char key[2048];
+        int len = snprintf(key, sizeof key, "%zu", str_index_get(names, x.mappings[s->mapping].name, NULL));
+        for (size_t f = s->nframes; f-- > 0 && len < (int)sizeof key - 24;)
+            len += snprintf(key + len, sizeof key - (size_t)len, ",%zu", str_index_get(names, s->frames[f].func, NULL));
+        if (s->frames[0].file && s->frames[0].line) {
+            const char *base = strrchr(s->frames[0].file, '/');
+            char where[512];
+            snprintf(where, sizeof where, "%s:%u", base ? base + 1 : s->frames[0].file, s->frames[0].line);
+            if (len < (int)sizeof key - 24)
+                len += snprintf(key + len, sizeof key - (size_t)len, ",%zu", str_index_get(names, where, NULL));
+        }
+        bool added;
+        size_t k = str_index_get(&paths, key, &added);
+        if (k >= cap) {
+            sum = xrealloc(sum, 2 * cap * PV_MAX_EVENTS * sizeof *sum);
+            cap *= 2;
+        }
+        if (added)
+            memset(&sum[k * PV_MAX_EVENTS], 0, PV_MAX_EVENTS * sizeof *sum);
+        for (size_t e = 0; e < x.nevents; e++)
+            sum[k * PV_MAX_EVENTS + e] += s->count[e];
+    }
+    fprintf(w->f, "\"stacks\": [");
+    for (size_t k = 0; k < paths.n; k++) {
+        fprintf(w->f, "%s\n[[%s],", k ? "," : "", paths.keys[k]);
+        counts(w, &sum[k * PV_MAX_EVENTS], v->nevents);
+        fputc(']', w->f);
+    }
+    fprintf(w->f, "]");
+    free(sum);
+    str_index_free(&paths);
+    export_free(&x);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- listings */
+
+/* One procedure's listing as JSON into a string (its size decides whether
+ * it fits the budget). */
+static char *listing_json(const struct html_input *in, const struct pv_proc *p, struct source_cache *sc,
+                          size_t *size)
+{
+    struct proc_listing l;
+    if (!p->sym || proc_listing_build(in->v, in->pv, p->name, &l))
+        return NULL;
+    if (l.img != p->img) {
+        proc_listing_free(&l);
+        return NULL;
+    }
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, size);
+    struct jw w = {f};
+    fprintf(f, "{\"start\": %llu, \"file\": ", (unsigned long long)(l.n ? l.insns[0].pc : 0));
+    const struct source_line *last = NULL;
+    jstr(&w, l.n && l.insns[0].line ? l.insns[0].line->file : NULL);
+    fprintf(f, ", \"pme\": %s, \"rows\": [", l.pme_samples ? "true" : "false");
+    for (size_t k = 0; k < l.n; k++) {
+        const struct listing_insn *li = &l.insns[k];
+        fprintf(f, "%s\n[", k ? "," : "");
+        jstr(&w, li->text);
+        fputc(',', f);
+        counts(&w, li->count, in->v->nevents);
+        /* the source line, only where it changes: [line, "text", "file", [inlined]] */
+        const struct source_line *ln = li->line;
+        if (ln && (!last || ln->line != last->line || ln->file != last->file)) {
+            fprintf(f, ",[%u,", ln->line);
+            jstr(&w, source_line_text(sc, ln->file, ln->line));
+            fputc(',', f);
+            jstr(&w, ln->file);
+            fprintf(f, ",[");
+            for (size_t i = 0; i < li->ninlined; i++) {
+                if (i)
+                    fputc(',', f);
+                jstr(&w, li->inlined[i]);
+            }
+            fprintf(f, "]]");
+            last = ln;
+        } else
+            fprintf(f, ",0");
+        if (li->pme && li->pme->samples) {
+            const struct pme_insn *pi = li->pme;
+            fprintf(f, ",[%llu,%llu,", (unsigned long long)pi->samples, (unsigned long long)pi->retired);
+            counts(&w, pi->bits, in->pv->nbits);
+            fputc(',', f);
+            counts(&w, pi->lat, in->pv->nlat);
+            fputc(']', f);
+        }
+        fputc(']', f);
+    }
+    fprintf(f, "]}");
+    fclose(f);
+    proc_listing_free(&l);
+    return buf;
+}
+
+/* Procedures (all), each with its listing's index or -1, and the listings
+ * of the hottest ones until the budget is spent. */
+static void procedures(struct jw *w, const struct html_input *in)
+{
+    const struct profile_view *v = in->v;
+    struct source_cache *sc = source_cache_new();
+    struct strvec listings = {0};
+    long *index = xmalloc((v->nprocs ? v->nprocs : 1) * sizeof *index);
+    size_t spent = 0;
+    for (size_t i = 0; i < v->nprocs; i++) {
+        index[i] = -1;
+        if (spent >= in->listing_budget)
+            continue;
+        size_t size = 0;
+        char *j = listing_json(in, &v->procs[i], sc, &size);
+        if (!j)
+            continue;
+        if (spent + size > in->listing_budget) {
+            free(j);
+            spent = in->listing_budget;     /* the hotter ones fill it: stop here */
+            continue;
+        }
+        spent += size;
+        index[i] = (long)listings.n;
+        strvec_push(&listings, j);
+        free(j);
+    }
+    fprintf(w->f, "\"procs\": [");
+    for (size_t i = 0; i < v->nprocs; i++) {
+        const struct pv_proc *p = &v->procs[i];
+        fprintf(w->f, "%s\n[", i ? "," : "");
+        jstr(w, p->name);
+        fputc(',', w->f);
+        jstr(w, p->img->name);
+        fputc(',', w->f);
+        counts(w, p->count, v->nevents);
+        fprintf(w->f, ",%ld]", index[i]);
+    }
+    fprintf(w->f, "],\n\"listings\": [");
+    for (size_t k = 0; k < listings.n; k++) {
+        if (k)
+            fprintf(w->f, ",\n");
+        fputs(listings.v[k], w->f);
+    }
+    fprintf(w->f, "]");
+    strvec_free(&listings);
+    free(index);
+    source_cache_free(sc);
+}
+
+/* ---------------------------------------------------------------- ProfileMe */
+
+static void profileme(struct jw *w, const struct html_input *in)
+{
+    const struct pme_view *pv = in->pv;
+    fprintf(w->f, "\"pme\": ");
+    if (!pv->samples) {
+        fprintf(w->f, "null");
+        return;
+    }
+    fprintf(w->f, "{\"samples\": %llu, \"retired\": %llu, \"aborted\": %llu, \"interval\": ",
+            (unsigned long long)pv->samples, (unsigned long long)pv->retired, (unsigned long long)pv->aborted);
+    jnum(w, pv->interval);
+    fprintf(w->f, ", \"bits\": [");
+    for (size_t b = 0; b < pv->nbits; b++) {
+        if (b)
+            fputc(',', w->f);
+        jstr(w, pv->bit_names[b]);
+    }
+    fprintf(w->f, "], \"latencies\": [");
+    for (size_t f = 0; f < pv->nlat; f++) {
+        if (f)
+            fputc(',', w->f);
+        jstr(w, pv->lat_names[f]);
+    }
+    /* per instruction: procedure, pc, samples, retired, bits, latency sums */
+    fprintf(w->f, "], \"insns\": [");
+    for (size_t i = 0; i < pv->ninsns; i++) {
+        const struct pme_insn *pi = &pv->insns[i];
+        uint64_t pc = pme_insn_pc(pi);
+        const struct symbol *sym = pi->img && pi->img->st ? symtab_lookup(pi->img->st, pc) : NULL;
+        fprintf(w->f, "%s\n[", i ? "," : "");
+        jstr(w, sym ? sym->name : "[outside any procedure]");
+        fprintf(w->f, ",%llu,%llu,%llu,", (unsigned long long)pc, (unsigned long long)pi->samples,
+                (unsigned long long)pi->retired);
+        counts(w, pi->bits, pv->nbits);
+        fputc(',', w->f);
+        counts(w, pi->lat, pv->nlat);
+        fputc(']', w->f);
+    }
+    fprintf(w->f, "]}");
+}
+
+/* ---------------------------------------------------------------- diff */
+
+static void diff(struct jw *w, const struct html_input *in)
+{
+    fprintf(w->f, "\"diff\": ");
+    if (!in->diff) {
+        fprintf(w->f, "null");
+        return;
+    }
+    const struct cmp_table *t = in->diff;
+    fprintf(w->f, "{\"base\": ");
+    jstr(w, in->base_path);
+    fprintf(w->f, ", \"alpha\": ");
+    jnum(w, in->alpha);
+    fprintf(w->f, ", \"total_base\": %llu, \"total\": %llu, \"rows\": [", (unsigned long long)t->total[0],
+            (unsigned long long)t->total[1]);
+    for (size_t i = 0; i < t->nrows; i++) {
+        const struct diff_rank *r = &in->diff_rows[i];
+        fprintf(w->f, "%s\n[", i ? "," : "");
+        jstr(w, r->row->proc[0] ? r->row->proc : "[outside any procedure]");
+        fputc(',', w->f);
+        jstr(w, r->row->image);
+        fprintf(w->f, ",%llu,%llu,", (unsigned long long)r->row->count[0], (unsigned long long)r->row->count[1]);
+        jnum(w, r->test.delta);
+        fputc(',', w->f);
+        jnum(w, r->test.z);
+        fputc(',', w->f);
+        jnum(w, r->p_holm);
+        fprintf(w->f, ",%d]", r->p_holm <= in->alpha && r->test.valid);
+    }
+    fprintf(w->f, "]}");
+}
+
+/* ---------------------------------------------------------------- the whole */
+
+int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return ap_err_set(err, "out of memory");
+    struct jw w = {f};
+    struct str_index names = {0};
+    fprintf(f, "{\"format\": \"alphaprof-html-1\",\n");
+    summary(&w, in);
+    fprintf(f, ",\n");
+    procedures(&w, in);
+    fprintf(f, ",\n");
+    int rc = stacks(&w, in, &names, err);
+    if (!rc) {
+        fprintf(f, ",\n\"names\": [");
+        for (size_t k = 0; k < names.n; k++) {
+            if (k)
+                fputc(',', f);
+            jstr(&w, names.keys[k]);
+        }
+        fprintf(f, "],\n");
+        profileme(&w, in);
+        fprintf(f, ",\n");
+        diff(&w, in);
+        fprintf(f, "}\n");
+    }
+    fclose(f);
+    str_index_free(&names);
+    if (!rc) {
+        /* "</" would end the <script> element the document sits in */
+        for (size_t i = 0; i < size; i++) {
+            if (buf[i] == '<' && i + 1 < size && buf[i + 1] == '/')
+                fputs("<\\", out);
+            else
+                fputc(buf[i], out);
+        }
+    }
+    free(buf);
+    return rc;
+}

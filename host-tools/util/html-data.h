@@ -1,0 +1,53 @@
+/*
+ * The data of `alphaprof html`'s report as one JSON document, which the
+ * report's own script (host-tools/html/report.js) renders: the summary
+ * (workloads, board, cores, events, achieved periods, samples, drops with
+ * what each means), every procedure's samples, the flame graph's stacks
+ * (image, procedure, inlined calls, source line), the heat-mapped listings
+ * of the hottest procedures, ProfileMe aggregates and, given a base
+ * profile, the per-procedure diff.
+ *
+ * Sizes: the report stays small for large profiles because everything is
+ * aggregated (stacks are distinct (image, procedure, inline chain, line)
+ * paths, not samples) and listings are written for the hottest procedures
+ * only, until a byte budget is spent; the others say so.
+ *
+ * Invariants:
+ *   1. Per event, the stacks' counts and the procedures' counts each sum
+ *      to the view's total (every sample once).
+ *   2. The document is valid JSON and holds no "</" (written "<\/"), so it
+ *      can sit inside an HTML <script> element.
+ *   3. Every drop reason the database names is explained (html_drop_what).
+ */
+#ifndef ALPHAPROF_UTIL_HTML_DATA_H
+#define ALPHAPROF_UTIL_HTML_DATA_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/compare-rank.h"
+#include "util/error.h"
+#include "util/pme-view.h"
+#include "util/profile-db.h"
+#include "util/profile-view.h"
+
+struct html_input {
+    struct pdb *db;
+    const char *db_path;
+    const struct profile_view *v;
+    const struct pme_view *pv;          /* may be empty */
+    /* diff, or all NULL: */
+    const char *base_path;
+    const struct cmp_table *diff;       /* set 0 the base, set 1 this profile */
+    const struct diff_rank *diff_rows;
+    double alpha;
+    size_t listing_budget;              /* bytes of listings at most */
+};
+
+/* Writes the document to out (0), or -1 with err set. */
+int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err);
+
+/* What a drop reason means, for people; NULL if the name is unknown. */
+const char *html_drop_what(const char *reason);
+
+#endif
