@@ -240,12 +240,15 @@
   var tableBody, tableHead, tableNote;
   var COLS = [{name: 'procedure'}, {name: 'image'}];
   S.events.forEach(function (e, i) { COLS.push({name: e.name, ev: i, num: true}); });
-  COLS.push({name: '%', pct: true, num: true});
+  if (nev) COLS.push({name: '%', pct: true, num: true});
+  if (D.pme) COLS.push({name: 'ProfileMe', pme: true, num: true});
+  state.sortKey = nev ? 2 : COLS.length - 1;
   function procValue(p, k) {
     var c = COLS[k];
     if (k === 0) return p[0];
     if (k === 1) return p[1];
     if (c.pct) return p[2][state.event] / (S.events[state.event].total || 1);
+    if (c.pme) return p[4];
     return p[2][c.ev];
   }
   function renderTable() {
@@ -284,7 +287,7 @@
     });
     var shown = state.showAll ? rows.length : Math.min(rows.length, ROWS_FIRST);
     var frag = document.createDocumentFragment();
-    var total = S.events[state.event].total || 1;
+    var total = nev ? S.events[state.event].total || 1 : 1;
     for (var i = 0; i < shown; i++) {
       var p = rows[i];
       var tr = el('tr');
@@ -292,7 +295,8 @@
       tr.appendChild(el('td', null, name));
       tr.appendChild(td(p[1]));
       for (var e = 0; e < nev; e++) tr.appendChild(td(num(p[2][e]), 'num'));
-      tr.appendChild(td(pct(p[2][state.event] / total), 'num'));
+      if (nev) tr.appendChild(td(pct(p[2][state.event] / total), 'num'));
+      if (D.pme) tr.appendChild(td(num(p[4]), 'num'));
       frag.appendChild(tr);
     }
     tableBody.textContent = '';
@@ -317,9 +321,11 @@
   function openListing(p) {
     var L = D.listings[p[3]];
     var ev = state.event;
+    /* heat: the chosen event's samples, or ProfileMe's in a ProfileMe-only profile */
+    function heat(r) { return nev ? r[1][ev] : (r[3] ? r[3][0] : 0); }
     var max = 0;
-    L.rows.forEach(function (r) { if (r[1][ev] > max) max = r[1][ev]; });
-    var procTotal = p[2][ev] || 1;
+    L.rows.forEach(function (r) { if (heat(r) > max) max = heat(r); });
+    var procTotal = (nev ? p[2][ev] : p[4]) || 1;
     var pmeOn = L.pme && D.pme;
     var t = el('table', {cls: 'listing', id: 'listing-table'});
     var head = el('tr');
@@ -343,7 +349,7 @@
                                                           text: where + '  ' + (r[2][1] || '') + inl})));
       }
       var tr = el('tr', {cls: 'insn-row'});
-      var c = r[1][ev];
+      var c = heat(r);
       for (var e = 0; e < nev; e++) tr.appendChild(td(r[1][e] ? num(r[1][e]) : '.', 'num'));
       tr.appendChild(td(c ? pct(c / procTotal, 1) : '', 'num'));
       if (pmeOn) {
@@ -364,8 +370,9 @@
     t.appendChild(body);
     listingBox.textContent = '';
     listingBox.appendChild(el('h3', {id: 'listing-title', text: p[0] + ' in ' + p[1]}));
-    listingBox.appendChild(el('p', {cls: 'muted', text: num(p[2][ev]) + ' ' + S.events[ev].name + ' samples here (' +
-      pct(p[2][ev] / (S.events[ev].total || 1)) + ' of the profile); rows coloured by their share of the hottest instruction.' +
+    var what = nev ? num(p[2][ev]) + ' ' + S.events[ev].name + ' samples here (' + pct(p[2][ev] / (S.events[ev].total || 1)) +
+      ' of the profile)' : num(p[4]) + ' ProfileMe samples here';
+    listingBox.appendChild(el('p', {cls: 'muted', text: what + '; rows coloured by their share of the hottest instruction.' +
       (L.file ? ' Source: ' + L.file : '')}));
     listingBox.appendChild(el('div', {cls: 'tablewrap'}, t));
     listingBox.dataset.proc = p[0];

@@ -183,13 +183,13 @@ static int stacks(struct jw *w, const struct html_input *in, struct str_index *n
 
 /* One procedure's listing as JSON into a string (its size decides whether
  * it fits the budget). */
-static char *listing_json(const struct html_input *in, const struct pv_proc *p, struct source_cache *sc,
-                          size_t *size)
+static char *listing_json(const struct html_input *in, const char *name, const struct pv_image *img,
+                          struct source_cache *sc, size_t *size)
 {
     struct proc_listing l;
-    if (!p->sym || proc_listing_build(in->v, in->pv, p->name, &l))
+    if (proc_listing_build(in->v, in->pv, name, &l))
         return NULL;
-    if (l.img != p->img) {
+    if (strcmp(l.img->name, img->name)) {
         proc_listing_free(&l);
         return NULL;
     }
@@ -239,43 +239,82 @@ static char *listing_json(const struct html_input *in, const struct pv_proc *p, 
     return buf;
 }
 
+/* A row of the report's procedure table: the view's procedures, then
+ * those with ProfileMe samples only. */
+struct hproc {
+    const char *name;
+    const struct pv_image *img;
+    const uint64_t *count;      /* NULL: none (ProfileMe only) */
+    uint64_t pme;
+    bool has_sym;
+    long listing;
+};
+
+static int by_pme(const void *a, const void *b)
+{
+    const struct hproc *x = a, *y = b;
+    return x->pme != y->pme ? (x->pme > y->pme ? -1 : 1) : strcmp(x->name, y->name);
+}
+
 /* Procedures (all), each with its listing's index or -1, and the listings
  * of the hottest ones until the budget is spent. */
 static void procedures(struct jw *w, const struct html_input *in)
 {
     const struct profile_view *v = in->v;
+    const struct pme_view *pv = in->pv;
+    static const uint64_t zero[PV_MAX_EVENTS];
+    size_t cap = v->nprocs + pv->ninsns + 1, n = 0;
+    struct hproc *procs = xmalloc(cap * sizeof *procs);
+    struct str_index keys = {0};
+    char key[512];
+    for (size_t i = 0; i < v->nprocs; i++) {
+        const struct pv_proc *p = &v->procs[i];
+        snprintf(key, sizeof key, "%s\x1f%s", p->img->name, p->name);
+        str_index_get(&keys, key, NULL);
+        procs[n++] = (struct hproc){p->name, p->img, p->count, 0, p->sym != NULL, -1};
+    }
+    size_t from_view = n;
+    for (size_t i = 0; i < pv->ninsns; i++) {
+        const struct pme_insn *pi = &pv->insns[i];
+        uint64_t pc = pme_insn_pc(pi);
+        const struct symbol *sym = pi->img && pi->img->st ? symtab_lookup(pi->img->st, pc) : NULL;
+        const char *name = sym ? sym->name : pi->img ? pi->img->name : "[unknown]";
+        snprintf(key, sizeof key, "%s\x1f%s", pi->img ? pi->img->name : "", name);
+        bool added;
+        size_t k = str_index_get(&keys, key, &added);
+        if (added)
+            procs[n++] = (struct hproc){name, pi->img, NULL, 0, sym != NULL, -1};
+        procs[k].pme += pi->samples;
+    }
+    if (n > from_view + 1)
+        qsort(procs + from_view, n - from_view, sizeof *procs, by_pme);
     struct source_cache *sc = source_cache_new();
     struct strvec listings = {0};
-    long *index = xmalloc((v->nprocs ? v->nprocs : 1) * sizeof *index);
     size_t spent = 0;
-    for (size_t i = 0; i < v->nprocs; i++) {
-        index[i] = -1;
-        if (spent >= in->listing_budget)
-            continue;
+    for (size_t i = 0; i < n && spent < in->listing_budget; i++) {
         size_t size = 0;
-        char *j = listing_json(in, &v->procs[i], sc, &size);
+        char *j = procs[i].has_sym && procs[i].img ? listing_json(in, procs[i].name, procs[i].img, sc, &size) : NULL;
         if (!j)
             continue;
         if (spent + size > in->listing_budget) {
             free(j);
-            spent = in->listing_budget;     /* the hotter ones fill it: stop here */
-            continue;
+            break;                          /* the hotter ones fill it: stop here */
         }
         spent += size;
-        index[i] = (long)listings.n;
+        procs[i].listing = (long)listings.n;
         strvec_push(&listings, j);
         free(j);
     }
     fprintf(w->f, "\"procs\": [");
-    for (size_t i = 0; i < v->nprocs; i++) {
-        const struct pv_proc *p = &v->procs[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct hproc *p = &procs[i];
         fprintf(w->f, "%s\n[", i ? "," : "");
         jstr(w, p->name);
         fputc(',', w->f);
-        jstr(w, p->img->name);
+        jstr(w, p->img ? p->img->name : "[unknown]");
         fputc(',', w->f);
-        counts(w, p->count, v->nevents);
-        fprintf(w->f, ",%ld]", index[i]);
+        counts(w, p->count ? p->count : zero, v->nevents);
+        fprintf(w->f, ",%ld,%llu]", p->listing, (unsigned long long)p->pme);
     }
     fprintf(w->f, "],\n\"listings\": [");
     for (size_t k = 0; k < listings.n; k++) {
@@ -285,7 +324,8 @@ static void procedures(struct jw *w, const struct html_input *in)
     }
     fprintf(w->f, "]");
     strvec_free(&listings);
-    free(index);
+    str_index_free(&keys);
+    free(procs);
     source_cache_free(sc);
 }
 

@@ -1,0 +1,158 @@
+"""End-to-end: `alphaprof html` reports opened in real headless Chromium.
+
+For a counters profile, a ProfileMe profile and a diff, the report must
+load with no console message at all (errors, CSP violations: Chromium logs
+each), finish rendering, and show what the profile holds: flame-graph
+frames of its procedures, one table row per procedure with report's
+counts, a listing whose hot instructions are heat-coloured, the ProfileMe
+charts and the diff's significant rows.  Each also takes a screenshot
+(kept beside the report in the test's directory while it runs)."""
+import json
+import os
+import re
+
+from browser import open_page
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def record(d, name, image, *opts):
+    db = os.path.join(d, name + ".db")
+    r = alphaprof(["record", "--deterministic", "--db", db] + list(opts) + [require(build_path("workloads", image))],
+                  timeout=300)
+    check(r.status == 0, "record %s" % image, r)
+    if "--profileme" in opts:
+        return db, None
+    rep = json.loads(alphaprof(["report", "--db", db, "--json", "--limit", "0"]).out)
+    return db, rep
+
+
+def html(db, out, *opts):
+    r = alphaprof(["html", "--db", db, "-o", out] + list(opts), timeout=120)
+    check(r.status == 0 and os.path.getsize(out) > 0, "alphaprof html writes %s" % out, r)
+    with open(out) as f:
+        text = f.read()
+    check(not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text) and "@import" not in text,
+          "the report loads nothing from anywhere (no external src, href or import)")
+    return text
+
+
+def rendered(page):
+    body = page.root.find("body")[0]
+    check(not page.console, "no console message while loading: %s" % page.console[:5])
+    check(body.attrs.get("data-ready") == "1", "the report's script finished rendering")
+    check(body.attrs.get("data-errors") == "0", "no uncaught error")
+    check(os.path.getsize(page.screenshot) > 20000, "a screenshot was taken (%s)" % page.screenshot)
+    return body
+
+
+def frame_names(page):
+    return [f.all_text() or f.attrs.get("title", "").split(":")[0] for f in page.root.find("div", cls="frame")]
+
+
+def table_rows(page, id):
+    t = page.root.by_id(id)
+    check(t is not None, "the table #%s is there" % id)
+    return [[td.all_text() for td in tr.find("td")] for tr in t.find("tr") if tr.find("td")]
+
+
+def check_listing_heat(page, proc):
+    box = page.root.by_id("listing-box")
+    check(box is not None and box.attrs.get("data-proc") == proc, "the listing of %s opened from #proc=" % proc)
+    hot = box.find("tr", cls="hot")
+    check(hot, "hot instructions are marked")
+    colours = {tr.attrs.get("style", "") for tr in hot}
+    check(all("background" in c and "255, 255, 255" not in c for c in colours),
+          "hot rows are heat-coloured: %s" % sorted(colours)[:3])
+    check(len(colours) >= 2 or len(hot) == 1, "the heat varies with the samples")
+    check(box.find("tr", cls="src"), "source lines are interleaved")
+
+
+def test_html_report_of_a_counters_profile_renders_in_chromium():
+    d = tmpdir()
+    try:
+        db, rep = record(d, "qsort", "qsort.elf", "--events", "cycles:2000-2200,dmiss")
+        out = os.path.join(d, "report.html")
+        html(db, out)
+        top = rep["procedures"][0]["name"]
+        page = open_page(out, "proc=" + top, screenshot=os.path.join(d, "counters.png"))
+        rendered(page)
+        names = frame_names(page)
+        check(len(names) >= 10 and "qsort" in names and top in names,
+              "flame-graph frames drawn, the top procedure among them (%d frames)" % len(names))
+        check(page.root.by_id("flame").attrs.get("data-frames") == str(len(names)), "every frame counted is drawn")
+        rows = table_rows(page, "proc-table")
+        check(len(rows) == min(300, len(rep["procedures"])), "one row per procedure (%d)" % len(rows))
+        by_name = {r[0]: r for r in rows}
+        for p in rep["procedures"][:10]:
+            r = by_name.get(p["name"])
+            check(r is not None and int(r[2].replace(",", "")) == p["samples"][0] and
+                  int(r[3].replace(",", "")) == p["samples"][1], "%s's row holds report's counts" % p["name"])
+        events = table_rows(page, "events")
+        check([e[0] for e in events] == ["cycles", "dmiss"] and all(e[2] != "unknown" for e in events),
+              "both events with their achieved periods")
+        check(page.root.by_id("drops") is not None or page.root.by_id("drops-none") is not None, "drops said")
+        check_listing_heat(page, top)
+        check(page.root.by_id("profileme") is None and page.root.by_id("diff") is None,
+              "no ProfileMe or diff section without their data")
+    finally:
+        cleanup(d)
+
+
+def test_html_report_of_a_profileme_profile_has_its_charts():
+    d = tmpdir()
+    try:
+        db, _ = record(d, "chase", "chase.elf", "--profileme", "--pme-interval", "2000-2200")
+        out = os.path.join(d, "pme.html")
+        html(db, out)
+        page = open_page(out, "proc=chase", screenshot=os.path.join(d, "pme.png"))
+        rendered(page)
+        sec = page.root.by_id("profileme")
+        check(sec is not None, "the ProfileMe section is there")
+        charts = sec.find("div", cls="chart")
+        check(len(charts) >= 3, "rate charts and latency histograms (%d charts)" % len(charts))
+        bars = sec.find("rect")
+        cis = [l for l in sec.find("line") if "ci" in l.classes()]
+        check(len(bars) >= 5 and len(cis) >= 3, "bars with confidence intervals drawn")
+        titles = [c.find("h3")[0].all_text() for c in charts]
+        check(any(t.startswith("Latency ") for t in titles), "a latency histogram: %s" % titles)
+        box = page.root.by_id("listing-box")
+        heads = [th.all_text() for th in box.find("th")]
+        check("pme" in heads and "retired" in heads, "the listing has ProfileMe columns: %s" % heads)
+    finally:
+        cleanup(d)
+
+
+def test_html_diff_report_shows_the_significant_changes():
+    d = tmpdir()
+    try:
+        a, _ = record(d, "a", "chase.elf")
+        b, _ = record(d, "b", "qsort.elf")
+        diff = json.loads(alphaprof(["diff", "--db", a, "--db2", b, "--json", "--limit", "0"]).out)
+        out = os.path.join(d, "diff.html")
+        html(b, out, "--base", a)
+        page = open_page(out, screenshot=os.path.join(d, "diff.png"))
+        rendered(page)
+        rows = table_rows(page, "diff-table")
+        check(len(rows) == min(500, len(diff["rows"])), "one row per procedure compared")
+        sig = {r[0] for r in rows if r[-1] == "yes"}
+        want = {r["name"] or "[outside any procedure]" for r in diff["rows"] if r["significant"]}
+        check(sig == want, "the same rows significant as alphaprof diff says: %s" % sorted(sig ^ want)[:5])
+        t = page.root.by_id("diff-table")
+        check(t.find("tr", cls="sig-up") and t.find("tr", cls="sig-down"), "growth and shrinkage are coloured")
+        check(frame_names(page), "the flame graph is drawn in diff colours")
+    finally:
+        cleanup(d)
+
+
+def test_html_bad_input_is_one_line():
+    d = tmpdir()
+    try:
+        missing = os.path.join(d, "nosuch.db")
+        r = alphaprof(["html", "--db", missing, "-o", os.path.join(d, "r.html")])
+        lines = r.err.strip().splitlines()
+        check(r.status == 1 and len(lines) == 1 and missing in lines[0], "a missing database: exit 1, one line", r)
+        check(not os.path.exists(os.path.join(d, "r.html")), "and no report")
+        r = alphaprof(["html", "--db", missing])
+        check(r.status == 2 and "-o" in r.err, "no -o: a usage error", r)
+    finally:
+        cleanup(d)
