@@ -49,7 +49,7 @@ struct html_options {
     struct profile_opts po;
     const char *output, *base, *event_spec;
     int64_t base_epoch;
-    unsigned listing_kb;
+    unsigned listing_kb, listings;
     double alpha;
 };
 
@@ -57,7 +57,7 @@ static int html_report(const struct html_options *o);
 
 int cmd_html(int argc, char **argv)
 {
-    struct html_options o = {.po = PROFILE_OPTS_INIT, .listing_kb = 2500, .alpha = 0.05};
+    struct html_options o = {.po = PROFILE_OPTS_INIT, .listing_kb = 2500, .listings = 200, .alpha = 0.05};
     const struct option options[] = {
         OPT_STRING('o', "output", &o.output, "FILE", "the report to write (required)"),
         OPT_STRING(0, "base", &o.base, "PATH", "diff against this database's profile"),
@@ -69,6 +69,8 @@ int cmd_html(int argc, char **argv)
                    "the diff's significance level, after Holm's correction (default 0.05)"),
         OPT_UINT(0, "listing-kb", &o.listing_kb, "KB", 0, OPT_NUMBER_MAX,
                  "listings of the hottest procedures up to this size (default 2500)"),
+        OPT_UINT(0, "listings", &o.listings, "N", 0, OPT_NUMBER_MAX,
+                 "and of at most N procedures (default 200)"),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_IMAGE(&o.po),
         OPT_END(),
@@ -140,7 +142,8 @@ static int html_report(const struct html_options *o)
         goto fail;
     }
     struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .alpha = o->alpha,
-                            .listing_budget = (size_t)o->listing_kb * 1024};
+                            .listing_budget = (size_t)o->listing_kb * 1024,
+                            .max_listings = o->listings};
     if (o->base) {
         struct pv_selection bsel = o->po.sel;
         bsel.epoch = o->base_epoch;

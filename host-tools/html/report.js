@@ -9,8 +9,9 @@
  * and a listing is built only when it is opened.
  *
  * When done, <body> carries data-ready="1", data-render-ms (time from the
- * script's start) and data-errors (uncaught errors seen), which the tests
- * read.
+ * script's start), data-loaded-ms (from the start of navigation, so
+ * reading and parsing the file too) and data-errors (uncaught errors
+ * seen), which the tests and the benchmark read.
  */
 'use strict';
 (function () {
@@ -104,6 +105,7 @@
                         td(e.period ? num(e.period) + unit : 'unknown', 'num'),
                         td(e.period ? num(e.total * e.period) + unit : '?', 'num')));
     });
+    if (!nev) ev.appendChild(el('tr', null, el('td', {colspan: '4', text: 'no timer or counter samples (ProfileMe only)'})));
     s.appendChild(el('h2', {text: 'Events'}));
     s.appendChild(ev);
 
@@ -431,9 +433,10 @@
       r[5].forEach(function (c, f) { a.lat[f] += c; });
     });
     var procs = Array.from(byProc.entries()).sort(function (x, y) { return y[1].n - x[1].n; }).slice(0, 12);
-    var top = 0;
-    tot.forEach(function (c, b) { if (c > tot[top]) top = b; });
-    if (P.bits.length) {
+    /* the most frequent event other than retiring */
+    var top = -1;
+    tot.forEach(function (c, b) { if (P.bits[b] !== 'retired' && (top < 0 || c > tot[top])) top = b; });
+    if (top >= 0) {
       charts.appendChild(barChart(P.bits[top] + ' rate, busiest procedures', procs.map(function (p) { return p[0]; }),
         procs.map(function (p) { return p[1].bits[top] / p[1].n; }), procs.map(function (p) { return wilson(p[1].bits[top], p[1].n); }),
         function (v) { return pct(v, 1); }, 'alt'));
@@ -449,7 +452,8 @@
       });
       var labels = [], values = [];
       for (var b = 0; b < bins.length; b++) {
-        labels.push(b === 0 ? '< 1 cycle' : (1 << (b - 1)) + '\u2013' + ((1 << b) - 1) + ' cycles');
+        var lo = 1 << (b - 1), hi = (1 << b) - 1;
+        labels.push(b === 0 ? '< 1 cycle' : lo === hi ? '1 cycle' : lo + '\u2013' + hi + ' cycles');
         values.push(bins[b] || 0);
       }
       if (values.length) {
@@ -499,5 +503,6 @@
     if (p) openListing(p);
   }
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+  document.body.dataset.loadedMs = String(Math.round(performance.now()));   /* since navigation began */
   document.body.dataset.ready = '1';
 })();

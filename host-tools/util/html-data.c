@@ -291,7 +291,7 @@ static void procedures(struct jw *w, const struct html_input *in)
     struct source_cache *sc = source_cache_new();
     struct strvec listings = {0};
     size_t spent = 0;
-    for (size_t i = 0; i < n && spent < in->listing_budget; i++) {
+    for (size_t i = 0; i < n && spent < in->listing_budget && listings.n < in->max_listings; i++) {
         size_t size = 0;
         char *j = procs[i].has_sym && procs[i].img ? listing_json(in, procs[i].name, procs[i].img, sc, &size) : NULL;
         if (!j)

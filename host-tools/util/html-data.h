@@ -10,7 +10,9 @@
  * Sizes: the report stays small for large profiles because everything is
  * aggregated (stacks are distinct (image, procedure, inline chain, line)
  * paths, not samples) and listings are written for the hottest procedures
- * only, until a byte budget is spent; the others say so.
+ * only, until a byte budget or a count is spent (each listing reads the
+ * image's DWARF per instruction, the slow part of a large report); the
+ * others say so.
  *
  * Invariants:
  *   1. Per event, the stacks' counts and the procedures' counts each sum
@@ -42,6 +44,7 @@ struct html_input {
     const struct diff_rank *diff_rows;
     double alpha;
     size_t listing_budget;              /* bytes of listings at most */
+    size_t max_listings;                /* and at most this many */
 };
 
 /* Writes the document to out (0), or -1 with err set. */

@@ -3,7 +3,10 @@
  * the address, found by walking down from the CU (subprogram, lexical
  * blocks, DW_TAG_inlined_subroutine instances, nested as the code is);
  * names of inlined instances come from their abstract origin
- * (dwarf_attr_integrate follows it).
+ * (dwarf_attr_integrate follows it).  A CU's top-level subprograms are
+ * indexed by address range the first time the CU is visited, so finding
+ * the procedure costs a binary search, not a walk over every function of
+ * the CU (an image of thousands of functions in one file).
  */
 #include "util/inline-frames.h"
 
@@ -19,9 +22,23 @@
 #include "util/regular-file.h"
 #include "util/strvec.h"
 
+/* One address range of a CU's top-level subprogram. */
+struct sub_range {
+    uint64_t lo, hi;        /* [lo, hi) */
+    Dwarf_Off die;          /* the subprogram's DIE */
+};
+
+struct cu_index {
+    Dwarf_Off cu;
+    struct sub_range *r;    /* sorted by lo */
+    size_t n;
+};
+
 struct frame_reader {
     int fd;
     Dwarf *dw;              /* NULL without DWARF */
+    struct cu_index *cus;   /* the CUs indexed so far */
+    size_t ncus;
 };
 
 int frames_open(const char *path, struct frame_reader **out, struct ap_err *err)
@@ -33,6 +50,8 @@ int frames_open(const char *path, struct frame_reader **out, struct ap_err *err)
     struct frame_reader *fr = xmalloc(sizeof *fr);
     fr->fd = fd;
     fr->dw = dwarf_begin(fd, DWARF_C_READ);
+    fr->cus = NULL;
+    fr->ncus = 0;
     *out = fr;
     return 0;
 }
@@ -43,6 +62,9 @@ void frames_close(struct frame_reader *fr)
         return;
     if (fr->dw)
         dwarf_end(fr->dw);
+    for (size_t i = 0; i < fr->ncus; i++)
+        free(fr->cus[i].r);
+    free(fr->cus);
     close(fr->fd);
     free(fr);
 }
@@ -103,6 +125,74 @@ static bool find_chain(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *chain, size_
     return false;
 }
 
+static int by_lo(const void *a, const void *b)
+{
+    const struct sub_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The index of the CU's top-level subprograms (built on first use). */
+static const struct cu_index *cu_index_of(struct frame_reader *fr, Dwarf_Die *cu)
+{
+    Dwarf_Off off = dwarf_dieoffset(cu);
+    for (size_t i = 0; i < fr->ncus; i++)
+        if (fr->cus[i].cu == off)
+            return &fr->cus[i];
+    fr->cus = xrealloc(fr->cus, (fr->ncus + 1) * sizeof *fr->cus);
+    struct cu_index *ix = &fr->cus[fr->ncus++];
+    *ix = (struct cu_index){.cu = off};
+    size_t cap = 0;
+    Dwarf_Die child;
+    if (dwarf_child(cu, &child) != 0)
+        return ix;
+    do {
+        if (dwarf_tag(&child) != DW_TAG_subprogram)
+            continue;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t at = 0;
+        while ((at = dwarf_ranges(&child, at, &base, &lo, &hi)) > 0) {
+            if (ix->n == cap) {
+                cap = cap ? 2 * cap : 64;
+                ix->r = xrealloc(ix->r, cap * sizeof *ix->r);
+            }
+            ix->r[ix->n++] = (struct sub_range){lo, hi, dwarf_dieoffset(&child)};
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    if (ix->n > 1)
+        qsort(ix->r, ix->n, sizeof *ix->r, by_lo);
+    return ix;
+}
+
+/* The top-level subprogram holding addr through the index, pushed on the
+ * chain with the scopes inside it; false when the index has none (then
+ * the walk looks, e.g. inside namespaces). */
+static bool find_chain_indexed(struct frame_reader *fr, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *chain,
+                               size_t *depth)
+{
+    const struct cu_index *ix = cu_index_of(fr, cu);
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {               /* the last range starting at or below addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->r[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* ranges may nest or overlap (rare): look back over those starting lower */
+    for (size_t k = lo; k-- > 0;) {
+        if (addr < ix->r[k].hi) {
+            if (!dwarf_offdie(fr->dw, ix->r[k].die, &chain[*depth]))
+                return false;
+            (*depth)++;
+            find_chain(&chain[*depth - 1], addr, chain, depth);
+            return true;
+        }
+        if (lo - k > 8)
+            break;
+    }
+    return false;
+}
+
 /* The file and line a DIE itself declares (DW_AT_decl_file/line), NULL if
  * it has none of its own. */
 static const char *own_decl(Dwarf_Die *die, uint32_t *line)
@@ -160,7 +250,8 @@ size_t frames_at(struct frame_reader *fr, uint64_t addr, struct src_frame *out, 
      * origin's parents, losing the caller: walk the concrete tree instead. */
     Dwarf_Die chain[MAX_DEPTH];
     size_t depth = 0;
-    find_chain(&cu, addr, chain, &depth);
+    if (!find_chain_indexed(fr, &cu, addr, chain, &depth))
+        find_chain(&cu, addr, chain, &depth);
     size_t found = 0;
     for (size_t i = depth; i-- > 0 && found < max;) {
         int tag = dwarf_tag(&chain[i]);
