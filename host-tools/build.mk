@@ -3,9 +3,9 @@
 #   build/host/libalphaprof-util.a                       (util/, for unit tests)
 #   build/host-asan/libalphaprof-util.a                  (ASan+UBSan, make tests-build)
 
-HOST_TOOLS_PKGS    := libelf libdw zlib sqlite3
+HOST_TOOLS_PKGS    := libelf libdw zlib sqlite3 libpq
 HOST_TOOLS_CFLAGS  := $(HOST_CFLAGS) -Ihost-tools $(shell pkg-config --cflags $(HOST_TOOLS_PKGS) 2>/dev/null)
-HOST_TOOLS_LIBS    := $(or $(shell pkg-config --libs $(HOST_TOOLS_PKGS) 2>/dev/null),-ldw -lelf -lz -lsqlite3) -lm
+HOST_TOOLS_LIBS    := $(or $(shell pkg-config --libs $(HOST_TOOLS_PKGS) 2>/dev/null),-ldw -lelf -lz -lsqlite3 -lpq) -lm
 
 HOST_UTIL_SRCS     := $(wildcard host-tools/util/*.c)
 HOST_BUILTIN_SRCS  := $(wildcard host-tools/builtin-*.c)

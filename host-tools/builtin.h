@@ -24,6 +24,7 @@
     X(gate, "fail CI when a procedure got significantly slower than in the base runs") \
     X(export, "write the profile as pprof, folded stacks, callgrind or speedscope") \
     X(html, "the profile as one self-contained HTML report: flame graph, tables, listings") \
+    X(push, "upload a profile database to the fleet store (PostgreSQL) as one run") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);

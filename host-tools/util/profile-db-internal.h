@@ -25,6 +25,7 @@ struct image_cache;
 struct pdb {
     sqlite3 *db;
     char *path;
+    char *temp_copy;            /* a fleet run's temporary SQLite copy, removed on close */
     bool writable;
     int64_t schema_version;     /* as on disk (after any migration) */
     struct pdb_merge *merge;    /* pending merges (writable databases) */

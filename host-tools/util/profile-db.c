@@ -17,12 +17,14 @@
  *      build-id) is looked up in SQLite once per process.
  */
 #include "util/profile-db-internal.h"
+#include "util/fleet-store.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/strvec.h"
 #include "util/regular-file.h"
@@ -114,6 +116,27 @@ static int check_format(struct pdb *db, int64_t *schema_version, struct ap_err *
 int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_err *err)
 {
     *out = NULL;
+    if (fleet_is_uri(path)) {
+        /* a fleet run: copied into a temporary file, read like any other
+         * (util/fleet-store.h note 4) */
+        if (mode != PDB_READ)
+            return ap_err_set(err, "%s is a fleet store: runs go there with `alphaprof push --db FILE --to %s`",
+                              path, path);
+        char *tmp;
+        int64_t run;
+        if (fleet_fetch(path, &tmp, &run, err))
+            return -1;
+        int rc = pdb_open(tmp, PDB_READ, out, err);
+        if (rc) {
+            unlink(tmp);
+            free(tmp);
+            return -1;
+        }
+        free((*out)->path);
+        (*out)->path = xstrdup(path);
+        (*out)->temp_copy = tmp;
+        return 0;
+    }
     struct stat sb;
     if (mode != PDB_CREATE && stat(path, &sb) != 0) {
         if (errno == ENOENT)
@@ -171,6 +194,9 @@ void pdb_close(struct pdb *db)
         return;
     pdb_merge_close(db);
     sqlite3_close(db->db);
+    if (db->temp_copy)
+        unlink(db->temp_copy);
+    free(db->temp_copy);
     for (size_t i = 0; i < db->nimages; i++)
         free(db->images[i].name);
     free(db->images);
