@@ -1,0 +1,96 @@
+"""End-to-end: the PostgreSQL fleet store, on a throwaway PostgreSQL 15
+server (tests/e2e/pgserver.py).  Real recordings are pushed (twice: stored
+once), read back by report, diff, stats, gate and html through
+--db postgresql://...#selection exactly as from their files, and bad
+URIs or selections are one clear line.  Where the server cannot start on
+this machine the test says why and does nothing else."""
+import json
+import os
+import sqlite3
+
+import pgserver
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def record(d, name, image, seed):
+    db = os.path.join(d, name + ".db")
+    r = alphaprof(["record", "--deterministic", "--seed", str(seed), "--db", db,
+                   require(build_path("workloads", image))], timeout=240)
+    check(r.status == 0, "record %s" % name, r)
+    return db
+
+
+def report(db):
+    r = alphaprof(["report", "--db", db, "--json", "--limit", "0"])
+    check(r.status == 0, "report --db %s" % db, r)
+    return json.loads(r.out)
+
+
+def test_fleet_store_push_is_idempotent_and_every_reader_reads_it():
+    try:
+        pg = pgserver.Server().start()
+    except pgserver.Unavailable as e:
+        print("SKIPPED: no PostgreSQL server could be started here: %s" % e)
+        return
+    d = tmpdir()
+    try:
+        uri = pg.uri()
+        a = record(d, "a", "hotspots.elf", 1)
+        b = record(d, "b", "hotspots.elf", 2)
+        c = record(d, "c", "qsort.elf", 3)
+        first = alphaprof(["push", "--db", a, "--to", uri])
+        again = alphaprof(["push", "--db", a, "--to", uri])
+        check(first.status == 0 and "stored as run 1" in first.out and again.status == 0 and
+              "stored as run 1 (replacing its earlier push)" in again.out and not again.err,
+              "pushing twice: run 1 both times, quietly", again)
+        local = sqlite3.connect(a)
+        rows, total = local.execute("SELECT count(*), sum(count) FROM samples").fetchone()
+        tables = [t for (t,) in local.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for t in tables:
+            n, = local.execute('SELECT count(*) FROM "%s"' % t).fetchone()
+            check(pg.psql('SELECT count(*) FROM "%s"' % t) == str(n), "table %s stored once, every row (%d)" % (t, n))
+        check(pg.psql("SELECT count(*), sum(count) FROM samples") == "%d|%d" % (rows, total), "samples stored once")
+        for db in (b, c):
+            r = alphaprof(["push", "--db", db, "--to", uri])
+            check(r.status == 0, "push %s" % db, r)
+        check(pg.psql("SELECT count(*) FROM fleet_runs") == "3", "three runs")
+        build_id = local.execute("SELECT lower(hex(build_id)) FROM images WHERE name = 'hotspots'").fetchone()[0]
+        check(pg.psql("SELECT count(*) FROM fleet_images WHERE name = 'hotspots' AND encode(build_id, 'hex') = '%s'"
+                      % build_id) == "1", "the hotspots build is kept once by its build-id")
+
+        # read back: the same numbers as from the file
+        here, there = report(a), report(uri + "#run=1")
+        check(here["procedures"] == there["procedures"] and here["events"] == there["events"],
+              "report reads run 1 exactly as the file")
+        check(report(uri + "#workload=qsort")["procedures"] == report(c)["procedures"], "selected by workload")
+        check(report(uri + "#workload=hotspots")["procedures"] == report(b)["procedures"],
+              "the newest matching run (b)")
+        check(report(uri + "#workload=hotspots&nth=1")["procedures"] == here["procedures"], "nth=1: the one before")
+        check(report(uri + "#build_id=" + build_id + "&board=clipper&since=2000-01-01")["events"][0]["total"] > 0,
+              "selected by build-id, board and time")
+        r = alphaprof(["diff", "--db", uri + "#run=1", "--db2", a, "--json", "--limit", "0"])
+        check(r.status == 0 and all(x["delta"] == 0 for x in json.loads(r.out)["rows"]), "diff: run 1 is the file", r)
+        r = alphaprof(["stats", "--db", uri + "#run=1", "--db", uri + "#run=2", "--json"])
+        check(r.status == 0 and len(json.loads(r.out)["sets"]) == 2, "stats across two fleet runs", r)
+        r = alphaprof(["gate", "--base", uri + "#run=1", "--db", uri + "#run=2"])
+        check(r.status == 0 and "gate: PASS" in r.out, "gate between two fleet runs", r)
+        out = os.path.join(d, "fleet.html")
+        r = alphaprof(["html", "--db", uri + "#run=3", "-o", out])
+        check(r.status == 0 and os.path.getsize(out) > 10000, "html from a fleet run", r)
+
+        # bad input: one line each
+        r = alphaprof(["report", "--db", uri + "#colour=red"])
+        check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "colour=red" in r.err, "an unknown key", r)
+        r = alphaprof(["report", "--db", uri + "#run=99"])
+        check(r.status == 1 and "no run matching" in r.err, "no such run", r)
+        gone = "postgresql:///postgres?host=%s&user=fleet" % os.path.join(d, "nosocket")
+        r = alphaprof(["report", "--db", gone + "#run=1"])
+        check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "cannot reach the fleet store" in r.err,
+              "an unreachable store: one line", r)
+        r = alphaprof(["record", "--db", uri, require(build_path("workloads", "hotspots.elf"))], timeout=120)
+        check(r.status != 0 and "alphaprof push" in r.err, "record does not write to the fleet store: says how", r)
+        r = alphaprof(["push", "--db", a])
+        check(r.status == 2 and "--to" in r.err, "push without --to: a usage error", r)
+    finally:
+        cleanup(d)
+        pg.stop()
