@@ -41,6 +41,13 @@
  *  3. CONFIG (when options ask for one; after a STOP if the board is
  *     sampling) and START are acknowledged OK before FLUSH_NOW or
  *     NEW_EPOCH is sent; a refusal or no answer ends it with status 1.
+ *  4. With --db postgresql://... (the fleet store, util/fleet-store.h) the
+ *     daemon merges into a local spool database (--spool) as always and
+ *     pushes it to the store every --push-every seconds, at each new epoch
+ *     and at the end; a push replaces the run it made before (one run per
+ *     spool), and a push that fails is a warning: the spool keeps
+ *     everything and the next push sends it.  Only the last push's failure
+ *     changes the exit status (1), naming the spool.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +63,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/fleet-store.h"
 #include "firmware/abi/link-codec.h"
 #include "hw-model/pmu-window.h"
 #include "util/board.h"
@@ -88,10 +96,10 @@ static const struct opt_command daemon_command = {
 
 /* The command line of one daemon, parsed and checked. */
 struct daemon_options {
-    const char *link, *db, *board;
+    const char *link, *db, *board, *spool;
     struct boot_options boot;       /* --events, --period, as the monitor reads them */
     const char *events, *period;    /* as given (NULL: not given) */
-    unsigned flush_every, flush_ms, epoch_every, connect_s;
+    unsigned flush_every, flush_ms, epoch_every, connect_s, push_every;
     bool status_line, verbose, check_link;
     struct strvec elfs;
 };
@@ -427,6 +435,10 @@ static int daemon_check(const struct opt_command *c, const struct daemon_options
                                o->link);
     if (o->events && o->period)
         return opt_usage_error(c, "--period: --events (counters) and --period (timer) exclude each other");
+    if (o->spool && !fleet_is_uri(o->db))
+        return opt_usage_error(c, "--spool goes with a fleet store: --db postgresql://...");
+    if (o->spool && fleet_is_uri(o->spool))
+        return opt_usage_error(c, "--spool is a local file, not a fleet store");
     return board_name_check(c, o->board);
 }
 
@@ -452,14 +464,35 @@ static bool daemon_config(const struct daemon_options *o, struct lk_config *cfg)
 
 static int daemon_run(const struct daemon_options *o);
 
+/* Pushes the spool to the fleet store (note 4): 0, or -1 after a warning. */
+static int push_spool(const char *fleet, const char *spool, bool verbose)
+{
+    struct ap_err err;
+    int64_t run;
+    bool replaced;
+    if (fleet_push(spool, fleet, &run, &replaced, &err)) {
+        fprintf(stderr, "alphaprof daemon: warning: push to the fleet store failed (the spool keeps it): %s\n",
+                err.msg);
+        return -1;
+    }
+    if (verbose)
+        printf("daemon: pushed %s to the fleet store as run %lld\n", spool, (long long)run);
+    return 0;
+}
+
 int cmd_daemon(int argc, char **argv)
 {
     struct daemon_options o = {.board = DEFAULT_BOARD, .boot = BOOT_OPTIONS_DEFAULTS,
-                               .flush_every = DEFAULT_FLUSH_MS, .connect_s = DEFAULT_CONNECT_S};
+                               .flush_every = DEFAULT_FLUSH_MS, .connect_s = DEFAULT_CONNECT_S,
+                               .push_every = 10};
     const struct option options[] = {
         OPT_STRING(0, "link", &o.link, "unix:PATH", "the board's profile socket"),
         OPT_STRING(0, "db", &o.db, "PATH", "profile database (default $ALPHAPROF_DB or alphaprof.db;\n"
-                   "created if missing)"),
+                   "created if missing), or a fleet store postgresql://..."),
+        OPT_STRING(0, "spool", &o.spool, "PATH", "with a fleet store: the local database pushed to it\n"
+                   "(default alphaprof-spool.db)"),
+        OPT_UINT(0, "push-every", &o.push_every, "S", 1, OPT_NUMBER_MAX,
+                 "with a fleet store: push every S seconds (default 10)"),
         OPT_BOOT_KEY(0, "events", "events", &o.boot, &o.events, "LIST",
                      "sample the hardware model's counters, e.g. cycles,dmiss\n"
                      "or cycles:60000-64000 (a board with the model)"),
@@ -494,6 +527,12 @@ int cmd_daemon(int argc, char **argv)
 static int daemon_run(const struct daemon_options *o)
 {
     const char *link = o->link, *db_path = o->db ? o->db : pdb_default_path(), *board_name = o->board;
+    const char *fleet = NULL;
+    if (fleet_is_uri(db_path)) {
+        fleet = db_path;
+        db_path = o->spool ? o->spool : "alphaprof-spool.db";
+    }
+    double push_every = o->push_every, next_push = 0;
     unsigned flush_every = o->flush_every, epoch_every = o->epoch_every, connect_s = o->connect_s;
     bool status_line = o->status_line, verbose = o->verbose, check_link = o->check_link;
     struct strvec elfs = {0};
@@ -529,6 +568,17 @@ static int daemon_run(const struct daemon_options *o)
     if (pdb_open(db_path, PDB_CREATE, &db, &err)) {
         fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
         goto out;
+    }
+    if (fleet) {
+        /* the store must take the (empty) spool before the board is touched */
+        struct ap_err perr;
+        int64_t run;
+        bool replaced;
+        if (fleet_push(db_path, fleet, &run, &replaced, &perr)) {
+            fprintf(stderr, "alphaprof daemon: %s\n", perr.msg);
+            pdb_close(db);
+            goto out;
+        }
     }
     status = 1;
     struct daemon d = {.fd = -1, .verbose = verbose, .db = db};
@@ -613,6 +663,7 @@ static int daemon_run(const struct daemon_options *o)
     }
 
     double next_flush = flush_every ? now_s() + flush_every / 1000.0 : 0;
+    next_push = fleet ? now_s() + push_every : 0;
     double next_epoch = epoch_every ? now_s() + epoch_every : 0;
     bool stopping = false, stop_sent = false;
     while (!d.eof) {
@@ -652,8 +703,14 @@ static int daemon_run(const struct daemon_options *o)
             stop_sent = true;
             continue;
         }
+        if (fleet && now >= next_push) {
+            next_push = now + push_every;
+            push_spool(fleet, db_path, verbose);
+        }
         if (want_epoch || (next_epoch && now >= next_epoch)) {
             want_epoch = 0;
+            if (fleet)
+                next_push = now;        /* the epoch before it, whole, goes out next */
             if (next_epoch)
                 next_epoch = now + epoch_every;
             if (send_epoch(&d) != 0)
@@ -687,6 +744,11 @@ static int daemon_run(const struct daemon_options *o)
                 " sessions, %" PRIu64 " frames taken); what the board did not get stored stays "
                 "in its retransmit window for the next daemon\n", t->sessions, t->frames);
     status = cut ? EXIT_LINK_CUT : 0;
+    if (fleet && push_spool(fleet, db_path, verbose) != 0) {
+        fprintf(stderr, "alphaprof daemon: the last push to the fleet store failed; %s holds everything: "
+                "push it with `alphaprof push --db %s --to %s`\n", db_path, db_path, fleet);
+        status = 1;
+    }
 
 close_out:
     if (d.fd >= 0)

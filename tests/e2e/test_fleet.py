@@ -94,3 +94,41 @@ def test_fleet_store_push_is_idempotent_and_every_reader_reads_it():
     finally:
         cleanup(d)
         pg.stop()
+
+
+def test_daemon_pushes_its_spool_to_the_fleet_store():
+    from test_daemon import Proc, start_board, stored
+    try:
+        pg = pgserver.Server().start()
+    except pgserver.Unavailable as e:
+        print("SKIPPED: no PostgreSQL server could be started here: %s" % e)
+        return
+    d = tmpdir()
+    board = daemon = None
+    try:
+        uri = pg.uri()
+        gone = "postgresql:///postgres?host=%s&user=fleet" % os.path.join(d, "nosocket")
+        r = alphaprof(["daemon", "--link", "unix:" + os.path.join(d, "none.sock"), "--db", gone,
+                       "--spool", os.path.join(d, "s0.db")])
+        check(r.status == 2 and "cannot reach the fleet store" in r.err, "an unreachable store: exit 2 before the link", r)
+        board, sock, img = start_board(d, 3000)
+        spool = os.path.join(d, "spool.db")
+        daemon = Proc(d, "daemon", ["daemon", "--link", "unix:" + sock, "--db", uri, "--spool", spool,
+                                    "--push-every", "1", "-v", img])
+        rc = daemon.wait(120)
+        board.wait(60)
+        check(rc == 0, "the daemon ends with the board", daemon)
+        pushes = daemon.out().count("daemon: pushed %s to the fleet store as run 1" % spool)
+        check(pushes >= 2, "pushed while running and at the end (%d pushes), always run 1" % pushes, daemon)
+        check(pg.psql("SELECT count(*) FROM fleet_runs") == "1", "one run for the spool")
+        total = stored(spool)
+        check(total > 0 and pg.psql("SELECT sum(count) FROM samples") == str(total),
+              "the store holds every sample of the spool (%d)" % total)
+        here, there = report(spool), report(uri + "#run=1")
+        check(here["procedures"] == there["procedures"], "report reads the daemon's run as its spool")
+    finally:
+        for p in (daemon, board):
+            if p:
+                p.stop()
+        cleanup(d)
+        pg.stop()
