@@ -39,7 +39,10 @@ static const struct opt_command html_command = {
              "heat-mapped source and disassembly of the hottest procedures,\n"
              "ProfileMe charts when the profile has ProfileMe samples, and with\n"
              "--base the per-procedure diff against another profile.",
-    .epilog = "The report opens at a procedure's listing with REPORT.html#proc=NAME.\n"
+    .epilog = "A link may say where the report opens: REPORT.html#proc=NAME (its\n"
+              "listing), #sort=COLUMN or #sort=-COLUMN (the procedure table by that\n"
+              "column, - descending), #zoom=NAME (the flame graph zoomed to that frame),\n"
+              "joined by '&'.\n"
               "\n"
               "Exit status: 0 written, 1 a profile could not be read or the report\n"
               "not written, 2 bad options.",

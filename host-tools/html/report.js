@@ -236,6 +236,7 @@
     flameBox.style.height = ((maxDepth + 1) * H + 2) + 'px';
     flameBox.appendChild(frag);
     flameBox.dataset.frames = String(drawn);
+    flameBox.dataset.zoom = state.zoom ? state.zoom.name : '';
   }
 
   /* ------------------------------------------------------------ procedures */
@@ -496,10 +497,31 @@
   renderTable();
   renderListingSection();
   if (D.pme) renderProfileMe();
-  var m = /^#proc=(.+)$/.exec(location.hash);
-  if (m) {
-    var want = decodeURIComponent(m[1]);
-    var p = D.procs.filter(function (q) { return q[0] === want && q[3] >= 0; })[0];
+  /* A link may say where to start: #proc=NAME (its listing), sort=COLUMN
+   * or sort=-COLUMN (the table, descending), zoom=NAME (the flame graph,
+   * at the widest frame of that name), joined by '&'. */
+  var want = {};
+  location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+    var i = kv.indexOf('=');
+    if (i > 0) want[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+  });
+  if (want.sort) {
+    var desc = want.sort.charAt(0) === '-', name = desc ? want.sort.slice(1) : want.sort;
+    COLS.forEach(function (c, k) {
+      if (c.name === name) { state.sortKey = k; state.sortDesc = desc; }
+    });
+    drawTable();
+  }
+  if (want.zoom && flameRoot) {
+    var best = null;
+    (function find(n) {
+      if (n.name === want.zoom && (!best || n.value > best.value)) best = n;
+      n.kids.forEach(find);
+    })(flameRoot);
+    if (best) { state.zoom = best; drawFlame(); }
+  }
+  if (want.proc) {
+    var p = D.procs.filter(function (q) { return q[0] === want.proc && q[3] >= 0; })[0];
     if (p) openListing(p);
   }
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));

@@ -94,6 +94,22 @@ def test_html_report_of_a_counters_profile_renders_in_chromium():
         check_listing_heat(page, top)
         check(page.root.by_id("profileme") is None and page.root.by_id("diff") is None,
               "no ProfileMe or diff section without their data")
+
+        # sorted by a column, zoomed into a frame: as a link asks
+        page = open_page(out, "sort=procedure&zoom=compare_longs", screenshot=os.path.join(d, "sorted.png"))
+        rendered(page)
+        names_sorted = [r[0] for r in table_rows(page, "proc-table")]
+        check(names_sorted == sorted(names_sorted) and len(names_sorted) == len(rows),
+              "the table sorted by procedure name, ascending")
+        flame = page.root.by_id("flame")
+        check(flame.attrs.get("data-zoom") == "compare_longs", "the flame graph zoomed to compare_longs")
+        zoomed = [f for f in page.root.find("div", cls="frame") if f.all_text() == "compare_longs"
+                  and "ancestor" not in f.classes()]
+        widths = [float(re.search(r"width:\s*([\d.]+)px", f.attrs["style"]).group(1)) for f in zoomed]
+        all_width = float(re.search(r"width:\s*([\d.]+)px", page.root.find("div", cls="ancestor")[0].attrs["style"]).group(1))
+        check(widths and max(widths) >= all_width - 1, "compare_longs now spans the whole width (%s of %s px)" % (widths, all_width))
+        check(not [f for f in page.root.find("div", cls="frame") if f.attrs.get("title", "").startswith("qsort:")
+                   and "ancestor" not in f.classes()], "its sibling, the procedure qsort, is out of the zoomed view")
     finally:
         cleanup(d)
 
