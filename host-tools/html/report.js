@@ -66,7 +66,9 @@
   function hex(x) { return Number(x).toString(16); }
 
   /* ------------------------------------------------------------ page frame */
-  var title = S.workloads.filter(function (w) { return w !== '[unknown]'; }).join(', ') || 'profile';
+  /* the title names the workloads, not the monitor or the samples in no image */
+  var title = S.workloads.filter(function (w) { return w !== '[unknown]' && w.indexOf('monitor-') !== 0; }).join(', ') ||
+              S.workloads.join(', ') || 'profile';
   var header = el('header', null, el('h1', {text: 'alphaprof: ' + title}),
                   el('span', {cls: 'sub', text: S.db + (S.epoch >= 0 ? ', epoch ' + S.epoch : ', every epoch')}));
   var nav = el('nav');
