@@ -44,6 +44,7 @@ static const struct boot_key boot_keys[] = {
     {"profile_probe", KEY_FLAG, AT(profile_probe), 0, 0, 0, "0 or 1"},
     {"window_fuzz", KEY_UINT, AT(window_fuzz), 0, BOOT_NUMBER_MAX, 0,
      "a round count in 0.." N_(BOOT_NUMBER_MAX)},
+    {"stack_probe", KEY_FLAG, AT(stack_probe), 0, 0, 0, "0 or 1"},
     {"profile", KEY_CHOICE, AT(profile), 0, 0, profiles,
      "timer, counters, profileme, paired or off"},
     {"period", KEY_RANGE, AT(period_min), BOOT_PERIOD_MIN, BOOT_NUMBER_MAX, 0,
