@@ -220,6 +220,16 @@ static int check_profile(const struct check_options *opts)
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         return 1;
     }
+    if (o.h.snapshot != 0) {
+        /* a snapshot is the truth up to a moment of the run, not of it */
+        const char *dot = strrchr(oracle_path, '.');
+        int stem = dot ? (int)(dot - oracle_path) : (int)strlen(oracle_path);
+        fprintf(stderr, "alphaprof check: %s is snapshot %u, taken while the run went on, not the run's oracle: "
+                "give %.*s (the file record --oracle wrote); check reads its snapshots itself\n", oracle_path,
+                (unsigned)o.h.snapshot, stem, oracle_path);
+        oracle_free(&o);
+        return 1;
+    }
     if (totals) {
         print_totals(&o, json);
         oracle_free(&o);

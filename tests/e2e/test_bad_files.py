@@ -51,3 +51,34 @@ def test_a_fifo_as_oracle_or_database_is_refused():
         one_error_line(alphaprof(["report", "--db", d], timeout=20), d, "is a directory")
     finally:
         cleanup(d)
+
+
+def test_a_fifo_or_directory_as_export_output_is_refused():
+    """(a FIFO nobody reads made export wait forever)"""
+    d = tmpdir()
+    try:
+        fifo = os.path.join(d, "out")
+        os.mkfifo(fifo)
+        db = os.path.join(d, "p.db")
+        check(alphaprof(["db", "--db", db, "init"]).status == 0, "an empty database")
+        for target, what in ((fifo, "is a FIFO"), (d, "is a directory")):
+            r = alphaprof(["export", "--db", db, "--format", "folded", "-o", target], timeout=20)
+            check(r.status == 2, "exit 2", r)
+            one_error_line(r, target, what)
+    finally:
+        cleanup(d)
+
+
+def test_a_fifo_or_directory_as_oracle_to_write_is_refused_before_the_run():
+    d = tmpdir()
+    try:
+        fifo = os.path.join(d, "o")
+        os.mkfifo(fifo)
+        hello = require(build_path("workloads", "hello.elf"))
+        for target, what in ((fifo, "is a FIFO"), (d, "is a directory")):
+            for cmd in (["run"], ["record", "--db", os.path.join(d, "p.db")]):
+                r = alphaprof(cmd + ["--oracle", target, hello], timeout=30)
+                check(r.status == 2 and "monitor:" not in r.out, "refused before the board starts", r)
+                one_error_line(r, target, what)
+    finally:
+        cleanup(d)
