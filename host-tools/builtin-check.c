@@ -220,16 +220,6 @@ static int check_profile(const struct check_options *opts)
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         return 1;
     }
-    if (o.h.snapshot != 0) {
-        /* a snapshot is the truth up to a moment of the run, not of it */
-        const char *dot = strrchr(oracle_path, '.');
-        int stem = dot ? (int)(dot - oracle_path) : (int)strlen(oracle_path);
-        fprintf(stderr, "alphaprof check: %s is snapshot %u, taken while the run went on, not the run's oracle: "
-                "give %.*s (the file record --oracle wrote); check reads its snapshots itself\n", oracle_path,
-                (unsigned)o.h.snapshot, stem, oracle_path);
-        oracle_free(&o);
-        return 1;
-    }
     if (totals) {
         print_totals(&o, json);
         oracle_free(&o);
@@ -239,6 +229,17 @@ static int check_profile(const struct check_options *opts)
         int rc = print_stacks(opts, &o);
         oracle_free(&o);
         return rc;
+    }
+    if (o.h.snapshot != 0) {
+        /* a snapshot is the truth up to a moment of the run, not the truth of
+         * its profile (its totals and stacks are fine to read) */
+        const char *dot = strrchr(oracle_path, '.');
+        int stem = dot ? (int)(dot - oracle_path) : (int)strlen(oracle_path);
+        fprintf(stderr, "alphaprof check: %s is snapshot %u, taken while the run went on, not the run's oracle: "
+                "give %.*s (the file record --oracle wrote); check reads its snapshots itself\n", oracle_path,
+                (unsigned)o.h.snapshot, stem, oracle_path);
+        oracle_free(&o);
+        return 1;
     }
     /* The per-PC truth (for the error and the ProfileMe estimates): of the
      * profiled interval when the monitor took its snapshots, else of the
