@@ -275,6 +275,14 @@ static int check_profile(const struct check_options *opts)
         pv_free(&v);
         rc = -1;
     }
+    for (size_t i = 0; !rc && i < v.nimages; i++)
+        if (v.images[i].id != 0 && v.images[i].st_error) {
+            /* without them every PC would be a procedure of its own: a wrong procedure-level error */
+            ap_err_set(&err, "no symbols for %s, so no procedure-level error: %s", v.images[i].name,
+                       v.images[i].st_error);
+            pv_free(&v);
+            rc = -1;
+        }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     pdb_close(db);
