@@ -144,3 +144,20 @@ def test_check_without_the_images_symbols_refuses_a_procedure_level_error():
         check(alphaprof(["check", "--db", db, "--oracle", oracle]).status == 0, "with its symbols it checks")
     finally:
         cleanup(d)
+
+
+def test_a_file_that_is_not_an_image_is_refused_by_every_command_before_it_waits():
+    """(daemon once checked only that the file was regular, then waited for
+    the board: a text file was found bad only when its samples came)"""
+    d = tmpdir()
+    try:
+        text = os.path.join(d, "notes.txt")
+        with open(text, "w") as f:
+            f.write("not an image\n")
+        db = os.path.join(d, "p.db")
+        for args in (["run", text], ["record", "--db", db, text],
+                     ["daemon", "--db", db, "--link", "unix:" + os.path.join(d, "no.sock"), "--elf", text]):
+            r = alphaprof(args, timeout=20)
+            one_error_line(r, text, "not an ELF file")
+    finally:
+        cleanup(d)

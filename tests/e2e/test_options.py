@@ -181,3 +181,15 @@ def test_an_oracle_snapshot_given_as_the_oracle_is_refused():
         check(alphaprof(["check", "--db", db, "--oracle", oracle]).status == 0, "the run's own oracle is fine")
     finally:
         cleanup(d)
+
+
+def test_db_dump_of_an_epoch_that_is_not_there_is_refused():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        check(alphaprof(["db", "--db", db, "init"]).status == 0, "an empty database")
+        r = alphaprof(["db", "--db", db, "dump", "--epoch", "99"])
+        check(r.status == 1 and r.err.strip() == "alphaprof db: %s has no epoch 99 (epochs 1..1); see alphaprof db "
+              "epochs" % db and not r.out, "one line, nothing dumped", r)
+    finally:
+        cleanup(d)
