@@ -89,6 +89,7 @@ def test_run_append_with_a_bad_value_is_refused_by_the_host():
     refused(["run", "--append", "tick_hz=abc", hello()], "--append 'tick_hz=abc': give a rate in 0..100000")
     refused(["run", "--append", "no_such_key=1", hello()], "no boot option 'no_such_key'")
     refused(["run", "--append", "period=5-1", hello()], "MIN-MAX ns")
+    refused(["run", "--append", "run=", hello()], "--append 'run=': give an image name of 1 to 31 characters")
     refused(["record", "--append", "events=cycles,bogus", hello()], "'bogus' is not an event name")
 
 
