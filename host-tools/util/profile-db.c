@@ -196,9 +196,13 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
     if (db->writable) {
         /* WAL: readers go on while we write, and a killed writer loses
          * nothing committed; NORMAL sync is durable against process death. */
+        int created = 0;
         if (pdb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                      " PRAGMA cache_size=-65536;", err) != 0 ||
-            (fmt == 1 && pdb_create_schema(db, err) != 0) ||
+            (fmt == 1 && (created = pdb_create_schema(db, err)) < 0) ||
+            /* (1: another process made it meanwhile: check what it made) */
+            (created == 1 && ((fmt = check_format(db, &db->schema_version, err)) != 0 ||
+                              check_contents(db, err) != 0)) ||
             (fmt == 0 && db->schema_version < PDB_SCHEMA_VERSION && pdb_migrate(db, err) != 0) ||
             pdb_merge_open(db, err) != 0) {
             pdb_close(db);
