@@ -30,6 +30,7 @@ struct pdb {
     struct pdb_merge *merge;    /* pending merges (writable databases) */
     struct image_cache *images; /* images already recorded, by name and build-id */
     size_t nimages;
+    bool busy;                  /* the last pdb_exec failed on another process's lock */
 };
 
 /* sqlite's message for what failed, naming the file. */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util/strvec.h"
 #include "util/regular-file.h"
@@ -56,7 +57,9 @@ int pdb_sql_err(struct pdb *db, struct ap_err *err, const char *what)
 int pdb_exec(struct pdb *db, const char *sql, struct ap_err *err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = sqlite3_exec(db->db, sql, NULL, NULL, &msg);
+    db->busy = (rc & 0xff) == SQLITE_BUSY;
+    if (rc != SQLITE_OK) {
         ap_err_set(err, "profile database %s: %s", db->path, msg ? msg : sqlite3_errmsg(db->db));
         sqlite3_free(msg);
         return -1;
@@ -193,9 +196,12 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
         pdb_close(db);
         return -1;
     }
-    if (db->writable) {
-        /* WAL: readers go on while we write, and a killed writer loses
-         * nothing committed; NORMAL sync is durable against process death. */
+    /* WAL: readers go on while we write, and a killed writer loses nothing
+     * committed; NORMAL sync is durable against process death.  Processes
+     * opening one new file at once may find it locked while another sets
+     * it up (switching to WAL is not covered by the busy timeout): they
+     * look again, for up to 10 s. */
+    for (unsigned tries = 0; db->writable; tries++) {
         int created = 0;
         if (pdb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                      " PRAGMA cache_size=-65536;", err) != 0 ||
@@ -205,9 +211,17 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
                               check_contents(db, err) != 0)) ||
             (fmt == 0 && db->schema_version < PDB_SCHEMA_VERSION && pdb_migrate(db, err) != 0) ||
             pdb_merge_open(db, err) != 0) {
+            if (db->busy && tries < 200) {
+                pdb_merge_close(db);
+                nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+                fmt = check_format(db, &db->schema_version, err);
+                if (fmt >= 0 && !(fmt == 0 && check_contents(db, err)))
+                    continue;
+            }
             pdb_close(db);
             return -1;
         }
+        break;
     }
     *out = db;
     return 0;
