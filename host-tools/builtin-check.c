@@ -230,6 +230,17 @@ static int check_profile(const struct check_options *opts)
         oracle_free(&o);
         return rc;
     }
+    if (o.h.snapshot != 0) {
+        /* a snapshot is the truth up to a moment of the run, not the truth of
+         * its profile (its totals and stacks are fine to read) */
+        const char *dot = strrchr(oracle_path, '.');
+        int stem = dot ? (int)(dot - oracle_path) : (int)strlen(oracle_path);
+        fprintf(stderr, "alphaprof check: %s is snapshot %u, taken while the run went on, not the run's oracle: "
+                "give %.*s (the file record --oracle wrote); check reads its snapshots itself\n", oracle_path,
+                (unsigned)o.h.snapshot, stem, oracle_path);
+        oracle_free(&o);
+        return 1;
+    }
     /* The per-PC truth (for the error and the ProfileMe estimates): of the
      * profiled interval when the monitor took its snapshots, else of the
      * whole run; the accounting of records (rings, ProfileMe) always of the
@@ -264,6 +275,14 @@ static int check_profile(const struct check_options *opts)
         pv_free(&v);
         rc = -1;
     }
+    for (size_t i = 0; !rc && i < v.nimages; i++)
+        if (v.images[i].id != 0 && v.images[i].st_error) {
+            /* without them every PC would be a procedure of its own: a wrong procedure-level error */
+            ap_err_set(&err, "no symbols for %s, so no procedure-level error: %s", v.images[i].name,
+                       v.images[i].st_error);
+            pv_free(&v);
+            rc = -1;
+        }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     pdb_close(db);

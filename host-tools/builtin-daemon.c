@@ -68,6 +68,7 @@
 #include "hw-model/pmu-window.h"
 #include "util/board.h"
 #include "util/ingest.h"
+#include "util/image-file.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
 #include "util/regular-file.h"
@@ -556,12 +557,12 @@ static int daemon_run(const struct daemon_options *o)
     /* The images before the link: attaching may wait for the board, a bad
      * image name must not. */
     for (size_t i = 0; i < o->elfs.n; i++) {
-        int fd = regular_open(o->elfs.v[i], O_RDONLY, "a workload image (.elf)", &err);
-        if (fd < 0) {
+        struct image_file img;
+        if (image_open(&img, o->elfs.v[i], false, &err)) {
             fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
             goto out;
         }
-        close(fd);
+        image_close(&img);
     }
 
     struct pdb *db = NULL;

@@ -16,6 +16,7 @@
 
 #include "builtin.h"
 #include "util/option-groups.h"
+#include "util/profile-compare.h"
 #include "util/profile-db.h"
 
 static const struct opt_command db_command = {
@@ -66,6 +67,8 @@ static int run_action(struct pdb *db, enum action act, const char *path, const s
     case EPOCHS:
         return pdb_list_epochs(db, stdout, json, err);
     case DUMP:
+        if (cmp_check_epoch(db, epoch, err))      /* (an epoch that is not there dumps nothing) */
+            return -1;
         return pdb_dump(db, stdout, (const char **)tables->v, tables->n, epoch, json, err);
     case NEW_EPOCH:
         if (pdb_new_epoch(db, note, &e, err))

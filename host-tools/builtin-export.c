@@ -17,12 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "util/export-profile.h"
 #include "util/option-groups.h"
 #include "util/profile-compare.h"
+#include "util/regular-file.h"
 
 static const struct opt_command export_command = {
     .name = "export",
@@ -69,6 +71,10 @@ int cmd_export(int argc, char **argv)
         return opt_exit(r);
     if (fmt == FMT_NONE)
         return opt_usage_error(&export_command, "give --format pprof, folded, callgrind or speedscope");
+    struct stat st;     /* (a FIFO nobody reads would hang the export) */
+    if (output && stat(output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+        return opt_usage_error(&export_command, "-o %s is %s: give a regular file to write, or no -o for "
+                               "standard output", output, file_kind(st.st_mode));
     if (fmt == FMT_PPROF && !output && isatty(STDOUT_FILENO))
         return opt_usage_error(&export_command, "pprof output is binary (gzip); give -o FILE or redirect it");
     return export_to(profile_opts_db(&po), &po.sel, event_spec, (enum format)fmt, output);

@@ -33,7 +33,10 @@
  * path after a mispredict, or a load/store that faulted and runs again).
  * unop (ldq_u $31) is a no-op and other loads to $31/$f31 are prefetch
  * hints: neither is a load (no `loads` event, no cache access: QEMU gives
- * no address for them), neither can fault, both retire.
+ * no address for them), neither can fault, both retire.  A load or store
+ * retires with its access: QEMU's abandoned first attempt at a device
+ * access (its I/O recompile) is neither retired nor aborted
+ * (hw-model/plugin/alphaprof-core.c, R1-R4).
  */
 #ifndef ALPHAPROF_ORACLE_FORMAT_H
 #define ALPHAPROF_ORACLE_FORMAT_H

@@ -36,8 +36,16 @@
 #define FW_STACK_SIZE           0x00010000
 #define FW_STACK_END            (FW_STACK_PHYS + MAX_CORES * FW_STACK_SIZE)
 /* The bottom of each monitor stack is a guard zone the monitor fills with
- * a pattern and checks on every interrupt and trap (KSEG has no page
- * tables, so no guard page can catch a store there). */
+ * a pattern and checks on every interrupt and trap (traps.c; the test:
+ * stack_probe=1).  Not a guard page, for two reasons:
+ *  - KSEG has no page tables, so no page of it can be made invalid;
+ *  - moving the stacks to mapped space would not help: the PALcode (QEMU's
+ *    qemu-palcode for clipper) pushes the exception frame of a fault taken
+ *    in kernel mode onto the current kernel stack (its STACK_FRAME), and
+ *    after a store faulted in the guard page that stack pointer is in the
+ *    guard page too; the push faults in PALmode, Pal_MMFault sees the PAL
+ *    bit in exc_addr and goes to MchkBugCheck -> Sys_EnterConsole, a bare
+ *    "halt": the machine stops with no word from the monitor. */
 #define FW_STACK_GUARD          0x00002000
 
 /* Monitor heap (newlib malloc inside the monitor). */

@@ -37,13 +37,14 @@ static const struct choice tables[] = {{"rr4", 0}, {"stf6", 1}, {0, 0}};
 static const struct choice starts[] = {{"boot", 0}, {"host", 1}, {0, 0}};
 
 static const struct boot_key boot_keys[] = {
-    {"run", KEY_TEXT, AT(run), 0, 0, 0, "an image name of at most 31 characters"},
+    {"run", KEY_TEXT, AT(run), 0, 0, 0, "an image name of 1 to 31 characters"},
     {"tick_hz", KEY_UINT, AT(tick_hz), 0, BOOT_TICK_HZ_MAX, 0,
      "a rate in 0.." N_(BOOT_TICK_HZ_MAX)},
     {"report_ticks", KEY_FLAG, AT(report_ticks), 0, 0, 0, "0 or 1"},
     {"profile_probe", KEY_FLAG, AT(profile_probe), 0, 0, 0, "0 or 1"},
     {"window_fuzz", KEY_UINT, AT(window_fuzz), 0, BOOT_NUMBER_MAX, 0,
      "a round count in 0.." N_(BOOT_NUMBER_MAX)},
+    {"stack_probe", KEY_FLAG, AT(stack_probe), 0, 0, 0, "0 or 1"},
     {"profile", KEY_CHOICE, AT(profile), 0, 0, profiles,
      "timer, counters, profileme, paired or off"},
     {"period", KEY_RANGE, AT(period_min), BOOT_PERIOD_MIN, BOOT_NUMBER_MAX, 0,
@@ -63,7 +64,7 @@ static const struct boot_key boot_keys[] = {
 };
 #define NKEYS (sizeof boot_keys / sizeof boot_keys[0])
 
-_Static_assert(sizeof ((struct boot_options *)0)->run == 32, "run's message says 31 characters");
+_Static_assert(sizeof ((struct boot_options *)0)->run == 32, "run's message says 1 to 31 characters");
 /* KEY_RANGE writes MIN and then MAX, the next field */
 _Static_assert(AT(period_max) == AT(period_min) + sizeof(uint64_t), "period MIN, MAX adjacent");
 _Static_assert(AT(pme_max) == AT(pme_min) + sizeof(uint64_t), "pme MIN, MAX adjacent");
@@ -91,7 +92,7 @@ static int apply_value(struct boot_options *o, const struct boot_key *k, const c
     uint64_t a, b;
     switch (k->kind) {
     case KEY_TEXT:
-        if (n >= sizeof o->run)
+        if (n == 0 || n >= sizeof o->run)     /* (run= would silently mean the first image) */
             return -1;
         copy_bytes(field, v, n);
         return 0;

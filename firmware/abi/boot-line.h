@@ -61,6 +61,7 @@ struct boot_options {
     int report_ticks;
     int profile_probe;          /* profile_probe=1: measure the sample table's cost */
     unsigned window_fuzz;       /* window_fuzz=N: N rounds of garbage in the PMU window */
+    int stack_probe;            /* stack_probe=1: the last core overflows its monitor stack */
     unsigned profile;           /* LK_MODE_* (firmware/abi/link-protocol.h) */
     uint64_t period_min, period_max;
     unsigned baud;

@@ -14,6 +14,7 @@
 #include "firmware/kernel/mmu.h"
 #include "firmware/kernel/percpu.h"
 #include "firmware/kernel/run.h"
+#include "firmware/kernel/stack-probe.h"
 #include "firmware/kernel/traps.h"
 #include "firmware/profiler/profiler.h"
 #include "firmware/profiler/window-fuzz.h"
@@ -46,6 +47,8 @@ void monitor_main(void)
     profiler_start();
     if (!boot_options.profile)
         alarm_start(boot_options.tick_hz);
+    if (boot_options.stack_probe && ncores == 1)
+        stack_probe_run();
     run_workload(img);
 }
 
@@ -60,5 +63,7 @@ void secondary_main(void)
     smp_send_ipi(0);            /* the boot core sleeps until we are online */
     if (!boot_options.profile)
         alarm_start(boot_options.tick_hz);
+    if (boot_options.stack_probe && core == ncores - 1)
+        stack_probe_run();
     run_secondary_loop();
 }

@@ -8,8 +8,10 @@
  * Stack overflows are named as such: a user stack that reaches its guard
  * pages (mmu.c) faults there; a monitor stack is checked on every
  * interrupt and trap, by the frame's place and by the pattern in its guard
- * zone (FW_STACK_GUARD), so an overflow is caught at the next tick at the
- * latest, before a neighbour's stack is lost.
+ * zone (FW_STACK_GUARD), so an overflow is caught at the next interrupt on
+ * its core; one that grows past the whole zone between two interrupts is
+ * caught too, but may have written over the stack below (the neighbour's).
+ * Why no guard page: see FW_STACK_GUARD in linker/ram-map.h.
  */
 #include "firmware/kernel/traps.h"
 

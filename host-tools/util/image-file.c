@@ -62,7 +62,7 @@ int image_open(struct image_file *img, const char *path, bool writable,
 
     img->fd = regular_open(path, writable ? O_RDWR : O_RDONLY, "the path of a workload image (.elf)", err);
     if (img->fd == -1) {
-        if (errno == ENOENT)
+        if (errno == ENOENT && *path)
             return ap_err_set(err, "%s: no such file; build it first (make) or check the path", path);
         return ap_err_set(err, "%s: cannot open: %s", path, strerror(errno));
     }

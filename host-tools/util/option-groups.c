@@ -6,11 +6,13 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hw-model/pmu-window.h"
 #include "util/board.h"
 #include "util/profile-db.h"
 #include "util/qemu-cmdline.h"
+#include "util/regular-file.h"
 
 int board_opts_check(const struct opt_command *c, const struct board_opts *bo)
 {
@@ -18,6 +20,16 @@ int board_opts_check(const struct opt_command *c, const struct board_opts *bo)
     for (size_t i = 0; i < bo->append.n; i++)
         if (cmdline_check_key(bo->append.v[i], &err))
             return opt_usage_error(c, "--append '%s': %s", bo->append.v[i], err.msg);
+    if (bo->oracle) {   /* the model writes it only at the end of the run: say now what would fail then */
+        char dir[PATH_MAX];
+        const char *slash = strrchr(bo->oracle, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - bo->oracle) + 1 : 1, slash ? bo->oracle : ".");
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return opt_usage_error(c, "--oracle %s: no directory %s to write it in", bo->oracle, dir);
+        if (regular_or_absent(bo->oracle, "a file name for the oracle", &err))
+            return opt_usage_error(c, "--oracle %s", err.msg);
+    }
     return 0;
 }
 

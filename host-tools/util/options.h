@@ -18,8 +18,8 @@
  *  4. "-" alone is an operand; any other word starting with '-' before
  *     "--" is an option, known or an error.
  *  5. Values are checked as they are read (numbers in their range, choices
- *     among their names, callbacks for grammars), so a bad value never
- *     reaches the command.
+ *     among their names, callbacks for grammars, strings not empty), so a
+ *     bad value never reaches the command.
  */
 #ifndef ALPHAPROF_UTIL_OPTIONS_H
 #define ALPHAPROF_UTIL_OPTIONS_H

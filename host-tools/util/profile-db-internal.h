@@ -31,6 +31,7 @@ struct pdb {
     struct pdb_merge *merge;    /* pending merges (writable databases) */
     struct image_cache *images; /* images already recorded, by name and build-id */
     size_t nimages;
+    bool busy;                  /* the last pdb_exec failed on another process's lock */
 };
 
 /* sqlite's message for what failed, naming the file. */
@@ -40,8 +41,9 @@ int pdb_exec(struct pdb *db, const char *sql, struct ap_err *err);
 /* Fails unless the database was opened for writing. */
 int pdb_need_write(struct pdb *db, struct ap_err *err);
 
-/* profile-db-schema.c: creates the schema in an empty file; brings an
- * older schema (db->schema_version) up to PDB_SCHEMA_VERSION. */
+/* profile-db-schema.c: creates the schema in an empty file (0; 1 when
+ * another process created one first, -1 on an error); brings an older
+ * schema (db->schema_version) up to PDB_SCHEMA_VERSION. */
 int pdb_create_schema(struct pdb *db, struct ap_err *err);
 int pdb_migrate(struct pdb *db, struct ap_err *err);
 

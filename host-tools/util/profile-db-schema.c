@@ -207,6 +207,13 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 {
     if (pdb_exec(db, "BEGIN IMMEDIATE", err) != 0)
         return -1;
+    /* another process may have created it since the caller looked (two
+     * records starting on one new file): under the write lock, look again */
+    int64_t objects = 0;
+    if (pdb_query_int(db, "SELECT count(*) FROM sqlite_schema", &objects, err) != 0 || objects > 0) {
+        sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+        return objects > 0 ? 1 : -1;
+    }
     char *sql = NULL;
     int rc = pdb_exec(db, schema_sql, err);
     if (rc == 0) {

@@ -10,7 +10,9 @@
  *      version this build reads (an empty file is given the schema, an
  *      older one is migrated when opened for writing, read as it is
  *      otherwise: readers ask pdb_schema_version for what is newer), or
- *      fails with one line naming the file.
+ *      fails with one line naming the file; its tables epochs, images and
+ *      samples exist and every sample count is in 0..2^40, or it is named
+ *      damaged.
  *   2. Exactly one epoch is open (ended IS NULL): new_epoch ends it and
  *      starts the next in one transaction.
  *   3. The image cache mirrors rows already in images, so a (name,
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/strvec.h"
@@ -56,7 +59,9 @@ int pdb_sql_err(struct pdb *db, struct ap_err *err, const char *what)
 int pdb_exec(struct pdb *db, const char *sql, struct ap_err *err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = sqlite3_exec(db->db, sql, NULL, NULL, &msg);
+    db->busy = (rc & 0xff) == SQLITE_BUSY;
+    if (rc != SQLITE_OK) {
         ap_err_set(err, "profile database %s: %s", db->path, msg ? msg : sqlite3_errmsg(db->db));
         sqlite3_free(msg);
         return -1;
@@ -113,6 +118,44 @@ static int check_format(struct pdb *db, int64_t *schema_version, struct ap_err *
     return 0;
 }
 
+/* Largest count one row of samples can hold: 2^40 samples is days of
+ * sampling at the shortest period on every core; a larger or negative one
+ * is damage, and would overflow the sums readers make. */
+#define PDB_MAX_ROW_COUNT (INT64_C(1) << 40)
+
+/* Our format, but are the tables every reader needs there, and are the
+ * sample counts possible?  0 yes, else -1 naming the damage. */
+static int check_contents(struct pdb *db, struct ap_err *err)
+{
+    static const char *const needed[] = {"epochs", "images", "samples"};
+    sqlite3_stmt *st;
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+        if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1", -1, &st,
+                               NULL) != SQLITE_OK)
+            return pdb_sql_err(db, err, "reading the schema");
+        sqlite3_bind_text(st, 1, needed[i], -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+            return ap_err_set(err, "%s is damaged: its table %s is missing; record the profile again", db->path,
+                              needed[i]);
+    }
+    if (sqlite3_prepare_v2(db->db, "SELECT count, image, offset FROM samples WHERE count < 0 OR count > ?1 LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return pdb_sql_err(db, err, "reading samples");
+    sqlite3_bind_int64(st, 1, PDB_MAX_ROW_COUNT);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        ap_err_set(err, "%s is damaged: it holds a sample count of %lld (image %lld, offset 0x%llx); "
+                   "record the profile again", db->path, (long long)sqlite3_column_int64(st, 0),
+                   (long long)sqlite3_column_int64(st, 1), (unsigned long long)sqlite3_column_int64(st, 2));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : pdb_sql_err(db, err, "reading samples");
+}
+
 int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_err *err)
 {
     *out = NULL;
@@ -165,6 +208,10 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
     }
     sqlite3_busy_timeout(db->db, 10000);     /* another writer holds the lock briefly */
     int fmt = check_format(db, &db->schema_version, err);
+    if (fmt == 0 && check_contents(db, err)) {
+        pdb_close(db);
+        return -1;
+    }
     if (fmt < 0 || (fmt == 1 && mode != PDB_CREATE)) {
         if (fmt == 1)
             ap_err_set(err, "%s is an empty SQLite file, not a profile database: create one "
@@ -172,17 +219,32 @@ int pdb_open(const char *path, enum pdb_mode mode, struct pdb **out, struct ap_e
         pdb_close(db);
         return -1;
     }
-    if (db->writable) {
-        /* WAL: readers go on while we write, and a killed writer loses
-         * nothing committed; NORMAL sync is durable against process death. */
+    /* WAL: readers go on while we write, and a killed writer loses nothing
+     * committed; NORMAL sync is durable against process death.  Processes
+     * opening one new file at once may find it locked while another sets
+     * it up (switching to WAL is not covered by the busy timeout): they
+     * look again, for up to 10 s. */
+    for (unsigned tries = 0; db->writable; tries++) {
+        int created = 0;
         if (pdb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                      " PRAGMA cache_size=-65536;", err) != 0 ||
-            (fmt == 1 && pdb_create_schema(db, err) != 0) ||
+            (fmt == 1 && (created = pdb_create_schema(db, err)) < 0) ||
+            /* (1: another process made it meanwhile: check what it made) */
+            (created == 1 && ((fmt = check_format(db, &db->schema_version, err)) != 0 ||
+                              check_contents(db, err) != 0)) ||
             (fmt == 0 && db->schema_version < PDB_SCHEMA_VERSION && pdb_migrate(db, err) != 0) ||
             pdb_merge_open(db, err) != 0) {
+            if (db->busy && tries < 200) {
+                pdb_merge_close(db);
+                nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+                fmt = check_format(db, &db->schema_version, err);
+                if (fmt >= 0 && !(fmt == 0 && check_contents(db, err)))
+                    continue;
+            }
             pdb_close(db);
             return -1;
         }
+        break;
     }
     *out = db;
     return 0;

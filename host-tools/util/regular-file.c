@@ -36,6 +36,11 @@ static int not_regular(const char *path, mode_t mode, const char *want, struct a
 int regular_open(const char *path, int flags, const char *want, struct ap_err *err)
 {
     struct stat st;
+    if (!*path) {
+        ap_err_set(err, "an empty path; give %s", want);
+        errno = ENOENT;
+        return -2;
+    }
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return not_regular(path, st.st_mode, want, err);
     int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);

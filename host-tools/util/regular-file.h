@@ -25,7 +25,8 @@ const char *file_kind(mode_t mode);
 
 /*
  * Opens path with flags (O_RDONLY, O_RDWR...).  Returns the descriptor, or
- * -1 with errno set (ENOENT...) when open() fails, or -2 when path is not a
+ * -1 with errno set (ENOENT...) when open() fails, or -2 when path is empty
+ * or not a
  * regular file (then err says so: "PATH is a FIFO, not a regular file;
  * give WANT", want naming what the caller expects, e.g. "a workload image
  * (.elf)").  err is filled in both failure cases.

@@ -103,6 +103,16 @@ static bool is_notice(const char *line, size_t len)
     static const char notice[] = "info: QEMU waiting for connection on:";
     /* (the hardware model says why itself: board-run.c reports its errors) */
     static const char plugin_refused[] = "qemu_plugin_install returned error code";
+    /* (when we stopped QEMU ourselves, at a timeout or a signal, our own
+     * line says so) */
+    static const char terminating[] = "terminating on signal ";
+    const char *t = memmem(line, len, terminating, sizeof terminating - 1);
+    if (t) {
+        char pid[40];
+        int k = snprintf(pid, sizeof pid, " from pid %ld ", (long)getpid());
+        if (k > 0 && memmem(t, len - (size_t)(t - line), pid, (size_t)k) != NULL)
+            return true;
+    }
     return memmem(line, len, notice, sizeof notice - 1) != NULL ||
            memmem(line, len, plugin_refused, sizeof plugin_refused - 1) != NULL;
 }

@@ -32,6 +32,31 @@
  * errors=, the line goes to QEMU's stderr).  Warnings (no interrupt
  * delivery, a guest's ignored request) only go to QEMU's plugin log.
  *
+ * QEMU 7.2's I/O recompile under -icount (accel/tcg cpu_io_recompile): a
+ * device access by an instruction that is not the last of its translation
+ * block is abandoned before it happens, and the instruction is run again
+ * alone in a block instrumented for memory only (CF_MEMI_ONLY: no exec
+ * callback, so it reaches on_mem() without on_insn()).  Its on_insn() has
+ * then already run once, for an attempt that did nothing.  The rules that
+ * keep every instruction retired exactly once (a load or store retires
+ * when its access happens, as on the core):
+ *  R1. An access reaches the model with the instruction that made it
+ *      (on_mem's userdata).  If that is not the pending instruction, its
+ *      exec callback was dropped: it arrives here, as on_insn() would.
+ *  R2. A load or store outside PALcode seen starting again at the same PC
+ *      without its access: the first start was QEMU's abandoned attempt
+ *      (the block was left before the retry, e.g. a kick between the two),
+ *      not the core's; it is dropped, neither retired nor aborted.
+ *  R3. Followed by PALcode without its access: it faulted or an interrupt
+ *      came first; aborted (trapped()), it starts again afterwards.
+ *  R4. At exit, a load or store outside PALcode still waiting for its
+ *      access never completed: dropped.
+ * (Left: if an interrupt is taken between the abandoned attempt and the
+ * retry, QEMU 7.2 applies the memory-only flags to the first block of the
+ * PALcode's interrupt entry instead, and its first instruction, an mfpr,
+ * reaches no callback at all: neither the model nor tests/plugins/
+ * insn-count.c counts it: read in QEMU 7.2's source, not seen in our runs.)
+ *
  * Interrupts: see irq-delivery.c; after a record goes into either ring the
  * model checks the guest's threshold.  Records never depend on delivery:
  * they carry the PC.
@@ -207,6 +232,16 @@ static bool trapped(const struct vcpu *v, const struct insn_info *in, uint64_t n
            model_pc_context(next_pc) == PME_CTX_PAL && model_pc_context(in->s.pc) != PME_CTX_PAL;
 }
 
+/* A load or store outside PALcode that retires only with its access (R2,
+ * R4; a store-conditional that fails makes none, PALcode's physical
+ * accesses reach no memory callback). */
+static bool retires_by_access(const struct vcpu *v, const struct insn_info *in)
+{
+    unsigned cls = in->s.cls;
+    return !v->prev_accessed && (cls == ALPHA_LOAD || cls == ALPHA_STORE || cls == ALPHA_LOAD_LOCKED) &&
+           model_pc_context(in->s.pc) != PME_CTX_PAL;
+}
+
 /* The oracle entry of an instruction on a core (NULL: out of memory). */
 static inline struct oracle_pc *entry_of(struct vcpu *v, struct insn_info *in, unsigned core)
 {
@@ -302,27 +337,34 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
 }
 
-static void on_insn(unsigned int vcpu_index, void *userdata)
+/* cur starts on v: the pending instruction is done (R2: or dropped). */
+static void start(struct vcpu *v, struct insn_info *cur, unsigned core)
 {
-    if (vcpu_index >= g.ncores)
-        return;
-    struct vcpu *v = &g.vcpus[vcpu_index];
-    struct insn_info *cur = userdata;
-    if (v->prev)
-        finish(v, v->prev, v->prev_addr, cur->s.pc, vcpu_index);
+    struct insn_info *p = v->prev;
+    if (p && !(p->s.pc == cur->s.pc && retires_by_access(v, p)))
+        finish(v, p, v->prev_addr, cur->s.pc, core);
     v->prev_accessed = false;
     v->prev = cur;
     v->prev_addr = 0;
 }
 
+static void on_insn(unsigned int vcpu_index, void *userdata)
+{
+    if (vcpu_index < g.ncores)
+        start(&g.vcpus[vcpu_index], userdata, vcpu_index);
+}
+
 static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr, void *userdata)
 {
     (void)info;
-    (void)userdata;
-    if (vcpu_index < g.ncores) {
-        g.vcpus[vcpu_index].prev_addr = vaddr;
-        g.vcpus[vcpu_index].prev_accessed = true;
-    }
+    if (vcpu_index >= g.ncores)
+        return;
+    struct vcpu *v = &g.vcpus[vcpu_index];
+    struct insn_info *in = userdata;
+    if (!v->prev || v->prev->s.pc != in->s.pc)
+        start(v, in, vcpu_index);      /* R1: its exec callback was dropped */
+    v->prev_addr = vaddr;
+    v->prev_accessed = true;
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -341,7 +383,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS, in);
         if (in->s.cls == ALPHA_LOAD || in->s.cls == ALPHA_STORE || in->s.cls == ALPHA_LOAD_LOCKED ||
             in->s.cls == ALPHA_STORE_COND)
-            qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+            qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, in);
     }
 }
 
@@ -499,7 +541,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
     (void)userdata;
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
-        if (v->prev)
+        if (v->prev && !retires_by_access(v, v->prev))      /* R4 */
             finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4, c);
         v->prev = NULL;
         if (!g.counters_mode)

@@ -51,3 +51,113 @@ def test_a_fifo_as_oracle_or_database_is_refused():
         one_error_line(alphaprof(["report", "--db", d], timeout=20), d, "is a directory")
     finally:
         cleanup(d)
+
+
+def test_a_fifo_or_directory_as_export_output_is_refused():
+    """(a FIFO nobody reads made export wait forever)"""
+    d = tmpdir()
+    try:
+        fifo = os.path.join(d, "out")
+        os.mkfifo(fifo)
+        db = os.path.join(d, "p.db")
+        check(alphaprof(["db", "--db", db, "init"]).status == 0, "an empty database")
+        for target, what in ((fifo, "is a FIFO"), (d, "is a directory")):
+            r = alphaprof(["export", "--db", db, "--format", "folded", "-o", target], timeout=20)
+            check(r.status == 2, "exit 2", r)
+            one_error_line(r, target, what)
+    finally:
+        cleanup(d)
+
+
+def test_a_fifo_or_directory_as_oracle_to_write_is_refused_before_the_run():
+    d = tmpdir()
+    try:
+        fifo = os.path.join(d, "o")
+        os.mkfifo(fifo)
+        hello = require(build_path("workloads", "hello.elf"))
+        for target, what in ((fifo, "is a FIFO"), (d, "is a directory")):
+            for cmd in (["run"], ["record", "--db", os.path.join(d, "p.db")]):
+                r = alphaprof(cmd + ["--oracle", target, hello], timeout=30)
+                check(r.status == 2 and "monitor:" not in r.out, "refused before the board starts", r)
+                one_error_line(r, target, what)
+    finally:
+        cleanup(d)
+
+
+def recorded(d):
+    """A real profile of drystone with its oracle, in d."""
+    db, oracle = os.path.join(d, "p.db"), os.path.join(d, "o.bin")
+    r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle,
+                   require(build_path("workloads", "drystone.elf"))], timeout=200)
+    check(r.status == 0, "drystone recorded", r)
+    return db, oracle
+
+
+def damaged_copy(db, d, name, sql):
+    import sqlite3
+    copy = os.path.join(d, name + ".db")
+    src, dst = sqlite3.connect(db), sqlite3.connect(copy)
+    src.backup(dst)
+    src.close()
+    dst.executescript(sql)
+    dst.commit()
+    dst.close()
+    return copy
+
+
+def test_a_damaged_database_is_named_damaged_by_every_reader():
+    """(a negative or absurd sample count once gave a report that summed it,
+    exit 0; a missing table gave SQLite's bare words)"""
+    d = tmpdir()
+    try:
+        db, oracle = recorded(d)
+        first = " WHERE offset = (SELECT min(offset) FROM samples)"
+        cases = (("negative", "UPDATE samples SET count = -5" + first, "is damaged: it holds a sample count of -5"),
+                 ("huge", "UPDATE samples SET count = 9223372036854775807" + first,
+                  "is damaged: it holds a sample count of 9223372036854775807"),
+                 ("nosamples", "DROP TABLE samples", "is damaged: its table samples is missing"),
+                 ("noimages", "DROP TABLE images", "is damaged: its table images is missing"))
+        for name, sql, what in cases:
+            bad = damaged_copy(db, d, name, sql)
+            for args in (["report", "--db", bad], ["annotate", "--db", bad, "main"],
+                         ["check", "--db", bad, "--oracle", oracle], ["stats", "--db", bad, "--db", db],
+                         ["diff", "--db", db, "--db2", bad], ["export", "--db", bad, "--format", "folded"],
+                         ["db", "--db", bad, "epochs"]):
+                r = alphaprof(args, timeout=30)
+                one_error_line(r, bad, what)
+    finally:
+        cleanup(d)
+
+
+def test_check_without_the_images_symbols_refuses_a_procedure_level_error():
+    """(without them each PC counted as its own procedure: 62 % instead of 19 %)"""
+    d = tmpdir()
+    try:
+        db, oracle = recorded(d)
+        hello = require(build_path("workloads", "hello.elf"))
+        for name, path, what in (("moved", "/nonexistent/drystone.elf", "No such file or directory"),
+                                 ("other", hello, "rebuilt since")):
+            bad = damaged_copy(db, d, name, "UPDATE images SET path = '%s' WHERE name = 'drystone'" % path)
+            r = alphaprof(["check", "--db", bad, "--oracle", oracle], timeout=30)
+            check(r.status == 1, "check fails", r)
+            one_error_line(r, "no symbols for drystone, so no procedure-level error", what)
+        check(alphaprof(["check", "--db", db, "--oracle", oracle]).status == 0, "with its symbols it checks")
+    finally:
+        cleanup(d)
+
+
+def test_a_file_that_is_not_an_image_is_refused_by_every_command_before_it_waits():
+    """(daemon once checked only that the file was regular, then waited for
+    the board: a text file was found bad only when its samples came)"""
+    d = tmpdir()
+    try:
+        text = os.path.join(d, "notes.txt")
+        with open(text, "w") as f:
+            f.write("not an image\n")
+        db = os.path.join(d, "p.db")
+        for args in (["run", text], ["record", "--db", db, text],
+                     ["daemon", "--db", db, "--link", "unix:" + os.path.join(d, "no.sock"), "--elf", text]):
+            r = alphaprof(args, timeout=20)
+            one_error_line(r, text, "not an ELF file")
+    finally:
+        cleanup(d)

@@ -108,3 +108,23 @@ def test_db_errors():
         check(r.status == 0 and "first epoch" in r.out, "$ALPHAPROF_DB is the default", r)
     finally:
         cleanup(d)
+
+
+def test_processes_creating_one_new_database_at_once_all_succeed():
+    """(two records started on one new file: the second once failed with
+    SQLite's "table meta already exists" and recorded nothing)"""
+    import subprocess
+    from harness import build_path
+    d = tmpdir()
+    try:
+        for round in range(6):
+            db = os.path.join(d, "p%d.db" % round)
+            procs = [subprocess.Popen([build_path("host", "alphaprof"), "db", "--db", db, "init"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(6)]
+            for p in procs:
+                out, err = p.communicate(timeout=60)
+                check(p.returncode == 0 and "current epoch 1" in out, "every init succeeds: %s" % err)
+            epochs = sqlite3.connect(db).execute("SELECT count(*) FROM epochs").fetchone()[0]
+            check(epochs == 1, "one schema, one first epoch (%d)" % epochs)
+    finally:
+        cleanup(d)

@@ -215,4 +215,5 @@ def test_timeout_kills_qemu():
     elapsed = time.monotonic() - start
     check(p.returncode == 124, "status 124 on timeout, got %s\n%s%s" % (p.returncode, out, err))
     check("timed out after 3 s" in err, "the timeout is reported: " + err)
+    check(len(err.splitlines()) == 1, "in one line, without QEMU's own 'terminating on signal': " + err)
     check(elapsed < 20, "the launcher stopped promptly (%.1f s)" % elapsed)

@@ -89,6 +89,7 @@ def test_run_append_with_a_bad_value_is_refused_by_the_host():
     refused(["run", "--append", "tick_hz=abc", hello()], "--append 'tick_hz=abc': give a rate in 0..100000")
     refused(["run", "--append", "no_such_key=1", hello()], "no boot option 'no_such_key'")
     refused(["run", "--append", "period=5-1", hello()], "MIN-MAX ns")
+    refused(["run", "--append", "run=", hello()], "--append 'run=': give an image name of 1 to 31 characters")
     refused(["record", "--append", "events=cycles,bogus", hello()], "'bogus' is not an event name")
 
 
@@ -142,5 +143,54 @@ def test_report_json_lists_every_procedure_unless_limited():
         text = alphaprof(["report", "--db", db, "--limit", "1"])
         check("(%d more procedures; --limit 0 shows all)" % (full["procedures_total"] - 1) in text.out,
               "the text report says how many more", text)
+    finally:
+        cleanup(d)
+
+
+def test_an_empty_path_or_name_is_refused_by_every_string_option():
+    # "" as --db once recorded into SQLite's temporary database: exit 0, nothing kept
+    for args, opt in ((["record", "--db", "", hello()], "--db"), (["db", "--db", "", "init"], "--db"),
+                      (["report", "--db", ""], "--db"), (["record", "--oracle", "", hello()], "--oracle"),
+                      (["run", "--board", "", hello()], "--board"), (["annotate", "--image", "", "main"], "--image"),
+                      (["export", "--format", "folded", "-o", ""], "--output"),
+                      (["daemon", "--link", ""], "--link"), (["diff", "--db2", ""], "--db2"),
+                      (["check", "--oracle", ""], "--oracle"), (["db", "new-epoch", "--note", ""], "--note")):
+        refused(args, "%s '': give a" % opt)
+
+
+def test_an_empty_image_path_is_named_as_empty():
+    for cmd in ("run", "record"):
+        r = alphaprof([cmd, ""])
+        check(r.status == 2 and r.err.strip().endswith("an empty path; give " +
+                                                       ("the path of a workload image (.elf)" if cmd == "run"
+                                                        else "the image's ELF file (build/workloads/NAME.elf)")),
+              "%s '': one line says the path is empty" % cmd, r)
+
+
+def test_an_oracle_snapshot_given_as_the_oracle_is_refused():
+    d = tmpdir()
+    try:
+        oracle, db = os.path.join(d, "o.bin"), os.path.join(d, "p.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle, hello(), "--", "spin", "20"],
+                      timeout=120)
+        check(r.status == 0 and os.path.exists(oracle + ".1"), "a run with oracle snapshots", r)
+        for n in (1, 2):
+            c = alphaprof(["check", "--db", db, "--oracle", "%s.%d" % (oracle, n)])
+            check(c.status == 1 and len(c.err.splitlines()) == 1 and
+                  ("is snapshot %d, taken while the run went on" % n) in c.err and ("give %s " % oracle) in c.err,
+                  "check names the snapshot and the file to give", c)
+        check(alphaprof(["check", "--db", db, "--oracle", oracle]).status == 0, "the run's own oracle is fine")
+    finally:
+        cleanup(d)
+
+
+def test_db_dump_of_an_epoch_that_is_not_there_is_refused():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        check(alphaprof(["db", "--db", db, "init"]).status == 0, "an empty database")
+        r = alphaprof(["db", "--db", db, "dump", "--epoch", "99"])
+        check(r.status == 1 and r.err.strip() == "alphaprof db: %s has no epoch 99 (epochs 1..1); see alphaprof db "
+              "epochs" % db and not r.out, "one line, nothing dumped", r)
     finally:
         cleanup(d)

@@ -169,3 +169,62 @@ def test_workload_mk_settings_build_a_new_workload_and_its_image_goes_when_it_do
         if os.path.exists(elf):
             os.remove(elf)
         shutil.rmtree(build_path("workloads", name), ignore_errors=True)
+
+
+# ---- drystone's reference, from its definition (workloads/drystone/src) ----
+
+def drystone_expected(runs):
+    """The values main.c prints, run by run as its loop computes them."""
+    checksum, array_2_8_7 = 0, 10
+    for _ in range(runs):
+        a, b, c = 2, 3, 0
+        bool_glob = 1                   # "...1'ST STRING" sorts before "...2'ND STRING"
+        while a < b:
+            c = b + a + 2               # proc_7
+            a += 1
+        loc = a + 5                     # proc_8
+        array_1_8 = c if loc == 8 else None
+        array_2_8_7 += 1 if loc == 8 else 0
+        int_glob = 5
+        e = 1                           # IDENT_2: func_1('A', 'C') is IDENT_1, never equal
+        c = b * a
+        b = c // a
+        b = 7 * (c - b) - a
+        checksum += a + b + c + int_glob + bool_glob + e
+    return checksum, int_glob, array_1_8, array_2_8_7
+
+
+def drystone_line(r, key):
+    m = re.search(r"^drystone: %s (.*)$" % key, r.out, re.M)
+    check(m, "drystone prints its %s line" % key, r)
+    return m.group(1)
+
+
+def test_dhrystone_shaped_benchmark_builds_from_its_workload_mk_and_matches_its_reference():
+    r = run_image(image("drystone"), timeout_s=120)
+    check(r.status == 0, "drystone exits 0", r)
+    check(drystone_line(r, "compiler") == 'gcc -O2 "alpha"', "a -D string with spaces and quotes arrived whole", r)
+    checksum, int_glob, a1, a2 = drystone_expected(20000)
+    check(drystone_line(r, "runs") == "20000 checksum %d int_glob %d array_1[8] %d array_2[8][7] %d"
+          % (checksum, int_glob, a1, a2), "its -DRUNS arrived and its results are the reference's", r)
+    check(re.search(r"^drystone: \d+ ns for 20000 runs$", r.out, re.M), "its port layer times it in ns", r)
+
+
+def test_dhrystone_shaped_benchmark_profiles_annotates_and_checks_against_the_oracle():
+    d = tmpdir()
+    try:
+        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "o.bin")
+        r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle, image("drystone")], timeout=200)
+        check(r.status == 0 and re.search(r"^drystone: \d+ cycles for 20000 runs$", r.out, re.M),
+              "recorded, timed by its port layer in model cycles", r)
+        rep = json.loads(alphaprof(["report", "--db", db, "--json"]).out)
+        procs = {p["name"] for p in rep["procedures"]}
+        check({"main", "proc_8", "strcmp"} <= procs, "procedures of both source files and the library: %s" % procs)
+        a = alphaprof(["annotate", "--db", db, "proc_8"])
+        check(a.status == 0 and "workloads/drystone/src/procs.c:" in a.out, "annotate finds the subdirectory's source", a)
+        c = alphaprof(["check", "--db", db, "--oracle", oracle, "--json"])
+        check(c.status == 0, "check runs", c)
+        top = json.loads(c.out)["top_procedure"]
+        check(top["profile"] == top["oracle"], "the profile's top procedure is the oracle's: %s" % top, c)
+    finally:
+        cleanup(d)
