@@ -121,6 +121,12 @@ static void flush_values(unsigned core, struct lk_flush *out)
                   {LK_DROP_RING_OVERFLOW, 0},
                   {LK_DROP_LINK_FULL, s->link_full}},
     };
+    const struct sampling_timing *t = &sampling_timing[core];
+    if (t->timed || t->missed) {        /* the achieved period (sampling.h) */
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_TIMER_NS, t->timer_ns};
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_TIMER_TIMED, t->timed};
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_MISSED_TICKS, t->missed};
+    }
     if (core == 0 && f.nstats + 3 <= LK_MAX_COUNTERS) {
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_CTRL_FRAMES, machine.frames};
