@@ -289,6 +289,7 @@ void profiler_finish(long status, unsigned how)
                (unsigned long)misses, (unsigned long)entries, (unsigned long)dropped,
                (unsigned long)link_tx_bytes_sent());
     source_summary(sampling_source(), ncores);
+    control_summary();
 }
 
 void profiler_abort(void)
