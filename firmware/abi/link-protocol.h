@@ -282,7 +282,7 @@ enum lk_drop_reason {
 #include "firmware/abi/counter-names.def"
 /* The achieved period's stats fit a FLUSH beside the table's, the boot
  * core's link stats and a source's own (control.c). */
-_Static_assert(LK_STAT_TIMER_NS && LK_STAT_TIMER_TIMED && LK_STAT_MISSED_TICKS && 5 + 3 + 3 + 3 <= LK_MAX_COUNTERS,
+_Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED_TICKS > 0 && 5 + 3 + 3 + 3 <= LK_MAX_COUNTERS,
                "a FLUSH has room for the achieved period");
 
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */

@@ -20,8 +20,9 @@
 
 /*
  * ======================================================================
- * Schema, version 2 (version 1 lacked sessions.oracle_run_id and
- * sessions.oracle; see the migrations at the end).  DCPI's profile database (SOSP'97 section 4.3) as
+ * Schema, version 3 (version 1 lacked sessions.oracle_run_id and
+ * sessions.oracle, version 2 the view achieved_periods; see the migrations
+ * at the end).  DCPI's profile database (SOSP'97 section 4.3) as
  * SQLite tables: epochs, per-(image, event) sample profiles, loadmaps,
  * unknown samples, plus ProfileMe aggregates and paired samples.
  *
@@ -189,6 +190,17 @@ static const char schema_sql[] =
     "    value INTEGER NOT NULL,\n"
     "    PRIMARY KEY (epoch, core, name)\n"
     ") WITHOUT ROWID;\n"
+    /* (v3) The period each core's timer samples really had, per epoch:
+     * the virtual time their intervals spanned over how many there were
+     * (the FLUSH stats timer_ns and timer_timed, link-protocol.h), where
+     * periods.period is the one the board set out to keep.  Every time
+     * estimate uses this one where it exists (profile-view.c). */
+    "CREATE VIEW achieved_periods AS\n"
+    "    SELECT epoch, 255 AS event, core,\n"
+    "           CAST(round(1.0 * sum(CASE name WHEN 'timer_ns' THEN value END)\n"
+    "                / sum(CASE name WHEN 'timer_timed' THEN value END)) AS INTEGER) AS period\n"
+    "    FROM stats WHERE core >= 0 AND name IN ('timer_ns', 'timer_timed')\n"
+    "    GROUP BY epoch, core HAVING sum(CASE name WHEN 'timer_timed' THEN value END) > 0;\n"
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -235,6 +247,12 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 static const char *const migrations[] = {
     [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
+    [3] = "CREATE VIEW achieved_periods AS\n"
+    "    SELECT epoch, 255 AS event, core,\n"
+    "           CAST(round(1.0 * sum(CASE name WHEN 'timer_ns' THEN value END)\n"
+    "                / sum(CASE name WHEN 'timer_timed' THEN value END)) AS INTEGER) AS period\n"
+    "    FROM stats WHERE core >= 0 AND name IN ('timer_ns', 'timer_timed')\n"
+    "    GROUP BY epoch, core HAVING sum(CASE name WHEN 'timer_timed' THEN value END) > 0;\n",
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");
