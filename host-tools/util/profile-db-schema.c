@@ -36,6 +36,16 @@
  * the names the firmware announced for them.
  * ======================================================================
  */
+/* Schema 3's view, in the schema and in its migration alike (a file
+ * taken back to an older version by hand may still have it). */
+#define ACHIEVED_PERIODS_VIEW \
+    "CREATE VIEW IF NOT EXISTS achieved_periods AS\n" \
+    "    SELECT epoch, 255 AS event, core,\n" \
+    "           CAST(round(1.0 * sum(CASE name WHEN 'timer_ns' THEN value END)\n" \
+    "                / sum(CASE name WHEN 'timer_timed' THEN value END)) AS INTEGER) AS period\n" \
+    "    FROM stats WHERE core >= 0 AND name IN ('timer_ns', 'timer_timed')\n" \
+    "    GROUP BY epoch, core HAVING sum(CASE name WHEN 'timer_timed' THEN value END) > 0;\n"
+
 static const char schema_sql[] =
     /* Facts about the file: format = 'alphaprof-profile-db',
      * schema_version, created. */
@@ -195,12 +205,7 @@ static const char schema_sql[] =
      * (the FLUSH stats timer_ns and timer_timed, link-protocol.h), where
      * periods.period is the one the board set out to keep.  Every time
      * estimate uses this one where it exists (profile-view.c). */
-    "CREATE VIEW achieved_periods AS\n"
-    "    SELECT epoch, 255 AS event, core,\n"
-    "           CAST(round(1.0 * sum(CASE name WHEN 'timer_ns' THEN value END)\n"
-    "                / sum(CASE name WHEN 'timer_timed' THEN value END)) AS INTEGER) AS period\n"
-    "    FROM stats WHERE core >= 0 AND name IN ('timer_ns', 'timer_timed')\n"
-    "    GROUP BY epoch, core HAVING sum(CASE name WHEN 'timer_timed' THEN value END) > 0;\n"
+    ACHIEVED_PERIODS_VIEW
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -247,12 +252,7 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 static const char *const migrations[] = {
     [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
-    [3] = "CREATE VIEW achieved_periods AS\n"
-    "    SELECT epoch, 255 AS event, core,\n"
-    "           CAST(round(1.0 * sum(CASE name WHEN 'timer_ns' THEN value END)\n"
-    "                / sum(CASE name WHEN 'timer_timed' THEN value END)) AS INTEGER) AS period\n"
-    "    FROM stats WHERE core >= 0 AND name IN ('timer_ns', 'timer_timed')\n"
-    "    GROUP BY epoch, core HAVING sum(CASE name WHEN 'timer_timed' THEN value END) > 0;\n",
+    [3] = ACHIEVED_PERIODS_VIEW,
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");
