@@ -52,7 +52,12 @@
  *             u nonce (the link session's nonce, section 5),
  *             u prev_nonce, u prev_pos (5.5: the session this one takes
  *             over, 0 if none, and the position there of the first frame
- *             sent again after the context)
+ *             sent again after the context),
+ *             u period_min, u period_max (the timer period range
+ *             configured, ns), u timer_min, u timer_max (the range the
+ *             timer samples at: the configured one raised to the shortest
+ *             period the board can keep; all four 0 when the timer does not
+ *             sample; absent from older senders)
  *   NAMES     u kind (LK_NAMES_*), u first index, n16 count, str[count]:
  *             human names of event numbers, ProfileMe event bits and
  *             latency fields, so the host needs no copy of the hw-model's

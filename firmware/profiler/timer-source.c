@@ -78,6 +78,12 @@ static uint64_t timer_interval(unsigned core, int sampling)
                     : SOURCE_RING_TICK_NS;
 }
 
+void timer_sampling_range(uint64_t *min, uint64_t *max)
+{
+    *min = at_least_floor(config->period_min);
+    *max = at_least_floor(config->period_max);
+}
+
 static uint64_t timer_mean_period(unsigned event)
 {
     (void)event;

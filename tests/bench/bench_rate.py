@@ -15,12 +15,16 @@ import sqlite3
 import tempfile
 
 from benchlib import Table
-from bench_profiler import MODEL_REPEAT, oracle_cycles, profile_line
+from bench_profiler import oracle_cycles, profile_line
 from harness import alphaprof, build_path, require
 from test_daemon import start_board, start_daemon
 
 SPIN_MS = {"det": 400, "fast": 3000}
-OVERHEAD_WORKLOADS = ["copy", "qsort"]
+# A third of bench_profiler's MODEL_REPEAT (~0.3 G instructions a run): a
+# loaded machine runs the full model at a few MIPS; fixed costs (start-up
+# frames, final flush) weigh a little more, so the overhead is if anything
+# overstated.
+OVERHEAD_REPEAT = {"copy": 6, "qsort": 4}
 
 
 def latency(out, frame):
@@ -90,18 +94,19 @@ def overhead_table():
     d = tempfile.mkdtemp(prefix="alphaprof-bench-")
     worst, per_byte = {}, []
     try:
-        for w in OVERHEAD_WORKLOADS:
+        for w, n in OVERHEAD_REPEAT.items():
             img = require(build_path("workloads", w + ".elf"))
-            repeat = ["--", str(MODEL_REPEAT[w])]
+            repeat = ["--", str(n)]
             base_o = os.path.join(d, w + "-base.bin")
-            r = alphaprof(["run", "--deterministic", "--oracle", base_o, img] + repeat, timeout=900)
+            r = alphaprof(["run", "--timeout", "3000", "--deterministic", "--oracle", base_o, img] + repeat,
+                          timeout=3100)
             if r.status != 0:
                 raise RuntimeError("unprofiled run failed:\n%s" % r)
             base = oracle_cycles(base_o)
             for source, opts in (("cycles", ["--events", "cycles"]), ("timer", ["--board", "clipper-pm", "--timer"])):
                 prof_o = os.path.join(d, "%s-%s.bin" % (w, source))
-                r = alphaprof(["record", "--deterministic", "--oracle", prof_o, "--db",
-                               os.path.join(d, "%s-%s.db" % (w, source))] + opts + [img] + repeat, timeout=900)
+                r = alphaprof(["record", "--timeout", "3000", "--deterministic", "--oracle", prof_o, "--db",
+                               os.path.join(d, "%s-%s.db" % (w, source))] + opts + [img] + repeat, timeout=3100)
                 if r.status != 0:
                     raise RuntimeError("record failed:\n%s" % r)
                 samples, _, _, _, _, link = profile_line(r)
@@ -120,4 +125,9 @@ def overhead_table():
 
 
 def run(build):
-    return [rate_table(), overhead_table()]
+    tables = [rate_table()]
+    try:
+        tables.append(overhead_table())
+    except RuntimeError as e:           # the rate table is kept; the failure is said
+        print("bench_rate: the overhead table failed: %s" % e)
+    return tables

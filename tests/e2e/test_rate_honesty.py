@@ -132,6 +132,9 @@ def test_flush_now_is_cut_within_50_ms_of_virtual_time_at_the_shortest_period():
                   "FLUSH_NOW cut within 50 ms virtual at %d baud: %s" % (baud, flush), board)
             check(start and start[2] == 1 and start[3] <= 50000,
                   "START answered within 50 ms virtual at %d baud: %s" % (baud, start), board)
+            notes = [l for l in daemon.err().splitlines() if "cannot keep the timer period 1000-1000 ns" in l]
+            check(len(notes) == 1 and "samples every 2800..2800 ns" in notes[0],
+                  "the daemon says at the session's start what the board samples at (HELLO)", daemon)
             if baud == 115200:
                 check(flush[3] <= 150000, "FLUSH_NOW answered within 150 ms at 115200: %s" % (flush,), board)
         finally:

@@ -316,7 +316,7 @@ static void test_epochs_images_sessions(void **state)
     assert_int_equal(q(db, "SELECT count(*) FROM images WHERE path IS NOT NULL"), 1);  /* path kept */
 
     struct lk_hello h = {LK_PROTO_VERSION, 4, LK_CAP_COUNTERS, 1000000000,
-                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"fw 1", 4}, 0, 1, 0, 0};
+                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"fw 1", 4}, 0, 1, 0, 0, 0, 0, 0, 0};
     int64_t s;
     assert_int_equal(pdb_session_begin(db, 2, &h, &s, &err), 0);
     assert_int_equal(pdb_loadmap(db, s, 2, a, 0x01000000, 0x20000, true, &err), 0);
