@@ -252,7 +252,7 @@
  * period of a core's timer samples (issue 12) travels as two stats,
  * LK_STAT_TIMER_NS / LK_STAT_TIMER_TIMED (mean virtual ns between a sample
  * and the tick before it), with LK_STAT_MISSED_TICKS (deadlines the board
- * could not keep, re-armed from the time it noticed). */
+ * gave up, too far behind, re-armed from the time it noticed). */
 enum lk_stat_id {
 #define LK_STAT(id, number, name) LK_STAT_##id = number,
 #include "firmware/abi/counter-names.def"

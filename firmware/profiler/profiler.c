@@ -25,10 +25,13 @@
  *
  * Rate honesty (issue 12).  Every tick reads the virtual clock once (now;
  * the fast path from the cycle counter, alarm.h's clock_ns_near):
- *  1. a deadline already past when the next one is armed is re-armed from
- *     now (counted: sampling_timing.missed), never left behind: a backlog
- *     of past deadlines would fire back to back and starve the workload
- *     (the livelock of 4 cores at 1000 ns);
+ *  1. a deadline already past when the next one is armed fires at once
+ *     (a late alarm keeps the period's count: without -icount the host
+ *     wakes QEMU's timers tens to hundreds of microseconds late), but one
+ *     more than CATCH_UP_NS behind is given up and re-armed from now
+ *     (counted: sampling_timing.missed).  An unbounded backlog of past
+ *     deadlines fired back to back and starved the workload (the livelock
+ *     of 4 cores at 1000 ns);
  *  2. the boot core's duties (link, control polling, drain) are due by
  *     their own clock, compared with now, never with the sample schedule:
  *     a control frame waits at most POLL_NS plus one tick;
@@ -68,6 +71,10 @@ struct core_sampling {
     volatile int active;        /* between core start and its final flush */
     int timing;                 /* the interval to next_ns was armed sampling a timed source */
 } __attribute__((aligned(64)));
+
+/* How far behind a core still fires its past deadlines (note 1): the
+ * boot core's duties' own period, so a catch-up never outlasts it. */
+#define CATCH_UP_NS 1000000ull
 
 static struct core_sampling sampling[MAX_CORES];
 static int profiling;
@@ -127,7 +134,7 @@ static void arm_next(unsigned core, struct core_sampling *s, uint64_t now)
     int on = sampling_on();
     uint64_t interval = source_interval(src, core, on);
     s->next_ns += interval;
-    if (s->next_ns <= now) {
+    if (s->next_ns + CATCH_UP_NS <= now) {
         s->next_ns = now + interval;
         sampling_timing[core].missed++;
     }

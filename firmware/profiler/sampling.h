@@ -29,7 +29,7 @@
 struct sampling_timing {
     uint64_t timer_ns;          /* virtual ns from each timed sample's previous tick to it */
     uint64_t timed;             /* samples with a measured interval */
-    uint64_t missed;            /* deadlines already past when armed: re-armed from now */
+    uint64_t missed;            /* deadlines given up (too far behind): re-armed from now */
 } __attribute__((aligned(64)));
 
 extern struct sampling_timing sampling_timing[MAX_CORES];

@@ -5,9 +5,9 @@
  * the core number), and the interrupted PC goes into the core's DCPI
  * sample table as event LK_EVENT_TIMER.  Deadlines are absolute (the
  * profiler core adds the interval to the last deadline), so handler time
- * never stretches the period; a deadline already past is re-armed from now
- * (profiler.c), so a period the board cannot keep costs rate, never
- * progress.
+ * never stretches the period; a late alarm catches up a few deadlines, and
+ * one further behind is re-armed from now (profiler.c, note 1), so a
+ * period the board cannot keep costs rate, never progress.
  *
  * The floor.  Under --deterministic every core's instructions advance one
  * shared virtual clock (-icount, 1 ns each, cores in turn), so a period P
