@@ -31,8 +31,8 @@
 /* Virtual ns (instructions under -icount) one timer tick costs the core
  * it interrupts, fast path, PAL entry and exit included: measured with
  * chase on 1 core at period=1000-1000, deterministic: 83427 ticks added
- * 29.4 M instructions to its 54.0 M (353 each); tests/bench/bench_link.py
- * measures it again. */
+ * 29.4 M instructions to its 54.0 M (353 each); tests/bench/bench_rate.py
+ * shows the periods achieved at the floor. */
 #define TIMER_TICK_COST_NS 350u
 #define TIMER_WORKLOAD_SHARE 2u     /* the floor leaves the workload at least 1/2 */
 
