@@ -71,6 +71,7 @@
 #include "util/image-file.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
+#include "util/rate-note.h"
 #include "util/regular-file.h"
 #include "util/serial-link.h"
 #include "util/strvec.h"
@@ -176,10 +177,15 @@ static void hook(void *ctx, const struct lk_frame *f)
     }
     case LK_T_HELLO: {
         struct lk_hello h;
-        if (lk_parse_hello(f, &h) == LK_OK && d->verbose)
+        if (lk_parse_hello(f, &h) != LK_OK)
+            break;
+        if (d->verbose)
             printf("daemon: session: board %.*s, %u cores, link %" PRIu64 " baud%s\n",
                    (int)h.board.n, (const char *)h.board.p, h.ncores, h.baud,
                    h.baud ? "" : " (unpaced)");
+        char note[256];
+        if (rate_note(&h, note, sizeof note))
+            fprintf(stderr, "alphaprof daemon: %s\n", note);
         break;
     }
     case LK_T_EPOCH: {

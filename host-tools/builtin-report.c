@@ -45,6 +45,15 @@ static void print_text(const struct profile_view *v, size_t limit)
         printf("Total samples for event %s = %llu", v->event_names[e], (unsigned long long)v->total[e]);
         if (v->periods[e])
             printf(", mean period %llu", (unsigned long long)v->periods[e]);
+        if (v->periods[e] && v->events[e] == LK_EVENT_TIMER) {
+            /* the estimate of time uses the period each core achieved */
+            if (v->requested[e] && v->requested[e] != v->periods[e])
+                printf(" ns achieved (%llu asked)", (unsigned long long)v->requested[e]);
+            else
+                printf(" ns");
+            printf(", about %.1f ms of virtual time sampled per core on %u cores",
+                   v->estimate[e] / 1e6 / (v->cores[e] ? v->cores[e] : 1), v->cores[e]);
+        }
         printf("\n");
     }
     printf("\n%12s %7s  %s\n", "samples", "%", "image");
@@ -82,8 +91,9 @@ static void print_json(const struct profile_view *v, size_t limit)
     for (size_t e = 0; e < v->nevents; e++) {
         printf("%s{\"event\": %u, \"name\": ", e ? ", " : "", v->events[e]);
         json_str(stdout, v->event_names[e]);
-        printf(", \"total\": %llu, \"period\": %llu}", (unsigned long long)v->total[e],
-               (unsigned long long)v->periods[e]);
+        printf(", \"total\": %llu, \"period\": %llu, \"requested_period\": %llu, \"estimate\": %.0f, "
+               "\"cores\": %u}", (unsigned long long)v->total[e], (unsigned long long)v->periods[e],
+               (unsigned long long)v->requested[e], v->estimate[e], v->cores[e]);
     }
     printf("],\n \"images\": [");
     for (size_t i = 0; i < v->nimages; i++) {

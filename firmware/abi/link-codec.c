@@ -303,6 +303,10 @@ int lk_enc_hello(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
     lk_put_uvarint(w, h->nonce);
     lk_put_uvarint(w, h->prev_nonce);
     lk_put_uvarint(w, h->prev_pos);
+    lk_put_uvarint(w, h->period_min);
+    lk_put_uvarint(w, h->period_max);
+    lk_put_uvarint(w, h->timer_min);
+    lk_put_uvarint(w, h->timer_max);
     return begun(w);
 }
 
@@ -838,6 +842,15 @@ int lk_parse_hello(const struct lk_frame *f, struct lk_hello *h)
         GET(lk_get_uvarint(&r, &h->prev_nonce));
     if (r.p < r.end)
         GET(lk_get_uvarint(&r, &h->prev_pos));
+    h->period_min = h->period_max = h->timer_min = h->timer_max = 0;
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->period_min));
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->period_max));
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->timer_min));
+    if (r.p < r.end)
+        GET(lk_get_uvarint(&r, &h->timer_max));
     return LK_OK;
 }
 

@@ -109,6 +109,10 @@ struct lk_hello {
     uint64_t nonce;                     /* the link session's nonce (section 5) */
     uint64_t prev_nonce;                /* takeover: the session it carries on (0: none) */
     uint64_t prev_pos;                  /* ... and the old position of its first resent frame */
+    /* Timer sampling (0 when the timer does not sample): the period range
+     * configured, and the one the board samples at (raised to its floor). */
+    uint64_t period_min, period_max;
+    uint64_t timer_min, timer_max;
 };
 
 struct lk_loadmap_entry {

@@ -52,7 +52,12 @@
  *             u nonce (the link session's nonce, section 5),
  *             u prev_nonce, u prev_pos (5.5: the session this one takes
  *             over, 0 if none, and the position there of the first frame
- *             sent again after the context)
+ *             sent again after the context),
+ *             u period_min, u period_max (the timer period range
+ *             configured, ns), u timer_min, u timer_max (the range the
+ *             timer samples at: the configured one raised to the shortest
+ *             period the board can keep; all four 0 when the timer does not
+ *             sample; absent from older senders)
  *   NAMES     u kind (LK_NAMES_*), u first index, n16 count, str[count]:
  *             human names of event numbers, ProfileMe event bits and
  *             latency fields, so the host needs no copy of the hw-model's
@@ -243,7 +248,11 @@
 #define LK_LOADMAP_LOAD     1
 
 /* FLUSH stats (cumulative per core since HELLO) and drop reasons: numbers
- * and names in firmware/abi/counter-names.def. */
+ * and names in firmware/abi/counter-names.def.  The achieved sampling
+ * period of a core's timer samples (issue 12) travels as two stats,
+ * LK_STAT_TIMER_NS / LK_STAT_TIMER_TIMED (mean virtual ns between a sample
+ * and the tick before it), with LK_STAT_MISSED_TICKS (deadlines the board
+ * gave up, too far behind, re-armed from the time it noticed). */
 enum lk_stat_id {
 #define LK_STAT(id, number, name) LK_STAT_##id = number,
 #include "firmware/abi/counter-names.def"
@@ -270,6 +279,16 @@ enum lk_drop_reason {
 #define LK_ACK_BAD_FRAME    1       /* malformed control payload */
 #define LK_ACK_UNSUPPORTED  2       /* mode or event this board lacks */
 #define LK_ACK_BUSY         3
+
+/* Stat and drop numbers index per-id tables of 32 (control-machine.h,
+ * ingest): counter-names.def, invariant 1. */
+#define LK_STAT(id, number, name) _Static_assert(number > 0 && number < 32, "stat " name " below 32");
+#define LK_DROP(id, number, name) _Static_assert(number > 0 && number < 32, "drop " name " below 32");
+#include "firmware/abi/counter-names.def"
+/* The achieved period's stats fit a FLUSH beside the table's, the boot
+ * core's link stats and a source's own (control.c). */
+_Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED_TICKS > 0 && 5 + 3 + 3 + 3 <= LK_MAX_COUNTERS,
+               "a FLUSH has room for the achieved period");
 
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");

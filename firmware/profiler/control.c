@@ -9,6 +9,7 @@
 #include "board.h"
 #include "firmware/drivers/alarm.h"
 #include "firmware/drivers/uart.h"
+#include "firmware/kernel/console.h"
 #include "firmware/profiler/control-machine.h"
 #include "firmware/profiler/flush.h"
 #include "firmware/profiler/link-tx.h"
@@ -44,6 +45,36 @@ static struct {
 } last;
 static uint8_t frame_buf[LK_MAX_RAW];
 
+/* Control latency in virtual time (issue 12: polling is never starved).
+ * A frame decoded at a poll arrived after the poll before it, so "from
+ * arrival" is bounded by the time since that poll: to the cut (its flush
+ * begun: what it covers is decided) and to its ACK queued (after the data
+ * ahead of it, link time on a slow link).  The slowest of each type is
+ * the monitor's "control latency" line at the end. */
+#define LATENCY_TYPES (LK_T_LINK_ACK - LK_T_START + 1)
+static struct {
+    uint64_t cuts, cut_max;     /* flushes begun */
+    uint64_t answers, answer_max;
+} latency[LATENCY_TYPES];
+static uint64_t last_poll_ns;   /* the receiver's last poll */
+static uint64_t op_arrived_ns;  /* the control frame in progress arrived after this */
+
+static void note_latency(uint8_t type, uint64_t arrived, int cut)
+{
+    if (type < LK_T_START || type >= LK_T_START + LATENCY_TYPES)
+        return;
+    uint64_t ns = clock_ns() - arrived;
+    if (cut) {
+        latency[type - LK_T_START].cuts++;
+        if (ns > latency[type - LK_T_START].cut_max)
+            latency[type - LK_T_START].cut_max = ns;
+        return;
+    }
+    latency[type - LK_T_START].answers++;
+    if (ns > latency[type - LK_T_START].answer_max)
+        latency[type - LK_T_START].answer_max = ns;
+}
+
 const struct profiler_config *control_load_config(const struct boot_options *b)
 {
     profiler_config_from_boot(&config, b);
@@ -57,7 +88,9 @@ void control_init(unsigned n)
     lk_dec_init(&dec);
     rx_next_ns = 0;
     memset(flushes, 0, sizeof flushes);
-    control_due_ns = clock_ns() + POLL_NS;
+    memset(latency, 0, sizeof latency);
+    last_poll_ns = clock_ns();
+    control_due_ns = last_poll_ns + POLL_NS;
 }
 
 int control_busy(void)
@@ -121,6 +154,12 @@ static void flush_values(unsigned core, struct lk_flush *out)
                   {LK_DROP_RING_OVERFLOW, 0},
                   {LK_DROP_LINK_FULL, s->link_full}},
     };
+    const struct sampling_timing *t = &sampling_timing[core];
+    if (t->timed || t->missed) {        /* the achieved period (sampling.h) */
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_TIMER_NS, t->timer_ns};
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_TIMER_TIMED, t->timed};
+        f.stats[f.nstats++] = (struct lk_counter){LK_STAT_MISSED_TICKS, t->missed};
+    }
     if (core == 0 && f.nstats + 3 <= LK_MAX_COUNTERS) {
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_BYTES_SENT, link_tx_bytes_sent()};
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_CTRL_FRAMES, machine.frames};
@@ -195,10 +234,12 @@ static int handle_link(const struct lk_frame *f)
     return handle_after_end(f);
 }
 
-static void handle(const struct lk_frame *f)
+static void handle(const struct lk_frame *f, uint64_t arrived)
 {
     if (handle_link(f))
         return;
+    if (machine.state == CTL_IDLE)
+        op_arrived_ns = arrived;
     struct ctl_view v = {
         .sampling = sampling_on(),
         .has_model = pmu_present(),
@@ -210,17 +251,21 @@ static void handle(const struct lk_frame *f)
     switch (d.action) {
     case CTL_ANSWER:
         send_ack(f->seq, f->type, d.status, d.message);
+        note_latency(f->type, arrived, 0);
         break;
     case CTL_CONFIGURE:
         config = d.config;
         sampling_select();
         send_ack(f->seq, f->type, LK_ACK_OK, d.message);
+        note_latency(f->type, arrived, 0);
         break;
     case CTL_STOP_AND_FLUSH:
+        note_latency(f->type, arrived, 1);
         sampling_pause();
         flush_begin();
         break;
     case CTL_FLUSH:
+        note_latency(f->type, arrived, 1);
         flush_begin();
         break;
     case CTL_REPLY_LATER:
@@ -248,6 +293,7 @@ static void send_reply(const struct ctl_reply *r)
     if (r->send_epoch)
         send_epoch(r->epoch);
     send_ack(r->seq, r->type, LK_ACK_OK, r->message);
+    note_latency(r->type, op_arrived_ns, 0);
 }
 
 /* Reads what the receiver has; on a paced link no faster than the baud
@@ -259,6 +305,8 @@ static void poll_rx(void)
     uint8_t buf[RX_BATCH];
     size_t n = 0, room = sizeof buf;
     uint64_t byte_ns = link_tx_byte_ns(), now = clock_ns();
+    uint64_t arrived = last_poll_ns;    /* what completes now came after the last poll */
+    last_poll_ns = now;
     if (byte_ns) {
         uint64_t saved = 16 * byte_ns;
         if (now > saved && rx_next_ns < now - saved)
@@ -279,7 +327,7 @@ static void poll_rx(void)
         p += used;
         n -= used;
         if (got)
-            handle(&f);
+            handle(&f, arrived);
     }
 }
 
@@ -311,4 +359,16 @@ void control_finish(void)
     if (r.send_epoch)
         send_epoch(r.epoch);
     send_ack(r.seq, r.type, LK_ACK_OK, r.message);
+    note_latency(r.type, op_arrived_ns, 0);
+}
+
+void control_summary(void)
+{
+    for (unsigned i = 0; i < LATENCY_TYPES; i++)
+        if (latency[i].cuts || latency[i].answers)
+            mon_printf("monitor: control latency: %s, virtual time from arrival: %lu flushes begun "
+                       "within %lu us, %lu answered within %lu us\n",
+                       lk_type_name((uint8_t)(LK_T_START + i)), (unsigned long)latency[i].cuts,
+                       (unsigned long)(latency[i].cut_max / 1000), (unsigned long)latency[i].answers,
+                       (unsigned long)(latency[i].answer_max / 1000));
 }

@@ -48,6 +48,9 @@ void control_send_flush(unsigned core);
 /* profiler_finish, after the last FLUSH frames: answers a control frame
  * still in progress (EPOCH first for NEW_EPOCH). */
 void control_finish(void);
+/* profiler_finish: a "control latency" line per control frame type
+ * received, its slowest cut and answer. */
+void control_summary(void);
 /* Link sessions a host's START began (takeovers included). */
 uint64_t control_takeovers(void);
 

@@ -23,6 +23,21 @@
  * integer registers saved) does the same for every core but sends the boot
  * core's tick down the full path whenever that has work.
  *
+ * Rate honesty (issue 12).  Every tick reads the virtual clock once (now;
+ * the fast path from the cycle counter, alarm.h's clock_ns_near):
+ *  1. a deadline already past when the next one is armed fires at once
+ *     (a late alarm keeps the period's count: without -icount the host
+ *     wakes QEMU's timers tens to hundreds of microseconds late), but one
+ *     more than CATCH_UP_NS behind is given up and re-armed from now
+ *     (counted: sampling_timing.missed).  An unbounded backlog of past
+ *     deadlines fired back to back and starved the workload (the livelock
+ *     of 4 cores at 1000 ns);
+ *  2. the boot core's duties (link, control polling, drain) are due by
+ *     their own clock, compared with now, never with the sample schedule:
+ *     a control frame waits at most POLL_NS plus one tick;
+ *  3. the spacing of a timed source's ticks is measured per core
+ *     (sampling.h): the achieved period the host stores and estimates by.
+ *
  * Invariants: a core samples only between profiler_core_start and its
  * final flush (active); profiling is set once everything is ready and
  * cleared after END is queued; only the boot core sends frames.
@@ -52,8 +67,14 @@
 
 struct core_sampling {
     uint64_t next_ns;           /* absolute deadline of the next tick */
+    uint64_t last_ns;           /* virtual time of the last tick */
     volatile int active;        /* between core start and its final flush */
+    int timing;                 /* the interval to next_ns was armed sampling a timed source */
 } __attribute__((aligned(64)));
+
+/* How far behind a core still fires its past deadlines (note 1): the
+ * boot core's duties' own period, so a catch-up never outlasts it. */
+#define CATCH_UP_NS 1000000ull
 
 static struct core_sampling sampling[MAX_CORES];
 static int profiling;
@@ -105,9 +126,19 @@ void profiler_start(void)
     sampling_source()->announce(ncores);
 }
 
-static void arm_next(unsigned core, struct core_sampling *s)
+/* The next deadline, from the last one; re-armed from now if it is past
+ * already (note 1). */
+static void arm_next(unsigned core, struct core_sampling *s, uint64_t now)
 {
-    s->next_ns += source_interval(sampling_source(), core, sampling_on());
+    const struct sample_source *src = sampling_source();
+    int on = sampling_on();
+    uint64_t interval = source_interval(src, core, on);
+    s->next_ns += interval;
+    if (s->next_ns + CATCH_UP_NS <= now) {
+        s->next_ns = now + interval;
+        sampling_timing[core].missed++;
+    }
+    s->timing = on && src->timed;
     pal_cserve(CSERVE_SET_ALARM_ABS, s->next_ns);
 }
 
@@ -116,10 +147,10 @@ void profiler_core_start(unsigned core)
     if (!profiling)
         return;
     struct core_sampling *s = &sampling[core];
-    s->next_ns = clock_ns();
+    s->next_ns = s->last_ns = clock_ns();
     source_core_start(sampling_source(), core, s->next_ns);
     s->active = 1;
-    arm_next(core, s);
+    arm_next(core, s, s->next_ns);
 }
 
 /* The core from the kernel stack we run on (one 64 KiB slot per core in
@@ -131,12 +162,20 @@ static inline unsigned core_from_stack(void)
     return (unsigned)((sp - KSEG_BASE - FW_STACK_PHYS) / FW_STACK_SIZE) % MAX_CORES;
 }
 
-/* The core's tick: its source samples, the next deadline is armed. */
-static inline void tick(unsigned core, struct core_sampling *s, uint64_t pc)
+/* The core's tick at virtual time now: its source samples, the spacing
+ * is measured (note 3), the next deadline is armed. */
+static inline void tick(unsigned core, struct core_sampling *s, uint64_t pc, uint64_t now)
 {
     const struct sample_source *src = sampling_source();
-    src->tick(core, pc, s->next_ns, sampling_on());
-    arm_next(core, s);
+    int on = sampling_on();
+    src->tick(core, pc, s->next_ns, on);
+    if (on && s->timing) {
+        struct sampling_timing *t = &sampling_timing[core];
+        t->timer_ns += now - s->last_ns;
+        t->timed++;
+    }
+    s->last_ns = now;
+    arm_next(core, s, now);
 }
 
 long profiler_fast_clock(uint64_t pc, uint64_t ps)
@@ -146,33 +185,36 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    if (core == 0 && (s->next_ns >= next_drain_ns || source_any_pending(sampling_source(), ncores) ||
-                      s->next_ns >= control_due_ns))
+    uint64_t now = clock_ns_near(s->last_ns);  /* ticks are at most ~1 ms apart */
+    if (core == 0 && (now >= next_drain_ns || now >= control_due_ns ||
+                      source_any_pending(sampling_source(), ncores)))
         return 0;
-    tick(core, s, pc);
+    tick(core, s, pc, now);
     return 1;
 }
 
 /* Boot core, after its tick: the link, the control channel, the periodic
- * drain (flush.c, note 6) and FLUSH frames. */
-static void boot_core_duties(struct core_sampling *s)
+ * drain (flush.c, note 6) and FLUSH frames, each by its own clock (note 2). */
+static void boot_core_duties(uint64_t now)
 {
     link_tx_pump();
     control_tick();
     int busy = control_busy();  /* a host flush decides what goes first */
     if (source_any_pending(sampling_source(), ncores) && !busy)
         flush_send_ready();
-    if (s->next_ns >= next_drain_ns && !busy) {
+    if (now >= next_drain_ns && !busy) {
         next_drain_ns += config->flush_ms * 1000000ull;
+        if (next_drain_ns <= now)
+            next_drain_ns = now + config->flush_ms * 1000000ull;
         flush_periodic();
         /* silent without a session.  FLUSH frames go ahead of waiting
          * data (data frames leave the reserve free), but on a slow link
          * take at most ~10% of it: ~64 bytes a core a round (counters are
          * cumulative: a round skipped loses nothing) */
-        if (sampling_on() && s->next_ns >= next_flush_frames_ns && link_tx_free() >= link_tx_reserve()) {
+        if (sampling_on() && now >= next_flush_frames_ns && link_tx_free() >= link_tx_reserve()) {
             for (unsigned c = 0; c < ncores; c++)
                 control_send_flush(c);
-            next_flush_frames_ns = s->next_ns + 10ull * 64 * ncores * link_tx_byte_ns();
+            next_flush_frames_ns = now + 10ull * 64 * ncores * link_tx_byte_ns();
         }
     }
 }
@@ -183,9 +225,10 @@ int profiler_clock_interrupt(struct trap_frame *f)
     struct core_sampling *s = &sampling[core];
     if (!profiling || !s->active)
         return 0;
-    tick(core, s, f->pal.pc);
+    uint64_t now = clock_ns();
+    tick(core, s, f->pal.pc, now);
     if (core == 0)
-        boot_core_duties(s);
+        boot_core_duties(now);
     return 1;
 }
 
@@ -254,6 +297,7 @@ void profiler_finish(long status, unsigned how)
                (unsigned long)misses, (unsigned long)entries, (unsigned long)dropped,
                (unsigned long)link_tx_bytes_sent());
     source_summary(sampling_source(), ncores);
+    control_summary();
 }
 
 void profiler_abort(void)

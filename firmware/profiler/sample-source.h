@@ -48,6 +48,9 @@ struct sample_source {
     int (*start)(unsigned ncores);
     /* The unit stops producing records (host STOP). */
     void (*stop)(unsigned ncores);
+    /* 1: the alarm spaces its samples (one per tick while sampling), so
+     * the tick's spacing is the achieved sampling period (sampling.h). */
+    int timed;
     /* profiler_finish stops the unit before the final flush (1) or lets
      * it run through it (0: the event counters, as before issue 12). */
     int stop_before_final_flush;

@@ -10,6 +10,7 @@
 
 const struct sample_source *sampling_current = &timer_source;
 volatile int sampling_enabled;
+struct sampling_timing sampling_timing[MAX_CORES];
 
 static const struct profiler_config *config;
 static unsigned ncores;
@@ -20,6 +21,8 @@ void sampling_init(const struct profiler_config *c, unsigned n)
     config = c;
     ncores = n;
     sampling_enabled = 0;
+    for (unsigned c = 0; c < MAX_CORES; c++)
+        sampling_timing[c] = (struct sampling_timing){0};
     for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
         all[i]->init(c, n);
     sampling_current = c->mode == LK_MODE_COUNTERS && counter_source.start(n) ? &counter_source

@@ -18,6 +18,21 @@
 
 #include "firmware/profiler/profiler-config.h"
 #include "firmware/profiler/sample-source.h"
+#include "linker/ram-map.h"
+
+/* How a core's samples were really spaced (issue 12, rate honesty):
+ * written by the owner core's tick only (profiler.c), read by the boot core
+ * for its FLUSH frames (aligned 64-bit words: whole on Alpha).  Only
+ * ticks of a source whose samples the alarm spaces (sample_source.timed)
+ * are timed; the first sample after a (re)start is not (its interval began
+ * before sampling did), so achieved mean period = timer_ns / timed. */
+struct sampling_timing {
+    uint64_t timer_ns;          /* virtual ns from each timed sample's previous tick to it */
+    uint64_t timed;             /* samples with a measured interval */
+    uint64_t missed;            /* deadlines given up (too far behind): re-armed from now */
+} __attribute__((aligned(64)));
+
+extern struct sampling_timing sampling_timing[MAX_CORES];
 
 /* Read through the inline functions below; written by sampling.c only. */
 extern const struct sample_source *sampling_current;

@@ -12,6 +12,7 @@
 #include "firmware/profiler/link-tx.h"
 #include "firmware/profiler/pme-capture.h"
 #include "firmware/profiler/sampling.h"
+#include "firmware/profiler/timer-source.h"
 
 static const struct profiler_config *config;
 static unsigned ncores;
@@ -39,6 +40,11 @@ static void send_hello(void)
         .nonce = link_tx_nonce(),
     };
     link_tx_previous(&h.prev_nonce, &h.prev_pos);
+    if (sampling_source() == &timer_source) {   /* what was asked, what is kept */
+        h.period_min = config->period_min;
+        h.period_max = config->period_max;
+        timer_sampling_range(&h.timer_min, &h.timer_max);
+    }
     struct lk_writer w;
     if (lk_enc_hello(&w, frame_buf, sizeof frame_buf, &h) == LK_OK)
         link_tx_send(&w);

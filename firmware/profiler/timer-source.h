@@ -9,4 +9,8 @@
 
 extern const struct sample_source timer_source;
 
+/* The range the timer samples at: the configured period raised to the
+ * shortest one the board can keep (HELLO tells the host both). */
+void timer_sampling_range(uint64_t *min, uint64_t *max);
+
 #endif

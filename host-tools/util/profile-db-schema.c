@@ -20,8 +20,9 @@
 
 /*
  * ======================================================================
- * Schema, version 2 (version 1 lacked sessions.oracle_run_id and
- * sessions.oracle; see the migrations at the end).  DCPI's profile database (SOSP'97 section 4.3) as
+ * Schema, version 3 (version 1 lacked sessions.oracle_run_id and
+ * sessions.oracle, version 2 the view achieved_periods; see the migrations
+ * at the end).  DCPI's profile database (SOSP'97 section 4.3) as
  * SQLite tables: epochs, per-(image, event) sample profiles, loadmaps,
  * unknown samples, plus ProfileMe aggregates and paired samples.
  *
@@ -35,6 +36,16 @@
  * the names the firmware announced for them.
  * ======================================================================
  */
+/* Schema 3's view, in the schema and in its migration alike (a file
+ * taken back to an older version by hand may still have it). */
+#define ACHIEVED_PERIODS_VIEW \
+    "CREATE VIEW IF NOT EXISTS achieved_periods AS\n" \
+    "    SELECT epoch, 255 AS event, core,\n" \
+    "           CAST(round(1.0 * sum(CASE name WHEN 'timer_ns' THEN value END)\n" \
+    "                / sum(CASE name WHEN 'timer_timed' THEN value END)) AS INTEGER) AS period\n" \
+    "    FROM stats WHERE core >= 0 AND name IN ('timer_ns', 'timer_timed')\n" \
+    "    GROUP BY epoch, core HAVING sum(CASE name WHEN 'timer_timed' THEN value END) > 0;\n"
+
 static const char schema_sql[] =
     /* Facts about the file: format = 'alphaprof-profile-db',
      * schema_version, created. */
@@ -189,6 +200,12 @@ static const char schema_sql[] =
     "    value INTEGER NOT NULL,\n"
     "    PRIMARY KEY (epoch, core, name)\n"
     ") WITHOUT ROWID;\n"
+    /* (v3) The period each core's timer samples really had, per epoch:
+     * the virtual time their intervals spanned over how many there were
+     * (the FLUSH stats timer_ns and timer_timed, link-protocol.h), where
+     * periods.period is the one the board set out to keep.  Every time
+     * estimate uses this one where it exists (profile-view.c). */
+    ACHIEVED_PERIODS_VIEW
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -242,6 +259,7 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 static const char *const migrations[] = {
     [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
+    [3] = ACHIEVED_PERIODS_VIEW,
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* 2: sessions.oracle_run_id and sessions.oracle.  Older files are migrated
  * when opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  2
+#define PDB_SCHEMA_VERSION  3
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0

@@ -35,6 +35,39 @@ static void bind_selection(sqlite3_stmt *st, const struct pv_selection *sel, int
         sqlite3_bind_text(st, 3, sel->image, -1, SQLITE_STATIC);
 }
 
+/* The event's period and estimate (profile-view.h): per (epoch, core), its
+ * samples times the achieved period where the board measured one (schema
+ * 3), else the one it asked for.  A file of schema 2 or older read as it
+ * is has no achieved_periods: the requested period, as it always had. */
+static void load_period(sqlite3 *db, struct profile_view *v, size_t e)
+{
+    static const char by_core[] =
+        "SELECT sum(s.n * coalesce(%s, p.period)), sum(CASE WHEN coalesce(%s, p.period) IS NOT NULL "
+        "THEN s.n END), CAST(avg(p.period) AS INTEGER), count(DISTINCT s.core) "
+        "FROM (SELECT epoch, core, sum(count) AS n FROM samples WHERE event = ?2 "
+        "      AND (?1 < 0 OR epoch = ?1) GROUP BY epoch, core) s "
+        "LEFT JOIN periods p ON p.epoch = s.epoch AND p.event = ?2 AND p.core = s.core %s";
+    char sql[1024];
+    sqlite3_stmt *st;
+    snprintf(sql, sizeof sql, by_core, "a.period", "a.period",
+             "LEFT JOIN achieved_periods a ON a.epoch = s.epoch AND a.event = ?2 AND a.core = s.core");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(sql, sizeof sql, by_core, "NULL", "NULL", "");
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+            return;
+    }
+    sqlite3_bind_int64(st, 1, v->epoch);
+    sqlite3_bind_int64(st, 2, v->events[e]);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        double sum = sqlite3_column_double(st, 0), n = sqlite3_column_double(st, 1);
+        v->estimate[e] = sum;
+        v->periods[e] = n > 0 ? (uint64_t)(sum / n + 0.5) : 0;
+        v->requested[e] = (uint64_t)sqlite3_column_int64(st, 2);
+        v->cores[e] = (unsigned)sqlite3_column_int(st, 3);
+    }
+    sqlite3_finalize(st);
+}
+
 static int load_events(sqlite3 *db, const struct pv_selection *sel, struct profile_view *v,
                        struct ap_err *err)
 {
@@ -60,15 +93,7 @@ static int load_events(sqlite3 *db, const struct pv_selection *sel, struct profi
                          (const char *)sqlite3_column_text(st, 0));
             sqlite3_finalize(st);
         }
-        if (sqlite3_prepare_v2(db, "SELECT CAST(avg(period) AS INTEGER) FROM periods "
-                                   "WHERE event = ?2 AND (?1 < 0 OR epoch = ?1)",
-                               -1, &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, v->epoch);
-            sqlite3_bind_int64(st, 2, v->events[e]);
-            if (sqlite3_step(st) == SQLITE_ROW)
-                v->periods[e] = (uint64_t)sqlite3_column_int64(st, 0);
-            sqlite3_finalize(st);
-        }
+        load_period(db, v, e);
     }
     return 0;
 }

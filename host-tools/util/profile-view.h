@@ -60,7 +60,16 @@ struct profile_view {
     size_t nevents;
     uint32_t events[PV_MAX_EVENTS];     /* event numbers, ascending */
     char event_names[PV_MAX_EVENTS][32];
-    uint64_t periods[PV_MAX_EVENTS];    /* mean sampling period, 0 unknown */
+    /* Mean sampling period, 0 unknown: for timer samples the period each
+     * core achieved (achieved_periods), weighted by its samples, else the
+     * one asked for; requested: the one the board set out to keep. */
+    uint64_t periods[PV_MAX_EVENTS];
+    uint64_t requested[PV_MAX_EVENTS];
+    /* Samples x period summed per epoch and core: timer, the virtual ns
+     * sampled (each core's own time; cores sharing it add up); a counter,
+     * its events.  0 unknown. */
+    double estimate[PV_MAX_EVENTS];
+    unsigned cores[PV_MAX_EVENTS];      /* cores with samples of the event */
     uint64_t total[PV_MAX_EVENTS];
     struct pv_image *images;
     size_t nimages;

@@ -61,7 +61,7 @@ static void make_stream(struct buf *b, uint64_t entries, int cold)
     uint8_t raw[LK_MAX_RAW];
     struct lk_writer w;
     struct lk_hello h = {0, 4, LK_CAP_COUNTERS, 1000000000, {(const uint8_t *)"bench", 5},
-                         {(const uint8_t *)"bench", 5}, 0, 1, 0, 0};
+                         {(const uint8_t *)"bench", 5}, 0, 1, 0, 0, 0, 0, 0, 0};
     seq = 0;
     lk_enc_hello(&w, raw, sizeof raw, &h);
     finish(b, &w);

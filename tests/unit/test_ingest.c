@@ -76,7 +76,7 @@ static void hello(struct target *t)
     uint8_t raw[LK_MAX_RAW];
     struct lk_writer w;
     struct lk_hello h = {0, NCORES, LK_CAP_COUNTERS | LK_CAP_PROFILEME, 1000000000,
-                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"test target", 11}, 0, 0, 0, 0};
+                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"test target", 11}, 0, 0, 0, 0, 0, 0, 0, 0};
     static uint64_t sessions;
     h.nonce = ++sessions;       /* each HELLO a new link session */
     t->seq = 0;

@@ -186,7 +186,7 @@ static void test_hello_and_small_frames(void **state)
     struct lk_frame f;
 
     struct lk_hello h = {99, 4, LK_CAP_COUNTERS | LK_CAP_PROFILEME, 1000000000,
-                         bytes_of("clipper"), bytes_of("alphaprof-monitor 1.0"), 9600, 0x1234567890abcdefull, 0, 0};
+                         bytes_of("clipper"), bytes_of("alphaprof-monitor 1.0"), 9600, 0x1234567890abcdefull, 0, 0, 0, 0, 0, 0};
     assert_int_equal(lk_enc_hello(&w, raw, sizeof raw, &h), LK_OK);
     roundtrip(&w, 0, &d, &f);
     struct lk_hello h2;
@@ -198,7 +198,17 @@ static void test_hello_and_small_frames(void **state)
     assert_bytes(h2.board, "clipper");
     assert_bytes(h2.firmware, "alphaprof-monitor 1.0");
     assert_true(h2.baud == 9600);
+    assert_true(h2.period_min == 0 && h2.timer_max == 0);   /* not the timer's: none */
     assert_int_equal(d.st.sessions, 1);
+
+    /* the timer's period asked and kept (issue 12) */
+    h.period_min = h.period_max = 1000;
+    h.timer_min = h.timer_max = 2800;
+    assert_int_equal(lk_enc_hello(&w, raw, sizeof raw, &h), LK_OK);
+    roundtrip(&w, 0, &d, &f);
+    assert_int_equal(lk_parse_hello(&f, &h2), LK_OK);
+    assert_true(h2.period_min == 1000 && h2.period_max == 1000 && h2.timer_min == 2800 && h2.timer_max == 2800);
+    assert_true(h2.nonce == 0x1234567890abcdefull);
 
     /* an older sender's HELLO, without the appended baud field */
     uint8_t old_raw[LK_MAX_RAW];
@@ -212,8 +222,9 @@ static void test_hello_and_small_frames(void **state)
     lk_put_str(&ow, bytes_of("f"));
     roundtrip(&ow, 0, &d, &f);
     h2.baud = 77;
+    h2.timer_min = 5;
     assert_int_equal(lk_parse_hello(&f, &h2), LK_OK);
-    assert_true(h2.baud == 0 && h2.ncores == 1);
+    assert_true(h2.baud == 0 && h2.ncores == 1 && h2.timer_min == 0);
 
     struct lk_epoch e = {7, 123456789}, e2;
     assert_int_equal(lk_enc_epoch(&w, raw, sizeof raw, &e), LK_OK);
@@ -636,7 +647,7 @@ static void test_truncated_payloads(void **state)
     (void)state;
     uint8_t raw[LK_MAX_RAW];
     struct lk_writer w;
-    struct lk_hello h = {0, 2, 1, 1000, bytes_of("clipper"), bytes_of("fw"), 0, 7, 0, 0};
+    struct lk_hello h = {0, 2, 1, 1000, bytes_of("clipper"), bytes_of("fw"), 0, 7, 0, 0, 0, 0, 0, 0};
     struct lk_flush fl = {.core = 1, .flush_no = 2, .time = 3, .nstats = 2, .ndrops = 1};
     fl.stats[0] = (struct lk_counter){1, 500};
     fl.stats[1] = (struct lk_counter){2, 499};
@@ -714,8 +725,9 @@ static void test_truncated_payloads(void **state)
                 break;
             }
             /* appended fields are optional (older senders lack them):
-             * HELLO's baud, nonce, prev_nonce, prev_pos, FLUSH's base (a byte each here) */
-            size_t optional = kind == 0 ? 4 : kind == 1 ? 1 : 0;
+             * HELLO's baud, nonce, prev_nonce, prev_pos, period_min, period_max,
+             * timer_min, timer_max, FLUSH's base (a byte each here) */
+            size_t optional = kind == 0 ? 8 : kind == 1 ? 1 : 0;
             if (len < full - optional && rc == LK_OK)
                 fail_msg("frame kind %d cut to %zu of %zu bytes parsed as whole", kind, len, full);
             if (len == full && rc != LK_OK)

@@ -316,7 +316,7 @@ static void test_epochs_images_sessions(void **state)
     assert_int_equal(q(db, "SELECT count(*) FROM images WHERE path IS NOT NULL"), 1);  /* path kept */
 
     struct lk_hello h = {LK_PROTO_VERSION, 4, LK_CAP_COUNTERS, 1000000000,
-                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"fw 1", 4}, 0, 1, 0, 0};
+                         {(const uint8_t *)"clipper", 7}, {(const uint8_t *)"fw 1", 4}, 0, 1, 0, 0, 0, 0, 0, 0};
     int64_t s;
     assert_int_equal(pdb_session_begin(db, 2, &h, &s, &err), 0);
     assert_int_equal(pdb_loadmap(db, s, 2, a, 0x01000000, 0x20000, true, &err), 0);
@@ -544,6 +544,34 @@ static void test_oracle_run_ids_and_the_schema_1_migration(void **state)
     pdb_close(db);
 }
 
+/* The period each core achieved (schema 3): the FLUSH stats timer_ns over
+ * timer_timed, per epoch and core, summed as merged; a schema-2 file gains
+ * the view when opened for writing. */
+static void test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration(void **state)
+{
+    struct fixture *f = *state;
+    struct ap_err err;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    pdb_add_stat(db, 1, 0, "timer_ns", 3000000);
+    pdb_add_stat(db, 1, 0, "timer_timed", 1000);
+    pdb_add_stat(db, 1, 0, "timer_ns", 1000000);      /* a later FLUSH's growth adds */
+    pdb_add_stat(db, 1, 0, "timer_timed", 600);
+    pdb_add_stat(db, 1, 1, "timer_ns", 5000);
+    pdb_add_stat(db, 1, 2, "samples_taken", 9);       /* no timer stats: no achieved period */
+    pdb_add_stat(db, 1, 1, "timer_timed", 0);
+    assert_int_equal(pdb_commit(db, &err), 0);
+    assert_int_equal(q(db, "SELECT period FROM achieved_periods WHERE epoch = 1 AND core = 0 AND event = 255"),
+                     2500);
+    assert_int_equal(q(db, "SELECT count(*) FROM achieved_periods"), 1);
+    pdb_close(db);
+
+    raw_sql(f->path, "DROP VIEW achieved_periods; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(q(db, "SELECT period FROM achieved_periods WHERE core = 0"), 2500);
+    pdb_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +584,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reader_while_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oracle_run_ids_and_the_schema_1_migration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,166 @@
+"""Rate honesty (issue 12): 4 cores at the shortest legal period, with and
+without --deterministic, at 9600 and 115200 baud, a daemon asking FLUSH_NOW
+every 200 ms: does the run end, how long (virtual time, the monitor's
+"control latency" lines) until the board cuts and answers FLUSH_NOW, and
+which period each core achieved (the database's achieved_periods) against
+the one asked.  Then the profiler's overhead at the default rate in the
+hardware model's cycles, side by side with the unprofiled run, as
+bench_profiler.model_costs measures it (cycle counter) and for the timer,
+with link bytes per sample.
+"""
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+
+from benchlib import Table
+from bench_profiler import oracle_cycles, profile_line
+from harness import alphaprof, build_path, require
+from test_daemon import start_board, start_daemon
+
+SPIN_MS = {"det": 400, "fast": 3000}
+# A third of bench_profiler's MODEL_REPEAT (~0.3 G instructions a run): a
+# loaded machine runs the full model at a few MIPS; fixed costs (start-up
+# frames, final flush) weigh a little more, so the overhead is if anything
+# overstated.
+OVERHEAD_REPEAT = {"copy": 6, "qsort": 4}
+
+
+def latency(out, frame):
+    m = re.search(r"monitor: control latency: %s, virtual time from arrival: (\d+) flushes begun within "
+                  r"(\d+) us, (\d+) answered within (\d+) us" % frame, out)
+    return [int(x) for x in m.groups()] if m else None
+
+
+def rate_run(baud, det):
+    d = tempfile.mkdtemp(prefix="alphaprof-bench-")
+    board = daemon = None
+    try:
+        mode = ["--deterministic"] if det else []
+        board, sock, img = start_board(d, SPIN_MS["det" if det else "fast"], "--cores", "4", "--baud", str(baud),
+                                       "--append", "period=1000-1000", *mode)
+        db = os.path.join(d, "p.db")
+        daemon = start_daemon(d, sock, db, img, "--flush-every", "200")
+        rc = daemon.wait(900)
+        board.wait(120)
+        out = board.out()
+        ended = rc == 0 and "hello: spun" in out
+        con = sqlite3.connect(db)
+        achieved = [p for _, p in con.execute("SELECT core, period FROM achieved_periods ORDER BY core")]
+        asked = con.execute("SELECT avg(period) FROM periods WHERE event = 255").fetchone()[0]
+        missed = con.execute("SELECT sum(value) FROM stats WHERE name = 'missed_deadlines'").fetchone()[0]
+        con.close()
+        return ended, latency(out, "FLUSH_NOW"), latency(out, "START"), asked, achieved, missed
+    finally:
+        for p in (daemon, board):
+            if p:
+                p.stop()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def rate_table():
+    t = Table("rate_shortest_period", "4 cores at the shortest legal period (period=1000-1000), daemon FLUSH_NOW "
+              "every 200 ms host time",
+              ["mode", "baud", "ended", "FLUSH_NOW n", "cut <= ms", "answered <= ms", "START answered ms",
+               "period asked ns", "achieved per core ns", "missed deadlines"])
+    worst_cut, all_ended = 0.0, True
+    for det in (True, False):
+        for baud in (9600, 115200):
+            ended, fl, st, asked, achieved, missed = rate_run(baud, det)
+            all_ended = all_ended and ended
+            if fl:
+                worst_cut = max(worst_cut, fl[1] / 1000)
+            t.add("deterministic" if det else "parallel", baud, "yes" if ended else "NO",
+                  fl[2] if fl else 0, fl[1] / 1000 if fl else "-", fl[3] / 1000 if fl else "-",
+                  st[3] / 1000 if st else "-", asked or "-", " ".join(str(p) for p in achieved), missed)
+    t.target("every run ends", "yes" if all_ended else "no", "all", all_ended)
+    t.target("FLUSH_NOW cut, virtual time from its arrival", "%.1f ms" % worst_cut, "<= 50 ms", worst_cut <= 50)
+    t.notes = ("The cut is when the board begins the flush (what FLUSH_NOW covers is decided); the answer "
+               "follows the data the flush covers and every core's FLUSH frame, so on a slow link it "
+               "takes their link time (~1 ms a byte at 9600 baud). Deterministic: -icount, the 4 cores share "
+               "virtual time, so the timer samples at its floor (4 x 350 ns x 2 = 2800 ns) and the monitor "
+               "says so at start. Parallel: virtual time is host time; the achieved period is what the host "
+               "delivered. A FLUSH_NOW n of 0 or 1 at 9600 deterministic: the daemon's LINK_ACKs and "
+               "retries (paced in host time) queue ahead of it in the socket (host side, left as found).")
+    return t
+
+
+def asked_table():
+    """Issue 12 saw --period 10000-11000 give the default's ~15 K samples/s
+    while the database kept 10500: the same workload, 1 core, without
+    -icount, side by side at both periods."""
+    t = Table("rate_asked_vs_achieved", "Period asked against achieved, parallel mode (virtual time = host time), "
+              "hello spin 2000, 1 core, side by side",
+              ["period asked", "samples", "samples/s (virtual)", "achieved ns", "missed deadlines",
+               "estimate / run time"])
+    d = tempfile.mkdtemp(prefix="alphaprof-bench-")
+    try:
+        img = require(build_path("workloads", "hello.elf"))
+        for period in ("60000-64000", "10000-11000"):
+            db = os.path.join(d, period + ".db")
+            r = alphaprof(["record", "--timeout", "120", "--db", db, "--period", period, img, "--", "spin", "2000"],
+                          timeout=200)
+            m = re.search(r"monitor: run time (\d+) ns", r.out)
+            if r.status != 0 or not m:
+                raise RuntimeError("record failed:\n%s" % r)
+            ns = int(m.group(1))
+            samples = profile_line(r)[0]
+            con = sqlite3.connect(db)
+            achieved = con.execute("SELECT period FROM achieved_periods WHERE core = 0").fetchone()[0]
+            missed = con.execute("SELECT sum(value) FROM stats WHERE name = 'missed_deadlines'").fetchone()[0]
+            con.close()
+            t.add(period, samples, samples / (ns / 1e9), achieved, missed, samples * achieved / ns)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    t.notes = ("Without -icount the host delivers each alarm; a loaded host delivers them late, so the "
+               "achieved period is whatever it could do. The database stores it per core and report's "
+               "estimate (samples x achieved period) stays the run's virtual time.")
+    return t
+
+
+def overhead_table():
+    t = Table("rate_overhead", "Profiler overhead at the default rate after the rate-honesty change, "
+              "modelled cycles (deterministic, --oracle, side by side)",
+              ["workload", "source", "cycles unprofiled", "cycles profiled", "overhead %", "samples",
+               "link B/sample"])
+    d = tempfile.mkdtemp(prefix="alphaprof-bench-")
+    worst, per_byte = {}, []
+    try:
+        for w, n in OVERHEAD_REPEAT.items():
+            img = require(build_path("workloads", w + ".elf"))
+            repeat = ["--", str(n)]
+            base_o = os.path.join(d, w + "-base.bin")
+            r = alphaprof(["run", "--timeout", "3000", "--deterministic", "--oracle", base_o, img] + repeat,
+                          timeout=3100)
+            if r.status != 0:
+                raise RuntimeError("unprofiled run failed:\n%s" % r)
+            base = oracle_cycles(base_o)
+            for source, opts in (("cycles", ["--events", "cycles"]), ("timer", ["--board", "clipper-pm", "--timer"])):
+                prof_o = os.path.join(d, "%s-%s.bin" % (w, source))
+                r = alphaprof(["record", "--timeout", "3000", "--deterministic", "--oracle", prof_o, "--db",
+                               os.path.join(d, "%s-%s.db" % (w, source))] + opts + [img] + repeat, timeout=3100)
+                if r.status != 0:
+                    raise RuntimeError("record failed:\n%s" % r)
+                samples, _, _, _, _, link = profile_line(r)
+                prof = oracle_cycles(prof_o)
+                overhead = 100.0 * (prof - base) / base
+                worst[source] = max(worst.get(source, 0.0), overhead)
+                per_byte.append(link / max(1, samples))
+                t.add(w, source, base, prof, overhead, samples, link / max(1, samples))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    t.target("worst overhead, cycle counter (was 0.438 %)", "%.3f%%" % worst["cycles"], "<= 0.5 %",
+             worst["cycles"] <= 0.5)
+    t.target("worst overhead, timer", "%.3f%%" % worst["timer"], "<= 0.5 %", worst["timer"] <= 0.5)
+    t.target("max link bytes per sample", max(per_byte), "<= 0.25", max(per_byte) <= 0.25)
+    return t
+
+
+def run(build):
+    tables = [rate_table(), asked_table()]
+    try:
+        tables.append(overhead_table())
+    except RuntimeError as e:           # the rate table is kept; the failure is said
+        print("bench_rate: the overhead table failed: %s" % e)
+    return tables
