@@ -340,6 +340,21 @@ static bool operate(unsigned op, unsigned fn, uint64_t a, uint64_t b, uint64_t o
     return true;
 }
 
+/* Encodings the board rejects as illegal (an OPCDEC trap): the operations
+ * of only rb need ra = $31, the CIX/MVI ones a register rb too. */
+static bool canonical_operate(unsigned op, unsigned fn, unsigned ra, bool literal)
+{
+    if (op == 0x11 && (fn == 0x61 || fn == 0x6c))
+        return ra == 31;                            /* amask, implver */
+    if (op != 0x1c)
+        return true;
+    if (fn >= 0x30 && fn <= 0x37 && literal)
+        return false;
+    if (fn <= 0x01 || (fn >= 0x30 && fn <= 0x37 && fn != 0x31))
+        return ra == 31;
+    return true;
+}
+
 /* ---- FP-register operations the integer side can do exactly ---- */
 
 static bool fp_cond(unsigned op, uint64_t v)
@@ -502,6 +517,8 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
                 next = alpha_branch_target(pc, w);
             break;
         case ALPHA_FMT_OPR: {
+            if (!canonical_operate(op, in->function, ra, alpha_is_literal(w)))
+                STOP(VI_STOP_UNKNOWN);
             uint64_t a = s->r[ra];
             uint64_t b = alpha_is_literal(w) ? alpha_literal(w) : s->r[rb];
             e.a = a;
@@ -512,12 +529,16 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
             break;
         }
         case ALPHA_FMT_FTOI:            /* ftoit, ftois */
+            if (rb != 31)
+                STOP(VI_STOP_UNKNOWN);
             e.a = s->f[ra];
             value = in->function == 0x70 ? s->f[ra] : sext32(vi_register_to_s(s->f[ra]));
             dest = (int)rc;
             break;
         case ALPHA_FMT_ITOF:            /* itofs, itoft; itoff is VAX */
             e.a = s->r[ra];
+            if (rb != 31)
+                STOP(VI_STOP_UNKNOWN);
             if (in->function == 0x14)
                 STOP(VI_STOP_FP_ARITH);
             value = in->function == 0x24 ? s->r[ra] : vi_s_to_register((uint32_t)s->r[ra]);
@@ -527,6 +548,8 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
         case ALPHA_FMT_FPX1: {
             uint64_t fa = s->f[ra], fb = s->f[rb];
             const uint64_t sign = 1ull << 63;
+            if (in->format == ALPHA_FMT_FPX1 && ra != 31)
+                STOP(VI_STOP_UNKNOWN);
             e.a = fa;
             e.b = fb;
             switch (in->function) {
@@ -540,12 +563,9 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
             case 0x010:                 /* cvtlq */
                 value = (uint64_t)(int64_t)(int32_t)vi_register_to_s(fb);
                 break;
-            case 0x030:                 /* cvtql */
-                value = ((fb & 0xc0000000ull) << 32) | ((fb & 0x3fffffffull) << 29);
-                break;
             case 0x024:                 /* mt_fpcr: the FP environment */
                 STOP(VI_STOP_UNSUPPORTED);
-            default:                    /* cvtql/v, /sv: may trap */
+            default:                    /* cvtql: sets the FPCR's status bits; /v, /sv trap */
                 STOP(VI_STOP_FP_ARITH);
             }
             if (fdest < 0)

@@ -24,7 +24,8 @@
  *      instruction it cannot run without side effects or a trap: PAL calls
  *      (incl. every IPL change), PALmode instructions, integer overflow
  *      traps (/v), unaligned accesses, FP arithmetic (IEEE operations need
- *      the FPU: not in the sampling path), VAX formats, locked loads and
+ *      the FPU: not in the sampling path; cvtql too, which sets the FPCR's
+ *      status bits), VAX formats, locked loads and
  *      conditional stores, rc/rs/wh64/mt_fpcr, rpcc without a cycle
  *      counter, a stack pointer moved outside the stack region.
  *      The stopping instruction is neither executed nor reported.

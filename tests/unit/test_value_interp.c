@@ -95,6 +95,17 @@ static uint64_t op2(unsigned op, unsigned fn, uint64_t a, uint64_t b)
     return s.r[3];
 }
 
+/* An operation of rb only (ra must be $31): r3 = OP r2. */
+static uint64_t op1(unsigned op, unsigned fn, uint64_t b)
+{
+    struct vi_state s = {0};
+    s.r[2] = b;
+    code[0] = opr(op, fn, 31, 2, 3);
+    struct vi_result r = run(&s, 1);
+    assert_int_equal(r.stop, VI_STOP_END_PC);
+    return s.r[3];
+}
+
 static enum vi_stop op2_stop(unsigned op, unsigned fn, uint64_t a, uint64_t b)
 {
     struct vi_state s = {0};
@@ -174,8 +185,8 @@ static void logical_operations_and_conditional_moves(void **st)
     assert_int_equal(op2(0x11, 0x46, (uint64_t)-4, 9), 0x5555);        /* cmovge */
     assert_int_equal(op2(0x11, 0x64, 0, 9), 9);                        /* cmovle */
     assert_int_equal(op2(0x11, 0x66, 0, 9), 0x5555);                   /* cmovgt */
-    assert_int_equal(op2(0x11, 0x61, 0, 0xffff), 0xffff & ~0x1307ull); /* amask: ev67's features */
-    assert_int_equal(op2(0x11, 0x6c, 0, 0), 2);                        /* implver: ev6 */
+    assert_int_equal(op1(0x11, 0x61, 0xffff), 0xffff & ~0x1307ull); /* amask: ev67's features */
+    assert_int_equal(op1(0x11, 0x6c, 0), 2);                        /* implver: ev6 */
 }
 
 static void shifts_and_byte_manipulation(void **st)
@@ -225,17 +236,17 @@ static void multiplies(void **st)
 static void bwx_cix_and_mvi(void **st)
 {
     (void)st;
-    assert_int_equal(op2(0x1c, 0x00, 0, 0x1f0), 0xfffffffffffffff0ull);   /* sextb */
-    assert_int_equal(op2(0x1c, 0x01, 0, 0x7fff), 0x7fff);                 /* sextw */
-    assert_int_equal(op2(0x1c, 0x30, 0, 0xf0f0), 8);                      /* ctpop */
-    assert_int_equal(op2(0x1c, 0x32, 0, 0x100), 55);                      /* ctlz */
-    assert_int_equal(op2(0x1c, 0x32, 0, 0), 64);
-    assert_int_equal(op2(0x1c, 0x33, 0, 0x100), 8);                       /* cttz */
+    assert_int_equal(op1(0x1c, 0x00, 0x1f0), 0xfffffffffffffff0ull);   /* sextb */
+    assert_int_equal(op1(0x1c, 0x01, 0x7fff), 0x7fff);                 /* sextw */
+    assert_int_equal(op1(0x1c, 0x30, 0xf0f0), 8);                      /* ctpop */
+    assert_int_equal(op1(0x1c, 0x32, 0x100), 55);                      /* ctlz */
+    assert_int_equal(op1(0x1c, 0x32, 0), 64);
+    assert_int_equal(op1(0x1c, 0x33, 0x100), 8);                       /* cttz */
     assert_int_equal(op2(0x1c, 0x31, 0x0a01, 0x030a), 9 + 7);             /* perr */
-    assert_int_equal(op2(0x1c, 0x34, 0, 0x44332211), 0x0044003300220011ull); /* unpkbw */
-    assert_int_equal(op2(0x1c, 0x35, 0, 0x2211), 0x0000002200000011ull);  /* unpkbl */
-    assert_int_equal(op2(0x1c, 0x36, 0, 0x0044003300220011ull), 0x44332211); /* pkwb */
-    assert_int_equal(op2(0x1c, 0x37, 0, 0x0000002200000011ull), 0x2211);  /* pklb */
+    assert_int_equal(op1(0x1c, 0x34, 0x44332211), 0x0044003300220011ull); /* unpkbw */
+    assert_int_equal(op1(0x1c, 0x35, 0x2211), 0x0000002200000011ull);  /* unpkbl */
+    assert_int_equal(op1(0x1c, 0x36, 0x0044003300220011ull), 0x44332211); /* pkwb */
+    assert_int_equal(op1(0x1c, 0x37, 0x0000002200000011ull), 0x2211);  /* pklb */
     assert_int_equal(op2(0x1c, 0x38, 0x80, 0x01), 0x80);                  /* minsb8: -128 < 1 */
     assert_int_equal(op2(0x1c, 0x3a, 0x80, 0x01), 0x01);                  /* minub8 */
     assert_int_equal(op2(0x1c, 0x39, 0xffff0001, 0x00020002), 0xffff0001);/* minsw4 */
@@ -452,6 +463,9 @@ static void every_unsafe_instruction_stops_the_run_with_its_reason(void **st)
     assert_int_equal(stop_of(0x18u << 26 | 0xf800, &s), VI_STOP_UNSUPPORTED);    /* wh64 */
     assert_int_equal(stop_of(0x04u << 26, &s), VI_STOP_UNKNOWN);           /* reserved opcode */
     assert_int_equal(stop_of(opr(0x10, 0x7f, 1, 2, 3), &s), VI_STOP_UNKNOWN);  /* no such function */
+    assert_int_equal(stop_of(opl(0x1c, 0x30, 31, 5, 3), &s), VI_STOP_UNKNOWN); /* ctpop of a literal */
+    assert_int_equal(stop_of(opr(0x1c, 0x00, 1, 2, 3), &s), VI_STOP_UNKNOWN);  /* sextb with ra */
+    assert_int_equal(stop_of(opr(0x1c, 0x70, 1, 2, 3), &s), VI_STOP_UNKNOWN);  /* ftoit with rb */
     assert_int_equal(stop_of(mem(0x08, 30, 3, 0), &s), VI_STOP_STACK_SWITCH);  /* lda sp, elsewhere */
     assert_int_equal(s.r[30], STACK_VA + 256);
     /* moving sp inside its stack is a normal prologue */
