@@ -43,7 +43,8 @@ FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -I. \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-FUZZ_ABI_SRCS := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c
+FUZZ_ABI_SRCS := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c \
+                 firmware/abi/value-capture.c
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_ABI_SRCS) $(wildcard firmware/abi/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_ABI_SRCS)
@@ -55,7 +56,8 @@ $(LINK_CODEC_TARGET_OBJ): firmware/abi/link-codec.c firmware/abi/link-codec.h fi
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -c $< -o $@
 
 # So must the boot-line and event-list grammars, freestanding.
-GRAMMAR_TARGET_OBJS := $(BUILD)/tests/target/boot-line.o $(BUILD)/tests/target/event-spec.o
+GRAMMAR_TARGET_OBJS := $(BUILD)/tests/target/boot-line.o $(BUILD)/tests/target/event-spec.o \
+                       $(BUILD)/tests/target/value-capture.o
 $(GRAMMAR_TARGET_OBJS): $(BUILD)/tests/target/%.o: firmware/abi/%.c
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -MMD -MP -c $< -o $@

@@ -30,25 +30,10 @@
 
 #include <stdint.h>
 
-/* The kinds of value the interpreter can capture per instruction. */
-#define VALUE_KINDS \
-    VALUE_KIND(RESULT,   0, "result")    /* value written (loads: the value loaded) */ \
-    VALUE_KIND(OPERAND_A, 1, "operand_a") /* ra / fa (stores: the value stored) */ \
-    VALUE_KIND(OPERAND_B, 2, "operand_b") /* rb / fb or the literal */ \
-    VALUE_KIND(ADDRESS,  3, "address")   /* memory virtual address */ \
-    VALUE_KIND(LATENCY,  4, "latency")   /* cycles around a load's read */ \
-    VALUE_KIND(RA,       5, "ra")        /* return address register (context) */ \
-    VALUE_KIND(TOS,      6, "tos")       /* the quadword at sp (context) */
-
-enum value_kind {
-#define VALUE_KIND(id, n, name) VALUE_##id = n,
-    VALUE_KINDS
-#undef VALUE_KIND
-    VALUE_KIND_COUNT
-};
+#include "firmware/abi/value-capture.h"
 
 #define HOTLIST_VALUES 16       /* pairs per (PC, kind) */
-#define HOTLIST_SLOTS  4096     /* (PC, kind) hotlists per core: a power of two */
+#define HOTLIST_SLOTS  1024     /* (PC, kind) hotlists per bank: a power of two */
 #define HOTLIST_PROBE  8
 
 struct hotlist {
@@ -78,6 +63,5 @@ void hotlist_offer(struct hotlist_area *a, struct hotlist *h, uint64_t value);
 /* hotlist_find + hotlist_offer, counting a miss as dropped_no_slot. */
 void hotlist_record(struct hotlist_area *a, uint64_t pc, unsigned kind, uint64_t value);
 
-const char *value_kind_name(unsigned kind);
 
 #endif
