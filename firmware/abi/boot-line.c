@@ -127,10 +127,8 @@ static int apply_value(struct boot_options *o, const struct boot_key *k, const c
         return -1;
     case KEY_CAPTURE: {
         struct value_capture c = o->value_capture;
-        if (value_capture_parse(&c, v, n, &why->at, &why->at_len)) {
-            why->item = 1;
-            return -1;
-        }
+        if (value_capture_parse(&c, v, n, &why->at, &why->at_len))
+            return -1;          /* at: the bad item; expect: the grammar */
         o->value_capture = c;
         return 0;
     }

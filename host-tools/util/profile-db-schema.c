@@ -18,9 +18,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Value sampling (v3): Gibbons-Matias concise samples per (PC, value kind)
+ * as the board's VALUES frames carry them, summed over frames.  A value's
+ * frequency is estimated by `estimate` (the sum of count * tau, unbiased),
+ * with `variance` the sum of count * tau * (tau - 1) (the estimate's
+ * variance, for confidence intervals); offered counts every value the
+ * board offered to the hotlist, exactly. */
+#define VALUE_TABLES_SQL                                                              \
+    "CREATE TABLE value_lists (\n"                                                   \
+    "    epoch    INTEGER NOT NULL,\n"                                               \
+    "    image    INTEGER NOT NULL,\n"                                               \
+    "    core     INTEGER NOT NULL,\n"                                               \
+    "    offset   INTEGER NOT NULL,\n"                                               \
+    "    kind     INTEGER NOT NULL,     -- firmware/abi/value-capture.h VALUE_*\n"   \
+    "    offered  INTEGER NOT NULL,     -- values offered to the hotlist\n"          \
+    "    hotlists INTEGER NOT NULL,     -- hotlists merged into this row\n"          \
+    "    PRIMARY KEY (epoch, image, core, offset, kind)\n"                           \
+    ") WITHOUT ROWID;\n"                                                             \
+    "CREATE TABLE value_counts (\n"                                                  \
+    "    epoch    INTEGER NOT NULL,\n"                                               \
+    "    image    INTEGER NOT NULL,\n"                                               \
+    "    core     INTEGER NOT NULL,\n"                                               \
+    "    offset   INTEGER NOT NULL,\n"                                               \
+    "    kind     INTEGER NOT NULL,\n"                                               \
+    "    value    INTEGER NOT NULL,\n"                                               \
+    "    samples  INTEGER NOT NULL,     -- sum of the hotlists' counts\n"            \
+    "    estimate INTEGER NOT NULL,     -- sum of count * tau: occurrences\n"        \
+    "    variance INTEGER NOT NULL,     -- sum of count * tau * (tau - 1)\n"         \
+    "    PRIMARY KEY (epoch, image, core, offset, kind, value)\n"                    \
+    ") WITHOUT ROWID;\n"
+
 /*
  * ======================================================================
- * Schema, version 2 (version 1 lacked sessions.oracle_run_id and
+ * Schema, version 3 (v3 added value_lists and value_counts), version 2 (version 1 lacked sessions.oracle_run_id and
  * sessions.oracle; see the migrations at the end).  DCPI's profile database (SOSP'97 section 4.3) as
  * SQLite tables: epochs, per-(image, event) sample profiles, loadmaps,
  * unknown samples, plus ProfileMe aggregates and paired samples.
@@ -189,6 +219,7 @@ static const char schema_sql[] =
     "    value INTEGER NOT NULL,\n"
     "    PRIMARY KEY (epoch, core, name)\n"
     ") WITHOUT ROWID;\n"
+    VALUE_TABLES_SQL
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -200,7 +231,8 @@ const char *pdb_schema_sql(void)
 
 const char *const pdb_tables[] = {
     "meta", "epochs", "sessions", "images", "loadmaps", "names", "samples", "periods",
-    "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats", NULL,
+    "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats",
+    "value_lists", "value_counts", NULL,
 };
 
 int pdb_create_schema(struct pdb *db, struct ap_err *err)
@@ -235,6 +267,7 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 static const char *const migrations[] = {
     [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
+    [3] = VALUE_TABLES_SQL,
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");
