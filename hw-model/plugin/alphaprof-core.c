@@ -56,6 +56,7 @@
 #include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
+#include "hw-model/plugin/value-oracle.h"
 #include "hw-model/pmu-window.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
@@ -317,11 +318,13 @@ static void on_insn(unsigned int vcpu_index, void *userdata)
 
 static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr, void *userdata)
 {
-    (void)info;
-    (void)userdata;
     if (vcpu_index < g.ncores) {
         g.vcpus[vcpu_index].prev_addr = vaddr;
         g.vcpus[vcpu_index].prev_accessed = true;
+        const struct insn_info *in = userdata;
+        (void)info;
+        if (g.oracle_path[0] && in->s.cls == ALPHA_LOAD)
+            value_oracle_load(vcpu_index, in->s.pc, in->s.word, vaddr);    /* after the access */
     }
 }
 
@@ -341,7 +344,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS, in);
         if (in->s.cls == ALPHA_LOAD || in->s.cls == ALPHA_STORE || in->s.cls == ALPHA_LOAD_LOCKED ||
             in->s.cls == ALPHA_STORE_COND)
-            qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+            qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, in);
     }
 }
 
@@ -506,6 +509,15 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             core_model_settle(&v->model);       /* the last retire cycle, charged */
     }
     write_oracle(0);
+    if (g.oracle_path[0] && !g.counters_mode) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.values", g.oracle_path);
+        if (value_oracle_write(path, g.run_id)) {
+            char msg[4400];
+            snprintf(msg, sizeof msg, "cannot write the value oracle %s: %s", path, strerror(errno));
+            model_error(msg);
+        }
+    }
 }
 
 static int map_ram(const char *path)
@@ -638,6 +650,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if (ram && map_ram(ram)) {
         snprintf(msg, sizeof msg, "cannot map the RAM file %s (%s)", ram, strerror(errno));
         model_error(msg);
+        return -1;
+    }
+    if (g.oracle_path[0] && !g.counters_mode && value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0)) {
+        model_error("out of memory");
         return -1;
     }
     char why[200];
