@@ -96,8 +96,9 @@ _Static_assert(sizeof(struct oracle_header) == 48, "oracle_header: fixed layout"
 /*
  * The value oracle: a section of its own, in PATH.values beside the oracle
  * file (written at exit only, with the same run_id), versioned apart from
- * the oracle above so that either can change alone.  For every load PC
- * (class load, not unop or prefetch) of the whole run: its executions,
+ * the oracle above so that either can change alone.  For every load PC of
+ * user code (class load, not unop or prefetch; value sampling interprets
+ * user code only) of the whole run: its executions,
  * the number of distinct values it loaded, and its most frequent values
  * with exact counts, the value as the load wrote its register (ldl
  * sign-extended, lds in register format: what value sampling captures as

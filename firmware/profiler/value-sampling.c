@@ -71,6 +71,7 @@ struct value_core {
     uint32_t rng;                   /* skip lengths */
     uint32_t pad;
     uint64_t handover_ns;
+    uint64_t clock_base;            /* cycles two back-to-back clock reads take (+1: measured) */
     uint64_t runs, insns, cycles, not_user, offered, no_slot;
     uint64_t stops[VI_STOP_COUNT];
     struct vi_decode_cache cache;
@@ -196,10 +197,10 @@ static void observe(void *p, const struct vi_event *e, const struct vi_state *s)
                 continue;
             value = e->ea;
             break;
-        case VALUE_LATENCY:
+        case VALUE_LATENCY:         /* the clock's own cost taken out */
             if (e->cls != ALPHA_LOAD || !e->has_ea)
                 continue;
-            value = e->load_cycles;
+            value = e->load_cycles > x->v->clock_base - 1 ? e->load_cycles - (x->v->clock_base - 1) : 0;
             break;
         case VALUE_RA: value = s->r[26]; break;
         case VALUE_TOS: {
@@ -267,6 +268,15 @@ static void run(unsigned core, struct value_core *v, struct trap_frame *f, uint6
     };
     struct run_ctx x = {core, v, &bank->h, &env.region[1]};
     env.ctx = &x;
+    if (!v->clock_base) {           /* once: what reading the clock twice costs */
+        uint64_t least = ~0ull;
+        for (unsigned i = 0; i < 8; i++) {
+            uint64_t t = cycles_now(&x);
+            uint64_t d = cycles_now(&x) - t;
+            least = d < least ? d : least;
+        }
+        v->clock_base = least + 1;
+    }
     struct vi_write_buffer wb;
     vi_wb_reset(&wb);
     unsigned skip = (unsigned)minstd_between(&v->rng, 0, skip_max);

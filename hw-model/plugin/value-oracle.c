@@ -132,6 +132,8 @@ void value_oracle_load(unsigned vcpu, uint64_t pc, uint32_t word, uint64_t vaddr
     unsigned op = alpha_opcode(word);
     if (op == 0x20 || op == 0x21)       /* VAX formats: value sampling gives up on them */
         return;
+    if (pc >= KSEG_BASE || pc < USER_BASE)
+        return;                         /* value sampling interprets user code only */
     uint64_t v;
     if (loaded_value(word, vaddr, &v))
         return;
