@@ -134,11 +134,10 @@ static bool write_buffered(struct vi_write_buffer *wb, uint64_t va, unsigned siz
         wb->data[i] = 0;
         wb->mask[i] = 0;
     }
-    for (unsigned b = 0; b < size; b++) {
-        unsigned byte = first + b;
-        wb->data[i] = (wb->data[i] & ~(0xffull << (byte * 8))) | ((v >> (b * 8)) & 0xff) << (byte * 8);
-        wb->mask[i] |= (uint8_t)(1u << byte);
-    }
+    /* aligned accesses never cross their quadword */
+    uint64_t bits = (size == 8 ? ~0ull : (1ull << (size * 8)) - 1) << (first * 8);
+    wb->data[i] = (wb->data[i] & ~bits) | ((v << (first * 8)) & bits);
+    wb->mask[i] |= (uint8_t)(((1u << size) - 1) << first);
     return true;
 }
 
@@ -385,6 +384,7 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
                         unsigned max_insns, unsigned skip)
 {
     struct vi_result res = {VI_STOP_DONE, 0};
+    const struct vi_region *code = NULL;     /* where the last fetch was */
     s->r[31] = 0;
     s->f[31] = 0;
     while (res.executed < max_insns) {
@@ -392,9 +392,14 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
         if (env->end_pc && pc == env->end_pc)
             STOP(VI_STOP_END_PC);
         const struct vi_region *rg;
-        if (check_access(env, pc, 4, VI_REGION_READ, &rg) != VI_STOP_DONE)
+        if (code && pc >= code->lo && pc < code->hi - 3 && !(pc & 3))
+            rg = code;
+        else if (check_access(env, pc, 4, VI_REGION_READ, &rg) != VI_STOP_DONE)
             STOP(VI_STOP_BAD_PC);
-        uint32_t w = (uint32_t)read_mem(rg, wb, pc, 4);
+        code = rg;
+        /* instructions come from memory: a buffered store to code is not
+         * fetched (the board needs an imb before it would be either) */
+        uint32_t w = *(const volatile uint32_t *)(rg->host + (uintptr_t)(pc - rg->lo));
         const struct alpha_insn_info *in = decode(env, w);
         if (!in)
             STOP(VI_STOP_UNKNOWN);
