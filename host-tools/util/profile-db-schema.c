@@ -24,8 +24,8 @@
  * with `variance` the sum of count * tau * (tau - 1) (the estimate's
  * variance, for confidence intervals); offered counts every value the
  * board offered to the hotlist, exactly. */
-#define VALUE_TABLES_SQL                                                              \
-    "CREATE TABLE value_lists (\n"                                                   \
+#define VALUE_TABLES_SQL_(if_not_exists)                                              \
+    "CREATE TABLE " if_not_exists "value_lists (\n"                                                   \
     "    epoch    INTEGER NOT NULL,\n"                                               \
     "    image    INTEGER NOT NULL,\n"                                               \
     "    core     INTEGER NOT NULL,\n"                                               \
@@ -35,7 +35,7 @@
     "    hotlists INTEGER NOT NULL,     -- hotlists merged into this row\n"          \
     "    PRIMARY KEY (epoch, image, core, offset, kind)\n"                           \
     ") WITHOUT ROWID;\n"                                                             \
-    "CREATE TABLE value_counts (\n"                                                  \
+    "CREATE TABLE " if_not_exists "value_counts (\n"                                                  \
     "    epoch    INTEGER NOT NULL,\n"                                               \
     "    image    INTEGER NOT NULL,\n"                                               \
     "    core     INTEGER NOT NULL,\n"                                               \
@@ -219,7 +219,7 @@ static const char schema_sql[] =
     "    value INTEGER NOT NULL,\n"
     "    PRIMARY KEY (epoch, core, name)\n"
     ") WITHOUT ROWID;\n"
-    VALUE_TABLES_SQL
+    VALUE_TABLES_SQL_("")
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -267,7 +267,7 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 static const char *const migrations[] = {
     [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
-    [3] = VALUE_TABLES_SQL,
+    [3] = VALUE_TABLES_SQL_("IF NOT EXISTS "),
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -15,7 +15,7 @@ from harness import alphaprof, build_path, require
 
 COST_WORKLOADS = [("valuemix", ["1000000"]), ("compress", []), ("qsort", [])]
 EVERY = [1, 2, 4]
-ACCURACY_WORKLOADS = [("valuemix", ["4000000"]), ("compress", []), ("qsort", [])]
+ACCURACY_WORKLOADS = [("valuemix", ["4000000"]), ("compress", ["8"]), ("qsort", ["8"])]
 
 
 def cycles(oracle):
