@@ -29,7 +29,8 @@ FW_S_SRCS   := firmware/boot/start.S firmware/arch/trap-entry.S
 BOARD_S_SRCS := $(wildcard firmware/lib/*.S)
 
 FW_OBJS     := $(patsubst firmware/%.c,$(FW_OBJ)/%.o,$(FW_C_SRCS)) \
-               $(patsubst firmware/%.S,$(FW_OBJ)/%.o,$(FW_S_SRCS))
+               $(patsubst firmware/%.S,$(FW_OBJ)/%.o,$(FW_S_SRCS)) \
+               $(FW_OBJ)/isa/alpha-decode.o
 BOARD_OBJS  := $(patsubst firmware/%.S,$(FW_OUT)/%.o,$(BOARD_S_SRCS))
 LIBBOARD    := $(FW_OUT)/libboard.a
 FW_ELF      := $(FW_OUT)/monitor-$(BOARD).elf
@@ -42,6 +43,12 @@ $(FW_OBJ)/%.o: firmware/%.c
 
 # The sampling path runs with only the integer registers saved.
 $(FW_OBJ)/profiler/%.o: TARGET_CFLAGS += -mno-fp-regs
+
+# The one instruction table's decoder, for the value-sampling interpreter
+# (in the sampling path too).
+$(FW_OBJ)/isa/alpha-decode.o: hw-model/isa/alpha-decode.c
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(FW_CFLAGS) -mno-fp-regs -MMD -MP -c $< -o $@
 
 $(FW_OBJ)/%.o: firmware/%.S
 	@mkdir -p $(dir $@)

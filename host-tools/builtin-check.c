@@ -26,6 +26,8 @@
 #include "util/profile-view.h"
 #include "util/strvec.h"
 #include "util/loss-note.h"
+#include "util/value-accuracy.h"
+#include "util/value-view.h"
 
 static const struct opt_command check_command = {
     .name = "check",
@@ -47,8 +49,9 @@ static const struct opt_command check_command = {
 struct check_options {
     struct profile_opts po;
     const char *oracle, *event;
-    bool totals, stacks, whole_run;
+    bool totals, stacks, whole_run, values;
     double max_error;           /* < 0: none */
+    unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
 
 /* Prints the instructions whose shares differ most. */
@@ -133,10 +136,11 @@ static void free_oracles(struct oracle *whole, struct oracle *interval, int have
 }
 
 static int check_profile(const struct check_options *opts);
+static int check_values(const struct check_options *opts);
 
 int cmd_check(int argc, char **argv)
 {
-    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1};
+    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30};
     const struct option options[] = {
         OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
         OPT_CALLBACK(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
@@ -151,8 +155,15 @@ int cmd_check(int argc, char **argv)
                     "compare with the whole run's truth, boot and final flush\n"
                     "included (default: the profiled interval, FILE.2 minus\n"
                     "FILE.1, when the monitor took those snapshots)"),
+        OPT_BOOLEAN(0, "values", &o.values,
+                    "check the value profiles (record --value-every K) against the\n"
+                    "model's value oracle (FILE.values): top_value_recall and\n"
+                    "top_value_freq_error over the loads whose top value covers\n"
+                    "at least 10% of their executions"),
+        OPT_UINT(0, "min-samples", &o.min_samples, "N", 1, OPT_NUMBER_MAX,
+                 "--values: check loads with at least N values sampled (default 30)"),
         OPT_GROUP("selecting the profile"),
-        OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_JSON(&o.po),
+        OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_JSON(&o.po),
         OPT_END(),
     };
     enum opt_result r = opt_parse(&check_command, options, argc, argv, NULL, NULL);
@@ -160,6 +171,10 @@ int cmd_check(int argc, char **argv)
         return opt_exit(r);
     if (!o.oracle)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
+    if (o.values && (o.totals || o.stacks))
+        return opt_usage_error(&check_command, "--values checks value profiles; leave out --totals and --stacks");
+    if (o.values)
+        return check_values(&o);
     return check_profile(&o);
 }
 
@@ -394,4 +409,90 @@ static int check_profile(const struct check_options *opts)
         return 1;
     }
     return 0;
+}
+
+/* --values: value profiles of loads against the value oracle. */
+static int check_values(const struct check_options *opts)
+{
+    const char *db_path = profile_opts_db(&opts->po), *oracle_path = opts->oracle;
+    struct ap_err err;
+    struct oracle_header oh;
+    struct value_oracle vo;
+    struct pdb *db;
+    if (oracle_read_header(oracle_path, &oh, &err) || value_oracle_read(oracle_path, &vo, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    if (vo.h.run_id != oh.run_id) {
+        fprintf(stderr, "alphaprof check: %s.values is of another run than %s; record again\n", oracle_path,
+                oracle_path);
+        value_oracle_free(&vo);
+        return 1;
+    }
+    if (pdb_open(db_path, PDB_READ, &db, &err) || oracle_check_run(&oh, oracle_path, db, opts->po.sel.epoch, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        value_oracle_free(&vo);
+        return 1;
+    }
+    struct value_view v;
+    int rc = vv_load(db, &opts->po.sel, VALUE_RESULT, NULL, &v, &err);
+    pdb_close(db);
+    if (rc) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        value_oracle_free(&vo);
+        return 1;
+    }
+    struct value_accuracy a;
+    if (value_accuracy(&v, &vo, opts->min_samples, &a)) {
+        fprintf(stderr, "alphaprof check: out of memory\n");
+        vv_free(&v);
+        value_oracle_free(&vo);
+        return 1;
+    }
+    rc = 0;
+    if (a.checked == 0) {
+        fprintf(stderr, "alphaprof check: no load in %s has a value profile to check (%zu with fewer than %u "
+                        "values sampled, %zu without a value covering 10%%, %zu not loads); record with "
+                        "--value-every K and run longer\n",
+                db_path, a.too_few, opts->min_samples, a.no_top, a.not_in_oracle);
+        rc = 1;
+    } else if (opts->po.json) {
+        printf("{\"top_value_recall\": ");
+        json_num(stdout, a.recall);
+        printf(", \"top_value_freq_error\": ");
+        json_num(stdout, a.freq_error);
+        printf(", \"loads_checked\": %zu, \"hits\": %zu, \"too_few_samples\": %zu, \"no_top_value\": %zu, "
+               "\"not_loads\": %zu, \"min_samples\": %u, \"loads\": [",
+               a.checked, a.hits, a.too_few, a.no_top, a.not_in_oracle, opts->min_samples);
+        for (size_t i = 0; i < a.checked; i++) {
+            const struct value_check_row *c = &a.rows[i];
+            printf("%s\n  {\"pc\": %llu, \"offered\": %llu, \"true_value\": %llu, \"true_share\": ", i ? "," : "",
+                   (unsigned long long)((c->row->img ? c->row->img->address : 0) + c->row->offset),
+                   (unsigned long long)c->row->offered, (unsigned long long)c->true_value);
+            json_num(stdout, c->true_share);
+            printf(", \"estimated_share\": ");
+            json_num(stdout, c->est_share);
+            printf(", \"ranked_first\": %s}", c->hit ? "true" : "false");
+        }
+        printf("]}\n");
+    } else {
+        printf("Value profiles of loads against the model's value oracle: %zu loads checked\n"
+               "(%zu with fewer than %u values sampled, %zu without a value covering 10%%, %zu not loads).\n\n"
+               "  top_value_recall      %.1f%% (%zu of %zu loads rank their true top value first)\n"
+               "  top_value_freq_error  %.2f points (mean |estimated - true share| of the true top value)\n\n"
+               "  %16s %10s %18s %8s %8s  %s\n",
+               a.checked, a.too_few, opts->min_samples, a.no_top, a.not_in_oracle, 100 * a.recall, a.hits, a.checked,
+               a.freq_error, "pc", "offered", "true top value", "true%", "est%", "first");
+        for (size_t i = 0; i < a.checked && i < 10; i++) {
+            const struct value_check_row *c = &a.rows[i];
+            printf("  %16llx %10llu %18llx %8.2f %8.2f  %s\n",
+                   (unsigned long long)((c->row->img ? c->row->img->address : 0) + c->row->offset),
+                   (unsigned long long)c->row->offered, (unsigned long long)c->true_value, 100 * c->true_share,
+                   100 * c->est_share, c->hit ? "yes" : "NO");
+        }
+    }
+    value_accuracy_free(&a);
+    vv_free(&v);
+    value_oracle_free(&vo);
+    return rc;
 }

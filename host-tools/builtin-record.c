@@ -47,6 +47,7 @@ struct record_options {
     struct boot_options boot;   /* the boot keys given, applied as the monitor would */
     /* the boot keys' values as given (NULL: not given) */
     const char *events, *period, *pme, *seed, *table, *pair_window;
+    const char *value_every, *value_length, *value_skip, *value_capture;
     int mode;                   /* 0 timer, 1 ProfileMe, 2 paired */
     struct strvec images, args;
 };
@@ -211,6 +212,14 @@ static void record_keys(struct record_options *o, struct strvec *keys)
         strvec_pushf(keys, "baud=%u", o->bo.baud);
     if (o->seed && b->seed)
         strvec_pushf(keys, "seed=%u", b->seed);
+    if (o->value_every)
+        strvec_pushf(keys, "value_every=%s", o->value_every);
+    if (o->value_length)
+        strvec_pushf(keys, "value_length=%s", o->value_length);
+    if (o->value_skip)
+        strvec_pushf(keys, "value_skip=%s", o->value_skip);
+    if (o->value_capture)
+        strvec_pushf(keys, "value_capture=%s", o->value_capture);
     for (size_t k = 0; k < o->bo.append.n; k++)
         strvec_push(keys, o->bo.append.v[k]);
 }
@@ -371,6 +380,23 @@ int cmd_record(int argc, char **argv)
                      "on-target hash table: DCPI 4-way round robin (default)\nor 6-way swap-to-front"),
         OPT_BOOT_KEY(0, "seed", "seed", &o.boot, &o.seed, "N", "seed of the period randomiser"),
         OPT_BOOLEAN(0, "status", &o.status_line, "print a live status line on stderr"),
+        OPT_GROUP("value sampling (alphaprof values)"),
+        OPT_BOOT_KEY(0, "value-every", "value_every", &o.boot, &o.value_every, "K",
+                     "at every K-th sampling interrupt interpret the interrupted\n"
+                     "code and keep the values it computes, loads and waits for\n"
+                     "(default 0: off)"),
+        OPT_BOOT_KEY(0, "value-length", "value_length", &o.boot, &o.value_length, "N",
+                     "instructions captured per run (default " N_(BOOT_DEFAULT_VALUE_LENGTH) ", 1.."
+                     N_(BOOT_VALUE_MAX_LENGTH) ")"),
+        OPT_BOOT_KEY(0, "value-skip", "value_skip", &o.boot, &o.value_skip, "N",
+                     "first interpret a random 0..N instructions unseen, so the\n"
+                     "captured PCs are not biased (default " N_(BOOT_DEFAULT_VALUE_SKIP) ", 0.."
+                     N_(BOOT_VALUE_MAX_SKIP) ")"),
+        OPT_BOOT_KEY(0, "value-capture", "value_capture", &o.boot, &o.value_capture, "SPEC",
+                     "what to keep per opcode class, CLASS:KIND[+KIND],...; classes\n"
+                     "int load store branch fp all, kinds result operand_a operand_b\n"
+                     "address latency ra tos or none (default int:result,\n"
+                     "load:result+address+latency, store:operand_a+address, fp:result)"),
         OPT_BOARD_RUN(&o.bo),
         OPT_END(),
     };

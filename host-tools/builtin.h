@@ -25,7 +25,8 @@
     X(export, "write the profile as pprof, folded stacks, callgrind or speedscope") \
     X(html, "the profile as one self-contained HTML report: flame graph, tables, listings") \
     X(push, "upload a profile database to the fleet store (PostgreSQL) as one run") \
-    X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks")
+    X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks") \
+    X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)

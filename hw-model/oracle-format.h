@@ -96,4 +96,46 @@ struct oracle_pc {
 
 _Static_assert(sizeof(struct oracle_header) == 48, "oracle_header: fixed layout");
 
+/*
+ * The value oracle: a section of its own, in PATH.values beside the oracle
+ * file (written at exit only, with the same run_id), versioned apart from
+ * the oracle above so that either can change alone.  For every load PC of
+ * user code (class load, not unop or prefetch; value sampling interprets
+ * user code only) of the whole run: its executions,
+ * the number of distinct values it loaded, and its most frequent values
+ * with exact counts, the value as the load wrote its register (ldl
+ * sign-extended, lds in register format: what value sampling captures as
+ * the load's result).  The plugin reads the value from guest RAM through
+ * the shared memory file after the access.
+ *
+ *   struct oracle_values_header
+ *   struct oracle_value_pc     x npcs, sorted by pc, all cores summed
+ *
+ * `untracked` counts executions whose value the plugin could not keep
+ * (its table of (PC, value) pairs was full): then the top values are
+ * exact among the rest only, and the host says so.
+ */
+#define ORACLE_VALUES_MAGIC   0x534c4156524f7270ULL  /* "prORVALS" */
+#define ORACLE_VALUES_VERSION 1
+#define ORACLE_VALUES_TOP     16
+
+struct oracle_values_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t top;               /* ORACLE_VALUES_TOP */
+    uint64_t npcs;
+    uint64_t run_id;
+};
+
+struct oracle_value_pc {
+    uint64_t pc;
+    uint64_t loads;             /* executions */
+    uint64_t distinct;          /* distinct values loaded (tracked ones) */
+    uint64_t untracked;         /* executions whose value was not kept */
+    uint64_t value[ORACLE_VALUES_TOP];  /* by count, descending; count 0: unused */
+    uint64_t count[ORACLE_VALUES_TOP];
+};
+
+_Static_assert(sizeof(struct oracle_values_header) == 32, "oracle_values_header: fixed layout");
+
 #endif

@@ -68,6 +68,12 @@
 #define PROFILER_PER_CORE       0x00100000
 #define PROFILER_END            (PROFILER_PHYS + MAX_CORES * PROFILER_PER_CORE)
 
+/* Value sampling (firmware/profiler/value-sampling.c): per core, the
+ * interpreter's decode cache and two banks of value hotlists. */
+#define VALUES_PHYS             0x00d00000
+#define VALUES_PER_CORE         0x00080000
+#define VALUES_END              (VALUES_PHYS + MAX_CORES * VALUES_PER_CORE)
+
 /* Everything from here up is mapped for user mode (workload images). */
 #define USER_BASE               0x01000000
 

@@ -10,7 +10,9 @@ UNIT_TEST_LIBS   = $(HOST_TOOLS_LIBS) $(or $(shell pkg-config --libs cmocka 2>/d
 
 # Host unit tests of pure firmware code: each also compiles the firmware
 # sources it tests (extra prerequisites below, picked up by the recipes).
-FW_UNIT_TESTS := test_sample_table test_control_machine
+FW_UNIT_TESTS := test_sample_table test_control_machine test_value_interp test_value_hotlist
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_value_hotlist): firmware/profiler/value-hotlist.c
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_value_interp): firmware/profiler/value-interp.c
 $(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_sample_table): firmware/profiler/sample-table.c
 $(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_control_machine): \
     firmware/profiler/control-machine.c firmware/profiler/profiler-config.c
@@ -41,7 +43,8 @@ FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -I. \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-FUZZ_ABI_SRCS := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c
+FUZZ_ABI_SRCS := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c \
+                 firmware/abi/value-capture.c
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_ABI_SRCS) $(wildcard firmware/abi/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_ABI_SRCS)
@@ -53,7 +56,8 @@ $(LINK_CODEC_TARGET_OBJ): firmware/abi/link-codec.c firmware/abi/link-codec.h fi
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -c $< -o $@
 
 # So must the boot-line and event-list grammars, freestanding.
-GRAMMAR_TARGET_OBJS := $(BUILD)/tests/target/boot-line.o $(BUILD)/tests/target/event-spec.o
+GRAMMAR_TARGET_OBJS := $(BUILD)/tests/target/boot-line.o $(BUILD)/tests/target/event-spec.o \
+                       $(BUILD)/tests/target/value-capture.o
 $(GRAMMAR_TARGET_OBJS): $(BUILD)/tests/target/%.o: firmware/abi/%.c
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_CFLAGS) -ffreestanding -MMD -MP -c $< -o $@

@@ -9,7 +9,7 @@
 
 #include "firmware/abi/link-protocol.h"
 
-enum key_kind { KEY_TEXT, KEY_UINT, KEY_FLAG, KEY_RANGE, KEY_CHOICE, KEY_EVENTS };
+enum key_kind { KEY_TEXT, KEY_UINT, KEY_FLAG, KEY_RANGE, KEY_CHOICE, KEY_EVENTS, KEY_CAPTURE };
 
 struct choice {
     const char *name;
@@ -61,6 +61,15 @@ static const struct boot_key boot_keys[] = {
     {"pair_window", KEY_UINT, AT(pair_window), 1, PME_MAX_PAIR_WINDOW, 0,
      "fetched instructions in 1.." N_(PME_MAX_PAIR_WINDOW)},
     {"seed", KEY_UINT, AT(seed), 0, BOOT_NUMBER_MAX, 0, "a number in 0.." N_(BOOT_NUMBER_MAX)},
+    {"value_every", KEY_UINT, AT(value_every), 0, BOOT_NUMBER_MAX, 0,
+     "sampling interrupts per value-sampling run in 0.." N_(BOOT_NUMBER_MAX) " (0: off)"},
+    {"value_length", KEY_UINT, AT(value_length), 1, BOOT_VALUE_MAX_LENGTH, 0,
+     "instructions in 1.." N_(BOOT_VALUE_MAX_LENGTH)},
+    {"value_skip", KEY_UINT, AT(value_skip), 0, BOOT_VALUE_MAX_SKIP, 0,
+     "instructions in 0.." N_(BOOT_VALUE_MAX_SKIP)},
+    {"value_capture", KEY_CAPTURE, AT(value_capture), 0, 0, 0,
+     "a list CLASS:KIND[+KIND],... (classes int load store branch fp all; kinds result "
+     "operand_a operand_b address latency ra tos, or none)"},
 };
 #define NKEYS (sizeof boot_keys / sizeof boot_keys[0])
 
@@ -117,6 +126,13 @@ static int apply_value(struct boot_options *o, const struct boot_key *k, const c
                 return 0;
             }
         return -1;
+    case KEY_CAPTURE: {
+        struct value_capture c = o->value_capture;
+        if (value_capture_parse(&c, v, n, &why->at, &why->at_len))
+            return -1;          /* at: the bad item; expect: the grammar */
+        o->value_capture = c;
+        return 0;
+    }
     case KEY_EVENTS: {
         struct event_spec_list l;
         struct event_spec_problem p;

@@ -14,6 +14,7 @@
  *   flag     "0" is off, anything else on (report_ticks=1)
  *   text     at most the field's size - 1 characters (run=NAME)
  *   events   NAME[:MIN-MAX],... (firmware/abi/event-spec.h)
+ *   capture  CLASS:KIND[+KIND],... (firmware/abi/value-capture.h)
  *
  * Invariants:
  *  1. A word with a problem leaves struct boot_options exactly as it was
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "firmware/abi/event-spec.h"
+#include "firmware/abi/value-capture.h"
 #include "linker/ram-map.h"
 
 #define BOOT_MAX_EVENTS     EVENT_SPEC_MAX
@@ -54,6 +56,14 @@
 #define BOOT_DEFAULT_PME_MIN        60000
 #define BOOT_DEFAULT_PME_MAX        64000
 #define BOOT_DEFAULT_PAIR_WINDOW    80
+/* Value sampling (firmware/profiler/value-sampling.c): off unless
+ * value_every is given; then each run interprets a random 0..value_skip
+ * instructions unseen (so captured PCs are not biased towards the
+ * interrupted one) and captures the next value_length. */
+#define BOOT_DEFAULT_VALUE_LENGTH   16
+#define BOOT_DEFAULT_VALUE_SKIP     16
+#define BOOT_VALUE_MAX_LENGTH       64
+#define BOOT_VALUE_MAX_SKIP         64
 
 struct boot_options {
     char run[32];               /* empty: the only (or first) image */
@@ -73,6 +83,10 @@ struct boot_options {
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
     unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
     unsigned start_host;        /* start=host: sample only after the host's START */
+    unsigned value_every;       /* value sampling at every k-th sampling interrupt, 0 off */
+    unsigned value_length;      /* instructions captured per run */
+    unsigned value_skip;        /* at most this many interpreted first, uncaptured */
+    struct value_capture value_capture;
     char args[CMDLINE_MAX];     /* text after "--", blank-separated */
 };
 
@@ -81,6 +95,8 @@ struct boot_options {
     .flush_ms = BOOT_DEFAULT_FLUSH_MS, .table_policy = 0 /* POLICY_RR4 */,           \
     .seed = BOOT_DEFAULT_SEED, .pme_min = BOOT_DEFAULT_PME_MIN,                      \
     .pme_max = BOOT_DEFAULT_PME_MAX, .pair_window = BOOT_DEFAULT_PAIR_WINDOW,       \
+    .value_length = BOOT_DEFAULT_VALUE_LENGTH, .value_skip = BOOT_DEFAULT_VALUE_SKIP, \
+    .value_capture = VALUE_CAPTURE_DEFAULTS,                                         \
 }
 
 enum boot_status { BOOT_OK, BOOT_NOT_KEY_VALUE, BOOT_UNKNOWN_KEY, BOOT_BAD_VALUE };

@@ -1147,6 +1147,8 @@ const char *lk_type_name(uint8_t type)
     case LK_T_END: return "END";
     case LK_T_CONSOLE: return "CONSOLE";
     case LK_T_ACK: return "ACK";
+    case LK_T_VALUES: return "VALUES";
+    case LK_T_VALUE_STATS: return "VALUE_STATS";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";
@@ -1191,4 +1193,105 @@ const char *lk_host_stat_name(enum lk_host_stat id)
 #include "firmware/abi/counter-names.def"
     }
     return "unknown";
+}
+
+/* ------------------------------------------------------------ value sampling */
+
+int lk_values_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core)
+{
+    lk_begin(w, buf, cap, LK_T_VALUES);
+    lk_put_uvarint(w, core);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_values_add(struct lk_writer *w, const struct lk_hotlist *h)
+{
+    if (h->nvalues > LK_MAX_HOT_VALUES || h->tau == 0)
+        return LK_E_RANGE;
+    if (!list_open(w))
+        return LK_E_FULL;
+    struct mark m = mark(w);
+    lk_put_pc(w, h->pc);
+    lk_put_uvarint(w, h->kind);
+    lk_put_uvarint(w, h->tau);
+    lk_put_uvarint(w, h->offered);
+    lk_put_uvarint(w, h->nvalues);
+    for (uint32_t i = 0; i < h->nvalues; i++) {
+        lk_put_uvarint(w, h->value[i]);
+        lk_put_uvarint(w, h->count[i]);
+    }
+    return commit_entry(w, m);
+}
+
+int lk_values_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_VALUES, r));
+    GET(get_u32(r, core));
+    GET(open_list_reader(r));
+    return LK_OK;
+}
+
+int lk_values_next(struct lk_reader *r, struct lk_hotlist *h)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_pc(r, &h->pc));
+    GET(get_u32(r, &h->kind));
+    GET(lk_get_uvarint(r, &h->tau));
+    GET(lk_get_uvarint(r, &h->offered));
+    GET(get_u32(r, &h->nvalues));
+    if (h->nvalues > LK_MAX_HOT_VALUES || h->tau == 0)
+        return LK_E_RANGE;
+    for (uint32_t i = 0; i < h->nvalues; i++) {
+        GET(lk_get_uvarint(r, &h->value[i]));
+        GET(lk_get_uvarint(r, &h->count[i]));
+    }
+    r->left--;
+    return 1;
+}
+
+int lk_enc_value_stats(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_value_stats *v)
+{
+    if (v->nstops > LK_MAX_VALUE_STOPS)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_VALUE_STATS);
+    lk_put_uvarint(w, v->core);
+    lk_put_uvarint(w, v->runs);
+    lk_put_uvarint(w, v->insns);
+    lk_put_uvarint(w, v->cycles);
+    lk_put_uvarint(w, v->offered);
+    lk_put_uvarint(w, v->sent);
+    lk_put_uvarint(w, v->no_slot);
+    lk_put_uvarint(w, v->link_full);
+    lk_put_uvarint(w, v->not_user);
+    lk_put_uvarint(w, v->nstops);
+    for (uint32_t i = 0; i < v->nstops; i++) {
+        lk_put_uvarint(w, v->stops[i].id);
+        lk_put_uvarint(w, v->stops[i].value);
+    }
+    return begun(w);
+}
+
+int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_VALUE_STATS, &r));
+    GET(get_u32(&r, &v->core));
+    GET(lk_get_uvarint(&r, &v->runs));
+    GET(lk_get_uvarint(&r, &v->insns));
+    GET(lk_get_uvarint(&r, &v->cycles));
+    GET(lk_get_uvarint(&r, &v->offered));
+    GET(lk_get_uvarint(&r, &v->sent));
+    GET(lk_get_uvarint(&r, &v->no_slot));
+    GET(lk_get_uvarint(&r, &v->link_full));
+    GET(lk_get_uvarint(&r, &v->not_user));
+    GET(get_u32(&r, &v->nstops));
+    if (v->nstops > LK_MAX_VALUE_STOPS)
+        return LK_E_RANGE;
+    for (uint32_t i = 0; i < v->nstops; i++) {
+        GET(get_u32(&r, &v->stops[i].id));
+        GET(lk_get_uvarint(&r, &v->stops[i].value));
+    }
+    return LK_OK;
 }

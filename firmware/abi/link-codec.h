@@ -226,6 +226,24 @@ struct lk_config {
     struct lk_event_config events[LK_MAX_EVENTS];
 };
 
+/* VALUES: one hotlist (link-protocol.h section 3). */
+struct lk_hotlist {
+    uint64_t pc;
+    uint32_t kind;
+    uint64_t tau;
+    uint64_t offered;
+    uint32_t nvalues;
+    uint64_t value[LK_MAX_HOT_VALUES];
+    uint64_t count[LK_MAX_HOT_VALUES];
+};
+
+struct lk_value_stats {
+    uint32_t core;
+    uint64_t runs, insns, cycles, offered, sent, no_slot, link_full, not_user;
+    uint32_t nstops;
+    struct lk_counter stops[LK_MAX_VALUE_STOPS];  /* id: VI_STOP_* */
+};
+
 /* ------------------------------------------------------- typed encoders */
 /* Single-shot frames: begin, fill, leave the writer ready for lk_finish.
  * Each returns LK_OK, LK_E_RANGE or LK_E_FULL. */
@@ -258,6 +276,9 @@ int lk_pme_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
 int lk_pme_add(struct lk_writer *w, const struct lk_pme_agg *a);
 int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat);
 int lk_pairs_add(struct lk_writer *w, const struct lk_pair *p);
+int lk_values_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
+int lk_values_add(struct lk_writer *w, const struct lk_hotlist *h);
+int lk_enc_value_stats(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_value_stats *v);
 
 /* ----------------------------------------------------------------- decoder */
 
@@ -355,6 +376,9 @@ int lk_pme_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader
 int lk_pme_next(struct lk_reader *r, struct lk_pme_agg *a);
 int lk_pairs_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader *r);
 int lk_pairs_next(struct lk_reader *r, struct lk_pair *p);
+int lk_values_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r);
+int lk_values_next(struct lk_reader *r, struct lk_hotlist *h);
+int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v);
 
 /* Names for messages and status lines ("SAMPLES", "overflow_full"...);
  * "unknown" for numbers the protocol does not define. */

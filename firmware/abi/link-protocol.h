@@ -97,6 +97,26 @@
  *             the target has flushed everything collected before it; data
  *             in later frames belongs to the new epoch.  The target never
  *             starts an epoch by itself.
+ *   VALUES    value hotlists of one core (value sampling: Gibbons-Matias
+ *             concise samples per PC and value kind):
+ *             u core, n16 count, count x { pcd, u kind (firmware/profiler/
+ *             value-hotlist.h VALUE_*), u tau (each value entered the sample
+ *             with probability 1/tau), u offered (values offered to this
+ *             hotlist since the last VALUES of it, exactly), u nvalues
+ *             (<= LK_MAX_HOT_VALUES), nvalues x { u value, u count } }.
+ *             count * tau estimates a value's frequency without bias, so
+ *             the host adds count * tau (and offered) over frames.
+ *   VALUE_STATS  the value sampler's cumulative counters of one core:
+ *             u core, u runs (interpreter runs), u insns (instructions
+ *             interpreted), u cycles (spent in the interpreter), u offered
+ *             (values offered to hotlists), u sent (offered values of the
+ *             hotlists in VALUES frames sent), u no_slot (values whose
+ *             (PC, kind) found no hotlist: dropped), u link_full (offered
+ *             values of hotlists the link had no room for: dropped),
+ *             u not_user (interrupts of kernel code: not interpreted),
+ *             u nstops, nstops x { u reason (value-interp.h VI_STOP_*),
+ *             u count }.  offered = sent + no_slot + link_full + what the
+ *             board still holds.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -201,6 +221,8 @@
 #define LK_MAX_COUNTERS     16      /* stats or drop reasons in one FLUSH */
 #define LK_MAX_EVENTS       8       /* events in one CONFIG */
 #define LK_VARINT_MAX       10
+#define LK_MAX_HOT_VALUES   16      /* values in one VALUES hotlist */
+#define LK_MAX_VALUE_STOPS  32      /* interpreter stop reasons in one VALUE_STATS */
 
 /* Frame types: target -> host. */
 #define LK_T_HELLO          0x01
@@ -214,6 +236,8 @@
 #define LK_T_END            0x09
 #define LK_T_CONSOLE        0x0a
 #define LK_T_ACK            0x0b
+#define LK_T_VALUES         0x0c
+#define LK_T_VALUE_STATS    0x0d
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -293,6 +317,9 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
+_Static_assert(LK_T_VALUE_STATS < LK_T_START, "target frames are below 0x40");
+_Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
+               "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");
 
 #endif

@@ -58,6 +58,7 @@
 #include "firmware/profiler/sampling.h"
 #include "firmware/profiler/session.h"
 #include "firmware/profiler/table-send.h"
+#include "firmware/profiler/value-sampling.h"
 #include "hw-model/oracle-format.h"
 
 /* After END: how long the board waits for a host to store what it holds
@@ -107,6 +108,7 @@ void profiler_start(void)
     if (!profiling_mode(config->mode))
         return;
     sampling_init(config, ncores);
+    value_sampling_init(&boot_options, ncores, config->flush_ms);
     request_oracle(ORACLE_SNAPSHOT_START);
     link_tx_init(BOARD_COM2_PORT, config->baud);
     for (unsigned c = 0; c < ncores; c++) {
@@ -189,6 +191,8 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     if (core == 0 && (now >= next_drain_ns || now >= control_due_ns ||
                       source_any_pending(sampling_source(), ncores)))
         return 0;
+    if (value_sampling_fast_tick(core))
+        return 0;               /* a value-sampling run: the full path has every register */
     tick(core, s, pc, now);
     return 1;
 }
@@ -207,6 +211,7 @@ static void boot_core_duties(uint64_t now)
         if (next_drain_ns <= now)
             next_drain_ns = now + config->flush_ms * 1000000ull;
         flush_periodic();
+        value_sampling_send();
         /* silent without a session.  FLUSH frames go ahead of waiting
          * data (data frames leave the reserve free), but on a slow link
          * take at most ~10% of it: ~64 bytes a core a round (counters are
@@ -227,6 +232,7 @@ int profiler_clock_interrupt(struct trap_frame *f)
         return 0;
     uint64_t now = clock_ns();
     tick(core, s, f->pal.pc, now);
+    value_sampling_tick(core, f, now);
     if (core == 0)
         boot_core_duties(now);
     return 1;
@@ -276,6 +282,7 @@ void profiler_finish(long status, unsigned how)
     sampling[0].active = 0;
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
     flush_final(ipl);
+    value_sampling_finish();
     link_tx_wait_free(link_tx_reserve());   /* the FLUSH frames must get through */
     uint64_t taken = 0, hits = 0, misses = 0, entries = 0, dropped = 0;
     for (unsigned c = 0; c < ncores; c++) {
@@ -298,6 +305,7 @@ void profiler_finish(long status, unsigned how)
                (unsigned long)link_tx_bytes_sent());
     source_summary(sampling_source(), ncores);
     control_summary();
+    value_sampling_summary(ncores);
 }
 
 void profiler_abort(void)

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "firmware/profiler/value-interp.h"
 #include "util/image-file.h"
 #include "util/symbols.h"
 #include "util/strvec.h"
@@ -72,6 +73,10 @@ struct ingest {
     uint64_t got_samples[MAX_CORE], got_pme[MAX_CORE], got_pairs[MAX_CORE];
     uint64_t lost_samples[MAX_CORE], lost_pme[MAX_CORE], lost_pairs[MAX_CORE];
     uint64_t hash_hits[MAX_CORE], hash_misses[MAX_CORE];
+    /* value sampling: offered values that arrived in VALUES frames, the
+     * last VALUE_STATS (cumulative) */
+    uint64_t got_values[MAX_CORE], lost_values[MAX_CORE];
+    struct lk_value_stats vstats[MAX_CORE];
 
     /* link session and sequence (link-protocol.h 5) */
     uint64_t nonce;
@@ -125,6 +130,9 @@ static void new_session_state(struct ingest *in)
     memset(in->lost_pairs, 0, sizeof in->lost_pairs);
     memset(in->hash_hits, 0, sizeof in->hash_hits);
     memset(in->hash_misses, 0, sizeof in->hash_misses);
+    memset(in->got_values, 0, sizeof in->got_values);
+    memset(in->lost_values, 0, sizeof in->lost_values);
+    memset(in->vstats, 0, sizeof in->vstats);
 }
 
 static int load_elfs(struct ingest *in, struct ap_err *err)
@@ -383,6 +391,90 @@ static int on_pairs(struct ingest *in, const struct lk_frame *f)
     return rc == 0 ? 0 : 1;
 }
 
+static void account_link(struct ingest *in, uint32_t core, enum lk_host_drop reason, uint64_t sent,
+                         uint64_t got, uint64_t *lost);
+
+/* VALUES: hotlists summed into value_lists and value_counts (estimates
+ * carry tau, so sums over frames stay unbiased). */
+static int on_values(struct ingest *in, const struct lk_frame *f)
+{
+    uint32_t core;
+    struct lk_reader r;
+    struct lk_hotlist h;
+    int rc;
+    if (lk_values_open(f, &core, &r) != LK_OK || !core_ok(core))
+        return 1;
+    while ((rc = lk_values_next(&r, &h)) == 1) {
+        uint64_t off;
+        int64_t image = place(in, h.pc, &off);
+        pdb_add_value_list(in->db, in->epoch, image, (int32_t)core, off, h.kind, h.offered);
+        for (uint32_t i = 0; i < h.nvalues; i++)
+            pdb_add_value(in->db, in->epoch, image, (int32_t)core, off, h.kind, h.value[i], h.count[i], h.tau);
+        in->got_values[core] += h.offered;
+        in->t.entries++;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+/* The growth of one VALUE_STATS counter (cumulative since HELLO). */
+static uint64_t value_growth(struct ingest *in, uint64_t *last, uint64_t now)
+{
+    if (now < *last) {
+        in->t.went_back++;
+        return 0;
+    }
+    uint64_t d = now - *last;
+    *last = now;
+    return d;
+}
+
+static const char *const value_stop_names[] = {
+#define VI_STOP(id, name) name,
+    VI_STOPS
+#undef VI_STOP
+};
+
+static int on_value_stats(struct ingest *in, const struct lk_frame *f)
+{
+    struct lk_value_stats v;
+    if (lk_parse_value_stats(f, &v) != LK_OK || !core_ok(v.core))
+        return 1;
+    struct lk_value_stats *last = &in->vstats[v.core];
+    int32_t c = (int32_t)v.core;
+    const struct { const char *name; uint64_t *last, now; bool drop; } fields[] = {
+#define VALUE_FIELD_(ID, name, field, drop) {name, &last->field, v.field, drop},
+        VALUE_FIELD_(RUNS, "value_runs", runs, false)
+        VALUE_FIELD_(INSNS, "value_insns", insns, false)
+        VALUE_FIELD_(CYCLES, "value_cycles", cycles, false)
+        VALUE_FIELD_(OFFERED, "values_offered", offered, false)
+        VALUE_FIELD_(SENT, "values_sent", sent, false)
+        VALUE_FIELD_(NOT_USER, "value_not_user", not_user, false)
+        VALUE_FIELD_(NO_SLOT, "values_no_slot", no_slot, true)
+        VALUE_FIELD_(LINK_FULL, "values_link_full", link_full, true)
+#undef VALUE_FIELD_
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        uint64_t d = value_growth(in, fields[i].last, fields[i].now);
+        if (fields[i].drop)
+            pdb_add_drop(in->db, in->epoch, c, fields[i].name, d);
+        else
+            pdb_add_stat(in->db, in->epoch, c, fields[i].name, d);
+    }
+    for (uint32_t i = 0; i < v.nstops; i++) {
+        uint32_t id = v.stops[i].id;
+        if (id >= LK_MAX_VALUE_STOPS)
+            continue;
+        char name[48];
+        snprintf(name, sizeof name, "value_stop_%s",
+                 id < sizeof value_stop_names / sizeof value_stop_names[0] ? value_stop_names[id] : "unknown");
+        uint64_t *l = &last->stops[id].value;       /* indexed by reason, not by position */
+        pdb_add_stat(in->db, in->epoch, c, name, value_growth(in, l, v.stops[i].value));
+    }
+    account_link(in, v.core, LK_HOST_DROP_LINK_LOST_VALUES, v.sent, in->got_values[v.core],
+                 &in->lost_values[v.core]);
+    return 0;
+}
+
 static const char *counter_name(char *buf, size_t cap, const char *known, const char *prefix,
                                 uint32_t id)
 {
@@ -594,6 +686,8 @@ static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *
     case LK_T_EPOCH: return on_epoch(in, f, err);
     case LK_T_END: return on_end(in, f, err);
     case LK_T_CONSOLE: return on_console(in, f);
+    case LK_T_VALUES: return on_values(in, f);
+    case LK_T_VALUE_STATS: return on_value_stats(in, f);
     case LK_T_ACK: return 0;
     default: return 1;          /* not a target-to-host frame */
     }
@@ -773,6 +867,23 @@ static bool absorb_stored(struct ingest *in, const struct lk_frame *f)
         struct lk_pme_hdr h;
         if (lk_pairs_open(f, &h, &r) == LK_OK && core_ok(h.core))
             in->got_pairs[h.core] += h.count;
+    } else if (f->type == LK_T_VALUES) {
+        uint32_t core;
+        struct lk_hotlist h;
+        if (lk_values_open(f, &core, &r) == LK_OK && core_ok(core))
+            while (lk_values_next(&r, &h) == 1)
+                in->got_values[core] += h.offered;
+    } else if (f->type == LK_T_VALUE_STATS) {       /* stored already: the base */
+        struct lk_value_stats v;
+        if (lk_parse_value_stats(f, &v) == LK_OK && core_ok(v.core)) {
+            struct lk_value_stats base = v;
+            for (uint32_t i = 0; i < LK_MAX_VALUE_STOPS; i++)
+                base.stops[i] = (struct lk_counter){i, 0};
+            for (uint32_t i = 0; i < v.nstops; i++)
+                if (v.stops[i].id < LK_MAX_VALUE_STOPS)
+                    base.stops[v.stops[i].id].value = v.stops[i].value;
+            in->vstats[v.core] = base;
+        }
     }
     return true;
 }

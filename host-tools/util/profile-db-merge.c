@@ -22,7 +22,7 @@
 #include "util/strvec.h"
 
 /* What a pending merge row goes to. */
-enum mtab { M_SAMPLES, M_PERIOD, M_PME, M_PME_BIT, M_PME_LAT, M_DROP, M_STAT, M_NTAB };
+enum mtab { M_SAMPLES, M_PERIOD, M_PME, M_PME_BIT, M_PME_LAT, M_DROP, M_STAT, M_VLIST, M_VALUE, M_NTAB };
 
 struct mrow {
     int64_t k[5];               /* the table's key columns, in order */
@@ -153,6 +153,14 @@ static const char *const upsert_sql[M_NTAB] = {
                " ON CONFLICT DO UPDATE SET count = count + excluded.count",
     [M_STAT] = "INSERT INTO stats(epoch,core,name,value) VALUES(?1,?2,?3,?6)"
                " ON CONFLICT DO UPDATE SET value = value + excluded.value",
+    [M_VLIST] = "INSERT INTO value_lists(epoch,image,core,offset,kind,offered,hotlists)"
+                " VALUES(?1,?2,?3,?4,?5,?6,?7) ON CONFLICT DO UPDATE SET"
+                " offered = offered + excluded.offered, hotlists = hotlists + excluded.hotlists",
+    /* key columns packed to five: ?4 is core << 8 | kind */
+    [M_VALUE] = "INSERT INTO value_counts(epoch,image,core,offset,kind,value,samples,estimate,variance)"
+                " VALUES(?1,?2,?4 >> 8,?3,?4 & 255,?5,?6,?7,?8) ON CONFLICT DO UPDATE SET"
+                " samples = samples + excluded.samples, estimate = estimate + excluded.estimate,"
+                " variance = variance + excluded.variance",
 };
 
 int pdb_merge_open(struct pdb *db, struct ap_err *err)
@@ -235,6 +243,24 @@ void pdb_add_drop(struct pdb *db, int64_t epoch, int32_t core, const char *reaso
 {
     if (count)
         row(db, M_DROP, epoch, core, intern(db, reason), 0, 0)->v[0] += (int64_t)count;
+}
+
+void pdb_add_value_list(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
+                        uint32_t kind, uint64_t offered)
+{
+    struct mrow *r = row(db, M_VLIST, epoch, image, core, (int64_t)offset, kind);
+    r->v[0] += (int64_t)offered;
+    r->v[1] += 1;
+}
+
+void pdb_add_value(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
+                   uint32_t kind, uint64_t value, uint64_t count, uint64_t tau)
+{
+    struct mrow *r = row(db, M_VALUE, epoch, image, (int64_t)offset, (int64_t)core << 8 | (kind & 255),
+                         (int64_t)value);
+    r->v[0] += (int64_t)count;
+    r->v[1] += (int64_t)(count * tau);
+    r->v[2] += (int64_t)(count * tau * (tau - 1));
 }
 
 void pdb_add_stat(struct pdb *db, int64_t epoch, int32_t core, const char *name, uint64_t delta)

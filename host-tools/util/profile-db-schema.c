@@ -18,11 +18,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Value sampling (v4): Gibbons-Matias concise samples per (PC, value kind)
+ * as the board's VALUES frames carry them, summed over frames.  A value's
+ * frequency is estimated by `estimate` (the sum of count * tau, unbiased),
+ * with `variance` the sum of count * tau * (tau - 1) (the estimate's
+ * variance, for confidence intervals); offered counts every value the
+ * board offered to the hotlist, exactly. */
+#define VALUE_TABLES_SQL_(if_not_exists)                                              \
+    "CREATE TABLE " if_not_exists "value_lists (\n"                                                   \
+    "    epoch    INTEGER NOT NULL,\n"                                               \
+    "    image    INTEGER NOT NULL,\n"                                               \
+    "    core     INTEGER NOT NULL,\n"                                               \
+    "    offset   INTEGER NOT NULL,\n"                                               \
+    "    kind     INTEGER NOT NULL,     -- firmware/abi/value-capture.h VALUE_*\n"   \
+    "    offered  INTEGER NOT NULL,     -- values offered to the hotlist\n"          \
+    "    hotlists INTEGER NOT NULL,     -- hotlists merged into this row\n"          \
+    "    PRIMARY KEY (epoch, image, core, offset, kind)\n"                           \
+    ") WITHOUT ROWID;\n"                                                             \
+    "CREATE TABLE " if_not_exists "value_counts (\n"                                                  \
+    "    epoch    INTEGER NOT NULL,\n"                                               \
+    "    image    INTEGER NOT NULL,\n"                                               \
+    "    core     INTEGER NOT NULL,\n"                                               \
+    "    offset   INTEGER NOT NULL,\n"                                               \
+    "    kind     INTEGER NOT NULL,\n"                                               \
+    "    value    INTEGER NOT NULL,\n"                                               \
+    "    samples  INTEGER NOT NULL,     -- sum of the hotlists' counts\n"            \
+    "    estimate INTEGER NOT NULL,     -- sum of count * tau: occurrences\n"        \
+    "    variance INTEGER NOT NULL,     -- sum of count * tau * (tau - 1)\n"         \
+    "    PRIMARY KEY (epoch, image, core, offset, kind, value)\n"                    \
+    ") WITHOUT ROWID;\n"
+
 /*
  * ======================================================================
- * Schema, version 3 (version 1 lacked sessions.oracle_run_id and
- * sessions.oracle, version 2 the view achieved_periods; see the migrations
- * at the end).  DCPI's profile database (SOSP'97 section 4.3) as
+ * Schema, version 4 (version 1 lacked sessions.oracle_run_id and
+ * sessions.oracle, version 2 the view achieved_periods, version 3 the value
+ * tables value_lists and value_counts; see the migrations at the end).
+ * DCPI's profile database (SOSP'97 section 4.3) as
  * SQLite tables: epochs, per-(image, event) sample profiles, loadmaps,
  * unknown samples, plus ProfileMe aggregates and paired samples.
  *
@@ -206,6 +237,7 @@ static const char schema_sql[] =
      * periods.period is the one the board set out to keep.  Every time
      * estimate uses this one where it exists (profile-view.c). */
     ACHIEVED_PERIODS_VIEW
+    VALUE_TABLES_SQL_("")
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -217,7 +249,8 @@ const char *pdb_schema_sql(void)
 
 const char *const pdb_tables[] = {
     "meta", "epochs", "sessions", "images", "loadmaps", "names", "samples", "periods",
-    "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats", NULL,
+    "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats",
+    "value_lists", "value_counts", NULL,
 };
 
 int pdb_create_schema(struct pdb *db, struct ap_err *err)
@@ -260,6 +293,7 @@ static const char *const migrations[] = {
     [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
     [3] = ACHIEVED_PERIODS_VIEW,
+    [4] = VALUE_TABLES_SQL_("IF NOT EXISTS "),
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* 2: sessions.oracle_run_id and sessions.oracle.  Older files are migrated
  * when opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  3
+#define PDB_SCHEMA_VERSION  4
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -122,6 +122,12 @@ void pdb_set_period(struct pdb *db, int64_t epoch, uint32_t event, int32_t core,
 void pdb_add_pme(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
                  const struct lk_pme_agg *a, uint32_t nbits, uint32_t nlat);
 void pdb_add_drop(struct pdb *db, int64_t epoch, int32_t core, const char *reason, uint64_t count);
+/* Value sampling: one hotlist of a VALUES frame (offered values), and one
+ * of its values (count sampled with probability 1/tau). */
+void pdb_add_value_list(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
+                        uint32_t kind, uint64_t offered);
+void pdb_add_value(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
+                   uint32_t kind, uint64_t value, uint64_t count, uint64_t tau);
 void pdb_add_stat(struct pdb *db, int64_t epoch, int32_t core, const char *name, uint64_t delta);
 
 /* A paired sample: each record already mapped to (image, offset). */

@@ -81,6 +81,7 @@
 #include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
+#include "hw-model/plugin/value-oracle.h"
 #include "hw-model/pmu-window.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
@@ -365,6 +366,8 @@ static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t
         start(v, in, vcpu_index);      /* R1: its exec callback was dropped */
     v->prev_addr = vaddr;
     v->prev_accessed = true;
+    if (g.oracle_path[0] && in->s.cls == ALPHA_LOAD)
+        value_oracle_load(vcpu_index, in->s.pc, in->s.word, vaddr);    /* after the access */
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -548,6 +551,15 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             core_model_settle(&v->model);       /* the last retire cycle, charged */
     }
     write_oracle(0);
+    if (g.oracle_path[0] && !g.counters_mode) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.values", g.oracle_path);
+        if (value_oracle_write(path, g.run_id)) {
+            char msg[4400];
+            snprintf(msg, sizeof msg, "cannot write the value oracle %s: %s", path, strerror(errno));
+            model_error(msg);
+        }
+    }
 }
 
 static int map_ram(const char *path)
@@ -680,6 +692,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if (ram && map_ram(ram)) {
         snprintf(msg, sizeof msg, "cannot map the RAM file %s (%s)", ram, strerror(errno));
         model_error(msg);
+        return -1;
+    }
+    if (g.oracle_path[0] && !g.counters_mode && value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0)) {
+        model_error("out of memory");
         return -1;
     }
     char why[200];

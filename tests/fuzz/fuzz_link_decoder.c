@@ -74,6 +74,33 @@ static void reencode_pme(const struct lk_frame *f)
     }
 }
 
+/* A parsed hotlist encodes back to one that parses the same. */
+static void reencode_values(const struct lk_frame *f)
+{
+    static uint8_t raw2[LK_MAX_RAW];
+    struct lk_reader r;
+    uint32_t core;
+    if (lk_values_open(f, &core, &r) != LK_OK)
+        return;
+    struct lk_hotlist a, b;
+    memset(&a, 0, sizeof a);
+    while (lk_values_next(&r, &a) == 1) {
+        CHECK(a.nvalues <= LK_MAX_HOT_VALUES && a.tau > 0);
+        struct lk_writer one;
+        CHECK(lk_values_begin(&one, raw2, sizeof raw2, core) == LK_OK);
+        if (lk_values_add(&one, &a) != LK_OK)
+            continue;
+        struct lk_frame g = {LK_T_VALUES, 0, raw2 + LK_HDR_SIZE, lk_payload_len(&one)};
+        struct lk_reader r2;
+        uint32_t core2;
+        memset(&b, 0, sizeof b);
+        CHECK(lk_values_open(&g, &core2, &r2) == LK_OK && core2 == core);
+        CHECK(lk_values_next(&r2, &b) == 1);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        memset(&a, 0, sizeof a);
+    }
+}
+
 static void parse_any(const struct lk_frame *f)
 {
     struct lk_reader r;
@@ -90,6 +117,7 @@ static void parse_any(const struct lk_frame *f)
         struct lk_pme_hdr ph;
         struct lk_pair p;
         struct lk_link_ack la;
+        struct lk_value_stats vs;
     } u;
     struct lk_bytes b;
     uint64_t x;
@@ -129,6 +157,11 @@ static void parse_any(const struct lk_frame *f)
         break;
     case LK_T_SAMPLES: reencode_samples(f); break;
     case LK_T_PME_AGG: reencode_pme(f); break;
+    case LK_T_VALUES: reencode_values(f); break;
+    case LK_T_VALUE_STATS:
+        if (lk_parse_value_stats(f, &u.vs) == LK_OK)
+            CHECK(u.vs.nstops <= LK_MAX_VALUE_STOPS);
+        break;
     case LK_T_PAIRS:
         if (lk_pairs_open(f, &u.ph, &r) == LK_OK)
             while (lk_pairs_next(&r, &u.p) == 1)

@@ -79,6 +79,32 @@ static void test_every_key_is_read(void **state)
     assert_string_equal(o.args, "echo  a b");
 }
 
+static void test_value_sampling_keys_and_the_capture_grammar(void **state)
+{
+    (void)state;
+    struct warnings w;
+    struct boot_options d = BOOT_OPTIONS_DEFAULTS;
+    assert_int_equal(d.value_every, 0);                 /* off unless asked for */
+    assert_int_equal(d.value_capture.kinds[VALUE_CLASS_LOAD],
+                     1u << VALUE_RESULT | 1u << VALUE_ADDRESS | 1u << VALUE_LATENCY);
+    struct boot_options o = parsed("value_every=3 value_length=8 value_skip=0 "
+                                   "value_capture=all:none,load:result+tos,branch:ra", &w);
+    assert_int_equal(w.n, 0);
+    assert_int_equal(o.value_every, 3);
+    assert_int_equal(o.value_length, 8);
+    assert_int_equal(o.value_skip, 0);
+    assert_int_equal(o.value_capture.kinds[VALUE_CLASS_LOAD], 1u << VALUE_RESULT | 1u << VALUE_TOS);
+    assert_int_equal(o.value_capture.kinds[VALUE_CLASS_BRANCH], 1u << VALUE_RA);
+    assert_int_equal(o.value_capture.kinds[VALUE_CLASS_INT], 0);
+    assert_int_equal(o.value_capture.kinds[VALUE_CLASS_STORE], 0);
+    /* classes not named keep their defaults */
+    o = parsed("value_capture=int:operand_a+operand_b", &w);
+    assert_int_equal(o.value_capture.kinds[VALUE_CLASS_INT], 1u << VALUE_OPERAND_A | 1u << VALUE_OPERAND_B);
+    assert_int_equal(o.value_capture.kinds[VALUE_CLASS_LOAD], d.value_capture.kinds[VALUE_CLASS_LOAD]);
+    assert_string_equal(value_kind_name(VALUE_LATENCY), "latency");
+    assert_string_equal(value_class_name(VALUE_CLASS_FP), "fp");
+}
+
 static void test_the_last_word_of_a_key_wins(void **state)
 {
     (void)state;
@@ -103,6 +129,15 @@ static void test_bad_words_change_nothing(void **state)
 {
     (void)state;
     expect_refused("no_such_key=1", BOOT_UNKNOWN_KEY);
+    expect_refused("value_length=0", BOOT_BAD_VALUE);
+    expect_refused("value_length=65", BOOT_BAD_VALUE);
+    expect_refused("value_skip=65", BOOT_BAD_VALUE);
+    expect_refused("value_capture=", BOOT_BAD_VALUE);
+    expect_refused("value_capture=load", BOOT_BAD_VALUE);
+    expect_refused("value_capture=load:colour", BOOT_BAD_VALUE);
+    expect_refused("value_capture=cpu:result", BOOT_BAD_VALUE);
+    expect_refused("value_capture=load:result,", BOOT_BAD_VALUE);
+    expect_refused("value_capture=load:result++tos", BOOT_BAD_VALUE);
     expect_refused("noequals", BOOT_NOT_KEY_VALUE);
     expect_refused("tick_hz=abc", BOOT_BAD_VALUE);
     expect_refused("tick_hz=100001", BOOT_BAD_VALUE);
@@ -214,6 +249,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_hold_without_keys),
         cmocka_unit_test(test_every_key_is_read),
+        cmocka_unit_test(test_value_sampling_keys_and_the_capture_grammar),
         cmocka_unit_test(test_the_last_word_of_a_key_wins),
         cmocka_unit_test(test_bad_words_change_nothing),
         cmocka_unit_test(test_limits_are_inclusive),

@@ -19,6 +19,8 @@ static const char *const all_names[] = {
 #define LK_STAT(id, number, name) name,
 #define HOST_DROP(id, name) name,
 #define HOST_STAT(id, name) name,
+#define VALUE_STAT(id, name) name,
+#define VALUE_DROP(id, name) name,
 #include "firmware/abi/counter-names.def"
 };
 

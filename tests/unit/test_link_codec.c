@@ -754,6 +754,62 @@ static void test_trailing_fields_ignored(void **state)
     assert_true(e2.epoch == 5 && e2.time == 6);
 }
 
+static void test_values_and_value_stats_round_trip(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_hotlist a = {.pc = 0x1000118, .kind = 4, .tau = 64, .offered = 123456, .nvalues = LK_MAX_HOT_VALUES};
+    for (unsigned i = 0; i < a.nvalues; i++) {
+        a.value[i] = 0xfffffffffffffff0ull + i;
+        a.count[i] = i + 1;
+    }
+    struct lk_hotlist b = {.pc = 0x1000100, .kind = 0, .tau = 1, .offered = 5, .nvalues = 1, .value = {7}, .count = {5}};
+    assert_int_equal(lk_values_begin(&w, raw, sizeof raw, 3), LK_OK);
+    assert_int_equal(lk_values_add(&w, &a), LK_OK);
+    assert_int_equal(lk_values_add(&w, &b), LK_OK);       /* a lower PC: a negative delta */
+    struct lk_hotlist bad = b;
+    bad.tau = 0;
+    assert_int_equal(lk_values_add(&w, &bad), LK_E_RANGE);
+    bad = b;
+    bad.nvalues = LK_MAX_HOT_VALUES + 1;
+    assert_int_equal(lk_values_add(&w, &bad), LK_E_RANGE);
+    roundtrip(&w, 9, &d, &f);
+    assert_int_equal(f.type, LK_T_VALUES);
+    struct lk_reader r;
+    uint32_t core;
+    struct lk_hotlist x;
+    assert_int_equal(lk_values_open(&f, &core, &r), LK_OK);
+    assert_int_equal(core, 3);
+    assert_int_equal(lk_values_next(&r, &x), 1);
+    assert_int_equal(x.pc, a.pc);
+    assert_int_equal(x.tau, 64);
+    assert_int_equal(x.offered, 123456);
+    assert_int_equal(x.nvalues, LK_MAX_HOT_VALUES);
+    assert_memory_equal(x.value, a.value, sizeof a.value);
+    assert_memory_equal(x.count, a.count, sizeof a.count);
+    assert_int_equal(lk_values_next(&r, &x), 1);
+    assert_int_equal(x.pc, b.pc);
+    assert_int_equal(x.value[0], 7);
+    assert_int_equal(lk_values_next(&r, &x), 0);
+
+    struct lk_value_stats s = {.core = 1, .runs = 10, .insns = 240, .cycles = 50000, .offered = 300, .sent = 290,
+                               .no_slot = 4, .link_full = 6, .not_user = 2, .nstops = 2,
+                               .stops = {{0, 9}, {11, 1}}};
+    assert_int_equal(lk_enc_value_stats(&w, raw, sizeof raw, &s), LK_OK);
+    roundtrip(&w, 10, &d, &f);
+    struct lk_value_stats t;
+    memset(&t, 0, sizeof t);
+    assert_int_equal(lk_parse_value_stats(&f, &t), LK_OK);
+    assert_memory_equal(&t, &s, sizeof s);
+    s.nstops = LK_MAX_VALUE_STOPS + 1;
+    assert_int_equal(lk_enc_value_stats(&w, raw, sizeof raw, &s), LK_E_RANGE);
+    assert_string_equal(lk_type_name(LK_T_VALUES), "VALUES");
+    assert_string_equal(lk_type_name(LK_T_VALUE_STATS), "VALUE_STATS");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -762,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_varints),
         cmocka_unit_test(test_pc_deltas),
         cmocka_unit_test(test_hello_and_small_frames),
+        cmocka_unit_test(test_values_and_value_stats_round_trip),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
         cmocka_unit_test(test_pme_aggregates),

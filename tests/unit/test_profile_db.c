@@ -572,6 +572,33 @@ static void test_achieved_periods_from_the_timer_stats_and_the_schema_2_migratio
     pdb_close(db);
 }
 
+/* A schema-3 file (before value sampling) gains the value tables, empty,
+ * and keeps everything it had. */
+static void test_the_schema_3_migration_adds_the_value_tables(void **state)
+{
+    struct fixture *f = *state;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    struct ap_err err;
+    pdb_add_samples(db, 1, 0, 255, 0, 0x40, 7);
+    assert_int_equal(pdb_commit(db, &err), 0);
+    pdb_close(db);
+    raw_sql(f->path, "DROP TABLE value_lists; DROP TABLE value_counts;"
+                     "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(q(db, "SELECT count(*) FROM value_lists"), 0);
+    assert_int_equal(q(db, "SELECT sum(count) FROM samples"), 7);
+    pdb_add_value_list(db, 1, 0, 0, 0x40, 0, 10);
+    pdb_add_value(db, 1, 0, 0, 0x40, 0, 42, 3, 2);       /* 3 sampled at tau 2: 6 estimated */
+    pdb_add_value(db, 1, 0, 0, 0x40, 0, 42, 1, 4);       /* a later hotlist: 4 more */
+    assert_int_equal(pdb_commit(db, &err), 0);
+    assert_int_equal(q(db, "SELECT estimate FROM value_counts WHERE value = 42"), 10);
+    assert_int_equal(q(db, "SELECT variance FROM value_counts WHERE value = 42"), 3 * 2 * 1 + 1 * 4 * 3);
+    assert_int_equal(q(db, "SELECT samples FROM value_counts WHERE value = 42"), 4);
+    assert_int_equal(q(db, "SELECT offered FROM value_lists"), 10);
+    pdb_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -583,6 +610,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dump, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_while_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_schema_3_migration_adds_the_value_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oracle_run_ids_and_the_schema_1_migration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration,
                                         setup, teardown),

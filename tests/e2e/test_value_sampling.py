@@ -1,0 +1,133 @@
+"""End-to-end: the value-sampling interpreter (firmware/profiler/value-interp.c)
+against the board's own execution.  The valuediff workload builds the same
+interpreter source, generates seeded random sequences over every
+instruction of the table it runs, runs each natively and interpreted from
+the same registers and memory, and compares registers and memory.
+"""
+import json
+import os
+import re
+import sqlite3
+
+from harness import alphaprof, build_path, check, cleanup, require, run_image, tmpdir
+
+CLASSES = ["ialu", "ishift", "imul", "load", "store", "branch", "branch_cond", "jump",
+           "fadd", "fmov", "barrier", "misc", "nop", "prefetch"]
+
+
+def _valuediff(seed, instructions):
+    image = require(build_path("workloads", "valuediff.elf"), "the valuediff workload")
+    return run_image(image, args=[str(seed), str(instructions)], timeout_s=300)
+
+
+def test_interpreter_agrees_with_the_board_on_every_generated_sequence():
+    r = _valuediff(7, 60000)
+    summary = [l for l in r.lines() if re.match(r"valuediff: (ok|FAILED) ", l)]
+    check(len(summary) == 1, "valuediff prints its summary", r)
+    m = re.search(r"interpreted (\d+) compared (\d+) mismatches (\d+) instructions (\d+) never-executed (\d+)",
+                  summary[0])
+    check(m is not None, "the summary has its counts", r)
+    interpreted, compared, mismatches, insns, never = map(int, m.groups())
+    check(mismatches == 0, "no sequence differs between the board and the interpreter", r)
+    check(r.status == 0, "valuediff exits 0", r)
+    check(interpreted >= 60000, "at least the asked-for instructions were interpreted", r)
+    check(compared >= 1000, "over a thousand sequences ran both ways", r)
+    check(insns >= 140 and never == 0, "every table instruction the interpreter runs was executed", r)
+    for c in CLASSES:
+        check(any(l.startswith("valuediff: class %s executed " % c) for l in r.lines()),
+              "opcode class %s is covered" % c, r)
+    check(any(l.startswith("valuediff: stop overflow_trap ") for l in r.lines()),
+          "overflowing /v operations were predicted (and not run natively)", r)
+
+
+def _valuemix_record(d, *opts, iterations=2000000):
+    # --deterministic: samples land on any instruction, not only on the
+    # heads of QEMU's translation blocks, so what is interpreted is a fair
+    # sample of the executions (see README, Value sampling)
+    image = require(build_path("workloads", "valuemix.elf"), "the valuemix workload")
+    db, oracle = os.path.join(d, "v.db"), os.path.join(d, "v.oracle")
+    r = alphaprof(["record", "--board", "clipper-pm", "--deterministic", "--oracle", oracle, "--db", db,
+                   "--timeout", "250"] + list(opts) + [image, "--", str(iterations)], timeout=280)
+    check(r.status == 0, "record of valuemix succeeds", r)
+    return db, oracle, r
+
+
+def _rows_of(db, proc):
+    r = alphaprof(["values", "--db", db, proc, "--json", "--top", "16"])
+    check(r.status == 0, "alphaprof values reads the profile", r)
+    return json.loads(r.out)["instructions"], r
+
+
+def _stat(db, name):
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute("SELECT sum(value) FROM stats WHERE name = ?", (name,)).fetchone()
+        drops = con.execute("SELECT reason, sum(count) FROM drops WHERE reason LIKE '%value%' GROUP BY reason").fetchall()
+    finally:
+        con.close()
+    return (row[0] or 0), dict(drops)
+
+
+def test_values_finds_the_semi_invariant_and_the_known_distributions_of_valuemix():
+    d = tmpdir()
+    try:
+        db, oracle, rec = _valuemix_record(d, "--value-every", "1")
+        rows, r = _rows_of(db, "mix_loop")
+        check(rows, "mix_loop has value profiles", r)
+        by_top = {}
+        for row in rows:
+            if row["values"]:
+                by_top.setdefault(row["values"][0]["value"], []).append(row)
+        # the semi-invariant load of `mode` (always 3) leads, exactly
+        modes = [x for x in by_top.get(3, []) if x["offered"] >= 100]
+        check(modes and modes[0]["top_share"] == 1.0, "mode's load: 3 every time", r)
+        check(rows[0]["top_share"] == 1.0, "semi-invariants come first", r)
+        # bytes[]: 0x41 70 %, 0x42 30 %: two values, every one kept (tau 1)
+        bytes_rows = [x for x in by_top.get(0x41, []) if x["offered"] >= 200]
+        check(bytes_rows, "the byte loads' top value is 0x41", r)
+        for x in bytes_rows:
+            check(0.60 <= x["top_share"] <= 0.80, "0x41's share is near 70 %% (got %.3f)" % x["top_share"], r)
+        # skewed[]: 7 is half of all
+        check(any(x["offered"] >= 200 for x in by_top.get(7, [])), "the skewed load's top value is 7", r)
+        # every value offered on the board is stored or dropped with a reason
+        offered, drops = _stat(db, "values_offered")
+        sent, _ = _stat(db, "values_sent")
+        check(offered > 1000 and offered == sent + sum(drops.values()),
+              "values offered (%d) = sent (%d) + dropped %s" % (offered, sent, drops), rec)
+        con = sqlite3.connect(db)
+        stored = con.execute("SELECT sum(offered) FROM value_lists").fetchone()[0]
+        con.close()
+        check(stored + drops.get("link_lost_values", 0) == sent,
+              "what the board sent (%d) is stored (%d) or counted lost" % (sent, stored), rec)
+        # the model's truth agrees
+        c = alphaprof(["check", "--values", "--oracle", oracle, "--db", db, "--json", "--min-samples", "200"])
+        check(c.status == 0, "check --values runs", c)
+        a = json.loads(c.out)
+        check(a["loads_checked"] >= 3, "the dominant loads are checked", c)
+        check(a["top_value_recall"] >= 0.95, "the true top value is first (recall %.3f)" % a["top_value_recall"], c)
+        check(a["top_value_freq_error"] <= 5.0,
+              "estimated shares near the truth (error %.2f points)" % a["top_value_freq_error"], c)
+        lat = alphaprof(["values", "--db", db, "--latency", "mix_loop", "--json"])
+        check(lat.status == 0 and json.loads(lat.out)["loads"], "load latencies are binned", lat)
+    finally:
+        cleanup(d)
+
+
+def test_without_value_sampling_there_are_no_values_and_values_says_how_to_get_them():
+    d = tmpdir()
+    try:
+        db, _, _ = _valuemix_record(d, iterations=100000)
+        r = alphaprof(["values", "--db", db])
+        check(r.status == 1, "values exits 1 without value samples", r)
+        check(len(r.err.strip().splitlines()) == 1 and "--value-every" in r.err,
+              "one line saying how to record them", r)
+    finally:
+        cleanup(d)
+
+
+def test_a_bad_value_capture_is_refused_before_the_board_starts():
+    r = alphaprof(["record", "--value-capture", "load:colour", "--db", "/nonexistent/x.db", "x.elf"])
+    check(r.status == 2, "usage error", r)
+    check(len(r.err.strip().splitlines()) == 1 and "CLASS:KIND" in r.err, "one line naming the grammar", r)
+    r = alphaprof(["record", "--value-length", "65", "x.elf"])
+    check(r.status == 2 and "1..64" in r.err, "value length limits are the monitor's", r)
