@@ -31,6 +31,9 @@ static const struct {
     {"link_malformed_frames", "frames that decoded but made no sense (counted in frames)"},
     {"link_lost_pme", "ProfileMe samples the board sent that never arrived"},
     {"link_lost_pairs", "ProfileMe pairs the board sent that never arrived"},
+    {"link_lost_values", "sampled values the board sent in VALUES frames that never arrived"},
+    {"values_no_slot", "sampled values whose (PC, kind) found no free hotlist on the board"},
+    {"values_link_full", "sampled values still in hotlists when the run ended before the link had room"},
 };
 
 const char *html_drop_what(const char *reason)
