@@ -16,7 +16,7 @@ host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
 # and the grammars the monitor also builds (firmware/abi/, freestanding), and
 # the Alpha decoder the hardware model also builds.
 HOST_SHARED_SRCS   := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c \
-                      hw-model/isa/alpha-decode.c
+                      hw-model/isa/alpha-decode.c hw-model/model/issue-rules.c
 shared_objs         = $(patsubst %.c,$(1)/shared/%.o,$(HOST_SHARED_SRCS))
 
 HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a
