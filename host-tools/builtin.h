@@ -22,7 +22,9 @@
     X(stats, "variation of each procedure's samples across epochs or runs") \
     X(diff, "two epochs or databases side by side, with significance") \
     X(export, "write the profile as pprof, folded stacks or callgrind") \
-    X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks")
+    X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks") \
+    X(calc, "where the cycles went: executions, CPI and stall culprits per instruction (dcpicalc)") \
+    X(topstalls, "the instructions with the most stall cycles, with their causes")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)
