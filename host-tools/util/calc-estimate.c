@@ -302,8 +302,8 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
      * blocks before); a multi-cycle producer in a block before. */
     for (int k = 0; k < 2; k++) {
         unsigned reg = in->s.src[k];
-        if (reg == REG_NONE)
-            continue;
+        if (reg == REG_NONE || (k == 1 && reg == in->s.src[0]))
+            continue;       /* (addq r1,r1: one operand, one culprit) */
         uint32_t prod[8];
         unsigned np = 0;
         bool unknown = false;
