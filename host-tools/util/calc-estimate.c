@@ -4,7 +4,10 @@
  * per instruction its CPI, static and dynamic stalls and their culprits.
  *
  * Frequency of a class (samples per cycle; x the CYCLES period P gives
- * executions): its issue points (M_i > 0) each give S_i / M_i; an issue
+ * executions): its issue points (M_i > 0) each give S_i / M_i (the lowest,
+ * up to a quarter of them, when far below the next one up, beyond sampling
+ * noise, are no issue points in practice and are left out: stalls only
+ * add samples); an issue
  * point that waits statically for a producer j in its block uses the sums
  * over j+1..i instead (a dynamic stall between them shortens its own
  * wait).  Sorted ascending, the first cluster (ratios within 1.5x of its
@@ -67,6 +70,18 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
         return;
     }
     qsort(pts, n, sizeof *pts, by_ratio);
+    /* A dynamic stall only adds samples: a point far below the median
+     * ratio (beyond Poisson noise) is no issue point in practice (it
+     * paired with the instruction before the block, say): left out. */
+    size_t low = 0;
+    while (low + 1 < n && 4 * (low + 1) <= n) {
+        double want = pts[low + 1].ratio * pts[low].m;     /* at the next ratio up */
+        if (pts[low].s + 3 * sqrt(want) + 3 >= want)
+            break;
+        low++;
+    }
+    pts += low;
+    n -= low;
     size_t need = (n + 3) / 4, first = 0, end = n;
     for (size_t s = 0; s < n; s++) {
         size_t e = s;
@@ -383,6 +398,22 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
         add_candidate(cs, CAUSE_FU_BUSY, INFINITY, CALC_NONE);
 }
 
+/* The cycles one event of cause c typically costs (for how many
+ * executions a stall of c cycles is). */
+static double typical_cost(const struct model_params *mp, unsigned c)
+{
+    switch (c) {
+    case CAUSE_ICACHE:
+    case CAUSE_DCACHE_L2:
+    case CAUSE_QUEUE_FULL:  return mp->l2_latency;
+    case CAUSE_DCACHE_MEM:  return mp->memory_latency;
+    case CAUSE_ITB:
+    case CAUSE_DTB:         return mp->tlb_miss_latency;
+    case CAUSE_MISPREDICT:  return mp->mispredict_penalty + 3;
+    default:                return 4;
+    }
+}
+
 /* The dynamic stall split among the candidates (calc.h, note 3). */
 static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, uint32_t branch)
 {
@@ -414,7 +445,21 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
             give[k] = left / unbounded;
     if (unbounded)
         left = 0;
+    /* Each stalled execution also spends its issue cycle at the head
+     * (calc.h note 5): about give / cost executions stalled for cause c. */
+    double stalled = 0, given = 0;
     for (unsigned k = 0; k < cs->n; k++) {
+        stalled += give[k] / typical_cost(&p->params, cs->c[k].cause);
+        given += give[k];
+    }
+    double avail = in->m >= 2 ? 0 : in->freq;   /* (a static stall already counted it) */
+    double issue_cycles = stalled < avail ? stalled : avail;
+    if (issue_cycles > given)
+        issue_cycles = given;
+    double keep = given > 0 ? (given - issue_cycles) / given : 0;
+    in->stack[CAUSE_BASE] += issue_cycles;
+    for (unsigned k = 0; k < cs->n; k++) {
+        give[k] *= keep;
         if (give[k] <= 0)
             continue;
         unsigned c = cs->c[k].cause;
@@ -433,8 +478,10 @@ void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
         struct calc_insn *in = &p->insns[i];
         double f = in->freq, s = in->samples[CALC_EV_CYCLES] * period;
         in->stack[CAUSE_BASE] += f * in->share;
-        if (in->m > 1)
-            in->stack[in->static_cause] += f * (in->m - 1);
+        if (in->m > 1) {    /* its issue cycle, then the wait (calc.h note 5) */
+            in->stack[CAUSE_BASE] += f;
+            in->stack[in->static_cause] += f * (in->m - 2);
+        }
         in->dynamic = s > f * in->m ? s - f * in->m : 0;
         struct candidates cs;
         uint32_t branch;

@@ -45,6 +45,12 @@
  *     the stall is given to bounded candidates up to their bounds, the rest
  *     to candidates without samples in equal parts, else it is unexplained.
  *  4. Everything is deterministic: same profile and image, same bytes.
+ *  5. As in the model (retire = issue + 1), an execution that waits at
+ *     issue spends its issue cycle at the head too: that cycle is base, the
+ *     wait before it the stall.  So an instruction with M_i >= 2 has
+ *     share + 1 base cycles and M_i - 2 static stall cycles per execution,
+ *     and a dynamic stall gives one base cycle per stalled execution
+ *     (stall cycles over the typical cost of its causes, at most F).
  */
 #ifndef ALPHAPROF_UTIL_CALC_H
 #define ALPHAPROF_UTIL_CALC_H
