@@ -193,12 +193,15 @@ static void frequencies(struct calc_proc *p, double period)
         }
         estimate_class(p, c, pts, n);
     }
-    /* Thinly sampled classes are better told by their neighbours' flow:
-     * they wait for propagation, and keep their own estimate if none comes. */
+    /* Thinly sampled classes, and those resting on one or two issue points
+     * (all of which may have stalled: a block of one instruction after a
+     * mispredicted branch takes the whole bubble), are better told by their
+     * neighbours' flow: they wait for propagation, and keep their own
+     * estimate if none comes. */
     double *own = calc_zalloc(p->nclasses + 1, sizeof *own);
     for (uint32_t c = 0; c < p->nclasses; c++) {
         own[c] = p->classes[c].freq;
-        if (p->classes[c].points && p->classes[c].confidence == CONF_LOW && p->classes[c].used == p->classes[c].points)
+        if (p->classes[c].points && (p->classes[c].confidence == CONF_LOW || p->classes[c].used < 3))
             p->classes[c].freq = -1;
     }
     propagate(p);

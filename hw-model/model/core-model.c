@@ -716,6 +716,12 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         m->fetch_slot = max64(m->fetch_slot, redirect);
         m->last_fetch_line = UINT64_MAX;
     }
+    /* The in-order core fetches aligned blocks of `width` instructions
+     * (the 21164's octawords): a taken transfer's target comes in the
+     * next fetch cycle at its place in its block, so slotting by aligned
+     * blocks (issue-rules.h) sees what fetch delivers together. */
+    if (p->inorder && taken && m->width_shift)
+        m->fetch_slot = block_end(m, m->fetch_slot) + ((next_pc >> 2) & (p->width - 1));
 }
 
 void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r,
