@@ -6,13 +6,16 @@
  * Frequency of a class (samples per cycle; x the CYCLES period P gives
  * executions): its issue points (M_i > 0) each give S_i / M_i (the lowest,
  * up to a quarter of them, when far below the next one up, beyond sampling
- * noise, are no issue points in practice and are left out: stalls only
- * add samples); an issue
+ * noise, or up to half when next to nothing, are no issue points in
+ * practice and are left out: stalls only add samples); an issue
  * point that waits statically for a producer j in its block uses the sums
  * over j+1..i instead (a dynamic stall between them shortens its own
- * wait).  Sorted ascending, the first cluster (ratios within 1.5x of its
- * smallest, sampling noise allowed for) holding at least a quarter of the
- * points gives F = sum S / sum M over it.  A class with few samples takes
+ * wait).  Sorted ascending, the cluster (ratios within 1.5x of its
+ * smallest, sampling noise allowed for) with the most points, the
+ * smallest ratios on a tie, gives F = sum S / sum M over it: DCPI takes
+ * the smallest ratios first, but an instruction the static schedule
+ * thinks alone often pairs in practice (its ratio falls to near zero),
+ * while the instructions that truly run unstalled agree with each other.  A class with few samples takes
  * sum S / sum M over all its points.
  *
  * Invariants: classes with an estimate have freq >= 0; propagation never
@@ -74,23 +77,25 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
      * ratio (beyond Poisson noise) is no issue point in practice (it
      * paired with the instruction before the block, say): left out. */
     size_t low = 0;
-    while (low + 1 < n && 4 * (low + 1) <= n) {
+    while (low + 1 < n && 2 * (low + 1) <= n) {
         double want = pts[low + 1].ratio * pts[low].m;     /* at the next ratio up */
         if (pts[low].s + 3 * sqrt(want) + 3 >= want)
             break;
+        if (4 * (low + 1) > n && pts[low].s > 0.1 * want)
+            break;      /* beyond a quarter, only points next to nothing */
         low++;
     }
     pts += low;
     n -= low;
-    size_t need = (n + 3) / 4, first = 0, end = n;
+    size_t first = 0, end = n, best = 0;
     for (size_t s = 0; s < n; s++) {
         size_t e = s;
         while (e < n && in_cluster(pts[s].ratio, pts[e].s, pts[e].m))
             e++;
-        if (e - s >= need) {
+        if (e - s > best) {
+            best = e - s;
             first = s;
             end = e;
-            break;
         }
     }
     double cs = 0, cm = 0;
@@ -345,13 +350,16 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
             const struct calc_insn *pi = &p->insns[prod[q]];
             if (is_load(pi->s.cls)) {
                 double dm = events_at(p, r, prod[q], CALC_EV_DMISS), l2 = events_at(p, r, prod[q], CALC_EV_L2MISS);
+                /* pessimistic: a miss to memory also missed the DTB (the
+                 * model books that wait as the miss's) */
+                double extra = mp->l1_latency + mp->tlb_miss_latency;
                 if (r->period[CALC_EV_DMISS] <= 0) {
                     add_candidate(cs, CAUSE_DCACHE_MEM, INFINITY, prod[q]);
                 } else if (r->period[CALC_EV_L2MISS] > 0) {
-                    add_candidate(cs, CAUSE_DCACHE_MEM, l2 * mp->memory_latency, prod[q]);
+                    add_candidate(cs, CAUSE_DCACHE_MEM, l2 * (mp->memory_latency + extra), prod[q]);
                     add_candidate(cs, CAUSE_DCACHE_L2, (dm > l2 ? dm - l2 : 0) * mp->l2_latency, prod[q]);
                 } else {
-                    add_candidate(cs, CAUSE_DCACHE_MEM, dm * mp->memory_latency, prod[q]);
+                    add_candidate(cs, CAUSE_DCACHE_MEM, dm * (mp->memory_latency + extra), prod[q]);
                 }
                 add_candidate(cs, CAUSE_DTB, r->period[CALC_EV_DTBMISS] > 0
                               ? events_at(p, r, prod[q], CALC_EV_DTBMISS) * mp->tlb_miss_latency : INFINITY,
