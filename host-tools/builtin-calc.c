@@ -102,8 +102,8 @@ static void culprit_letters(const struct calc_insn *in, char *out, size_t len)
     if (in->m > 1 && k + 1 < len)
         out[k++] = calc_stack_letters[in->static_cause];
     for (unsigned c = 0; c < CALC_NSTACK && k + 1 < len; c++)
-        if (in->culprits & (1u << c) && !(in->m > 1 && c == in->static_cause))
-            out[k++] = calc_stack_letters[c];
+        if (in->culprits & (1u << c) && !memchr(out, calc_stack_letters[c], k))
+            out[k++] = calc_stack_letters[c];       /* (d: the L2 and memory alike) */
     if (in->stack[CALC_UNEXPLAINED] > 0 && k + 1 < len)
         out[k++] = '?';
     out[k] = '\0';
@@ -278,7 +278,7 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
     calc_event_indices(v, idx);
     if (idx[CALC_EV_CYCLES] < 0) {
         fprintf(stderr, "alphaprof %s: the profile has no cycles samples: record with --events "
-                        "cycles,imiss,dmiss,branchmp on a board with the hardware model (e.g. --board %s)\n",
+                        "cycles,dmiss,l2miss,branchmp on a board with the hardware model (e.g. --board %s)\n",
                 cmd, CALC_DEFAULT_BOARD);
         pv_free(v);
         return 1;

@@ -227,7 +227,7 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
     calc_event_indices(v, idx);
     if (idx[CALC_EV_CYCLES] < 0) {
         fprintf(stderr, "alphaprof check: --calc needs cycles samples: record with --events "
-                        "cycles,imiss,dmiss,branchmp\n");
+                        "cycles,dmiss,l2miss,branchmp\n");
         return 1;
     }
     struct calc_analysed a;

@@ -67,7 +67,7 @@ int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const
     calc_event_indices(v, idx);
     if (idx[CALC_EV_CYCLES] < 0 || !v->periods[idx[CALC_EV_CYCLES]]) {
         ap_err_set(err, "the profile has no cycles samples with a known period: record with "
-                   "--events cycles,imiss,dmiss,branchmp on a board with the hardware model");
+                   "--events cycles,dmiss,l2miss,branchmp on a board with the hardware model");
         return -1;
     }
     if (!pp->sym || !pp->img->st) {

@@ -1,7 +1,8 @@
 """End-to-end: alphaprof calc (DCPI's dcpicalc) on real profiles of real
 workloads on the in-order board (clipper-ev5), checked against the
 oracle's exact truth of the same run; byte-identical JSON from two
-deterministic runs; a profile without cycle samples refused clearly.
+deterministic runs; a profile without cycle samples refused clearly; the
+in-order board's ProfileMe unit with every record accounted for.
 """
 import json
 import os
@@ -75,5 +76,20 @@ def test_calc_without_cycle_samples_is_refused_clearly():
               "one line naming the problem and the fix", r)
         r = alphaprof(["calc", "--db", db, "--board", "clipper"])
         check(r.status == 1 and "no hardware model" in r.err, "a plain board is named as such", r)
+    finally:
+        cleanup(d)
+
+
+def test_the_inorder_board_samples_profileme_and_accounts_for_every_record():
+    d = tmpdir()
+    try:
+        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "o.bin")
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--profileme", "--db", db,
+                       "--oracle", oracle, require(build_path("workloads", "qsort.elf"))], timeout=300)
+        check(r.status == 0, "ProfileMe on the in-order board", r)
+        j = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--json"]).out)
+        p = j["profileme"]
+        check(p["produced"] > 500 and p["stored"] == p["produced"] and p["balanced"],
+              "every ProfileMe record the in-order core produced is stored: %s" % p, j)
     finally:
         cleanup(d)
