@@ -181,5 +181,6 @@ int calc_analyse(struct calc_proc *p, const struct model_params *params, uint64_
     calc_equivalence(p);
     calc_schedule(p);
     calc_estimate(p, r);
+    calc_refine(p, r);
     return 0;
 }

@@ -500,3 +500,37 @@ void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
         blame(p, i, &cs, branch);
     }
 }
+
+void calc_refine(struct calc_proc *p, const struct calc_rates *r)
+{
+    bool any = false;
+    for (uint32_t b = 1; b < p->nblocks; b++) {
+        struct calc_block *blk = &p->blocks[b];
+        if (blk->nin < 2 || blk->fall_dominant)
+            continue;
+        bool fall = false;
+        for (uint32_t k = 0; k < blk->nin; k++)
+            fall |= p->edges[blk->in[k]].from == b - 1 && p->edges[blk->in[k]].kind == EDGE_FALL;
+        double f = p->insns[blk->first].freq, before = p->insns[p->blocks[b - 1].first].freq;
+        if (fall && f > 0 && before >= 0.5 * f) {
+            blk->fall_dominant = true;
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        struct calc_insn *in = &p->insns[i];
+        in->m = 0;
+        in->share = 0;
+        in->static_cause = 0;
+        in->static_culprit = in->culprit_insn = CALC_NONE;
+        in->freq = in->dynamic = 0;
+        in->culprits = 0;
+        memset(in->stack, 0, sizeof in->stack);
+    }
+    for (size_t c = 0; c < p->nclasses; c++)
+        p->classes[c] = (struct calc_class){.freq = -1};
+    calc_schedule(p);
+    calc_estimate(p, r);
+}

@@ -119,6 +119,7 @@ int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const
     calc_equivalence(out);
     calc_schedule(out);
     calc_estimate(out, &r);
+    calc_refine(out, &r);
     return 0;
 }
 

@@ -9,9 +9,9 @@
  * An issue group's cycle is shared by its members in the stacks (TIP).
  *
  * A block whose only way in is falling through from the block before it
- * is scheduled on from that block's state (it may pair with its tail);
- * any other block starts fresh (its predecessors are unknown), as DCPI
- * does.  Only the out-of-order core has no static schedule: there M_i is
+ * (or, after calc_refine, whose fall-through way in dominates) is
+ * scheduled on from that block's state (it may pair with its tail); any
+ * other block starts fresh (its predecessors are unknown), as DCPI does.  Only the out-of-order core has no static schedule: there M_i is
  * 1 per instruction divided by the map width, a bound, not a schedule.
  *
  * Invariants: sum over a group of share is 1; static_cause is set only
@@ -115,8 +115,12 @@ static void fresh(struct sched_state *st)
 static bool only_fall_through(const struct calc_proc *p, uint32_t b)
 {
     const struct calc_block *blk = &p->blocks[b];
-    return b > 0 && blk->nin == 1 && p->edges[blk->in[0]].from == b - 1 &&
-           p->edges[blk->in[0]].kind == EDGE_FALL;
+    if (b == 0 || (blk->nin != 1 && !blk->fall_dominant))
+        return false;
+    for (uint32_t k = 0; k < blk->nin; k++)
+        if (p->edges[blk->in[k]].from == b - 1 && p->edges[blk->in[k]].kind == EDGE_FALL)
+            return true;
+    return false;
 }
 
 void calc_schedule(struct calc_proc *p)

@@ -102,6 +102,7 @@ struct calc_block {
     uint32_t *in, *out;         /* edge indices */
     uint32_t nin, nout;
     bool reaches_exit, reached;
+    bool fall_dominant;         /* mostly entered by falling through (calc_refine) */
 };
 
 struct calc_edge {
@@ -148,7 +149,13 @@ struct calc_rates {
 /* Frequencies, CPI, culprits and stacks from insns[].samples (calc-estimate.c). */
 void calc_estimate(struct calc_proc *p, const struct calc_rates *r);
 
-/* All four steps. */
+/* A second pass: a block with several ways in whose fall-through
+ * predecessor runs at least half as often is scheduled on from that
+ * predecessor (it pairs with its tail), then everything is estimated
+ * again.  Nothing changes if no block qualifies. */
+void calc_refine(struct calc_proc *p, const struct calc_rates *r);
+
+/* All the steps, calc_refine included. */
 int calc_analyse(struct calc_proc *p, const struct model_params *params, uint64_t start,
                  const uint32_t *words, size_t n, const struct calc_rates *r);
 
