@@ -22,6 +22,12 @@
  *               the data returns (`complete`, Load issue->Completion)
  *   retire      in order, at most `retire_width` a cycle
  *
+ * With model_params.inorder (core=inorder, issue-rules.h) the same stages
+ * model a 21164-like core: issue is in order by the pipe and slotting
+ * rules of inorder_issue, an instruction retires the cycle after it issues
+ * (a barrier or PAL call after its latency), loads do not block (their
+ * consumer waits at issue), and fetch delivers aligned blocks.
+ *
  * Conditional branches are predicted by the tournament predictor, returns
  * by a return-address stack, other jumps by a jump target buffer.  A
  * mispredicted branch or jump redirects fetch `mispredict_penalty` cycles
