@@ -15,6 +15,7 @@
 
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
+#include "util/calc-accuracy.h"
 #include "util/cycle-stacks.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -48,8 +49,8 @@ static const struct opt_command check_command = {
 /* The command line of one check, parsed. */
 struct check_options {
     struct profile_opts po;
-    const char *oracle, *event;
-    bool totals, stacks, whole_run, values;
+    const char *oracle, *event, *board;
+    bool totals, stacks, whole_run, values, calc;
     double max_error;           /* < 0: none */
     unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
@@ -140,7 +141,7 @@ static int check_values(const struct check_options *opts);
 
 int cmd_check(int argc, char **argv)
 {
-    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30};
+    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30, .board = "clipper-ev5"};
     const struct option options[] = {
         OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
         OPT_CALLBACK(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
@@ -151,6 +152,11 @@ int cmd_check(int argc, char **argv)
         OPT_BOOLEAN(0, "stacks", &o.stacks, "only the oracle's cycle stacks: each core's, whether they\n"
                     "sum to its cycles exactly, and the top instructions' (no\n"
                     "profile needed; with --db, their procedures are named)"),
+        OPT_BOOLEAN(0, "calc", &o.calc, "check alphaprof calc's estimates: executions within\n"
+                    "5/10/15%, unexplained stalls, causes against the oracle's\n"
+                    "cycle stacks, stack error (util/calc-accuracy.h)"),
+        OPT_STRING(0, "board", &o.board, "NAME", "with --calc: the board the profile was recorded on\n"
+                   "(default clipper-ev5)"),
         OPT_BOOLEAN(0, "whole-run", &o.whole_run,
                     "compare with the whole run's truth, boot and final flush\n"
                     "included (default: the profiled interval, FILE.2 minus\n"
@@ -220,6 +226,50 @@ static int print_stacks(const struct check_options *opts, const struct oracle *w
     if (have_interval)
         oracle_free(&interval);
     return rc;
+}
+
+/* --calc: alphaprof calc's estimates against the truth t. */
+static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct oracle *t,
+                      bool interval)
+{
+    struct ap_err err;
+    struct model_params mp;
+    if (calc_board_params(opts->board, &mp, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    int idx[CALC_NEV];
+    calc_event_indices(v, idx);
+    if (idx[CALC_EV_CYCLES] < 0) {
+        fprintf(stderr, "alphaprof check: --calc needs cycles samples: record with --events "
+                        "cycles,dmiss,l2miss,branchmp\n");
+        return 1;
+    }
+    struct calc_analysed a;
+    calc_analyse_view(v, &mp, &a);
+    struct calc_accuracy acc;
+    calc_accuracy(&a, t, &acc);
+    if (opts->po.json) {
+        printf("{\"freq_within_5\": %.6f, \"freq_within_10\": %.6f, \"freq_within_15\": %.6f, "
+               "\"unexplained_share\": %.6f, \"cause_agreement\": %.6f, \"stack_error\": %.6f, "
+               "\"samples\": %.0f, \"procedures\": %zu, \"estimated_cycles\": %.0f, "
+               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\"}\n",
+               acc.freq_within[0], acc.freq_within[1], acc.freq_within[2], acc.unexplained_share,
+               acc.cause_agreement, acc.stack_error, acc.samples, acc.procedures, acc.est_cycles, acc.est_stall,
+               acc.true_cycles, interval ? "interval" : "run");
+    } else {
+        printf("alphaprof calc against the oracle (%s): %zu procedures, %.0f cycle samples\n",
+               interval ? "the profiled interval" : "the whole run", acc.procedures, acc.samples);
+        printf("  executions within 5%% / 10%% / 15%%   %5.1f%% / %5.1f%% / %5.1f%% of cycle samples\n",
+               100 * acc.freq_within[0], 100 * acc.freq_within[1], 100 * acc.freq_within[2]);
+        printf("  unexplained stall cycles           %5.1f%%\n", 100 * acc.unexplained_share);
+        printf("  stall cycles with the oracle's cause %5.1f%%\n", 100 * acc.cause_agreement);
+        printf("  stack error                        %5.1f%%  (half the sum of |estimate - truth| over\n"
+               "                                            (instruction, cause), over %.0f cycles)\n",
+               100 * acc.stack_error, acc.true_cycles);
+    }
+    calc_analysed_free(&a);
+    return 0;
 }
 
 /* Checks the selected profile against the oracle. */
@@ -305,6 +355,12 @@ static int check_profile(const struct check_options *opts)
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         free_oracles(&o, &interval, have_interval);
         return 1;
+    }
+    if (opts->calc) {
+        rc = check_calc(opts, &v, t, have_interval > 0);
+        pv_free(&v);
+        free_oracles(&o, &interval, have_interval);
+        return rc;
     }
     int ev = -1;
     for (size_t e = 0; e < v.nevents && ev < 0; e++)

@@ -26,6 +26,8 @@
     X(html, "the profile as one self-contained HTML report: flame graph, tables, listings") \
     X(push, "upload a profile database to the fleet store (PostgreSQL) as one run") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks") \
+    X(calc, "where the cycles went: executions, CPI and stall culprits per instruction (dcpicalc)") \
+    X(topstalls, "the instructions with the most stall cycles, with their causes") \
     X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);

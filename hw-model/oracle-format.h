@@ -15,7 +15,8 @@
  * The core is out of order (model/core-model.c): instructions are fetched
  * and mapped in order, issue from the integer and FP queues when their
  * operands and a unit are ready, and retire in order from a reorder
- * buffer.  Two views of time per PC:
+ * buffer.  (With core=inorder, model/issue-rules.h, they issue in order
+ * instead and retire a cycle after issue; the file is the same.)  Two views of time per PC:
  *  - cycles (and events[PMU_EV_CYCLES]): the retire gap, the cycles since
  *    the previous retirement, which is what a cycle counter overflowing at
  *    retirement charges (0 to the second and later retirer of a cycle; a

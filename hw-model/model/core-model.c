@@ -16,23 +16,6 @@
 
 #include "hw-model/isa/alpha-isa.h"
 
-/* retire_width 8: the 21264's sustained retire rate (it peaks at 11), twice
- * its map width, so after a stall the reorder buffer drains twice as fast
- * as the front end can refill it. */
-void model_params_default(struct model_params *p)
-{
-    *p = (struct model_params){
-        .width = 4, .retire_width = 8, .rob = 80, .iq_int = 20, .iq_fp = 15, .store_buffer = 32,
-        .int_pipes = 4, .mul_pipes = 1, .mem_pipes = 2, .fp_pipes = 2,
-        .l1i_kb = 64, .l1d_kb = 64, .l1_ways = 2, .line = 64,
-        .l2_kb = 2048, .l2_ways = 4, .tlb_entries = 128,
-        .l1_latency = 3, .l2_latency = 13, .memory_latency = 120, .tlb_miss_latency = 20,
-        .mispredict_penalty = 7,
-        .imul_latency = 7, .fadd_latency = 4, .fdiv_s_latency = 12, .fdiv_t_latency = 15,
-        .fsqrt_s_latency = 18, .fsqrt_t_latency = 33,
-    };
-}
-
 int core_model_init(struct core_model *m, const struct model_params *p)
 {
     memset(m, 0, sizeof *m);
@@ -71,91 +54,6 @@ void core_model_free(struct core_model *m)
     cache_free(&m->l2);
     cache_free(&m->itb);
     cache_free(&m->dtb);
-}
-
-static bool is_fp_format(unsigned f)
-{
-    return f == ALPHA_FMT_FPQ || f == ALPHA_FMT_FPQ1 || f == ALPHA_FMT_FPX || f == ALPHA_FMT_FPX1;
-}
-
-void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t w)
-{
-    memset(s, 0, sizeof *s);
-    s->pc = pc;
-    s->word = w;
-    s->src[0] = s->src[1] = s->dst = REG_NONE;
-    const struct alpha_insn_info *in = alpha_decode(w);
-    s->cls = in ? alpha_exec_class(w, in) : ALPHA_MISC;
-    if (!in)
-        return;
-    if (s->cls == ALPHA_NOP)            /* reads and writes nothing */
-        return;
-    if (s->cls == ALPHA_PREFETCH) {     /* waits for its base, writes nothing */
-        s->src[0] = (uint8_t)alpha_rb(w);
-        return;
-    }
-    unsigned ra = alpha_ra(w), rb = alpha_rb(w), rc = alpha_rc(w);
-    switch (in->format) {
-    case ALPHA_FMT_MEM:
-        s->src[0] = (uint8_t)rb;
-        if (in->cls == ALPHA_STORE || in->cls == ALPHA_STORE_COND)
-            s->src[1] = (uint8_t)ra;
-        if (in->cls != ALPHA_STORE)
-            s->dst = (uint8_t)ra;
-        break;
-    case ALPHA_FMT_FMEM:
-        s->src[0] = (uint8_t)rb;
-        if (in->cls == ALPHA_STORE)
-            s->src[1] = (uint8_t)(32 + ra);
-        else
-            s->dst = (uint8_t)(32 + ra);
-        break;
-    case ALPHA_FMT_MEMF:
-        if (in->cls == ALPHA_IALU)      /* rpcc */
-            s->dst = (uint8_t)ra;
-        break;
-    case ALPHA_FMT_JMP:
-        s->src[0] = (uint8_t)rb;
-        s->dst = (uint8_t)ra;
-        break;
-    case ALPHA_FMT_BRA:
-        if (in->cls == ALPHA_BRANCH_COND)
-            s->src[0] = (uint8_t)ra;
-        else
-            s->dst = (uint8_t)ra;
-        break;
-    case ALPHA_FMT_FBRA:
-        s->src[0] = (uint8_t)(32 + ra);
-        break;
-    case ALPHA_FMT_OPR:
-        s->src[0] = (uint8_t)ra;
-        if (!alpha_is_literal(w))
-            s->src[1] = (uint8_t)rb;
-        s->dst = (uint8_t)rc;
-        break;
-    case ALPHA_FMT_FTOI:
-        s->src[0] = (uint8_t)(32 + ra);
-        s->dst = (uint8_t)rc;
-        break;
-    case ALPHA_FMT_ITOF:
-        s->src[0] = (uint8_t)ra;
-        s->dst = (uint8_t)(32 + rc);
-        break;
-    default:
-        if (is_fp_format(in->format)) {
-            if (in->format == ALPHA_FMT_FPQ || in->format == ALPHA_FMT_FPX)
-                s->src[0] = (uint8_t)(32 + ra);
-            s->src[1] = (uint8_t)(32 + rb);
-            s->dst = (uint8_t)(32 + rc);
-        }
-        break;
-    }
-    /* r31 and f31 read as zero and discard writes. */
-    for (int i = 0; i < 2; i++)
-        if (s->src[i] == 31 || s->src[i] == 63)
-            s->src[i] = REG_NONE;
-    if (s->dst == 31 || s->dst == 63)
-        s->dst = REG_NONE;
 }
 
 void core_model_set_memory(struct core_model *m, const uint8_t *mem, uint64_t size)
@@ -221,29 +119,6 @@ static uint32_t data_access(struct core_model *m, uint64_t addr, struct insn_res
         }
     }
     return lat;
-}
-
-static uint32_t class_latency(const struct model_params *p, unsigned cls)
-{
-    switch (cls) {
-    case ALPHA_IMUL:    return p->imul_latency;
-    case ALPHA_FADD:
-    case ALPHA_FMUL:    return p->fadd_latency;
-    case ALPHA_FDIV:    return p->fdiv_s_latency;
-    case ALPHA_FDIV_T:  return p->fdiv_t_latency;
-    case ALPHA_FSQRT:   return p->fsqrt_s_latency;
-    case ALPHA_FSQRT_T: return p->fsqrt_t_latency;
-    case ALPHA_ISHIFT:
-    case ALPHA_FMOV:    return 1;
-    case ALPHA_BARRIER: return 10;
-    case ALPHA_PAL:     return 20;
-    default:            return 1;
-    }
-}
-
-static bool is_fdiv_class(unsigned cls)
-{
-    return cls >= ALPHA_FDIV && cls <= ALPHA_FSQRT_T;
 }
 
 /* Functional-unit kinds. */
@@ -692,9 +567,14 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     uint64_t issue = ready;
     uint32_t lat, retready_lat;
     unsigned exec_cause = CAUSE_BASE, value_cause;
-    if (is_fdiv_class(cls))
-        issue = max64(issue, m->fdiv_free);
-    issue = reserve_unit(m, issue, kind);
+    if (p->inorder) {
+        /* in order, by the pipe and slotting rules (issue-rules.h) */
+        issue = inorder_issue(&m->io, p, s, ready, NULL);
+    } else {
+        if (model_class_fdiv(cls))
+            issue = max64(issue, m->fdiv_free);
+        issue = reserve_unit(m, issue, kind);
+    }
     *iq = issue;
 
     switch (cls) {
@@ -720,7 +600,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         value_cause = CAUSE_BASE;
         break;
     default:
-        retready_lat = lat = class_latency(p, cls);
+        retready_lat = lat = model_class_latency(p, cls);
         if (cls == ALPHA_BARRIER || cls == ALPHA_PAL)
             exec_cause = CAUSE_SERIALISE;
         else if (lat > 1)
@@ -732,8 +612,12 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     if (ready > map + 1 && !is_miss_cause(value_cause) &&
         (is_miss_cause(wait_cause) || value_cause == CAUSE_BASE))
         value_cause = wait_cause;
-    if (is_fdiv_class(cls))
+    if (model_class_fdiv(cls))
         m->fdiv_free = issue + lat;
+    /* in order, an instruction leaves the issue stage when it issues (loads
+     * do not block; their consumers wait), unless it holds issue itself */
+    if (p->inorder)
+        retready_lat = model_class_serialises(cls) ? lat : 1;
     uint64_t complete = issue + lat, retready = issue + retready_lat;
     if (s->dst != REG_NONE) {
         m->reg_ready[s->dst] = complete;
@@ -775,6 +659,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         /* taken control transfers end the fetch block */
         m->fetch_slot = block_end(m, m->fetch_slot);
     }
+    inorder_taken(&m->io, taken);      /* slotting: no group across a taken transfer */
     if (taken) {
         m->last_fetch_line = UINT64_MAX;
         if (cls == ALPHA_BRANCH_COND || cls == ALPHA_JUMP || cls == ALPHA_BRANCH)
@@ -831,6 +716,12 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         m->fetch_slot = max64(m->fetch_slot, redirect);
         m->last_fetch_line = UINT64_MAX;
     }
+    /* The in-order core fetches aligned blocks of `width` instructions
+     * (the 21164's octawords): a taken transfer's target comes in the
+     * next fetch cycle at its place in its block, so slotting by aligned
+     * blocks (issue-rules.h) sees what fetch delivers together. */
+    if (p->inorder && taken && m->width_shift)
+        m->fetch_slot = block_end(m, m->fetch_slot) + ((next_pc >> 2) & (p->width - 1));
 }
 
 void core_model_trap(struct core_model *m, const struct insn_static *s, struct insn_result *r,

@@ -22,6 +22,12 @@
  *               the data returns (`complete`, Load issue->Completion)
  *   retire      in order, at most `retire_width` a cycle
  *
+ * With model_params.inorder (core=inorder, issue-rules.h) the same stages
+ * model a 21164-like core: issue is in order by the pipe and slotting
+ * rules of inorder_issue, an instruction retires the cycle after it issues
+ * (a barrier or PAL call after its latency), loads do not block (their
+ * consumer waits at issue), and fetch delivers aligned blocks.
+ *
  * Conditional branches are predicted by the tournament predictor, returns
  * by a return-address stack, other jumps by a jump target buffer.  A
  * mispredicted branch or jump redirects fetch `mispredict_penalty` cycles
@@ -78,23 +84,8 @@
 #include "hw-model/cycle-causes.h"
 #include "hw-model/model/branch-predictor.h"
 #include "hw-model/model/cache.h"
+#include "hw-model/model/issue-rules.h"
 #include "hw-model/pmu-window.h"
-
-struct model_params {
-    unsigned width;             /* fetch and map per cycle */
-    unsigned retire_width;      /* retire per cycle (<= CYCLE_MAX_RETIRE_WIDTH) */
-    unsigned rob;               /* reorder buffer entries (<= MODEL_MAX_ROB) */
-    unsigned iq_int, iq_fp;     /* issue-queue entries (<= MODEL_MAX_IQ) */
-    unsigned store_buffer;      /* store-buffer entries (<= MODEL_MAX_SB) */
-    unsigned int_pipes, mul_pipes, mem_pipes, fp_pipes;
-    unsigned l1i_kb, l1d_kb, l1_ways, line;
-    unsigned l2_kb, l2_ways;
-    unsigned tlb_entries;       /* ITB and DTB, 8 KiB pages */
-    unsigned l1_latency, l2_latency, memory_latency, tlb_miss_latency;
-    unsigned mispredict_penalty;
-    unsigned imul_latency, fadd_latency, fdiv_s_latency, fdiv_t_latency,
-             fsqrt_s_latency, fsqrt_t_latency;
-};
 
 #define MODEL_MAX_ROB   256
 #define MODEL_MAX_IQ    64
@@ -103,16 +94,6 @@ struct model_params {
 #define MODEL_DECODE_CACHE 1024     /* decoded bad-path instructions */
 #define MODEL_RAS       16          /* return-address stack entries */
 #define MODEL_BTB       512         /* jump target buffer entries */
-#define REG_NONE 0xff
-
-/* What the model needs of an instruction, decoded once at translation. */
-struct insn_static {
-    uint64_t pc;
-    uint32_t word;
-    uint8_t cls;                /* enum alpha_class */
-    uint8_t src[2];             /* registers read: 0-31 integer, 32-63 FP */
-    uint8_t dst;                /* register written, or REG_NONE */
-};
 
 /* What happened to one instruction. */
 struct insn_result {
@@ -170,6 +151,7 @@ struct core_model {
     unsigned rob_idx, sb_idx;   /* next ROB and store-buffer entries */
     unsigned width_shift;       /* log2(width) + 1 if width is a power of two, else 0 */
     uint64_t fdiv_free;         /* the FP divider is busy until then */
+    struct inorder_issue io;    /* the in-order core's issue stage (p.inorder) */
     uint64_t ras[MODEL_RAS];    /* return-address stack, top at ras_top */
     unsigned ras_top;
     struct jump_target btb[MODEL_BTB];
@@ -191,7 +173,6 @@ struct core_model {
     struct decoded dcache[MODEL_DECODE_CACHE];
 };
 
-void model_params_default(struct model_params *p);
 int core_model_init(struct core_model *m, const struct model_params *p);
 void core_model_free(struct core_model *m);
 /* Guest memory (physical, from 0) the model may fetch bad paths from. */
@@ -199,8 +180,6 @@ void core_model_set_memory(struct core_model *m, const uint8_t *mem, uint64_t si
 /* Physical address of the instruction at pc: KSEG (pc - KSEG_BASE) or the
  * user region mapped one to one ([USER_BASE, RAM_SIZE)); false otherwise. */
 bool model_translate_pc(uint64_t pc, uint64_t *phys);
-/* Decodes word at pc into what the model needs. */
-void insn_static_decode(struct insn_static *s, uint64_t pc, uint32_t word);
 /* ProfileMe context of an instruction at pc: PME_CTX_PAL for PAL mode
  * (pc & 1) and the PALcode's range, physical or through KSEG; else
  * PME_CTX_KERNEL for KSEG, PME_CTX_USER below. */

@@ -22,7 +22,8 @@
  * Arguments: ram=PATH (the RAM backend file), cores=N, oracle=PATH (truth
  * written at exit and on request), errors=PATH (see below), mode=full (the timing model) or
  * mode=counters (counters-mode.h: counts only, no ProfileMe, the oracle at
- * exit only), and
+ * exit only), core=ooo or core=inorder (model/issue-rules.h: the core and
+ * its defaults, applied before the other parameters), and
  * model parameters (width, retire_width, rob, iq_int, iq_fp, store_buffer, int_pipes,
  * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
  *
@@ -582,28 +583,6 @@ static int map_ram(const char *path)
     return 0;
 }
 
-static bool parse_param(const char *key, const char *val)
-{
-    struct { const char *name; unsigned *field; } params[] = {
-        {"width", &g.params.width}, {"retire_width", &g.params.retire_width}, {"rob", &g.params.rob}, {"l1d_kb", &g.params.l1d_kb},
-        {"l1i_kb", &g.params.l1i_kb}, {"l2_kb", &g.params.l2_kb},
-        {"memory_latency", &g.params.memory_latency}, {"iq_int", &g.params.iq_int},
-        {"iq_fp", &g.params.iq_fp}, {"store_buffer", &g.params.store_buffer},
-        {"int_pipes", &g.params.int_pipes}, {"fp_pipes", &g.params.fp_pipes},
-        {"mispredict_penalty", &g.params.mispredict_penalty},
-    };
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-        if (!strcmp(key, params[i].name)) {
-            char *end;
-            unsigned long v = strtoul(val, &end, 10);
-            if (*end || v == 0 || v > 1u << 20)
-                return false;
-            *params[i].field = (unsigned)v;
-            return true;
-        }
-    return false;
-}
-
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                                            char **argv)
 {
@@ -620,6 +599,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++)      /* first, so that errors in the others reach it */
         if (!strncmp(argv[i], "errors=", 7))
             snprintf(g.errors_path, sizeof g.errors_path, "%s", argv[i] + 7);
+    for (int i = 0; i < argc; i++)      /* then the core, whose defaults the others change */
+        if (!strncmp(argv[i], "core=", 5) && !model_params_core(&g.params, argv[i] + 5)) {
+            snprintf(msg, sizeof msg, "%s: the cores are ooo (21264-like) and inorder (21164-like)", argv[i]);
+            model_error(msg);
+            return -1;
+        }
     for (int i = 0; i < argc; i++) {
         char key[64];
         const char *eq = strchr(argv[i], '=');
@@ -640,7 +625,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         }
         else if (!strcmp(key, "oracle"))
             snprintf(g.oracle_path, sizeof g.oracle_path, "%s", val);
-        else if (!strcmp(key, "errors"))
+        else if (!strcmp(key, "errors") || !strcmp(key, "core"))
             continue;
         else if (!strcmp(key, "mode")) {
             /* the last mode= wins: alphaprof --model follows the board's */
@@ -660,7 +645,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 model_error(msg);
                 return -1;
             }
-        } else if (!parse_param(key, val)) {
+        } else if (!model_params_set(&g.params, key, val)) {
             snprintf(msg, sizeof msg, "unknown or bad argument '%s'", argv[i]);
             model_error(msg);
             return -1;

@@ -8,7 +8,8 @@ import os
 
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
-BUILTINS = ["run", "record", "daemon", "report", "annotate", "check", "db", "stats", "diff", "export", "pme"]
+BUILTINS = ["run", "record", "daemon", "report", "annotate", "check", "db", "stats", "diff", "export", "pme", "calc",
+            "topstalls"]
 
 
 def refused(args, needle, env=None):

@@ -1,0 +1,536 @@
+/*
+ * calc's estimates (calc.h, steps 3-5 of DCPI's section 6.1 and 6.3):
+ * frequencies per equivalence class, local propagation, confidence, then
+ * per instruction its CPI, static and dynamic stalls and their culprits.
+ *
+ * Frequency of a class (samples per cycle; x the CYCLES period P gives
+ * executions): its issue points (M_i > 0) each give S_i / M_i (the lowest,
+ * up to a quarter of them, when far below the next one up, beyond sampling
+ * noise, or up to half when next to nothing, are no issue points in
+ * practice and are left out: stalls only add samples); an issue
+ * point that waits statically for a producer j in its block uses the sums
+ * over j+1..i instead (a dynamic stall between them shortens its own
+ * wait).  Sorted ascending, the cluster (ratios within 1.5x of its
+ * smallest, sampling noise allowed for) with the most points, the
+ * smallest ratios on a tie, gives F = sum S / sum M over it: DCPI takes
+ * the smallest ratios first, but an instruction the static schedule
+ * thinks alone often pairs in practice (its ratio falls to near zero),
+ * while the instructions that truly run unstalled agree with each other.  A class with few samples takes
+ * sum S / sum M over all its points.
+ *
+ * Invariants: classes with an estimate have freq >= 0; propagation never
+ * sets a negative frequency; every instruction's stack is >= 0 in every
+ * slot.
+ */
+#include "util/calc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw-model/isa/alpha-isa.h"
+
+#define CALC_FEW_SAMPLES_PER_POINT 4.0  /* below: sum S / sum M over the class */
+#define CALC_CLUSTER_SPREAD 1.5         /* DCPI: max ratio <= 1.5 x min ratio */
+
+struct point {
+    double s, m, ratio;
+    uint32_t insn;
+};
+
+static int by_ratio(const void *a, const void *b)
+{
+    const struct point *x = a, *y = b;
+    if (x->ratio != y->ratio)
+        return x->ratio < y->ratio ? -1 : 1;
+    return x->insn < y->insn ? -1 : x->insn > y->insn;
+}
+
+/* Does sample count s over m cycles fit a cluster whose smallest ratio is
+ * r (within the spread, or within two standard deviations of Poisson
+ * noise)? */
+static bool in_cluster(double r, double s, double m)
+{
+    double want = r * m;
+    return s <= CALC_CLUSTER_SPREAD * want + 2 * sqrt(want) + 1;
+}
+
+static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
+{
+    struct calc_class *k = &p->classes[c];
+    k->points = (uint32_t)n;
+    if (!n)
+        return;
+    double all_s = 0, all_m = 0;
+    for (size_t i = 0; i < n; i++) {
+        all_s += pts[i].s;
+        all_m += pts[i].m;
+    }
+    if (all_s < CALC_FEW_SAMPLES_PER_POINT * (double)n) {
+        k->freq = all_m > 0 ? all_s / all_m : 0;
+        k->used = (uint32_t)n;
+        k->confidence = CONF_LOW;
+        return;
+    }
+    qsort(pts, n, sizeof *pts, by_ratio);
+    /* A dynamic stall only adds samples: a point far below the median
+     * ratio (beyond Poisson noise) is no issue point in practice (it
+     * paired with the instruction before the block, say): left out. */
+    size_t low = 0;
+    while (low + 1 < n && 2 * (low + 1) <= n) {
+        double want = pts[low + 1].ratio * pts[low].m;     /* at the next ratio up */
+        if (pts[low].s + 3 * sqrt(want) + 3 >= want)
+            break;
+        if (4 * (low + 1) > n && pts[low].s > 0.1 * want)
+            break;      /* beyond a quarter, only points next to nothing */
+        low++;
+    }
+    pts += low;
+    n -= low;
+    size_t first = 0, end = n, best = 0;
+    for (size_t s = 0; s < n; s++) {
+        size_t e = s;
+        while (e < n && in_cluster(pts[s].ratio, pts[e].s, pts[e].m))
+            e++;
+        if (e - s > best) {
+            best = e - s;
+            first = s;
+            end = e;
+        }
+    }
+    double cs = 0, cm = 0;
+    for (size_t i = first; i < end; i++) {
+        cs += pts[i].s;
+        cm += pts[i].m;
+    }
+    k->freq = cm > 0 ? cs / cm : 0;
+    k->used = (uint32_t)(end - first);
+    k->confidence = k->used >= 3 && 2 * k->used >= n && cs >= 100 ? CONF_HIGH
+                  : k->used >= 2 || cs >= 30 ? CONF_MEDIUM : CONF_LOW;
+}
+
+static double class_freq(const struct calc_proc *p, uint32_t c)
+{
+    return p->classes[c].freq;
+}
+
+static void set_class(struct calc_proc *p, uint32_t c, double f, bool *changed)
+{
+    if (p->classes[c].freq >= 0)
+        return;
+    p->classes[c].freq = f > 0 ? f : 0;
+    p->classes[c].confidence = CONF_LOW;
+    p->classes[c].propagated = true;
+    *changed = true;
+}
+
+/* One side of a block's flow constraint: the block's frequency equals the
+ * sum over its edges on that side. */
+static void propagate_side(struct calc_proc *p, uint32_t b, const uint32_t *edges, uint32_t ne, bool *changed)
+{
+    if (!ne)
+        return;
+    double known = 0;
+    uint32_t unknown = 0, which = 0;
+    for (uint32_t k = 0; k < ne; k++) {
+        double f = class_freq(p, p->edges[edges[k]].cls);
+        if (f < 0) {
+            unknown++;
+            which = edges[k];
+        } else {
+            known += f;
+        }
+    }
+    double bf = class_freq(p, p->blocks[b].cls);
+    if (bf < 0 && !unknown)
+        set_class(p, p->blocks[b].cls, known, changed);
+    else if (bf >= 0 && unknown == 1)
+        set_class(p, p->edges[which].cls, bf - known, changed);
+}
+
+static void propagate(struct calc_proc *p)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = 0; b < p->nblocks; b++) {
+            if (!p->blocks[b].reached)
+                continue;
+            propagate_side(p, b, p->blocks[b].in, p->blocks[b].nin, &changed);
+            propagate_side(p, b, p->blocks[b].out, p->blocks[b].nout, &changed);
+        }
+    }
+}
+
+static void frequencies(struct calc_proc *p, double period)
+{
+    struct point *pts = calc_zalloc(p->n + 1, sizeof *pts);
+    /* points by class: blocks are in address order, classes collect them */
+    uint32_t *order = calc_zalloc(p->nblocks + 1, sizeof *order);
+    uint32_t *count = calc_zalloc(p->nclasses + 1, sizeof *count);
+    for (uint32_t b = 0; b < p->nblocks; b++)
+        count[p->blocks[b].cls + 1]++;
+    for (size_t c = 0; c < p->nclasses; c++)
+        count[c + 1] += count[c];
+    uint32_t *fill = calc_zalloc(p->nclasses + 1, sizeof *fill);
+    for (uint32_t b = 0; b < p->nblocks; b++) {
+        uint32_t c = p->blocks[b].cls;
+        order[count[c] + fill[c]++] = b;
+    }
+    for (uint32_t c = 0; c < p->nclasses; c++) {
+        size_t n = 0;
+        for (uint32_t k = count[c]; k < count[c + 1]; k++) {
+            const struct calc_block *blk = &p->blocks[order[k]];
+            for (uint32_t i = blk->first; i < blk->first + blk->n; i++) {
+                const struct calc_insn *in = &p->insns[i];
+                if (!in->m)
+                    continue;
+                double s = in->samples[CALC_EV_CYCLES], m = in->m;
+                uint32_t j = in->static_culprit;
+                if (in->static_cause == CAUSE_DEPENDENCY && j != CALC_NONE && j >= blk->first && j < i) {
+                    s = m = 0;
+                    for (uint32_t q = j + 1; q <= i; q++) {
+                        s += p->insns[q].samples[CALC_EV_CYCLES];
+                        m += p->insns[q].m;
+                    }
+                }
+                pts[n++] = (struct point){s, m, m > 0 ? s / m : 0, i};
+            }
+        }
+        estimate_class(p, c, pts, n);
+    }
+    /* Thinly sampled classes, and those resting on one or two issue points
+     * (all of which may have stalled: a block of one instruction after a
+     * mispredicted branch takes the whole bubble), are better told by their
+     * neighbours' flow: they wait for propagation, and keep their own
+     * estimate if none comes. */
+    double *own = calc_zalloc(p->nclasses + 1, sizeof *own);
+    for (uint32_t c = 0; c < p->nclasses; c++) {
+        own[c] = p->classes[c].freq;
+        if (p->classes[c].points && (p->classes[c].confidence == CONF_LOW || p->classes[c].used < 3))
+            p->classes[c].freq = -1;
+    }
+    propagate(p);
+    for (uint32_t c = 0; c < p->nclasses; c++)
+        if (p->classes[c].freq < 0) {
+            p->classes[c].freq = own[c] >= 0 ? own[c] : 0;
+            p->classes[c].propagated = false;
+            p->classes[c].confidence = CONF_LOW;
+        }
+    for (size_t e = 0; e < p->nedges; e++)
+        p->edges[e].freq = p->classes[p->edges[e].cls].freq * period;
+    for (size_t i = 0; i < p->n; i++)
+        p->insns[i].freq = p->classes[p->blocks[p->insns[i].block].cls].freq * period;
+    free(own);
+    free(fill);
+    free(count);
+    free(order);
+    free(pts);
+}
+
+/* Candidates for one instruction's dynamic stall. */
+struct candidate {
+    unsigned cause;
+    double bound;               /* cycles; INFINITY: no samples to bound it */
+    uint32_t culprit;
+};
+
+struct candidates {
+    struct candidate c[8];
+    unsigned n;
+};
+
+static void add_candidate(struct candidates *cs, unsigned cause, double bound, uint32_t culprit)
+{
+    for (unsigned k = 0; k < cs->n; k++)
+        if (cs->c[k].cause == cause) {
+            if (isinf(bound) || isinf(cs->c[k].bound))
+                cs->c[k].bound = INFINITY;
+            else
+                cs->c[k].bound += bound;
+            return;
+        }
+    if (cs->n < 8)
+        cs->c[cs->n++] = (struct candidate){cause, bound, culprit};
+}
+
+/* Events (executions) behind an event's samples at instruction i. */
+static double events_at(const struct calc_proc *p, const struct calc_rates *r, uint32_t i, enum calc_event e)
+{
+    return p->insns[i].samples[e] * r->period[e];
+}
+
+static bool is_load(unsigned cls)
+{
+    return cls == ALPHA_LOAD || cls == ALPHA_LOAD_LOCKED;
+}
+
+/* The last writer of register reg before instruction i of its block, or
+ * CALC_NONE if the block does not write it before i. */
+static uint32_t writer_in_block(const struct calc_proc *p, uint32_t i, unsigned reg)
+{
+    uint32_t first = p->blocks[p->insns[i].block].first;
+    for (uint32_t k = i; k-- > first;)
+        if (p->insns[k].s.dst == reg)
+            return k;
+    return CALC_NONE;
+}
+
+/* writer_in_block for "after the block's last instruction". */
+static uint32_t last_writer(const struct calc_proc *p, uint32_t b, unsigned reg)
+{
+    const struct calc_block *blk = &p->blocks[b];
+    for (uint32_t k = blk->first + blk->n; k-- > blk->first;)
+        if (p->insns[k].s.dst == reg)
+            return k;
+    return CALC_NONE;
+}
+
+static void find_candidates(const struct calc_proc *p, const struct calc_rates *r, uint32_t i,
+                            struct candidates *cs, uint32_t *branch_culprit)
+{
+    const struct model_params *mp = &p->params;
+    const struct calc_insn *in = &p->insns[i];
+    const struct calc_block *b = &p->blocks[in->block];
+    bool head = b->first == i;
+    memset(cs, 0, sizeof *cs);
+    *branch_culprit = CALC_NONE;
+
+    /* I-cache and ITB: a new line (or page) may miss; a block head may
+     * come from another line, after a call, or from the caller. */
+    bool new_line = (in->pc & 63) == 0, new_page = (in->pc & 8191) == 0;
+    if (head) {
+        if (!b->nin || i == 0)
+            new_line = new_page = true;
+        for (uint32_t k = 0; k < b->nin; k++) {
+            const struct calc_edge *e = &p->edges[b->in[k]];
+            if (e->from == CALC_NONE || e->kind == EDGE_CALL_RETURN) {
+                new_line = new_page = true;
+                continue;
+            }
+            const struct calc_block *pb = &p->blocks[e->from];
+            uint64_t tail = p->insns[pb->first + pb->n - 1].pc;
+            new_line |= tail >> 6 != in->pc >> 6;
+            new_page |= tail >> 13 != in->pc >> 13;
+        }
+    }
+    if (new_line)
+        add_candidate(cs, CAUSE_ICACHE, r->period[CALC_EV_IMISS] > 0
+                      ? events_at(p, r, i, CALC_EV_IMISS) * (mp->memory_latency + mp->tlb_miss_latency)
+                      : INFINITY, CALC_NONE);
+    if (new_page)
+        add_candidate(cs, CAUSE_ITB, r->period[CALC_EV_ITBMISS] > 0
+                      ? events_at(p, r, i, CALC_EV_ITBMISS) * mp->tlb_miss_latency : INFINITY, CALC_NONE);
+
+    /* D-cache and DTB: an operand a load produces (in the block or the
+     * blocks before); a multi-cycle producer in a block before. */
+    for (int k = 0; k < 2; k++) {
+        unsigned reg = in->s.src[k];
+        if (reg == REG_NONE || (k == 1 && reg == in->s.src[0]))
+            continue;       /* (addq r1,r1: one operand, one culprit) */
+        uint32_t prod[8];
+        unsigned np = 0;
+        bool unknown = false;
+        uint32_t w = writer_in_block(p, i, reg);
+        if (w != CALC_NONE) {
+            prod[np++] = w;
+        } else {
+            if (!b->nin)
+                unknown = true;
+            for (uint32_t q = 0; q < b->nin; q++) {
+                const struct calc_edge *e = &p->edges[b->in[q]];
+                uint32_t pw = e->from == CALC_NONE || e->kind == EDGE_CALL_RETURN ? CALC_NONE
+                                                                                   : last_writer(p, e->from, reg);
+                if (pw == CALC_NONE)
+                    unknown = true;
+                else if (np < 8)
+                    prod[np++] = pw;
+            }
+        }
+        for (unsigned q = 0; q < np; q++) {
+            const struct calc_insn *pi = &p->insns[prod[q]];
+            if (is_load(pi->s.cls)) {
+                double dm = events_at(p, r, prod[q], CALC_EV_DMISS), l2 = events_at(p, r, prod[q], CALC_EV_L2MISS);
+                /* pessimistic: a miss to memory also missed the DTB (the
+                 * model books that wait as the miss's) */
+                double extra = mp->l1_latency + mp->tlb_miss_latency;
+                if (r->period[CALC_EV_DMISS] <= 0) {
+                    add_candidate(cs, CAUSE_DCACHE_MEM, INFINITY, prod[q]);
+                } else if (r->period[CALC_EV_L2MISS] > 0) {
+                    add_candidate(cs, CAUSE_DCACHE_MEM, l2 * (mp->memory_latency + extra), prod[q]);
+                    add_candidate(cs, CAUSE_DCACHE_L2, (dm > l2 ? dm - l2 : 0) * mp->l2_latency, prod[q]);
+                } else {
+                    add_candidate(cs, CAUSE_DCACHE_MEM, dm * (mp->memory_latency + extra), prod[q]);
+                }
+                add_candidate(cs, CAUSE_DTB, r->period[CALC_EV_DTBMISS] > 0
+                              ? events_at(p, r, prod[q], CALC_EV_DTBMISS) * mp->tlb_miss_latency : INFINITY,
+                              prod[q]);
+            } else if (pi->block != in->block) {
+                uint32_t lat = model_class_latency(mp, pi->s.cls);
+                if (lat > 1)
+                    add_candidate(cs, CAUSE_DEPENDENCY, in->freq * (lat - 1), prod[q]);
+            }
+        }
+        if (unknown && r->period[CALC_EV_DMISS] <= 0)
+            add_candidate(cs, CAUSE_DCACHE_MEM, INFINITY, CALC_NONE);
+    }
+
+    /* Mispredict: a block head after a conditional branch or a jump. */
+    if (head) {
+        double most = -1;
+        for (uint32_t k = 0; k < b->nin; k++) {
+            const struct calc_edge *e = &p->edges[b->in[k]];
+            if (e->from == CALC_NONE)
+                continue;
+            if (e->kind == EDGE_CALL_RETURN) {      /* the callee's return */
+                if (r->period[CALC_EV_BRANCHMP] <= 0)
+                    add_candidate(cs, CAUSE_MISPREDICT, INFINITY, CALC_NONE);
+                continue;
+            }
+            const struct calc_block *pb = &p->blocks[e->from];
+            uint32_t last = pb->first + pb->n - 1;
+            unsigned cls = p->insns[last].s.cls;
+            if (cls != ALPHA_BRANCH_COND && cls != ALPHA_JUMP)
+                continue;
+            double mp_events = events_at(p, r, last, CALC_EV_BRANCHMP);
+            add_candidate(cs, CAUSE_MISPREDICT, r->period[CALC_EV_BRANCHMP] > 0
+                          ? mp_events * (mp->mispredict_penalty + 3) : INFINITY, last);
+            if (mp_events > most) {
+                most = mp_events;
+                *branch_culprit = last;
+            }
+        }
+    }
+
+    /* The write buffer: a store waits for a free entry. */
+    if (in->s.cls == ALPHA_STORE || in->s.cls == ALPHA_STORE_COND)
+        add_candidate(cs, CAUSE_QUEUE_FULL, INFINITY, CALC_NONE);
+    /* Contention for the unpipelined divider. */
+    if (model_class_fdiv(in->s.cls))
+        add_candidate(cs, CAUSE_FU_BUSY, INFINITY, CALC_NONE);
+}
+
+/* The cycles one event of cause c typically costs (for how many
+ * executions a stall of c cycles is). */
+static double typical_cost(const struct model_params *mp, unsigned c)
+{
+    switch (c) {
+    case CAUSE_ICACHE:
+    case CAUSE_DCACHE_L2:
+    case CAUSE_QUEUE_FULL:  return mp->l2_latency;
+    case CAUSE_DCACHE_MEM:  return mp->memory_latency;
+    case CAUSE_ITB:
+    case CAUSE_DTB:         return mp->tlb_miss_latency;
+    case CAUSE_MISPREDICT:  return mp->mispredict_penalty + 3;
+    default:                return 4;
+    }
+}
+
+/* The dynamic stall split among the candidates (calc.h, note 3). */
+static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, uint32_t branch)
+{
+    struct calc_insn *in = &p->insns[i];
+    double left = in->dynamic, bounded = 0;
+    unsigned unbounded = 0;
+    for (unsigned k = 0; k < cs->n; k++) {
+        in->culprits |= 1u << cs->c[k].cause;
+        if (isinf(cs->c[k].bound))
+            unbounded++;
+        else
+            bounded += cs->c[k].bound;
+        if (in->culprit_insn == CALC_NONE && cs->c[k].culprit != CALC_NONE)
+            in->culprit_insn = cs->c[k].culprit;
+    }
+    if (left <= 0)
+        return;
+    double give[8] = {0};
+    double scale = bounded > left ? left / bounded : 1;
+    for (unsigned k = 0; k < cs->n; k++)
+        if (!isinf(cs->c[k].bound)) {
+            give[k] = cs->c[k].bound * scale;
+            left -= give[k];
+        }
+    if (left < 0)
+        left = 0;
+    for (unsigned k = 0; k < cs->n && unbounded; k++)
+        if (isinf(cs->c[k].bound))
+            give[k] = left / unbounded;
+    if (unbounded)
+        left = 0;
+    /* Each stalled execution also spends its issue cycle at the head
+     * (calc.h note 5): about give / cost executions stalled for cause c. */
+    double stalled = 0, given = 0;
+    for (unsigned k = 0; k < cs->n; k++) {
+        stalled += give[k] / typical_cost(&p->params, cs->c[k].cause);
+        given += give[k];
+    }
+    double avail = in->m >= 2 ? 0 : in->freq;   /* (a static stall already counted it) */
+    double issue_cycles = stalled < avail ? stalled : avail;
+    if (issue_cycles > given)
+        issue_cycles = given;
+    double keep = given > 0 ? (given - issue_cycles) / given : 0;
+    in->stack[CAUSE_BASE] += issue_cycles;
+    for (unsigned k = 0; k < cs->n; k++) {
+        give[k] *= keep;
+        if (give[k] <= 0)
+            continue;
+        unsigned c = cs->c[k].cause;
+        /* a mispredict's bubble is the branch's (TIP, calc.h note 2) */
+        uint32_t to = c == CAUSE_MISPREDICT && branch != CALC_NONE ? branch : i;
+        p->insns[to].stack[c] += give[k];
+    }
+    in->stack[CALC_UNEXPLAINED] += left;
+}
+
+void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
+{
+    double period = r->period[CALC_EV_CYCLES];
+    frequencies(p, period);
+    for (uint32_t i = 0; i < p->n; i++) {
+        struct calc_insn *in = &p->insns[i];
+        double f = in->freq, s = in->samples[CALC_EV_CYCLES] * period;
+        in->stack[CAUSE_BASE] += f * in->share;
+        if (in->m > 1) {    /* its issue cycle, then the wait (calc.h note 5) */
+            in->stack[CAUSE_BASE] += f;
+            in->stack[in->static_cause] += f * (in->m - 2);
+        }
+        in->dynamic = s > f * in->m ? s - f * in->m : 0;
+        struct candidates cs;
+        uint32_t branch;
+        find_candidates(p, r, i, &cs, &branch);
+        blame(p, i, &cs, branch);
+    }
+}
+
+void calc_refine(struct calc_proc *p, const struct calc_rates *r)
+{
+    bool any = false;
+    for (uint32_t b = 1; b < p->nblocks; b++) {
+        struct calc_block *blk = &p->blocks[b];
+        if (blk->nin < 2 || blk->fall_dominant)
+            continue;
+        bool fall = false;
+        for (uint32_t k = 0; k < blk->nin; k++)
+            fall |= p->edges[blk->in[k]].from == b - 1 && p->edges[blk->in[k]].kind == EDGE_FALL;
+        double f = p->insns[blk->first].freq, before = p->insns[p->blocks[b - 1].first].freq;
+        if (fall && f > 0 && before >= 0.5 * f) {
+            blk->fall_dominant = true;
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        struct calc_insn *in = &p->insns[i];
+        in->m = 0;
+        in->share = 0;
+        in->static_cause = 0;
+        in->static_culprit = in->culprit_insn = CALC_NONE;
+        in->freq = in->dynamic = 0;
+        in->culprits = 0;
+        memset(in->stack, 0, sizeof in->stack);
+    }
+    for (size_t c = 0; c < p->nclasses; c++)
+        p->classes[c] = (struct calc_class){.freq = -1};
+    calc_schedule(p);
+    calc_estimate(p, r);
+}

@@ -1,0 +1,95 @@
+"""End-to-end: alphaprof calc (DCPI's dcpicalc) on real profiles of real
+workloads on the in-order board (clipper-ev5), checked against the
+oracle's exact truth of the same run; byte-identical JSON from two
+deterministic runs; a profile without cycle samples refused clearly; the
+in-order board's ProfileMe unit with every record accounted for.
+"""
+import json
+import os
+
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+EVENTS = "cycles:4000-4400,imiss,dmiss,branchmp"
+
+
+def record(d, name, image, events=EVENTS):
+    db, oracle = os.path.join(d, name + ".db"), os.path.join(d, name + ".bin")
+    r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--events", events, "--db", db,
+                   "--oracle", oracle, require(build_path("workloads", image + ".elf"))], timeout=300)
+    check(r.status == 0, "record %s on the in-order board" % image, r)
+    return db, oracle
+
+
+def test_calc_estimates_executions_and_stalls_of_copy_against_the_oracle():
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "copy", "copy")
+        c = alphaprof(["check", "--calc", "--db", db, "--oracle", oracle, "--json"])
+        check(c.status == 0, "check --calc runs", c)
+        j = json.loads(c.out)
+        check(j["samples"] > 10000 and j["oracle_scope"] == "interval", "cycle samples of the interval: %s" % j, c)
+        check(j["freq_within_5"] <= j["freq_within_10"] <= j["freq_within_15"] <= 1,
+              "the frequency shares nest: %s" % j, c)
+        check(j["freq_within_15"] > 0.6, "most cycle samples' executions within 15%%: %.3f" % j["freq_within_15"], c)
+        check(j["unexplained_share"] < 0.25 and j["cause_agreement"] > 0.3 and j["stack_error"] < 0.6,
+              "culprits mostly agree with the oracle's cycle stacks: %s" % j, c)
+        # the listing: the copy loop's stores wait for the loads' D-cache misses
+        s = alphaprof(["calc", "--db", db, "run_once"])
+        check(s.status == 0 and "*** block" in s.out and "executions" in s.out, "calc lists run_once", s)
+        check("d" in "".join(l.strip() for l in s.out.splitlines() if l.startswith("          ")),
+              "a D-cache bubble in the listing", s)
+        js = json.loads(alphaprof(["calc", "--db", db, "--json", "run_once"]).out)
+        stalled = max(js["instructions"], key=lambda i: i["dynamic_stall"])
+        check("dcache_mem" in stalled["culprits"] and stalled["culprit"] is not None,
+              "the most stalled instruction blames a load's D-cache miss: %s" % stalled, js)
+        t = json.loads(alphaprof(["topstalls", "--db", db, "--json", "--limit", "5"]).out)
+        check(len(t["instructions"]) == 5 and t["instructions"][0]["procedure"] == "run_once",
+              "topstalls: run_once's instruction first: %s" % t["instructions"][:1], t)
+        m = json.loads(alphaprof(["calc", "--db", db, "--summary", "--json"]).out)
+        check(m["procedures"][0]["procedure"] == "run_once" and m["stack"].get("dcache_mem", 0) > 0,
+              "the summary: where copy's cycles went", m)
+    finally:
+        cleanup(d)
+
+
+def test_deterministic_runs_give_byte_identical_calc_json():
+    d = tmpdir()
+    try:
+        outs = []
+        for k in range(2):
+            db, oracle = record(d, "q%d" % k, "qsort")
+            r = alphaprof(["calc", "--db", db, "--json", "qsort"])
+            s = alphaprof(["calc", "--db", db, "--json", "--summary"])
+            check(r.status == 0 and s.status == 0, "calc runs", r)
+            outs.append(r.out + s.out)
+        check(outs[0] == outs[1], "the same bytes from two deterministic runs")
+    finally:
+        cleanup(d)
+
+
+def test_calc_without_cycle_samples_is_refused_clearly():
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "dm", "chase", events="dmiss")
+        r = alphaprof(["calc", "--db", db])
+        check(r.status == 1 and "no cycles samples" in r.err and len(r.err.strip().splitlines()) <= 2,
+              "one line naming the problem and the fix", r)
+        r = alphaprof(["calc", "--db", db, "--board", "clipper"])
+        check(r.status == 1 and "no hardware model" in r.err, "a plain board is named as such", r)
+    finally:
+        cleanup(d)
+
+
+def test_the_inorder_board_samples_profileme_and_accounts_for_every_record():
+    d = tmpdir()
+    try:
+        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "o.bin")
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--profileme", "--db", db,
+                       "--oracle", oracle, require(build_path("workloads", "qsort.elf"))], timeout=300)
+        check(r.status == 0, "ProfileMe on the in-order board", r)
+        j = json.loads(alphaprof(["check", "--db", db, "--oracle", oracle, "--json"]).out)
+        p = j["profileme"]
+        check(p["produced"] > 500 and p["stored"] == p["produced"] and p["balanced"],
+              "every ProfileMe record the in-order core produced is stored: %s" % p, j)
+    finally:
+        cleanup(d)

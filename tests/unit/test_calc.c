@@ -1,0 +1,199 @@
+/*
+ * alphaprof calc's analysis (util/calc*.c) on hand-made instruction
+ * sequences with hand-computed answers: the CFG of a loop and of a diamond
+ * (blocks, edges, EXIT), their frequency-equivalence classes (cycle
+ * equivalence), an indirect jump marking missing edges, the static
+ * schedule by the model's issue rules (a load-use dependency, dual issue,
+ * a pipe conflict), a class's frequency from its clustered S/M ratios with
+ * a dynamically stalled issue point left out, and that stall blamed on the
+ * load's D-cache and DTB (guilty while unbounded; bounded by D-cache-miss
+ * samples once there are some).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "util/calc.h"
+
+#define LDQ(ra, disp, rb)   (0x29u << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
+#define STQ(ra, disp, rb)   (0x2du << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
+#define ADDQ(ra, rb, rc)    (0x10u << 26 | (ra) << 21 | (rb) << 16 | 0x20 << 5 | (rc))
+#define SLL(ra, rb, rc)     (0x12u << 26 | (ra) << 21 | (rb) << 16 | 0x39 << 5 | (rc))
+#define BEQ(ra, disp)       (0x39u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
+#define BR(disp)            (0x30u << 26 | 31u << 21 | ((disp) & 0x1fffff))
+#define RET                 (0x1au << 26 | 31u << 21 | 26u << 16 | 2u << 14)
+#define JMP(rb)             (0x1au << 26 | 31u << 21 | (rb) << 16)
+
+static struct model_params params;
+
+static bool near(double a, double b)
+{
+    return fabs(a - b) < 1e-9;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    model_params_inorder(&params);
+    return 0;
+}
+
+/* 1000 addq; 1004 beq -> 1010; 1008 addq; 100c br -> 1000; 1010 ret.
+ * Blocks 1000-1004, 1008-100c, 1010.  The loop head runs entry + back
+ * edge times: a class of its own; the body is one class with its two
+ * edges; the exit block is one with ENTRY's and EXIT's edges. */
+static void test_a_loops_blocks_edges_and_classes(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {ADDQ(1, 2, 3), BEQ(3, 2), ADDQ(1, 2, 1), BR(-4), RET};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 5), 0);
+    assert_int_equal(p.nblocks, 3);
+    assert_int_equal(p.blocks[0].n, 2);
+    assert_int_equal(p.blocks[1].first, 2);
+    assert_int_equal(p.blocks[2].first, 4);
+    assert_int_equal(p.nedges, 5);          /* entry, fall, taken, back, exit */
+    assert_false(p.missing_edges);
+    calc_equivalence(&p);
+    uint32_t head = p.blocks[0].cls, body = p.blocks[1].cls, tail = p.blocks[2].cls;
+    assert_true(head != body && head != tail && body != tail);
+    for (size_t e = 0; e < p.nedges; e++) {
+        const struct calc_edge *x = &p.edges[e];
+        if (x->from == CALC_NONE || x->to == CALC_EXIT || x->to == 2)
+            assert_int_equal(x->cls, tail);     /* entry, exit, the loop's exit edge */
+        else
+            assert_int_equal(x->cls, body);     /* into and out of the body */
+    }
+    calc_proc_free(&p);
+}
+
+/* A diamond: 1000 beq -> 100c; 1004 addq; 1008 br -> 1010; 100c addq;
+ * 1010 ret.  The fork and the join run equally often; each arm is a class
+ * with its two edges. */
+static void test_a_diamonds_fork_and_join_are_equivalent(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {BEQ(1, 2), ADDQ(1, 2, 3), BR(1), ADDQ(1, 2, 4), RET};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 5), 0);
+    assert_int_equal(p.nblocks, 4);
+    calc_equivalence(&p);
+    assert_int_equal(p.blocks[0].cls, p.blocks[3].cls);
+    assert_true(p.blocks[1].cls != p.blocks[2].cls && p.blocks[1].cls != p.blocks[0].cls);
+    for (size_t e = 0; e < p.nedges; e++)
+        if (p.edges[e].to == 1 || p.edges[e].from == 1)
+            assert_int_equal(p.edges[e].cls, p.blocks[1].cls);
+    calc_proc_free(&p);
+}
+
+static void test_an_indirect_jump_marks_missing_edges(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {BEQ(1, 1), JMP(4), ADDQ(1, 2, 3), RET};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 4), 0);
+    assert_true(p.missing_edges);
+    calc_equivalence(&p);
+    for (size_t a = 0; a < p.nblocks; a++)
+        for (size_t b = a + 1; b < p.nblocks; b++)
+            assert_true(p.blocks[a].cls != p.blocks[b].cls);
+    calc_proc_free(&p);
+}
+
+/* ldq r1 issues at 1 on E0 (M 1); addq r1 waits for the load's 2 cycles:
+ * issues at 3, M 2, a static dependency on the load; addq r4,r5,r6 pairs
+ * with it on E1 (M 0, half the cycle each); two stores never pair (E0):
+ * M 1 each. */
+static void test_the_schedule_follows_the_models_issue_rules(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {LDQ(1, 0, 2), ADDQ(1, 1, 3), ADDQ(4, 5, 6), STQ(3, 0, 7), STQ(6, 8, 7), RET};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 6), 0);
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    assert_int_equal(p.insns[0].m, 1);
+    assert_int_equal(p.insns[1].m, 2);
+    assert_int_equal(p.insns[1].static_cause, CAUSE_DEPENDENCY);
+    assert_int_equal(p.insns[1].static_culprit, 0);
+    assert_int_equal(p.insns[2].m, 0);
+    assert_true(p.insns[1].share == 0.5 && p.insns[2].share == 0.5 && p.insns[0].share == 1);
+    /* the first store is in the next aligned block (1010): a new group */
+    assert_int_equal(p.insns[3].m, 1);
+    assert_int_equal(p.insns[4].m, 1);
+    calc_proc_free(&p);
+}
+
+/* 1000 ldq r1 (M 1), 1004 sll (E0 taken: M 1), 1008 addq r1,r1 (ready at
+ * 3: M 1), 100c ret (pairs with it: M 0).  Samples 100, 100, 500, 0 at period 1:
+ * the cluster {100, 100} gives F = 100; the addq stalled 400 cycles. */
+static void run_stalled_block(struct calc_proc *p, double dmiss_period, double dmiss_samples)
+{
+    const uint32_t w[] = {LDQ(1, 0, 2), SLL(4, 5, 6), ADDQ(1, 1, 3), RET};
+    const double s[] = {100, 100, 500, 0};
+    assert_int_equal(calc_cfg_build(p, &params, 0x1000, w, 4), 0);
+    for (int i = 0; i < 4; i++)
+        p->insns[i].samples[CALC_EV_CYCLES] = s[i];
+    p->insns[0].samples[CALC_EV_DMISS] = dmiss_samples;
+    calc_equivalence(p);
+    calc_schedule(p);
+    assert_int_equal(p->insns[0].m + p->insns[1].m + p->insns[2].m + p->insns[3].m, 3);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1, [CALC_EV_DMISS] = dmiss_period}};
+    calc_estimate(p, &r);
+}
+
+static void test_the_smallest_cluster_of_ratios_gives_the_frequency(void **state)
+{
+    (void)state;
+    struct calc_proc p;
+    run_stalled_block(&p, 0, 0);
+    assert_true(p.insns[0].freq == 100 && p.insns[2].freq == 100);
+    assert_int_equal(p.classes[p.blocks[0].cls].used, 2);
+    assert_true(p.insns[2].dynamic == 400);
+    /* no D-cache-miss samples: the load's D-cache and DTB stay guilty */
+    assert_true(p.insns[2].culprits & (1u << CAUSE_DCACHE_MEM));
+    assert_true(p.insns[2].culprits & (1u << CAUSE_DTB));
+    assert_int_equal(p.insns[2].culprit_insn, 0);
+    /* 200 cycles each; that is 200/60 + 200/20 = 13.33 stalled executions,
+     * whose issue cycles are base (calc.h note 5): 400 - 13.33 = 386.67 of
+     * stall, 193.33 each; the ret pairs with the addq: half the cycle each */
+    assert_true(near(p.insns[2].stack[CAUSE_DCACHE_MEM], 200 * (400 - 40.0 / 3) / 400));
+    assert_true(near(p.insns[2].stack[CAUSE_DTB], 200 * (400 - 40.0 / 3) / 400));
+    assert_true(p.insns[2].stack[CALC_UNEXPLAINED] == 0);
+    assert_true(near(p.insns[2].stack[CAUSE_BASE], 50 + 40.0 / 3) && p.insns[3].stack[CAUSE_BASE] == 50);
+    calc_proc_free(&p);
+}
+
+/* 4 D-cache-miss samples at period 1 on the load: at most 4 x (60 + 2 +
+ * 20: memory, L1 and a DTB miss, pessimistically) = 328 cycles are the
+ * D-cache's, the other 72 go to the DTB, still unbounded. */
+static void test_event_samples_bound_a_culprit(void **state)
+{
+    (void)state;
+    struct calc_proc p;
+    run_stalled_block(&p, 1, 4);
+    /* 328 and 72: 328/60 + 72/20 stalled executions' issue cycles are
+     * base, the rest scaled to what is left of the 400 */
+    double issue = 328.0 / 60 + 72.0 / 20, keep = (400 - issue) / 400;
+    assert_true(near(p.insns[2].stack[CAUSE_DCACHE_MEM], 328 * keep));
+    assert_true(near(p.insns[2].stack[CAUSE_DTB], 72 * keep));
+    assert_true(near(p.insns[2].stack[CAUSE_BASE], 50 + issue));
+    calc_proc_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_a_loops_blocks_edges_and_classes, setup),
+        cmocka_unit_test_setup(test_a_diamonds_fork_and_join_are_equivalent, setup),
+        cmocka_unit_test_setup(test_an_indirect_jump_marks_missing_edges, setup),
+        cmocka_unit_test_setup(test_the_schedule_follows_the_models_issue_rules, setup),
+        cmocka_unit_test_setup(test_the_smallest_cluster_of_ratios_gives_the_frequency, setup),
+        cmocka_unit_test_setup(test_event_samples_bound_a_culprit, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
