@@ -2,6 +2,7 @@
 #include "hw-model/plugin/value-oracle.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,14 @@ void value_oracle_load(unsigned vcpu, uint64_t pc, uint32_t word, uint64_t vaddr
         add(&t->lost, &t->lost_cap, &t->lost_n, pc, 0, 1, SIZE_MAX);   /* counted, value not kept */
 }
 
+static int cmp_pc_value(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
 static int cmp_pair(const void *a, const void *b)
 {
     const struct pair *x = a, *y = b;
@@ -152,41 +161,57 @@ static int cmp_pair(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
+/* Every vCPU's pairs (of the slot or the lost tables) in one list, equal
+ * (pc, value) summed, sorted by PC.  By sorting, not by inserting into a
+ * merged hash table: copying one linear-probing table into another in slot
+ * order clusters quadratically (millions of pairs took minutes at exit). */
+static struct pair *merged(bool lost_tables, size_t *out_n)
+{
+    size_t total = 0;
+    for (unsigned c = 0; c < ncores_; c++)
+        total += lost_tables ? tables[c].lost_n : tables[c].n;
+    struct pair *list = malloc((total ? total : 1) * sizeof *list);
+    if (!list)
+        return NULL;
+    size_t m = 0;
+    for (unsigned c = 0; c < ncores_; c++) {
+        const struct table *t = &tables[c];
+        const struct pair *slots = lost_tables ? t->lost : t->slot;
+        size_t cap = lost_tables ? t->lost_cap : t->cap;
+        for (size_t i = 0; i < cap && m < total; i++)
+            if (slots[i].count)
+                list[m++] = slots[i];
+    }
+    qsort(list, m, sizeof *list, cmp_pc_value);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && list[k - 1].pc == list[i].pc && list[k - 1].value == list[i].value)
+            list[k - 1].count += list[i].count;
+        else
+            list[k++] = list[i];
+    }
+    *out_n = k;
+    return list;
+}
+
 int value_oracle_write(const char *path, uint64_t run_id)
 {
     if (!tables)
         return 0;
-    /* merge every vCPU's pairs into one table */
-    struct pair *all = NULL, *lost = NULL;
-    size_t cap = 0, n = 0, lcap = 0, ln = 0;
-    int rc = 0;
-    for (unsigned c = 0; c < ncores_; c++) {
-        struct table *t = &tables[c];
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slot[i].count)
-                rc |= add(&all, &cap, &n, t->slot[i].pc, t->slot[i].value, t->slot[i].count, SIZE_MAX);
-        for (size_t i = 0; i < t->lost_cap; i++)
-            if (t->lost[i].count)
-                rc |= add(&lost, &lcap, &ln, t->lost[i].pc, 0, t->lost[i].count, SIZE_MAX);
-    }
-    struct pair *list = malloc((n ? n : 1) * sizeof *list);
-    if (!list || rc) {
-        free(all);
+    size_t m = 0, ln = 0;
+    struct pair *list = merged(false, &m), *lost = merged(true, &ln);
+    if (!list || !lost) {
+        free(list);
         free(lost);
         errno = ENOMEM;
         return -1;
     }
-    size_t m = 0;
-    for (size_t i = 0; i < cap; i++)
-        if (all[i].count)
-            list[m++] = all[i];
-    qsort(list, m, sizeof *list, cmp_pair);
+    qsort(list, m, sizeof *list, cmp_pair);     /* per PC, the most frequent first */
 
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        free(all);
         free(lost);
         free(list);
         return -1;
@@ -209,17 +234,15 @@ int value_oracle_write(const char *path, uint64_t run_id)
                 e.count[j - i] = list[j].count;
             }
         }
-        if (lcap) {
-            struct pair *p = find(lost, lcap, e.pc, 0);
-            if (p->count) {
-                e.untracked = p->count;
-                e.loads += p->count;
-            }
+        const struct pair key = {e.pc, 0, 0};
+        const struct pair *p = ln ? bsearch(&key, lost, ln, sizeof *lost, cmp_pc_value) : NULL;
+        if (p) {
+            e.untracked = p->count;
+            e.loads += p->count;
         }
         fwrite(&e, sizeof e, 1, f);
         i = j;
     }
-    free(all);
     free(lost);
     free(list);
     int werr = ferror(f);
