@@ -60,6 +60,17 @@ for f in /etc/apt/apt.conf.d/*; do
     case "$f" in *disabled*) ;; *) $sudo cp "$f" "$root/etc/apt/apt.conf.d/" ;; esac
 done
 $sudo cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# Same trust as this machine: its local CA certificates (those of a proxy
+# between it and the registries), which ca-certificates' install in the
+# chroot adds to the bundle, and npm told to use that bundle where this
+# machine's npm is (npm otherwise trusts only its own built-in list).
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+    $sudo mkdir -p "$root/usr/local/share/ca-certificates"
+    $sudo cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    if command -v npm >/dev/null 2>&1 && [ "$(npm config get cafile 2>/dev/null)" != "null" ]; then
+        echo "cafile=/etc/ssl/certs/ca-certificates.crt" | $sudo tee "$root/etc/npmrc" >/dev/null
+    fi
+fi
 
 $sudo mount -t proc proc "$root/proc"
 $sudo mount -t sysfs sysfs "$root/sys"
