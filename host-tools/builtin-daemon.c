@@ -15,7 +15,7 @@
  * SIGUSR1 or --epoch-every starts a new epoch (NEW_EPOCH, answered by EPOCH
  * once the target has sent everything collected before it).  SIGINT and
  * SIGTERM stop the target's sampling (STOP: everything flushed first),
- * commit and exit.
+ * commit and exit 130 or 143, within STOP_SAVE_S (a second signal: at once).
  *
  * Session (link-protocol.h section 5):
  *  1. START carries a random nonce; the ingest loop takes only the link
@@ -70,6 +70,7 @@
 #define DEFAULT_CONNECT_S   30
 #define DEFAULT_ACK_S       20      /* give up on an ACK after this long without frames */
 #define RETRY_S             1.0     /* send a control frame again after this long */
+#define STOP_SAVE_S         10      /* a signal: the most we wait for STOP's flush */
 #define EXIT_LINK_CUT       3
 
 static const struct opt_command daemon_command = {
@@ -80,10 +81,13 @@ static const struct opt_command daemon_command = {
              "profiler and merges its samples into the profile database until\n"
              "SIGINT or SIGTERM (which stop sampling, flush and commit) or until the\n"
              "board goes away.  SIGUSR1 starts a new epoch.",
-    .epilog = "Exit status: 0 when stopped by a signal or when the board ended (END), 1 if\n"
-              "the profile could not be stored or the target refused the set-up, 2 for bad\n"
-              "options, 3 when the link was cut before the board's END (what the board\n"
-              "still holds is kept for the next daemon).",
+    .epilog = "SIGINT and SIGTERM stop the board's sampling first: what it holds is sent\n"
+              "and stored (at most " GRAMMAR_STR(STOP_SAVE_S) " s more; a second signal ends it at once).\n"
+              "Exit status: 0 when the board ended (END), 130 after SIGINT and 143 after\n"
+              "SIGTERM (the profile up to the stop is stored), 1 if the profile could not\n"
+              "be stored or the target refused the set-up, 2 for bad options, 3 when the\n"
+              "link was cut before the board's END (what the board still holds is kept\n"
+              "for the next daemon).",
 };
 
 /* The command line of one daemon, parsed and checked. */
@@ -96,11 +100,12 @@ struct daemon_options {
     struct strvec elfs;
 };
 
-static volatile sig_atomic_t want_stop, want_epoch;
+static volatile sig_atomic_t want_stop, stop_signals, want_epoch;
 
 static void on_stop(int sig)
 {
     want_stop = sig;
+    stop_signals++;
 }
 
 static void on_usr1(int sig)
@@ -614,7 +619,8 @@ static int daemon_run(const struct daemon_options *o)
 
     double next_flush = flush_every ? now_s() + flush_every / 1000.0 : 0;
     double next_epoch = epoch_every ? now_s() + epoch_every : 0;
-    bool stopping = false, stop_sent = false;
+    bool stopping = false, stop_sent = false, stop_saved = false;
+    double stop_until = 0;
     while (!d.eof) {
         if (pump(&d, 50, &err) != 0) {
             fprintf(stderr, "\nalphaprof daemon: %s\n", err.msg);
@@ -634,14 +640,19 @@ static int daemon_run(const struct daemon_options *o)
             if (d.ack.status != LK_ACK_OK)
                 fprintf(stderr, "alphaprof daemon: warning: the board answered %s with status %u: %s\n",
                         lk_type_name(d.ack.type), d.ack.status, d.ack_msg);
-            if (stop_sent && d.ack.type == LK_T_STOP)
+            if (stop_sent && d.ack.type == LK_T_STOP) {
+                stop_saved = d.ack.status == LK_ACK_OK;
                 break;
+            }
         }
         if (want_stop && !stopping) {
             stopping = true;
+            stop_until = now + STOP_SAVE_S;
             if (verbose)
                 printf("daemon: signal %d: stopping the board's sampling\n", (int)want_stop);
         }
+        if (stopping && (stop_signals > 1 || now >= stop_until || d.ended))
+            break;              /* a second signal, the board is too slow, or it ended */
         if (d.outstanding)
             continue;
         if (stopping) {
@@ -678,15 +689,24 @@ static int daemon_run(const struct daemon_options *o)
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
             " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64
             " frames damaged or lost; %" PRIu64 " control frames "
-            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again%s\n",
+            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again, %" PRIu64
+            " frame pieces taken%s\n",
             t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
-            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames,
+            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames, t->parts,
             !d.eof ? "" : cut ? "" : "; the board ended (END) and closed the link");
     if (cut)
         fprintf(stderr, "alphaprof daemon: the link was cut before the board's END (%" PRIu64
                 " sessions, %" PRIu64 " frames taken); what the board did not get stored stays "
                 "in its retransmit window for the next daemon\n", t->sessions, t->frames);
     status = cut ? EXIT_LINK_CUT : 0;
+    if (stopping) {
+        fprintf(stderr, "alphaprof daemon: stopped by signal %d: %s\n", (int)want_stop, stop_saved
+                ? "the board stopped sampling and flushed; everything it took is stored or counted"
+                : d.ended ? "the board had ended; everything it sent is stored or counted"
+                : "the board did not answer STOP in time; what it still holds stays in its "
+                  "retransmit window for the next daemon");
+        status = 128 + (int)want_stop;
+    }
 
 close_out:
     if (d.fd >= 0)

@@ -88,6 +88,7 @@ struct ingest_totals {
     uint64_t gap_frames;        /* frames ahead of a gap, discarded (sent again) */
     uint64_t lost_frames;       /* gaps taken as lost (no acks) */
     uint64_t resend_requests;   /* LINK_ACK RESEND sent */
+    uint64_t parts;             /* PART pieces taken (link-protocol.h 5.7) */
     uint64_t acks_sent;         /* LINK_ACK sent */
     uint64_t went_back;         /* cumulative values that went back (ignored) */
     uint32_t ncores;            /* from the last HELLO */

@@ -38,7 +38,7 @@ import time
 # link-protocol.h frame types (LK_T_*)
 FRAME_TYPES = {
     "HELLO": 0x01, "NAMES": 0x02, "LOADMAP": 0x03, "SAMPLES": 0x04, "PME_AGG": 0x05,
-    "PAIRS": 0x06, "FLUSH": 0x07, "EPOCH": 0x08, "END": 0x09, "CONSOLE": 0x0a, "ACK": 0x0b,
+    "PAIRS": 0x06, "FLUSH": 0x07, "EPOCH": 0x08, "END": 0x09, "CONSOLE": 0x0a, "ACK": 0x0b, "PART": 0x0c,
     "START": 0x40, "STOP": 0x41, "CONFIG": 0x42, "NEW_EPOCH": 0x43, "FLUSH_NOW": 0x44,
     "LINK_ACK": 0x45,
 }
