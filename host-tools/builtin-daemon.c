@@ -23,7 +23,7 @@
  *     acknowledges what it committed (LINK_ACK), so the board forgets only
  *     what is stored.  A daemon killed at any moment loses nothing the board
  *     still holds: the next one's START takes it over.
- *  2. Control frames are sent again (same seq) every RETRY_S until their
+ *  2. Control frames are sent again (same seq) every LINK_CONTROL_RETRY_S until their
  *     ACK comes; the board answers a retry without doing the work twice.
  *     The control seq starts at a random value, so a new daemon's frames
  *     are not taken for retries of a killed one's.
@@ -60,6 +60,7 @@
 #include "hw-model/pmu-window.h"
 #include "util/board.h"
 #include "util/ingest.h"
+#include "util/link-control.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
 #include "util/regular-file.h"
@@ -69,7 +70,6 @@
 #define DEFAULT_FLUSH_MS    1000
 #define DEFAULT_CONNECT_S   30
 #define DEFAULT_ACK_S       20      /* give up on an ACK after this long without frames */
-#define RETRY_S             1.0     /* send a control frame again after this long */
 #define STOP_SAVE_S         10      /* a signal: the most we wait for STOP's flush */
 #define EXIT_LINK_CUT       3
 
@@ -116,9 +116,7 @@ static void on_usr1(int sig)
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return link_control_now();
 }
 
 struct daemon {
@@ -126,15 +124,7 @@ struct daemon {
     bool verbose;
     struct ingest *in;
     struct pdb *db;
-    uint16_t seq;               /* our control frames' sequence */
-    /* the control frame waiting for its ACK */
-    bool outstanding;
-    uint8_t out_type;
-    uint16_t out_seq;
-    double out_sent, out_first;
-    uint8_t out_wire[LK_MAX_WIRE];      /* sent again on retry */
-    size_t out_len;
-    uint64_t retries;
+    struct link_control ctl;            /* our control frames (util/link-control.h) */
     double last_frame;                  /* when a good frame last came */
     /* the last ACK of ours */
     bool acked;
@@ -155,11 +145,10 @@ static void hook(void *ctx, const struct lk_frame *f)
         struct lk_ack a;
         if (lk_parse_ack(f, &a) != LK_OK)
             return;
-        if (!d->outstanding || a.seq != d->out_seq || a.type != d->out_type) {
+        if (!link_control_answered(&d->ctl, &a)) {
             d->stray_acks++;
             return;
         }
-        d->outstanding = false;
         d->acked = true;
         d->ack = a;
         size_t n = a.message.n < LK_MAX_NAME ? a.message.n : LK_MAX_NAME;
@@ -220,20 +209,9 @@ static void hook(void *ctx, const struct lk_frame *f)
 /* Sends one control frame (the writer holds it); it becomes outstanding. */
 static int send_control(struct daemon *d, struct lk_writer *w, uint8_t type)
 {
-    uint8_t wire[LK_MAX_WIRE];
-    uint16_t seq = d->seq++;
-    size_t n = lk_finish(w, seq, wire, sizeof wire);
-    if (n == 0)
+    if (link_control_send(&d->ctl, w, type) != 0)
         return -1;
-    if (!write_all(d->fd, wire, n))
-        return -1;
-    memcpy(d->out_wire, wire, n);
-    d->out_len = n;
-    d->outstanding = true;
     d->acked = false;
-    d->out_type = type;
-    d->out_seq = seq;
-    d->out_sent = d->out_first = now_s();
     if (d->verbose)
         printf("daemon: sent %s\n", lk_type_name(type));
     return 0;
@@ -242,20 +220,17 @@ static int send_control(struct daemon *d, struct lk_writer *w, uint8_t type)
 /* The outstanding control frame again, same seq, when its ACK is late. */
 static int retry_control(struct daemon *d)
 {
-    if (!d->outstanding || now_s() - d->out_sent < RETRY_S)
-        return 0;
-    d->out_sent = now_s();
-    d->retries++;
-    if (d->verbose)
-        printf("daemon: no ACK yet: %s sent again\n", lk_type_name(d->out_type));
-    return write_all(d->fd, d->out_wire, d->out_len) ? 0 : -1;
+    int rc = link_control_retry(&d->ctl);
+    if (rc > 0 && d->verbose)
+        printf("daemon: no ACK yet: %s sent again\n", lk_type_name(d->ctl.out_type));
+    return rc < 0 ? -1 : 0;
 }
 
 /* No ACK and no frame from the board for DEFAULT_ACK_S: it is not answering. */
 static bool ack_overdue(const struct daemon *d)
 {
-    double last = d->last_frame > d->out_first ? d->last_frame : d->out_first;
-    return d->outstanding && now_s() - last > DEFAULT_ACK_S;
+    double last = d->last_frame > d->ctl.out_first ? d->last_frame : d->ctl.out_first;
+    return d->ctl.outstanding && now_s() - last > DEFAULT_ACK_S;
 }
 
 static int send_start(struct daemon *d, uint64_t nonce)
@@ -328,14 +303,14 @@ static int pump(struct daemon *d, int timeout_ms, struct ap_err *err)
  * closed, -1 database error.  Signals do not interrupt it (a STOP is short). */
 static int wait_ack(struct daemon *d, struct ap_err *err)
 {
-    while (d->outstanding && !d->eof && !ack_overdue(d)) {
+    while (d->ctl.outstanding && !d->eof && !ack_overdue(d)) {
         if (pump(d, 100, err) != 0)
             return -1;
         if (retry_control(d) != 0)
             return ap_err_set(err, "cannot write to the link: %s", strerror(errno));
     }
-    if (d->outstanding) {
-        d->outstanding = false;
+    if (d->ctl.outstanding) {
+        d->ctl.outstanding = false;
         return 0;
     }
     return 1;
@@ -390,7 +365,7 @@ static int setup_once(struct daemon *d, uint8_t type, const struct lk_config *cf
     if (rc == 0)
         return ap_err_set(err, "the board did not answer %s, sent %" PRIu64 " times, and sent "
                           "nothing for %d s (is its monitor profiling? start it with alphaprof "
-                          "run --profile-socket)", lk_type_name(type), d->retries + 1, DEFAULT_ACK_S);
+                          "run --profile-socket)", lk_type_name(type), d->ctl.retries + 1, DEFAULT_ACK_S);
     return 0;
 }
 
@@ -569,7 +544,8 @@ static int daemon_run(const struct daemon_options *o)
     uint64_t nonce = 0;
     if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0)
         nonce = ((uint64_t)getpid() << 32 ^ (uint64_t)(now_s() * 1e9)) | 1;
-    d.seq = (uint16_t)(nonce >> 48);
+    d.ctl.fd = d.fd;
+    d.ctl.seq = (uint16_t)(nonce >> 48);
     struct ingest_opts io = {
         .status = status_line ? stderr : NULL,
         .elfs = (const char *const *)elfs.v,
@@ -629,9 +605,9 @@ static int daemon_run(const struct daemon_options *o)
         double now = now_s();
         if (ack_overdue(&d)) {
             fprintf(stderr, "alphaprof daemon: warning: no ACK for %s, sent %" PRIu64 " times, "
-                    "and nothing from the board for %d s\n", lk_type_name(d.out_type),
-                    d.retries + 1, DEFAULT_ACK_S);
-            d.outstanding = false;
+                    "and nothing from the board for %d s\n", lk_type_name(d.ctl.out_type),
+                    d.ctl.retries + 1, DEFAULT_ACK_S);
+            d.ctl.outstanding = false;
         } else if (retry_control(&d) != 0) {
             break;
         }
@@ -653,7 +629,7 @@ static int daemon_run(const struct daemon_options *o)
         }
         if (stopping && (stop_signals > 1 || now >= stop_until || d.ended))
             break;              /* a second signal, the board is too slow, or it ended */
-        if (d.outstanding)
+        if (d.ctl.outstanding)
             continue;
         if (stopping) {
             if (stop_sent)

@@ -9,7 +9,7 @@
 
 #include "firmware/abi/link-protocol.h"
 
-enum key_kind { KEY_TEXT, KEY_UINT, KEY_FLAG, KEY_RANGE, KEY_CHOICE, KEY_EVENTS };
+enum key_kind { KEY_TEXT, KEY_UINT, KEY_FLAG, KEY_RANGE, KEY_CHOICE, KEY_EVENTS, KEY_HEX64 };
 
 struct choice {
     const char *name;
@@ -60,6 +60,7 @@ static const struct boot_key boot_keys[] = {
     {"pair_window", KEY_UINT, AT(pair_window), 1, PME_MAX_PAIR_WINDOW, 0,
      "fetched instructions in 1.." N_(PME_MAX_PAIR_WINDOW)},
     {"seed", KEY_UINT, AT(seed), 0, BOOT_NUMBER_MAX, 0, "a number in 0.." N_(BOOT_NUMBER_MAX)},
+    {"nonce", KEY_HEX64, AT(link_nonce), 0, 0, 0, "1 to 16 hex digits, not all zero"},
 };
 #define NKEYS (sizeof boot_keys / sizeof boot_keys[0])
 
@@ -116,6 +117,24 @@ static int apply_value(struct boot_options *o, const struct boot_key *k, const c
                 return 0;
             }
         return -1;
+    case KEY_HEX64: {
+        uint64_t x = 0;
+        if (n == 0 || n > 16)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            char c = v[i];
+            unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                       : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                       : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+            if (d == 16)
+                return -1;
+            x = x << 4 | d;
+        }
+        if (x == 0)
+            return -1;
+        *(uint64_t *)field = x;
+        return 0;
+    }
     case KEY_EVENTS: {
         struct event_spec_list l;
         struct event_spec_problem p;

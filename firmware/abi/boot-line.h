@@ -72,6 +72,8 @@ struct boot_options {
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
     unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
     unsigned start_host;        /* start=host: sample only after the host's START */
+    uint64_t link_nonce;        /* nonce=HEX: the boot session is this host's, which
+                                   acknowledges (link-protocol.h 5.1); 0: none */
     char args[CMDLINE_MAX];     /* text after "--", blank-separated */
 };
 

@@ -134,8 +134,10 @@
  *
  * 5. Reliability: link sessions, acknowledgement, retransmission
  *
- *   5.1 A link session is named by a 64-bit nonce (the host's, from START;
- *       or the target's own when it samples from boot).  Its frames are
+ *   5.1 A link session is named by a 64-bit nonce (the host's, from START
+ *       or from the boot line's nonce=HEX, which `alphaprof record` gives:
+ *       that host acknowledges from the first frame; or the target's own
+ *       when it samples from boot without one).  Its frames are
  *       numbered 0, 1, 2 ... (seq, mod 2^16): first the context (HELLO,
  *       NAMES, LOADMAP, one base FLUSH per core that has one), then data.
  *   5.2 The target keeps every frame it sent in a retransmit window in

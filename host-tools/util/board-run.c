@@ -246,6 +246,8 @@ int board_run(struct board_run *br)
         .profile_ctx = br->profile_ctx,
         .profile_stop = br->profile_stop,
         .profile_saved = br->profile_saved,
+        .profile_attach = br->profile_attach,
+        .profile_tick = br->profile_tick,
     };
     int lrc = qemu_launch(&lo, &br->result, &err);
     /* QEMU is gone (reaped or killed): its files go with it. */

@@ -34,6 +34,9 @@ struct board_run {
     /* Stop means save (qemu-launch.h): or NULL. */
     void (*profile_stop)(void *ctx, int fd);
     bool (*profile_saved)(void *ctx);
+    /* A two-way profile link (qemu-launch.h): or NULL. */
+    void (*profile_attach)(void *ctx, int fd);
+    void (*profile_tick)(void *ctx);
     /* Or: serve the profile link on this socket for a daemon to attach to
      * (alphaprof daemon --link unix:PATH); the board does not wait for it. */
     const char *profile_socket;

@@ -642,7 +642,7 @@ static void record_link(struct ingest *in)
 /* LINK_ACK: stored = everything committed, expected = the next to take. */
 static void send_link_ack(struct ingest *in, uint32_t flags)
 {
-    if (!in->opts.send_acks || in->t.sessions == 0)
+    if (!in->opts.send_acks || in->t.sessions == 0 || in->opts.ack_fd < 0)
         return;
     in->acked_expected = in->expected;
     in->acked_stored = in->stored;
@@ -656,6 +656,11 @@ static void send_link_ack(struct ingest *in, uint32_t flags)
     if (n && write(in->opts.ack_fd, wire, n) == (ssize_t)n)
         in->t.acks_sent++;
     now_s(&in->last_ack);
+}
+
+void ingest_set_ack_fd(struct ingest *in, int fd)
+{
+    in->opts.ack_fd = fd;
 }
 
 /* Due: LK_ACK_EVERY_MS after the last one if frames came since, else a

@@ -192,6 +192,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (fd >= 0) {
                 prof_sock = fd;
                 r->profile_connected = true;
+                if (o->profile_attach)
+                    o->profile_attach(o->profile_ctx, fd);
             } else if (fd == -2) {
                 prof_open = false;      /* reported below as "no profile data" */
             }
@@ -275,6 +277,11 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         long long wait = (save_deadline >= 0 ? save_deadline : deadline) - now;
         if (!connected && wait > CONNECT_RETRY_MS)
             wait = CONNECT_RETRY_MS;
+        if (prof_sock >= 0 && o->profile_tick) {
+            o->profile_tick(o->profile_ctx);
+            if (wait > LAUNCH_TICK_MS)
+                wait = LAUNCH_TICK_MS;
+        }
         int rc = poll(p, (nfds_t)np, (int)wait);
         if (rc < 0) {
             if (errno == EINTR)
@@ -376,7 +383,9 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         long long until = now_ms() + 5000;
         while (now_ms() < until) {
             struct pollfd pp = {.fd = prof_sock, .events = POLLIN};
-            if (poll(&pp, 1, 100) <= 0)
+            if (o->profile_tick)
+                o->profile_tick(o->profile_ctx);
+            if (poll(&pp, 1, LAUNCH_TICK_MS) <= 0)
                 continue;
             ssize_t n = read(prof_sock, buf, sizeof buf);
             if (n > 0) {

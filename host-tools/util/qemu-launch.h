@@ -39,7 +39,14 @@ struct launch_opts {
      * signal.  NULL: QEMU is ended at once. */
     void (*profile_stop)(void *ctx, int fd);
     bool (*profile_saved)(void *ctx);
+    /* Two-way profile link (or NULL): profile_attach(ctx, fd) once the
+     * socket is connected (the sink may write acknowledgements on it),
+     * profile_tick(ctx) at least every LAUNCH_TICK_MS while it is open. */
+    void (*profile_attach)(void *ctx, int fd);
+    void (*profile_tick)(void *ctx);
 };
+
+#define LAUNCH_TICK_MS 50
 
 /* The most a stop waits for the profile to be saved (wall time). */
 #define LAUNCH_SAVE_MS 10000
