@@ -9,6 +9,11 @@
  *      and reaps it, so no QEMU outlives the command.
  *   3. The exit status is the workload's when the monitor reported one,
  *      else non-zero with a message saying what happened.
+ *
+ * Test seam: with ALPHAPROF_PROFILE_VIA=PATH in the environment, `record`
+ * reaches the profile socket QEMU serves (/tmp/alphaprof-PID-profile.sock)
+ * through the socket PATH instead: the tests' fault proxy
+ * (tests/e2e/linkfault.py) listens there and relays.
  */
 #include "util/board-run.h"
 
@@ -241,7 +246,9 @@ int board_run(struct board_run *br)
         .out_fd = 1,
         .err_fd = 2,
         .show_boot = br->verbose,
-        .profile_socket_path = br->profile_sink ? prof_path : NULL,
+        .profile_socket_path = !br->profile_sink ? NULL
+                               : getenv("ALPHAPROF_PROFILE_VIA") ? getenv("ALPHAPROF_PROFILE_VIA")
+                               : prof_path,
         .profile_sink = br->profile_sink,
         .profile_ctx = br->profile_ctx,
         .profile_stop = br->profile_stop,

@@ -13,10 +13,11 @@ test checks is the database against the monitor's own summary line
 import os
 import re
 import signal
+import subprocess
 import time
 
 import test_daemon as td
-from harness import check, cleanup, tmpdir
+from harness import REPO, build_path, check, cleanup, require, tmpdir
 from linkfault import DaemonKiller, LinkProxy
 
 # Reasons a sample the target took may be counted instead of stored.
@@ -201,3 +202,53 @@ def test_link_cut_is_not_an_end():
               "a cut link is an error that says no END came", dm)
     finally:
         r.close()
+
+
+def record_through_proxy(rules, spin_ms=2500):
+    """`alphaprof record` with the fault proxy on its profile link (the
+    ALPHAPROF_PROFILE_VIA seam of util/board-run.c): (status, db, proxy
+    actions, output)."""
+    d = tmpdir()
+    proxy = None
+    try:
+        db = os.path.join(d, "p.db")
+        via = os.path.join(d, "via.sock")
+        img = require(build_path("workloads", "hello.elf"))
+        exe = require(build_path("host", "alphaprof"), "the launcher")
+        out, err = os.path.join(d, "out"), os.path.join(d, "err")
+        p = subprocess.Popen([exe, "record", "--db", db, img, "--", "spin", str(spin_ms)], cwd=REPO,
+                             stdin=subprocess.DEVNULL, stdout=open(out, "w"), stderr=open(err, "w"),
+                             env=dict(os.environ, ALPHAPROF_PROFILE_VIA=via))
+        proxy = LinkProxy(via, "/tmp/alphaprof-%d-profile.sock" % p.pid, 1, {}, rules).start()
+        try:
+            rc = p.wait(120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        text = "stdout:\n%s\nstderr:\n%s" % (open(out).read(), open(err).read())
+        return rc, db, proxy.actions(), text, d
+    finally:
+        if proxy:
+            proxy.stop()
+
+
+def test_record_recovers_lost_hello_loadmap_and_samples_frames():
+    """record acknowledges and asks again like the daemon: a lost HELLO, LOADMAP or SAMPLES
+    frame on its link is sent again; everything stored, nothing in [unknown]."""
+    for rules in (["t2h:LOADMAP:1:drop", "t2h:SAMPLES:1:drop"], ["t2h:HELLO:1:drop", "t2h:FLUSH:2:drop"]):
+        rc, db, actions, text, d = record_through_proxy(rules)
+        try:
+            what = ", ".join(rules)
+            check(rc == 0, "%s: record exits 0 (got %s)\n%s" % (what, rc, text))
+            dropped = [a for a in actions if " drop " in a]
+            check(len(dropped) == 2, "%s: the proxy dropped both frames (%s)\n%s" % (what, actions, text))
+            m = re.search(r"monitor: profile: (\d+) samples", text)
+            check(m and int(m.group(1)) > 1000, "%s: the board sampled\n%s" % (what, text))
+            taken = int(m.group(1))
+            check(td.stored(db) == taken, "%s: every sample stored: %d of %d\n%s"
+                  % (what, td.stored(db), taken, text))
+            check(counted(db) == 0 and unknown(db) == 0, "%s: nothing counted lost, nothing in [unknown]\n%s"
+                  % (what, text))
+        finally:
+            cleanup(d)
