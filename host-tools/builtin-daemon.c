@@ -27,9 +27,11 @@
  *     ACK comes; the board answers a retry without doing the work twice.
  *     The control seq starts at a random value, so a new daemon's frames
  *     are not taken for retries of a killed one's.
- *  3. The end: END from the board (exit 0, "the board ended"), a signal
- *     (STOP acknowledged, exit 0), or the link closing without END: a cut
- *     link (exit 3), what the board held is kept for the next daemon.
+ *  3. The end: END from the board (exit 0, "the board ended"), its run's
+ *     own STOP (alphaprof run --timeout or a signal, answered OK; exit 0),
+ *     a signal (STOP acknowledged, exit 130 or 143), or the link closing
+ *     without any of these: a cut link (exit 3), what the board held is
+ *     kept for the next daemon.
  *
  * Invariants (besides the session's above):
  *  1. At most one control frame is outstanding: the next is sent only
@@ -83,11 +85,12 @@ static const struct opt_command daemon_command = {
              "board goes away.  SIGUSR1 starts a new epoch.",
     .epilog = "SIGINT and SIGTERM stop the board's sampling first: what it holds is sent\n"
               "and stored (at most " GRAMMAR_STR(STOP_SAVE_S) " s more; a second signal ends it at once).\n"
-              "Exit status: 0 when the board ended (END), 130 after SIGINT and 143 after\n"
-              "SIGTERM (the profile up to the stop is stored), 1 if the profile could not\n"
-              "be stored or the target refused the set-up, 2 for bad options, 3 when the\n"
-              "link was cut before the board's END (what the board still holds is kept\n"
-              "for the next daemon).",
+              "Exit status: 0 when the board ended (END) or its run stopped it (alphaprof\n"
+              "run --timeout or a signal), 130 after SIGINT and 143 after SIGTERM (the\n"
+              "profile up to the stop is stored), 1 if the profile could not be stored or\n"
+              "the target refused the set-up, 2 for bad options, 3 when the link was cut\n"
+              "before the board's END (what the board still holds is kept for the next\n"
+              "daemon).",
 };
 
 /* The command line of one daemon, parsed and checked. */
@@ -134,6 +137,7 @@ struct daemon {
     uint64_t last_commits;
     bool eof;
     bool ended;                         /* END came: the board asks nothing more */
+    bool stopped_by_run;                /* a STOP of another host (alphaprof run) was answered OK */
 };
 
 static void hook(void *ctx, const struct lk_frame *f)
@@ -147,6 +151,9 @@ static void hook(void *ctx, const struct lk_frame *f)
             return;
         if (!link_control_answered(&d->ctl, &a)) {
             d->stray_acks++;
+            /* the board's run stopped it (alphaprof run's own stop means save) */
+            if (a.type == LK_T_STOP && a.status == LK_ACK_OK)
+                d->stopped_by_run = true;
             return;
         }
         d->acked = true;
@@ -660,7 +667,7 @@ static int daemon_run(const struct daemon_options *o)
     const struct ingest_totals *t = ingest_totals(d.in);
     int64_t epoch = 0;
     pdb_current_epoch(db, &epoch, &err);
-    bool cut = d.eof && t->ended == 0;
+    bool cut = d.eof && t->ended == 0 && !d.stopped_by_run;
     fprintf(stderr,
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
             " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64
@@ -669,7 +676,8 @@ static int daemon_run(const struct daemon_options *o)
             " frame pieces taken%s\n",
             t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
             t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames, t->parts,
-            !d.eof ? "" : cut ? "" : "; the board ended (END) and closed the link");
+            !d.eof || cut ? "" : t->ended ? "; the board ended (END) and closed the link"
+            : "; the board's run stopped it (STOP from alphaprof run) and closed the link");
     if (cut)
         fprintf(stderr, "alphaprof daemon: the link was cut before the board's END (%" PRIu64
                 " sessions, %" PRIu64 " frames taken); what the board did not get stored stays "

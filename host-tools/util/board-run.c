@@ -207,8 +207,7 @@ int board_run(struct board_run *br)
         .link = br->link,
         .shm_path = shm_path,
         .socket_path = sock_path,
-        .profile_socket_path = br->profile_sink ? prof_path : br->profile_socket,
-        .profile_socket_nowait = !br->profile_sink && br->profile_socket,
+        .profile_socket_path = br->profile_sink ? prof_path : NULL,
         .oracle_path = br->oracle_path,
         .model_mode = br->model_mode,
         .model_errors_path = board->plugin[0] ? errors_path : NULL,
@@ -255,6 +254,9 @@ int board_run(struct board_run *br)
         .profile_saved = br->profile_saved,
         .profile_attach = br->profile_attach,
         .profile_tick = br->profile_tick,
+        .relay_path = br->profile_socket,
+        .profile_from_host = br->profile_from_host,
+        .profile_host = br->profile_host,
     };
     int lrc = qemu_launch(&lo, &br->result, &err);
     /* QEMU is gone (reaped or killed): its files go with it. */

@@ -19,11 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/serial-link.h"
+#include "util/strvec.h"
 
 /* After the monitor has reported, QEMU must exit by itself this quickly. */
 #define LINGER_MS 10000
@@ -153,16 +157,123 @@ static pid_t spawn(const struct launch_opts *o, int *con_in, int *con_out,
     return pid;
 }
 
+/* ------------------------------------------------ the profile link relay */
+
+#define RELAY_BACKLOG (1u << 20)    /* bytes queued for a slow client before the board waits */
+
+struct relay {
+    int listen_fd, client;
+    unsigned char *out;             /* board bytes not yet written to the client */
+    size_t out_len;
+};
+
+static int relay_open(struct relay *rl, const char *path, struct ap_err *err)
+{
+    rl->listen_fd = rl->client = -1;
+    rl->out = NULL;
+    rl->out_len = 0;
+    if (!path)
+        return 0;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return ap_err_set(err, "profile socket path too long: %s", path);
+    strcpy(sa.sun_path, path);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(path);               /* an earlier run's */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 4) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return ap_err_set(err, "cannot serve the profile socket %s: %s", path, strerror(e));
+    }
+    rl->listen_fd = fd;
+    rl->out = xmalloc(RELAY_BACKLOG);
+    return 0;
+}
+
+static void relay_drop_client(const struct launch_opts *o, struct relay *rl)
+{
+    if (rl->client < 0)
+        return;
+    close(rl->client);
+    rl->client = -1;
+    rl->out_len = 0;
+    if (o->profile_host)
+        o->profile_host(o->profile_ctx, false);
+}
+
+static void relay_close(const struct launch_opts *o, struct relay *rl)
+{
+    relay_drop_client(o, rl);
+    if (rl->listen_fd >= 0) {
+        close(rl->listen_fd);
+        unlink(o->relay_path);
+    }
+    free(rl->out);
+}
+
+/* Board bytes for the client: queued (dropped while no client). */
+static void relay_to_client(struct relay *rl, const char *buf, size_t n)
+{
+    if (rl->client < 0 || rl->out_len + n > RELAY_BACKLOG)
+        return;                     /* the caller reads the board only while there is room */
+    memcpy(rl->out + rl->out_len, buf, n);
+    rl->out_len += n;
+}
+
+/* Accepts, reads and writes as poll said. */
+static void relay_events(const struct launch_opts *o, struct relay *rl, short listen_ev, short client_ev,
+                         int prof_sock)
+{
+    if (listen_ev & POLLIN) {
+        int fd = accept4(rl->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd >= 0) {
+            rl->client = fd;
+            if (o->profile_host)
+                o->profile_host(o->profile_ctx, true);
+        }
+    }
+    if (rl->client < 0)
+        return;
+    if (client_ev & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[4096];
+        ssize_t n = read(rl->client, buf, sizeof buf);
+        if (n > 0) {
+            if (o->profile_from_host)
+                o->profile_from_host(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+            if (prof_sock >= 0)
+                write_all(prof_sock, buf, (size_t)n);
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            relay_drop_client(o, rl);
+            return;
+        }
+    }
+    if ((client_ev & POLLOUT) && rl->out_len) {
+        ssize_t w = write(rl->client, rl->out, rl->out_len);
+        if (w > 0) {
+            memmove(rl->out, rl->out + w, rl->out_len - (size_t)w);
+            rl->out_len -= (size_t)w;
+        } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            relay_drop_client(o, rl);
+        }
+    }
+}
+
 int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_err *err)
 {
     memset(r, 0, sizeof *r);
     console_init(&r->console);
     int con_in = -1, con_out = -1, qerr = -1;
-    pid_t pid = spawn(o, &con_in, &con_out, &qerr, r, err);
-    if (pid < 0)
+    struct relay rl;
+    if (relay_open(&rl, o->relay_path, err) != 0)
         return -1;
-    if (pid == 0)
-        return 0;           /* exec failed: r says so */
+    pid_t pid = spawn(o, &con_in, &con_out, &qerr, r, err);
+    if (pid <= 0) {
+        relay_close(o, &rl);
+        return pid < 0 ? -1 : 0;    /* 0: exec failed, r says so */
+    }
 
     /* In stdio mode con_out is QEMU's stdout = the console.  In unix mode
      * QEMU's stdout only carries QEMU's own messages, shown like stderr,
@@ -210,6 +321,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                 stop_qemu(pid, r);
                 close(qerr);
                 close(qout);
+                relay_close(o, &rl);
                 return -1;
             }
         }
@@ -217,12 +329,20 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         if (!connected && qerr < 0 && qout < 0)
             break;          /* QEMU gone before the link came up */
 
-        struct pollfd p[7];
+        struct pollfd p[9];
         int np = 0, i_stop = -1, i_err = -1, i_qout = -1, i_con = -1, i_in = -1, i_out = -1;
-        int i_prof = -1;
-        if (prof_sock >= 0) {
+        int i_prof = -1, i_listen = -1, i_client = -1;
+        if (prof_sock >= 0 && rl.out_len + sizeof buf <= RELAY_BACKLOG) {
             i_prof = np;
             p[np++] = (struct pollfd){.fd = prof_sock, .events = POLLIN};
+        }
+        if (rl.listen_fd >= 0 && rl.client < 0) {
+            i_listen = np;
+            p[np++] = (struct pollfd){.fd = rl.listen_fd, .events = POLLIN};
+        }
+        if (rl.client >= 0) {
+            i_client = np;
+            p[np++] = (struct pollfd){.fd = rl.client, .events = (short)(POLLIN | (rl.out_len ? POLLOUT : 0))};
         }
         if (o->stop_fd >= 0) {
             i_stop = np;
@@ -307,12 +427,15 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (n > 0) {
                 r->profile_bytes += (unsigned long long)n;
                 o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+                relay_to_client(&rl, buf, (size_t)n);
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 close(prof_sock);
                 prof_sock = -1;
                 prof_open = false;
             }
         }
+        relay_events(o, &rl, i_listen >= 0 ? p[i_listen].revents : 0,
+                     i_client >= 0 ? p[i_client].revents : 0, prof_sock);
         /* QEMU's own messages (errors, warnings) go to our stderr. */
         int *qfds[2] = {&qerr, &qout};
         int qidx[2] = {i_err, i_qout};
@@ -391,12 +514,20 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (n > 0) {
                 r->profile_bytes += (unsigned long long)n;
                 o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+                relay_to_client(&rl, buf, (size_t)n);
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 break;
             }
         }
         close(prof_sock);
     }
+    /* what the board sent reaches the client before it sees the end */
+    for (long long until = now_ms() + 2000; rl.client >= 0 && rl.out_len && now_ms() < until;) {
+        struct pollfd pc = {.fd = rl.client, .events = POLLOUT};
+        if (poll(&pc, 1, 50) > 0)
+            relay_events(o, &rl, 0, pc.revents, -1);
+    }
+    relay_close(o, &rl);
 
     size_t m = crlf_flush(&crlf, out);
     if (m && stdout_ok)

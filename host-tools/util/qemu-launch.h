@@ -44,6 +44,14 @@ struct launch_opts {
      * profile_tick(ctx) at least every LAUNCH_TICK_MS while it is open. */
     void (*profile_attach)(void *ctx, int fd);
     void (*profile_tick)(void *ctx);
+    /* Serve the profile link on this unix socket (one client at a time)
+     * and relay it both ways with the board's: what the board sends goes
+     * to profile_sink and to the client (dropped while none is attached),
+     * what the client sends to the board and to profile_from_host;
+     * profile_host hears a client come and go.  NULL: no relay. */
+    const char *relay_path;
+    void (*profile_from_host)(void *ctx, const unsigned char *buf, size_t n);
+    void (*profile_host)(void *ctx, bool attached);
 };
 
 #define LAUNCH_TICK_MS 50
