@@ -187,11 +187,11 @@
  *       arrives with (1-e)^n: 12 % for 1 KiB at 2e-3).  When the host has
  *       asked for the same frame twice, the target sends it as PART frames
  *       of at most LK_PART_BYTES (halved on each further request, down to
- *       a quarter of that), all with the frame's seq.  The host keeps the
+ *       a sixteenth of that), all with the frame's seq.  The host keeps the
  *       pieces of its `expected` frame across retries (a seq names one
  *       frame within a session, so pieces of two tries fit together) and
  *       takes the frame once every byte is in.  So a frame at the gap gets
- *       through at any damage rate where LK_PART_BYTES/4 bytes do.
+ *       through at any damage rate where LK_PART_BYTES/16 bytes do.
  * ---------------------------------------------------------------------------
  */
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
@@ -301,6 +301,6 @@ _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field")
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");
 _Static_assert(LK_ACK_FRAMES < LK_IN_FLIGHT_FRAMES, "the host acknowledges before the target must wait");
-_Static_assert(LK_PART_BYTES / 4 > 0 && LK_PART_BYTES + 16 <= LK_MAX_PAYLOAD, "a PART holds a piece");
+_Static_assert(LK_PART_BYTES / 16 > 0 && LK_PART_BYTES + 16 <= LK_MAX_PAYLOAD, "a PART holds a piece");
 
 #endif

@@ -54,7 +54,7 @@
  *     gap missed the end's settle and the run ended as a cut link.
  *  9. Parts (link-protocol.h 5.7): a frame the host asked for again twice
  *     (gap_tries >= 2 at gap_pos) goes as PART frames, the piece halving
- *     with each further request down to LK_PART_BYTES / 4; send and
+ *     with each further request down to LK_PART_BYTES / 16; send and
  *     send_pos move on only after its last piece.  Frames built before the
  *     link turned bad keep their size; their pieces get through.
  */
@@ -311,7 +311,7 @@ static uint32_t part_bytes(uint32_t pos)
 {
     if (!tx.reliable || pos != tx.gap_pos || tx.gap_tries < 2)
         return 0;
-    uint32_t halvings = tx.gap_tries - 2 < 2 ? tx.gap_tries - 2 : 2;
+    uint32_t halvings = tx.gap_tries - 2 < 4 ? tx.gap_tries - 2 : 4;
     return LK_PART_BYTES >> halvings;
 }
 

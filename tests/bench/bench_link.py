@@ -107,7 +107,7 @@ FRAME_FAULTS = [
     ("duplicated SAMPLES", ["t2h:SAMPLES:2:dup"]),
     ("replayed HELLO", ["t2h:HELLO:1:replay"]),
     ("replayed FLUSH", ["t2h:FLUSH:3:replay"]),
-    ("SAMPLES spoiled whenever whole", ["t2h:SAMPLES:2:spoil"]),
+    ("SAMPLES spoiled whenever whole", ["t2h:SAMPLES:1:spoil"]),
 ]
 RECORD_FAULTS = [
     ("record: lost LOADMAP, SAMPLES", ["t2h:LOADMAP:1:drop", "t2h:SAMPLES:1:drop"]),
