@@ -336,7 +336,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             i_prof = np;
             p[np++] = (struct pollfd){.fd = prof_sock, .events = POLLIN};
         }
-        if (rl.listen_fd >= 0 && rl.client < 0) {
+        if (rl.listen_fd >= 0 && rl.client < 0 && prof_sock >= 0) {    /* a client's bytes wait for the board's end */
             i_listen = np;
             p[np++] = (struct pollfd){.fd = rl.listen_fd, .events = POLLIN};
         }
