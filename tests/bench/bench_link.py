@@ -168,7 +168,7 @@ def kill_table():
 
 
 def record_stop_table():
-    t = Table("link_stop", "Stop means save: record stopped early on a spinning workload",
+    t = Table("link_stop", "Stop means save: record, run --profile-socket and daemon stopped early on a spinning workload",
               ["how", "exit", "taken", "stored", "stored %", "stop to exit s"])
     img = require(build_path("workloads", "hello.elf"))
     exe = require(build_path("host", "alphaprof"), "the launcher")
@@ -196,9 +196,40 @@ def record_stop_table():
             t.add(how, rc, taken, stored, pct, took)
         finally:
             cleanup(d)
+    for how in ("run --timeout 6", "run SIGINT", "run SIGTERM", "daemon SIGTERM"):
+        d = tmpdir()
+        board = daemon = None
+        try:
+            sock, db = os.path.join(d, "profile.sock"), os.path.join(d, "p.db")
+            timeout = ["--timeout", "6"] if "--timeout" in how else []
+            board = td.Proc(d, "board", ["run"] + timeout + ["--profile-socket", sock, img, "--", "spin", "60000"])
+            daemon = td.start_daemon(d, sock, db, img)
+            td.wait_for(daemon, r"^daemon: commit \d+: [1-9]\d* samples stored")
+            who = board if how.startswith("run") else daemon
+            if "SIG" in how:
+                time.sleep(2)
+                stop = time.time()
+                who.p.send_signal(getattr(signal, how.split()[-1]))
+            rc = who.wait(60)
+            if "--timeout" in how:
+                stop = time.time()      # the exit: the timeout's own moment is not seen from here
+            took = time.time() - stop
+            daemon.wait(60)
+            taken = td.stat(db, "samples_taken")
+            stored = td.stored(db)
+            pct = 100.0 * stored / max(1, taken)
+            ok &= pct >= 99.0 and taken > 0
+            t.add(how, rc, taken, stored, pct, took if "SIG" in how else float("nan"))
+        finally:
+            for p in (daemon, board):
+                if p:
+                    p.stop()
+            cleanup(d)
     t.target(">= 99% of the samples taken stored", "yes" if ok else "no", "yes", ok)
     t.notes = ("`taken` is the target's own cumulative count (its FLUSH frames).  The wait after the "
-               "stop is bounded by LAUNCH_SAVE_MS (10 s).")
+               "stop is bounded by LAUNCH_SAVE_MS (10 s) for record and run, STOP_SAVE_S (10 s) for the "
+               "daemon; run --profile-socket stops the board through its own relay of the link and ends "
+               "QEMU once the daemon stored the flush.")
     return t
 
 
