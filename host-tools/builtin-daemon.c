@@ -128,6 +128,7 @@ struct daemon {
     struct ingest *in;
     struct pdb *db;
     struct link_control ctl;            /* our control frames (util/link-control.h) */
+    uint16_t first_seq;                 /* ctl's first seq: ours are first_seq .. ctl.seq - 1 */
     double last_frame;                  /* when a good frame last came */
     /* the last ACK of ours */
     bool acked;
@@ -151,8 +152,11 @@ static void hook(void *ctx, const struct lk_frame *f)
             return;
         if (!link_control_answered(&d->ctl, &a)) {
             d->stray_acks++;
-            /* the board's run stopped it (alphaprof run's own stop means save) */
-            if (a.type == LK_T_STOP && a.status == LK_ACK_OK)
+            /* the board's run stopped it (alphaprof run's own stop means
+             * save): a STOP of no seq of ours (not a repeated answer to
+             * our own) */
+            uint16_t sent = (uint16_t)(d->ctl.seq - d->first_seq);
+            if (a.type == LK_T_STOP && a.status == LK_ACK_OK && (uint16_t)(a.seq - d->first_seq) >= sent)
                 d->stopped_by_run = true;
             return;
         }
@@ -552,7 +556,7 @@ static int daemon_run(const struct daemon_options *o)
     if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0)
         nonce = ((uint64_t)getpid() << 32 ^ (uint64_t)(now_s() * 1e9)) | 1;
     d.ctl.fd = d.fd;
-    d.ctl.seq = (uint16_t)(nonce >> 48);
+    d.ctl.seq = d.first_seq = (uint16_t)(nonce >> 48);
     struct ingest_opts io = {
         .status = status_line ? stderr : NULL,
         .elfs = (const char *const *)elfs.v,

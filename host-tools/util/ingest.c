@@ -913,8 +913,15 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
             int got_all = take_part(in, &f, &whole);
             if (got_all == 0)
                 continue;
-            if (got_all == 1)
+            if (got_all == 1) {
                 f = whole;
+            } else if (in->t.sessions && f.seq == in->expected) {
+                /* a piece of `expected` that makes no frame: not taken for it */
+                in->t.malformed++;
+                pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_MALFORMED), 1);
+                in->t.dropped_frames++;
+                continue;
+            }
         }
         enum order o = in_order(in, &f);
         if (o == DUPLICATE) {
