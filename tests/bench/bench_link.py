@@ -146,7 +146,7 @@ def kill_table():
     seconds = int(os.environ.get("ALPHAPROF_BENCH_KILL_S", "120"))
     t = Table("link_kills", "Profile link: kill -9 of the daemon, a new one each time",
               ["kills", "run s", "taken", "stored", "counted", "uncounted", "sessions", "integrity"])
-    r = lf.Rig(seconds * 1000 + 2000)
+    r = lf.Rig(seconds * 1000 + 2000, board_opts=("--timeout", str(seconds + 180)))
     try:
         gap = seconds / (kills + 1)
         killer = lf.DaemonKiller(lambda i: r.daemon(name="daemon%d" % i), seed=5,
