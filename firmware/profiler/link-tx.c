@@ -99,6 +99,7 @@ static struct {
     uint32_t ring_pos, head_pos, send_pos, top_pos, host_pos;
     uint64_t nonce;
     uint64_t prev_nonce, prev_pos;      /* the session this one took over */
+    int session_acked;                  /* a LINK_ACK of the current session came */
     int reliable;
     uint64_t rto_ns, rto_min_ns, progress_ns;
     uint64_t host_progress_ns;          /* when the host's `expected` last moved */
@@ -442,6 +443,7 @@ void link_tx_ack(const struct lk_link_ack *a)
     if (!unwrap(a->stored, &stored) || !unwrap(a->expected, &expected) || stored > expected)
         return;
     tx.reliable = 1;
+    tx.session_acked = 1;
     tx.host_heard_ns = clock_ns();
     free_before(stored);
     if (expected > tx.host_pos) {
@@ -462,8 +464,15 @@ void link_tx_ack(const struct lk_link_ack *a)
 
 void link_tx_session_begin(uint64_t nonce, int reliable)
 {
-    tx.prev_nonce = tx.nonce;
-    tx.prev_pos = tx.ring_pos;          /* the first frame to go again, old numbering */
+    /* the session taken over is the last one a host acknowledged: one that
+     * never heard a LINK_ACK (its host died before storing anything)
+     * renumbered nothing a host knows, so its own predecessor stays the
+     * one named (link-protocol.h 5.5) */
+    if (tx.session_acked || !tx.prev_nonce) {
+        tx.prev_nonce = tx.nonce;
+        tx.prev_pos = tx.ring_pos;      /* the first frame to go again, old numbering */
+    }
+    tx.session_acked = 0;
     tx.nonce = nonce;
     tx.reliable = reliable;
     tx.ctx_len = tx.ctx_n = 0;

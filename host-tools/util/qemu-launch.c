@@ -229,7 +229,13 @@ static void relay_events(const struct launch_opts *o, struct relay *rl, short li
 {
     if (listen_ev & POLLIN) {
         int fd = accept4(rl->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd >= 0) {
+        struct pollfd gone = {.fd = fd, .events = POLLRDHUP};
+        if (fd >= 0 && poll(&gone, 1, 0) == 1 && (gone.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            /* it went away while it waited to be served (a daemon killed
+             * in the queue): what it had written (a START) must not reach
+             * the board, or the board would start a session nobody stores */
+            close(fd);
+        } else if (fd >= 0) {
             rl->client = fd;
             if (o->profile_host)
                 o->profile_host(o->profile_ctx, true);
