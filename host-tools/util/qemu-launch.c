@@ -7,6 +7,12 @@
  *   2. Console bytes reach our stdout in order and whole lines reach the
  *      console parser; the monitor's exit line decides the result, QEMU's
  *      own status only when the monitor said nothing.
+ *   3. The relay (relay_path) serves one client at a time and passes bytes
+ *      unchanged and in order both ways; a client is accepted only once
+ *      the board's socket is up (its first bytes wait, never dropped), and
+ *      one that died while queued is closed unread (its START must not
+ *      reach the board).  Board bytes while no client is attached are
+ *      dropped, as QEMU's own server did: the link protocol resends them.
  */
 #include "util/qemu-launch.h"
 
