@@ -600,12 +600,17 @@ void link_tx_pump(void)
     }
 }
 
-/* Sent once, or held back for the host (note 8: the caller's settle
- * hears its LINK_ACKs; nothing here reads them). */
+/* The frames in flight wait for the host's LINK_ACK (note 8), which only
+ * the control channel reads: a loop here would wait for nothing. */
+static int held_for_host(void)
+{
+    return tx.wire_pos == tx.wire_len && tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES;
+}
+
 void link_tx_drain(void)
 {
     while (tx.ready && !(tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n) &&
-           !(tx.wire_pos == tx.wire_len && tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES))
+           !held_for_host())
         link_tx_pump();
 }
 
@@ -615,7 +620,7 @@ void link_tx_wait_free(uint32_t bytes)
         bytes = tx.cap;
     /* bounded: a host that stopped reading must not hang the boot core */
     uint64_t deadline = clock_ns() + WAIT_LIMIT_NS + (uint64_t)tx.cap * tx.byte_ns;
-    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline)
+    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline && !held_for_host())
         link_tx_pump();
 }
 

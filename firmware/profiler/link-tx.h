@@ -67,7 +67,8 @@ void link_tx_pump(void);
  * or until the frames in flight wait for its LINK_ACK (link-tx.c note 8). */
 void link_tx_drain(void);
 /* Pumps until at least `bytes` are free (bounded by the queue size), or
- * until the queue's link time plus a second has passed. */
+ * until the queue's link time plus a second has passed, or until the
+ * frames in flight wait for the host's LINK_ACK (link-tx.c note 8). */
 void link_tx_wait_free(uint32_t bytes);
 /* Line time of one character at the configured baud rate (0: unpaced). */
 uint64_t link_tx_byte_ns(void);
