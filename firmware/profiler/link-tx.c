@@ -171,6 +171,13 @@ void link_tx_init(unsigned port, unsigned baud)
     uart_port_init(port);
 }
 
+/* Room the window has (reliable: only the host's LINK_ACK makes more). */
+static uint32_t window_room(void)
+{
+    uint32_t used = tx.head - tx.acked;
+    return used < tx.window_cap ? tx.window_cap - used : 0;
+}
+
 static uint32_t unsent_bytes(void)
 {
     return tx.head - tx.send;
@@ -620,7 +627,8 @@ void link_tx_wait_free(uint32_t bytes)
         bytes = tx.cap;
     /* bounded: a host that stopped reading must not hang the boot core */
     uint64_t deadline = clock_ns() + WAIT_LIMIT_NS + (uint64_t)tx.cap * tx.byte_ns;
-    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline && !held_for_host())
+    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline && !held_for_host() &&
+           !(tx.reliable && window_room() < bytes))
         link_tx_pump();
 }
 
