@@ -15,7 +15,7 @@
  * SIGUSR1 or --epoch-every starts a new epoch (NEW_EPOCH, answered by EPOCH
  * once the target has sent everything collected before it).  SIGINT and
  * SIGTERM stop the target's sampling (STOP: everything flushed first),
- * commit and exit.
+ * commit and exit 130 or 143, within STOP_SAVE_S (a second signal: at once).
  *
  * Session (link-protocol.h section 5):
  *  1. START carries a random nonce; the ingest loop takes only the link
@@ -23,13 +23,15 @@
  *     acknowledges what it committed (LINK_ACK), so the board forgets only
  *     what is stored.  A daemon killed at any moment loses nothing the board
  *     still holds: the next one's START takes it over.
- *  2. Control frames are sent again (same seq) every RETRY_S until their
+ *  2. Control frames are sent again (same seq) every LINK_CONTROL_RETRY_S until their
  *     ACK comes; the board answers a retry without doing the work twice.
  *     The control seq starts at a random value, so a new daemon's frames
  *     are not taken for retries of a killed one's.
- *  3. The end: END from the board (exit 0, "the board ended"), a signal
- *     (STOP acknowledged, exit 0), or the link closing without END: a cut
- *     link (exit 3), what the board held is kept for the next daemon.
+ *  3. The end: END from the board (exit 0, "the board ended"), its run's
+ *     own STOP (alphaprof run --timeout or a signal, answered OK; exit 0),
+ *     a signal (STOP acknowledged, exit 130 or 143), or the link closing
+ *     without any of these: a cut link (exit 3), what the board held is
+ *     kept for the next daemon.
  *
  * Invariants (besides the session's above):
  *  1. At most one control frame is outstanding: the next is sent only
@@ -69,6 +71,7 @@
 #include "util/board.h"
 #include "util/ingest.h"
 #include "util/image-file.h"
+#include "util/link-control.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
 #include "util/rate-note.h"
@@ -79,7 +82,7 @@
 #define DEFAULT_FLUSH_MS    1000
 #define DEFAULT_CONNECT_S   30
 #define DEFAULT_ACK_S       20      /* give up on an ACK after this long without frames */
-#define RETRY_S             1.0     /* send a control frame again after this long */
+#define STOP_SAVE_S         10      /* a signal: the most we wait for STOP's flush */
 #define EXIT_LINK_CUT       3
 
 static const struct opt_command daemon_command = {
@@ -90,10 +93,14 @@ static const struct opt_command daemon_command = {
              "profiler and merges its samples into the profile database until\n"
              "SIGINT or SIGTERM (which stop sampling, flush and commit) or until the\n"
              "board goes away.  SIGUSR1 starts a new epoch.",
-    .epilog = "Exit status: 0 when stopped by a signal or when the board ended (END), 1 if\n"
-              "the profile could not be stored or the target refused the set-up, 2 for bad\n"
-              "options, 3 when the link was cut before the board's END (what the board\n"
-              "still holds is kept for the next daemon).",
+    .epilog = "SIGINT and SIGTERM stop the board's sampling first: what it holds is sent\n"
+              "and stored (at most " GRAMMAR_STR(STOP_SAVE_S) " s more; a second signal ends it at once).\n"
+              "Exit status: 0 when the board ended (END) or its run stopped it (alphaprof\n"
+              "run --timeout or a signal), 130 after SIGINT and 143 after SIGTERM (the\n"
+              "profile up to the stop is stored), 1 if the profile could not be stored or\n"
+              "the target refused the set-up, 2 for bad options, 3 when the link was cut\n"
+              "before the board's END (what the board still holds is kept for the next\n"
+              "daemon).",
 };
 
 /* The command line of one daemon, parsed and checked. */
@@ -106,11 +113,12 @@ struct daemon_options {
     struct strvec elfs;
 };
 
-static volatile sig_atomic_t want_stop, want_epoch;
+static volatile sig_atomic_t want_stop, stop_signals, want_epoch;
 
 static void on_stop(int sig)
 {
     want_stop = sig;
+    stop_signals++;
 }
 
 static void on_usr1(int sig)
@@ -121,9 +129,7 @@ static void on_usr1(int sig)
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return link_control_now();
 }
 
 struct daemon {
@@ -131,15 +137,8 @@ struct daemon {
     bool verbose;
     struct ingest *in;
     struct pdb *db;
-    uint16_t seq;               /* our control frames' sequence */
-    /* the control frame waiting for its ACK */
-    bool outstanding;
-    uint8_t out_type;
-    uint16_t out_seq;
-    double out_sent, out_first;
-    uint8_t out_wire[LK_MAX_WIRE];      /* sent again on retry */
-    size_t out_len;
-    uint64_t retries;
+    struct link_control ctl;            /* our control frames (util/link-control.h) */
+    uint16_t first_seq;                 /* ctl's first seq: ours are first_seq .. ctl.seq - 1 */
     double last_frame;                  /* when a good frame last came */
     /* the last ACK of ours */
     bool acked;
@@ -149,6 +148,7 @@ struct daemon {
     uint64_t last_commits;
     bool eof;
     bool ended;                         /* END came: the board asks nothing more */
+    bool stopped_by_run;                /* a STOP of another host (alphaprof run) was answered OK */
 };
 
 static void hook(void *ctx, const struct lk_frame *f)
@@ -160,11 +160,16 @@ static void hook(void *ctx, const struct lk_frame *f)
         struct lk_ack a;
         if (lk_parse_ack(f, &a) != LK_OK)
             return;
-        if (!d->outstanding || a.seq != d->out_seq || a.type != d->out_type) {
+        if (!link_control_answered(&d->ctl, &a)) {
             d->stray_acks++;
+            /* the board's run stopped it (alphaprof run's own stop means
+             * save): a STOP of no seq of ours (not a repeated answer to
+             * our own) */
+            uint16_t sent = (uint16_t)(d->ctl.seq - d->first_seq);
+            if (a.type == LK_T_STOP && a.status == LK_ACK_OK && (uint16_t)(a.seq - d->first_seq) >= sent)
+                d->stopped_by_run = true;
             return;
         }
-        d->outstanding = false;
         d->acked = true;
         d->ack = a;
         size_t n = a.message.n < LK_MAX_NAME ? a.message.n : LK_MAX_NAME;
@@ -230,20 +235,9 @@ static void hook(void *ctx, const struct lk_frame *f)
 /* Sends one control frame (the writer holds it); it becomes outstanding. */
 static int send_control(struct daemon *d, struct lk_writer *w, uint8_t type)
 {
-    uint8_t wire[LK_MAX_WIRE];
-    uint16_t seq = d->seq++;
-    size_t n = lk_finish(w, seq, wire, sizeof wire);
-    if (n == 0)
+    if (link_control_send(&d->ctl, w, type) != 0)
         return -1;
-    if (!write_all(d->fd, wire, n))
-        return -1;
-    memcpy(d->out_wire, wire, n);
-    d->out_len = n;
-    d->outstanding = true;
     d->acked = false;
-    d->out_type = type;
-    d->out_seq = seq;
-    d->out_sent = d->out_first = now_s();
     if (d->verbose)
         printf("daemon: sent %s\n", lk_type_name(type));
     return 0;
@@ -252,20 +246,17 @@ static int send_control(struct daemon *d, struct lk_writer *w, uint8_t type)
 /* The outstanding control frame again, same seq, when its ACK is late. */
 static int retry_control(struct daemon *d)
 {
-    if (!d->outstanding || now_s() - d->out_sent < RETRY_S)
-        return 0;
-    d->out_sent = now_s();
-    d->retries++;
-    if (d->verbose)
-        printf("daemon: no ACK yet: %s sent again\n", lk_type_name(d->out_type));
-    return write_all(d->fd, d->out_wire, d->out_len) ? 0 : -1;
+    int rc = link_control_retry(&d->ctl);
+    if (rc > 0 && d->verbose)
+        printf("daemon: no ACK yet: %s sent again\n", lk_type_name(d->ctl.out_type));
+    return rc < 0 ? -1 : 0;
 }
 
 /* No ACK and no frame from the board for DEFAULT_ACK_S: it is not answering. */
 static bool ack_overdue(const struct daemon *d)
 {
-    double last = d->last_frame > d->out_first ? d->last_frame : d->out_first;
-    return d->outstanding && now_s() - last > DEFAULT_ACK_S;
+    double last = d->last_frame > d->ctl.out_first ? d->last_frame : d->ctl.out_first;
+    return d->ctl.outstanding && now_s() - last > DEFAULT_ACK_S;
 }
 
 static int send_start(struct daemon *d, uint64_t nonce)
@@ -338,14 +329,14 @@ static int pump(struct daemon *d, int timeout_ms, struct ap_err *err)
  * closed, -1 database error.  Signals do not interrupt it (a STOP is short). */
 static int wait_ack(struct daemon *d, struct ap_err *err)
 {
-    while (d->outstanding && !d->eof && !ack_overdue(d)) {
+    while (d->ctl.outstanding && !d->eof && !ack_overdue(d)) {
         if (pump(d, 100, err) != 0)
             return -1;
         if (retry_control(d) != 0)
             return ap_err_set(err, "cannot write to the link: %s", strerror(errno));
     }
-    if (d->outstanding) {
-        d->outstanding = false;
+    if (d->ctl.outstanding) {
+        d->ctl.outstanding = false;
         return 0;
     }
     return 1;
@@ -400,7 +391,7 @@ static int setup_once(struct daemon *d, uint8_t type, const struct lk_config *cf
     if (rc == 0)
         return ap_err_set(err, "the board did not answer %s, sent %" PRIu64 " times, and sent "
                           "nothing for %d s (is its monitor profiling? start it with alphaprof "
-                          "run --profile-socket)", lk_type_name(type), d->retries + 1, DEFAULT_ACK_S);
+                          "run --profile-socket)", lk_type_name(type), d->ctl.retries + 1, DEFAULT_ACK_S);
     return 0;
 }
 
@@ -621,7 +612,8 @@ static int daemon_run(const struct daemon_options *o)
     uint64_t nonce = 0;
     if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0)
         nonce = ((uint64_t)getpid() << 32 ^ (uint64_t)(now_s() * 1e9)) | 1;
-    d.seq = (uint16_t)(nonce >> 48);
+    d.ctl.fd = d.fd;
+    d.ctl.seq = d.first_seq = (uint16_t)(nonce >> 48);
     struct ingest_opts io = {
         .status = status_line ? stderr : NULL,
         .elfs = (const char *const *)elfs.v,
@@ -672,7 +664,8 @@ static int daemon_run(const struct daemon_options *o)
     double next_flush = flush_every ? now_s() + flush_every / 1000.0 : 0;
     next_push = fleet ? now_s() + push_every : 0;
     double next_epoch = epoch_every ? now_s() + epoch_every : 0;
-    bool stopping = false, stop_sent = false;
+    bool stopping = false, stop_sent = false, stop_saved = false;
+    double stop_until = 0;
     while (!d.eof) {
         if (pump(&d, 50, &err) != 0) {
             fprintf(stderr, "\nalphaprof daemon: %s\n", err.msg);
@@ -681,9 +674,9 @@ static int daemon_run(const struct daemon_options *o)
         double now = now_s();
         if (ack_overdue(&d)) {
             fprintf(stderr, "alphaprof daemon: warning: no ACK for %s, sent %" PRIu64 " times, "
-                    "and nothing from the board for %d s\n", lk_type_name(d.out_type),
-                    d.retries + 1, DEFAULT_ACK_S);
-            d.outstanding = false;
+                    "and nothing from the board for %d s\n", lk_type_name(d.ctl.out_type),
+                    d.ctl.retries + 1, DEFAULT_ACK_S);
+            d.ctl.outstanding = false;
         } else if (retry_control(&d) != 0) {
             break;
         }
@@ -692,15 +685,20 @@ static int daemon_run(const struct daemon_options *o)
             if (d.ack.status != LK_ACK_OK)
                 fprintf(stderr, "alphaprof daemon: warning: the board answered %s with status %u: %s\n",
                         lk_type_name(d.ack.type), d.ack.status, d.ack_msg);
-            if (stop_sent && d.ack.type == LK_T_STOP)
+            if (stop_sent && d.ack.type == LK_T_STOP) {
+                stop_saved = d.ack.status == LK_ACK_OK;
                 break;
+            }
         }
         if (want_stop && !stopping) {
             stopping = true;
+            stop_until = now + STOP_SAVE_S;
             if (verbose)
                 printf("daemon: signal %d: stopping the board's sampling\n", (int)want_stop);
         }
-        if (d.outstanding)
+        if (stopping && (stop_signals > 1 || now >= stop_until || d.ended))
+            break;              /* a second signal, the board is too slow, or it ended */
+        if (d.ctl.outstanding)
             continue;
         if (stopping) {
             if (stop_sent)
@@ -737,24 +735,35 @@ static int daemon_run(const struct daemon_options *o)
     const struct ingest_totals *t = ingest_totals(d.in);
     int64_t epoch = 0;
     pdb_current_epoch(db, &epoch, &err);
-    bool cut = d.eof && t->ended == 0;
+    bool cut = d.eof && t->ended == 0 && !d.stopped_by_run;
     fprintf(stderr,
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
             " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64
             " frames damaged or lost; %" PRIu64 " control frames "
-            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again%s\n",
+            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again, %" PRIu64
+            " frame pieces taken%s\n",
             t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
-            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames,
-            !d.eof ? "" : cut ? "" : "; the board ended (END) and closed the link");
+            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames, t->parts,
+            !d.eof || cut ? "" : t->ended ? "; the board ended (END) and closed the link"
+            : "; the board's run stopped it (STOP from alphaprof run) and closed the link");
     if (cut)
         fprintf(stderr, "alphaprof daemon: the link was cut before the board's END (%" PRIu64
                 " sessions, %" PRIu64 " frames taken); what the board did not get stored stays "
                 "in its retransmit window for the next daemon\n", t->sessions, t->frames);
     status = cut ? EXIT_LINK_CUT : 0;
+    if (stopping) {
+        fprintf(stderr, "alphaprof daemon: stopped by signal %d: %s\n", (int)want_stop, stop_saved
+                ? "the board stopped sampling and flushed; everything it took is stored or counted"
+                : d.ended ? "the board had ended; everything it sent is stored or counted"
+                : "the board did not answer STOP in time; what it still holds stays in its "
+                  "retransmit window for the next daemon");
+        status = 128 + (int)want_stop;
+    }
     if (fleet && push_spool(fleet, db_path, verbose) != 0) {
         fprintf(stderr, "alphaprof daemon: the last push to the fleet store failed; %s holds everything: "
                 "push it with `alphaprof push --db %s --to %s`\n", db_path, db_path, fleet);
-        status = 1;
+        if (status == 0)
+            status = 1;
     }
 
 close_out:

@@ -11,10 +11,15 @@
  *     opened or created.
  *  2. The boot keys are record's own first, then --append's: the monitor
  *     takes the last of a key, so the user's win.
- *  3. STOP (seq STOP_SEQ) is the only control frame record sends, and
- *     only on --timeout or a signal; the profile counts as saved only
- *     once its ACK or the board's END came.
- *  4. A workload status of 0 becomes 1 when the profile is incomplete
+ *  3. The profile link is a reliable session from the board's first frame
+ *     (link-protocol.h 5): record gives the board its nonce on the boot
+ *     line (nonce=HEX), acknowledges what it stored and asks again for
+ *     what was lost (util/ingest.c), as the daemon does.
+ *  4. STOP is the only control frame record sends (util/link-control.c:
+ *     retried until answered), and only on --timeout or a signal; the
+ *     profile counts as saved only once its ACK or the board's END came
+ *     (in seq order: after every frame before it).
+ *  5. A workload status of 0 becomes 1 when the profile is incomplete
  *     (not stored, no session, or no END without a STOP); any other
  *     status is passed on as it is.
  */
@@ -22,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -30,6 +37,7 @@
 #include "util/run-costs.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
+#include "util/link-control.h"
 #include "util/option-groups.h"
 #include "util/oracle-file.h"
 #include "util/qemu-launch.h"
@@ -68,23 +76,35 @@ struct record_sink {
     struct ingest *in;
     bool failed;
     struct ap_err err;
+    struct link_control ctl;    /* STOP, retried until answered */
     /* stop means save: STOP sent on the link, its ACK (or END) came */
     bool stop_sent, saved;
 };
 
-#define STOP_SEQ 0x5a0d         /* record's one control frame */
+/* The profile socket is connected: acknowledgements and STOP go there. */
+static void attach_link(void *ctx, int fd)
+{
+    struct record_sink *s = ctx;
+    s->ctl.fd = fd;
+    ingest_set_ack_fd(s->in, fd);
+}
+
+/* LINK_ACKs when due, STOP again while unanswered. */
+static void tick_link(void *ctx)
+{
+    struct record_sink *s = ctx;
+    ingest_tick(s->in);
+    if (s->stop_sent && !s->saved)
+        link_control_retry(&s->ctl);
+}
 
 /* The timeout or a signal: the target stops sampling and flushes
  * (link-protocol.h section 4); QEMU ends once its ACK is in. */
 static void stop_target(void *ctx, int fd)
 {
     struct record_sink *s = ctx;
-    uint8_t raw[LK_MAX_RAW], wire[LK_MAX_WIRE];
-    struct lk_writer w;
-    if (lk_enc_control(&w, raw, sizeof raw, LK_T_STOP) != LK_OK)
-        return;
-    size_t n = lk_finish(&w, STOP_SEQ, wire, sizeof wire);
-    s->stop_sent = n && write_all(fd, wire, n);
+    s->ctl.fd = fd;
+    s->stop_sent = link_control_send_simple(&s->ctl, LK_T_STOP) == 0;
     if (s->stop_sent)
         fprintf(stderr, "alphaprof record: stopping: the board stops sampling and sends what it holds "
                 "(at most %d s; a second signal ends it at once)\n", LAUNCH_SAVE_MS / 1000);
@@ -100,7 +120,7 @@ static void watch_frames(void *ctx, const struct lk_frame *f)
     struct record_sink *s = ctx;
     struct lk_ack a;
     if (f->type == LK_T_END ||
-        (s->stop_sent && lk_parse_ack(f, &a) == LK_OK && a.type == LK_T_STOP && a.seq == STOP_SEQ))
+        (s->stop_sent && lk_parse_ack(f, &a) == LK_OK && link_control_answered(&s->ctl, &a)))
         s->saved = true;
 }
 
@@ -184,9 +204,10 @@ static int store_oracle_run(struct pdb *db, int64_t sessions_before, const char 
 
 /* The boot keys of the run: the sampling's, then the user's (the monitor
  * takes the last of a key, so --append overrides record's own). */
-static void record_keys(struct record_options *o, struct strvec *keys)
+static void record_keys(struct record_options *o, uint64_t nonce, struct strvec *keys)
 {
     struct boot_options *b = &o->boot;
+    strvec_pushf(keys, "nonce=%llx", (unsigned long long)nonce);
     if (o->mode) {
         if (o->mode == 2 && !o->pme) {
             /* two records a pair: the same records per second as single */
@@ -275,7 +296,7 @@ static void loadmap_elfs(const struct strvec *images, const char *board_name, st
 
 /* Runs the board with the boot keys and the profile link into the
  * database. */
-static int record_run(struct record_options *o, const struct strvec *keys)
+static int record_run(struct record_options *o, uint64_t nonce, const struct strvec *keys)
 {
     struct board_run run = {
         .cmd = "alphaprof record",
@@ -310,7 +331,12 @@ static int record_run(struct record_options *o, const struct strvec *keys)
         .nelfs = elfs.n,
         .frame_hook = watch_frames,
         .hook_ctx = &sink,
+        .send_acks = true,
+        .ack_fd = -1,           /* until the link is up: attach_link */
+        .nonce = nonce,
     };
+    sink.ctl.fd = -1;
+    sink.ctl.seq = (uint16_t)(nonce >> 48);
     int status = 2;
     if (ingest_open(db, &io, &sink.in, &err)) {
         fprintf(stderr, "alphaprof record: %s\n", err.msg);
@@ -323,6 +349,8 @@ static int record_run(struct record_options *o, const struct strvec *keys)
         sink.failed = true;
     br->profile_stop = stop_target;
     br->profile_saved = target_saved;
+    br->profile_attach = attach_link;
+    br->profile_tick = tick_link;
     status = board_run(br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
         sink.failed = true;
@@ -404,8 +432,12 @@ int cmd_record(int argc, char **argv)
     enum opt_result r = opt_parse(&record_command, options, argc, argv, &o.images, &o.args);
     int status = r != OPT_PARSED ? opt_exit(r) : record_check(&record_command, &o);
     if (r == OPT_PARSED && status == 0) {
-        record_keys(&o, &keys);
-        status = record_run(&o, &keys);
+        /* the link session's nonce (link-protocol.h 5.1) */
+        uint64_t nonce = 0;
+        if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0)
+            nonce = ((uint64_t)getpid() << 32 ^ (uint64_t)time(NULL)) | 1;
+        record_keys(&o, nonce, &keys);
+        status = record_run(&o, nonce, &keys);
     }
     strvec_free(&o.images);
     strvec_free(&keys);

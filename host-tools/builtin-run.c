@@ -11,6 +11,10 @@
  *     then baud: the monitor takes the last of a key.
  *  3. The exit status is board_run's: the workload's 0..255, or 1, 124,
  *     125, 127 and 2 as the epilog lists.
+ *  4. With --profile-socket, run serves the socket itself and relays it
+ *     (util/profile-relay.h): --timeout, SIGINT and SIGTERM stop the
+ *     board's sampling and end QEMU only once the attached daemon stored
+ *     everything up to the stop (at most LAUNCH_SAVE_MS).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -18,12 +22,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "util/board-run.h"
 #include "util/option-groups.h"
+#include "util/profile-relay.h"
 #include "util/strvec.h"
 
 static const char *const link_names[] = {"unix", "stdio", NULL};   /* enum link_kind */
@@ -59,9 +65,12 @@ static const struct opt_command run_command = {
     .about = "Boots the board with the monitor and the workload images, shows the\n"
              "serial console, sends standard input to the guest and exits with the\n"
              "workload's status.  ARGS: the image's argument string (after --).",
-    .epilog = "Exit status: the workload's (0..255), 1 after a monitor FATAL, 124 on\n"
-              "timeout, 125 if QEMU ended without a result, 127 if QEMU is missing,\n"
-              "2 for bad options or images.",
+    .epilog = "With --profile-socket, --timeout, ^C and SIGTERM stop the board's sampling\n"
+              "first, and QEMU ends once the attached daemon has stored what the board\n"
+              "held (at most 10 s more; a second signal ends it at once).\n"
+              "Exit status: the workload's (0..255), 1 after a monitor FATAL, 124 on\n"
+              "timeout, 130 after ^C, 143 after SIGTERM, 125 if QEMU ended without a\n"
+              "result, 127 if QEMU is missing, 2 for bad options or images.",
 };
 
 struct run_options {
@@ -83,6 +92,51 @@ static void profile_socket_keys(struct strvec *keys, const struct strvec *append
     if (!has_profile)
         strvec_push(keys, "profile=timer");
     strvec_push(keys, "start=host");
+}
+
+/* Stop means save over the relayed profile link (invariant 4). */
+struct run_relay {
+    struct profile_relay watch;
+    bool waiting;
+};
+
+static void relay_board(void *ctx, const unsigned char *buf, size_t n)
+{
+    profile_relay_from_board(&((struct run_relay *)ctx)->watch, buf, n);
+}
+
+static void relay_host_bytes(void *ctx, const unsigned char *buf, size_t n)
+{
+    profile_relay_from_host(&((struct run_relay *)ctx)->watch, buf, n);
+}
+
+static void relay_host(void *ctx, bool attached)
+{
+    profile_relay_host(&((struct run_relay *)ctx)->watch, attached);
+}
+
+static void relay_stop(void *ctx, int fd)
+{
+    struct run_relay *rr = ctx;
+    rr->waiting = profile_relay_stop(&rr->watch, fd);
+    if (rr->waiting)
+        fprintf(stderr, "alphaprof run: stopping: the board stops sampling and the daemon stores what it "
+                "holds (at most %d s; a second signal ends it at once)\n", LAUNCH_SAVE_MS / 1000);
+    else
+        fprintf(stderr, "alphaprof run: stopping: %s\n", rr->watch.host_attached
+                ? "the board has no profile session (no daemon started it): nothing to save"
+                : "no daemon is attached to the profile socket: what the board holds is not saved");
+}
+
+static bool relay_saved(void *ctx)
+{
+    struct run_relay *rr = ctx;
+    return !rr->waiting || profile_relay_saved(&rr->watch);
+}
+
+static void relay_tick(void *ctx)
+{
+    profile_relay_tick(&((struct run_relay *)ctx)->watch);
 }
 
 int cmd_run(int argc, char **argv)
@@ -131,7 +185,25 @@ int cmd_run(int argc, char **argv)
             .args = &o.args,
             .profile_socket = o.profile_socket,
         };
+        struct run_relay rr = {.waiting = false};
+        if (o.profile_socket) {
+            uint16_t seq = 0;
+            if (getrandom(&seq, sizeof seq, 0) != sizeof seq)
+                seq = (uint16_t)getpid();
+            profile_relay_init(&rr.watch, seq);
+            br.profile_sink = relay_board;
+            br.profile_ctx = &rr;
+            br.profile_from_host = relay_host_bytes;
+            br.profile_host = relay_host;
+            br.profile_stop = relay_stop;
+            br.profile_saved = relay_saved;
+            br.profile_tick = relay_tick;
+        }
         status = board_run(&br);
+        if (o.profile_socket && rr.waiting)
+            fprintf(stderr, "alphaprof run: stopped early: %s\n", profile_relay_saved(&rr.watch)
+                    ? "the board stopped sampling and flushed; the daemon stored everything it took"
+                    : "the daemon did not store the board's last flush in time; the profile is incomplete");
     }
     strvec_free(&o.images);
     strvec_free(&keys);

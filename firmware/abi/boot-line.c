@@ -9,7 +9,7 @@
 
 #include "firmware/abi/link-protocol.h"
 
-enum key_kind { KEY_TEXT, KEY_UINT, KEY_FLAG, KEY_RANGE, KEY_CHOICE, KEY_EVENTS, KEY_CAPTURE };
+enum key_kind { KEY_TEXT, KEY_UINT, KEY_FLAG, KEY_RANGE, KEY_CHOICE, KEY_EVENTS, KEY_CAPTURE, KEY_HEX64 };
 
 struct choice {
     const char *name;
@@ -70,6 +70,7 @@ static const struct boot_key boot_keys[] = {
     {"value_capture", KEY_CAPTURE, AT(value_capture), 0, 0, 0,
      "a list CLASS:KIND[+KIND],... (classes int load store branch fp all; kinds result "
      "operand_a operand_b address latency ra tos, or none)"},
+    {"nonce", KEY_HEX64, AT(link_nonce), 0, 0, 0, "1 to 16 hex digits, not all zero"},
 };
 #define NKEYS (sizeof boot_keys / sizeof boot_keys[0])
 
@@ -131,6 +132,24 @@ static int apply_value(struct boot_options *o, const struct boot_key *k, const c
         if (value_capture_parse(&c, v, n, &why->at, &why->at_len))
             return -1;          /* at: the bad item; expect: the grammar */
         o->value_capture = c;
+        return 0;
+    }
+    case KEY_HEX64: {
+        uint64_t x = 0;
+        if (n == 0 || n > 16)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            char c = v[i];
+            unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                       : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                       : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+            if (d == 16)
+                return -1;
+            x = x << 4 | d;
+        }
+        if (x == 0)
+            return -1;
+        *(uint64_t *)field = x;
         return 0;
     }
     case KEY_EVENTS: {

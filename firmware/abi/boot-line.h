@@ -87,6 +87,8 @@ struct boot_options {
     unsigned value_length;      /* instructions captured per run */
     unsigned value_skip;        /* at most this many interpreted first, uncaptured */
     struct value_capture value_capture;
+    uint64_t link_nonce;        /* nonce=HEX: the boot session is this host's, which
+                                   acknowledges (link-protocol.h 5.1); 0: none */
     char args[CMDLINE_MAX];     /* text after "--", blank-separated */
 };
 

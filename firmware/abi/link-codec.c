@@ -405,6 +405,19 @@ int lk_enc_link_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct 
     return begun(w);
 }
 
+int lk_enc_part(struct lk_writer *w, uint8_t *buf, size_t cap, const uint8_t *raw, uint32_t total,
+                uint32_t offset, uint32_t n)
+{
+    if (total < LK_HDR_SIZE || total > LK_HDR_SIZE + LK_MAX_PAYLOAD || offset >= total ||
+        n == 0 || n > total - offset)
+        return LK_E_RANGE;
+    lk_begin(w, buf, cap, LK_T_PART);
+    lk_put_uvarint(w, total);
+    lk_put_uvarint(w, offset);
+    lk_put_bytes(w, raw + offset, n);
+    return begun(w);
+}
+
 int lk_enc_control(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type)
 {
     if (type != LK_T_START && type != LK_T_STOP && type != LK_T_FLUSH_NOW)
@@ -942,6 +955,20 @@ int lk_parse_ack(const struct lk_frame *f, struct lk_ack *a)
     return LK_OK;
 }
 
+int lk_parse_part(const struct lk_frame *f, struct lk_part *p)
+{
+    struct lk_reader r;
+    GET(open_frame(f, LK_T_PART, &r));
+    GET(get_u32(&r, &p->total));
+    GET(get_u32(&r, &p->offset));
+    p->bytes.p = r.p;
+    p->bytes.n = (size_t)(r.end - r.p);
+    if (p->total < LK_HDR_SIZE || p->total > LK_HDR_SIZE + LK_MAX_PAYLOAD || p->offset >= p->total ||
+        p->bytes.n == 0 || p->bytes.n > p->total - p->offset)
+        return LK_E_RANGE;
+    return LK_OK;
+}
+
 int lk_parse_console(const struct lk_frame *f, struct lk_console *c)
 {
     struct lk_reader r;
@@ -1149,6 +1176,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_ACK: return "ACK";
     case LK_T_VALUES: return "VALUES";
     case LK_T_VALUE_STATS: return "VALUE_STATS";
+    case LK_T_PART: return "PART";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";

@@ -206,6 +206,12 @@ struct lk_ack {
     struct lk_bytes message;
 };
 
+struct lk_part {
+    uint32_t total;                     /* the whole raw frame's length */
+    uint32_t offset;                    /* of this piece in it */
+    struct lk_bytes bytes;              /* the piece (inside the frame) */
+};
+
 struct lk_names_hdr {
     uint32_t kind;                      /* LK_NAMES_* */
     uint32_t first;
@@ -256,6 +262,9 @@ int lk_enc_config(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk
 int lk_enc_new_epoch(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t epoch);
 int lk_enc_start(struct lk_writer *w, uint8_t *buf, size_t cap, uint64_t nonce);
 int lk_enc_link_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_link_ack *a);
+/* A piece of the raw frame raw[0..total) (link-protocol.h 5.7). */
+int lk_enc_part(struct lk_writer *w, uint8_t *buf, size_t cap, const uint8_t *raw, uint32_t total,
+                uint32_t offset, uint32_t n);
 /* START (nonce 0), STOP, FLUSH_NOW: frames without payload. */
 int lk_enc_control(struct lk_writer *w, uint8_t *buf, size_t cap, uint8_t type);
 /* Console text: puts as many bytes as fit; *used says how many. */
@@ -359,6 +368,8 @@ int lk_parse_config(const struct lk_frame *f, struct lk_config *c);
 int lk_parse_new_epoch(const struct lk_frame *f, uint64_t *epoch);
 int lk_parse_start(const struct lk_frame *f, uint64_t *nonce);
 int lk_parse_link_ack(const struct lk_frame *f, struct lk_link_ack *a);
+/* A PART: total within a frame's raw size, the piece inside total. */
+int lk_parse_part(const struct lk_frame *f, struct lk_part *p);
 /* A raw frame (header + payload, no CRC) as the decoder would return it. */
 int lk_frame_of_raw(const uint8_t *raw, size_t len, struct lk_frame *f);
 

@@ -122,6 +122,10 @@
  *             console text, when the console shares the link's UART
  *   ACK       u seq (of the control frame), u type (of it), u status
  *             (0 done, else LK_ACK_*), str message
+ *   PART      u total, u offset, bytes (rest of the payload): a piece of
+ *             the raw frame (header and payload, no CRC, its seq field 0)
+ *             whose seq this PART carries; total is its length (section
+ *             5.7)
  *
  * 4. Host -> target control frames (over UART receive)
  *
@@ -155,16 +159,23 @@
  *
  * 5. Reliability: link sessions, acknowledgement, retransmission
  *
- *   5.1 A link session is named by a 64-bit nonce (the host's, from START;
- *       or the target's own when it samples from boot).  Its frames are
+ *   5.1 A link session is named by a 64-bit nonce (the host's, from START
+ *       or from the boot line's nonce=HEX, which `alphaprof record` gives:
+ *       that host acknowledges from the first frame; or the target's own
+ *       when it samples from boot without one).  Its frames are
  *       numbered 0, 1, 2 ... (seq, mod 2^16): first the context (HELLO,
  *       NAMES, LOADMAP, one base FLUSH per core that has one), then data.
  *   5.2 The target keeps every frame it sent in a retransmit window in
  *       fixed RAM until the host acknowledges it.  The host sends LINK_ACK
  *       with `stored` = the seq before which every frame is committed to
  *       its database (the target frees them), and `expected` = the next
- *       seq it will take.  It acknowledges after each commit and at least
- *       every LK_ACK_EVERY_MS while frames come.
+ *       seq it will take.  It acknowledges after each commit, at least
+ *       every LK_ACK_EVERY_MS while frames come, as soon as `expected`
+ *       moved LK_ACK_FRAMES frames, and (at most every LK_NAK_MS) when a
+ *       duplicate comes.  The target sends at most LK_IN_FLIGHT_FRAMES
+ *       frames beyond the host's last `expected`: on a fast link the
+ *       frames after a gap queue in buffers on the way, and a retry
+ *       would wait behind all of them.
  *   5.3 The host takes frames in seq order only: a frame behind `expected`
  *       is a duplicate or a replay (discarded, counted link_dup_frames); a
  *       frame ahead of it means one was damaged or lost: it is discarded
@@ -195,7 +206,17 @@
  *   5.6 Window full: frames the window has no room for are not sent; the
  *       profiler counts their samples (LK_DROP_LINK_FULL) and never waits.
  *       A target that has not yet heard a LINK_ACK of its session frees
- *       frames as they are sent (a one-way link: `alphaprof record`).
+ *       frames as they are sent (a one-way link).
+ *   5.7 Parts: a frame built before the link turned bad may be too long
+ *       to get through whole (at byte error rate e a frame of n bytes
+ *       arrives with (1-e)^n: 12 % for 1 KiB at 2e-3).  When the host has
+ *       asked for the same frame twice, the target sends it as PART frames
+ *       of at most LK_PART_BYTES (halved on each further request, down to
+ *       a sixteenth of that), all with the frame's seq.  The host keeps the
+ *       pieces of its `expected` frame across retries (a seq names one
+ *       frame within a session, so pieces of two tries fit together) and
+ *       takes the frame once every byte is in.  So a frame at the gap gets
+ *       through at any damage rate where LK_PART_BYTES/16 bytes do.
  * ---------------------------------------------------------------------------
  */
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
@@ -238,6 +259,7 @@
 #define LK_T_ACK            0x0b
 #define LK_T_VALUES         0x0c
 #define LK_T_VALUE_STATS    0x0d
+#define LK_T_PART           0x0e
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -250,6 +272,9 @@
 #define LK_LACK_RESEND      0x01    /* go back to `expected` now */
 #define LK_ACK_EVERY_MS     100     /* host: a LINK_ACK at least this often while frames come */
 #define LK_NAK_MS           50      /* host: one RESEND per `expected` per this time */
+#define LK_ACK_FRAMES       8       /* host: a LINK_ACK once `expected` moved this many */
+#define LK_IN_FLIGHT_FRAMES 32      /* target: frames sent beyond the host's `expected`, at most */
+#define LK_PART_BYTES       256     /* target: a frame asked for twice goes in pieces of this */
 #define LK_RTO_MIN_MS       250     /* target: retransmit time, at least (virtual time) */
 #define LK_RTO_MAX_MS       4000    /* ... doubling up to this while nothing gets through */
 
@@ -317,9 +342,11 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
-_Static_assert(LK_T_VALUE_STATS < LK_T_START, "target frames are below 0x40");
+_Static_assert(LK_T_PART < LK_T_START, "target frames are below 0x40");
 _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");
+_Static_assert(LK_ACK_FRAMES < LK_IN_FLIGHT_FRAMES, "the host acknowledges before the target must wait");
+_Static_assert(LK_PART_BYTES / 16 > 0 && LK_PART_BYTES + 16 <= LK_MAX_PAYLOAD, "a PART holds a piece");
 
 #endif

@@ -47,6 +47,16 @@
  *  7. Pacing (baud N > 0): each byte occupies the line for 10 bits =
  *     ceil(1e10 / N) ns of virtual time; a byte may start when the previous
  *     one has left, and an idle line saves up no more than a 16-byte FIFO.
+ *  8. In flight (reliable mode): at most LK_IN_FLIGHT_FRAMES frames beyond
+ *     host_pos are sent.  An unpaced line fills the socket buffers between
+ *     here and the host, and a frame sent again after a gap would arrive
+ *     only behind all of them: retries were seconds apart, a frame at the
+ *     gap missed the end's settle and the run ended as a cut link.
+ *  9. Parts (link-protocol.h 5.7): a frame the host asked for again twice
+ *     (gap_tries >= 2 at gap_pos) goes as PART frames, the piece halving
+ *     with each further request down to LK_PART_BYTES / 16; send and
+ *     send_pos move on only after its last piece.  Frames built before the
+ *     link turned bad keep their size; their pieces get through.
  */
 #include "firmware/profiler/link-tx.h"
 
@@ -89,9 +99,13 @@ static struct {
     uint32_t ring_pos, head_pos, send_pos, top_pos, host_pos;
     uint64_t nonce;
     uint64_t prev_nonce, prev_pos;      /* the session this one took over */
+    int session_acked;                  /* a LINK_ACK of the current session came */
     int reliable;
     uint64_t rto_ns, rto_min_ns, progress_ns;
     uint64_t host_progress_ns;          /* when the host's `expected` last moved */
+    uint64_t host_heard_ns;             /* when a LINK_ACK of the session last came */
+    uint32_t gap_pos, gap_tries;        /* the frame the host asked for again, how often */
+    uint32_t part_off;                  /* next piece of the frame at send_pos (0: none yet) */
     int ending;                         /* the run ends: retransmit time kept short */
     uint64_t retransmits;
 
@@ -155,6 +169,13 @@ void link_tx_init(unsigned port, unsigned baud)
     tx.next_ns = clock_ns();
     tx.ready = 1;
     uart_port_init(port);
+}
+
+/* Room the window has (reliable: only the host's LINK_ACK makes more). */
+static uint32_t window_room(void)
+{
+    uint32_t used = tx.head - tx.acked;
+    return used < tx.window_cap ? tx.window_cap - used : 0;
 }
 
 static uint32_t unsent_bytes(void)
@@ -293,18 +314,49 @@ static uint32_t load_frame(uint32_t pos)
     return n;
 }
 
-/* Seals the next frame for the wire; 0 when there is nothing to send. */
+/* The piece size for the frame at pos (note 9), 0 to send it whole. */
+static uint32_t part_bytes(uint32_t pos)
+{
+    if (!tx.reliable || pos != tx.gap_pos || tx.gap_tries < 2)
+        return 0;
+    uint32_t halvings = tx.gap_tries - 2 < 4 ? tx.gap_tries - 2 : 4;
+    return LK_PART_BYTES >> halvings;
+}
+
+/* Seals the next frame (or piece of one) for the wire; 0 when there is
+ * nothing to send. */
 static int next_frame(void)
 {
     if (tx.send_pos >= tx.ctx_n && tx.send_pos < tx.ring_pos) {
         tx.send_pos = tx.ring_pos;      /* stored already: skip */
         tx.send = tx.acked;
+        tx.part_off = 0;
     }
+    if (tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES)
+        return 0;                       /* note 8: the host catches up first */
     uint32_t n = load_frame(tx.send_pos);
     if (n == 0)
         return 0;
-    tx.wire_len = lk_seal(tx.raw, n, (uint16_t)tx.send_pos, tx.wire, sizeof tx.wire);
-    tx.wire_pos = 0;
+    uint32_t piece = part_bytes(tx.send_pos);
+    if (piece && n > piece) {
+        static uint8_t part[LK_MAX_RAW];
+        struct lk_writer w;
+        uint32_t off = tx.part_off, len = n - off < piece ? n - off : piece;
+        tx.raw[2] = tx.raw[3] = 0;      /* a piece of the frame as queued: seq 0 */
+        if (lk_enc_part(&w, part, sizeof part, tx.raw, n, off, len) != LK_OK)
+            return 0;
+        size_t plen = lk_frame_raw(&w);
+        tx.wire_len = plen ? lk_seal(part, plen, (uint16_t)tx.send_pos, tx.wire, sizeof tx.wire) : 0;
+        tx.wire_pos = 0;
+        if (off + len < n) {
+            tx.part_off = off + len;    /* the frame stays at send_pos */
+            return tx.wire_len != 0;
+        }
+        tx.part_off = 0;
+    } else {
+        tx.wire_len = lk_seal(tx.raw, n, (uint16_t)tx.send_pos, tx.wire, sizeof tx.wire);
+        tx.wire_pos = 0;
+    }
     if (tx.send_pos >= tx.ctx_n)
         tx.send += LEN_BYTES + n;
     if (tx.send_pos < tx.top_pos)
@@ -322,8 +374,9 @@ static int next_frame(void)
 /* Goes back to position pos (>= what the host stored) at the next frame. */
 static void go_back(uint32_t pos)
 {
-    if (pos >= tx.send_pos)
+    if (pos >= tx.send_pos && !(pos == tx.send_pos && tx.part_off))
         return;
+    tx.part_off = 0;                    /* a frame in pieces starts again */
     if (pos < tx.ctx_n) {
         tx.send_pos = pos;
         tx.send = tx.acked;
@@ -338,6 +391,17 @@ static void go_back(uint32_t pos)
     tx.send_pos = pos;
 }
 
+/* The host (or its silence) asks for the frame at pos again (note 9). */
+static void asked_again(uint32_t pos)
+{
+    if (pos == tx.gap_pos) {
+        tx.gap_tries++;
+    } else {
+        tx.gap_pos = pos;
+        tx.gap_tries = 1;
+    }
+}
+
 static void check_timeout(void)
 {
     if (!tx.reliable || tx.top_pos == tx.host_pos)
@@ -345,6 +409,7 @@ static void check_timeout(void)
     uint64_t now = clock_ns();
     if (now - tx.progress_ns < tx.rto_ns)
         return;
+    asked_again(tx.host_pos);
     go_back(tx.host_pos);
     tx.progress_ns = now;
     uint64_t max = tx.ending ? 2 * tx.rto_min_ns : LK_RTO_MAX_MS * 1000000ull;
@@ -385,6 +450,8 @@ void link_tx_ack(const struct lk_link_ack *a)
     if (!unwrap(a->stored, &stored) || !unwrap(a->expected, &expected) || stored > expected)
         return;
     tx.reliable = 1;
+    tx.session_acked = 1;
+    tx.host_heard_ns = clock_ns();
     free_before(stored);
     if (expected > tx.host_pos) {
         tx.host_pos = expected;
@@ -392,6 +459,7 @@ void link_tx_ack(const struct lk_link_ack *a)
         tx.rto_ns = tx.rto_min_ns;
     }
     if (a->flags & LK_LACK_RESEND) {
+        asked_again(expected);
         go_back(expected);
         adapt_frames(1);
     } else {
@@ -403,8 +471,15 @@ void link_tx_ack(const struct lk_link_ack *a)
 
 void link_tx_session_begin(uint64_t nonce, int reliable)
 {
-    tx.prev_nonce = tx.nonce;
-    tx.prev_pos = tx.ring_pos;          /* the first frame to go again, old numbering */
+    /* the session taken over is the last one a host acknowledged: one that
+     * never heard a LINK_ACK (its host died before storing anything)
+     * renumbered nothing a host knows, so its own predecessor stays the
+     * one named (link-protocol.h 5.5) */
+    if (tx.session_acked || !tx.prev_nonce) {
+        tx.prev_nonce = tx.nonce;
+        tx.prev_pos = tx.ring_pos;      /* the first frame to go again, old numbering */
+    }
+    tx.session_acked = 0;
     tx.nonce = nonce;
     tx.reliable = reliable;
     tx.ctx_len = tx.ctx_n = 0;
@@ -450,6 +525,8 @@ void link_tx_session_ready(void)
         tx.head_pos++;
     tx.send_pos = tx.top_pos = tx.host_pos = 0;
     tx.send = tx.acked;
+    tx.part_off = 0;
+    tx.gap_pos = tx.gap_tries = 0;
     tx.rto_ns = tx.rto_min_ns;
     tx.progress_ns = clock_ns();
 }
@@ -485,6 +562,11 @@ void link_tx_ending(void)
 uint64_t link_tx_host_progress_ns(void)
 {
     return tx.host_progress_ns;
+}
+
+uint64_t link_tx_host_heard_ns(void)
+{
+    return tx.host_heard_ns;
 }
 
 uint64_t link_tx_retransmits(void)
@@ -525,9 +607,17 @@ void link_tx_pump(void)
     }
 }
 
+/* The frames in flight wait for the host's LINK_ACK (note 8), which only
+ * the control channel reads: a loop here would wait for nothing. */
+static int held_for_host(void)
+{
+    return tx.wire_pos == tx.wire_len && tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES;
+}
+
 void link_tx_drain(void)
 {
-    while (tx.ready && !(tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n))
+    while (tx.ready && !(tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n) &&
+           !held_for_host())
         link_tx_pump();
 }
 
@@ -537,7 +627,8 @@ void link_tx_wait_free(uint32_t bytes)
         bytes = tx.cap;
     /* bounded: a host that stopped reading must not hang the boot core */
     uint64_t deadline = clock_ns() + WAIT_LIMIT_NS + (uint64_t)tx.cap * tx.byte_ns;
-    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline)
+    while (tx.ready && link_tx_free() < bytes && clock_ns() < deadline && !held_for_host() &&
+           !(tx.reliable && window_room() < bytes))
         link_tx_pump();
 }
 

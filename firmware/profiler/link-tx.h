@@ -57,14 +57,18 @@ int link_tx_settled(void);
 void link_tx_ending(void);
 /* Virtual time the host last took a new frame (LINK_ACK's expected moved). */
 uint64_t link_tx_host_progress_ns(void);
+/* Virtual time a LINK_ACK of the session last came (the host is there). */
+uint64_t link_tx_host_heard_ns(void);
 /* Frames sealed again (retransmissions). */
 uint64_t link_tx_retransmits(void);
 /* Moves queued bytes to the UART as the baud budget allows. */
 void link_tx_pump(void);
-/* Pumps until every frame has been sent once (not waiting for the host). */
+/* Pumps until every frame has been sent once (not waiting for the host),
+ * or until the frames in flight wait for its LINK_ACK (link-tx.c note 8). */
 void link_tx_drain(void);
 /* Pumps until at least `bytes` are free (bounded by the queue size), or
- * until the queue's link time plus a second has passed. */
+ * until the queue's link time plus a second has passed, or until the
+ * frames in flight wait for the host's LINK_ACK (link-tx.c note 8). */
 void link_tx_wait_free(uint32_t bytes);
 /* Line time of one character at the configured baud rate (0: unpaced). */
 uint64_t link_tx_byte_ns(void);

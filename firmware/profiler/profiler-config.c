@@ -43,6 +43,7 @@ void profiler_config_from_boot(struct profiler_config *c, const struct boot_opti
         .seed = b->seed,
         .table_policy = b->table_policy,
         .start_host = b->start_host,
+        .link_nonce = b->link_nonce,
         .probe = b->profile_probe,
     };
     for (unsigned i = 0; i < c->nevents; i++)

@@ -43,6 +43,7 @@ struct profiler_config {
     unsigned seed;
     unsigned table_policy;      /* enum table_policy (sample-table.h) */
     int start_host;             /* sampling waits for the host's START */
+    uint64_t link_nonce;        /* the boot session's nonce from a host that acknowledges, or 0 */
     int probe;                  /* profile_probe=1: time the sample table first */
 };
 

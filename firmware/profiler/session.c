@@ -112,9 +112,14 @@ void session_restart(uint64_t nonce)
 
 void session_boot(void)
 {
-    /* sampling from boot: a session of the target's own, best effort until
-     * a host acknowledges it (link-protocol.h 5.6) */
-    link_tx_session_begin(((uint64_t)config->seed << 32 | 0x5eed) ^ clock_ns(), 0);
+    /* sampling from boot: the session of the host that gave its nonce on
+     * the boot line (it acknowledges: reliable from the first frame), else
+     * one of the target's own, best effort until a host acknowledges it
+     * (link-protocol.h 5.6) */
+    if (config->link_nonce)
+        link_tx_session_begin(config->link_nonce, 1);
+    else
+        link_tx_session_begin(((uint64_t)config->seed << 32 | 0x5eed) ^ clock_ns(), 0);
     session_open();
     link_tx_session_ready();
 }

@@ -9,6 +9,11 @@
  *      and reaps it, so no QEMU outlives the command.
  *   3. The exit status is the workload's when the monitor reported one,
  *      else non-zero with a message saying what happened.
+ *
+ * Test seam: with ALPHAPROF_PROFILE_VIA=PATH in the environment, `record`
+ * reaches the profile socket QEMU serves (/tmp/alphaprof-PID-profile.sock)
+ * through the socket PATH instead: the tests' fault proxy
+ * (tests/e2e/linkfault.py) listens there and relays.
  */
 #include "util/board-run.h"
 
@@ -202,8 +207,7 @@ int board_run(struct board_run *br)
         .link = br->link,
         .shm_path = shm_path,
         .socket_path = sock_path,
-        .profile_socket_path = br->profile_sink ? prof_path : br->profile_socket,
-        .profile_socket_nowait = !br->profile_sink && br->profile_socket,
+        .profile_socket_path = br->profile_sink ? prof_path : NULL,
         .oracle_path = br->oracle_path,
         .model_mode = br->model_mode,
         .model_errors_path = board->plugin[0] ? errors_path : NULL,
@@ -241,11 +245,18 @@ int board_run(struct board_run *br)
         .out_fd = 1,
         .err_fd = 2,
         .show_boot = br->verbose,
-        .profile_socket_path = br->profile_sink ? prof_path : NULL,
+        .profile_socket_path = !br->profile_sink ? NULL
+                               : getenv("ALPHAPROF_PROFILE_VIA") ? getenv("ALPHAPROF_PROFILE_VIA")
+                               : prof_path,
         .profile_sink = br->profile_sink,
         .profile_ctx = br->profile_ctx,
         .profile_stop = br->profile_stop,
         .profile_saved = br->profile_saved,
+        .profile_attach = br->profile_attach,
+        .profile_tick = br->profile_tick,
+        .relay_path = br->profile_socket,
+        .profile_from_host = br->profile_from_host,
+        .profile_host = br->profile_host,
     };
     int lrc = qemu_launch(&lo, &br->result, &err);
     /* QEMU is gone (reaped or killed): its files go with it. */

@@ -34,9 +34,16 @@ struct board_run {
     /* Stop means save (qemu-launch.h): or NULL. */
     void (*profile_stop)(void *ctx, int fd);
     bool (*profile_saved)(void *ctx);
+    /* A two-way profile link (qemu-launch.h): or NULL. */
+    void (*profile_attach)(void *ctx, int fd);
+    void (*profile_tick)(void *ctx);
     /* Or: serve the profile link on this socket for a daemon to attach to
-     * (alphaprof daemon --link unix:PATH); the board does not wait for it. */
+     * (alphaprof daemon --link unix:PATH), relayed (qemu-launch.h): the
+     * sink then watches what the board sends, profile_from_host what the
+     * daemon sends, profile_host hears it come and go. */
     const char *profile_socket;
+    void (*profile_from_host)(void *ctx, const unsigned char *buf, size_t n);
+    void (*profile_host)(void *ctx, bool attached);
     /* The hw-model's oracle file (boards with a plugin), or NULL. */
     const char *oracle_path;
     /* The hw-model's mode (MODEL_MODE_*) instead of the board's, or NULL. */

@@ -14,6 +14,9 @@
  *     (the recorded_* fields), so nothing is added twice.
  *  5. Pending rows are committed early past PENDING_LIMIT, so a burst
  *     never builds an unbounded transaction.
+ *  6. PART pieces (link-protocol.h 5.7) are kept only for `expected` of
+ *     the current session; a piece of another frame, length or session
+ *     starts over.  The frame they make is taken like a whole one.
  */
 #include "util/ingest.h"
 
@@ -96,6 +99,16 @@ struct ingest {
 
     struct timespec last_commit, last_status;
     struct ingest_totals at_last_status;
+
+    /* the pieces of frame `expected` sent as PART frames (invariant 6) */
+    struct {
+        bool active;
+        uint64_t nonce;
+        uint16_t seq;
+        uint32_t total, have;
+        uint8_t raw[LK_MAX_RAW];
+        bool got[LK_MAX_RAW];
+    } part;
 };
 
 static double now_s(struct timespec *ts)
@@ -723,7 +736,7 @@ static void record_link(struct ingest *in)
 /* LINK_ACK: stored = everything committed, expected = the next to take. */
 static void send_link_ack(struct ingest *in, uint32_t flags)
 {
-    if (!in->opts.send_acks || in->t.sessions == 0)
+    if (!in->opts.send_acks || in->t.sessions == 0 || in->opts.ack_fd < 0)
         return;
     in->acked_expected = in->expected;
     in->acked_stored = in->stored;
@@ -739,8 +752,15 @@ static void send_link_ack(struct ingest *in, uint32_t flags)
     now_s(&in->last_ack);
 }
 
+void ingest_set_ack_fd(struct ingest *in, int fd)
+{
+    in->opts.ack_fd = fd;
+}
+
 /* Due: LK_ACK_EVERY_MS after the last one if frames came since, else a
- * second (the target's retransmit time is at least LK_RTO_MIN_MS). */
+ * second (the target's retransmit time is at least LK_RTO_MIN_MS); at
+ * once when `expected` moved LK_ACK_FRAMES (the target sends only so far
+ * ahead of it, link-protocol.h 5.2). */
 void ingest_tick(struct ingest *in)
 {
     /* frames that left nothing to merge (ACK...): a commit of the position */
@@ -749,8 +769,9 @@ void ingest_tick(struct ingest *in)
         ingest_commit(in, &err);        /* an error here comes back at the next commit */
     }
     double ms = since(&in->last_ack) * 1000;
-    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && (in->acked_expected != in->expected ||
-                                                                     in->acked_stored != in->stored))))
+    bool moved = in->acked_expected != in->expected || in->acked_stored != in->stored;
+    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && moved) ||
+                           (uint16_t)(in->expected - in->acked_expected) >= LK_ACK_FRAMES))
         send_link_ack(in, 0);
 }
 
@@ -951,6 +972,41 @@ static void ask_again(struct ingest *in)
     send_link_ack(in, LK_LACK_RESEND);
 }
 
+/* A PART of frame `expected` (invariant 6): 1 with *whole set when its
+ * last piece came, 0 while pieces are missing, -1 when it is no piece of
+ * `expected` (ordered like any frame). */
+static int take_part(struct ingest *in, const struct lk_frame *f, struct lk_frame *whole)
+{
+    struct lk_part p;
+    if (in->t.sessions == 0 || f->seq != in->expected || lk_parse_part(f, &p) != LK_OK)
+        return -1;
+    if (!in->part.active || in->part.nonce != in->nonce || in->part.seq != f->seq ||
+        in->part.total != p.total) {
+        in->part.active = true;
+        in->part.nonce = in->nonce;
+        in->part.seq = f->seq;
+        in->part.total = p.total;
+        in->part.have = 0;
+        memset(in->part.got, 0, sizeof in->part.got);
+    }
+    for (size_t i = 0; i < p.bytes.n; i++) {
+        uint32_t at = p.offset + (uint32_t)i;
+        if (!in->part.got[at]) {
+            in->part.got[at] = true;
+            in->part.raw[at] = p.bytes.p[i];
+            in->part.have++;
+        }
+    }
+    in->t.parts++;
+    if (in->part.have < in->part.total)
+        return 0;
+    in->part.active = false;
+    if (lk_frame_of_raw(in->part.raw, in->part.total, whole) != LK_OK || whole->type == LK_T_PART)
+        return -1;                      /* taken as a malformed frame below */
+    whole->seq = f->seq;
+    return 1;
+}
+
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
 {
     in->t.bytes += n;
@@ -963,9 +1019,27 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         if (!got)
             break;
         in->t.frames++;
+        if (f.type == LK_T_PART) {
+            struct lk_frame whole;
+            int got_all = take_part(in, &f, &whole);
+            if (got_all == 0)
+                continue;
+            if (got_all == 1) {
+                f = whole;
+            } else if (in->t.sessions && f.seq == in->expected) {
+                /* a piece of `expected` that makes no frame: not taken for it */
+                in->t.malformed++;
+                pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_MALFORMED), 1);
+                in->t.dropped_frames++;
+                continue;
+            }
+        }
         enum order o = in_order(in, &f);
         if (o == DUPLICATE) {
             in->t.dup_frames++;
+            /* the target went back (its retransmit time): tell it where we are */
+            if (in->opts.send_acks && since(&in->last_ack) * 1000 >= LK_NAK_MS)
+                send_link_ack(in, 0);
             continue;
         }
         if (o == AHEAD) {

@@ -55,7 +55,7 @@ struct ingest_opts {
     bool skip_until_hello;      /* frames before the first HELLO are the tail of an
                                    earlier session: skipped (counted) */
     /* Acknowledgements (link-protocol.h 5.2): LINK_ACKs are written to
-     * ack_fd (the link, non-blocking) when send_acks. */
+     * ack_fd (the link, non-blocking; -1: not yet) when send_acks. */
     bool send_acks;
     int ack_fd;
     uint64_t nonce;             /* take only the session of this nonce (the host's
@@ -88,6 +88,7 @@ struct ingest_totals {
     uint64_t gap_frames;        /* frames ahead of a gap, discarded (sent again) */
     uint64_t lost_frames;       /* gaps taken as lost (no acks) */
     uint64_t resend_requests;   /* LINK_ACK RESEND sent */
+    uint64_t parts;             /* PART pieces taken (link-protocol.h 5.7) */
     uint64_t acks_sent;         /* LINK_ACK sent */
     uint64_t went_back;         /* cumulative values that went back (ignored) */
     uint32_t ncores;            /* from the last HELLO */
@@ -102,6 +103,8 @@ int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **
 /* Decodes and merges bytes; commits when due.  Errors are the database's or
  * a build-id mismatch, never the link's (those are counted). */
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err);
+/* Where LINK_ACKs go from now on (a link that connects after the open). */
+void ingest_set_ack_fd(struct ingest *in, int fd);
 /* Idle work: a LINK_ACK when one is due (call it every ~50 ms). */
 void ingest_tick(struct ingest *in);
 /* Commits now (also called when the link is idle). */

@@ -7,6 +7,12 @@
  *   2. Console bytes reach our stdout in order and whole lines reach the
  *      console parser; the monitor's exit line decides the result, QEMU's
  *      own status only when the monitor said nothing.
+ *   3. The relay (relay_path) serves one client at a time and passes bytes
+ *      unchanged and in order both ways; a client is accepted only once
+ *      the board's socket is up (its first bytes wait, never dropped), and
+ *      one that died while queued is closed unread (its START must not
+ *      reach the board).  Board bytes while no client is attached are
+ *      dropped, as QEMU's own server did: the link protocol resends them.
  */
 #include "util/qemu-launch.h"
 
@@ -19,11 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/serial-link.h"
+#include "util/strvec.h"
 
 /* After the monitor has reported, QEMU must exit by itself this quickly. */
 #define LINGER_MS 10000
@@ -153,16 +163,129 @@ static pid_t spawn(const struct launch_opts *o, int *con_in, int *con_out,
     return pid;
 }
 
+/* ------------------------------------------------ the profile link relay */
+
+#define RELAY_BACKLOG (1u << 20)    /* bytes queued for a slow client before the board waits */
+
+struct relay {
+    int listen_fd, client;
+    unsigned char *out;             /* board bytes not yet written to the client */
+    size_t out_len;
+};
+
+static int relay_open(struct relay *rl, const char *path, struct ap_err *err)
+{
+    rl->listen_fd = rl->client = -1;
+    rl->out = NULL;
+    rl->out_len = 0;
+    if (!path)
+        return 0;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return ap_err_set(err, "profile socket path too long: %s", path);
+    strcpy(sa.sun_path, path);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(path);               /* an earlier run's */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 4) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return ap_err_set(err, "cannot serve the profile socket %s: %s", path, strerror(e));
+    }
+    rl->listen_fd = fd;
+    rl->out = xmalloc(RELAY_BACKLOG);
+    return 0;
+}
+
+static void relay_drop_client(const struct launch_opts *o, struct relay *rl)
+{
+    if (rl->client < 0)
+        return;
+    close(rl->client);
+    rl->client = -1;
+    rl->out_len = 0;
+    if (o->profile_host)
+        o->profile_host(o->profile_ctx, false);
+}
+
+static void relay_close(const struct launch_opts *o, struct relay *rl)
+{
+    relay_drop_client(o, rl);
+    if (rl->listen_fd >= 0) {
+        close(rl->listen_fd);
+        unlink(o->relay_path);
+    }
+    free(rl->out);
+}
+
+/* Board bytes for the client: queued (dropped while no client). */
+static void relay_to_client(struct relay *rl, const char *buf, size_t n)
+{
+    if (rl->client < 0 || rl->out_len + n > RELAY_BACKLOG)
+        return;                     /* the caller reads the board only while there is room */
+    memcpy(rl->out + rl->out_len, buf, n);
+    rl->out_len += n;
+}
+
+/* Accepts, reads and writes as poll said. */
+static void relay_events(const struct launch_opts *o, struct relay *rl, short listen_ev, short client_ev,
+                         int prof_sock)
+{
+    if (listen_ev & POLLIN) {
+        int fd = accept4(rl->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        struct pollfd gone = {.fd = fd, .events = POLLRDHUP};
+        if (fd >= 0 && poll(&gone, 1, 0) == 1 && (gone.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            /* it went away while it waited to be served (a daemon killed
+             * in the queue): what it had written (a START) must not reach
+             * the board, or the board would start a session nobody stores */
+            close(fd);
+        } else if (fd >= 0) {
+            rl->client = fd;
+            if (o->profile_host)
+                o->profile_host(o->profile_ctx, true);
+        }
+    }
+    if (rl->client < 0)
+        return;
+    if (client_ev & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[4096];
+        ssize_t n = read(rl->client, buf, sizeof buf);
+        if (n > 0) {
+            if (o->profile_from_host)
+                o->profile_from_host(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+            if (prof_sock >= 0)
+                write_all(prof_sock, buf, (size_t)n);
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            relay_drop_client(o, rl);
+            return;
+        }
+    }
+    if ((client_ev & POLLOUT) && rl->out_len) {
+        ssize_t w = write(rl->client, rl->out, rl->out_len);
+        if (w > 0) {
+            memmove(rl->out, rl->out + w, rl->out_len - (size_t)w);
+            rl->out_len -= (size_t)w;
+        } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            relay_drop_client(o, rl);
+        }
+    }
+}
+
 int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_err *err)
 {
     memset(r, 0, sizeof *r);
     console_init(&r->console);
     int con_in = -1, con_out = -1, qerr = -1;
-    pid_t pid = spawn(o, &con_in, &con_out, &qerr, r, err);
-    if (pid < 0)
+    struct relay rl;
+    if (relay_open(&rl, o->relay_path, err) != 0)
         return -1;
-    if (pid == 0)
-        return 0;           /* exec failed: r says so */
+    pid_t pid = spawn(o, &con_in, &con_out, &qerr, r, err);
+    if (pid <= 0) {
+        relay_close(o, &rl);
+        return pid < 0 ? -1 : 0;    /* 0: exec failed, r says so */
+    }
 
     /* In stdio mode con_out is QEMU's stdout = the console.  In unix mode
      * QEMU's stdout only carries QEMU's own messages, shown like stderr,
@@ -192,6 +315,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (fd >= 0) {
                 prof_sock = fd;
                 r->profile_connected = true;
+                if (o->profile_attach)
+                    o->profile_attach(o->profile_ctx, fd);
             } else if (fd == -2) {
                 prof_open = false;      /* reported below as "no profile data" */
             }
@@ -208,6 +333,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                 stop_qemu(pid, r);
                 close(qerr);
                 close(qout);
+                relay_close(o, &rl);
                 return -1;
             }
         }
@@ -215,12 +341,20 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         if (!connected && qerr < 0 && qout < 0)
             break;          /* QEMU gone before the link came up */
 
-        struct pollfd p[7];
+        struct pollfd p[9];
         int np = 0, i_stop = -1, i_err = -1, i_qout = -1, i_con = -1, i_in = -1, i_out = -1;
-        int i_prof = -1;
-        if (prof_sock >= 0) {
+        int i_prof = -1, i_listen = -1, i_client = -1;
+        if (prof_sock >= 0 && rl.out_len + sizeof buf <= RELAY_BACKLOG) {
             i_prof = np;
             p[np++] = (struct pollfd){.fd = prof_sock, .events = POLLIN};
+        }
+        if (rl.listen_fd >= 0 && rl.client < 0 && prof_sock >= 0) {    /* a client's bytes wait for the board's end */
+            i_listen = np;
+            p[np++] = (struct pollfd){.fd = rl.listen_fd, .events = POLLIN};
+        }
+        if (rl.client >= 0) {
+            i_client = np;
+            p[np++] = (struct pollfd){.fd = rl.client, .events = (short)(POLLIN | (rl.out_len ? POLLOUT : 0))};
         }
         if (o->stop_fd >= 0) {
             i_stop = np;
@@ -275,6 +409,11 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         long long wait = (save_deadline >= 0 ? save_deadline : deadline) - now;
         if (!connected && wait > CONNECT_RETRY_MS)
             wait = CONNECT_RETRY_MS;
+        if (prof_sock >= 0 && o->profile_tick) {
+            o->profile_tick(o->profile_ctx);
+            if (wait > LAUNCH_TICK_MS)
+                wait = LAUNCH_TICK_MS;
+        }
         int rc = poll(p, (nfds_t)np, (int)wait);
         if (rc < 0) {
             if (errno == EINTR)
@@ -300,12 +439,15 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (n > 0) {
                 r->profile_bytes += (unsigned long long)n;
                 o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+                relay_to_client(&rl, buf, (size_t)n);
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 close(prof_sock);
                 prof_sock = -1;
                 prof_open = false;
             }
         }
+        relay_events(o, &rl, i_listen >= 0 ? p[i_listen].revents : 0,
+                     i_client >= 0 ? p[i_client].revents : 0, prof_sock);
         /* QEMU's own messages (errors, warnings) go to our stderr. */
         int *qfds[2] = {&qerr, &qout};
         int qidx[2] = {i_err, i_qout};
@@ -376,18 +518,28 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         long long until = now_ms() + 5000;
         while (now_ms() < until) {
             struct pollfd pp = {.fd = prof_sock, .events = POLLIN};
-            if (poll(&pp, 1, 100) <= 0)
+            if (o->profile_tick)
+                o->profile_tick(o->profile_ctx);
+            if (poll(&pp, 1, LAUNCH_TICK_MS) <= 0)
                 continue;
             ssize_t n = read(prof_sock, buf, sizeof buf);
             if (n > 0) {
                 r->profile_bytes += (unsigned long long)n;
                 o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+                relay_to_client(&rl, buf, (size_t)n);
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 break;
             }
         }
         close(prof_sock);
     }
+    /* what the board sent reaches the client before it sees the end */
+    for (long long until = now_ms() + 2000; rl.client >= 0 && rl.out_len && now_ms() < until;) {
+        struct pollfd pc = {.fd = rl.client, .events = POLLOUT};
+        if (poll(&pc, 1, 50) > 0)
+            relay_events(o, &rl, 0, pc.revents, -1);
+    }
+    relay_close(o, &rl);
 
     size_t m = crlf_flush(&crlf, out);
     if (m && stdout_ok)

@@ -39,7 +39,22 @@ struct launch_opts {
      * signal.  NULL: QEMU is ended at once. */
     void (*profile_stop)(void *ctx, int fd);
     bool (*profile_saved)(void *ctx);
+    /* Two-way profile link (or NULL): profile_attach(ctx, fd) once the
+     * socket is connected (the sink may write acknowledgements on it),
+     * profile_tick(ctx) at least every LAUNCH_TICK_MS while it is open. */
+    void (*profile_attach)(void *ctx, int fd);
+    void (*profile_tick)(void *ctx);
+    /* Serve the profile link on this unix socket (one client at a time)
+     * and relay it both ways with the board's: what the board sends goes
+     * to profile_sink and to the client (dropped while none is attached),
+     * what the client sends to the board and to profile_from_host;
+     * profile_host hears a client come and go.  NULL: no relay. */
+    const char *relay_path;
+    void (*profile_from_host)(void *ctx, const unsigned char *buf, size_t n);
+    void (*profile_host)(void *ctx, bool attached);
 };
+
+#define LAUNCH_TICK_MS 50
 
 /* The most a stop waits for the profile to be saved (wall time). */
 #define LAUNCH_SAVE_MS 10000

@@ -15,7 +15,9 @@ Design notes
  3. Frame rules (--rule DIR:TYPE:N:ACTION, N counted from 1 per direction
     and type): drop, dup (sent twice), truncate (the first half only),
     flip (one bit in the middle), replay (sent again REPLAY_AFTER frames
-    later).  TYPE "any" counts every frame.  N may be "every" to act on each.
+    later), spoil (flip, and flip every later whole copy of that frame: the
+    same type and seq; its PART pieces pass, link-protocol.h 5.7).  TYPE
+    "any" counts every frame.  N may be "every" to act on each.
  4. Byte faults at a rate per byte (--t2h-flip R, --h2t-drop R, ...): flip
     one bit, drop, duplicate.  One seeded generator per direction (--seed),
     so a run's damage pattern repeats.
@@ -38,12 +40,12 @@ import time
 # link-protocol.h frame types (LK_T_*)
 FRAME_TYPES = {
     "HELLO": 0x01, "NAMES": 0x02, "LOADMAP": 0x03, "SAMPLES": 0x04, "PME_AGG": 0x05,
-    "PAIRS": 0x06, "FLUSH": 0x07, "EPOCH": 0x08, "END": 0x09, "CONSOLE": 0x0a, "ACK": 0x0b,
+    "PAIRS": 0x06, "FLUSH": 0x07, "EPOCH": 0x08, "END": 0x09, "CONSOLE": 0x0a, "ACK": 0x0b, "PART": 0x0c,
     "START": 0x40, "STOP": 0x41, "CONFIG": 0x42, "NEW_EPOCH": 0x43, "FLUSH_NOW": 0x44,
     "LINK_ACK": 0x45,
 }
 TYPE_NAMES = {v: k for k, v in FRAME_TYPES.items()}
-ACTIONS = ("drop", "dup", "truncate", "flip", "replay")
+ACTIONS = ("drop", "dup", "truncate", "flip", "replay", "spoil")
 DIRECTIONS = ("t2h", "h2t")
 REPLAY_AFTER = 20
 
@@ -56,6 +58,28 @@ def cobs_first_byte(chunk):
     if code == 1:
         return 0            # a zero byte first
     return chunk[1]
+
+
+def cobs_decode(chunk):
+    """The raw frame of a COBS chunk (link-protocol.h section 1), or None."""
+    out, i = bytearray(), 0
+    while i < len(chunk):
+        code = chunk[i]
+        if code == 0 or i + code > len(chunk):
+            return None
+        out += chunk[i + 1:i + code]
+        i += code
+        if code < 0xff and i < len(chunk):
+            out.append(0)
+    return bytes(out)
+
+
+def frame_id(chunk):
+    """(type, seq) of a chunk's frame, or None."""
+    raw = cobs_decode(chunk)
+    if raw is None or len(raw) < 4:
+        return None
+    return raw[0], raw[2] | raw[3] << 8
 
 
 class Rule:
@@ -92,6 +116,7 @@ class Direction:
         self.any_count = 0
         self.buf = bytearray()
         self.replays = []       # (frames left, chunk)
+        self.spoiled = set()    # (type, seq) of frames spoiled whole, every time
         self.stats = {"frames": 0, "bytes": 0, "flipped": 0, "dropped": 0, "duplicated": 0}
 
     def _damage_bytes(self, data):
@@ -112,6 +137,16 @@ class Direction:
                 self.stats["duplicated"] += 1
         return bytes(out)
 
+    @staticmethod
+    def _flipped(chunk):
+        """The chunk on the wire with one bit in its middle flipped."""
+        c = bytearray(chunk)
+        i = len(c) // 2
+        c[i] ^= 0x10
+        if c[i] == 0:
+            c[i] = 0x10
+        return b"\x00" + bytes(c) + b"\x00"
+
     def _frame(self, chunk):
         """Applies the frame rules to one chunk; the wire bytes to send."""
         ftype = cobs_first_byte(chunk)
@@ -129,6 +164,9 @@ class Direction:
             else:
                 self.replays.append((left - 1, c))
         tname = TYPE_NAMES.get(ftype, "0x%02x" % (ftype or 0))
+        if self.spoiled and frame_id(chunk) in self.spoiled:
+            self.log("%s spoil %s again" % (self.name, tname))
+            return out + self._flipped(chunk)
         for r in self.rules:
             n = self.any_count if r.type is None else nth
             if not r.matches(ftype, n):
@@ -140,13 +178,13 @@ class Direction:
                 return out + wire + wire
             if r.action == "truncate":
                 return out + b"\x00" + bytes(chunk[:max(1, len(chunk) // 2)]) + b"\x00"
+            if r.action == "spoil":
+                fid = frame_id(chunk)
+                if fid is not None:
+                    self.spoiled.add(fid)
+                return out + self._flipped(chunk)
             if r.action == "flip":
-                c = bytearray(chunk)
-                i = len(c) // 2
-                c[i] ^= 0x10
-                if c[i] == 0:
-                    c[i] = 0x10
-                return out + b"\x00" + bytes(c) + b"\x00"
+                return out + self._flipped(chunk)
             if r.action == "replay":
                 self.replays.append((REPLAY_AFTER, wire))
                 return out + wire

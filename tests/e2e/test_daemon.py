@@ -233,34 +233,38 @@ def test_sigkill_leaves_every_committed_flush_and_a_new_daemon_attaches():
         cleanup(d)
 
 
-def test_sigterm_stops_sampling_and_flushes():
-    d = tmpdir()
-    board = daemon = None
-    try:
-        board, sock, img = start_board(d, 6000)
-        db = os.path.join(d, "p.db")
-        daemon = start_daemon(d, sock, db, img)
-        wait_for(daemon, r"^daemon: commit \d+: [1-9]\d* samples stored")
-        daemon.p.send_signal(signal.SIGTERM)
-        rc = daemon.wait(60)
-        check(rc == 0, "SIGTERM: the daemon exits cleanly", daemon)
-        out = daemon.out()
-        check("sent STOP" in out and "ACK STOP: status 0: stopped" in out,
-              "STOP is sent and acknowledged", daemon)
-        taken = stat(db, "samples_taken")
-        check(taken > 0 and stored(db) + target_drops(db) == taken,
-              "everything taken before STOP is stored or counted", daemon)
-        board.wait(60)
-        # the board ran on for seconds after STOP: had it kept sampling, its
-        # own total would be far above what the daemon received
-        check(monitor_samples(board) == taken,
-              "no sample taken after STOP (monitor %d, database %d)" % (monitor_samples(board), taken),
-              board)
-    finally:
-        for p in (daemon, board):
-            if p:
-                p.stop()
-        cleanup(d)
+def test_sigint_and_sigterm_stop_sampling_save_and_exit_130_and_143():
+    for sig, status in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
+        d = tmpdir()
+        board = daemon = None
+        try:
+            board, sock, img = start_board(d, 6000)
+            db = os.path.join(d, "p.db")
+            daemon = start_daemon(d, sock, db, img)
+            wait_for(daemon, r"^daemon: commit \d+: [1-9]\d* samples stored")
+            daemon.p.send_signal(sig)
+            rc = daemon.wait(60)
+            check(rc == status, "signal %d: the daemon saves, then exits %d" % (sig, status), daemon)
+            out = daemon.out()
+            check("sent STOP" in out and "ACK STOP: status 0: stopped" in out,
+                  "STOP is sent and acknowledged", daemon)
+            check("everything it took is stored or counted" in daemon.err(), "it says the profile is saved",
+                  daemon)
+            taken = stat(db, "samples_taken")
+            check(taken > 0 and stored(db) + target_drops(db) == taken,
+                  "everything taken before STOP is stored or counted", daemon)
+            check(stored(db) >= 0.99 * taken, "at least 99 %% stored (%d of %d)" % (stored(db), taken), daemon)
+            board.wait(60)
+            # the board ran on for seconds after STOP: had it kept sampling, its
+            # own total would be far above what the daemon received
+            check(monitor_samples(board) == taken,
+                  "no sample taken after STOP (monitor %d, database %d)" % (monitor_samples(board), taken),
+                  board)
+        finally:
+            for p in (daemon, board):
+                if p:
+                    p.stop()
+            cleanup(d)
 
 
 def test_low_baud_link_budget_and_link_full_drops():

@@ -76,3 +76,38 @@ def test_record_sigint_and_sigterm_store_what_the_board_took():
             check_saved(db, sig.name, text)
     finally:
         cleanup(d)
+
+
+def test_run_profile_socket_timeout_sigint_sigterm_store_what_the_board_took():
+    """`run --profile-socket` serves the link itself: its --timeout, SIGINT and SIGTERM stop the
+    board's sampling and end QEMU only once the attached daemon stored the flush; run exits
+    124/130/143 and the daemon, seeing its run's STOP, ends with 0 (not a cut link)."""
+    import test_daemon as td
+    for how, status in (("timeout", 124), ("SIGINT", 130), ("SIGTERM", 143)):
+        d = tmpdir()
+        board = daemon = None
+        try:
+            sock, db = os.path.join(d, "profile.sock"), os.path.join(d, "p.db")
+            img = require(build_path("workloads", "hello.elf"))
+            timeout = ["--timeout", "6"] if how == "timeout" else []
+            board = td.Proc(d, "board", ["run"] + timeout + ["--profile-socket", sock, img, "--", "spin", "60000"])
+            daemon = td.start_daemon(d, sock, db, img)
+            td.wait_for(daemon, r"^daemon: commit \d+: [1-9]\d* samples stored")
+            if how != "timeout":
+                time.sleep(1.5)
+                board.p.send_signal(getattr(signal, how))
+            rc = board.wait(60)
+            check(rc == status, "run: %s exits %d" % (how, status), board)
+            check("the daemon stored everything it took" in board.err(), "%s: run says the profile is saved" % how,
+                  board)
+            drc = daemon.wait(60)
+            check(drc == 0 and "stopped it" in daemon.err(), "%s: the daemon ends with the run's stop, exit 0" % how,
+                  daemon)
+            check_saved(db, how, "%s\n%s" % (board, daemon))
+            taken = td.stat(db, "samples_taken")
+            check(taken > 0, "%s: the board's counts are in (%d)" % (how, taken), board)
+        finally:
+            for p in (daemon, board):
+                if p:
+                    p.stop()
+            cleanup(d)

@@ -118,6 +118,7 @@ static void parse_any(const struct lk_frame *f)
         struct lk_pair p;
         struct lk_link_ack la;
         struct lk_value_stats vs;
+        struct lk_part pt;
     } u;
     struct lk_bytes b;
     uint64_t x;
@@ -132,6 +133,11 @@ static void parse_any(const struct lk_frame *f)
     case LK_T_CONFIG: lk_parse_config(f, &u.cfg); break;
     case LK_T_NEW_EPOCH: lk_parse_new_epoch(f, &x); break;
     case LK_T_START: lk_parse_start(f, &x); break;
+    case LK_T_PART:
+        if (lk_parse_part(f, &u.pt) == LK_OK)       /* the piece lies inside the frame and its total */
+            CHECK(u.pt.bytes.p > f->payload && u.pt.bytes.p + u.pt.bytes.n == f->payload + f->len &&
+                  u.pt.offset + u.pt.bytes.n <= u.pt.total);
+        break;
     case LK_T_LINK_ACK:
         if (lk_parse_link_ack(f, &u.la) == LK_OK) {     /* a parsed LINK_ACK encodes back the same */
             struct lk_writer w;
@@ -173,7 +179,8 @@ static void parse_any(const struct lk_frame *f)
 
 static const uint8_t types[] = {
     LK_T_HELLO, LK_T_NAMES, LK_T_LOADMAP, LK_T_SAMPLES, LK_T_PME_AGG, LK_T_PAIRS,
-    LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_START, LK_T_STOP,
+    LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_VALUES, LK_T_VALUE_STATS, LK_T_PART,
+    LK_T_START, LK_T_STOP,
     LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW, LK_T_LINK_ACK,
 };
 

@@ -158,6 +158,22 @@ static void test_bad_words_change_nothing(void **state)
     expect_refused("events=cycles:2000000-3000000", BOOT_BAD_VALUE);
     expect_refused("run=a_name_longer_than_thirty_one_chars", BOOT_BAD_VALUE);
     expect_refused("seed=99999999999999999999999", BOOT_BAD_VALUE);
+    expect_refused("nonce=0", BOOT_BAD_VALUE);
+    expect_refused("nonce=", BOOT_BAD_VALUE);
+    expect_refused("nonce=12345678123456789", BOOT_BAD_VALUE);
+    expect_refused("nonce=12g4", BOOT_BAD_VALUE);
+}
+
+/* nonce=HEX (record's link session): 64 bits, hex, either case. */
+static void test_link_nonce_is_64_bit_hex(void **state)
+{
+    (void)state;
+    struct warnings w = {0};
+    struct boot_options o = parsed("nonce=fEdCbA9876543210", &w);
+    assert_int_equal(w.n, 0);
+    assert_true(o.link_nonce == 0xfedcba9876543210ull);
+    o = parsed("nonce=1", &w);
+    assert_true(o.link_nonce == 1);
 }
 
 static void test_limits_are_inclusive(void **state)
@@ -252,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_value_sampling_keys_and_the_capture_grammar),
         cmocka_unit_test(test_the_last_word_of_a_key_wins),
         cmocka_unit_test(test_bad_words_change_nothing),
+        cmocka_unit_test(test_link_nonce_is_64_bit_hex),
         cmocka_unit_test(test_limits_are_inclusive),
         cmocka_unit_test(test_event_names_come_from_the_one_list),
         cmocka_unit_test(test_event_lists_parse_whole_or_not_at_all),

@@ -608,6 +608,86 @@ static void test_daemon_mode(void **state)
     free(t.bytes);
 }
 
+/* Appends wire bytes to buf (grown as needed). */
+static void put_wire(uint8_t **buf, size_t *len, const uint8_t *wire, size_t n)
+{
+    *buf = realloc(*buf, *len + n);
+    assert_non_null(*buf);
+    memcpy(*buf + *len, wire, n);
+    *len += n;
+}
+
+/* PART pieces of a frame (link-protocol.h 5.7): its raw form, cut at
+ * `piece` bytes, the pieces in `which` (a bit each) appended. */
+static void put_pieces(uint8_t **buf, size_t *len, const struct lk_frame *fr, uint32_t piece,
+                       uint32_t which)
+{
+    uint8_t raw[LK_MAX_RAW], praw[LK_MAX_RAW], wire[LK_MAX_WIRE];
+    uint32_t total = (uint32_t)(LK_HDR_SIZE + fr->len);
+    raw[0] = fr->type;
+    raw[1] = LK_PROTO_VERSION;
+    raw[2] = raw[3] = 0;
+    raw[4] = (uint8_t)fr->len;
+    raw[5] = (uint8_t)(fr->len >> 8);
+    memcpy(raw + LK_HDR_SIZE, fr->payload, fr->len);
+    for (uint32_t off = 0, i = 0; off < total; off += piece, i++) {
+        if (!(which & (1u << i)))
+            continue;
+        struct lk_writer w;
+        uint32_t n = total - off < piece ? total - off : piece;
+        assert_int_equal(lk_enc_part(&w, praw, sizeof praw, raw, total, off, n), LK_OK);
+        size_t wn = lk_finish(&w, fr->seq, wire, sizeof wire);
+        assert_true(wn > 0);
+        put_wire(buf, len, wire, wn);
+    }
+}
+
+/* A frame at a gap sent in pieces over two tries (the first missing one,
+ * the second repeating one the host has): taken once, whole, and the run
+ * is stored as if nothing had happened. */
+static void test_frame_in_pieces_over_two_tries_is_taken_once(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    int k = 5;                      /* a SAMPLES frame */
+    assert_true(t.frame_samples[k] > 0 && t.frame_len[k] > 600);
+    struct lk_decoder dec;
+    lk_dec_init(&dec);
+    size_t used;
+    struct lk_frame fr;
+    assert_int_equal(lk_dec_push(&dec, t.bytes + t.frame_at[k], t.frame_len[k], &used, &fr), 1);
+    uint8_t *s = NULL;
+    size_t len = 0;
+    size_t after = t.frame_at[k] + t.frame_len[k];
+    put_wire(&s, &len, t.bytes, t.frame_at[k]);
+    put_pieces(&s, &len, &fr, 256, ~0u & ~2u);          /* try 1: the second piece lost */
+    put_wire(&s, &len, t.bytes + after, t.frame_len[k + 1]);  /* ahead: asked again */
+    put_pieces(&s, &len, &fr, 128, 0xf);                 /* try 2: bytes 0..511, half of them again */
+    put_wire(&s, &len, t.bytes + after, t.len - after);
+
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    int null = open("/dev/null", O_WRONLY);
+    struct ingest_opts o = {.send_acks = true, .ack_fd = null};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    assert_int_equal(ingest_feed(in, s, len, &err), 0);
+    assert_int_equal(ingest_finish(in, &err), 0);
+    const struct ingest_totals *tot = ingest_totals(in);
+    assert_true(tot->parts >= 4);
+    assert_int_equal(tot->gap_frames, 1);
+    assert_int_equal(tot->resend_requests, 1);
+    assert_int_equal(tot->malformed, 0);
+    check_clean_run(db, &t);
+    assert_int_equal(q(db, "SELECT count(*) FROM drops WHERE reason LIKE 'link%' AND count > 0"), 0);
+    ingest_close(in);
+    pdb_close(db);
+    close(null);
+    free(s);
+    free(t.bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +698,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_noise_and_cut_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frame_in_pieces_over_two_tries_is_taken_once, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -810,6 +810,38 @@ static void test_values_and_value_stats_round_trip(void **state)
     assert_string_equal(lk_type_name(LK_T_VALUE_STATS), "VALUE_STATS");
 }
 
+/* PART (link-protocol.h 5.7): a piece round-trips with its place in the
+ * frame; a piece outside its frame, or a frame no frame could be, is
+ * refused at both ends. */
+static void test_part_pieces(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW], frame[300];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_part p;
+    for (unsigned i = 0; i < sizeof frame; i++)
+        frame[i] = (uint8_t)(i * 7);
+    assert_int_equal(lk_enc_part(&w, raw, sizeof raw, frame, 300, 256, 44), LK_OK);
+    roundtrip(&w, 77, &d, &f);
+    assert_int_equal(f.type, LK_T_PART);
+    assert_int_equal(f.seq, 77);
+    assert_int_equal(lk_parse_part(&f, &p), LK_OK);
+    assert_true(p.total == 300 && p.offset == 256 && p.bytes.n == 44);
+    assert_memory_equal(p.bytes.p, frame + 256, 44);
+    assert_int_equal(lk_enc_part(&w, raw, sizeof raw, frame, 300, 256, 45), LK_E_RANGE);
+    assert_int_equal(lk_enc_part(&w, raw, sizeof raw, frame, 300, 300, 1), LK_E_RANGE);
+    assert_int_equal(lk_enc_part(&w, raw, sizeof raw, frame, 3, 0, 3), LK_E_RANGE);
+    /* by hand: a piece that runs past its total */
+    lk_begin(&w, raw, sizeof raw, LK_T_PART);
+    lk_put_uvarint(&w, 10);
+    lk_put_uvarint(&w, 8);
+    lk_put_bytes(&w, frame, 3);
+    roundtrip(&w, 1, &d, &f);
+    assert_int_equal(lk_parse_part(&f, &p), LK_E_RANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -826,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_names_loadmap_console),
         cmocka_unit_test(test_truncated_payloads),
         cmocka_unit_test(test_reliability_frames),
+        cmocka_unit_test(test_part_pieces),
         cmocka_unit_test(test_trailing_fields_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
