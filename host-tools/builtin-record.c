@@ -207,7 +207,8 @@ static int store_oracle_run(struct pdb *db, int64_t sessions_before, const char 
 static void record_keys(struct record_options *o, uint64_t nonce, struct strvec *keys)
 {
     struct boot_options *b = &o->boot;
-    strvec_pushf(keys, "nonce=%llx", (unsigned long long)nonce);
+    if (nonce)
+        strvec_pushf(keys, "nonce=%llx", (unsigned long long)nonce);
     if (o->mode) {
         if (o->mode == 2 && !o->pme) {
             /* two records a pair: the same records per second as single */
@@ -331,7 +332,7 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
         .nelfs = elfs.n,
         .frame_hook = watch_frames,
         .hook_ctx = &sink,
-        .send_acks = true,
+        .send_acks = nonce != 0,   /* a --deterministic record listens only */
         .ack_fd = -1,           /* until the link is up: attach_link */
         .nonce = nonce,
     };
@@ -432,9 +433,14 @@ int cmd_record(int argc, char **argv)
     enum opt_result r = opt_parse(&record_command, options, argc, argv, &o.images, &o.args);
     int status = r != OPT_PARSED ? opt_exit(r) : record_check(&record_command, &o);
     if (r == OPT_PARSED && status == 0) {
-        /* the link session's nonce (link-protocol.h 5.1) */
+        /* the link session's nonce (link-protocol.h 5.1).  A --deterministic
+         * run must repeat bit for bit, and acknowledgements reach the board
+         * at moments the host's timing decides: it listens only (no nonce,
+         * no acknowledgements), as a local socket damages nothing and any
+         * frame lost is still counted (link_lost_*). */
         uint64_t nonce = 0;
-        if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0)
+        if (!o.bo.deterministic &&
+            (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce || nonce == 0))
             nonce = ((uint64_t)getpid() << 32 ^ (uint64_t)time(NULL)) | 1;
         record_keys(&o, nonce, &keys);
         status = record_run(&o, nonce, &keys);
