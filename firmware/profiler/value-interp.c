@@ -43,24 +43,6 @@ static uint64_t umulh(uint64_t a, uint64_t b)
     return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
-uint64_t vi_s_to_register(uint32_t m)
-{
-    uint64_t sign = m >> 31, msb = (m >> 30) & 1, low = (m >> 23) & 0x7f, frac = m & 0x7fffff;
-    uint64_t exp = msb << 10 | low;
-    if (msb) {
-        if (low == 0x7f)
-            exp = 0x7ff;
-    } else if (low != 0) {
-        exp |= 0x380;
-    }
-    return sign << 63 | exp << 52 | frac << 29;
-}
-
-uint32_t vi_register_to_s(uint64_t r)
-{
-    return (uint32_t)(((r >> 32) & 0xc0000000u) | ((r >> 29) & 0x3fffffffu));
-}
-
 /* -0.0 compares as 0 in FP branches and moves (fold it, then compare as
  * a signed integer). */
 static inline int64_t fp_fold(uint64_t v) { return v == 0x8000000000000000ull ? 0 : (int64_t)v; }
@@ -450,7 +432,7 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
             if (store) {
                 uint64_t v = in->format == ALPHA_FMT_FMEM ? s->f[ra] : s->r[ra];
                 if (op == 0x26)
-                    v = vi_register_to_s(v);
+                    v = alpha_register_to_s(v);
                 e.a = v;
                 if (!write_buffered(wb, ea, size, v))
                     STOP(VI_STOP_WRITE_BUFFER);
@@ -462,7 +444,7 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
             if (op == 0x28)
                 v = sext32(v);
             else if (op == 0x22)
-                v = vi_s_to_register((uint32_t)v);
+                v = alpha_s_to_register((uint32_t)v);
             value = v;
             if (in->format == ALPHA_FMT_FMEM)
                 fdest = (int)ra;
@@ -537,7 +519,7 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
             if (rb != 31)
                 STOP(VI_STOP_UNKNOWN);
             e.a = s->f[ra];
-            value = in->function == 0x70 ? s->f[ra] : sext32(vi_register_to_s(s->f[ra]));
+            value = in->function == 0x70 ? s->f[ra] : sext32(alpha_register_to_s(s->f[ra]));
             dest = (int)rc;
             break;
         case ALPHA_FMT_ITOF:            /* itofs, itoft; itoff is VAX */
@@ -546,7 +528,7 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
                 STOP(VI_STOP_UNKNOWN);
             if (in->function == 0x14)
                 STOP(VI_STOP_FP_ARITH);
-            value = in->function == 0x24 ? s->r[ra] : vi_s_to_register((uint32_t)s->r[ra]);
+            value = in->function == 0x24 ? s->r[ra] : alpha_s_to_register((uint32_t)s->r[ra]);
             fdest = (int)rc;
             break;
         case ALPHA_FMT_FPX:
@@ -566,7 +548,7 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
                 value = fp_cond(fcmov_cond(in->function), fa) ? fb : s->f[rc];
                 break;
             case 0x010:                 /* cvtlq */
-                value = (uint64_t)(int64_t)(int32_t)vi_register_to_s(fb);
+                value = (uint64_t)(int64_t)(int32_t)alpha_register_to_s(fb);
                 break;
             case 0x024:                 /* mt_fpcr: the FP environment */
                 STOP(VI_STOP_UNSUPPORTED);

@@ -149,9 +149,4 @@ struct vi_result vi_run(struct vi_state *s, const struct vi_env *env, struct vi_
 
 static inline void vi_wb_reset(struct vi_write_buffer *wb) { wb->n = 0; }
 
-/* The bit manipulations Alpha defines for S-format registers (lds, sts,
- * itofs, ftois): exposed for the tests. */
-uint64_t vi_s_to_register(uint32_t m);
-uint32_t vi_register_to_s(uint64_t r);
-
 #endif

@@ -72,6 +72,25 @@ static inline bool alpha_is_literal(uint32_t w) { return (w >> 12) & 1; }
 static inline unsigned alpha_literal(uint32_t w) { return (w >> 13) & 0xff; }
 static inline int32_t alpha_disp16(uint32_t w) { return (int16_t)(w & 0xffff); }
 static inline int32_t alpha_disp21(uint32_t w) { return ((int32_t)(w << 11)) >> 11; }
+/* An S_floating memory word as lds puts it in a register (T_floating
+ * layout: the 8-bit exponent widened to 11 bits), and back as sts stores
+ * it.  The interpreter and the value oracle both need it. */
+static inline uint64_t alpha_s_to_register(uint32_t m)
+{
+    uint64_t sign = m >> 31, msb = (m >> 30) & 1, low = (m >> 23) & 0x7f, frac = m & 0x7fffff;
+    uint64_t exp = msb << 10 | low;
+    if (msb) {
+        if (low == 0x7f)
+            exp = 0x7ff;
+    } else if (low != 0) {
+        exp |= 0x380;
+    }
+    return sign << 63 | exp << 52 | frac << 29;
+}
+static inline uint32_t alpha_register_to_s(uint64_t r)
+{
+    return (uint32_t)(((r >> 32) & 0xc0000000u) | ((r >> 29) & 0x3fffffffu));
+}
 /* Target of a PC-relative branch at pc. */
 static inline uint64_t alpha_branch_target(uint64_t pc, uint32_t w)
 {

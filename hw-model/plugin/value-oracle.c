@@ -111,17 +111,8 @@ static int loaded_value(uint32_t word, uint64_t vaddr, uint64_t *out)
     memcpy(&v, ram_ + phys, size);      /* little-endian host, as the guest */
     if (op == 0x28)
         v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-    else if (op == 0x22) {
-        uint64_t m = v, sign = m >> 31, msb = (m >> 30) & 1, low = (m >> 23) & 0x7f, frac = m & 0x7fffff;
-        uint64_t exp = msb << 10 | low;
-        if (msb) {
-            if (low == 0x7f)
-                exp = 0x7ff;
-        } else if (low != 0) {
-            exp |= 0x380;
-        }
-        v = sign << 63 | exp << 52 | frac << 29;
-    }
+    else if (op == 0x22)
+        v = alpha_s_to_register((uint32_t)v);
     *out = v;
     return 0;
 }

@@ -399,10 +399,10 @@ static void fp_loads_stores_moves_and_branches_are_bit_exact(void **st)
     assert_int_equal(s.r[14], 0xc000000000000000ull);
     assert_int_equal(s.f[15], s.fpcr);
     /* S-format corners: denormal/zero exponents stay 0, all-ones becomes 0x7ff */
-    assert_int_equal(vi_s_to_register(0x7f800000), 0x7ff0000000000000ull);
-    assert_int_equal(vi_s_to_register(0x00000001), 0x0000000020000000ull);
-    assert_int_equal(vi_s_to_register(0x00800000), 0x3810000000000000ull);
-    assert_int_equal(vi_register_to_s(vi_s_to_register(0xdeadbeef)), 0xdeadbeef);
+    assert_int_equal(alpha_s_to_register(0x7f800000), 0x7ff0000000000000ull);
+    assert_int_equal(alpha_s_to_register(0x00000001), 0x0000000020000000ull);
+    assert_int_equal(alpha_s_to_register(0x00800000), 0x3810000000000000ull);
+    assert_int_equal(alpha_register_to_s(alpha_s_to_register(0xdeadbeef)), 0xdeadbeef);
 }
 
 static uint64_t fixed_clock(void *ctx)
