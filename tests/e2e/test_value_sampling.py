@@ -105,14 +105,22 @@ def test_values_finds_the_semi_invariant_and_the_known_distributions_of_valuemix
         a = json.loads(c.out)
         check(a["loads_checked"] >= 3, "the dominant loads are checked", c)
         check(a["top_value_recall"] >= 0.95, "the true top value is first (recall %.3f)" % a["top_value_recall"], c)
-        # Timer-driven value sampling is time-proportional: an interrupt
-        # lands more often on a load that waits (a miss), so with a small
-        # random skip the interrupted load's own value is over-sampled.
-        # Measured on main after the rate-honesty timer: 5.4 points (the
-        # skewed load's 7 at 37 % for 50 %), on the value branch alone 0.9:
-        # the README's 2-point goal is missed; this bounds the damage.
-        check(a["top_value_freq_error"] <= 8.0,
-              "estimated shares near the truth (error %.2f points)" % a["top_value_freq_error"], c)
+        # Each estimate lies within 3 standard errors (1.5 times its stated
+        # 95 % half-width) of the truth: what a hotlist of 16 promises.  Not
+        # a fixed number of points: with valuemix's 20 % distinct values the
+        # hotlist's tau reaches 16, so a 50 % value rests on ~30 kept
+        # samples (README, Value sampling: the 2-point goal is missed).
+        ci = {}
+        for row in json.loads(alphaprof(["values", "--db", db, "mix_loop", "--json", "--top", "1"]).out)["instructions"]:
+            if row["values"]:
+                top = row["values"][0]
+                ci[row["pc"]] = (top["value"], top["share"], top["ci"])
+        for load in a["loads"]:
+            value, share, (lo, hi) = ci[load["pc"]]
+            half = max(share - lo, hi - share, 0.01)
+            check(value == load["true_value"] and abs(share - load["true_share"]) <= 1.5 * half,
+                  "load at %#x: %.3f estimated, %.3f true, 95 %% interval [%.3f, %.3f]"
+                  % (load["pc"], share, load["true_share"], lo, hi), c)
         lat = alphaprof(["values", "--db", db, "--latency", "mix_loop", "--json"])
         check(lat.status == 0 and json.loads(lat.out)["loads"], "load latencies are binned", lat)
     finally:
