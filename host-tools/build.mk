@@ -14,11 +14,12 @@ host_objs           = $(patsubst host-tools/%.c,$(1)/%.o,$(2))
 # Sources shared with the other sides, compiled once more for the host from
 # their one file by an explicit rule (never #included as .c): the link codec
 # and the grammars the monitor also builds (firmware/abi/, freestanding), and
-# the Alpha decoder the hardware model also builds, and the model itself
-# (its parameters: value sampling's load-latency bins).
+# the Alpha decoder the hardware model also builds, and the model's
+# parameters and issue rules (calc's scheduler, value sampling's
+# load-latency bins).
 HOST_SHARED_SRCS   := firmware/abi/link-codec.c firmware/abi/boot-line.c firmware/abi/event-spec.c \
                       firmware/abi/value-capture.c hw-model/isa/alpha-decode.c \
-                      $(wildcard hw-model/model/*.c)
+                      hw-model/model/issue-rules.c
 shared_objs         = $(patsubst %.c,$(1)/shared/%.o,$(HOST_SHARED_SRCS))
 
 HOST_UTIL_LIB      := $(BUILD)/host/libalphaprof-util.a

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw-model/model/core-model.h"
+#include "hw-model/model/issue-rules.h"
 
 static int sql_fail(sqlite3 *db, struct ap_err *err)
 {
