@@ -117,14 +117,6 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct pme_v
     return pv_read_images(db, st, &v->images, &v->nimages, err);
 }
 
-static struct pv_image *image_by_id(struct pme_view *v, int64_t id)
-{
-    for (size_t i = 0; i < v->nimages; i++)
-        if (v->images[i].id == id)
-            return &v->images[i];
-    return NULL;
-}
-
 static int key_cmp(const struct pv_image *ia, uint64_t oa, const struct pv_image *ib, uint64_t ob)
 {
     if (ia != ib)
@@ -184,7 +176,7 @@ static int load_rows(sqlite3 *db, const struct pv_selection *sel, struct pme_vie
     bind_selection(st, sel, v->epoch);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct pv_image *img = image_by_id(v, sqlite3_column_int64(st, 0));
+        struct pv_image *img = pv_image_by_id(v->images, v->nimages, sqlite3_column_int64(st, 0));
         int64_t idx = sqlite3_column_int64(st, 2);
         int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4), c = sqlite3_column_int64(st, 5);
         if (!img)
@@ -285,7 +277,7 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
         uint64_t events = (uint64_t)sqlite3_column_int64(st, 6);
         obs.distance = (double)distance;
         pme_times_from_latencies(lat, nlat, (events >> retired_bit) & 1, &obs.rec[slot]);
-        img[slot] = image_by_id(v, sqlite3_column_int64(st, 4));
+        img[slot] = pv_image_by_id(v->images, v->nimages, sqlite3_column_int64(st, 4));
         off[slot] = (uint64_t)sqlite3_column_int64(st, 5);
         have |= 1 << slot;
         if (have != 3)

@@ -98,11 +98,11 @@ static int load_events(sqlite3 *db, const struct pv_selection *sel, struct profi
     return 0;
 }
 
-static struct pv_image *image_by_id(struct profile_view *v, int64_t id)
+struct pv_image *pv_image_by_id(struct pv_image *images, size_t n, int64_t id)
 {
-    for (size_t i = 0; i < v->nimages; i++)
-        if (v->images[i].id == id)
-            return &v->images[i];
+    for (size_t i = 0; i < n; i++)
+        if (images[i].id == id)
+            return &images[i];
     return NULL;
 }
 
@@ -208,7 +208,7 @@ static int load_insns(sqlite3 *db, const struct pv_selection *sel, struct profil
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct pv_image *img = image_by_id(v, sqlite3_column_int64(st, 0));
+        struct pv_image *img = pv_image_by_id(v->images, v->nimages, sqlite3_column_int64(st, 0));
         uint64_t offset = (uint64_t)sqlite3_column_int64(st, 1);
         int e = pv_event_index(v, (uint32_t)sqlite3_column_int64(st, 2));
         uint64_t count = (uint64_t)sqlite3_column_int64(st, 3);

@@ -91,6 +91,8 @@ struct sqlite3_stmt;
  * cannot be opened keeps the reason in st_error. */
 int pv_read_images(struct sqlite3 *db, struct sqlite3_stmt *st, struct pv_image **images, size_t *n,
                    struct ap_err *err);
+/* The image of database id id among images[0..n), or NULL. */
+struct pv_image *pv_image_by_id(struct pv_image *images, size_t n, int64_t id);
 /* Frees what pv_read_images filled (symbol tables, paths, messages). */
 void pv_free_images(struct pv_image *images, size_t n);
 void pv_free(struct profile_view *v);

@@ -48,14 +48,6 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct value
     return pv_read_images(db, st, &v->images, &v->nimages, err);
 }
 
-static struct pv_image *image_by_id(struct value_view *v, int64_t id)
-{
-    for (size_t i = 0; i < v->nimages; i++)
-        if (v->images[i].id == id)
-            return &v->images[i];
-    return NULL;
-}
-
 static const char *proc_of(const struct pv_image *img, uint64_t offset)
 {
     if (!img || !img->st)
@@ -119,7 +111,7 @@ int vv_load(struct pdb *pdb, const struct pv_selection *sel, int kind, const cha
     bind_selection(st, sel, v->epoch, kind);
     size_t cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct pv_image *img = image_by_id(v, sqlite3_column_int64(st, 0));
+        struct pv_image *img = pv_image_by_id(v->images, v->nimages, sqlite3_column_int64(st, 0));
         uint64_t offset = (uint64_t)sqlite3_column_int64(st, 1);
         const char *p = proc_of(img, offset);
         if (proc && (!p || strcmp(p, proc) != 0))
