@@ -139,4 +139,56 @@ struct oracle_value_pc {
 
 _Static_assert(sizeof(struct oracle_values_header) == 32, "oracle_values_header: fixed layout");
 
+/*
+ * The sample-path oracle: a section of its own, in PATH.pmepaths beside
+ * the oracle file (written at exit only, with the same run_id), versioned
+ * apart.  For every ProfileMe-tagged instruction that retired (good path
+ * only: a bad-path sample's history is speculative), the exact control
+ * flow that led to it on its core, newest first: the last
+ * ORACLE_PMEPATH_DEPTH retired instructions that were conditional
+ * branches, other control transfers, or whose successor was not the next
+ * word (an interrupt, a trap, PALcode), each as its PC with the kind in
+ * bits 0-1 (PCs are word-aligned):
+ *   0 conditional branch, fall-through     1 conditional branch, taken
+ *   2 br, bsr, jmp, jsr, ret (taken)       3 any other discontinuity
+ * history is the sample's global branch history (pmu-window.h): bit i is
+ * the direction of the i-th newest conditional branch in trans[], as long
+ * as both reach.  A DB's paired sample is found here by (core, pc,
+ * history) and, for the pair, fetch_cycle (pairs.distance = the second's
+ * fetch_cycle minus the first's).  `lost` counts tagged retired
+ * instructions not logged (a core's log full).
+ *
+ *   struct oracle_pmepath_header
+ *   struct oracle_pmepath_sample   x nsamples, per core in fetch order
+ */
+#define ORACLE_PMEPATH_MAGIC   0x48544150524f7270ULL  /* "prORPATH" */
+#define ORACLE_PMEPATH_VERSION 1
+#define ORACLE_PMEPATH_DEPTH   32
+#define ORACLE_PMEPATH_KIND(t) ((unsigned)(t) & 3u)
+#define ORACLE_PMEPATH_PC(t)   ((t) & ~(uint64_t)3)
+enum oracle_pmepath_kind { PMEPATH_FALL, PMEPATH_TAKEN, PMEPATH_JUMP, PMEPATH_OTHER };
+
+struct oracle_pmepath_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t depth;             /* ORACLE_PMEPATH_DEPTH */
+    uint64_t nsamples;
+    uint64_t run_id;
+    uint64_t lost;
+};
+
+struct oracle_pmepath_sample {
+    uint64_t pc;
+    uint64_t fetch_cycle;
+    uint32_t core;
+    uint32_t history;
+    uint32_t ntrans;            /* valid entries of trans[] (fewer early in a run) */
+    uint32_t pad;
+    uint64_t trans[ORACLE_PMEPATH_DEPTH];
+};
+
+_Static_assert(sizeof(struct oracle_pmepath_header) == 40, "oracle_pmepath_header: fixed layout");
+_Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_DEPTH,
+               "oracle_pmepath_sample: fixed layout");
+
 #endif

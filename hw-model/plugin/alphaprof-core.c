@@ -27,6 +27,9 @@
  * model parameters (width, retire_width, rob, iq_int, iq_fp, store_buffer, int_pipes,
  * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
  *
+ * With oracle=, the sample-path oracle (path-oracle.h) logs the exact
+ * control flow before every retired ProfileMe sample to PATH.pmepaths.
+ *
  * Errors (bad arguments, no RAM file, an oracle that cannot be written)
  * fail the run: each is one line appended to errors=PATH, which the
  * launcher prints on its stderr and turns into a failed exit (without
@@ -80,6 +83,7 @@
 #include "hw-model/plugin/counter-unit.h"
 #include "hw-model/plugin/counters-mode.h"
 #include "hw-model/plugin/irq-delivery.h"
+#include "hw-model/plugin/path-oracle.h"
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
 #include "hw-model/plugin/value-oracle.h"
@@ -268,6 +272,8 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
         count_events(v, in->s.pc, 0, &r, r.fetch);
     if (pme_unit_fetch(&v->pme))
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
+    if (path_oracle_rings)      /* to its handler: a discontinuity */
+        path_oracle_retired(core, in->s.pc, in->s.cls, in->s.pc);
 }
 
 static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t next_pc, unsigned core)
@@ -311,8 +317,13 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             w->last_load_latency = r.latency;
         count_events(v, in->s.pc, addr, &r, r.retire);
     }
-    if (pme_unit_fetch(&v->pme))
+    if (pme_unit_fetch(&v->pme)) {
+        if (path_oracle_rings)
+            path_oracle_sample(core, in->s.pc, r.fetch, r.history);
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
+    }
+    if (path_oracle_rings)
+        path_oracle_retired(core, in->s.pc, in->s.cls, next_pc);
 
     /* The wrong path fetched after a mispredicted branch: aborted. */
     for (unsigned i = 0; i < m->nbad; i++) {
@@ -561,6 +572,15 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             model_error(msg);
         }
     }
+    if (g.oracle_path[0] && path_oracle_rings) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.pmepaths", g.oracle_path);
+        if (path_oracle_write(path, g.run_id)) {
+            char msg[4400];
+            snprintf(msg, sizeof msg, "cannot write the sample-path oracle %s: %s", path, strerror(errno));
+            model_error(msg);
+        }
+    }
 }
 
 static int map_ram(const char *path)
@@ -680,6 +700,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return -1;
     }
     if (g.oracle_path[0] && !g.counters_mode && value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0)) {
+        model_error("out of memory");
+        return -1;
+    }
+    if (g.oracle_path[0] && !g.counters_mode && path_oracle_init(g.ncores)) {
         model_error("out of memory");
         return -1;
     }

@@ -1,0 +1,54 @@
+/*
+ * `check --paths`: ProfileMe path reconstruction (path-recon.h) against
+ * the model's exact sample paths (oracle-format.h, PATH.pmepaths), as
+ * ProfileMe's Figure 6 measures it: by history length N = 1..12, the share
+ * of samples whose segment of N branches is reconstructed uniquely and
+ * correctly.  Structured so instrumented path counts (path_count_error,
+ * path_metric_error against the Ball-Larus truth) can be added beside.
+ *
+ * Design notes:
+ *  1. Each paired sample of the database is found in the oracle's log
+ *     exactly: the second by (core, pc, history) with a logged first at
+ *     (core, its fetch cycle minus the pair's distance, the first's pc,
+ *     history).  Pairs whose records did not both retire are not logged
+ *     (path-oracle.h) and not checked: counted as unmatched.
+ *  2. A sample whose truth does not reach N branches back in the log is
+ *     left out of N's row (truth_unknown); one whose truth is polluted
+ *     (an interrupt, a system call, code outside the image) is evaluated
+ *     and fails, as in the paper.
+ *  3. "history" uses the history bits alone, on every checked sample;
+ *     "history_pair" adds the paired PC, on the second samples; beside it
+ *     "history" on the same second samples, so the two compare.
+ */
+#ifndef ALPHAPROF_UTIL_PATH_ACCURACY_H
+#define ALPHAPROF_UTIL_PATH_ACCURACY_H
+
+#include "util/path-profile.h"
+
+struct pmepath_oracle {
+    struct oracle_pmepath_header h;
+    struct oracle_pmepath_sample *s;
+};
+
+/* Reads ORACLE.pmepaths; 0, or -1 (err set). */
+int pmepath_oracle_read(const char *oracle_path, struct pmepath_oracle *o, struct ap_err *err);
+void pmepath_oracle_free(struct pmepath_oracle *o);
+
+struct path_success {
+    unsigned nbits;
+    uint64_t evaluated, unique, success;        /* history bits alone */
+    uint64_t polluted, truth_unknown, unresolved;
+    uint64_t seconds, seconds_success;          /* history alone on the second samples */
+    uint64_t pair_evaluated, pair_unique, pair_success;     /* history + paired PC */
+};
+
+struct path_accuracy {
+    uint64_t samples;           /* retired samples with code, in the selection */
+    uint64_t matched, unmatched;
+    uint64_t history_mismatch;  /* oracle paths whose branch directions disagree with the history */
+    struct path_success rows[PR_MAX_BITS];
+};
+
+void path_accuracy(struct ps_samples *ps, const struct pmepath_oracle *o, struct path_accuracy *a);
+
+#endif
