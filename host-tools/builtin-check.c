@@ -611,6 +611,8 @@ static int check_paths(const struct check_options *opts)
                    "\"rate\": ", n ? "," : "", r->nbits, (unsigned long long)r->evaluated,
                    (unsigned long long)r->unique, (unsigned long long)r->success);
             json_num(stdout, r->evaluated ? (double)r->success / (double)r->evaluated : 0);
+            printf(", \"baseline_success\": %llu, \"baseline_rate\": ", (unsigned long long)r->baseline_success);
+            json_num(stdout, r->evaluated ? (double)r->baseline_success / (double)r->evaluated : 0);
             printf(", \"polluted\": %llu, \"unresolved\": %llu, \"truth_unknown\": %llu, "
                    "\"seconds\": %llu, \"seconds_success\": %llu, \"pair_evaluated\": %llu, "
                    "\"pair_unique\": %llu, \"pair_success\": %llu, \"pair_rate\": ",
@@ -625,15 +627,18 @@ static int check_paths(const struct check_options *opts)
     } else {
         printf("Paths reconstructed from ProfileMe branch history against the model's exact paths:\n"
                "%llu retired samples with code, %llu found in the oracle's log (%llu not: a pair with an\n"
-               "aborted record).  Success: one path reconstructed and it is the true one (ProfileMe Figure 6).\n\n"
-               "  %4s %9s %9s %9s %9s %9s   %9s %9s\n",
+               "aborted record).  Success: one path reconstructed and it is the true one (ProfileMe Figure 6);\n"
+               "no-hist: the same without the history bits, the baseline.\n\n"
+               "  %4s %9s %9s %9s %9s %9s %9s   %9s %9s\n",
                (unsigned long long)a.samples, (unsigned long long)a.matched, (unsigned long long)a.unmatched,
-               "bits", "samples", "unique%", "success%", "polluted%", "unresolv%", "2nd:hist%", "2nd:pair%");
+               "bits", "samples", "unique%", "success%", "no-hist%", "polluted%", "unresolv%", "2nd:hist%",
+               "2nd:pair%");
         for (unsigned n = 0; n < PR_MAX_BITS; n++) {
             const struct path_success *r = &a.rows[n];
             double e = r->evaluated ? (double)r->evaluated : 1, se = r->seconds ? (double)r->seconds : 1;
-            printf("  %4u %9llu %9.1f %9.1f %9.1f %9.1f   %9.1f %9.1f\n", r->nbits, (unsigned long long)r->evaluated,
-                   100 * (double)r->unique / e, 100 * (double)r->success / e, 100 * (double)r->polluted / e,
+            printf("  %4u %9llu %9.1f %9.1f %9.1f %9.1f %9.1f   %9.1f %9.1f\n", r->nbits,
+                   (unsigned long long)r->evaluated, 100 * (double)r->unique / e, 100 * (double)r->success / e,
+                   100 * (double)r->baseline_success / e, 100 * (double)r->polluted / e,
                    100 * (double)r->unresolved / e, 100 * (double)r->seconds_success / se,
                    100 * (double)r->pair_success / se);
         }

@@ -129,6 +129,10 @@ static void evaluate(struct ps_samples *ps, struct pr_program *prog, const struc
         row->unresolved += r.outcome == PR_UNRESOLVED;
         row->unique += r.outcome == PR_UNIQUE;
         row->success += ok;
+        q.ignore_history = true;
+        pr_reconstruct(prog, &q, &r);
+        row->baseline_success += tr == PR_TRUTH_OK && r.outcome == PR_UNIQUE && pr_same_path(&r.seg, &t);
+        q.ignore_history = false;
         if (s->slot == 1) {
             row->seconds++;
             row->seconds_success += ok;

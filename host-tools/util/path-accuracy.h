@@ -16,7 +16,8 @@
  *     left out of N's row (truth_unknown); one whose truth is polluted
  *     (an interrupt, a system call, code outside the image) is evaluated
  *     and fails, as in the paper.
- *  3. "history" uses the history bits alone, on every checked sample;
+ *  3. "baseline" ignores the history bits, on every checked sample: the
+ *     reference a reconstructor must beat.  "history" uses the history bits alone, on every checked sample;
  *     "history_pair" adds the paired PC, on the second samples; beside it
  *     "history" on the same second samples, so the two compare.
  */
@@ -40,6 +41,7 @@ struct path_success {
     uint64_t polluted, truth_unknown, unresolved;
     uint64_t seconds, seconds_success;          /* history alone on the second samples */
     uint64_t pair_evaluated, pair_unique, pair_success;     /* history + paired PC */
+    uint64_t baseline_success;                  /* no history bits (path-recon.h note 5) */
 };
 
 struct path_accuracy {

@@ -255,7 +255,7 @@ static void walk_pred(struct walk *w, int proc, const struct calc_proc *cfg, con
     switch (fl) {
     case FLOW_COND: {
         bool taken = e->kind == EDGE_TAKEN;
-        if (((w->q->history >> w->cur.nbits) & 1) != taken)
+        if (!w->q->ignore_history && ((w->q->history >> w->cur.nbits) & 1) != taken)
             return;
         w->cur.trans[w->cur.ntrans++] = last->pc | (taken ? PMEPATH_TAKEN : PMEPATH_FALL);
         w->cur.nbits++;

@@ -35,6 +35,8 @@
  *     instructions, bad path included, so the true path, retired ones
  *     only, holds the first sample within its last gap instructions).
  *  5. Success (Figure 6): exactly one candidate, equal to the truth.
+ *     ignore_history gives the baseline a reconstructor without the
+ *     history bits reaches (unique only where no branch joins).
  */
 #ifndef ALPHAPROF_UTIL_PATH_RECON_H
 #define ALPHAPROF_UTIL_PATH_RECON_H
@@ -89,6 +91,7 @@ struct pr_query {
     bool pair;                          /* note 4 */
     uint64_t pair_pc;
     uint32_t gap;
+    bool ignore_history;                /* the baseline: every way back at a branch */
 };
 
 enum pr_outcome { PR_UNIQUE, PR_AMBIGUOUS, PR_NONE, PR_UNRESOLVED, PR_NO_CODE };

@@ -1,0 +1,92 @@
+"""End-to-end: statistical paths from ProfileMe (issue 15, seed section
+5.3) on a real recording of the hardware model: alphaprof paths shows the
+hot paths of the branches workload's classify() with their source lines,
+every sample in a path or counted without one; check --paths compares the
+reconstruction with the model's exact paths (FILE.pmepaths): the logged
+paths agree with the samples' history bits, and the reconstruction is
+unique and right for most samples, far above what a reconstructor without
+the history bits reaches (the bound it must beat is that baseline's).
+"""
+import json
+import os
+
+from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def record(d, image, *opts):
+    db, oracle = os.path.join(d, "p.db"), os.path.join(d, "oracle.bin")
+    r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle, "--paired",
+                   "--pme-interval", "20000-22000", "--timeout", "800"] + list(opts)
+                  + [require(build_path("workloads", image + ".elf"))], timeout=900)
+    check(r.status == 0, "record %s with paired ProfileMe" % image, r)
+    return db, oracle
+
+
+def test_paths_and_their_reconstruction_success_against_the_exact_paths():
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "branches")
+        c = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"], timeout=600)
+        check(c.status == 0, "check --paths runs", c)
+        j = json.loads(c.out)
+        check(j["matched"] > 2000 and j["matched"] >= 0.9 * j["samples"] - j["unmatched"],
+              "the database's paired samples are found in the oracle's log (%d of %d)"
+              % (j["matched"], j["samples"]), c)
+        check(j["history_mismatch"] == 0, "every logged path agrees with its sample's history bits", c)
+        rows = {r["history_bits"]: r for r in j["reconstruction_success"]}
+        check(sorted(rows) == list(range(1, 13)), "a row per history length 1..12", c)
+        for n, r in rows.items():
+            check(r["success"] <= r["unique"] <= r["evaluated"] and r["pair_success"] <= r["pair_evaluated"],
+                  "counts nest at %d bits" % n, c)
+        # without the history bits every way back at a branch is taken:
+        # unique only where no branch joins (the baseline check reports)
+        check(rows[8]["rate"] > 0.8, "8 bits: most paths reconstructed uniquely and right (%.3f)"
+              % rows[8]["rate"], c)
+        for n in (4, 8, 12):
+            check(rows[n]["rate"] > rows[n]["baseline_rate"] + 0.3,
+                  "%d bits: the history bits beat the baseline by far (%.3f vs %.3f)"
+                  % (n, rows[n]["rate"], rows[n]["baseline_rate"]), c)
+        check(rows[12]["rate"] > 0.75, "12 bits: most paths right (%.3f)" % rows[12]["rate"], c)
+        check(rows[1]["rate"] >= rows[12]["rate"], "longer paths are no easier", c)
+        t = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle], timeout=600)
+        check(t.status == 0 and "success%" in t.out and "Figure 6" in t.out, "the text table", t)
+
+        p = alphaprof(["paths", "--db", db, "--json", "--bits", "8"], timeout=600)
+        check(p.status == 0, "paths runs", p)
+        pj = json.loads(p.out)
+        procs = {x["procedure"]: x for x in pj["procedures"]}
+        check("classify" in procs, "classify has paths", p)
+        for x in pj["procedures"]:
+            outcomes = sum(x[k] for k in ("unique", "ambiguous", "none", "unresolved", "no-code"))
+            check(outcomes == x["samples"], "%s: every sample in one outcome" % x["procedure"], p)
+            check(sum(r["samples"] for r in x["paths"]) == x["unique"],
+                  "%s: every unique sample in one path" % x["procedure"], p)
+        cl = procs["classify"]
+        check(cl["unique"] > 0.8 * cl["samples"], "classify's paths are mostly unique", p)
+        top = cl["paths"][0]
+        check(all(b["line"].startswith("branches.c:") for b in top["blocks"] if b["depth"] == 0),
+              "the path's blocks have branches.c lines (%s)" % top["path"], p)
+        check(top["executions"] > 0 and 0 < top["share"] <= 1, "an estimate and a share", p)
+        one = alphaprof(["paths", "--db", db, "--proc", "classify", "--limit", "3"], timeout=600)
+        check(one.status == 0 and "classify (branches)" in one.out and "branches.c:" in one.out
+              and "main" not in one.out, "--proc keeps classify's paths", one)
+    finally:
+        cleanup(d)
+
+
+def test_paths_errors_are_clear():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "empty.db")
+        check(alphaprof(["db", "--db", db, "init"]).status == 0, "db init")
+        r = alphaprof(["paths", "--db", db])
+        check(r.status == 1 and "--paired" in r.err, "no paired samples: says how to record", r)
+        oracle = os.path.join(d, "nosuch.bin")
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
+        check(r.status == 1 and "nosuch.bin" in r.err, "a missing oracle is named", r)
+        r = alphaprof(["check", "--paths", "--values", "--db", db, "--oracle", oracle])
+        check(r.status == 2, "--paths and --values together are a usage error", r)
+        r = alphaprof(["paths", "--db", db, "--bits", "13"])
+        check(r.status == 2 and "bits" in r.err, "--bits beyond the history register", r)
+    finally:
+        cleanup(d)
