@@ -13,12 +13,15 @@
 
 const char *const pr_outcome_names[5] = {"unique", "ambiguous", "none", "unresolved", "no-code"};
 
-#define MAX_STEPS 20000         /* blocks visited per query: beyond, unresolved */
+#define MAX_STEPS 50000         /* blocks visited per query: beyond, unresolved */
+#define MAX_CALLER_LEVELS 4     /* callers of callers... a short path is checked in */
+
+static const struct calc_proc *cfg_of(struct pr_program *p, size_t i);
+static int proc_entered_at(struct pr_program *p, uint64_t pc, const struct calc_proc **cfg);
 #define MAX_RECURSION 1024
 
-static void mark_taken(void *ctx, uint64_t word)
+static void mark_flag(struct pr_program *p, uint64_t word, bool *flag)
 {
-    struct pr_program *p = ctx;
     size_t lo = 0, hi = p->nsyms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -28,7 +31,7 @@ static void mark_taken(void *ctx, uint64_t word)
             hi = mid;
     }
     if (lo < p->nsyms && p->syms[lo].start == word)
-        p->address_taken[lo] = true;
+        flag[lo] = true;
 }
 
 /* Function addresses the code forms from the global pointer (gcc's
@@ -75,7 +78,7 @@ static void mark_taken_code(struct pr_program *p)
                 hi[ra] = v;
                 known[ra] = true;
             } else {
-                mark_taken(p, v);
+                mark_flag(p, v, p->address_taken);
                 known[ra] = false;
             }
         }
@@ -83,6 +86,52 @@ static void mark_taken_code(struct pr_program *p)
     }
     p->gp = gp;
     p->have_gp = have_gp;
+}
+
+static int by_callee(const void *a, const void *b)
+{
+    const struct pr_caller *x = a, *y = b;
+    if (x->callee != y->callee)
+        return x->callee < y->callee ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
+
+void pr_build_callers(struct pr_program *p)
+{
+    if (p->callers_built)
+        return;
+    p->callers_built = true;
+    size_t cap = 64;
+    p->callers = xmalloc(cap * sizeof *p->callers);
+    for (size_t i = 0; i < p->nsyms; i++) {
+        const struct calc_proc *c = cfg_of(p, i);
+        for (uint32_t b = 0; c && b < c->nblocks; b++) {
+            const struct calc_insn *last = &c->insns[c->blocks[b].first + c->blocks[b].n - 1];
+            const struct calc_proc *callee;
+            int q;
+            if (last->s.cls != ALPHA_BRANCH || calc_flow_of(last->s.word, last->s.cls) != FLOW_CALL ||
+                (q = proc_entered_at(p, alpha_branch_target(last->pc, last->s.word), &callee)) < 0)
+                continue;
+            if (p->ncallers == cap) {
+                cap *= 2;
+                p->callers = xrealloc(p->callers, cap * sizeof *p->callers);
+            }
+            p->callers[p->ncallers++] = (struct pr_caller){.callee = q, .proc = (int)i, .block = b};
+            c = &p->cfg[i];     /* (cfg_of of another symbol leaves this one in place) */
+        }
+    }
+    qsort(p->callers, p->ncallers, sizeof *p->callers, by_callee);
+    /* functions in the global offset table may be called by any jsr */
+    for (int64_t k = -4096; p->have_gp && k < 4096; k++) {
+        uint64_t v;
+        if (!symtab_read(p->st, p->gp + (uint64_t)(k * 8), &v, 8))
+            continue;
+        mark_flag(p, v, p->unknown_callers);
+    }
+    for (size_t i = 0; i < p->nsyms; i++)
+        p->unknown_callers[i] |= p->address_taken[i];
 }
 
 void pr_program_init(struct pr_program *p, const struct symtab *st)
@@ -93,6 +142,7 @@ void pr_program_init(struct pr_program *p, const struct symtab *st)
     p->cfg = calc_zalloc(p->nsyms, sizeof *p->cfg);
     p->state = calc_zalloc(p->nsyms, 1);
     p->address_taken = calc_zalloc(p->nsyms, sizeof *p->address_taken);
+    p->unknown_callers = calc_zalloc(p->nsyms, sizeof *p->unknown_callers);
     mark_taken_code(p);
     model_params_default(&p->mp);
 }
@@ -105,6 +155,8 @@ void pr_program_free(struct pr_program *p)
     free(p->cfg);
     free(p->state);
     free(p->address_taken);
+    free(p->unknown_callers);
+    free(p->callers);
     memset(p, 0, sizeof *p);
 }
 
@@ -166,12 +218,60 @@ struct walk {
     bool unresolved;
     struct pr_segment *cands;
     size_t ncands;
+    unsigned verifying;         /* > 0: only whether the callers can use up the bits (note 6) */
+    bool feasible;
 };
 
-static void finish(struct walk *w, bool reached_entry)
+static void walk_block(struct walk *w, int proc, uint32_t b, uint32_t upto);
+
+/* Whether some caller of proc (a bsr to it) can use up the history bits
+ * the path has left (note 6); true when that cannot be refuted. */
+static void verify_callers(struct walk *w, int proc)
 {
+    struct pr_program *p = w->p;
+    pr_build_callers(p);
+    size_t lo = 0, hi = p->ncallers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->callers[mid].callee < proc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (w->verifying > MAX_CALLER_LEVELS || p->unknown_callers[proc] || lo == p->ncallers ||
+        p->callers[lo].callee != proc) {
+        w->feasible = true;
+        return;
+    }
+    w->verifying++;
+    for (size_t k = lo; k < p->ncallers && p->callers[k].callee == proc && !w->feasible; k++) {
+        const struct calc_proc *c = &p->cfg[p->callers[k].proc];
+        walk_block(w, p->callers[k].proc, p->callers[k].block, c->blocks[p->callers[k].block].n);
+    }
+    w->verifying--;
+}
+
+static bool callers_consistent(struct walk *w, int proc)
+{
+    bool unresolved = w->unresolved;
+    w->feasible = false;
+    verify_callers(w, proc);
+    bool ok = w->feasible || w->unresolved;
+    w->feasible = false;
+    w->unresolved = unresolved;
+    return ok;
+}
+
+static void finish(struct walk *w, bool reached_entry, int proc)
+{
+    if (w->verifying) {
+        w->feasible = true;
+        return;
+    }
     if (w->q->pair && w->cur.insns >= w->q->gap && !w->saw_pair)
         return;                 /* note 4 */
+    if (reached_entry && w->cur.nbits < w->q->nbits && !w->q->ignore_history && !callers_consistent(w, proc))
+        return;                 /* note 6 */
     w->cur.reached_entry = reached_entry;
     for (size_t i = 0; i < w->ncands && i < PR_MAX_CANDIDATES; i++)
         if (pr_same_path(&w->cands[i], &w->cur))
@@ -180,8 +280,6 @@ static void finish(struct walk *w, bool reached_entry)
         w->cands[w->ncands] = w->cur;
     w->ncands++;
 }
-
-static void walk_block(struct walk *w, int proc, uint32_t b, uint32_t upto);
 
 /* A jsr's callee when the block loads it from the global offset table
  * (ldq pv, disp(gp) before it): that slot's function; else -1. */
@@ -228,7 +326,10 @@ static void walk_pred(struct walk *w, int proc, const struct calc_proc *cfg, con
 {
     if (e->from == CALC_NONE) {             /* the procedure's entry */
         if (!w->depth) {
-            finish(w, true);
+            if (w->verifying)
+                verify_callers(w, proc);
+            else
+                finish(w, true, proc);
             return;
         }
         struct frame f = w->stack[--w->depth];
@@ -263,7 +364,7 @@ static void walk_pred(struct walk *w, int proc, const struct calc_proc *cfg, con
             w->cur.insns++;
             bool saw = w->saw_pair;
             w->saw_pair |= w->q->pair && last->pc == w->q->pair_pc;
-            finish(w, false);
+            finish(w, false, proc);
             w->saw_pair = saw;
             w->cur.insns--;
         } else {
@@ -320,7 +421,7 @@ static void walk_pred(struct walk *w, int proc, const struct calc_proc *cfg, con
  * ways in. */
 static void walk_block(struct walk *w, int proc, uint32_t b, uint32_t upto)
 {
-    if (w->ncands > PR_MAX_CANDIDATES || w->unresolved)
+    if (w->ncands > PR_MAX_CANDIDATES || w->unresolved || (w->verifying && w->feasible))
         return;
     if (++w->steps > MAX_STEPS || w->recursion >= MAX_RECURSION) {
         w->unresolved = true;

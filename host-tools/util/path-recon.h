@@ -37,6 +37,14 @@
  *  5. Success (Figure 6): exactly one candidate, equal to the truth.
  *     ignore_history gives the baseline a reconstructor without the
  *     history bits reaches (unique only where no branch joins).
+ *  6. A candidate that reaches the procedure's entry with history bits
+ *     left is kept only if some caller (a bsr to the procedure) has a
+ *     path back that uses up those bits (callers of callers up to 4
+ *     levels; a procedure a jsr may call, or one without known callers,
+ *     is never refuted).  The segment shown stays intraprocedural; the
+ *     bits outside it only rule out the impossible: a loop head reached
+ *     both from the entry and round the loop, with the bits saying the
+ *     loop ran before.
  */
 #ifndef ALPHAPROF_UTIL_PATH_RECON_H
 #define ALPHAPROF_UTIL_PATH_RECON_H
@@ -55,6 +63,11 @@
 #define PR_MAX_CANDIDATES 64
 #define PR_MAX_DEPTH      8             /* callees entered on the way back */
 
+struct pr_caller {
+    int callee, proc;           /* symbol indices */
+    uint32_t block;             /* the caller's block ending in the bsr */
+};
+
 /* One image's code: a CFG per function symbol, built when first needed. */
 struct pr_program {
     const struct symtab *st;
@@ -65,11 +78,17 @@ struct pr_program {
     bool *address_taken;                /* per symbol: the code forms its address (a function pointer) */
     uint64_t gp;                        /* the image's global pointer, if have_gp */
     bool have_gp;
+    struct pr_caller *callers;          /* every bsr, by callee (pr_build_callers) */
+    size_t ncallers;
+    bool callers_built;
+    bool *unknown_callers;              /* per symbol: a jsr may call it (address taken, or in the GOT) */
     struct model_params mp;
 };
 
 void pr_program_init(struct pr_program *p, const struct symtab *st);
 void pr_program_free(struct pr_program *p);
+/* The callers index (every CFG built); done once, on first need. */
+void pr_build_callers(struct pr_program *p);
 /* The symbol index of pc's function and its CFG, or -1. */
 int pr_proc_at(struct pr_program *p, uint64_t pc, const struct calc_proc **cfg);
 
