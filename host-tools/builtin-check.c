@@ -594,6 +594,8 @@ static int check_paths(const struct check_options *opts)
     pdb_close(db);
     struct path_accuracy a;
     path_accuracy(&ps, &po, &a);
+    struct bl_truth bt;
+    bool have_bl = bl_truth_read(oracle_path, &bt, &err) == 0;
     int rc = 0;
     if (a.matched == 0) {
         fprintf(stderr, "alphaprof check: no paired ProfileMe sample of %s is in %s.pmepaths (%llu retired samples "
@@ -623,7 +625,25 @@ static int check_paths(const struct check_options *opts)
             json_num(stdout, r->pair_evaluated ? (double)r->pair_success / (double)r->pair_evaluated : 0);
             printf("}");
         }
-        printf("]}\n");
+        printf("], \"ball_larus\": ");
+        if (have_bl) {
+            printf("{\"procedures\": %zu, \"exact\": %zu, \"paths\": %llu, \"counted\": %llu, "
+                   "\"unknown\": %llu, \"lost\": %llu, \"by_procedure\": [",
+                   bt.nprocs, bt.exact, (unsigned long long)bt.h.n, (unsigned long long)bt.counted,
+                   (unsigned long long)bt.h.unknown, (unsigned long long)bt.h.lost);
+            for (size_t k = 0; k < bt.nprocs; k++) {
+                const struct bl_proc_check *c = &bt.procs[k];
+                printf("%s\n  {\"start\": %llu, \"npaths\": %llu, \"paths_seen\": %llu, \"counted\": %llu, "
+                       "\"edge_ends\": %llu}", k ? "," : "", (unsigned long long)c->start,
+                       (unsigned long long)c->npaths, (unsigned long long)c->paths_seen,
+                       (unsigned long long)c->counted, (unsigned long long)c->edge_ends);
+            }
+            printf("]}");
+        } else {
+            printf("null, \"ball_larus_missing\": ");
+            json_str(stdout, err.msg);
+        }
+        printf("}\n");
     } else {
         printf("Paths reconstructed from ProfileMe branch history against the model's exact paths:\n"
                "%llu retired samples with code, %llu found in the oracle's log (%llu not: a pair with an\n"
@@ -642,10 +662,20 @@ static int check_paths(const struct check_options *opts)
                    100 * (double)r->unresolved / e, 100 * (double)r->seconds_success / se,
                    100 * (double)r->pair_success / se);
         }
+        if (have_bl)
+            printf("\nThe model's exact Ball-Larus path counts (%s.blpaths): %llu paths of %zu procedures,\n"
+                   "%llu path executions; %zu procedures' counts equal the oracle's executions of their\n"
+                   "path-ending edges exactly; %llu transitions outside the plan, %llu paths lost.\n",
+                   oracle_path, (unsigned long long)bt.h.n, bt.nprocs, (unsigned long long)bt.counted, bt.exact,
+                   (unsigned long long)bt.h.unknown, (unsigned long long)bt.h.lost);
+        else
+            printf("\nNo Ball-Larus path counts: %s\n", err.msg);
         if (a.history_mismatch)
             printf("\n  %llu samples' logged branch directions disagree with their history bits\n",
                    (unsigned long long)a.history_mismatch);
     }
+    if (have_bl)
+        bl_truth_free(&bt);
     ps_free(&ps);
     pmepath_oracle_free(&po);
     return rc;

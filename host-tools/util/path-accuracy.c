@@ -1,6 +1,8 @@
 /* ProfileMe path reconstruction against the oracle: see path-accuracy.h. */
 #include "util/path-accuracy.h"
 
+#include "util/oracle-file.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +188,130 @@ void path_accuracy(struct ps_samples *ps, const struct pmepath_oracle *o, struct
             evaluate(ps, psec, s, ts, a);
     }
     free(order);
+}
+
+/* A whole little file of n records of size each after a header. */
+static void *read_all(const char *path, void *hdr, size_t hsize, uint64_t magic, size_t each,
+                      uint64_t (*count)(const void *hdr), struct ap_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ap_err_set(err, "%s: %s; it is written beside the oracle by a run with --oracle", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    void *data = NULL;
+    if (fread(hdr, hsize, 1, f) != 1 || *(uint64_t *)hdr != magic)
+        ap_err_set(err, "%s: not a file of this kind (or of another build); record again", path);
+    else if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size < hsize ||
+             ((uint64_t)st.st_size - hsize) / each < count(hdr))
+        ap_err_set(err, "%s: damaged file: shorter than its header says; record again", path);
+    else if (!(data = malloc(count(hdr) * each + 1)) || fread(data, each, count(hdr), f) != count(hdr)) {
+        ap_err_set(err, "%s: cannot read it", path);
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    return data;
+}
+
+static uint64_t blpath_records(const void *h)
+{
+    const struct oracle_blpaths_header *x = h;
+    return x->n;
+}
+
+int bl_truth_read(const char *oracle_path, struct bl_truth *t, struct ap_err *err)
+{
+    memset(t, 0, sizeof *t);
+    char path[4200];
+    struct oracle_plan_header ph;
+    snprintf(path, sizeof path, "%s.plan", oracle_path);
+    /* the plan: procedures, then edges (read as one block of bytes) */
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return ap_err_set(err, "%s: %s; alphaprof record --oracle writes it", path, strerror(errno));
+    struct stat st;
+    if (fread(&ph, sizeof ph, 1, f) != 1 || ph.magic != ORACLE_PLAN_MAGIC || ph.version != ORACLE_PLAN_VERSION ||
+        fstat(fileno(f), &st) != 0 ||
+        (uint64_t)st.st_size != sizeof ph + ph.nprocs * sizeof(struct oracle_plan_proc) +
+                                    ph.nedges * sizeof(struct oracle_plan_edge)) {
+        fclose(f);
+        return ap_err_set(err, "%s: not a path plan of this build; record again", path);
+    }
+    struct oracle_plan_proc *procs = calc_zalloc(ph.nprocs + 1, sizeof *procs);
+    struct oracle_plan_edge *edges = calc_zalloc(ph.nedges + 1, sizeof *edges);
+    bool ok = fread(procs, sizeof *procs, ph.nprocs, f) == ph.nprocs &&
+              fread(edges, sizeof *edges, ph.nedges, f) == ph.nedges;
+    fclose(f);
+    if (!ok) {
+        free(procs);
+        free(edges);
+        return ap_err_set(err, "%s: cannot read it", path);
+    }
+    snprintf(path, sizeof path, "%s.blpaths", oracle_path);
+    t->paths = read_all(path, &t->h, sizeof t->h, ORACLE_BLPATHS_MAGIC, sizeof *t->paths, blpath_records, err);
+    struct oracle o;
+    if (!t->paths || oracle_read(oracle_path, &o, err)) {
+        free(procs);
+        free(edges);
+        bl_truth_free(t);
+        return -1;
+    }
+    if (t->h.run_id != o.h.run_id) {
+        oracle_free(&o);
+        free(procs);
+        free(edges);
+        bl_truth_free(t);
+        return ap_err_set(err, "%s is of another run than %s; record again", path, oracle_path);
+    }
+    t->procs = calc_zalloc(ph.nprocs + 1, sizeof *t->procs);
+    for (uint32_t i = 0; i < ph.nprocs; i++) {
+        const struct oracle_plan_proc *p = &procs[i];
+        struct bl_proc_check c = {.start = p->start, .npaths = p->npaths};
+        for (uint64_t k = 0; k < t->h.n; k++)
+            if (t->paths[k].proc == p->start) {
+                c.paths_seen++;
+                c.counted += t->paths[k].count;
+            }
+        if (!c.counted)
+            continue;
+        for (uint32_t k = 0; k < p->nedges && p->first_edge + k < ph.nedges; k++) {
+            const struct oracle_plan_edge *e = &edges[p->first_edge + k];
+            if (e->action != ORACLE_PLAN_ACT_EXIT && e->action != ORACLE_PLAN_ACT_BACKEDGE)
+                continue;
+            const struct oracle_pc *x = oracle_find(&o, e->from);
+            if (!x)
+                continue;
+            /* a conditional branch's two edges split its executions by
+             * its taken count; any other block end's one edge has them all */
+            const struct oracle_plan_edge *other = NULL;
+            for (uint32_t m = 0; m < p->nedges && p->first_edge + m < ph.nedges; m++) {
+                const struct oracle_plan_edge *y = &edges[p->first_edge + m];
+                if (y != e && y->from == e->from && y->cfg_kind != ORACLE_PLAN_EDGE_ENTRY)
+                    other = y;
+            }
+            uint64_t n = x->executions;
+            if (other) {
+                bool taken = e->cfg_kind == ORACLE_PLAN_EDGE_TAKEN ||
+                             (e->cfg_kind != ORACLE_PLAN_EDGE_FALL && other->cfg_kind == ORACLE_PLAN_EDGE_FALL);
+                n = taken ? x->taken : x->executions - x->taken;
+            }
+            c.edge_ends += n;
+        }
+        t->counted += c.counted;
+        t->exact += c.counted == c.edge_ends;
+        t->procs[t->nprocs++] = c;
+    }
+    oracle_free(&o);
+    free(procs);
+    free(edges);
+    return 0;
+}
+
+void bl_truth_free(struct bl_truth *t)
+{
+    free(t->paths);
+    free(t->procs);
+    memset(t, 0, sizeof *t);
 }

@@ -53,4 +53,32 @@ struct path_accuracy {
 
 void path_accuracy(struct ps_samples *ps, const struct pmepath_oracle *o, struct path_accuracy *a);
 
+/*
+ * The model's exact Ball-Larus path counts (ORACLE.blpaths, by the plan
+ * ORACLE.plan), checked against the oracle's own per-PC counts: every
+ * path ends on an EXIT edge or a backedge, so a procedure's path counts
+ * must sum to the executions of those edges (a taken branch's taken
+ * count, a fall-through's executions minus it, a ret's executions).
+ * `exact` procedures agree; the rest had activations the model could not
+ * follow (entered before the plan, or by a way the plan lacks).
+ */
+struct bl_proc_check {
+    uint64_t start;
+    uint64_t npaths, paths_seen;        /* numbered, and with a count */
+    uint64_t counted, edge_ends;        /* path counts summed; path-ending edge executions */
+};
+
+struct bl_truth {
+    struct oracle_blpaths_header h;
+    struct oracle_blpath *paths;
+    struct bl_proc_check *procs;        /* procedures with counts, by start */
+    size_t nprocs, exact;
+    uint64_t counted;
+};
+
+/* Reads ORACLE.plan and ORACLE.blpaths and checks them with the oracle
+ * file itself; 0, or -1 (err set). */
+int bl_truth_read(const char *oracle_path, struct bl_truth *t, struct ap_err *err);
+void bl_truth_free(struct bl_truth *t);
+
 #endif

@@ -5,12 +5,27 @@ every sample in a path or counted without one; check --paths compares the
 reconstruction with the model's exact paths (FILE.pmepaths): the logged
 paths agree with the samples' history bits, and the reconstruction is
 unique and right far more often than a reconstructor without the history
-bits manages (that baseline is measured in the same run).
+bits manages (that baseline is measured in the same run).  The model's
+exact Ball-Larus path counts (FILE.blpaths, numbered by the plan record
+wrote from the image) match the workload's loop counts and the oracle's
+own edge counts.
 """
 import json
 import os
+import subprocess
 
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
+
+
+def elf_symbols(path):
+    """Function symbols of an ELF, by the binutils nm of the target."""
+    out = subprocess.run(["alpha-linux-gnu-nm", path], capture_output=True, text=True, check=True).stdout
+    syms = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tT":
+            syms.append({"name": parts[2], "start": int(parts[0], 16)})
+    return syms
 
 
 def record(d, image, *opts):
@@ -51,6 +66,19 @@ def test_paths_and_their_reconstruction_success_against_the_exact_paths():
                   % (n, rows[n]["rate"], rows[n]["baseline_rate"]), c)
         check(rows[1]["rate"] > 0.75, "1 bit: most paths right (%.3f)" % rows[1]["rate"], c)
         check(rows[1]["rate"] >= rows[12]["rate"], "longer paths are no easier", c)
+        # the model's exact Ball-Larus path counts, against the workload
+        # itself (classify runs 4 passes of 2^20 iterations: one path
+        # each) and the oracle's own per-PC counts of path-ending edges
+        bl = j["ball_larus"]
+        check(bl is not None and bl["unknown"] == 0 and bl["lost"] == 0,
+              "every transition of the workload's code is in the plan, no path lost", c)
+        check(bl["exact"] >= 0.9 * bl["procedures"] > 10,
+              "path counts equal the oracle's path-ending edge executions (%d of %d procedures)"
+              % (bl["exact"], bl["procedures"]), c)
+        sym = {s["name"]: s["start"] for s in elf_symbols(build_path("workloads", "branches.elf"))}
+        cl = [p for p in bl["by_procedure"] if p["start"] == sym["classify.constprop.0"]]
+        check(len(cl) == 1 and cl[0]["counted"] == 4 << 20,
+              "classify's paths: one per iteration, 4 x 2^20 (%s)" % cl, c)
         t = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle], timeout=600)
         check(t.status == 0 and "success%" in t.out and "Figure 6" in t.out, "the text table", t)
 
