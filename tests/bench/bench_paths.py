@@ -12,7 +12,7 @@ import tempfile
 from benchlib import Table
 from harness import alphaprof, build_path, require
 
-WORKLOADS = ["branches", "drystone", "compress", "qsort"]
+WORKLOADS = ["branches", "drystone", "compress", "listmark", "matmul", "qsort"]
 BITS = [1, 2, 4, 6, 8, 10, 12]
 INTERVAL = "20000-22000"
 
@@ -22,7 +22,8 @@ def run(build):
               "ProfileMe path reconstruction success %% by history bits (paired, interval %s, deterministic)"
               % INTERVAL,
               ["workload", "samples checked"] + ["%d bits" % n for n in BITS]
-              + ["8 bits +pair", "12 bits +pair", "polluted % (8)"])
+              + ["8 bits +pair", "12 bits +pair", "8 bits, no history", "polluted % (8)",
+                 "BL procedures exact"])
     d = tempfile.mkdtemp(prefix="alphaprof-bench-")
     at8, at12 = [], []
     try:
@@ -45,8 +46,11 @@ def run(build):
             j = json.loads(c.out)
             rows = {x["history_bits"]: x for x in j["reconstruction_success"]}
             pair = lambda n: 100.0 * rows[n]["pair_success"] / max(1, rows[n]["pair_evaluated"])
+            bl = j["ball_larus"] or {"exact": 0, "procedures": 0}
             t.add(w, j["matched"], *([100 * rows[n]["rate"] for n in BITS]
-                                     + [pair(8), pair(12), 100.0 * rows[8]["polluted"] / max(1, rows[8]["evaluated"])]))
+                                     + [pair(8), pair(12), 100 * rows[8]["baseline_rate"],
+                                        100.0 * rows[8]["polluted"] / max(1, rows[8]["evaluated"]),
+                                        "%d of %d" % (bl["exact"], bl["procedures"])]))
             at8.append(rows[8]["rate"])
             at12.append(rows[12]["rate"])
     finally:
@@ -60,5 +64,8 @@ def run(build):
                "callees on the way back are walked (a jsr through a function pointer tries every function "
                "whose address the code forms). '+pair' is over the second samples of pairs, with the first's "
                "PC required on paths at least the pair's gap long.  'polluted': an interrupt or system call "
-               "inside the path (its branches are in the history but in no CFG of the image): a failure.")
+               "inside the path (its branches are in the history but in no CFG of the image): a failure. "
+               "'no history': the same reconstruction ignoring the history bits (the baseline). "
+               "'BL procedures exact': procedures whose exact Ball-Larus path counts (FILE.blpaths) sum to "
+               "the oracle's executions of their path-ending edges.")
     return [t]
