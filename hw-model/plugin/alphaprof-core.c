@@ -330,7 +330,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     if (path_oracle_rings)
         path_oracle_retired(core, in->s.pc, in->s.cls, next_pc);
     if (in->planned)
-        bl_oracle_retired(core, in->s.pc, &in->bl, next_pc);
+        bl_oracle_retired(core, in->s.pc, &in->bl);
 
     /* The wrong path fetched after a mispredicted branch: aborted. */
     for (unsigned i = 0; i < m->nbad; i++) {

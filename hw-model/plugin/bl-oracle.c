@@ -295,9 +295,8 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
     step(c, top, e);
 }
 
-void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, uint64_t next_pc)
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in)
 {
-    (void)next_pc;
     struct core_state *c = &plan.cores[core];
     if (c->prev)
         follow(c, c->prev_pc, c->prev, pc);

@@ -46,8 +46,9 @@ int bl_oracle_load(const char *path, unsigned ncores);
 bool bl_oracle_active(void);
 /* The plan's view of pc (word: its instruction), false if unplanned. */
 bool bl_oracle_insn(uint64_t pc, uint32_t word, unsigned cls, struct bl_insn *out);
-/* A retired planned instruction on core with its successor. */
-void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, uint64_t next_pc);
+/* A planned instruction retired on core (its way out is the next one's pc:
+ * note 5). */
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in);
 /* Writes path (atomically); 0, or -1 with errno. */
 int bl_oracle_write(const char *path, uint64_t run_id);
 
