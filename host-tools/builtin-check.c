@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
 #include "util/calc-accuracy.h"
+#include "util/path-accuracy.h"
 #include "util/cycle-stacks.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -50,7 +51,7 @@ static const struct opt_command check_command = {
 struct check_options {
     struct profile_opts po;
     const char *oracle, *event, *board;
-    bool totals, stacks, whole_run, values, calc;
+    bool totals, stacks, whole_run, values, calc, paths;
     double max_error;           /* < 0: none */
     unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
@@ -138,6 +139,7 @@ static void free_oracles(struct oracle *whole, struct oracle *interval, int have
 
 static int check_profile(const struct check_options *opts);
 static int check_values(const struct check_options *opts);
+static int check_paths(const struct check_options *opts);
 
 int cmd_check(int argc, char **argv)
 {
@@ -168,6 +170,11 @@ int cmd_check(int argc, char **argv)
                     "at least 10% of their executions"),
         OPT_UINT(0, "min-samples", &o.min_samples, "N", 1, OPT_NUMBER_MAX,
                  "--values: check loads with at least N values sampled (default 30)"),
+        OPT_BOOLEAN(0, "paths", &o.paths,
+                    "check the paths reconstructed from paired ProfileMe samples'\n"
+                    "branch history (record --paired) against the model's exact\n"
+                    "sample paths (FILE.pmepaths): reconstruction_success by\n"
+                    "history bits, as ProfileMe's Figure 6"),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_JSON(&o.po),
         OPT_END(),
@@ -179,8 +186,13 @@ int cmd_check(int argc, char **argv)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
     if (o.values && (o.totals || o.stacks))
         return opt_usage_error(&check_command, "--values checks value profiles; leave out --totals and --stacks");
+    if ((o.values || o.paths) && (o.totals || o.stacks || o.calc || (o.values && o.paths)))
+        return opt_usage_error(&check_command, "--values and --paths each check alone; give one of them "
+                               "without --totals, --stacks or --calc");
     if (o.values)
         return check_values(&o);
+    if (o.paths)
+        return check_paths(&o);
     return check_profile(&o);
 }
 
@@ -550,5 +562,121 @@ static int check_values(const struct check_options *opts)
     value_accuracy_free(&a);
     vv_free(&v);
     value_oracle_free(&vo);
+    return rc;
+}
+
+/* --paths: ProfileMe path reconstruction against the sample-path oracle
+ * (util/path-accuracy.h). */
+static int check_paths(const struct check_options *opts)
+{
+    const char *db_path = profile_opts_db(&opts->po), *oracle_path = opts->oracle;
+    struct ap_err err;
+    struct oracle_header oh;
+    struct pmepath_oracle po;
+    struct pdb *db;
+    if (oracle_read_header(oracle_path, &oh, &err) || pmepath_oracle_read(oracle_path, &po, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    if (po.h.run_id != oh.run_id) {
+        fprintf(stderr, "alphaprof check: %s.pmepaths is of another run than %s; record again\n", oracle_path,
+                oracle_path);
+        pmepath_oracle_free(&po);
+        return 1;
+    }
+    struct ps_samples ps;
+    if (pdb_open(db_path, PDB_READ, &db, &err) || oracle_check_run(&oh, oracle_path, db, opts->po.sel.epoch, &err) ||
+        ps_load(db, &opts->po.sel, &ps, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pmepath_oracle_free(&po);
+        return 1;
+    }
+    pdb_close(db);
+    struct path_accuracy a;
+    path_accuracy(&ps, &po, &a);
+    struct bl_truth bt;
+    bool have_bl = bl_truth_read(oracle_path, &bt, &err) == 0;
+    int rc = 0;
+    if (a.matched == 0) {
+        fprintf(stderr, "alphaprof check: no paired ProfileMe sample of %s is in %s.pmepaths (%llu retired samples "
+                        "with code, %llu unmatched); record with --paired and --oracle in one run\n",
+                db_path, oracle_path, (unsigned long long)a.samples, (unsigned long long)a.unmatched);
+        rc = 1;
+    } else if (opts->po.json) {
+        printf("{\"samples\": %llu, \"matched\": %llu, \"unmatched\": %llu, \"history_mismatch\": %llu, "
+               "\"oracle_lost\": %llu, \"reconstruction_success\": [",
+               (unsigned long long)a.samples, (unsigned long long)a.matched, (unsigned long long)a.unmatched,
+               (unsigned long long)a.history_mismatch, (unsigned long long)po.h.lost);
+        for (unsigned n = 0; n < PR_MAX_BITS; n++) {
+            const struct path_success *r = &a.rows[n];
+            printf("%s\n  {\"history_bits\": %u, \"evaluated\": %llu, \"unique\": %llu, \"success\": %llu, "
+                   "\"rate\": ", n ? "," : "", r->nbits, (unsigned long long)r->evaluated,
+                   (unsigned long long)r->unique, (unsigned long long)r->success);
+            json_num(stdout, r->evaluated ? (double)r->success / (double)r->evaluated : 0);
+            printf(", \"baseline_success\": %llu, \"baseline_rate\": ", (unsigned long long)r->baseline_success);
+            json_num(stdout, r->evaluated ? (double)r->baseline_success / (double)r->evaluated : 0);
+            printf(", \"polluted\": %llu, \"unresolved\": %llu, \"truth_unknown\": %llu, "
+                   "\"seconds\": %llu, \"seconds_success\": %llu, \"pair_evaluated\": %llu, "
+                   "\"pair_unique\": %llu, \"pair_success\": %llu, \"pair_rate\": ",
+                   (unsigned long long)r->polluted, (unsigned long long)r->unresolved,
+                   (unsigned long long)r->truth_unknown, (unsigned long long)r->seconds,
+                   (unsigned long long)r->seconds_success, (unsigned long long)r->pair_evaluated,
+                   (unsigned long long)r->pair_unique, (unsigned long long)r->pair_success);
+            json_num(stdout, r->pair_evaluated ? (double)r->pair_success / (double)r->pair_evaluated : 0);
+            printf("}");
+        }
+        printf("], \"ball_larus\": ");
+        if (have_bl) {
+            printf("{\"procedures\": %zu, \"exact\": %zu, \"paths\": %llu, \"counted\": %llu, "
+                   "\"unknown\": %llu, \"lost\": %llu, \"by_procedure\": [",
+                   bt.nprocs, bt.exact, (unsigned long long)bt.h.n, (unsigned long long)bt.counted,
+                   (unsigned long long)bt.h.unknown, (unsigned long long)bt.h.lost);
+            for (size_t k = 0; k < bt.nprocs; k++) {
+                const struct bl_proc_check *c = &bt.procs[k];
+                printf("%s\n  {\"start\": %llu, \"npaths\": %llu, \"paths_seen\": %llu, \"counted\": %llu, "
+                       "\"edge_ends\": %llu}", k ? "," : "", (unsigned long long)c->start,
+                       (unsigned long long)c->npaths, (unsigned long long)c->paths_seen,
+                       (unsigned long long)c->counted, (unsigned long long)c->edge_ends);
+            }
+            printf("]}");
+        } else {
+            printf("null, \"ball_larus_missing\": ");
+            json_str(stdout, err.msg);
+        }
+        printf("}\n");
+    } else {
+        printf("Paths reconstructed from ProfileMe branch history against the model's exact paths:\n"
+               "%llu retired samples with code, %llu found in the oracle's log (%llu not: a pair with an\n"
+               "aborted record).  Success: one path reconstructed and it is the true one (ProfileMe Figure 6);\n"
+               "no-hist: the same without the history bits, the baseline.\n\n"
+               "  %4s %9s %9s %9s %9s %9s %9s   %9s %9s\n",
+               (unsigned long long)a.samples, (unsigned long long)a.matched, (unsigned long long)a.unmatched,
+               "bits", "samples", "unique%", "success%", "no-hist%", "polluted%", "unresolv%", "2nd:hist%",
+               "2nd:pair%");
+        for (unsigned n = 0; n < PR_MAX_BITS; n++) {
+            const struct path_success *r = &a.rows[n];
+            double e = r->evaluated ? (double)r->evaluated : 1, se = r->seconds ? (double)r->seconds : 1;
+            printf("  %4u %9llu %9.1f %9.1f %9.1f %9.1f %9.1f   %9.1f %9.1f\n", r->nbits,
+                   (unsigned long long)r->evaluated, 100 * (double)r->unique / e, 100 * (double)r->success / e,
+                   100 * (double)r->baseline_success / e, 100 * (double)r->polluted / e,
+                   100 * (double)r->unresolved / e, 100 * (double)r->seconds_success / se,
+                   100 * (double)r->pair_success / se);
+        }
+        if (have_bl)
+            printf("\nThe model's exact Ball-Larus path counts (%s.blpaths): %llu paths of %zu procedures,\n"
+                   "%llu path executions; %zu procedures' counts equal the oracle's executions of their\n"
+                   "path-ending edges exactly; %llu transitions outside the plan, %llu paths lost.\n",
+                   oracle_path, (unsigned long long)bt.h.n, bt.nprocs, (unsigned long long)bt.counted, bt.exact,
+                   (unsigned long long)bt.h.unknown, (unsigned long long)bt.h.lost);
+        else
+            printf("\nNo Ball-Larus path counts: %s\n", err.msg);
+        if (a.history_mismatch)
+            printf("\n  %llu samples' logged branch directions disagree with their history bits\n",
+                   (unsigned long long)a.history_mismatch);
+    }
+    if (have_bl)
+        bl_truth_free(&bt);
+    ps_free(&ps);
+    pmepath_oracle_free(&po);
     return rc;
 }

@@ -27,8 +27,9 @@ $(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
 
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 
-# Data the unit tests open: an Alpha object with no function symbols.
-UNIT_TEST_DATA := $(BUILD)/tests/data/no-functions.o
+# Data the unit tests open: an Alpha object with no function symbols, and
+# two small functions whose CFGs test_path_recon walks.
+UNIT_TEST_DATA := $(BUILD)/tests/data/no-functions.o $(BUILD)/tests/data/path-cfgs.o
 $(BUILD)/tests/data/%.o: tests/unit/data/%.S
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_ASFLAGS) -c $< -o $@

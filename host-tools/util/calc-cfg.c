@@ -33,10 +33,7 @@ void *calc_zalloc(size_t n, size_t size)
 
 _Static_assert(sizeof calc_stack_letters == CALC_NSTACK + 1, "a letter per stack slot");
 
-/* How an instruction ends a block. */
-enum flow { FLOW_NONE, FLOW_COND, FLOW_BRANCH, FLOW_CALL, FLOW_RETURN, FLOW_INDIRECT, FLOW_HALT };
-
-static enum flow flow_of(uint32_t w, unsigned cls)
+enum calc_flow calc_flow_of(uint32_t w, unsigned cls)
 {
     switch (cls) {
     case ALPHA_BRANCH_COND: return FLOW_COND;
@@ -78,7 +75,7 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
         in->pc = start + 4 * i;
         insn_static_decode(&in->s, in->pc, words[i]);
         in->static_culprit = in->culprit_insn = CALC_NONE;
-        enum flow f = flow_of(words[i], in->s.cls);
+        enum calc_flow f = calc_flow_of(words[i], in->s.cls);
         if (f == FLOW_NONE)
             continue;
         leader[i + 1] = true;
@@ -108,7 +105,7 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
     for (uint32_t b = 0; b < nb; b++) {
         size_t last = p->blocks[b].first + p->blocks[b].n - 1;
         uint32_t w = words[last];
-        enum flow f = flow_of(w, p->insns[last].s.cls);
+        enum calc_flow f = calc_flow_of(w, p->insns[last].s.cls);
         uint32_t next = last + 1 < n ? block_of[last + 1] : CALC_EXIT;
         uint64_t t = alpha_branch_target(p->insns[last].pc, w);
         uint32_t target = t >= start && t < start + 4 * n ? block_of[(t - start) / 4] : CALC_EXIT;

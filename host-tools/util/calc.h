@@ -133,6 +133,12 @@ struct calc_proc {
     struct model_params params;
 };
 
+/* How an instruction ends a block (calc-cfg.c): FLOW_NONE it does not;
+ * bsr and jsr are calls, br a branch, jmp and jsr_coroutine indirect,
+ * the halt PALcall a halt. */
+enum calc_flow { FLOW_NONE, FLOW_COND, FLOW_BRANCH, FLOW_CALL, FLOW_RETURN, FLOW_INDIRECT, FLOW_HALT };
+enum calc_flow calc_flow_of(uint32_t w, unsigned cls);
+
 /* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0. */
 int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint64_t start,
                    const uint32_t *words, size_t n);
