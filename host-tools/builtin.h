@@ -28,7 +28,8 @@
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks") \
     X(calc, "where the cycles went: executions, CPI and stall culprits per instruction (dcpicalc)") \
     X(topstalls, "the instructions with the most stall cycles, with their causes") \
-    X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies")
+    X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies") \
+    X(instrument, "an instrumented copy of a workload image (calling context tree)")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)

@@ -113,4 +113,7 @@ void loader_prepare(const struct loaded_image *img)
 {
     const struct image_header *h = img->hdr;
     memset(phys(h->load_base + h->load_size), 0, h->bss_end - h->load_base - h->load_size);
+    /* An instrumented image starts its calling context trees from nothing
+     * (firmware/abi/cct-region.h, note 6). */
+    memset(phys(CCT_PHYS), 0, CCT_END - CCT_PHYS);
 }
