@@ -15,10 +15,13 @@
  *     address.  A trampoline finds it from the stack pointer alone, with no
  *     free register and no system call: each core's user stack is its own
  *     USER_STACK_SIZE slot, so
- *       core   = (sp - USER_STACK_PHYS) >> log2(USER_STACK_SIZE)
- *       region = CCT_PHYS + core * CCT_PER_CORE            (4 instructions)
+ *       core   = ((sp - USER_STACK_PHYS) >> log2(USER_STACK_SIZE)) & (MAX_CORES - 1)
+ *       region = CCT_PHYS + core * CCT_PER_CORE            (5 instructions)
  *       pmu    = region - CCT_PHYS + PMU_WINDOW_PHYS       (1 ldah)
- *     because CCT_PER_CORE == PMU_WINDOW_PER_CORE.
+ *     because CCT_PER_CORE == PMU_WINDOW_PER_CORE.  Code that runs on a
+ *     stack of its own (workloads/valuediff's native runs) still finds a
+ *     region, never a fault: the mask keeps the core in range, its calls
+ *     land in that core's tree.
  *  2. What is instrumented.  Every call that follows the calling standard:
  *     bsr/jsr that link through $26 (ra), outside the runtime's own
  *     __alphaprof_cct_* code, except `bsr $26, .+4` (a PC read).  The call

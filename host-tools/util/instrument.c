@@ -40,7 +40,7 @@ enum {
     OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d,
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
-enum { F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
+enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
 enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
 #define JMP_FUNC_JSR 1
 #define JMP_FUNC_RET 2
@@ -138,8 +138,10 @@ static void put_core_state(struct code *c, unsigned r)
     _Static_assert(USER_STACK_PHYS % 0x10000 == 0 && CCT_PHYS % 0x10000 == 0 &&
                    (CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0, "ldah reaches them");
     _Static_assert(USER_STACK_SIZE == 1u << 22 && CCT_PER_CORE == 1u << 18, "shift counts below");
+    _Static_assert((MAX_CORES & (MAX_CORES - 1)) == 0, "a mask keeps the core in range");
     put(c, mem(OP_LDAH, r, R_SP, -(int)(USER_STACK_PHYS >> 16)));
     put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));   /* a stack of its own (valuediff) stays in bounds */
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
     put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
 }
