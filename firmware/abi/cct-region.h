@@ -118,6 +118,11 @@
 /* The instrumenter's procedure table, in the trampoline region: what the
  * slow path needs to name a callee and size its record. */
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
+/* The segment ends with the site table, for the host only: count pairs
+ * { trampoline's call PC, original call site } sorted by the first, then
+ * the trailer { CCT_SITES_MAGIC, count }.  The model's oracle sees the
+ * trampolines make the calls; `check --cct` maps them back with it. */
+#define CCT_SITES_MAGIC         0x53455449534f5250ULL   /* "PROSITES" */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

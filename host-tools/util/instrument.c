@@ -162,6 +162,7 @@ struct site {
     unsigned rb;                /* jsr */
     int proc;                   /* index in procs, -1 outside any */
     unsigned slot;
+    uint64_t call;              /* its trampoline's call instruction */
 };
 
 struct elf_in {
@@ -385,8 +386,8 @@ static void put_incq(struct code *c, unsigned x, unsigned base, int off)
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
-static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
-                           uint64_t stub)
+static uint64_t put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
+                               uint64_t stub)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
@@ -490,6 +491,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put_const(c, R_AT, p ? p->entry : 0);
     put_branch(c, OP_BSR, 24, stub);
     put_branch(c, OP_BR, R_ZERO, found);
+    return call;
 }
 
 /* ---- writing the output ---- */
@@ -521,6 +523,42 @@ int instrument_is_instrumented(const char *path, struct ap_err *err)
         rc = find_section(&e, INSTRUMENT_SECTION) >= 0;
     free(e.buf);
     return rc;
+}
+
+int instrument_site_table(const char *path, struct instrument_site_map **map, size_t *n, uint64_t *lo,
+                          uint64_t *hi, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    *map = NULL;
+    *n = 0;
+    *lo = *hi = 0;
+    if (read_file(path, &e, err))
+        goto fail;
+    int sec = find_section(&e, INSTRUMENT_SECTION);
+    if (sec >= 0) {
+        const Elf64_Shdr *s = &e.sh[sec];
+        uint64_t trailer[2];
+        if (s->sh_size < sizeof trailer || s->sh_offset + s->sh_size > e.size) {
+            ap_err_set(err, "%s: section %s is cut short; instrument the image again", path, INSTRUMENT_SECTION);
+            goto fail;
+        }
+        memcpy(trailer, e.buf + s->sh_offset + s->sh_size - sizeof trailer, sizeof trailer);
+        if (trailer[0] != CCT_SITES_MAGIC || trailer[1] > (s->sh_size - sizeof trailer) / (2 * sizeof(uint64_t))) {
+            ap_err_set(err, "%s: no site table at the end of %s; instrument the image again with this alphaprof",
+                       path, INSTRUMENT_SECTION);
+            goto fail;
+        }
+        *n = trailer[1];
+        *map = calloc(*n ? *n : 1, sizeof **map);
+        memcpy(*map, e.buf + s->sh_offset + s->sh_size - sizeof trailer - *n * sizeof **map, *n * sizeof **map);
+        *lo = s->sh_addr;
+        *hi = s->sh_addr + s->sh_size;
+    }
+    free(e.buf);
+    return 0;
+fail:
+    free(e.buf);
+    return -1;
 }
 
 int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
@@ -580,7 +618,7 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
         while (here(&c) % 16)
             put(&c, UNOP);
         uint64_t t = here(&c);
-        put_trampoline(&c, &sites[i], procs, stub);
+        sites[i].call = put_trampoline(&c, &sites[i], procs, stub);
         uint8_t *w = at_addr(&e, sites[i].pc, 4);
         bool bad = false;
         uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
@@ -588,6 +626,13 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
             c.out_of_reach = true;
         memcpy(w, &br, 4);
     }
+    /* the site table and its trailer (cct-region.h) */
+    for (unsigned i = 0; i < nsites; i++) {
+        put64(&c, sites[i].call);
+        put64(&c, sites[i].pc);
+    }
+    put64(&c, CCT_SITES_MAGIC);
+    put64(&c, nsites);
     if (c.out_of_reach) {
         ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
                    "the image's data and bss are too large for this instrumenter",

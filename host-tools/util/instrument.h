@@ -21,6 +21,7 @@
 #ifndef ALPHAPROF_UTIL_INSTRUMENT_H
 #define ALPHAPROF_UTIL_INSTRUMENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -44,5 +45,15 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
 
 /* Whether a sealed image carries INSTRUMENT_SECTION (0 no, 1 yes, -1 error). */
 int instrument_is_instrumented(const char *path, struct ap_err *err);
+
+/* An instrumented image's site table (firmware/abi/cct-region.h): for each
+ * trampoline, the PC of its call and the original call site, sorted by the
+ * first; *lo..*hi is the trampoline segment.  An image that is not
+ * instrumented gives n = 0. */
+struct instrument_site_map {
+    uint64_t call, site;
+};
+int instrument_site_table(const char *path, struct instrument_site_map **map, size_t *n, uint64_t *lo,
+                          uint64_t *hi, struct ap_err *err);
 
 #endif

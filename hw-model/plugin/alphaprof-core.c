@@ -77,6 +77,7 @@
 #include "hw-model/model/core-model.h"
 #include "hw-model/model/profileme.h"
 #include "hw-model/oracle-format.h"
+#include "hw-model/plugin/cct-oracle.h"
 #include "hw-model/plugin/counter-unit.h"
 #include "hw-model/plugin/counters-mode.h"
 #include "hw-model/plugin/irq-delivery.h"
@@ -280,6 +281,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
     struct oracle_pc *o = entry_of(v, in, core);
     core_model_step(m, &in->s, addr, next_pc, &r, o ? o->stack : NULL);
+    if (g.oracle_path[0])
+        cct_oracle_retire(core, in->s.pc, in->s.word);
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -560,6 +563,12 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             snprintf(msg, sizeof msg, "cannot write the value oracle %s: %s", path, strerror(errno));
             model_error(msg);
         }
+        snprintf(path, sizeof path, "%s.cct", g.oracle_path);
+        if (cct_oracle_write(path, g.run_id)) {
+            char msg[4400];
+            snprintf(msg, sizeof msg, "cannot write the calling-context oracle %s: %s", path, strerror(errno));
+            model_error(msg);
+        }
     }
 }
 
@@ -679,7 +688,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         model_error(msg);
         return -1;
     }
-    if (g.oracle_path[0] && !g.counters_mode && value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0)) {
+    if (g.oracle_path[0] && !g.counters_mode &&
+        (value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0) ||
+         cct_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0))) {
         model_error("out of memory");
         return -1;
     }
