@@ -135,6 +135,18 @@ def test_cct_call_counts_equal_the_models_exact_tree():
               "inclusive cycles and instructions come from the PMU page", r)
         r = alphaprof(["cct", "--db", db])
         check(r.status == 0 and "fib" in r.out and "calltree.c:" in r.out, "the text tree names procedures and lines", r)
+
+        # real stacks in the exports, every sample still counted once
+        r = alphaprof(["export", "--db", db, "--format", "folded"])
+        check(r.status == 0, "folded export", r)
+        lines = [l.rsplit(" ", 1) for l in r.out.splitlines()]
+        total = sum(int(c) for _, c in lines)
+        rep = alphaprof(["report", "--db", db, "--json"])
+        check(total == json.loads(rep.out)["events"][0]["total"], "the folded stacks hold every sample once", r)
+        check(any(";_start;main;fib" in st for st, _ in lines), "fib's samples sit under main and _start", r)
+        r = alphaprof(["export", "--db", db, "--format", "callgrind"])
+        check(r.status == 0 and any(l.startswith("cfn=") and l.endswith(" main") for l in r.out.splitlines()),
+              "callgrind has the call edge into main", r)
     finally:
         cleanup(d)
 
