@@ -179,3 +179,23 @@ def test_cct_without_a_tree_says_so():
               "cct on a profile without a tree: one line saying how to get one", r)
     finally:
         cleanup(d)
+
+
+def test_a_full_shadow_stack_is_counted_not_lost():
+    d = tmpdir()
+    try:
+        orig, inst = _instrument(d, "calltree")
+        a = run_image(orig, args=["2", "3000"], timeout_s=120)
+        b = run_image(inst, args=["2", "3000"], timeout_s=120)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "recursion 3000 deep runs as in the original", b)
+        db, oracle = _record(d, inst, args=["2", "3000"])
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        j = json.loads(r.out)
+        check(j["skipped_calls"] > 0, "calls beyond the shadow stack's 1000 frames are counted as skipped", r)
+        check(j["cct_count_error"] == j["skipped_calls"] == j["calls_oracle"] - j["calls_profile"],
+              "what the profile lacks against the truth is exactly what the board said it skipped", r)
+        r = alphaprof(["cct", "--db", db])
+        check("%d calls skipped" % j["skipped_calls"] in r.out, "cct says how many calls it skipped", r)
+    finally:
+        cleanup(d)

@@ -6,7 +6,8 @@
  * that ends in a tail call (tail), and one callee reached from two call
  * sites of the same caller (leaf in main).
  *
- *   calltree [N]   N rounds (default 16); prints the checksum
+ *   calltree [N [DEPTH]]   N rounds (default 16), then one recursion DEPTH
+ *                          deep (default 0); prints the checksum
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +26,15 @@ __attribute__((noinline)) static long via(long (*f)(long), long x) { return f(x)
 
 __attribute__((noinline)) static long tail(long x) { return leaf(x + 1); }
 
+/* Recursion that is not a tail call (leaf of its result), depth d. */
+__attribute__((noinline)) static long deep(long d) { return d == 0 ? 0 : leaf(deep(d - 1)) & 0xffff; }
+
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 16;
-    if (n < 0 || n > 1000000) {
-        printf("calltree: N must be 0..1000000, got %s\n", argv[1]);
+    long depth = argc > 2 ? atol(argv[2]) : 0;
+    if (n < 0 || n > 1000000 || depth < 0 || depth > 20000) {
+        printf("calltree: N must be 0..1000000 and DEPTH 0..20000\n");
         return 2;
     }
     long s = 0;
@@ -40,6 +45,8 @@ int main(int argc, char **argv)
         s += tail(i);
         s += leaf(i) - leaf(i + 2);
     }
-    printf("calltree: %ld rounds, checksum %ld\n", n, s);
+    if (depth)
+        s += deep(depth);
+    printf("calltree: %ld rounds, depth %ld, checksum %ld\n", n, depth, s);
     return 0;
 }
