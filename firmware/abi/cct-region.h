@@ -54,8 +54,9 @@
  *     inclusive (computed on the host).  Metrics include the
  *     instrumentation's own cycles.
  *  5. Bounds.  The shadow stack holds CCT_STACK_FRAMES frames; a call made
- *     when it is full is counted in `skipped_calls`, is not pushed, and its
- *     return pops nothing (`skipped_depth`, LIFO).  Records are allocated
+ *     when it is full is counted in `skipped_calls`, is not pushed, and is
+ *     made by a second call instruction of the trampoline whose return
+ *     pops nothing (every call under it finds the stack full too: LIFO).  Records are allocated
  *     from [CCT_RECORDS_OFFSET, CCT_PER_CORE); when full, a new context's
  *     calls land on the core's overflow record and `overflow_calls`
  *     counts them.  Nothing is lost silently.
@@ -100,7 +101,6 @@
 /* struct cct_core offsets used by generated code. */
 #define CCT_OFF_CUR             16
 #define CCT_OFF_TOP             24
-#define CCT_OFF_SKIPPED_DEPTH   32
 /* struct cct_record offsets used by generated code. */
 #define CCT_REC_CALLEE          0
 #define CCT_REC_SITE            8
@@ -119,7 +119,8 @@
  * slow path needs to name a callee and size its record. */
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
 /* The segment ends with the site table, for the host only: count pairs
- * { trampoline's call PC, original call site } sorted by the first, then
+ * { trampoline's call PC, original call site } sorted by the first (two
+ * per trampoline: its call with a frame and its call without), then
  * the trailer { CCT_SITES_MAGIC, count }.  The model's oracle sees the
  * trampolines make the calls; `check --cct` maps them back with it. */
 #define CCT_SITES_MAGIC         0x53455449534f5250ULL   /* "PROSITES" */
@@ -156,7 +157,7 @@ struct cct_core {
     uint32_t core;
     uint64_t cur;               /* current record */
     uint64_t top;               /* next free shadow frame */
-    uint64_t skipped_depth;     /* calls under way that were not pushed */
+    uint64_t unused;            /* zero (was: calls under way not pushed) */
     uint64_t skipped_calls;     /* calls made with a full shadow stack */
     uint64_t overflow_calls;    /* calls counted on the overflow record */
     uint64_t alloc;             /* next free byte for records */
@@ -190,7 +191,6 @@ _Static_assert(sizeof(struct cct_record) == CCT_RECORD_HEADER, "record layout");
 _Static_assert(sizeof(struct cct_core) <= CCT_STACK_OFFSET, "core state fits before the stack");
 _Static_assert(__builtin_offsetof(struct cct_core, cur) == CCT_OFF_CUR, "cur offset");
 _Static_assert(__builtin_offsetof(struct cct_core, top) == CCT_OFF_TOP, "top offset");
-_Static_assert(__builtin_offsetof(struct cct_core, skipped_depth) == CCT_OFF_SKIPPED_DEPTH, "skipped offset");
 _Static_assert(__builtin_offsetof(struct cct_record, site) == CCT_REC_SITE, "site offset");
 _Static_assert(__builtin_offsetof(struct cct_record, calls) == CCT_REC_CALLS, "calls offset");
 _Static_assert(__builtin_offsetof(struct cct_record, cycles) == CCT_REC_CYCLES, "cycles offset");

@@ -37,9 +37,9 @@
 enum {
     OP_LDA = 0x08, OP_LDAH = 0x09, OP_INTA = 0x10, OP_INTL = 0x11, OP_INTS = 0x12,
     OP_JMP = 0x1a, OP_LDL = 0x28, OP_LDQ = 0x29, OP_STL = 0x2c, OP_STQ = 0x2d,
-    OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d,
+    OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e,
 };
-enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
+enum { F_ADDL = 0x00, F_SUBL = 0x09, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
 enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
 enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
 #define JMP_FUNC_JSR 1
@@ -163,6 +163,7 @@ struct site {
     int proc;                   /* index in procs, -1 outside any */
     unsigned slot;
     uint64_t call;              /* its trampoline's call instruction */
+    uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
 };
 
 struct elf_in {
@@ -386,8 +387,10 @@ static void put_incq(struct code *c, unsigned x, unsigned base, int off)
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
-static uint64_t put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
-                               uint64_t stub)
+struct tramp_calls { uint64_t pushed, unpushed; };
+
+static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
+                           uint64_t stub, struct tramp_calls *calls)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
@@ -417,9 +420,8 @@ static uint64_t put_trampoline(struct code *c, const struct site *s, const struc
     /* push the frame unless the shadow stack is full */
     put(c, mem(OP_LDQ, 4, 1, CCT_OFF_TOP));
     put(c, opr(OP_INTA, F_SUBQ, 4, 1, 5));
-    put(c, mem(OP_LDA, 6, R_ZERO, CCT_RECORDS_OFFSET));
-    put(c, opr(OP_INTA, F_CMPULT, 5, 6, 5));
-    struct fixup to_full = put_fwd(c, OP_BEQ, 5);
+    put(c, mem(OP_LDA, 5, 5, -CCT_RECORDS_OFFSET));
+    struct fixup to_full = put_fwd(c, OP_BGE, 5);
     put(c, mem(OP_STQ, 2, 4, FR_PARENT));
     put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, 7, 6, PMU_CYCLES_OFF));
@@ -433,15 +435,13 @@ static uint64_t put_trampoline(struct code *c, const struct site *s, const struc
     put(c, mem(OP_LDL, 7, 3, CCT_REC_ACTIVE));
     put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
     put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
-    uint64_t call = here(c);
+    calls->pushed = here(c);
     if (s->jsr)
         put(c, s->insn);        /* jsr is absolute: the same word works here */
     else
         put_branch(c, OP_BSR, R_RA, s->target);
-    /* returned: pop, unless this call was not pushed */
+    /* returned: pop */
     put_core_state(c, 22);
-    put(c, mem(OP_LDQ, 25, 22, CCT_OFF_SKIPPED_DEPTH));
-    struct fixup to_unskip = put_fwd(c, OP_BNE, 25);
     put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
     put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
     put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
@@ -469,16 +469,17 @@ static uint64_t put_trampoline(struct code *c, const struct site *s, const struc
     uint64_t back = here(c);
     put_const(c, R_RA, s->pc + 4);
     put_branch(c, OP_BR, R_ZERO, s->pc + 4);
-    /* a call not pushed returns here */
-    land(c, to_unskip);
-    put(c, opl(OP_INTA, F_SUBQ, 25, 1, 25));
-    put(c, mem(OP_STQ, 25, 22, CCT_OFF_SKIPPED_DEPTH));
-    put_branch(c, OP_BR, R_ZERO, back);
-    /* shadow stack full: count, call without a frame */
+    /* shadow stack full: count, and make the call with a return of its
+     * own that pops nothing (the calls under it find the stack full too,
+     * so the frames stay in LIFO order) */
     land(c, to_full);
-    put_incq(c, 5, 1, CCT_OFF_SKIPPED_DEPTH);
     put_incq(c, 5, 1, (int)__builtin_offsetof(struct cct_core, skipped_calls));
-    put_branch(c, OP_BR, R_ZERO, call);
+    calls->unpushed = here(c);
+    if (s->jsr)
+        put(c, s->insn);
+    else
+        put_branch(c, OP_BSR, R_RA, s->target);
+    put_branch(c, OP_BR, R_ZERO, back);
     /* slow path */
     for (unsigned i = 0; i < nslow; i++)
         land(c, to_slow[i]);
@@ -491,7 +492,6 @@ static uint64_t put_trampoline(struct code *c, const struct site *s, const struc
     put_const(c, R_AT, p ? p->entry : 0);
     put_branch(c, OP_BSR, 24, stub);
     put_branch(c, OP_BR, R_ZERO, found);
-    return call;
 }
 
 /* ---- writing the output ---- */
@@ -618,7 +618,10 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
         while (here(&c) % 16)
             put(&c, UNOP);
         uint64_t t = here(&c);
-        sites[i].call = put_trampoline(&c, &sites[i], procs, stub);
+        struct tramp_calls tc;
+        put_trampoline(&c, &sites[i], procs, stub, &tc);
+        sites[i].call = tc.pushed;
+        sites[i].call_unpushed = tc.unpushed;
         uint8_t *w = at_addr(&e, sites[i].pc, 4);
         bool bad = false;
         uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
@@ -630,9 +633,11 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
     for (unsigned i = 0; i < nsites; i++) {
         put64(&c, sites[i].call);
         put64(&c, sites[i].pc);
+        put64(&c, sites[i].call_unpushed);
+        put64(&c, sites[i].pc);
     }
     put64(&c, CCT_SITES_MAGIC);
-    put64(&c, nsites);
+    put64(&c, 2 * (uint64_t)nsites);
     if (c.out_of_reach) {
         ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
                    "the image's data and bss are too large for this instrumenter",
