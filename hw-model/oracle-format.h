@@ -151,8 +151,10 @@ _Static_assert(sizeof(struct oracle_values_header) == 32, "oracle_values_header:
  *    after it, taken back 8 bytes when the two words before it are
  *    `ldah $29, x($27); lda $29, y($29)` (the no-gp entry of a procedure);
  *  - a return is a retired `ret`: the frames up to the newest one whose
- *    return address (site + 4) is the next user-mode PC are popped (none
- *    matching: nothing popped);
+ *    return address (site + 4) is the next user-mode PC are popped; with
+ *    none matching (longjmp, setjmp's second return) the stack goes back
+ *    to its depth and record when the last call with that return address
+ *    was made (nothing, if that was never or is not below);
  *  - contexts: one record per (parent record, site, callee); a callee
  *    already on the record's ancestor chain (itself included) folds onto
  *    that ancestor's record (firmware/abi/cct-region.h note 3).

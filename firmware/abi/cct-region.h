@@ -73,6 +73,15 @@
  *     path-counter array (or hash) allocated from the same records area
  *     when the record is created (flow and context sensitive).  The frame
  *     already has room for the path register (`path`).
+ *  8. Non-local returns (longjmp).  A frame keeps the caller's sp.  A
+ *     return finds its frame on top when the frame's sp is its own (the
+ *     calling standard restores sp); frames below its sp belong to
+ *     activations a longjmp abandoned: they are popped first (their
+ *     records' `active` counts go down, their time is not added), and a
+ *     return whose frame is gone (setjmp's second return) pops nothing.
+ *     The model's oracle takes the same view: a return to no frame's
+ *     return address goes back to the stack depth of the last call that
+ *     had that return address.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
@@ -90,8 +99,8 @@
 
 #define CCT_MAGIC               0x3154434346525041ULL   /* "APRFCCT1" */
 #define CCT_VERSION             1
-#define CCT_STACK_FRAMES        1000
-#define CCT_FRAME_SIZE          32
+#define CCT_STACK_FRAMES        800
+#define CCT_FRAME_SIZE          40
 #define CCT_STACK_OFFSET        256
 #define CCT_RECORDS_OFFSET      (CCT_STACK_OFFSET + CCT_STACK_FRAMES * CCT_FRAME_SIZE)
 #define CCT_RECORD_HEADER       80
@@ -114,6 +123,7 @@
 #define CCT_FR_PARENT           0
 #define CCT_FR_CYCLES           8
 #define CCT_FR_RETIRED          16
+#define CCT_FR_SP               24
 
 /* The instrumenter's procedure table, in the trampoline region: what the
  * slow path needs to name a callee and size its record. */
@@ -132,6 +142,7 @@ struct cct_frame {
     uint64_t parent;            /* record current before the call */
     uint64_t cycles;            /* PMU cycles at the call */
     uint64_t retired;           /* PMU retired instructions at the call */
+    uint64_t sp;                /* the caller's sp at the call (note 8) */
     uint64_t path;              /* reserved: the caller's path register (note 7) */
 };
 
@@ -187,6 +198,7 @@ static inline uint64_t cct_record_size(uint32_t nslots)
 }
 
 _Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
+_Static_assert(__builtin_offsetof(struct cct_frame, sp) == CCT_FR_SP, "frame sp offset");
 _Static_assert(sizeof(struct cct_record) == CCT_RECORD_HEADER, "record layout");
 _Static_assert(sizeof(struct cct_core) <= CCT_STACK_OFFSET, "core state fits before the stack");
 _Static_assert(__builtin_offsetof(struct cct_core, cur) == CCT_OFF_CUR, "cur offset");

@@ -37,9 +37,9 @@
 enum {
     OP_LDA = 0x08, OP_LDAH = 0x09, OP_INTA = 0x10, OP_INTL = 0x11, OP_INTS = 0x12,
     OP_JMP = 0x1a, OP_LDL = 0x28, OP_LDQ = 0x29, OP_STL = 0x2c, OP_STQ = 0x2d,
-    OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e,
+    OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e, OP_BLT = 0x3a,
 };
-enum { F_ADDL = 0x00, F_SUBL = 0x09, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
+enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
 enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
 enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
 #define JMP_FUNC_JSR 1
@@ -345,7 +345,7 @@ static int collect_sites(const struct elf_in *e, struct proc *procs, unsigned np
 
 /* ---- code generation ---- */
 
-enum { FR_PARENT = CCT_FR_PARENT, FR_CYCLES = CCT_FR_CYCLES, FR_RETIRED = CCT_FR_RETIRED };
+enum { FR_PARENT = CCT_FR_PARENT, FR_CYCLES = CCT_FR_CYCLES, FR_RETIRED = CCT_FR_RETIRED, FR_SP = CCT_FR_SP };
 #define PMU_CYCLES_OFF  16
 #define PMU_RETIRED_OFF 24
 #define STUB_FRAME      96
@@ -376,6 +376,38 @@ static void put_stub(struct code *c, uint64_t procs_addr, uint64_t lookup)
     put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | 24 << 16 | JMP_FUNC_RET << 14 | 1);
 }
 
+/* The shared unwinder (cct-region.h note 8), entered with bsr $28 from a
+ * return path whose top frame ($23) is not its own ($22 core): pops the
+ * frames below sp, each record's activity down; returns $23 = the top
+ * frame then and $25 = 1 if that one is the returning call's (its sp is
+ * ours), 0 if the call has no frame left. */
+static void put_unwind(struct code *c)
+{
+    uint64_t loop = here(c);
+    put(c, opr(OP_INTA, F_SUBQ, 23, 22, 24));
+    put(c, mem(OP_LDA, 24, 24, -CCT_STACK_OFFSET));
+    struct fixup to_none = put_fwd(c, OP_BLT, 24);
+    put(c, mem(OP_LDQ, 25, 23, FR_SP));
+    put(c, opr(OP_INTA, F_CMPULT, 25, R_SP, 24));
+    struct fixup to_stop = put_fwd(c, OP_BEQ, 24);
+    put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
+    put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+    put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+    put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+    put(c, mem(OP_LDQ, 25, 23, FR_PARENT));
+    put(c, mem(OP_STQ, 25, 22, CCT_OFF_CUR));
+    put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+    put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+    put_branch(c, OP_BR, R_ZERO, loop);
+    land(c, to_stop);
+    put(c, mem(OP_LDQ, 25, 23, FR_SP));
+    put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+    put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | R_AT << 16 | JMP_FUNC_RET << 14 | 1);
+    land(c, to_none);
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, 25));
+    put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | R_AT << 16 | JMP_FUNC_RET << 14 | 1);
+}
+
 /* x = mem[base + off] + delta; stored back (quad). */
 static void put_incq(struct code *c, unsigned x, unsigned base, int off)
 {
@@ -390,7 +422,7 @@ static void put_incq(struct code *c, unsigned x, unsigned base, int off)
 struct tramp_calls { uint64_t pushed, unpushed; };
 
 static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
-                           uint64_t stub, struct tramp_calls *calls)
+                           uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
@@ -423,6 +455,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put(c, mem(OP_LDA, 5, 5, -CCT_RECORDS_OFFSET));
     struct fixup to_full = put_fwd(c, OP_BGE, 5);
     put(c, mem(OP_STQ, 2, 4, FR_PARENT));
+    put(c, mem(OP_STQ, R_SP, 4, FR_SP));
     put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, 7, 6, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, 8, 6, PMU_RETIRED_OFF));
@@ -440,10 +473,15 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
         put(c, s->insn);        /* jsr is absolute: the same word works here */
     else
         put_branch(c, OP_BSR, R_RA, s->target);
-    /* returned: pop */
+    /* returned: pop this call's frame, the one on top with our sp (after
+     * frames a longjmp left, cct-region.h note 8) */
     put_core_state(c, 22);
     put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
     put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+    put(c, mem(OP_LDQ, 25, 23, FR_SP));
+    put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+    struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
+    uint64_t matched = here(c);
     put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
     put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
     put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
@@ -469,6 +507,11 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     uint64_t back = here(c);
     put_const(c, R_RA, s->pc + 4);
     put_branch(c, OP_BR, R_ZERO, s->pc + 4);
+    /* not on top: unwind what a longjmp left; no frame of ours: pop nothing */
+    land(c, to_unwind);
+    put_branch(c, OP_BSR, R_AT, unwind);
+    put_branch(c, OP_BNE, 25, matched);
+    put_branch(c, OP_BR, R_ZERO, back);
     /* shadow stack full: count, and make the call with a return of its
      * own that pops nothing (the calls under it find the stack full too,
      * so the frames stay in LIFO order) */
@@ -614,12 +657,14 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
         put(&c, 0);
     uint64_t stub = here(&c);
     put_stub(&c, c.base, lookup);
+    uint64_t unwind = here(&c);
+    put_unwind(&c);
     for (unsigned i = 0; i < nsites; i++) {
         while (here(&c) % 16)
             put(&c, UNOP);
         uint64_t t = here(&c);
         struct tramp_calls tc;
-        put_trampoline(&c, &sites[i], procs, stub, &tc);
+        put_trampoline(&c, &sites[i], procs, stub, unwind, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
         uint8_t *w = at_addr(&e, sites[i].pc, 4);

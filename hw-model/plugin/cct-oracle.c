@@ -12,6 +12,10 @@
  *     kept in the table either way, as the runtime keeps it in a slot.
  *  3. The shadow stack grows without bound (memory, not a fixed ring): the
  *     truth must not skip what the instrumentation's bounded stack skips.
+ *  4. A return to no frame's return address (longjmp, setjmp's second
+ *     return) goes back to where the last call with that return address
+ *     was made: its stack depth and its record, kept per return address
+ *     in a second table (oracle-format.h).
  */
 #include "hw-model/plugin/cct-oracle.h"
 
@@ -42,7 +46,14 @@ struct frame {
     uint64_t ret;                       /* site + 4 */
 };
 
+struct made {
+    uint64_t ret;                       /* key; 0: empty */
+    uint64_t depth, cur;                /* the stack depth and record before the call */
+};
+
 struct core_tree {
+    struct made *calls;                 /* open addressing by return address */
+    size_t csize, cused;
     struct rec *recs;
     size_t nrecs, cap;
     struct slot *table;
@@ -140,8 +151,48 @@ static uint64_t callee_of(uint64_t target)
     return target;
 }
 
+static void made_put(struct core_tree *t, uint64_t ret, uint64_t depth, uint64_t cur);
+
+static void made_grow(struct core_tree *t)
+{
+    struct made *old = t->calls;
+    size_t n = t->csize;
+    t->csize = n ? 2 * n : 1024;
+    t->calls = calloc(t->csize, sizeof *t->calls);
+    if (!t->calls)
+        abort();
+    t->cused = 0;
+    for (size_t i = 0; i < n; i++)
+        if (old[i].ret)
+            made_put(t, old[i].ret, old[i].depth, old[i].cur);
+    free(old);
+}
+
+static void made_put(struct core_tree *t, uint64_t ret, uint64_t depth, uint64_t cur)
+{
+    if (2 * (t->cused + 1) > t->csize)
+        made_grow(t);
+    size_t i = hash(ret, 0, 0) & (t->csize - 1);
+    while (t->calls[i].ret && t->calls[i].ret != ret)
+        i = (i + 1) & (t->csize - 1);
+    if (!t->calls[i].ret)
+        t->cused++;
+    t->calls[i] = (struct made){ret, depth, cur};
+}
+
+static const struct made *made_get(const struct core_tree *t, uint64_t ret)
+{
+    if (!t->csize)
+        return NULL;
+    for (size_t i = hash(ret, 0, 0) & (t->csize - 1); t->calls[i].ret; i = (i + 1) & (t->csize - 1))
+        if (t->calls[i].ret == ret)
+            return &t->calls[i];
+    return NULL;
+}
+
 static void enter(struct core_tree *t, uint64_t site, uint64_t target)
 {
+    made_put(t, site + 4, t->depth, t->cur);
     uint64_t callee = callee_of(target), rec;
     if (!table_get(t, t->cur, site, callee, &rec)) {
         uint64_t a = t->cur;
@@ -177,6 +228,11 @@ static void leave(struct core_tree *t, uint64_t target)
             t->depth = d;
             return;
         }
+    const struct made *m = made_get(t, target);     /* note 4 */
+    if (m && m->depth <= t->depth) {
+        t->depth = m->depth;
+        t->cur = m->cur;
+    }
 }
 
 int cct_oracle_init(unsigned n, const uint8_t *r, size_t size)
