@@ -56,11 +56,13 @@
  *  5. Bounds.  The shadow stack holds CCT_STACK_FRAMES frames; a call made
  *     when it is full is counted in `skipped_calls`, is not pushed, and is
  *     made by a second call instruction of the trampoline whose return
- *     pops nothing (every call under it finds the stack full too: LIFO).  Records are allocated
- *     from [CCT_RECORDS_OFFSET, CCT_PER_CORE); when full, a new context's
+ *     pops nothing (every call under it finds the stack full too: LIFO).
+ *     Records are allocated from [CCT_RECORDS_OFFSET, CCT_PER_CORE); when
+ *     full, a new context's
  *     calls land on the core's overflow record and `overflow_calls`
  *     counts them.  Nothing is lost silently.
- *  6. Life cycle.  The monitor zeroes the region before it runs an image;
+ *  6. Life cycle.  RAM starts zeroed; before a run the monitor clears the
+ *     used part of every region an earlier run initialised (loader.c), so
  *     the first instrumented call on a core finds `cur` == 0 and takes the
  *     slow path, which initialises the core (magic, root, overflow record).
  *     After the image exits, the monitor drains every core whose magic is
@@ -72,7 +74,9 @@
  *     as `br` to trampolines on chord edges, and per record a pointer to a
  *     path-counter array (or hash) allocated from the same records area
  *     when the record is created (flow and context sensitive).  The frame
- *     already has room for the path register (`path`).
+ *     already has room for the path register (`path`).  A path's metrics
+ *     come from the same PMU reads the trampolines make (at procedure entry
+ *     and exit), plus reads at the backedge increments.
  *  8. Non-local returns (longjmp).  A frame keeps the caller's sp.  A
  *     return finds its frame on top when the frame's sp is its own (the
  *     calling standard restores sp); frames below its sp belong to
