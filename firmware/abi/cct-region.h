@@ -58,9 +58,8 @@
  *     made by a second call instruction of the trampoline whose return
  *     pops nothing (every call under it finds the stack full too: LIFO).
  *     Records are allocated from [CCT_RECORDS_OFFSET, CCT_PER_CORE); when
- *     full, a new context's
- *     calls land on the core's overflow record and `overflow_calls`
- *     counts them.  Nothing is lost silently.
+ *     full, a new context's calls land on the core's overflow record and
+ *     `overflow_calls` counts them.  Nothing is lost silently.
  *  6. Life cycle.  RAM starts zeroed; before a run the monitor clears the
  *     used part of every region an earlier run initialised (loader.c), so
  *     the first instrumented call on a core finds `cur` == 0 and takes the
