@@ -17,6 +17,7 @@
 #include "firmware/abi/link-protocol.h"
 #include "util/calc-accuracy.h"
 #include "util/path-accuracy.h"
+#include "util/cct-accuracy.h"
 #include "util/cycle-stacks.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -51,7 +52,7 @@ static const struct opt_command check_command = {
 struct check_options {
     struct profile_opts po;
     const char *oracle, *event, *board;
-    bool totals, stacks, whole_run, values, calc, paths;
+    bool totals, stacks, whole_run, values, calc, paths, cct;
     double max_error;           /* < 0: none */
     unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
@@ -140,6 +141,7 @@ static void free_oracles(struct oracle *whole, struct oracle *interval, int have
 static int check_profile(const struct check_options *opts);
 static int check_values(const struct check_options *opts);
 static int check_paths(const struct check_options *opts);
+static int check_cct(const struct check_options *opts);
 
 int cmd_check(int argc, char **argv)
 {
@@ -168,6 +170,10 @@ int cmd_check(int argc, char **argv)
                     "model's value oracle (FILE.values): top_value_recall and\n"
                     "top_value_freq_error over the loads whose top value covers\n"
                     "at least 10% of their executions"),
+        OPT_BOOLEAN(0, "cct", &o.cct,
+                    "check the calling context tree of an instrumented image\n"
+                    "(alphaprof instrument --cct) against the model's exact one\n"
+                    "(FILE.cct): calls per context, cct_count_error must be 0"),
         OPT_UINT(0, "min-samples", &o.min_samples, "N", 1, OPT_NUMBER_MAX,
                  "--values: check loads with at least N values sampled (default 30)"),
         OPT_BOOLEAN(0, "paths", &o.paths,
@@ -184,15 +190,17 @@ int cmd_check(int argc, char **argv)
         return opt_exit(r);
     if (!o.oracle)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
-    if (o.values && (o.totals || o.stacks))
-        return opt_usage_error(&check_command, "--values checks value profiles; leave out --totals and --stacks");
-    if ((o.values || o.paths) && (o.totals || o.stacks || o.calc || (o.values && o.paths)))
-        return opt_usage_error(&check_command, "--values and --paths each check alone; give one of them "
+    /* --values, --paths and --cct each check a profile of their own kind */
+    int alone = o.values + o.paths + o.cct;
+    if (alone > 1 || (alone && (o.totals || o.stacks || o.calc)))
+        return opt_usage_error(&check_command, "--values, --paths and --cct each check alone; give one of them "
                                "without --totals, --stacks or --calc");
     if (o.values)
         return check_values(&o);
     if (o.paths)
         return check_paths(&o);
+    if (o.cct)
+        return check_cct(&o);
     return check_profile(&o);
 }
 
@@ -679,4 +687,68 @@ static int check_paths(const struct check_options *opts)
     ps_free(&ps);
     pmepath_oracle_free(&po);
     return rc;
+}
+
+/* --cct: the instrumented run's calling context tree against the model's. */
+static int check_cct(const struct check_options *opts)
+{
+    const char *db_path = profile_opts_db(&opts->po);
+    struct ap_err err;
+    struct pdb *db;
+    struct cct_view v;
+    struct cct_accuracy a;
+    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    if (cv_load(db, 0, &v, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pdb_close(db);
+        return 1;
+    }
+    pdb_close(db);
+    if (cct_accuracy(&v, opts->oracle, &a, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        cv_free(&v);
+        return 1;
+    }
+    if (opts->po.json) {
+        printf("{\"session\": %lld, \"cct_count_error\": %llu, \"contexts_profile\": %llu, "
+               "\"contexts_oracle\": %llu, \"contexts_equal\": %llu, \"calls_profile\": %llu, "
+               "\"calls_oracle\": %llu, \"instrumentation_calls\": %llu, \"skipped_calls\": %llu, "
+               "\"overflow_calls\": %llu, \"mismatches\": [",
+               (long long)v.session, (unsigned long long)a.count_error, (unsigned long long)a.contexts_profile,
+               (unsigned long long)a.contexts_oracle, (unsigned long long)a.contexts_equal,
+               (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
+               (unsigned long long)a.instrumentation_calls, (unsigned long long)a.skipped_calls,
+               (unsigned long long)a.overflow_calls);
+        for (size_t i = 0; i < a.nworst; i++)
+            printf("%s{\"core\": %d, \"depth\": %u, \"site\": %llu, \"callee\": %llu, \"profile\": %llu, "
+                   "\"oracle\": %llu}", i ? ", " : "", a.worst[i].core, a.worst[i].depth,
+                   (unsigned long long)a.worst[i].site, (unsigned long long)a.worst[i].callee,
+                   (unsigned long long)a.worst[i].profile, (unsigned long long)a.worst[i].oracle);
+        printf("]}\n");
+    } else {
+        printf("calling context tree of session %lld against %s.cct:\n", (long long)v.session, opts->oracle);
+        printf("  contexts: %llu in the profile, %llu in the truth, %llu with equal call counts\n",
+               (unsigned long long)a.contexts_profile, (unsigned long long)a.contexts_oracle,
+               (unsigned long long)a.contexts_equal);
+        printf("  calls: %llu in the profile, %llu in the truth (%llu more made by the instrumentation "
+               "itself, left out)\n", (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
+               (unsigned long long)a.instrumentation_calls);
+        printf("  cct_count_error %llu (sum over contexts of |profile - truth|; exact: 0)", 
+               (unsigned long long)a.count_error);
+        if (a.skipped_calls || a.overflow_calls)
+            printf("; the board skipped %llu calls (shadow stack full) and put %llu on the overflow record",
+                   (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls);
+        printf("\n");
+        for (size_t i = 0; i < a.nworst; i++) {
+            const struct cct_mismatch *m = &a.worst[i];
+            printf("  core %d depth %u: %s called from 0x%llx: profile %llu, truth %llu\n", m->core, m->depth,
+                   m->node ? m->node->name : "?", (unsigned long long)m->site, (unsigned long long)m->profile,
+                   (unsigned long long)m->oracle);
+        }
+    }
+    cv_free(&v);
+    return 0;
 }

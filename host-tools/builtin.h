@@ -29,7 +29,9 @@
     X(calc, "where the cycles went: executions, CPI and stall culprits per instruction (dcpicalc)") \
     X(topstalls, "the instructions with the most stall cycles, with their causes") \
     X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies") \
-    X(paths, "hot paths per procedure from ProfileMe branch history, with source lines")
+    X(paths, "hot paths per procedure from ProfileMe branch history, with source lines") \
+    X(instrument, "an instrumented copy of a workload image (calling context tree)") \
+    X(cct, "the calling context tree of an instrumented image: calls and cycles per context")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)

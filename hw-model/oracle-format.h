@@ -275,4 +275,55 @@ _Static_assert(sizeof(struct oracle_plan_proc) == 40, "oracle_plan_proc: fixed l
 _Static_assert(sizeof(struct oracle_plan_edge) == 40, "oracle_plan_edge: fixed layout");
 _Static_assert(sizeof(struct oracle_blpaths_header) == 48, "oracle_blpaths_header: fixed layout");
 
+/*
+ * The calling-context oracle: a section of its own, PATH.cct beside the
+ * oracle file (written at exit only, same run_id), versioned apart.  The
+ * exact calling context tree of every core's user-mode execution, built
+ * from the instructions the core retired, independent of any
+ * instrumentation's own records:
+ *  - a call is a retired bsr or jsr that links through $26 (ra) whose
+ *    target is not the next instruction (bsr $26, .+4 reads the PC); its
+ *    site is its PC, its callee the first user-mode instruction retired
+ *    after it, taken back 8 bytes when the two words before it are
+ *    `ldah $29, x($27); lda $29, y($29)` (the no-gp entry of a procedure);
+ *  - a return is a retired `ret`: the frames up to the newest one whose
+ *    return address (site + 4) is the next user-mode PC are popped; with
+ *    none matching (longjmp, setjmp's second return) the stack goes back
+ *    to its depth and record when the last call with that return address
+ *    was made (nothing, if that was never or is not below);
+ *  - contexts: one record per (parent record, site, callee); a callee
+ *    already on the record's ancestor chain (itself included) folds onto
+ *    that ancestor's record (firmware/abi/cct-region.h note 3).
+ * Record 0 of every core is its root (no callee, its own parent).  calls
+ * counts the calls that entered the record.  An instrumented image's
+ * trampolines make the calls from their own PCs: `check --cct` maps them
+ * back to the original sites with the image's site table.
+ *
+ *   struct oracle_cct_header
+ *   struct oracle_cct_record x nrecords, sorted by (core, id)
+ */
+#define ORACLE_CCT_MAGIC      0x54434352524f7270ULL  /* "prORRCCT" */
+#define ORACLE_CCT_VERSION    1
+
+struct oracle_cct_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t ncores;
+    uint64_t nrecords;
+    uint64_t run_id;
+};
+
+struct oracle_cct_record {
+    uint32_t core;
+    uint32_t reserved;
+    uint64_t id;
+    uint64_t parent;            /* id on the same core */
+    uint64_t callee;            /* procedure entry; 0 for the root */
+    uint64_t site;              /* call instruction's PC; 0 for the root */
+    uint64_t calls;
+};
+
+_Static_assert(sizeof(struct oracle_cct_header) == 32, "oracle_cct_header: fixed layout");
+_Static_assert(sizeof(struct oracle_cct_record) == 48, "oracle_cct_record: fixed layout");
+
 #endif

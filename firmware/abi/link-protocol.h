@@ -117,6 +117,20 @@
  *             u nstops, nstops x { u reason (value-interp.h VI_STOP_*),
  *             u count }.  offered = sent + no_slot + link_full + what the
  *             board still holds.
+ *   CCT       calling context tree records of one core (an image
+ *             instrumented with `alphaprof instrument --cct`,
+ *             firmware/abi/cct-region.h), sent once after the image exited:
+ *             u core, u total (records the core made, ids 0..total-1),
+ *             u skipped_calls (calls made with the shadow stack full: not
+ *             in any record), u overflow_calls (calls counted on the
+ *             overflow record, id 1, for lack of record space),
+ *             u first (id of this frame's first record), n16 count,
+ *             count x { u parent (id; the root, id 0, is its own parent),
+ *             u callee (procedure entry, 0 for root and overflow), u site
+ *             (call site PC), u calls, u cycles, u retired (inclusive) }
+ *             (records of a frame have consecutive ids).  A record no
+ *             frame carried (the link had no room) is missing on the host:
+ *             it counts total minus the records it got.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -260,6 +274,7 @@
 #define LK_T_VALUES         0x0c
 #define LK_T_VALUE_STATS    0x0d
 #define LK_T_PART           0x0e
+#define LK_T_CCT            0x0f
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -342,7 +357,7 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
-_Static_assert(LK_T_PART < LK_T_START, "target frames are below 0x40");
+_Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START, "target frames are below 0x40");
 _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");

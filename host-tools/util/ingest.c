@@ -429,6 +429,30 @@ static int on_values(struct ingest *in, const struct lk_frame *f)
     return rc == 0 ? 0 : 1;
 }
 
+/* CCT: call records of an instrumented image, stored as they come
+ * (profile-db-cct.c); the root and overflow records have no callee. */
+static int on_cct(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    struct lk_cct_head h;
+    struct lk_reader r;
+    struct lk_cct_record e;
+    int rc;
+    if (lk_cct_open(f, &h, &r) != LK_OK || !core_ok(h.core))
+        return 1;
+    if (pdb_put_cct_core(in->db, in->session, in->epoch, (int32_t)h.core, h.total, h.skipped_calls,
+                         h.overflow_calls, err))
+        return -1;
+    for (uint64_t id = h.first; (rc = lk_cct_next(&r, &e)) == 1; id++) {
+        struct pdb_cct_record p = {.id = id, .parent = e.parent, .calls = e.calls, .cycles = e.cycles,
+                                   .retired = e.retired};
+        p.callee_image = e.callee ? place(in, e.callee, &p.callee) : PDB_IMAGE_UNKNOWN;
+        p.site_image = e.site ? place(in, e.site, &p.site) : PDB_IMAGE_UNKNOWN;
+        if (pdb_put_cct_record(in->db, in->session, in->epoch, (int32_t)h.core, &p, err))
+            return -1;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
 /* The growth of one VALUE_STATS counter (cumulative since HELLO). */
 static uint64_t value_growth(struct ingest *in, uint64_t *last, uint64_t now)
 {
@@ -701,6 +725,7 @@ static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *
     case LK_T_CONSOLE: return on_console(in, f);
     case LK_T_VALUES: return on_values(in, f);
     case LK_T_VALUE_STATS: return on_value_stats(in, f);
+    case LK_T_CCT: return on_cct(in, f, err);
     case LK_T_ACK: return 0;
     default: return 1;          /* not a target-to-host frame */
     }

@@ -83,6 +83,7 @@
 #include "hw-model/model/profileme.h"
 #include "hw-model/oracle-format.h"
 #include "hw-model/plugin/bl-oracle.h"
+#include "hw-model/plugin/cct-oracle.h"
 #include "hw-model/plugin/counter-unit.h"
 #include "hw-model/plugin/counters-mode.h"
 #include "hw-model/plugin/irq-delivery.h"
@@ -291,6 +292,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
     struct oracle_pc *o = entry_of(v, in, core);
     core_model_step(m, &in->s, addr, next_pc, &r, o ? o->stack : NULL);
+    if (g.oracle_path[0])
+        cct_oracle_retire(core, in->s.pc, in->s.word);
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -559,6 +562,19 @@ static void serve_oracle_request(uint64_t n)
     }
 }
 
+/* A truth file of its own beside the oracle (PATH.suffix, same run_id),
+ * written at exit; a failure is the model's error, named. */
+static void write_side_truth(const char *suffix, const char *what, int (*write)(const char *, uint64_t))
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s.%s", g.oracle_path, suffix);
+    if (write(path, g.run_id)) {
+        char msg[4400];
+        snprintf(msg, sizeof msg, "cannot write the %s %s: %s", what, path, strerror(errno));
+        model_error(msg);
+    }
+}
+
 static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
@@ -572,33 +588,16 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             core_model_settle(&v->model);       /* the last retire cycle, charged */
     }
     write_oracle(0);
-    if (g.oracle_path[0] && !g.counters_mode) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s.values", g.oracle_path);
-        if (value_oracle_write(path, g.run_id)) {
-            char msg[4400];
-            snprintf(msg, sizeof msg, "cannot write the value oracle %s: %s", path, strerror(errno));
-            model_error(msg);
-        }
+    if (!g.oracle_path[0])
+        return;
+    if (!g.counters_mode) {
+        write_side_truth("values", "value oracle", value_oracle_write);
+        write_side_truth("cct", "calling-context oracle", cct_oracle_write);
     }
-    if (g.oracle_path[0] && bl_oracle_active()) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s.blpaths", g.oracle_path);
-        if (bl_oracle_write(path, g.run_id)) {
-            char msg[4400];
-            snprintf(msg, sizeof msg, "cannot write the Ball-Larus path counts %s: %s", path, strerror(errno));
-            model_error(msg);
-        }
-    }
-    if (g.oracle_path[0] && path_oracle_rings) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s.pmepaths", g.oracle_path);
-        if (path_oracle_write(path, g.run_id)) {
-            char msg[4400];
-            snprintf(msg, sizeof msg, "cannot write the sample-path oracle %s: %s", path, strerror(errno));
-            model_error(msg);
-        }
-    }
+    if (bl_oracle_active())
+        write_side_truth("blpaths", "Ball-Larus path counts", bl_oracle_write);
+    if (path_oracle_rings)
+        write_side_truth("pmepaths", "sample-path oracle", path_oracle_write);
 }
 
 static int map_ram(const char *path)
@@ -717,7 +716,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         model_error(msg);
         return -1;
     }
-    if (g.oracle_path[0] && !g.counters_mode && value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0)) {
+    if (g.oracle_path[0] && !g.counters_mode &&
+        (value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0) ||
+         cct_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0))) {
         model_error("out of memory");
         return -1;
     }

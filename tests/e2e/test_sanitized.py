@@ -86,3 +86,25 @@ def test_bad_input_under_asan_and_ubsan():
                   "alphaprof-seal %s: no sanitizer report\n%s" % (" ".join(args), p.stderr))
     finally:
         cleanup(d)
+
+
+def test_instrument_and_calling_context_trees_under_asan_and_ubsan():
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "calltree.elf"))
+        inst, db, oracle = os.path.join(d, "c.elf"), os.path.join(d, "c.db"), os.path.join(d, "o")
+        r = alphaprof(["instrument", "--cct", orig, "-o", inst], sanitized=True)
+        check(r.status == 0, "instrument under ASan+UBSan", r)
+        r = alphaprof(["record", "--board", "clipper-pm", "--db", db, "--oracle", oracle, inst, "--", "8"],
+                      timeout=240, sanitized=True)
+        check(r.status == 0, "record of an instrumented image (CCT frames) under ASan+UBSan", r)
+        for args in (["cct"], ["cct", "--json"], ["check", "--cct", "--oracle", oracle, "--json"],
+                     ["export", "--format", "folded"], ["export", "--format", "callgrind"]):
+            plain = alphaprof([args[0], "--db", db] + args[1:])
+            asan = alphaprof([args[0], "--db", db] + args[1:], sanitized=True)
+            check(plain.status == 0 and asan.status == plain.status and asan.out == plain.out,
+                  "%s: the same under ASan+UBSan as plain" % " ".join(args), asan)
+        r = alphaprof(["instrument", "--cct", inst, "-o", os.path.join(d, "again.elf")], sanitized=True)
+        check(r.status == 1, "an instrumented image is refused under ASan+UBSan too", r)
+    finally:
+        cleanup(d)
