@@ -56,6 +56,7 @@ struct record_options {
     /* the boot keys' values as given (NULL: not given) */
     const char *events, *period, *pme, *seed, *table, *pair_window;
     const char *value_every, *value_length, *value_skip, *value_capture;
+    int values;                 /* --values: value_every at its default */
     int mode;                   /* 0 timer, 1 ProfileMe, 2 paired */
     struct strvec images, args;
 };
@@ -236,6 +237,8 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
         strvec_pushf(keys, "seed=%u", b->seed);
     if (o->value_every)
         strvec_pushf(keys, "value_every=%s", o->value_every);
+    else if (o->values)
+        strvec_pushf(keys, "value_every=%u", BOOT_DEFAULT_VALUE_EVERY);
     if (o->value_length)
         strvec_pushf(keys, "value_length=%s", o->value_length);
     if (o->value_skip)
@@ -410,6 +413,9 @@ int cmd_record(int argc, char **argv)
         OPT_BOOT_KEY(0, "seed", "seed", &o.boot, &o.seed, "N", "seed of the period randomiser"),
         OPT_BOOLEAN(0, "status", &o.status_line, "print a live status line on stderr"),
         OPT_GROUP("value sampling (alphaprof values)"),
+        OPT_BOOLEAN(0, "values", &o.values,
+                    "value sampling at the default rate, every " N_(BOOT_DEFAULT_VALUE_EVERY) "th\n"
+                    "sampling interrupt (its cost: README, Value sampling)"),
         OPT_BOOT_KEY(0, "value-every", "value_every", &o.boot, &o.value_every, "K",
                      "at every K-th sampling interrupt interpret the interrupted\n"
                      "code and keep the values it computes, loads and waits for\n"
