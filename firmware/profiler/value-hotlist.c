@@ -16,12 +16,25 @@ static uint64_t next_random(struct hotlist_area *a)
     return a->rng = x;
 }
 
+/* Seeds are small numbers (1, core * 2 + bank + 1, ...): xorshift's first
+ * outputs from a seed with few bits set have few bits set, and the first
+ * thinning (popcounts of them) would keep far fewer than half the points.
+ * SplitMix64's finaliser spreads the seed over all 64 bits first. */
+static uint64_t spread_seed(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z ? z : 0x9e3779b97f4a7c15ull;
+}
+
 void hotlist_area_init(struct hotlist_area *a, uint64_t seed)
 {
     uint64_t *p = (uint64_t *)a;
     for (size_t i = 0; i < offsetof(struct hotlist_area, pool) / 8; i++)  /* freestanding: no memset here */
         p[i] = 0;
-    a->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+    a->rng = spread_seed(seed);
 }
 
 /* ctpop on ev67 (CIX): thinning flips 64 coins an instruction */

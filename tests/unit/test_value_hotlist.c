@@ -117,6 +117,28 @@ static void a_hotlist_grows_by_chunks_before_tau_rises(void **st)
     assert_int_equal(area->chunks_used, HOTLIST_MAX_CHUNKS);
 }
 
+/* From a fresh area with a small seed (as the board seeds them) the first
+ * thinning keeps each point with probability 1/2: its coins are not the
+ * sparse first outputs of a barely seeded generator. */
+static void the_first_thinning_keeps_half_whatever_the_seed(void **st)
+{
+    (void)st;
+    for (uint64_t seed = 0; seed < 40; seed++) {
+        hotlist_area_init(area, seed);
+        struct hotlist *h = hotlist_find(area, 0x1000, VALUE_RESULT);
+        for (unsigned r = 0; r < 20; r++)
+            for (unsigned v = 0; v < HOTLIST_VALUES; v++)
+                hotlist_offer(area, h, v);
+        hotlist_offer(area, h, HOTLIST_VALUES);      /* full: tau doubles until the new point loses */
+        assert_true(h->tau >= 2);
+        double kept = 0, p = 1.0 / h->tau;
+        for (unsigned i = 0; i < h->entries; i++)
+            kept += *hotlist_count(area, h, i) * (*hotlist_value(area, h, i) < HOTLIST_VALUES);
+        /* Binomial(960, 1/tau), 5 sd either way */
+        assert_true(fabs(kept - 960 * p) <= 5 * sqrt(960 * p * (1 - p)));
+    }
+}
+
 static void frequent_values_move_to_the_front(void **st)
 {
     (void)st;
@@ -217,6 +239,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_full_slot_table_drops_and_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(a_hotlist_grows_by_chunks_before_tau_rises, setup, teardown),
         cmocka_unit_test_setup_teardown(frequent_values_move_to_the_front, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_first_thinning_keeps_half_whatever_the_seed, setup, teardown),
         cmocka_unit_test_setup_teardown(a_spent_pool_drops_new_hotlists_and_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(count_times_tau_estimates_frequencies_without_bias, setup, teardown),
     };
