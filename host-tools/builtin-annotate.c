@@ -21,6 +21,7 @@
 #include "util/source-file.h"
 #include "util/strvec.h"
 #include "util/loss-note.h"
+#include "util/value-transform.h"
 #include "util/value-view.h"
 #include "firmware/abi/value-capture.h"
 
@@ -76,7 +77,7 @@ static void value_json(const struct value_view *vv, const struct proc_listing *l
     printf(", \"values\": [");
     for (size_t i = 0; i < n; i++) {
         printf("%s{\"kind\": ", i ? ", " : "");
-        json_str(stdout, value_kind_name(rows[i]->kind));
+        json_str(stdout, value_any_kind_name(rows[i]->kind));
         printf(", \"offered\": %llu, \"top\": [", (unsigned long long)rows[i]->offered);
         for (size_t k = 0; k < rows[i]->nvalues && k < VALUE_TOP_JSON; k++) {
             const struct vv_value *x = &rows[i]->values[k];
