@@ -11,6 +11,7 @@
 #include "util/source-file.h"
 #include "util/str-index.h"
 #include "util/strvec.h"
+#include "util/value-transform.h"
 
 /* Every drop reason of firmware/abi/counter-names.def, explained; the
  * static check below keeps this table complete. */
@@ -375,6 +376,44 @@ static void profileme(struct jw *w, const struct html_input *in)
     fprintf(w->f, "]}");
 }
 
+/* ---------------------------------------------------------------- values */
+
+/* "values": null, or {"rows": [[procedure, pc, kind, offered, [[value,
+ * share, lo, hi], ...]], ...] semi-invariants first, "more": rows left
+ * out}. */
+static void values(struct jw *w, const struct html_input *in)
+{
+    const struct value_view *vv = in->vals;
+    fprintf(w->f, "\"values\": ");
+    if (!vv || !vv->nrows) {
+        fprintf(w->f, "null");
+        return;
+    }
+    size_t n = vv->nrows < HTML_VALUE_ROWS ? vv->nrows : HTML_VALUE_ROWS;
+    fprintf(w->f, "{\"more\": %zu, \"rows\": [", vv->nrows - n);
+    for (size_t i = 0; i < n; i++) {
+        const struct vv_row *r = &vv->rows[i];
+        fprintf(w->f, "%s\n[", i ? "," : "");
+        jstr(w, r->proc ? r->proc : r->img ? r->img->name : "[unknown]");
+        fprintf(w->f, ",%llu,", (unsigned long long)((r->img ? r->img->address : 0) + r->offset));
+        jstr(w, value_any_kind_name(r->kind));
+        fprintf(w->f, ",%llu,[", (unsigned long long)r->offered);
+        for (size_t k = 0; k < r->nvalues && k < HTML_VALUE_TOP; k++) {
+            const struct vv_value *x = &r->values[k];
+            /* values as strings: JSON numbers lose 64-bit precision */
+            fprintf(w->f, "%s[\"%llx\",", k ? "," : "", (unsigned long long)x->value);
+            jnum(w, x->share);
+            fputc(',', w->f);
+            jnum(w, x->ci_lo);
+            fputc(',', w->f);
+            jnum(w, x->ci_hi);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "],%zu]", r->nvalues);
+    }
+    fprintf(w->f, "]}");
+}
+
 /* ---------------------------------------------------------------- diff */
 
 static void diff(struct jw *w, const struct html_input *in)
@@ -434,6 +473,8 @@ int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err)
         }
         fprintf(f, "],\n");
         profileme(&w, in);
+        fprintf(f, ",\n");
+        values(&w, in);
         fprintf(f, ",\n");
         diff(&w, in);
         fprintf(f, "}\n");
