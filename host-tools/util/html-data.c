@@ -13,28 +13,14 @@
 #include "util/strvec.h"
 #include "util/value-transform.h"
 
-/* Every drop reason of firmware/abi/counter-names.def, explained; the
- * static check below keeps this table complete. */
+/* Every drop reason with what it means: counter-names.def's own words. */
 static const struct {
     const char *reason, *what;
 } drop_whats[] = {
-    {"overflow_full", "the board's overflow buffers were both full: hash-table entries evicted then were lost"},
-    {"ring_overflow", "the hardware model's record ring overflowed before the profiler read it"},
-    {"pair_full", "the paired-sample buffer was full"},
-    {"link_full", "the link's transmit queue was full: samples not sent"},
-    {"agg_full", "the ProfileMe aggregate table was full"},
-    {"stray", "a sample arrived for no configured event"},
-    {"half_pair", "a ProfileMe pair lost one of its two records"},
-    {"counter_lost", "counter overflows the hardware model could not deliver"},
-    {"link_bad_frames", "frames that arrived damaged (counted in frames, not samples)"},
-    {"link_lost_frames", "frames that never arrived (counted in frames, not samples)"},
-    {"link_lost_samples", "samples carried by frames that never arrived"},
-    {"link_malformed_frames", "frames that decoded but made no sense (counted in frames)"},
-    {"link_lost_pme", "ProfileMe samples the board sent that never arrived"},
-    {"link_lost_pairs", "ProfileMe pairs the board sent that never arrived"},
-    {"link_lost_values", "sampled values the board sent in VALUES frames that never arrived"},
-    {"values_no_slot", "sampled values whose (PC, kind) found no free hotlist on the board"},
-    {"values_link_full", "sampled values still in hotlists when the run ended before the link had room"},
+#define LK_DROP(id, number, name, what) {name, what},
+#define HOST_DROP(id, name, what) {name, what},
+#define VALUE_DROP(id, name, what) {name, what},
+#include "firmware/abi/counter-names.def"
 };
 
 const char *html_drop_what(const char *reason)
