@@ -63,7 +63,8 @@ def run(build):
                  ["workload", "K", "cycles, timer profile", "cycles, + values every K-th", "cost %",
                   "interpreter cycles / insn"])
     acc = Table("values_accuracy", "Value profiles against the model's value oracle (check --values)",
-                ["workload", "loads checked", "top_value_recall %", "top_value_freq_error (points)"])
+                ["workload", "loads checked", "top_value_recall %", "top_value_freq_error (points)",
+                 ">= 200 sampled: loads", "recall %", "error (points)"])
     d = tempfile.mkdtemp(prefix="alphaprof-bench-")
     worst = {k: 0.0 for k in EVERY}
     recall_ok, err_ok = True, True
@@ -86,11 +87,13 @@ def run(build):
             label = "%s %s" % (w, " ".join(args))
             o, db, _ = record(d, w + "-acc" + "-".join(args), img, args, "--value-every", "1")
             r = alphaprof(["check", "--values", "--oracle", o, "--db", db, "--json"])
-            if r.status != 0:
-                acc.add(label, 0, "-", "-")
+            r200 = alphaprof(["check", "--values", "--oracle", o, "--db", db, "--json", "--min-samples", "200"])
+            if r.status != 0 or r200.status != 0:
+                acc.add(label, 0, "-", "-", "-", "-", "-")
                 continue
-            a = json.loads(r.out)
-            acc.add(label, a["loads_checked"], 100 * a["top_value_recall"], a["top_value_freq_error"])
+            a, b = json.loads(r.out), json.loads(r200.out)
+            acc.add(label, a["loads_checked"], 100 * a["top_value_recall"], a["top_value_freq_error"],
+                    b["loads_checked"], 100 * b["top_value_recall"], b["top_value_freq_error"])
             recall_ok &= a["top_value_recall"] >= 0.95
             err_ok &= a["top_value_freq_error"] <= 2.0
     finally:
@@ -102,6 +105,9 @@ def run(build):
                   "interpreter, the hotlists, VALUES frames.")
     acc.target("top_value_recall on every workload", "see rows", ">= 95%", recall_ok)
     acc.target("top_value_freq_error on every workload", "see rows", "<= 2 points", err_ok)
-    acc.notes = ("Loads whose true top value covers >= 10% of executions and with >= 30 values sampled; truth from "
-                 "the model's value oracle (FILE.values) of the whole run.")
+    acc.notes = ("Loads whose true top value covers >= 10% of executions and with >= 30 values sampled (check's "
+                 "default), and beside it the same run's loads with >= 200 (the e2e test's); truth from the model's "
+                 "value oracle (FILE.values) of the whole run.  At 30-100 sampled executions of a load the "
+                 "binomial noise of which executions the interpreter saw (sd 6-9 points at a 30% share) dominates: "
+                 "the hotlist itself is exact there (tau 1).")
     return tables + [cost, acc]

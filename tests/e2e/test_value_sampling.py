@@ -105,11 +105,11 @@ def test_values_finds_the_semi_invariant_and_the_known_distributions_of_valuemix
         a = json.loads(c.out)
         check(a["loads_checked"] >= 3, "the dominant loads are checked", c)
         check(a["top_value_recall"] >= 0.95, "the true top value is first (recall %.3f)" % a["top_value_recall"], c)
-        # Each estimate lies within 3 standard errors (1.5 times its stated
-        # 95 % half-width) of the truth: what a hotlist of 16 promises.  Not
-        # a fixed number of points: with valuemix's 20 % distinct values the
-        # hotlist's tau reaches 16, so a 50 % value rests on ~30 kept
-        # samples (README, Value sampling: the 2-point goal is missed).
+        # the goal on this run: the mean error of the top value's
+        # share within 2 points (README, Value sampling: 0.86 measured)
+        check(a["top_value_freq_error"] <= 2.0, "top_value_freq_error %.2f points" % a["top_value_freq_error"], c)
+        # and each estimate within 3 standard errors (1.5 times its stated
+        # 95 % half-width) of the truth
         ci = {}
         for row in json.loads(alphaprof(["values", "--db", db, "mix_loop", "--json", "--top", "1"]).out)["instructions"]:
             if row["values"]:
