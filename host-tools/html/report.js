@@ -341,11 +341,17 @@
       head.appendChild(el('th', {cls: 'num', text: 'retired'}));
       D.pme.bits.forEach(function (b) { head.appendChild(el('th', {cls: 'num', text: b + '%'})); });
     }
+    var valsOn = L.values;
+    if (valsOn) {
+      head.appendChild(el('th', {cls: 'num', text: 'top value'}));
+      head.appendChild(el('th', {cls: 'num', text: 'share'}));
+      head.appendChild(el('th', {cls: 'num', text: 'sampled'}));
+    }
     head.appendChild(el('th', {text: 'address'}));
     head.appendChild(el('th', {text: 'instruction'}));
     t.appendChild(el('thead', null, head));
     var body = el('tbody');
-    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0);
+    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0) + (valsOn ? 3 : 0);
     L.rows.forEach(function (r, i) {
       if (r[2]) {
         var where = r[2][2] ? r[2][2].split('/').pop() + ':' + r[2][0] : 'line ' + r[2][0];
@@ -362,6 +368,12 @@
         tr.appendChild(td(m ? num(m[0]) : '.', 'num'));
         tr.appendChild(td(m ? num(m[1]) : '', 'num'));
         D.pme.bits.forEach(function (b, k) { tr.appendChild(td(m && m[0] ? (100 * m[2][k] / m[0]).toFixed(1) : '', 'num')); });
+      }
+      if (valsOn) {
+        var v = r[4];   /* [top value, share, sampled, kind] (result, else another kind: marked *) */
+        tr.appendChild(td(v ? v[0] + (v[3] === 'result' ? '' : '*') : '.', 'num mono'));
+        tr.appendChild(td(v ? pct(v[1], 1) : '', 'num'));
+        tr.appendChild(td(v ? num(v[2]) : '', 'num'));
       }
       tr.appendChild(td(hex(L.start + 4 * i)));
       tr.appendChild(td(r[0], 'insn'));

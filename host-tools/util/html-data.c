@@ -12,6 +12,7 @@
 #include "util/str-index.h"
 #include "util/strvec.h"
 #include "util/value-transform.h"
+#include "firmware/abi/value-capture.h"
 
 /* Every drop reason with what it means: counter-names.def's own words. */
 static const struct {
@@ -171,6 +172,24 @@ static int stacks(struct jw *w, const struct html_input *in, struct str_index *n
 
 /* ---------------------------------------------------------------- listings */
 
+/* The value row of the instruction at pc (result kind first, as annotate
+ * shows it), or NULL. */
+static const struct vv_row *insn_values(const struct html_input *in, const struct pv_image *img, uint64_t pc)
+{
+    const struct value_view *vv = in->vals;
+    const struct vv_row *other = NULL;
+    for (size_t i = 0; vv && i < vv->nrows; i++) {
+        const struct vv_row *r = &vv->rows[i];
+        if (!r->img || r->img->address + r->offset != pc || strcmp(r->img->name, img->name) || !r->nvalues)
+            continue;
+        if (r->kind == VALUE_RESULT)
+            return r;
+        if (!other && r->kind < VALUE_KIND_COUNT)
+            other = r;
+    }
+    return other;
+}
+
 /* One procedure's listing as JSON into a string (its size decides whether
  * it fits the budget). */
 static char *listing_json(const struct html_input *in, const char *name, const struct pv_image *img,
@@ -189,7 +208,11 @@ static char *listing_json(const struct html_input *in, const char *name, const s
     fprintf(f, "{\"start\": %llu, \"file\": ", (unsigned long long)(l.n ? l.insns[0].pc : 0));
     const struct source_line *last = NULL;
     jstr(&w, l.n && l.insns[0].line ? l.insns[0].line->file : NULL);
-    fprintf(f, ", \"pme\": %s, \"rows\": [", l.pme_samples ? "true" : "false");
+    bool with_values = false;
+    for (size_t k = 0; k < l.n && !with_values; k++)
+        with_values = insn_values(in, l.img, l.insns[k].pc) != NULL;
+    fprintf(f, ", \"pme\": %s, \"values\": %s, \"rows\": [", l.pme_samples ? "true" : "false",
+            with_values ? "true" : "false");
     for (size_t k = 0; k < l.n; k++) {
         const struct listing_insn *li = &l.insns[k];
         fprintf(f, "%s\n[", k ? "," : "");
@@ -213,12 +236,23 @@ static char *listing_json(const struct html_input *in, const char *name, const s
             last = ln;
         } else
             fprintf(f, ",0");
+        const struct vv_row *vr = insn_values(in, l.img, li->pc);
         if (li->pme && li->pme->samples) {
             const struct pme_insn *pi = li->pme;
             fprintf(f, ",[%llu,%llu,", (unsigned long long)pi->samples, (unsigned long long)pi->retired);
             counts(&w, pi->bits, in->pv->nbits);
             fputc(',', f);
             counts(&w, pi->lat, in->pv->nlat);
+            fputc(']', f);
+        } else if (vr) {
+            fprintf(f, ",null");
+        }
+        /* value sampling: [top value (hex), its share, values sampled, kind] */
+        if (vr) {
+            fprintf(f, ",[\"%llx\",", (unsigned long long)vr->values[0].value);
+            jnum(&w, vr->values[0].share);
+            fprintf(f, ",%llu,", (unsigned long long)vr->offered);
+            jstr(&w, value_any_kind_name(vr->kind));
             fputc(']', f);
         }
         fputc(']', f);

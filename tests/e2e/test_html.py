@@ -150,7 +150,7 @@ def test_html_report_of_a_value_profile_has_its_value_table():
         want = json.loads(alphaprof(["values", "--db", db, "--kind", "all", "--json", "--limit", "0"]).out)
         out = os.path.join(d, "values.html")
         html(db, out)
-        page = open_page(out, screenshot=os.path.join(d, "values.png"))
+        page = open_page(out, "proc=mix_loop", screenshot=os.path.join(d, "values.png"))
         rendered(page)
         rows = table_rows(page, "values-table")
         check(len(rows) == len(want["instructions"]) and len(rows) > 10,
@@ -164,6 +164,13 @@ def test_html_report_of_a_value_profile_has_its_value_table():
         check(mode and mode[0][5] == "100.0%", "mode's load: 3 on 100.0%% of its executions: %s" % mode[:1])
         inv = page.root.by_id("values-table").find("tr", cls="invariant")
         check(inv, "semi-invariants are marked")
+        # the listing has annotate's value columns: mode's load shows 3, 100.0 %
+        box = page.root.by_id("listing-box")
+        heads = [th.all_text() for th in box.find("th")]
+        check("top value" in heads and "share" in heads, "the listing has value columns: %s" % heads)
+        ti, si = heads.index("top value"), heads.index("share")
+        lrows = [[c.all_text() for c in tr.find("td")] for tr in box.find("tr", cls="insn-row")]
+        check(any(r[ti] == "3" and r[si] == "100.0%" for r in lrows), "mode's load in the listing: 3 at 100.0%")
     finally:
         cleanup(d)
 
