@@ -245,7 +245,7 @@ int cmd_values(int argc, char **argv)
     rc = 0;
     if (v.nrows == 0) {
         fprintf(stderr, "alphaprof values: no %s value samples in %s%s%s; record them with "
-                        "`alphaprof record --value-every K`%s\n",
+                        "`alphaprof record --values` (or --value-every K)%s\n",
                 want < 0 ? "" : value_any_kind_name((unsigned)want), db_path, proc ? " in procedure " : "", proc ? proc : "",
                 latency ? " (loads' latencies are kept by default)" : "");
         rc = 1;
