@@ -49,7 +49,8 @@
 #define HOTLIST_MAX_CHUNKS 6    /* chunks one hotlist may take (note 4) */
 #define HOTLIST_VALUES     (HOTLIST_CHUNK * HOTLIST_MAX_CHUNKS)     /* pairs per (PC, kind), at most */
 #define HOTLIST_SLOTS      1024 /* (PC, kind) hotlists per bank: a power of two */
-#define HOTLIST_POOL       1536 /* chunks per bank: 1.5 a slot (the RAM 16 pairs a slot took, less the tags) */
+#define HOTLIST_POOL       1536 /* chunks per bank: 1.5 a slot; a bank takes 240 KB of the core's
+                                   fixed VALUES_PER_CORE (16 pairs a slot took 224 KB) */
 #define HOTLIST_PROBE      8
 
 struct hotlist_chunk {
