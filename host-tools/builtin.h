@@ -25,6 +25,7 @@
     X(export, "write the profile as pprof, folded stacks, callgrind or speedscope") \
     X(html, "the profile as one self-contained HTML report: flame graph, tables, listings") \
     X(push, "upload a profile database to the fleet store (PostgreSQL) as one run") \
+    X(trend, "one procedure across the fleet store's runs, oldest first, with its share's interval") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks") \
     X(calc, "where the cycles went: executions, CPI and stall culprits per instruction (dcpicalc)") \
     X(topstalls, "the instructions with the most stall cycles, with their causes") \

@@ -1191,7 +1191,7 @@ const char *lk_type_name(uint8_t type)
 const char *lk_drop_name(uint32_t reason)
 {
     switch (reason) {
-#define LK_DROP(id, number, name) case number: return name;
+#define LK_DROP(id, number, name, what) case number: return name;
 #include "firmware/abi/counter-names.def"
     default: return "unknown";
     }
@@ -1209,7 +1209,7 @@ const char *lk_stat_name(uint32_t id)
 const char *lk_host_drop_name(enum lk_host_drop id)
 {
     switch (id) {
-#define HOST_DROP(id, name) case LK_HOST_DROP_##id: return name;
+#define HOST_DROP(id, name, what) case LK_HOST_DROP_##id: return name;
 #include "firmware/abi/counter-names.def"
     }
     return "unknown";

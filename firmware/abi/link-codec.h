@@ -413,7 +413,7 @@ const char *lk_stat_name(uint32_t id);
 
 /* What the host counts itself (firmware/abi/counter-names.def). */
 enum lk_host_drop {
-#define HOST_DROP(id, name) LK_HOST_DROP_##id,
+#define HOST_DROP(id, name, what) LK_HOST_DROP_##id,
 #include "firmware/abi/counter-names.def"
 };
 enum lk_host_stat {

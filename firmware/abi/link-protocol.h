@@ -322,7 +322,7 @@ enum lk_stat_id {
 #include "firmware/abi/counter-names.def"
 };
 enum lk_drop_reason {
-#define LK_DROP(id, number, name) LK_DROP_##id = number,
+#define LK_DROP(id, number, name, what) LK_DROP_##id = number,
 #include "firmware/abi/counter-names.def"
 };
 
@@ -347,7 +347,7 @@ enum lk_drop_reason {
 /* Stat and drop numbers index per-id tables of 32 (control-machine.h,
  * ingest): counter-names.def, invariant 1. */
 #define LK_STAT(id, number, name) _Static_assert(number > 0 && number < 32, "stat " name " below 32");
-#define LK_DROP(id, number, name) _Static_assert(number > 0 && number < 32, "drop " name " below 32");
+#define LK_DROP(id, number, name, what) _Static_assert(number > 0 && number < 32, "drop " name " below 32");
 #include "firmware/abi/counter-names.def"
 /* The achieved period's stats fit a FLUSH beside the table's, the boot
  * core's link stats and a source's own (control.c). */

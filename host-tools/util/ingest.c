@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "firmware/profiler/value-interp.h"
+#include "util/value-transform.h"
 #include "util/image-file.h"
 #include "util/symbols.h"
 #include "util/strvec.h"
@@ -407,8 +408,25 @@ static int on_pairs(struct ingest *in, const struct lk_frame *f)
 static void account_link(struct ingest *in, uint32_t core, enum lk_host_drop reason, uint64_t sent,
                          uint64_t got, uint64_t *lost);
 
+struct derived_ctx {
+    struct ingest *in;
+    uint32_t core;
+};
+
+/* A value transform's row (util/value-transform.h), placed like a PC. */
+static void store_derived(void *p, uint64_t where, unsigned kind, uint64_t value, uint64_t count, uint64_t tau,
+                          uint64_t offered)
+{
+    struct derived_ctx *x = p;
+    uint64_t off;
+    int64_t image = place(x->in, where, &off);
+    pdb_add_value_list(x->in->db, x->in->epoch, image, (int32_t)x->core, off, kind, offered);
+    pdb_add_value(x->in->db, x->in->epoch, image, (int32_t)x->core, off, kind, value, count, tau);
+}
+
 /* VALUES: hotlists summed into value_lists and value_counts (estimates
- * carry tau, so sums over frames stay unbiased). */
+ * carry tau, so sums over frames stay unbiased), and what the value
+ * transforms make of them beside. */
 static int on_values(struct ingest *in, const struct lk_frame *f)
 {
     uint32_t core;
@@ -423,6 +441,10 @@ static int on_values(struct ingest *in, const struct lk_frame *f)
         pdb_add_value_list(in->db, in->epoch, image, (int32_t)core, off, h.kind, h.offered);
         for (uint32_t i = 0; i < h.nvalues; i++)
             pdb_add_value(in->db, in->epoch, image, (int32_t)core, off, h.kind, h.value[i], h.count[i], h.tau);
+        if (in->opts.value_transforms) {
+            struct derived_ctx x = {in, core};
+            value_transform_apply(in->opts.value_transforms, &h, store_derived, &x);
+        }
         in->got_values[core] += h.offered;
         in->t.entries++;
     }

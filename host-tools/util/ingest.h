@@ -64,6 +64,9 @@ struct ingest_opts {
      * before it is merged (ACK, EPOCH, FLUSH...); never duplicates. */
     void (*frame_hook)(void *ctx, const struct lk_frame *f);
     void *hook_ctx;
+    /* value transforms applied to every VALUES hotlist, stored beside it
+     * (util/value-transform.h: a mask of 1 << VT_*) */
+    unsigned value_transforms;
 };
 
 /* What went through, for the status line and the caller's report. */

@@ -50,6 +50,27 @@ def test_record_and_every_analysis_under_asan_and_ubsan():
         cleanup(d)
 
 
+def test_value_sampling_ingest_transform_and_its_readers_under_asan_and_ubsan():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "v.db")
+        valuemix = require(build_path("workloads", "valuemix.elf"))
+        r = alphaprof(["record", "--deterministic", "--db", db, "--value-every", "1", "--value-transform", "accessors",
+                       valuemix, "--", "300000"], timeout=240, sanitized=True)
+        check(r.status == 0 and "samples" in r.err, "a value-sampling record with a transform under ASan+UBSan", r)
+        for args in (["values"], ["values", "--kind", "all", "--json"], ["values", "--kind", "accessor"],
+                     ["values", "--latency"], ["annotate", "mix_loop"], ["annotate", "--json", "mix_loop"]):
+            plain = alphaprof([args[0], "--db", db] + args[1:])
+            asan = alphaprof([args[0], "--db", db] + args[1:], sanitized=True)
+            check(asan.status == plain.status == 0 and asan.out == plain.out,
+                  "%s: the same under ASan+UBSan as plain" % " ".join(args), asan)
+        out = os.path.join(d, "v.html")
+        r = alphaprof(["html", "--db", db, "-o", out], sanitized=True)
+        check(r.status == 0 and os.path.getsize(out) > 10000, "html with value tables under ASan+UBSan", r)
+    finally:
+        cleanup(d)
+
+
 def test_bad_input_under_asan_and_ubsan():
     d = tmpdir()
     try:
