@@ -14,8 +14,8 @@
  *                    the CFG as missing edges (its targets are unknown)
  *   calc-equiv.c     frequency-equivalence classes of blocks and edges:
  *                    cycle equivalence (Johnson, Pearson, Pingali 94) with
- *                    EXIT -> ENTRY added; two edges are equivalent iff they
- *                    form a two-edge cut of the undirected graph.  Blocks
+ *                    EXIT -> ENTRY added, their bracket-list algorithm in
+ *                    linear time.  Blocks
  *                    that cannot reach EXIT, and every block of a CFG with
  *                    missing edges, get classes of their own
  *   calc-schedule.c  each block scheduled by the model's own issue rules
@@ -139,6 +139,17 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
 void calc_proc_free(struct calc_proc *p);
 /* Frequency-equivalence classes (calc-equiv.c). */
 void calc_equivalence(struct calc_proc *p);
+/*
+ * Cycle equivalence of an undirected graph in O(V + E) (calc-equiv.c):
+ * nv vertices, ne edges joining ea[e] and eb[e], those with alive[e] taking
+ * part.  cls[e] gets each alive edge's class (0, 1, ... in order of
+ * discovery; UINT32_MAX for the rest and for edges not connected to
+ * root); two edges share a class iff every cycle through one passes
+ * through the other.  Returns the number of classes.  Meant for graphs
+ * whose alive edges all lie on cycles (a bridge gets a class of its own).
+ */
+uint32_t calc_cycle_equivalence(uint32_t nv, uint32_t ne, const uint32_t *ea, const uint32_t *eb,
+                                const bool *alive, uint32_t root, uint32_t *cls);
 /* The static schedule of every block (calc-schedule.c). */
 void calc_schedule(struct calc_proc *p);
 
