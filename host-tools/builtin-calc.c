@@ -116,6 +116,10 @@ static void print_listing_text(const struct calc_proc *p, const struct pv_proc *
     printf("Procedure %s in image %s: %zu instructions, %zu blocks, %zu frequency classes%s\n", pp->name,
            pp->img->name, p->n, p->nblocks, p->nclasses,
            p->missing_edges ? " (CFG missing edges: an indirect jump; one class per block)" : "");
+    for (size_t i = 0; i < p->n; i++)
+        if (p->insns[i].jump)
+            printf("  jmp at %llx: %s\n", (unsigned long long)p->insns[i].pc,
+                   p->insns[i].jump == JUMP_TABLE ? "a jump table, an edge to each target" : "targets unknown");
     printf("Core: %s (board %s).  Cycles: %.0f, stalls %.1f%%:", p->params.inorder ? "in order" : "out of order",
            board, t.cycles, t.cycles > 0 ? 100 * t.stall / t.cycles : 0.0);
     stack_text(t.stack, t.cycles, true);
@@ -208,7 +212,8 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
             printf("\"exit\"");
         else
             printf("%llu", (unsigned long long)p->insns[p->blocks[x->to].first].pc);
-        printf(", \"class\": %u, \"executions\": ", x->cls);
+        static const char *const kinds[] = {"fall", "taken", "call_return", "entry", "out", "table"};
+        printf(", \"kind\": \"%s\", \"class\": %u, \"executions\": ", kinds[x->kind], x->cls);
         json_num(stdout, x->freq);
         printf("}");
     }
@@ -219,6 +224,8 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
         alpha_disassemble(in->s.word, in->pc, text, sizeof text);
         printf("%s\n  {\"address\": %llu, \"instruction\": ", i ? "," : "", (unsigned long long)in->pc);
         json_str(stdout, text);
+        if (in->jump)
+            printf(", \"jump\": \"%s\"", in->jump == JUMP_TABLE ? "table" : "unknown");
         printf(", \"samples\": {");
         for (unsigned e = 0, first = 1; e < CALC_NEV; e++) {
             if (in->samples[e] <= 0)

@@ -60,6 +60,11 @@ static int by_image_offset(const void *key, const void *elem)
     return k->offset < x->offset ? -1 : k->offset > x->offset;
 }
 
+static bool read_image(const void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return symtab_read(ctx, addr, buf, len);
+}
+
 int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const struct model_params *mp,
                    struct calc_proc *out, struct ap_err *err)
 {
@@ -90,7 +95,8 @@ int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const
     for (unsigned e = 0; e < CALC_NEV; e++)
         if (idx[e] >= 0)
             r.period[e] = (double)v->periods[idx[e]];
-    if (calc_cfg_build(out, mp, start, words, n)) {
+    const struct calc_image img = {read_image, pp->img->st};
+    if (calc_cfg_build_image(out, mp, start, words, n, &img)) {
         free(words);
         ap_err_set(err, "%s: no instructions", pp->name);
         return -1;

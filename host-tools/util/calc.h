@@ -9,9 +9,11 @@
  * Steps, one file each:
  *   calc-cfg.c       the CFG from the image's words (shared decoder):
  *                    blocks end at branches, jumps, calls and returns;
- *                    indirect jumps (jmp, jsr_coroutine) and branches out
- *                    of the procedure go to EXIT, and an indirect jmp marks
- *                    the CFG as missing edges (its targets are unknown)
+ *                    a jmp through a jump table (calc-jumptab.c) has an
+ *                    edge to each target; other indirect jumps (jmp,
+ *                    jsr_coroutine) and branches out of the procedure go
+ *                    to EXIT, and such a jmp marks the CFG as missing
+ *                    edges (its targets are unknown)
  *   calc-equiv.c     frequency-equivalence classes of blocks and edges:
  *                    cycle equivalence (Johnson, Pearson, Pingali 94) with
  *                    EXIT -> ENTRY added, their bracket-list algorithm in
@@ -75,12 +77,15 @@ enum calc_event { CALC_EVENTS(CALC_EV_ENUM_) CALC_NEV };
 #undef CALC_EV_ENUM_
 
 enum calc_confidence { CONF_LOW, CONF_MEDIUM, CONF_HIGH };
-enum calc_edge_kind { EDGE_FALL, EDGE_TAKEN, EDGE_CALL_RETURN, EDGE_ENTRY, EDGE_OUT };
+enum calc_edge_kind { EDGE_FALL, EDGE_TAKEN, EDGE_CALL_RETURN, EDGE_ENTRY, EDGE_OUT, EDGE_TABLE };
+/* What an indirect jmp is (calc_insn.jump). */
+enum calc_jump { JUMP_NONE, JUMP_TABLE, JUMP_UNKNOWN };
 
 struct calc_insn {
     uint64_t pc;
     struct insn_static s;
     uint32_t block;
+    uint8_t jump;               /* enum calc_jump: a jmp through a jump table, or to where unknown */
     /* the static schedule */
     uint32_t m;                 /* M_i: cycles added with no dynamic stall */
     double share;               /* its part of its issue group's cycle */
@@ -133,9 +138,24 @@ struct calc_proc {
     struct model_params params;
 };
 
-/* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0. */
+/* The image around a procedure: its jump tables are read through it. */
+struct calc_image {
+    bool (*read)(const void *ctx, uint64_t addr, void *buf, size_t len);
+    const void *ctx;
+};
+
+/* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0.
+ * With img, a jmp through a jump table gets an edge to each target
+ * (calc_jump_table); any other jmp marks the CFG as missing edges. */
 int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint64_t start,
                    const uint32_t *words, size_t n);
+int calc_cfg_build_image(struct calc_proc *p, const struct model_params *params, uint64_t start,
+                         const uint32_t *words, size_t n, const struct calc_image *img);
+/* The targets of the jmp at words[j] if it is gcc's jump-table pattern
+ * (calc-jumptab.c): their number (one per table entry, *targets malloc'd),
+ * or 0 (*targets NULL). */
+size_t calc_jump_table(const uint32_t *words, size_t n, uint64_t start, size_t j, const struct calc_image *img,
+                       uint64_t **targets);
 void calc_proc_free(struct calc_proc *p);
 /* Frequency-equivalence classes (calc-equiv.c). */
 void calc_equivalence(struct calc_proc *p);
