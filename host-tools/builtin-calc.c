@@ -212,10 +212,9 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
             printf("\"exit\"");
         else
             printf("%llu", (unsigned long long)p->insns[p->blocks[x->to].first].pc);
-        static const char *const kinds[] = {"fall", "taken", "call_return", "entry", "out", "table"};
-        printf(", \"kind\": \"%s\", \"class\": %u, \"executions\": ", kinds[x->kind], x->cls);
+        printf(", \"kind\": \"%s\", \"class\": %u, \"executions\": ", calc_edge_kind_names[x->kind], x->cls);
         json_num(stdout, x->freq);
-        printf("}");
+        printf(", \"by\": \"%s\"}", calc_by_names[p->classes[x->cls].by]);
     }
     printf("],\n \"instructions\": [");
     for (size_t i = 0; i < p->n; i++) {

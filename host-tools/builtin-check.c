@@ -253,10 +253,11 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
         printf("{\"freq_within_5\": %.6f, \"freq_within_10\": %.6f, \"freq_within_15\": %.6f, "
                "\"unexplained_share\": %.6f, \"cause_agreement\": %.6f, \"stack_error\": %.6f, "
                "\"samples\": %.0f, \"procedures\": %zu, \"estimated_cycles\": %.0f, "
-               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\"}\n",
+               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\", "
+               "\"edge_within_10\": %.6f, \"edge_executions\": %.0f}\n",
                acc.freq_within[0], acc.freq_within[1], acc.freq_within[2], acc.unexplained_share,
                acc.cause_agreement, acc.stack_error, acc.samples, acc.procedures, acc.est_cycles, acc.est_stall,
-               acc.true_cycles, interval ? "interval" : "run");
+               acc.true_cycles, interval ? "interval" : "run", acc.edge_within_10, acc.edge_executions);
     } else {
         printf("alphaprof calc against the oracle (%s): %zu procedures, %.0f cycle samples\n",
                interval ? "the profiled interval" : "the whole run", acc.procedures, acc.samples);
@@ -264,6 +265,8 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
                100 * acc.freq_within[0], 100 * acc.freq_within[1], 100 * acc.freq_within[2]);
         printf("  unexplained stall cycles           %5.1f%%\n", 100 * acc.unexplained_share);
         printf("  stall cycles with the oracle's cause %5.1f%%\n", 100 * acc.cause_agreement);
+        printf("  edge executions within 10%%         %5.1f%%  (of %.0f, the oracle's)\n", 100 * acc.edge_within_10,
+               acc.edge_executions);
         printf("  stack error                        %5.1f%%  (half the sum of |estimate - truth| over\n"
                "                                            (instruction, cause), over %.0f cycles)\n",
                100 * acc.stack_error, acc.true_cycles);

@@ -22,6 +22,8 @@ const char calc_stack_letters[CALC_NSTACK + 1] = "-iIpTddDaxfwmo?";
 const char *const calc_event_names[CALC_NEV] = {CALC_EVENTS(CALC_EV_NAME_)};
 #undef CALC_EV_NAME_
 const char *const calc_confidence_names[3] = {"low", "medium", "high"};
+const char *const calc_by_names[4] = {"unknown", "samples", "propagation", "branch_direction"};
+const char *const calc_edge_kind_names[6] = {"fall", "taken", "call_return", "entry", "out", "table"};
 
 void *calc_zalloc(size_t n, size_t size)
 {

@@ -39,6 +39,7 @@
 #define CALC_FEW_SAMPLES_PER_POINT 4.0  /* below: sum S / sum M over the class */
 #define CALC_CLUSTER_SLACK 1.05         /* a point 5 % above the cluster's rate still fits ... */
 #define CALC_NOISE_Z 2.5                /* ... and so does sampling noise up to 2.5 sigma */
+#define CALC_MIN_DIR_SAMPLES 10         /* edge samples a branch needs to split its block */
 
 struct point {
     double s, m, ratio;
@@ -133,7 +134,33 @@ static void set_class(struct calc_proc *p, uint32_t c, double f, bool *changed)
     p->classes[c].freq = f > 0 ? f : 0;
     p->classes[c].confidence = CONF_LOW;
     p->classes[c].propagated = true;
+    p->classes[c].by = BY_PROPAGATION;
     *changed = true;
+}
+
+/* Edge samples (DCPI section 7): a conditional branch whose block's
+ * frequency is known splits it between its two ways by the sampled
+ * share taken, for the ways flow has not told. */
+static void propagate_branch(struct calc_proc *p, uint32_t b, bool *changed)
+{
+    const struct calc_block *blk = &p->blocks[b];
+    const struct calc_insn *br = &p->insns[blk->first + blk->n - 1];
+    double bf = class_freq(p, blk->cls);
+    if (br->s.cls != ALPHA_BRANCH_COND || br->dir_samples < CALC_MIN_DIR_SAMPLES || bf < 0 || blk->nout != 2 ||
+        p->edges[blk->out[0]].to == p->edges[blk->out[1]].to)
+        return;
+    double taken = br->dir_taken / br->dir_samples;
+    for (uint32_t k = 0; k < 2; k++) {
+        const struct calc_edge *e = &p->edges[blk->out[k]];
+        struct calc_class *c = &p->classes[e->cls];
+        if (c->freq >= 0)
+            continue;
+        c->freq = bf * (k == 1 ? taken : 1 - taken);  /* (the fall-through way is out[0]: calc-cfg.c) */
+        c->confidence = br->dir_samples >= 100 ? CONF_MEDIUM : CONF_LOW;
+        c->propagated = true;
+        c->by = BY_BRANCH;
+        *changed = true;
+    }
 }
 
 /* One side of a block's flow constraint: the block's frequency equals the
@@ -154,10 +181,17 @@ static void propagate_side(struct calc_proc *p, uint32_t b, const uint32_t *edge
         }
     }
     double bf = class_freq(p, p->blocks[b].cls);
-    if (bf < 0 && !unknown)
+    if (bf < 0 && !unknown) {
         set_class(p, p->blocks[b].cls, known, changed);
-    else if (bf >= 0 && unknown == 1)
+    } else if (bf >= 0 && unknown == 1) {
         set_class(p, p->edges[which].cls, bf - known, changed);
+    } else if (bf >= 0 && unknown > 1 && bf - known <= 0) {
+        /* nothing left for them, and none runs a negative number of
+         * times: all 0 (a loop's exits into a block of no samples) */
+        for (uint32_t k = 0; k < ne; k++)
+            if (class_freq(p, p->edges[edges[k]].cls) < 0)
+                set_class(p, p->edges[edges[k]].cls, 0, changed);
+    }
 }
 
 static void propagate(struct calc_proc *p)
@@ -170,6 +204,11 @@ static void propagate(struct calc_proc *p)
             propagate_side(p, b, p->blocks[b].in, p->blocks[b].nin, &changed);
             propagate_side(p, b, p->blocks[b].out, p->blocks[b].nout, &changed);
         }
+        /* flow first (it is exact where the samples are); then edge samples */
+        if (!changed)
+            for (uint32_t b = 0; b < p->nblocks; b++)
+                if (p->blocks[b].reached)
+                    propagate_branch(p, b, &changed);
     }
 }
 
@@ -216,18 +255,37 @@ static void frequencies(struct calc_proc *p, double period)
      * neighbours' flow: they wait for propagation, and keep their own
      * estimate if none comes. */
     double *own = calc_zalloc(p->nclasses + 1, sizeof *own);
+    uint8_t *own_conf = calc_zalloc(p->nclasses + 1, sizeof *own_conf);
     for (uint32_t c = 0; c < p->nclasses; c++) {
         own[c] = p->classes[c].freq;
+        own_conf[c] = p->classes[c].confidence;
+        p->classes[c].by = own[c] >= 0 ? BY_SAMPLES : BY_NONE;
         if (p->classes[c].points && (p->classes[c].confidence == CONF_LOW || p->classes[c].used < 3))
             p->classes[c].freq = -1;
     }
     propagate(p);
+    /* Those that got none keep their own, and flow goes on from them,
+     * the better sampled first (a branch's edge samples beat a class of
+     * no samples): a loop's entry with next to no samples still tells its
+     * back edge (the loop's frequency less the entry's). */
+    for (int stage = 0; stage < 2; stage++) {
+        for (uint32_t c = 0; c < p->nclasses; c++)
+            if (p->classes[c].freq < 0 && own[c] >= 0 && (stage == 1 || own_conf[c] > CONF_LOW)) {
+                p->classes[c].freq = own[c];
+                p->classes[c].propagated = false;
+                p->classes[c].confidence = CONF_LOW;
+                p->classes[c].by = BY_SAMPLES;
+            }
+        propagate(p);
+    }
     for (uint32_t c = 0; c < p->nclasses; c++)
         if (p->classes[c].freq < 0) {
-            p->classes[c].freq = own[c] >= 0 ? own[c] : 0;
+            p->classes[c].freq = 0;
             p->classes[c].propagated = false;
             p->classes[c].confidence = CONF_LOW;
+            p->classes[c].by = BY_NONE;
         }
+    free(own_conf);
     for (size_t e = 0; e < p->nedges; e++)
         p->edges[e].freq = p->classes[p->edges[e].cls].freq * period;
     for (size_t i = 0; i < p->n; i++)

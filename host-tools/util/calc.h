@@ -93,6 +93,10 @@ struct calc_insn {
     uint32_t static_culprit;    /* the instruction it waited for, or CALC_NONE */
     /* the profile */
     double samples[CALC_NEV];
+    /* Edge samples (DCPI section 7): of a conditional branch, sampled
+     * executions whose direction is known and how many of them were
+     * taken (ProfileMe's retired records and their taken bit); 0 none. */
+    double dir_samples, dir_taken;
     /* the estimates */
     double freq;                /* executions (note 1) */
     double dynamic;             /* dynamic stall cycles (S_i P - F M_i) */
@@ -117,9 +121,13 @@ struct calc_edge {
     double freq;                /* estimated executions, < 0 unknown */
 };
 
+/* Where a class's frequency came from. */
+enum calc_by { BY_NONE, BY_SAMPLES, BY_PROPAGATION, BY_BRANCH };
+
 struct calc_class {
     double freq;                /* < 0: unknown */
     uint8_t confidence;         /* enum calc_confidence */
+    uint8_t by;                 /* enum calc_by (BY_NONE: no estimate, freq 0) */
     bool propagated;
     uint32_t points, used;      /* issue points, and those in the chosen cluster */
 };
@@ -197,6 +205,8 @@ void *calc_zalloc(size_t n, size_t size);
 extern const char *const calc_stack_names[CALC_NSTACK];
 extern const char *const calc_event_names[CALC_NEV];
 extern const char *const calc_confidence_names[3];
+extern const char *const calc_by_names[4];
+extern const char *const calc_edge_kind_names[6];
 /* One letter per cause for the listing's bubbles (DCPI's: d D-cache, D DTB,
  * i I-cache, I ITB, p mispredict, w write buffer, f unit busy, a dependency,
  * s slotting...). */

@@ -24,6 +24,7 @@
 #define ADDQ(ra, rb, rc)    (0x10u << 26 | (ra) << 21 | (rb) << 16 | 0x20 << 5 | (rc))
 #define SLL(ra, rb, rc)     (0x12u << 26 | (ra) << 21 | (rb) << 16 | 0x39 << 5 | (rc))
 #define BEQ(ra, disp)       (0x39u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
+#define BNE(ra, disp)       (0x3du << 26 | (ra) << 21 | ((disp) & 0x1fffff))
 #define BR(disp)            (0x30u << 26 | 31u << 21 | ((disp) & 0x1fffff))
 #define RET                 (0x1au << 26 | 31u << 21 | 26u << 16 | 2u << 14)
 #define JMP(rb)             (0x1au << 26 | 31u << 21 | (rb) << 16)
@@ -210,6 +211,72 @@ static void test_a_cluster_takes_the_points_that_agree_within_sampling_noise(voi
     calc_proc_free(&p);
 }
 
+/* A one-block loop: 1000 addq; 1004 addq; 1008 bne -> 1000; 100c ret.
+ * Its back edge has no instruction of its own: flow gives it the loop's
+ * executions less the entry's, even when the entry (and the ret) have
+ * next to no samples. */
+static void test_a_loops_back_edge_gets_the_loop_less_its_entry(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {ADDQ(1, 2, 1), ADDQ(3, 4, 3), BNE(1, -3), RET};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 4), 0);
+    const double s[] = {400, 0, 400, 1};
+    for (int i = 0; i < 4; i++)
+        p.insns[i].samples[CALC_EV_CYCLES] = s[i];
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
+    calc_estimate(&p, &r);
+    double loop = p.insns[0].freq, entry = p.insns[3].freq;
+    assert_true(loop > 350 && entry >= 0 && entry < 5);
+    bool seen = false;
+    for (size_t e = 0; e < p.nedges; e++)
+        if (p.edges[e].from == 0 && p.edges[e].to == 0) {
+            assert_true(near(p.edges[e].freq, loop - entry));
+            assert_int_equal(p.classes[p.edges[e].cls].by, BY_PROPAGATION);
+            seen = true;
+        }
+    assert_true(seen);
+    calc_proc_free(&p);
+}
+
+/* A diamond whose arms have no samples: flow cannot split the fork's 100
+ * executions; 20 edge samples of its beq, 5 taken, give the taken arm 25
+ * and the other 75 (DCPI section 7). */
+static void test_edge_samples_split_a_branch_that_flow_cannot(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {BEQ(1, 2), ADDQ(1, 2, 3), BR(1), ADDQ(1, 2, 4), RET};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 5), 0);
+    p.insns[0].samples[CALC_EV_CYCLES] = 100;
+    p.insns[4].samples[CALC_EV_CYCLES] = 100;
+    p.insns[0].dir_samples = 20;
+    p.insns[0].dir_taken = 5;
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
+    calc_estimate(&p, &r);
+    assert_true(near(p.insns[0].freq, 100));
+    assert_true(near(p.insns[1].freq, 75) && near(p.insns[3].freq, 25));
+    for (uint32_t k = 0; k < p.blocks[0].nout; k++) {
+        const struct calc_edge *e = &p.edges[p.blocks[0].out[k]];
+        assert_true(near(e->freq, e->kind == EDGE_TAKEN ? 25 : 75));
+        assert_int_equal(p.classes[e->cls].by, BY_BRANCH);
+    }
+    calc_proc_free(&p);
+    /* without them, the arms keep their own estimates (no samples: 0) */
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 5), 0);
+    p.insns[0].samples[CALC_EV_CYCLES] = 100;
+    p.insns[4].samples[CALC_EV_CYCLES] = 100;
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    calc_estimate(&p, &r);
+    assert_true(p.insns[1].freq == 0 && p.insns[3].freq == 0);
+    calc_proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +287,8 @@ int main(void)
         cmocka_unit_test_setup(test_the_smallest_cluster_of_ratios_gives_the_frequency, setup),
         cmocka_unit_test_setup(test_event_samples_bound_a_culprit, setup),
         cmocka_unit_test_setup(test_a_cluster_takes_the_points_that_agree_within_sampling_noise, setup),
+        cmocka_unit_test_setup(test_a_loops_back_edge_gets_the_loop_less_its_entry, setup),
+        cmocka_unit_test_setup(test_edge_samples_split_a_branch_that_flow_cannot, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
