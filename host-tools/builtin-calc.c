@@ -232,7 +232,10 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
             printf("%s\"%s\": %.0f", first ? "" : ", ", calc_event_names[e], in->samples[e]);
             first = 0;
         }
-        printf("}, \"executions\": ");
+        printf("}");
+        if (in->dir_samples > 0)
+            printf(", \"edge_samples\": {\"sampled\": %.0f, \"taken\": %.0f}", in->dir_samples, in->dir_taken);
+        printf(", \"executions\": ");
         json_num(stdout, in->freq);
         printf(", \"confidence\": \"%s\", \"m\": %u, \"cpi\": ",
                calc_confidence_names[p->classes[p->blocks[in->block].cls].confidence], in->m);
@@ -258,8 +261,10 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
     printf("]}\n");
 }
 
-/* Loads the profile and the board's parameters. */
-static int load(const struct calc_options *o, const char *cmd, struct profile_view *v, struct model_params *mp)
+/* Loads the profile (with its ProfileMe data, for the branches' edge
+ * samples: an empty view without) and the board's parameters. */
+static int load(const struct calc_options *o, const char *cmd, struct profile_view *v, struct pme_view *pme,
+                struct model_params *mp)
 {
     struct ap_err err;
     struct pdb *db;
@@ -273,6 +278,10 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
     }
     struct pv_selection sel = o->po.sel;
     int rc = pv_load(db, &sel, v, &err);
+    if (!rc && pme_view_load(db, &sel, 30, pme, &err)) {
+        pv_free(v);
+        rc = -1;
+    }
     if (!rc)
         loss_note(db, v->epoch, cmd, stderr);
     pdb_close(db);
@@ -287,15 +296,17 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
                         "cycles,dmiss,l2miss,branchmp on a board with the hardware model (e.g. --board %s)\n",
                 cmd, CALC_DEFAULT_BOARD);
         pv_free(v);
+        pme_view_free(pme);
         return 1;
     }
     return 0;
 }
 
-static int summary(const struct calc_options *o, const struct profile_view *v, const struct model_params *mp)
+static int summary(const struct calc_options *o, const struct profile_view *v, const struct pme_view *pme,
+                   const struct model_params *mp)
 {
     struct calc_analysed a;
-    calc_analyse_view(v, mp, &a);
+    calc_analyse_view_pme(v, pme, mp, &a);
     double all[CALC_NSTACK] = {0}, all_cycles = 0;
     struct calc_totals *t = calc_zalloc(a.n + 1, sizeof *t);
     for (size_t k = 0; k < a.n; k++) {
@@ -372,14 +383,15 @@ int cmd_calc(int argc, char **argv)
         return rc;
     }
     struct profile_view v;
+    struct pme_view pme;
     struct model_params mp;
-    if (load(&o, "alphaprof calc", &v, &mp)) {
+    if (load(&o, "alphaprof calc", &v, &pme, &mp)) {
         strvec_free(&operands);
         return 1;
     }
     int rc = 0;
     if (o.summary || operands.n == 0) {
-        rc = summary(&o, &v, &mp);
+        rc = summary(&o, &v, &pme, &mp);
     } else {
         const struct pv_proc *pp = pv_find_proc(&v, operands.v[0]);
         struct calc_proc p;
@@ -388,7 +400,7 @@ int cmd_calc(int argc, char **argv)
             fprintf(stderr, "alphaprof calc: no samples in a procedure '%s' in %s; alphaprof report lists "
                             "the procedures with samples\n", operands.v[0], profile_opts_db(&o.po));
             rc = 1;
-        } else if (calc_view_proc(&v, pp, &mp, &p, &err)) {
+        } else if (calc_view_proc_pme(&v, &pme, pp, &mp, &p, &err)) {
             fprintf(stderr, "alphaprof calc: %s\n", err.msg);
             rc = 1;
         } else {
@@ -402,6 +414,7 @@ int cmd_calc(int argc, char **argv)
         }
     }
     pv_free(&v);
+    pme_view_free(&pme);
     strvec_free(&operands);
     return rc;
 }
@@ -435,11 +448,12 @@ int cmd_topstalls(int argc, char **argv)
     if (r != OPT_PARSED)
         return opt_exit(r);
     struct profile_view v;
+    struct pme_view pme;
     struct model_params mp;
-    if (load(&o, "alphaprof topstalls", &v, &mp))
+    if (load(&o, "alphaprof topstalls", &v, &pme, &mp))
         return 1;
     struct calc_analysed a;
-    calc_analyse_view(&v, &mp, &a);
+    calc_analyse_view_pme(&v, &pme, &mp, &a);
     size_t n = 0, cap = 0;
     double total = 0;
     for (size_t k = 0; k < a.n; k++)
@@ -489,5 +503,6 @@ int cmd_topstalls(int argc, char **argv)
     free(rows);
     calc_analysed_free(&a);
     pv_free(&v);
+    pme_view_free(&pme);
     return 0;
 }

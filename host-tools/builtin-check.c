@@ -229,8 +229,8 @@ static int print_stacks(const struct check_options *opts, const struct oracle *w
 }
 
 /* --calc: alphaprof calc's estimates against the truth t. */
-static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct oracle *t,
-                      bool interval)
+static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct pme_view *pme,
+                      const struct oracle *t, bool interval)
 {
     struct ap_err err;
     struct model_params mp;
@@ -246,7 +246,7 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
         return 1;
     }
     struct calc_analysed a;
-    calc_analyse_view(v, &mp, &a);
+    calc_analyse_view_pme(v, pme, &mp, &a);
     struct calc_accuracy acc;
     calc_accuracy(&a, t, &acc);
     if (opts->po.json) {
@@ -351,6 +351,11 @@ static int check_profile(const struct check_options *opts)
             pv_free(&v);
             rc = -1;
         }
+    struct pme_view calc_pme = {0};     /* --calc: the branches' edge samples */
+    if (!rc && opts->calc && pme_view_load(db, &sel, 30, &calc_pme, &err)) {
+        pv_free(&v);
+        rc = -1;
+    }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     pdb_close(db);
@@ -360,7 +365,8 @@ static int check_profile(const struct check_options *opts)
         return 1;
     }
     if (opts->calc) {
-        rc = check_calc(opts, &v, t, have_interval > 0);
+        rc = check_calc(opts, &v, &calc_pme, t, have_interval > 0);
+        pme_view_free(&calc_pme);
         pv_free(&v);
         free_oracles(&o, &interval, have_interval);
         return rc;

@@ -33,6 +33,8 @@ def test_calc_estimates_executions_and_stalls_of_copy_against_the_oracle():
         check(j["freq_within_15"] > 0.6, "most cycle samples' executions within 15%%: %.3f" % j["freq_within_15"], c)
         check(j["unexplained_share"] < 0.25 and j["cause_agreement"] > 0.3 and j["stack_error"] < 0.6,
               "culprits mostly agree with the oracle's cycle stacks: %s" % j, c)
+        check(j["edge_executions"] > 1e6 and j["edge_within_10"] > 0.8,
+              "edge executions (the copy loop's back edge among them) within 10%% of the oracle's: %s" % j, c)
         # the listing: the copy loop's stores wait for the loads' D-cache misses
         s = alphaprof(["calc", "--db", db, "run_once"])
         check(s.status == 0 and "*** block" in s.out and "executions" in s.out, "calc lists run_once", s)
