@@ -563,7 +563,27 @@ void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
             in->stack[CAUSE_BASE] += f;
             in->stack[in->static_cause] += f * (in->m - 2);
         }
-        in->dynamic = s > f * in->m ? s - f * in->m : 0;
+        /* a block entered both ways: the other way's executions take its
+         * other schedule (one instruction may pair on one way, not on
+         * the other); what that adds is issue time, base */
+        double expect = f * in->m;
+        const struct calc_block *blk = &p->blocks[in->block];
+        if (blk->alt_entry && in->m_alt != in->m && f > 0) {
+            double fall = 0;
+            for (uint32_t k = 0; k < blk->nin; k++) {
+                const struct calc_edge *e = &p->edges[blk->in[k]];
+                if (e->from == in->block - 1 && e->kind == EDGE_FALL)
+                    fall += e->freq;
+            }
+            double other = f - fall;
+            other = other < 0 ? 0 : other > f ? f : other;
+            double alt = blk->fall_dominant ? other : f - other;
+            double extra = alt * ((double)in->m_alt - (double)in->m);
+            if (extra > 0)
+                in->stack[CAUSE_BASE] += extra;
+            expect += extra;
+        }
+        in->dynamic = s > expect ? s - expect : 0;
         struct candidates cs;
         uint32_t branch;
         find_candidates(p, r, i, &cs, &branch);

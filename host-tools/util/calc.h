@@ -91,6 +91,8 @@ struct calc_insn {
     double share;               /* its part of its issue group's cycle */
     uint8_t static_cause;       /* of the M_i - 1 stall cycles (enum cycle_cause) */
     uint32_t static_culprit;    /* the instruction it waited for, or CALC_NONE */
+    uint32_t m_alt;             /* M_i when the block is entered the other way
+                                 * (calc_block.alt_entry), else m */
     /* the profile */
     double samples[CALC_NEV];
     /* Edge samples (DCPI section 7): of a conditional branch, sampled
@@ -112,6 +114,9 @@ struct calc_block {
     uint32_t nin, nout;
     bool reaches_exit, reached;
     bool fall_dominant;         /* mostly entered by falling through (calc_refine) */
+    bool alt_entry;             /* entered both by falling through from the block
+                                 * before and otherwise: m is one schedule, m_alt
+                                 * the other (calc-schedule.c) */
 };
 
 struct calc_edge {
