@@ -425,11 +425,26 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
                 double extra = mp->l1_latency + mp->tlb_miss_latency;
                 if (r->period[CALC_EV_DMISS] <= 0) {
                     add_candidate(cs, CAUSE_DCACHE_MEM, INFINITY, prod[q]);
-                } else if (r->period[CALC_EV_L2MISS] > 0) {
-                    add_candidate(cs, CAUSE_DCACHE_MEM, l2 * (mp->memory_latency + extra), prod[q]);
-                    add_candidate(cs, CAUSE_DCACHE_L2, (dm > l2 ? dm - l2 : 0) * mp->l2_latency, prod[q]);
                 } else {
-                    add_candidate(cs, CAUSE_DCACHE_MEM, dm * (mp->memory_latency + extra), prod[q]);
+                    double mem = r->period[CALC_EV_L2MISS] > 0 ? l2 : dm;
+                    double b_mem = mem * (mp->memory_latency + extra);
+                    double b_l2 = r->period[CALC_EV_L2MISS] > 0 ? (dm > l2 ? dm - l2 : 0) * mp->l2_latency : 0;
+                    /* A miss's latency overlaps what the block did between
+                     * the load and i: the schedule's cycles on every miss,
+                     * and the stalls of the instructions in between (the
+                     * copy loop's second store waits little for a line
+                     * the first store already waited for) */
+                    if (prod[q] < i && pi->block == in->block && b_mem + b_l2 > 0) {
+                        double overlap = 0;
+                        for (uint32_t k = prod[q] + 1; k < i; k++)
+                            overlap += p->insns[k].dynamic + dm * p->insns[k].m;
+                        double keep = b_mem + b_l2 > overlap ? (b_mem + b_l2 - overlap) / (b_mem + b_l2) : 0;
+                        b_mem *= keep;
+                        b_l2 *= keep;
+                    }
+                    add_candidate(cs, CAUSE_DCACHE_MEM, b_mem, prod[q]);
+                    if (r->period[CALC_EV_L2MISS] > 0)
+                        add_candidate(cs, CAUSE_DCACHE_L2, b_l2, prod[q]);
                 }
                 add_candidate(cs, CAUSE_DTB, r->period[CALC_EV_DTBMISS] > 0
                               ? events_at(p, r, prod[q], CALC_EV_DTBMISS) * mp->tlb_miss_latency : INFINITY,
