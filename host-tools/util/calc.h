@@ -27,7 +27,9 @@
  *                    its static stall with cause and culprit
  *   calc-estimate.c  frequency per class from the clustered S_i/M_i of its
  *                    issue points, local propagation along the flow
- *                    constraints, confidence; then per instruction CPI and
+ *                    constraints and a branch's edge samples (DCPI
+ *                    section 7: the edges' frequencies), confidence;
+ *                    then per instruction CPI and
  *                    the dynamic stall S_i - F M_i split among the culprits
  *                    not ruled out, each bounded by its event samples
  *

@@ -7,7 +7,9 @@
  * a pipe conflict), a class's frequency from its clustered S/M ratios with
  * a dynamically stalled issue point left out, and that stall blamed on the
  * load's D-cache and DTB (guilty while unbounded; bounded by D-cache-miss
- * samples once there are some).
+ * samples once there are some, less what overlapped the miss); a
+ * cluster of the points that agree within sampling noise; a loop's back
+ * edge by flow; a branch's edge samples splitting what flow cannot.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,6 +190,36 @@ static void test_event_samples_bound_a_culprit(void **state)
     calc_proc_free(&p);
 }
 
+/* ldq r1 (M 1); addq r1,r1 waits for it (M 2) and stalls 500 cycles
+ * more on its misses; addq r1,r4 pairs with it (M 0) yet has 400 cycles
+ * of its own.  10 D-cache misses at period 1 bound the D-cache at 10 x
+ * 82 = 820 cycles, but the first consumer's 500-cycle stall and its 2
+ * schedule cycles on each of the 10 misses already passed while the
+ * line came: the second's D-cache share is at most 820 - 520 = 300, the
+ * other 100 go to the DTB (unbounded); 300/60 + 100/20 = 10 stalled
+ * executions' issue cycles are base (calc.h note 5). */
+static void test_a_miss_already_waited_for_bounds_the_next_consumer_less(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {LDQ(1, 0, 2), ADDQ(1, 1, 3), ADDQ(1, 4, 5), RET};
+    const double s[] = {100, 700, 400, 100};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 4), 0);
+    for (int i = 0; i < 4; i++)
+        p.insns[i].samples[CALC_EV_CYCLES] = s[i];
+    p.insns[0].samples[CALC_EV_DMISS] = 10;
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    assert_true(p.insns[0].m == 1 && p.insns[1].m == 2 && p.insns[2].m == 0);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1, [CALC_EV_DMISS] = 1}};
+    calc_estimate(&p, &r);
+    assert_true(near(p.insns[0].freq, 100));
+    assert_true(near(p.insns[1].dynamic, 500) && near(p.insns[2].dynamic, 400));
+    assert_true(near(p.insns[2].stack[CAUSE_DCACHE_MEM], 300 * 390.0 / 400));
+    assert_true(near(p.insns[2].stack[CAUSE_DTB], 100 * 390.0 / 400));
+    calc_proc_free(&p);
+}
+
 /* Five stores, one a cycle (E0 only), with 260, 275, 303, 311 and 414
  * samples at period 1: the first four agree within Poisson noise (F =
  * 1149 / 4 = 287.25); the fifth, stalled about a third of its
@@ -289,6 +321,7 @@ int main(void)
         cmocka_unit_test_setup(test_the_smallest_cluster_of_ratios_gives_the_frequency, setup),
         cmocka_unit_test_setup(test_event_samples_bound_a_culprit, setup),
         cmocka_unit_test_setup(test_a_cluster_takes_the_points_that_agree_within_sampling_noise, setup),
+        cmocka_unit_test_setup(test_a_miss_already_waited_for_bounds_the_next_consumer_less, setup),
         cmocka_unit_test_setup(test_a_loops_back_edge_gets_the_loop_less_its_entry, setup),
         cmocka_unit_test_setup(test_edge_samples_split_a_branch_that_flow_cannot, setup),
     };
