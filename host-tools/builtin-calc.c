@@ -32,8 +32,9 @@ static const struct opt_command calc_command = {
     .synopsis = "[options] [PROCEDURE]",
     .about = "DCPI's dcpicalc: from the cycle samples (and imiss, itbmiss, dmiss, l2miss,\n"
              "dtbmiss, branchmp samples when recorded) it estimates each instruction's\n"
-             "executions (frequency-equivalence classes, a static schedule by the\n"
-             "model's issue rules, clustered S/M ratios, flow propagation; confidence\n"
+             "executions (a CFG with jump tables' edges, frequency-equivalence classes,\n"
+             "a static schedule by the model's issue rules, clustered S/M ratios, flow\n"
+             "propagation and ProfileMe's taken bits for the edges; confidence\n"
              "low/medium/high), its CPI, and why it stalled: static stalls from the\n"
              "schedule, dynamic ones blamed on every culprit not ruled out, bounded by\n"
              "the event samples, the rest unexplained.  Bubble letters: i I-cache,\n"

@@ -301,6 +301,7 @@ static void frequencies(struct calc_proc *p, double period)
 struct candidate {
     unsigned cause;
     double bound;               /* cycles; INFINITY: no samples to bound it */
+    double cap;                 /* without samples, at most this (analysis), else INFINITY */
     uint32_t culprit;
 };
 
@@ -317,10 +318,24 @@ static void add_candidate(struct candidates *cs, unsigned cause, double bound, u
                 cs->c[k].bound = INFINITY;
             else
                 cs->c[k].bound += bound;
+            cs->c[k].cap = INFINITY;
             return;
         }
     if (cs->n < 8)
-        cs->c[cs->n++] = (struct candidate){cause, bound, culprit};
+        cs->c[cs->n++] = (struct candidate){cause, bound, INFINITY, culprit};
+}
+
+/* A candidate with no samples to bound it, but at most cap cycles. */
+static void add_capped(struct candidates *cs, unsigned cause, double cap, uint32_t culprit)
+{
+    for (unsigned k = 0; k < cs->n; k++)
+        if (cs->c[k].cause == cause) {
+            if (isinf(cs->c[k].bound))
+                cs->c[k].cap += cap;
+            return;
+        }
+    if (cs->n < 8)
+        cs->c[cs->n++] = (struct candidate){cause, INFINITY, cap, culprit};
 }
 
 /* Events (executions) behind an event's samples at instruction i. */
@@ -353,6 +368,41 @@ static uint32_t last_writer(const struct calc_proc *p, uint32_t b, unsigned reg)
         if (p->insns[k].s.dst == reg)
             return k;
     return CALC_NONE;
+}
+
+/*
+ * How many times the load at j can find its address on a page it did not
+ * use last time, from how its base register changes in the procedure
+ * (DCPI's "ruled out" by analysis, as for the I-cache): an increment
+ * lda/ldah rb, d(rb) moves it |d| bytes a time, so across at most
+ * F |d| / page pages; any other write to it may move it anywhere, once
+ * per execution; and once per call of the procedure.  INFINITY when the
+ * register is the stack pointer's or the load's own result (a pointer
+ * chase).  (A page evicted from the DTB by others between two uses is
+ * not counted: rare with 64 entries and a few streams.)
+ */
+static double page_changes(const struct calc_proc *p, uint32_t j)
+{
+    const double page = 8192;
+    unsigned rb = p->insns[j].s.src[0];
+    if (rb == REG_NONE)
+        return p->edges[0].freq > 0 ? p->edges[0].freq : 0;
+    if (rb == 30 || p->insns[j].s.dst == rb)
+        return INFINITY;
+    double changes = (p->edges[0].freq > 0 ? p->edges[0].freq : 0) + 1;
+    for (size_t k = 0; k < p->n; k++) {
+        const struct calc_insn *w = &p->insns[k];
+        if (w->s.dst != rb)
+            continue;
+        unsigned op = alpha_opcode(w->s.word);
+        if ((op == 0x08 || op == 0x09) && alpha_rb(w->s.word) == rb) {
+            double d = fabs((double)alpha_disp16(w->s.word) * (op == 0x09 ? 65536 : 1));
+            changes += w->freq * (d >= page ? 1 : d / page);
+        } else {
+            changes += w->freq;
+        }
+    }
+    return changes;
 }
 
 static void find_candidates(const struct calc_proc *p, const struct calc_rates *r, uint32_t i,
@@ -446,9 +496,13 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
                     if (r->period[CALC_EV_L2MISS] > 0)
                         add_candidate(cs, CAUSE_DCACHE_L2, b_l2, prod[q]);
                 }
-                add_candidate(cs, CAUSE_DTB, r->period[CALC_EV_DTBMISS] > 0
-                              ? events_at(p, r, prod[q], CALC_EV_DTBMISS) * mp->tlb_miss_latency : INFINITY,
-                              prod[q]);
+                double pages = page_changes(p, prod[q]);
+                if (r->period[CALC_EV_DTBMISS] > 0) {
+                    double dtb = events_at(p, r, prod[q], CALC_EV_DTBMISS);
+                    add_candidate(cs, CAUSE_DTB, (dtb < pages ? dtb : pages) * mp->tlb_miss_latency, prod[q]);
+                } else {
+                    add_capped(cs, CAUSE_DTB, pages * mp->tlb_miss_latency, prod[q]);
+                }
             } else if (pi->block != in->block) {
                 uint32_t lat = model_class_latency(mp, pi->s.cls);
                 if (lat > 1)
@@ -536,10 +590,21 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
         }
     if (left < 0)
         left = 0;
-    for (unsigned k = 0; k < cs->n && unbounded; k++)
-        if (isinf(cs->c[k].bound))
-            give[k] = left / unbounded;
-    if (unbounded)
+    /* the rest in equal parts to the candidates without samples, each up
+     * to its cap (what one capped cannot take goes to the others) */
+    for (unsigned open = unbounded, pass = 0; open && left > 1e-9 && pass <= 8; pass++) {
+        double part = left / open;
+        open = 0;
+        for (unsigned k = 0; k < cs->n; k++) {
+            if (!isinf(cs->c[k].bound) || give[k] >= cs->c[k].cap)
+                continue;
+            double take = cs->c[k].cap - give[k] < part ? cs->c[k].cap - give[k] : part;
+            give[k] += take;
+            left -= take;
+            open += give[k] < cs->c[k].cap;
+        }
+    }
+    if (left < 0)
         left = 0;
     /* Each stalled execution also spends its issue cycle at the head
      * (calc.h note 5): about give / cost executions stalled for cause c. */

@@ -23,6 +23,7 @@
 
 #define LDQ(ra, disp, rb)   (0x29u << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
 #define STQ(ra, disp, rb)   (0x2du << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
+#define LDA(ra, disp, rb)   (0x08u << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
 #define ADDQ(ra, rb, rc)    (0x10u << 26 | (ra) << 21 | (rb) << 16 | 0x20 << 5 | (rc))
 #define SLL(ra, rb, rc)     (0x12u << 26 | (ra) << 21 | (rb) << 16 | 0x39 << 5 | (rc))
 #define BEQ(ra, disp)       (0x39u << 26 | (ra) << 21 | ((disp) & 0x1fffff))
@@ -220,6 +221,44 @@ static void test_a_miss_already_waited_for_bounds_the_next_consumer_less(void **
     calc_proc_free(&p);
 }
 
+/* A loop whose load walks 8 bytes a time (lda r2, 8(r2)) crosses a page
+ * every 1024 executions: with no dtbmiss samples, the DTB is still a
+ * culprit of the consumer's stall (guilty) but of at most (calls + 1 +
+ * F 8 / 8192) misses of 20 cycles; no D-cache-miss samples rule the
+ * D-cache out, so the rest is unexplained.  Walking a list instead (the
+ * base loaded from memory), each execution may be on a new page: the
+ * DTB may take it all. */
+static void run_walk(struct calc_proc *p, uint32_t step)
+{
+    const uint32_t w[] = {LDQ(1, 0, 2), step, ADDQ(1, 1, 3), BNE(3, -4), RET};
+    const double s[] = {1000, 0, 5000, 1000, 1};
+    assert_int_equal(calc_cfg_build(p, &params, 0x1000, w, 5), 0);
+    for (int i = 0; i < 5; i++)
+        p->insns[i].samples[CALC_EV_CYCLES] = s[i];
+    calc_equivalence(p);
+    calc_schedule(p);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1, [CALC_EV_DMISS] = 1}};
+    calc_estimate(p, &r);
+    assert_true(near(p->insns[2].freq, 1000) && near(p->insns[2].dynamic, 3000));
+}
+
+static void test_a_strided_load_bounds_its_dtb_misses_by_the_pages_it_crosses(void **state)
+{
+    (void)state;
+    struct calc_proc p;
+    run_walk(&p, LDA(2, 8, 2));
+    double cap = (p.edges[0].freq + 1 + p.insns[1].freq * 8 / 8192) * params.tlb_miss_latency;
+    assert_true(cap > 0 && cap < 100);
+    assert_true(p.insns[2].culprits & (1u << CAUSE_DTB));
+    /* (the addq waits statically too, M 2: its issue cycle is already base) */
+    assert_true(near(p.insns[2].stack[CAUSE_DTB], cap));
+    assert_true(near(p.insns[2].stack[CALC_UNEXPLAINED], 3000 - cap));
+    calc_proc_free(&p);
+    run_walk(&p, LDQ(2, 8, 2));
+    assert_true(p.insns[2].stack[CALC_UNEXPLAINED] == 0 && p.insns[2].stack[CAUSE_DTB] > 2500);
+    calc_proc_free(&p);
+}
+
 /* Five stores, one a cycle (E0 only), with 260, 275, 303, 311 and 414
  * samples at period 1: the first four agree within Poisson noise (F =
  * 1149 / 4 = 287.25); the fifth, stalled about a third of its
@@ -322,6 +361,7 @@ int main(void)
         cmocka_unit_test_setup(test_event_samples_bound_a_culprit, setup),
         cmocka_unit_test_setup(test_a_cluster_takes_the_points_that_agree_within_sampling_noise, setup),
         cmocka_unit_test_setup(test_a_miss_already_waited_for_bounds_the_next_consumer_less, setup),
+        cmocka_unit_test_setup(test_a_strided_load_bounds_its_dtb_misses_by_the_pages_it_crosses, setup),
         cmocka_unit_test_setup(test_a_loops_back_edge_gets_the_loop_less_its_entry, setup),
         cmocka_unit_test_setup(test_edge_samples_split_a_branch_that_flow_cannot, setup),
     };
