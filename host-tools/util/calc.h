@@ -45,9 +45,12 @@
  *     mispredict's bubble, which goes to the mispredicted branch.
  *  3. Culprits are "guilty until proven innocent": every cause not ruled
  *     out stays a candidate (calc_insn.culprits); a cause with event
- *     samples is bounded by them (misses x the pessimistic cost of one);
- *     the stall is given to bounded candidates up to their bounds, the rest
- *     to candidates without samples in equal parts, else it is unexplained.
+ *     samples is bounded by them (misses x the pessimistic cost of one,
+ *     less what overlapped the miss); the stall is given to bounded
+ *     candidates up to their bounds, the rest to candidates without
+ *     samples in equal parts, each up to what analysis allows it (a DTB
+ *     miss per page the load's base register can cross), else it is
+ *     unexplained.
  *  4. Everything is deterministic: same profile and image, same bytes.
  *  5. As in the model (retire = issue + 1), an execution that waits at
  *     issue spends its issue cycle at the head too: that cycle is base, the
