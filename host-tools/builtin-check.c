@@ -249,8 +249,8 @@ static int print_stacks(const struct check_options *opts, const struct oracle *w
 }
 
 /* --calc: alphaprof calc's estimates against the truth t. */
-static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct oracle *t,
-                      bool interval)
+static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct pme_view *pme,
+                      const struct oracle *t, bool interval)
 {
     struct ap_err err;
     struct model_params mp;
@@ -266,17 +266,18 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
         return 1;
     }
     struct calc_analysed a;
-    calc_analyse_view(v, &mp, &a);
+    calc_analyse_view_pme(v, pme, &mp, &a);
     struct calc_accuracy acc;
     calc_accuracy(&a, t, &acc);
     if (opts->po.json) {
         printf("{\"freq_within_5\": %.6f, \"freq_within_10\": %.6f, \"freq_within_15\": %.6f, "
                "\"unexplained_share\": %.6f, \"cause_agreement\": %.6f, \"stack_error\": %.6f, "
                "\"samples\": %.0f, \"procedures\": %zu, \"estimated_cycles\": %.0f, "
-               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\"}\n",
+               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\", "
+               "\"edge_within_10\": %.6f, \"edge_executions\": %.0f}\n",
                acc.freq_within[0], acc.freq_within[1], acc.freq_within[2], acc.unexplained_share,
                acc.cause_agreement, acc.stack_error, acc.samples, acc.procedures, acc.est_cycles, acc.est_stall,
-               acc.true_cycles, interval ? "interval" : "run");
+               acc.true_cycles, interval ? "interval" : "run", acc.edge_within_10, acc.edge_executions);
     } else {
         printf("alphaprof calc against the oracle (%s): %zu procedures, %.0f cycle samples\n",
                interval ? "the profiled interval" : "the whole run", acc.procedures, acc.samples);
@@ -284,6 +285,8 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
                100 * acc.freq_within[0], 100 * acc.freq_within[1], 100 * acc.freq_within[2]);
         printf("  unexplained stall cycles           %5.1f%%\n", 100 * acc.unexplained_share);
         printf("  stall cycles with the oracle's cause %5.1f%%\n", 100 * acc.cause_agreement);
+        printf("  edge executions within 10%%         %5.1f%%  (of %.0f, the oracle's)\n", 100 * acc.edge_within_10,
+               acc.edge_executions);
         printf("  stack error                        %5.1f%%  (half the sum of |estimate - truth| over\n"
                "                                            (instruction, cause), over %.0f cycles)\n",
                100 * acc.stack_error, acc.true_cycles);
@@ -368,6 +371,11 @@ static int check_profile(const struct check_options *opts)
             pv_free(&v);
             rc = -1;
         }
+    struct pme_view calc_pme = {0};     /* --calc: the branches' edge samples */
+    if (!rc && opts->calc && pme_view_load(db, &sel, 30, &calc_pme, &err)) {
+        pv_free(&v);
+        rc = -1;
+    }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     pdb_close(db);
@@ -377,7 +385,8 @@ static int check_profile(const struct check_options *opts)
         return 1;
     }
     if (opts->calc) {
-        rc = check_calc(opts, &v, t, have_interval > 0);
+        rc = check_calc(opts, &v, &calc_pme, t, have_interval > 0);
+        pme_view_free(&calc_pme);
         pv_free(&v);
         free_oracles(&o, &interval, have_interval);
         return rc;
