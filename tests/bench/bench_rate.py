@@ -15,16 +15,15 @@ import sqlite3
 import tempfile
 
 from benchlib import Table
-from bench_profiler import oracle_cycles, profile_line
+from bench_profiler import MODEL_REPEAT, oracle_cycles, profile_line
 from harness import alphaprof, build_path, require
 from test_daemon import start_board, start_daemon
 
-SPIN_MS = {"det": 400, "fast": 3000}
-# A third of bench_profiler's MODEL_REPEAT (~0.3 G instructions a run): a
-# loaded machine runs the full model at a few MIPS; fixed costs (start-up
-# frames, final flush) weigh a little more, so the overhead is if anything
-# overstated.
-OVERHEAD_REPEAT = {"copy": 6, "qsort": 4}
+SPIN_MS = {"det": 800, "fast": 3000}
+# The overhead is measured at bench_profiler's full length (MODEL_REPEAT:
+# ~0.9 G instructions a run): short runs weigh the fixed costs (start-up
+# frames, final flush) and overstate it.
+OVERHEAD_REPEAT = {w: MODEL_REPEAT[w] for w in ("copy", "qsort")}
 
 
 def latency(out, frame):
@@ -131,15 +130,15 @@ def overhead_table():
             img = require(build_path("workloads", w + ".elf"))
             repeat = ["--", str(n)]
             base_o = os.path.join(d, w + "-base.bin")
-            r = alphaprof(["run", "--timeout", "3000", "--deterministic", "--oracle", base_o, img] + repeat,
-                          timeout=3100)
+            r = alphaprof(["run", "--timeout", "6000", "--deterministic", "--oracle", base_o, img] + repeat,
+                          timeout=6100)
             if r.status != 0:
                 raise RuntimeError("unprofiled run failed:\n%s" % r)
             base = oracle_cycles(base_o)
             for source, opts in (("cycles", ["--events", "cycles"]), ("timer", ["--board", "clipper-pm", "--timer"])):
                 prof_o = os.path.join(d, "%s-%s.bin" % (w, source))
-                r = alphaprof(["record", "--timeout", "3000", "--deterministic", "--oracle", prof_o, "--db",
-                               os.path.join(d, "%s-%s.db" % (w, source))] + opts + [img] + repeat, timeout=3100)
+                r = alphaprof(["record", "--timeout", "6000", "--deterministic", "--oracle", prof_o, "--db",
+                               os.path.join(d, "%s-%s.db" % (w, source))] + opts + [img] + repeat, timeout=6100)
                 if r.status != 0:
                     raise RuntimeError("record failed:\n%s" % r)
                 samples, _, _, _, _, link = profile_line(r)
