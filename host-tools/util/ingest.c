@@ -100,7 +100,7 @@ struct ingest {
     uint16_t ack_seq, acked_expected, acked_stored;
     /* LINK_ACK bytes the host may still send (invariant 7): earned by the
      * bytes the target sent, at 1/LK_ACK_BYTES_SHARE of them */
-    uint64_t ack_credit;
+    uint64_t ack_credit, ack_earning;   /* ... and bytes received not yet counted in it */
     bool ack_waiting;                   /* a LINK_ACK due is held back by the budget */
     uint64_t recorded_dups, recorded_lost, recorded_gaps;   /* host counts already recorded */
     uint64_t pos, recorded_pos;         /* frames taken in the session; recorded as link_pos_NONCE */
@@ -1046,7 +1046,9 @@ static int take_part(struct ingest *in, const struct lk_frame *f, struct lk_fram
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
 {
     in->t.bytes += n;
-    in->ack_credit += n / LK_ACK_BYTES_SHARE;
+    in->ack_earning += n;               /* a paced link may come a byte at a time */
+    in->ack_credit += in->ack_earning / LK_ACK_BYTES_SHARE;
+    in->ack_earning %= LK_ACK_BYTES_SHARE;
     if (in->ack_credit > LK_ACK_CREDIT_MAX)
         in->ack_credit = LK_ACK_CREDIT_MAX;
     while (n > 0) {
