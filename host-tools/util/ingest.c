@@ -804,10 +804,9 @@ void ingest_tick(struct ingest *in)
     bool moved = in->acked_expected != in->expected || in->acked_stored != in->stored;
     if (!in->t.sessions || !moved)
         return;
-    if (ms >= LK_ACK_IDLE_MS)
-        send_link_ack(in, 0, true);
-    else if (ms >= LK_ACK_EVERY_MS || (uint16_t)(in->expected - in->acked_expected) >= LK_ACK_FRAMES)
-        send_link_ack(in, 0, false);
+    if ((ms >= LK_ACK_EVERY_MS || (uint16_t)(in->expected - in->acked_expected) >= LK_ACK_FRAMES) &&
+        !send_link_ack(in, 0, false) && ms >= LK_ACK_IDLE_MS)
+        send_link_ack(in, 0, true);     /* over budget this long: the session's liveness first */
 }
 
 int ingest_commit(struct ingest *in, struct ap_err *err)
