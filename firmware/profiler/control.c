@@ -101,12 +101,12 @@ static void watch_answer(uint8_t type, uint64_t arrived)
 
 static void check_watch(void)
 {
-    uint64_t done;
-    if (!watch.active || link_tx_watched(&done) != 1)
+    uint64_t done, sent;
+    if (!watch.active || link_tx_watched(&done, &sent) != 1)
         return;
     watch.active = 0;
     uint64_t ns = done > watch.arrived ? done - watch.arrived : 0;
-    uint64_t busy = (link_tx_bytes_sent() - watch.sent) * link_tx_byte_ns();
+    uint64_t busy = (sent - watch.sent) * link_tx_byte_ns();
     if (busy > ns)
         busy = ns;              /* a FIFO's worth may leave before the cut's clock */
     typeof(latency[0]) *l = &latency[watch.type - LK_T_START];

@@ -115,7 +115,7 @@ static struct {
     uint64_t retransmits;
     int watching, watch_sealed, watch_done;   /* note 10 */
     uint32_t watch_pos;
-    uint64_t watch_ns;
+    uint64_t watch_ns, watch_sent;      /* when its last byte ended, bytes sent by then */
 
     uint8_t raw[LK_MAX_RAW];            /* the frame being sealed */
     uint8_t wire[LK_MAX_WIRE];          /* the frame on the line */
@@ -599,6 +599,7 @@ static int line_put(uint64_t now)
         tx.watch_sealed = 0;
         tx.watch_done = 1;
         tx.watch_ns = tx.baud ? tx.next_ns : clock_ns();
+        tx.watch_sent = tx.sent;
     }
     return 1;
 }
@@ -665,13 +666,14 @@ void link_tx_watch_last(void)
     link_tx_pump();
 }
 
-int link_tx_watched(uint64_t *done_ns)
+int link_tx_watched(uint64_t *done_ns, uint64_t *sent)
 {
     if (!tx.watching)
         return -1;
     if (!tx.watch_done)
         return 0;
     *done_ns = tx.watch_ns;
+    *sent = tx.watch_sent;
     tx.watching = 0;
     return 1;
 }
