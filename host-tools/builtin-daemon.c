@@ -749,6 +749,11 @@ static int daemon_run(const struct daemon_options *o)
     int64_t epoch = 0;
     pdb_current_epoch(db, &epoch, &err);
     bool cut = d.eof && t->ended == 0 && !d.stopped_by_run;
+    if (d.verbose)
+        printf("daemon: %" PRIu64 " LINK_ACK sent: %" PRIu64 " bytes within their budget (%.1f%% of the %" PRIu64
+               " received), %" PRIu64 " past it after %d ms without one; %" PRIu64 " held back\n", t->acks_sent,
+               t->ack_bytes, t->bytes ? 100.0 * (double)t->ack_bytes / (double)t->bytes : 0.0, t->bytes,
+               t->acks_forced, LK_ACK_IDLE_MS, t->acks_deferred);
     fprintf(stderr,
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
             " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64

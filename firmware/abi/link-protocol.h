@@ -183,10 +183,11 @@
  *       fixed RAM until the host acknowledges it.  The host sends LINK_ACK
  *       with `stored` = the seq before which every frame is committed to
  *       its database (the target frees them), and `expected` = the next
- *       seq it will take.  It acknowledges after each commit, at least
- *       every LK_ACK_EVERY_MS while frames come, as soon as `expected`
- *       moved LK_ACK_FRAMES frames, and (at most every LK_NAK_MS) when a
- *       duplicate comes.  The target sends at most LK_IN_FLIGHT_FRAMES
+ *       seq it will take.  It acknowledges only when one of them moved
+ *       (or to ask again, 5.3): after a commit, as soon as `expected`
+ *       moved LK_ACK_FRAMES frames, else LK_ACK_EVERY_MS after the last
+ *       LINK_ACK, and (at most every LK_NAK_MS) when a duplicate comes;
+ *       all within the byte budget of 5.8.  The target sends at most LK_IN_FLIGHT_FRAMES
  *       frames beyond the host's last `expected`: on a fast link the
  *       frames after a gap queue in buffers on the way, and a retry
  *       would wait behind all of them.
@@ -231,6 +232,45 @@
  *       frame within a session, so pieces of two tries fit together) and
  *       takes the frame once every byte is in.  So a frame at the gap gets
  *       through at any damage rate where LK_PART_BYTES/16 bytes do.
+ *   5.8 Pacing towards the board: the host's clock is not the board's.
+ *       Under -icount a board may run its virtual time ten times slower
+ *       than the host's clock, and its receiver reads no faster than the
+ *       baud rate in virtual time: LINK_ACKs timed by the host's clock
+ *       (every 100 ms, once a second when idle) outran a 9600-baud line,
+ *       queued in the socket, and a FLUSH_NOW behind them waited for the
+ *       end of the run.  So the host sends LINK_ACK bytes in proportion to
+ *       the bytes it receives: at most 1/LK_ACK_BYTES_SHARE of them (plus
+ *       a LINK_ACK to start with, at most LK_ACK_CREDIT_MAX saved up), and
+ *       never when neither `stored` nor `expected` moved.  Both directions
+ *       run at one baud rate, so LINK_ACKs take at most that share of the
+ *       line to the board whatever the two clocks do, and the rest is the
+ *       control frames'.  Liveness: a session that sends little still
+ *       gets its LINK_ACKs from the credit saved up, and with something
+ *       unacknowledged and no LINK_ACK for LK_ACK_IDLE_MS of host time one
+ *       goes regardless; a target that hears nothing goes back by itself
+ *       (5.3), which brings bytes, hence credit.
+ *
+ * 6. Control latency (issue 12, measured by the board in virtual time,
+ *    the monitor's "control latency" lines; firmware/profiler/control.c)
+ *
+ *   6.1 Arrival: a control frame is decoded at a poll of the receiver
+ *       (at least every millisecond of virtual time); it arrived after
+ *       the poll before, so every latency counts from that poll.
+ *   6.2 Cut: the flush a frame asks for has begun (what it covers is
+ *       decided: the tables and buffers of that moment).
+ *   6.3 Answer on the wire ("answered"): the last byte of the frame's ACK
+ *       has left the UART.  The ACK follows, in order, the data the flush
+ *       covers and every core's FLUSH frame, so at that moment the host
+ *       has the whole flush; the host stores it as soon as it reads it
+ *       (the daemon commits at the last core's FLUSH).
+ *   6.4 Line time: of the answer's latency, the time the line was busy
+ *       with bytes sent between the cut and the ACK's last byte (that
+ *       flush's data, FLUSH frames and ACK, and anything sent again).  A
+ *       flush's own frames are link-bound: four cores' FLUSH frames and
+ *       an ACK are about 250 bytes, 260 ms at 9600 baud.  The rest,
+ *       answer minus line time, is what the board made the answer wait
+ *       (its own scheduling, a host that held it, 5.2); the goal is that
+ *       this wait is at most 50 ms of virtual time at any period and baud.
  * ---------------------------------------------------------------------------
  */
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
@@ -288,6 +328,9 @@
 #define LK_ACK_EVERY_MS     100     /* host: a LINK_ACK at least this often while frames come */
 #define LK_NAK_MS           50      /* host: one RESEND per `expected` per this time */
 #define LK_ACK_FRAMES       8       /* host: a LINK_ACK once `expected` moved this many */
+#define LK_ACK_BYTES_SHARE  4       /* host: LINK_ACK bytes <= 1/this of the bytes received (5.8) */
+#define LK_ACK_CREDIT_MAX   256     /* host: LINK_ACK bytes saved up, at most */
+#define LK_ACK_IDLE_MS      1000    /* host: something unacknowledged this long: a LINK_ACK regardless */
 #define LK_IN_FLIGHT_FRAMES 32      /* target: frames sent beyond the host's `expected`, at most */
 #define LK_PART_BYTES       256     /* target: a frame asked for twice goes in pieces of this */
 #define LK_RTO_MIN_MS       250     /* target: retransmit time, at least (virtual time) */

@@ -93,6 +93,9 @@ struct ingest_totals {
     uint64_t resend_requests;   /* LINK_ACK RESEND sent */
     uint64_t parts;             /* PART pieces taken (link-protocol.h 5.7) */
     uint64_t acks_sent;         /* LINK_ACK sent */
+    uint64_t ack_bytes;         /* ... bytes of those sent within the budget (link-protocol.h 5.8) */
+    uint64_t acks_forced;       /* ... sent past it, after LK_ACK_IDLE_MS without one */
+    uint64_t acks_deferred;     /* LINK_ACKs due but over the byte budget (link-protocol.h 5.8) */
     uint64_t went_back;         /* cumulative values that went back (ignored) */
     uint32_t ncores;            /* from the last HELLO */
     uint64_t baud;              /* from the last HELLO (0 unpaced or unknown) */
