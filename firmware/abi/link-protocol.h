@@ -248,7 +248,9 @@
  *       gets its LINK_ACKs from the credit saved up, and with something
  *       unacknowledged and no LINK_ACK for LK_ACK_IDLE_MS of host time one
  *       goes regardless; a target that hears nothing goes back by itself
- *       (5.3), which brings bytes, hence credit.
+ *       (5.3), which brings bytes, hence credit.  With nothing moved the
+ *       host still sends one every LK_ACK_IDLE_MS within the budget, so a
+ *       target settling after END under heavy damage hears it is there.
  *
  * 6. Control latency (issue 12, measured by the board in virtual time,
  *    the monitor's "control latency" lines; firmware/profiler/control.c)

@@ -25,7 +25,11 @@
  *     that share of the line towards the board, however the host's clock
  *     runs against the board's virtual time.  One exception keeps a
  *     session alive: something unacknowledged and no LINK_ACK for
- *     LK_ACK_IDLE_MS of host time.
+ *     LK_ACK_IDLE_MS of host time.  With nothing moved, a LINK_ACK still
+ *     goes every LK_ACK_IDLE_MS within the budget: a board settling
+ *     after END (firmware profiler.c settle_link) waits only while it
+ *     hears the host, and under heavy damage nothing may move for
+ *     longer than its patience while its retries still bring bytes.
  */
 #include "util/ingest.h"
 
@@ -849,8 +853,13 @@ void ingest_tick(struct ingest *in)
     }
     double ms = since(&in->last_ack) * 1000;
     bool moved = in->acked_expected != in->expected || in->acked_stored != in->stored;
-    if (!in->t.sessions || !moved)
+    if (!in->t.sessions)
         return;
+    if (!moved) {
+        if (ms >= LK_ACK_IDLE_MS)
+            send_link_ack(in, 0, false);        /* "still here", paid from the budget */
+        return;
+    }
     if ((ms >= LK_ACK_EVERY_MS || (uint16_t)(in->expected - in->acked_expected) >= LK_ACK_FRAMES) &&
         !send_link_ack(in, 0, false) && ms >= LK_ACK_IDLE_MS)
         send_link_ack(in, 0, true);     /* over budget this long: the session's liveness first */
