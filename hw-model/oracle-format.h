@@ -47,7 +47,7 @@
 #include "hw-model/pmu-window.h"
 
 #define ORACLE_MAGIC    0x4c43524f666f7270ULL   /* "prfORCL" + 'L' */
-#define ORACLE_VERSION  4       /* 4: cycle stacks (stack[], ncauses, cycle_unit) */
+#define ORACLE_VERSION  5       /* 5: lat_sum[] has retire-gap; 4: cycle stacks (stack[], ncauses, cycle_unit) */
 
 #define ORACLE_SNAPSHOT_START 1     /* the monitor's profiler started */
 #define ORACLE_SNAPSHOT_STOP  2     /* ... and stopped (before its final flush) */
