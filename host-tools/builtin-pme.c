@@ -702,7 +702,8 @@ static int pme_stacks_report(const struct pme_options *o)
         size_t np;
         struct proc_stack *ps = group_procedures(st, n, &np);
         qsort(st, n, sizeof *st, cmp_insn_stack);
-        print_stacks(&v, st, n, ps, np, opt_limit(o->limit, o->po.json), o->po.json);
+        size_t limit = opt_limit(o->limit, o->po.json);
+        print_stacks(&v, st, n, ps, np, limit ? limit : SIZE_MAX, o->po.json);     /* 0: all */
         free(ps);
     }
     free(st);

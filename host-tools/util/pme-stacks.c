@@ -13,6 +13,7 @@
 void pme_stack_params_of(const struct model_params *p, struct pme_stack_params *out)
 {
     out->penalty = p->mispredict_penalty;
+    out->flush_bubble = p->mispredict_penalty / 2.0;
     out->retire_width = p->retire_width > CYCLE_MAX_RETIRE_WIDTH ? CYCLE_MAX_RETIRE_WIDTH : p->retire_width;
     /* halfway between the waits of an L1 hit and an L2 hit, of an L2 hit and memory */
     out->l2_wait = p->l1_latency + p->l2_latency / 2.0;
@@ -44,11 +45,14 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     double lo = R - gap + 1, hi = R;
     if (M > lo) {                       /* an empty window before it entered */
         double end = M < hi ? M : hi;
-        if (r->imiss || r->itbmiss) {
-            unsigned front = r->imiss ? CAUSE_ICACHE : CAUSE_ITB;
-            out[front] += clampd(1, lo, end) - lo;              /* [lo, fetch + 1) */
-            out[CAUSE_QUEUE_FULL] += end - clampd(1, lo, end);  /* [fetch + 1, map) */
-        }                               /* else a flush's bubble: its owner's (note 4) */
+        /* fetch came late ([lo, fetch + 1)) by as much as a flush's bubble
+         * with no miss of its own: a flush's, its owner's (note 4) */
+        double fetched = clampd(1, lo, end);
+        if (r->imiss || r->itbmiss || fetched - lo < p->flush_bubble) {
+            unsigned front = r->imiss ? CAUSE_ICACHE : r->itbmiss ? CAUSE_ITB : CAUSE_BASE;
+            out[front] += fetched - lo;
+            out[CAUSE_QUEUE_FULL] += end - fetched;     /* [fetch + 1, map): map held back */
+        }
         lo = end;
     }
     double wait = D - (M + 1);
@@ -65,23 +69,30 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     out[CAUSE_OTHER] += hi - b4;
 }
 
-void pme_pair_retire_cycles(const struct pme_pair_raw *p, double r[2])
+double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width)
 {
-    for (int k = 0; k < 2; k++) {
-        const uint32_t *l = p->rec[k].lat;
-        r[k] = (k ? p->distance : 0) + (double)l[PME_LAT_FETCH_MAP] + l[PME_LAT_MAP_DATA] +
-               l[PME_LAT_DATA_ISSUE] + l[PME_LAT_ISSUE_RETREADY] + l[PME_LAT_RETREADY_RETIRE];
+    double others = 0, p = 1;
+    /* older: the instructions before it, while each retired with its predecessor */
+    for (size_t cur = i, g = 1; g < width && st[cur].prev != SIZE_MAX; g++) {
+        const struct pme_seq_stats *c = &st[cur], *pr = &st[c->prev];
+        double zero = c->retired > 0 ? c->zero_gap / c->retired : 0;
+        double arrivals = pr->retired - pr->taken;     /* fall-throughs into cur */
+        double from_prev = c->retired > 0 ? arrivals / c->retired : 0;
+        p *= zero * (from_prev > 1 ? 1 : from_prev < 0 ? 0 : from_prev);
+        others += p;
+        cur = c->prev;
     }
-}
-
-double pme_share_estimate(const struct pme_group_acc *own, const struct pme_group_acc *all, unsigned width)
-{
-    double others = 0;
-    for (int dir = 0; dir < 2; dir++)
-        for (unsigned g = 1; g < width && g <= CYCLE_MAX_RETIRE_WIDTH; g++) {
-            double rate = all->pairs[dir][g] > 0 ? all->same[dir][g] / all->pairs[dir][g] : 0;
-            others += (own->same[dir][g] + PME_SHARE_PRIOR * rate) / (own->pairs[dir][g] + PME_SHARE_PRIOR);
-        }
+    p = 1;
+    /* younger: the instructions after it, while each retired with the one before */
+    for (size_t cur = i, g = 1; g < width && st[cur].next != SIZE_MAX; g++) {
+        const struct pme_seq_stats *c = &st[cur], *nx = &st[c->next];
+        double fall = c->retired > 0 ? 1 - c->taken / c->retired : 0;
+        double zero = nx->retired > 0 ? nx->zero_gap / nx->retired : 0;
+        p *= fall * zero;
+        others += p;
+        cur = c->next;
+    }
+    (void)n;
     return 1 / (1 + others);
 }
 
@@ -94,15 +105,15 @@ double pme_stack_total(const struct pme_stack *s)
 }
 
 /* The view's bit numbers the estimator reads. */
-enum { B_RETIRED, B_TRAP, B_IMISS, B_ITBMISS, B_DTBMISS, B_LOAD, B_STORE, B_MISPREDICT, B_COUNT };
+enum { B_RETIRED, B_TRAP, B_IMISS, B_ITBMISS, B_DTBMISS, B_LOAD, B_STORE, B_MISPREDICT, B_TAKEN, B_COUNT };
 static const char *const bit_wanted[B_COUNT] = {"retired", "trap", "imiss", "itbmiss", "dtbmiss", "load",
-                                                "store", "mispredict"};
+                                                "store", "mispredict", "taken"};
 
 static void obs_of(const struct pme_pair_rec *rec, const int *bit, struct pme_rec_obs *o)
 {
-    bool *flag[B_COUNT] = {&o->retired, &o->trap, &o->imiss, &o->itbmiss, &o->dtbmiss, &o->load, &o->store,
-                           &o->mispredict};
-    for (int b = 0; b < B_COUNT; b++)
+    bool *flag[B_COUNT - 1] = {&o->retired, &o->trap, &o->imiss, &o->itbmiss, &o->dtbmiss, &o->load, &o->store,
+                               &o->mispredict};
+    for (int b = 0; b < B_COUNT - 1; b++)
         *flag[b] = (rec->events >> bit[b]) & 1;
     memcpy(o->lat, rec->lat, sizeof o->lat);
 }
@@ -127,41 +138,34 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         if ((bit[b] = pme_bit_index(v, bit_wanted[b])) < 0 || bit[b] >= 32)
             return ap_err_set(err, "the profile's ProfileMe records have no '%s' bit: record it again with "
                               "this build", bit_wanted[b]);
-    unsigned width = p->retire_width;
-    /* pass 1: who retired with whom (note 3) */
-    struct pme_group_acc *grp = calloc(v->ninsns + 1, sizeof *grp);
-    if (!grp)
+    /* pass 1: who retired in the cycle of the one before (note 3) */
+    struct pme_seq_stats *seq = calloc(v->ninsns + 1, sizeof *seq);
+    if (!seq)
         return ap_err_set(err, "out of memory");
-    struct pme_group_acc all;
-    memset(&all, 0, sizeof all);
-    for (size_t k = 0; k < v->nraw; k++) {
-        const struct pme_pair_raw *pr = &v->raw[k];
-        if (pr->gap < 1 || pr->gap >= width)
-            continue;
-        double rc[2];
-        pme_pair_retire_cycles(pr, rc);
-        bool ret[2] = {(pr->rec[0].events >> bit[B_RETIRED]) & 1, (pr->rec[1].events >> bit[B_RETIRED]) & 1};
-        bool same = ret[0] && ret[1] && rc[0] == rc[1];
+    for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
-            if (!ret[s])
+            const struct pme_pair_rec *rec = &v->raw[k].rec[s];
+            size_t i = insn_index(v, rec);
+            if (i == SIZE_MAX || !((rec->events >> bit[B_RETIRED]) & 1))
                 continue;
-            /* slot 0 sees its partner after it (direction 0); slot 1 before it */
-            all.pairs[s][pr->gap]++;
-            all.same[s][pr->gap] += same;
-            size_t i = insn_index(v, &pr->rec[s]);
-            if (i != SIZE_MAX) {
-                grp[i].pairs[s][pr->gap]++;
-                grp[i].same[s][pr->gap] += same;
-            }
+            seq[i].retired++;
+            seq[i].zero_gap += rec->lat[PME_LAT_RETIRE_GAP] == 0;
+            seq[i].taken += (rec->events >> bit[B_TAKEN]) & 1;
         }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        const struct pme_insn *in = &v->insns[i];
+        const struct pme_insn *pr = in->offset >= 4 ? pme_view_find(v, in->img, in->offset - 4) : NULL;
+        const struct pme_insn *nx = pme_view_find(v, in->img, in->offset + 4);
+        seq[i].prev = pr ? (size_t)(pr - v->insns) : SIZE_MAX;
+        seq[i].next = nx ? (size_t)(nx - v->insns) : SIZE_MAX;
     }
     for (size_t i = 0; i < v->ninsns; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].pc = pme_insn_pc(&v->insns[i]);
         out[i].in = &v->insns[i];
-        out[i].share = pme_share_estimate(&grp[i], &all, width);
+        out[i].share = pme_share_estimate(seq, v->ninsns, i, p->retire_width);
     }
-    free(grp);
+    free(seq);
     /* pass 2: each record's cycles */
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {

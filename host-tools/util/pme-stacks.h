@@ -15,10 +15,12 @@
  *  1. retired: its share of its retire cycle, 1/n for n retiring together
  *     (estimated: design note 3), as base;
  *  2. the cycles (R - gap, R) it owed nothing else to: the part before M is
- *     an empty window: with its own I-cache or ITB miss bit, its fetch's
- *     (icache or itb up to the fetch, queue_full after); without one, the
- *     bubble of a flush, booked to the branch or trap that caused it
- *     (note 4), not here.  From M on the instruction is the oldest and
+ *     an empty window: with its own I-cache or ITB miss bit, or when its
+ *     fetch came less than half the mispredict penalty late, its own
+ *     (icache, itb or base up to the fetch, queue_full after: map held
+ *     back); else the bubble of a flush, booked to the branch or trap that
+ *     caused it (note 4), not here.
+ *     From M on the instruction is the oldest and
  *     the phase says why: [M, M+1) base, [M+1, D) waiting for data,
  *     [D, I) fu_busy, [I, RR) its own execution, [RR, R) other;
  *  3. waiting for data: the wait's length names the miss it waited for
@@ -42,14 +44,16 @@
  *     record with --paired).
  *  2. Pure functions (no I/O): the unit tests give them synthetic records
  *     with hand-computed answers.
- *  3. The share of a retire cycle: a pair <x, y> g fetched instructions
- *     apart (g <= retire width), both retired, retiring in the same cycle
- *     says the g-1 between and y retired with x.  For an instruction j,
- *     the expected number of others retiring with it is the sum over g of
- *     P(the instruction g after j retires in j's cycle) plus the same
- *     before j; each P from j's pairs at that gap, shrunk toward the
- *     profile's rate at that gap by PME_SHARE_PRIOR pairs.  share =
- *     1 / (1 + others).
+ *  3. The share of a retire cycle: a record with retire-gap 0 retired in
+ *     its predecessor's cycle.  For an instruction j with z(j) the share
+ *     of its retired records with gap 0 and t(j) its taken share, the
+ *     expected others retiring with it are, walking the straight-line
+ *     code (pc - 4 while j's arrivals fall through from it, pc + 4 while
+ *     j falls through), older: z(j) f(j) + z(j) f(j) z(j-1) f(j-1) + ...
+ *     (f: the share of arrivals that fell through from pc - 4), younger:
+ *     (1 - t(j)) z(j+1) + (1 - t(j)) z(j+1) (1 - t(j+1)) z(j+2) + ...,
+ *     each at most retire width - 1 deep; share = 1 / (1 + others).
+ *     Exact for a loop whose instructions retire in fixed groups.
  *  4. A flush's bubble is booked at the branch (from the branch's record)
  *     and left out at the instruction after it (from that one's record),
  *     so each side is estimated from its own samples.
@@ -73,11 +77,11 @@
 #include "util/oracle-file.h"
 #include "util/pme-view.h"
 
-#define PME_SHARE_PRIOR 2.0     /* pairs' weight of the profile-wide rate (note 3) */
 
 /* What the estimator knows of the machine (the model's parameters). */
 struct pme_stack_params {
     double penalty;             /* mispredict penalty, cycles */
+    double flush_bubble;        /* an empty window this long without a miss follows a flush */
     unsigned retire_width;      /* <= CYCLE_MAX_RETIRE_WIDTH */
     double l2_wait, mem_wait;   /* a data wait this long waited for the L2, for memory */
 };
@@ -94,18 +98,16 @@ struct pme_rec_obs {
 void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs *r, double share,
                       double out[CAUSE_COUNT]);
 
-/* Pairs at gaps 1..CYCLE_MAX_RETIRE_WIDTH: [0] the instruction first,
- * the partner after it; [1] the instruction second. */
-struct pme_group_acc {
-    double pairs[2][CYCLE_MAX_RETIRE_WIDTH + 1];
-    double same[2][CYCLE_MAX_RETIRE_WIDTH + 1];
+/* What one instruction's retired records say about retiring together
+ * (note 3); prev, next: the instructions at pc - 4 and pc + 4 (SIZE_MAX
+ * when not sampled). */
+struct pme_seq_stats {
+    double retired, zero_gap, taken;    /* retired records; with retire-gap 0; taken */
+    size_t prev, next;
 };
-/* Retire cycle of each record of a pair, from the first fetch (both must
- * have retired to be compared). */
-void pme_pair_retire_cycles(const struct pme_pair_raw *p, double r[2]);
-/* 1 / (1 + expected others retiring with it), from its pairs and the
- * profile's (note 3). */
-double pme_share_estimate(const struct pme_group_acc *own, const struct pme_group_acc *all, unsigned width);
+/* 1 / (1 + the expected others retiring in its cycle) of st[i], of n
+ * instructions, on a core retiring at most width a cycle (note 3). */
+double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width);
 
 /* An instruction's estimated stack, cycles. */
 struct pme_stack {
