@@ -69,30 +69,30 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     out[CAUSE_OTHER] += hi - b4;
 }
 
+static double zero_share(const struct pme_seq_stats *st, size_t i)
+{
+    return i != SIZE_MAX && st[i].retired > 0 ? st[i].zero_gap / st[i].retired : 0;
+}
+
 double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width)
 {
+    (void)n;
     double others = 0, p = 1;
-    /* older: the instructions before it, while each retired with its predecessor */
-    for (size_t cur = i, g = 1; g < width && st[cur].prev != SIZE_MAX; g++) {
-        const struct pme_seq_stats *c = &st[cur], *pr = &st[c->prev];
-        double zero = c->retired > 0 ? c->zero_gap / c->retired : 0;
-        double arrivals = pr->retired - pr->taken;     /* fall-throughs into cur */
-        double from_prev = c->retired > 0 ? arrivals / c->retired : 0;
-        p *= zero * (from_prev > 1 ? 1 : from_prev < 0 ? 0 : from_prev);
+    /* older: while each retired with its predecessor */
+    for (size_t cur = i, g = 1; g < width && cur != SIZE_MAX; g++) {
+        p *= zero_share(st, cur);
         others += p;
-        cur = c->prev;
+        cur = st[cur].prev;
     }
     p = 1;
-    /* younger: the instructions after it, while each retired with the one before */
-    for (size_t cur = i, g = 1; g < width && st[cur].next != SIZE_MAX; g++) {
-        const struct pme_seq_stats *c = &st[cur], *nx = &st[c->next];
-        double fall = c->retired > 0 ? 1 - c->taken / c->retired : 0;
-        double zero = nx->retired > 0 ? nx->zero_gap / nx->retired : 0;
-        p *= fall * zero;
+    /* younger: while each successor retired with the one before */
+    for (size_t cur = i, g = 1; g < width && cur != SIZE_MAX; g++) {
+        const struct pme_seq_stats *c = &st[cur];
+        double taken = c->retired > 0 ? c->taken / c->retired : 0;
+        p *= (1 - taken) * zero_share(st, c->next) + taken * zero_share(st, c->target);
         others += p;
-        cur = c->next;
+        cur = taken > 0.5 ? c->target : c->next;
     }
-    (void)n;
     return 1 / (1 + others);
 }
 
@@ -142,6 +142,8 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     struct pme_seq_stats *seq = calloc(v->ninsns + 1, sizeof *seq);
     if (!seq)
         return ap_err_set(err, "out of memory");
+    for (size_t i = 0; i < v->ninsns; i++)
+        seq[i].target = SIZE_MAX;
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
             const struct pme_pair_rec *rec = &v->raw[k].rec[s];
@@ -150,15 +152,39 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
                 continue;
             seq[i].retired++;
             seq[i].zero_gap += rec->lat[PME_LAT_RETIRE_GAP] == 0;
-            seq[i].taken += (rec->events >> bit[B_TAKEN]) & 1;
+            if ((rec->events >> bit[B_TAKEN]) & 1) {
+                seq[i].taken++;
+                const struct pme_insn *t = rec->addr >= rec->img->address
+                    ? pme_view_find(v, rec->img, rec->addr - rec->img->address) : NULL;
+                if (t)
+                    seq[i].target = (size_t)(t - v->insns);
+            }
         }
+    /* the usual predecessor: the fall-through or the most frequent taken branch to it */
+    double *arrivals = calloc(v->ninsns + 1, sizeof *arrivals);
+    if (!arrivals) {
+        free(seq);
+        return ap_err_set(err, "out of memory");
+    }
     for (size_t i = 0; i < v->ninsns; i++) {
         const struct pme_insn *in = &v->insns[i];
         const struct pme_insn *pr = in->offset >= 4 ? pme_view_find(v, in->img, in->offset - 4) : NULL;
         const struct pme_insn *nx = pme_view_find(v, in->img, in->offset + 4);
-        seq[i].prev = pr ? (size_t)(pr - v->insns) : SIZE_MAX;
+        seq[i].prev = SIZE_MAX;
         seq[i].next = nx ? (size_t)(nx - v->insns) : SIZE_MAX;
+        if (pr) {
+            seq[i].prev = (size_t)(pr - v->insns);
+            arrivals[i] = seq[seq[i].prev].retired - seq[seq[i].prev].taken;
+        }
     }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        size_t t = seq[i].target;
+        if (t != SIZE_MAX && seq[i].taken > arrivals[t]) {
+            seq[t].prev = i;
+            arrivals[t] = seq[i].taken;
+        }
+    }
+    free(arrivals);
     for (size_t i = 0; i < v->ninsns; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].pc = pme_insn_pc(&v->insns[i]);

@@ -45,15 +45,16 @@
  *  2. Pure functions (no I/O): the unit tests give them synthetic records
  *     with hand-computed answers.
  *  3. The share of a retire cycle: a record with retire-gap 0 retired in
- *     its predecessor's cycle.  For an instruction j with z(j) the share
- *     of its retired records with gap 0 and t(j) its taken share, the
- *     expected others retiring with it are, walking the straight-line
- *     code (pc - 4 while j's arrivals fall through from it, pc + 4 while
- *     j falls through), older: z(j) f(j) + z(j) f(j) z(j-1) f(j-1) + ...
- *     (f: the share of arrivals that fell through from pc - 4), younger:
- *     (1 - t(j)) z(j+1) + (1 - t(j)) z(j+1) (1 - t(j+1)) z(j+2) + ...,
- *     each at most retire width - 1 deep; share = 1 / (1 + others).
- *     Exact for a loop whose instructions retire in fixed groups.
+ *     its predecessor's cycle.  With z(j) the share of j's retired
+ *     records with gap 0, the expected others retiring with j are, older,
+ *     z(j) + z(j) z(p(j)) + ... along the usual predecessors p (the fall-
+ *     through from pc - 4 or the taken branch to j, whichever arrives
+ *     more: records of taken transfers carry their target), younger,
+ *     z'(j) + z'(j) z'(s(j)) + ... with z'(j) the chance j's successor
+ *     retires with it: z of pc + 4 when j falls through, of its target
+ *     when taken, mixed by j's taken share; each at most retire width - 1
+ *     deep.  share = 1 / (1 + others): exact for a loop whose
+ *     instructions retire in fixed groups.
  *  4. A flush's bubble is booked at the branch (from the branch's record)
  *     and left out at the instruction after it (from that one's record),
  *     so each side is estimated from its own samples.
@@ -99,11 +100,12 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
                       double out[CAUSE_COUNT]);
 
 /* What one instruction's retired records say about retiring together
- * (note 3); prev, next: the instructions at pc - 4 and pc + 4 (SIZE_MAX
- * when not sampled). */
+ * (note 3).  next, target: its fall-through (pc + 4) and taken successor;
+ * prev: its usual predecessor (the fall-through from pc - 4 or the taken
+ * branch to it that arrives most); SIZE_MAX when not sampled. */
 struct pme_seq_stats {
     double retired, zero_gap, taken;    /* retired records; with retire-gap 0; taken */
-    size_t prev, next;
+    size_t prev, next, target;
 };
 /* 1 / (1 + the expected others retiring in its cycle) of st[i], of n
  * instructions, on a core retiring at most width a cycle (note 3). */

@@ -37,6 +37,7 @@ struct pme_insn {
 struct pme_pair_rec {
     struct pv_image *img;
     uint64_t offset;
+    uint64_t addr;                      /* effective address, control target, or 0 */
     uint32_t events;                    /* bits by the view's bit_names */
     uint32_t lat[PME_LAT_COUNT];        /* this build's fields, by index (enum pme_latency) */
 };

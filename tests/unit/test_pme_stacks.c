@@ -185,10 +185,10 @@ static void test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle(vo
     /* A B | C D | (D branches back to A): B and D always retire with the
      * one before, A and C never */
     struct pme_seq_stats st[4] = {
-        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = SIZE_MAX, .next = 1},
-        {.retired = 100, .zero_gap = 100, .taken = 0, .prev = 0, .next = 2},
-        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 1, .next = 3},
-        {.retired = 100, .zero_gap = 100, .taken = 100, .prev = 2, .next = SIZE_MAX},
+        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 3, .next = 1, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 100, .taken = 0, .prev = 0, .next = 2, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 1, .next = 3, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 100, .taken = 100, .prev = 2, .next = SIZE_MAX, .target = 0},
     };
     for (size_t i = 0; i < 4; i++)
         assert_float_equal(pme_share_estimate(st, 4, i, 8), 0.5, 1e-12);
@@ -197,21 +197,27 @@ static void test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle(vo
         st[i].zero_gap = 0;
     for (size_t i = 0; i < 4; i++)
         assert_float_equal(pme_share_estimate(st, 4, i, 8), 1, 0);
-    /* all four together (a 4-wide group each iteration); a width of 2
-     * sees at most one other */
+    /* all four together (a 4-wide group each iteration, A its first); a
+     * width of 2 sees at most one other on each side */
     for (size_t i = 0; i < 4; i++)
         st[i].zero_gap = i == 0 ? 0 : 100;
     for (size_t i = 0; i < 4; i++) {
         assert_float_equal(pme_share_estimate(st, 4, i, 8), 0.25, 1e-12);
         assert_float_equal(pme_share_estimate(st, 4, i, 2), i == 0 || i == 3 ? 0.5 : 1.0 / 3, 1e-12);
     }
-    /* half of A's arrivals come from elsewhere: B's older partner is A
-     * only when B fell through from it; here B retires with A half the time */
-    struct pme_seq_stats h[2] = {
-        {.retired = 50, .zero_gap = 0, .taken = 0, .prev = SIZE_MAX, .next = 1},
-        {.retired = 100, .zero_gap = 100, .taken = 0, .prev = 0, .next = SIZE_MAX},
+    /* A load missing at the loop's head, the three after it retiring in
+     * its cycle: the group crosses the taken branch back to A (L B C A'
+     * retire together, D being the branch): A's older partners are found
+     * through its usual predecessor, the branch */
+    struct pme_seq_stats loop[3] = {
+        /* 0 A (retires with the branch before it), 1 L the missing load, 2 D the branch to A */
+        {.retired = 100, .zero_gap = 100, .taken = 0, .prev = 2, .next = 1, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 0, .next = 2, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 100, .taken = 100, .prev = 1, .next = SIZE_MAX, .target = 0},
     };
-    assert_float_equal(pme_share_estimate(h, 2, 1, 8), 1 / 1.5, 1e-12);
+    assert_float_equal(pme_share_estimate(loop, 3, 0, 8), 1.0 / 3, 1e-12);
+    assert_float_equal(pme_share_estimate(loop, 3, 1, 8), 1.0 / 3, 1e-12);
+    assert_float_equal(pme_share_estimate(loop, 3, 2, 8), 1.0 / 3, 1e-12);
 }
 
 /* A synthetic view: image at 0x1000, A (offset 0) a load missing to
