@@ -159,7 +159,9 @@ int cmd_check(int argc, char **argv)
                     "cycle stacks, stack error (util/calc-accuracy.h)"),
         OPT_BOOLEAN(0, "pme", &o.pme, "check alphaprof pme --stacks's cycle stacks (from paired\n"
                     "ProfileMe samples) against the oracle's: stack_error and\n"
-                    "time_error (util/pme-stacks.h)"),
+                    "time_error (util/pme-stacks.h); and the paired metrics\n"
+                    "(useful issues, wasted slots, concurrency) against the\n"
+                    "model's exact values"),
         OPT_STRING(0, "board", &o.board, "NAME", "with --calc or --pme: the board the profile was recorded\n"
                    "on (default clipper-ev5 for --calc, clipper-pm for --pme)"),
         OPT_BOOLEAN(0, "whole-run", &o.whole_run,
@@ -302,6 +304,8 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
     int rc = pme_stacks_estimate(&pv, &sp, st, &err);
     if (!rc && pme_stack_accuracy(st, pv.ninsns, t, &a))
         rc = ap_err_set(&err, "no cycles to compare: the profile's stacks or the oracle's are empty");
+    struct pme_pair_accuracy pa;
+    bool have_pa = !rc && !pme_pair_accuracy(&pv, t, mp.width, &pa);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
     } else if (opts->po.json) {
@@ -316,7 +320,19 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             printf("%s\"%s\": {\"estimate\": %.0f, \"oracle\": %.0f}", c ? ", " : "", names[c],
                    a.cause_estimate[c], a.cause_true[c]);
-        printf("}}\n");
+        printf("}, \"paired\": ");
+        if (have_pa)
+            printf("{\"instructions\": %zu, \"useful_error\": %.6f, \"latency_error\": %.6f, "
+                   "\"wasted_error\": %.6f, \"concurrency_error\": %.6f, \"useful_estimate\": %.0f, "
+                   "\"useful_oracle\": %.0f, \"wasted_estimate\": %.0f, \"wasted_oracle\": %.0f, "
+                   "\"top_wasted_estimate\": %llu, \"top_wasted_oracle\": %llu, \"top_wasted_agrees\": %s}",
+                   pa.instructions, pa.useful_error, pa.latency_error, pa.wasted_error, pa.concurrency_error,
+                   pa.useful_estimate, pa.useful_true, pa.wasted_estimate, pa.wasted_true,
+                   (unsigned long long)pa.top_estimate_pc, (unsigned long long)pa.top_true_pc,
+                   pa.top_wasted_agrees ? "true" : "false");
+        else
+            printf("null");
+        printf("}\n");
     } else {
         static const char *const names[] = {CYCLE_CAUSE_NAMES};
         printf("ProfileMe cycle stacks against the oracle's (%s): %llu pairs, one every %.0f fetched\n"
@@ -331,6 +347,18 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             if (a.cause_estimate[c] > 0 || a.cause_true[c] > 0)
                 printf("  %-12s %14.0f %14.0f\n", names[c], a.cause_estimate[c], a.cause_true[c]);
+        if (have_pa)
+            printf("Paired-sample metrics against the oracle's exact values (%zu instructions with >= %d pair\n"
+                   "records, issue width %u):\n"
+                   "  useful instructions issued while in progress  error %6.2f%%  (estimate %.0f, oracle %.0f)\n"
+                   "  in-progress cycles                            error %6.2f%%\n"
+                   "  wasted issue slots                            error %6.2f%%  (estimate %.0f, oracle %.0f)\n"
+                   "  useful concurrency                            mean |error| %.3f per cycle\n"
+                   "  most wasted slots: %llx (estimate), %llx (oracle)%s\n",
+                   pa.instructions, PME_PAIR_ACC_MIN, mp.width, 100 * pa.useful_error, pa.useful_estimate,
+                   pa.useful_true, 100 * pa.latency_error, 100 * pa.wasted_error, pa.wasted_estimate,
+                   pa.wasted_true, pa.concurrency_error, (unsigned long long)pa.top_estimate_pc,
+                   (unsigned long long)pa.top_true_pc, pa.top_wasted_agrees ? ": the same" : ": DIFFERENT");
     }
     free(st);
     pme_view_free(&pv);
