@@ -21,6 +21,9 @@
 #include "util/source-file.h"
 #include "util/strvec.h"
 #include "util/loss-note.h"
+#include "util/value-transform.h"
+#include "util/value-view.h"
+#include "firmware/abi/value-capture.h"
 
 static const struct opt_command annotate_command = {
     .name = "annotate",
@@ -28,8 +31,68 @@ static const struct opt_command annotate_command = {
     .about = "Disassembles PROCEDURE with its source lines and the samples of each\n"
              "event on every instruction; with ProfileMe samples also its estimated\n"
              "retire count (kS, +- 1/sqrt(k)), D-cache miss and mispredict rates and\n"
-             "mean cycles in each pipeline stage (alphaprof pme has more).",
+             "mean cycles in each pipeline stage (alphaprof pme has more); with value\n"
+             "samples (record --values) each instruction's top value, its share of the\n"
+             "executions (invariance) and how many values were sampled.",
 };
+
+/* Value columns (when the database has value samples in the procedure):
+ * the rows of one instruction, the result's first (what the paper's
+ * invariance is about), then the other kinds. */
+#define VALUE_TOP_JSON 3
+
+static size_t value_rows_of(const struct value_view *vv, const struct proc_listing *l, uint64_t pc,
+                            const struct vv_row **out, size_t max)
+{
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < vv->nrows && n < max; i++) {
+            const struct vv_row *r = &vv->rows[i];
+            if (!r->img || r->img->address + r->offset != pc || strcmp(r->img->name, l->img->name) != 0)
+                continue;
+            if ((pass == 0) == (r->kind == VALUE_RESULT))
+                out[n++] = r;
+        }
+    return n;
+}
+
+static void value_columns(const struct value_view *vv, const struct proc_listing *l, uint64_t pc)
+{
+    const struct vv_row *rows[VALUE_KIND_COUNT];
+    size_t n = value_rows_of(vv, l, pc, rows, VALUE_KIND_COUNT);
+    if (!n || !rows[0]->nvalues) {
+        printf("%18s %6s %7s ", ".", "", "");
+        return;
+    }
+    char top[32];
+    snprintf(top, sizeof top, "%llx%s", (unsigned long long)rows[0]->values[0].value,
+             rows[0]->kind == VALUE_RESULT ? "" : "*");
+    printf("%18s %6.1f %7llu ", top, 100 * rows[0]->values[0].share, (unsigned long long)rows[0]->offered);
+}
+
+static void value_json(const struct value_view *vv, const struct proc_listing *l, uint64_t pc)
+{
+    const struct vv_row *rows[VALUE_KIND_COUNT];
+    size_t n = value_rows_of(vv, l, pc, rows, VALUE_KIND_COUNT);
+    printf(", \"values\": [");
+    for (size_t i = 0; i < n; i++) {
+        printf("%s{\"kind\": ", i ? ", " : "");
+        json_str(stdout, value_any_kind_name(rows[i]->kind));
+        printf(", \"offered\": %llu, \"top\": [", (unsigned long long)rows[i]->offered);
+        for (size_t k = 0; k < rows[i]->nvalues && k < VALUE_TOP_JSON; k++) {
+            const struct vv_value *x = &rows[i]->values[k];
+            printf("%s{\"value\": %llu, \"share\": ", k ? ", " : "", (unsigned long long)x->value);
+            json_num(stdout, x->share);
+            printf(", \"ci\": [");
+            json_num(stdout, x->ci_lo);
+            printf(", ");
+            json_num(stdout, x->ci_hi);
+            printf("]}");
+        }
+        printf("]}");
+    }
+    printf("]");
+}
 
 /* ProfileMe columns (when the database has ProfileMe samples here). */
 static void pme_header(const struct pme_view *pv)
@@ -101,7 +164,8 @@ static void pme_json(const struct pme_view *pv, const struct pme_insn *in)
     printf("}}");
 }
 
-static void print_json(const struct profile_view *v, const struct pme_view *pv, const struct proc_listing *l)
+static void print_json(const struct profile_view *v, const struct pme_view *pv, const struct value_view *vv,
+                       const struct proc_listing *l)
 {
     bool with_pme = l->pme_samples > 0;
     printf("{\"procedure\": ");
@@ -135,12 +199,15 @@ static void print_json(const struct profile_view *v, const struct pme_view *pv, 
             printf(", \"profileme\": ");
             pme_json(pv, li->pme);
         }
+        if (vv->nrows)
+            value_json(vv, l, li->pc);
         printf("}");
     }
     printf("]}\n");
 }
 
-static void print_text(const struct profile_view *v, const struct pme_view *pv, const struct proc_listing *l)
+static void print_text(const struct profile_view *v, const struct pme_view *pv, const struct value_view *vv,
+                       const struct proc_listing *l)
 {
     bool with_pme = l->pme_samples > 0;
     int dmiss = pme_bit_index(pv, "dmiss"), mispredict = pme_bit_index(pv, "mispredict");
@@ -154,11 +221,16 @@ static void print_text(const struct profile_view *v, const struct pme_view *pv, 
     if (with_pme)
         printf("ProfileMe: %llu samples here, one per %.0f fetched instructions%s\n",
                (unsigned long long)l->pme_samples, pv->interval, pv->interval ? "" : " (interval unknown)");
+    if (vv->nrows)
+        printf("Values: the top value of each instruction's result (* another kind: alphaprof\n"
+               "values lists them all), its share of the sampled executions, values sampled\n");
     printf("\n");
     for (size_t e = 0; e < v->nevents; e++)
         printf("%10s %6s ", v->event_names[e], "%");
     if (with_pme)
         pme_header(pv);
+    if (vv->nrows)
+        printf("%18s %6s %7s ", "top value", "share%", "sampled");
     printf(" %-16s %s\n", "address", "instruction");
     struct source_cache *sc = source_cache_new();
     const struct source_line *last = NULL;
@@ -182,6 +254,8 @@ static void print_text(const struct profile_view *v, const struct pme_view *pv, 
         }
         if (with_pme)
             pme_columns(pv, li->pme, dmiss, mispredict);
+        if (vv->nrows)
+            value_columns(vv, l, li->pc);
         printf(" %-16llx %s\n", (unsigned long long)li->pc, li->text);
     }
     source_cache_free(sc);
@@ -226,6 +300,12 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
         pv_free(&v);
         rc = -1;
     }
+    struct value_view vv = {0};
+    if (!rc && vv_load(db, &sel, -1, proc, &vv, &err)) {
+        pv_free(&v);
+        pme_view_free(&pv);
+        rc = -1;
+    }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof annotate", stderr);   /* one line before the listing */
     pdb_close(db);
@@ -244,12 +324,14 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
                         v.images[i].st_error);
         pv_free(&v);
         pme_view_free(&pv);
+        vv_free(&vv);
         return 1;
     }
     if (json)
-        print_json(&v, &pv, &l);
+        print_json(&v, &pv, &vv, &l);
     else
-        print_text(&v, &pv, &l);
+        print_text(&v, &pv, &vv, &l);
+    vv_free(&vv);
     proc_listing_free(&l);
     pv_free(&v);
     pme_view_free(&pv);

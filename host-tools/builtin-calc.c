@@ -33,8 +33,9 @@ static const struct opt_command calc_command = {
     .synopsis = "[options] [PROCEDURE]",
     .about = "DCPI's dcpicalc: from the cycle samples (and imiss, itbmiss, dmiss, l2miss,\n"
              "dtbmiss, branchmp samples when recorded) it estimates each instruction's\n"
-             "executions (frequency-equivalence classes, a static schedule by the\n"
-             "model's issue rules, clustered S/M ratios, flow propagation; confidence\n"
+             "executions (a CFG with jump tables' edges, frequency-equivalence classes,\n"
+             "a static schedule by the model's issue rules, clustered S/M ratios, flow\n"
+             "propagation and ProfileMe's taken bits for the edges; confidence\n"
              "low/medium/high), its CPI, and why it stalled: static stalls from the\n"
              "schedule, dynamic ones blamed on every culprit not ruled out, bounded by\n"
              "the event samples, the rest unexplained.  Bubble letters: i I-cache,\n"
@@ -117,6 +118,10 @@ static void print_listing_text(const struct calc_proc *p, const struct pv_proc *
     printf("Procedure %s in image %s: %zu instructions, %zu blocks, %zu frequency classes%s\n", pp->name,
            pp->img->name, p->n, p->nblocks, p->nclasses,
            p->missing_edges ? " (CFG missing edges: an indirect jump; one class per block)" : "");
+    for (size_t i = 0; i < p->n; i++)
+        if (p->insns[i].jump)
+            printf("  jmp at %llx: %s\n", (unsigned long long)p->insns[i].pc,
+                   p->insns[i].jump == JUMP_TABLE ? "a jump table, an edge to each target" : "targets unknown");
     printf("Core: %s (board %s).  Cycles: %.0f, stalls %.1f%%:", p->params.inorder ? "in order" : "out of order",
            board, t.cycles, t.cycles > 0 ? 100 * t.stall / t.cycles : 0.0);
     stack_text(t.stack, t.cycles, true);
@@ -209,9 +214,9 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
             printf("\"exit\"");
         else
             printf("%llu", (unsigned long long)p->insns[p->blocks[x->to].first].pc);
-        printf(", \"class\": %u, \"executions\": ", x->cls);
+        printf(", \"kind\": \"%s\", \"class\": %u, \"executions\": ", calc_edge_kind_names[x->kind], x->cls);
         json_num(stdout, x->freq);
-        printf("}");
+        printf(", \"by\": \"%s\"}", calc_by_names[p->classes[x->cls].by]);
     }
     printf("],\n \"instructions\": [");
     for (size_t i = 0; i < p->n; i++) {
@@ -220,6 +225,8 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
         alpha_disassemble(in->s.word, in->pc, text, sizeof text);
         printf("%s\n  {\"address\": %llu, \"instruction\": ", i ? "," : "", (unsigned long long)in->pc);
         json_str(stdout, text);
+        if (in->jump)
+            printf(", \"jump\": \"%s\"", in->jump == JUMP_TABLE ? "table" : "unknown");
         printf(", \"samples\": {");
         for (unsigned e = 0, first = 1; e < CALC_NEV; e++) {
             if (in->samples[e] <= 0)
@@ -227,7 +234,10 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
             printf("%s\"%s\": %.0f", first ? "" : ", ", calc_event_names[e], in->samples[e]);
             first = 0;
         }
-        printf("}, \"executions\": ");
+        printf("}");
+        if (in->dir_samples > 0)
+            printf(", \"edge_samples\": {\"sampled\": %.0f, \"taken\": %.0f}", in->dir_samples, in->dir_taken);
+        printf(", \"executions\": ");
         json_num(stdout, in->freq);
         printf(", \"confidence\": \"%s\", \"m\": %u, \"cpi\": ",
                calc_confidence_names[p->classes[p->blocks[in->block].cls].confidence], in->m);
@@ -253,8 +263,10 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
     printf("]}\n");
 }
 
-/* Loads the profile and the board's parameters. */
-static int load(const struct calc_options *o, const char *cmd, struct profile_view *v, struct model_params *mp)
+/* Loads the profile (with its ProfileMe data, for the branches' edge
+ * samples: an empty view without) and the board's parameters. */
+static int load(const struct calc_options *o, const char *cmd, struct profile_view *v, struct pme_view *pme,
+                struct model_params *mp)
 {
     struct ap_err err;
     struct pdb *db;
@@ -268,6 +280,10 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
     }
     struct pv_selection sel = o->po.sel;
     int rc = pv_load(db, &sel, v, &err);
+    if (!rc && pme_view_load(db, &sel, 30, pme, &err)) {
+        pv_free(v);
+        rc = -1;
+    }
     if (!rc)
         loss_note(db, v->epoch, cmd, stderr);
     pdb_close(db);
@@ -282,15 +298,17 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
                         "cycles,dmiss,l2miss,branchmp on a board with the hardware model (e.g. --board %s)\n",
                 cmd, CALC_DEFAULT_BOARD);
         pv_free(v);
+        pme_view_free(pme);
         return 1;
     }
     return 0;
 }
 
-static int summary(const struct calc_options *o, const struct profile_view *v, const struct model_params *mp)
+static int summary(const struct calc_options *o, const struct profile_view *v, const struct pme_view *pme,
+                   const struct model_params *mp)
 {
     struct calc_analysed a;
-    calc_analyse_view(v, mp, &a);
+    calc_analyse_view_pme(v, pme, mp, &a);
     double all[CALC_NSTACK] = {0}, all_cycles = 0;
     struct calc_totals *t = calc_zalloc(a.n + 1, sizeof *t);
     for (size_t k = 0; k < a.n; k++) {
@@ -344,8 +362,8 @@ static int summary(const struct calc_options *o, const struct profile_view *v, c
     return 0;
 }
 
-/* Does the selected profile have ProfileMe pairs (and so cycle stacks from
- * its records, alphaprof pme --stacks)? */
+/* Does the selected profile have ProfileMe pairs and no cycle samples (so
+ * cycle stacks only from its records, alphaprof pme --stacks)? */
 static bool has_pme_pairs(const struct calc_options *o)
 {
     struct ap_err err;
@@ -357,6 +375,13 @@ static bool has_pme_pairs(const struct calc_options *o)
     if (!pme_view_load(db, &o->po.sel, 30, &pv, &err)) {      /* (freed on failure) */
         pairs = pv.nraw > 0;
         pme_view_free(&pv);
+    }
+    struct profile_view v;      /* with cycle samples, calc's own analysis */
+    if (pairs && !pv_load(db, &o->po.sel, &v, &err)) {
+        int idx[CALC_NEV];
+        calc_event_indices(&v, idx);
+        pairs = idx[CALC_EV_CYCLES] < 0;
+        pv_free(&v);
     }
     pdb_close(db);
     return pairs;
@@ -424,19 +449,20 @@ int cmd_calc(int argc, char **argv)
         return rc;
     }
     struct profile_view v;
+    struct pme_view pme;
     struct model_params mp;
     if (has_pme_pairs(&o)) {
         int rc = calc_from_profileme(&o, operands.n ? operands.v[0] : NULL);
         strvec_free(&operands);
         return rc;
     }
-    if (load(&o, "alphaprof calc", &v, &mp)) {
+    if (load(&o, "alphaprof calc", &v, &pme, &mp)) {
         strvec_free(&operands);
         return 1;
     }
     int rc = 0;
     if (o.summary || operands.n == 0) {
-        rc = summary(&o, &v, &mp);
+        rc = summary(&o, &v, &pme, &mp);
     } else {
         const struct pv_proc *pp = pv_find_proc(&v, operands.v[0]);
         struct calc_proc p;
@@ -445,7 +471,7 @@ int cmd_calc(int argc, char **argv)
             fprintf(stderr, "alphaprof calc: no samples in a procedure '%s' in %s; alphaprof report lists "
                             "the procedures with samples\n", operands.v[0], profile_opts_db(&o.po));
             rc = 1;
-        } else if (calc_view_proc(&v, pp, &mp, &p, &err)) {
+        } else if (calc_view_proc_pme(&v, &pme, pp, &mp, &p, &err)) {
             fprintf(stderr, "alphaprof calc: %s\n", err.msg);
             rc = 1;
         } else {
@@ -459,6 +485,7 @@ int cmd_calc(int argc, char **argv)
         }
     }
     pv_free(&v);
+    pme_view_free(&pme);
     strvec_free(&operands);
     return rc;
 }
@@ -492,11 +519,12 @@ int cmd_topstalls(int argc, char **argv)
     if (r != OPT_PARSED)
         return opt_exit(r);
     struct profile_view v;
+    struct pme_view pme;
     struct model_params mp;
-    if (load(&o, "alphaprof topstalls", &v, &mp))
+    if (load(&o, "alphaprof topstalls", &v, &pme, &mp))
         return 1;
     struct calc_analysed a;
-    calc_analyse_view(&v, &mp, &a);
+    calc_analyse_view_pme(&v, &pme, &mp, &a);
     size_t n = 0, cap = 0;
     double total = 0;
     for (size_t k = 0; k < a.n; k++)
@@ -546,5 +574,6 @@ int cmd_topstalls(int argc, char **argv)
     free(rows);
     calc_analysed_free(&a);
     pv_free(&v);
+    pme_view_free(&pme);
     return 0;
 }

@@ -16,6 +16,8 @@
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
 #include "util/calc-accuracy.h"
+#include "util/path-accuracy.h"
+#include "util/cct-accuracy.h"
 #include "util/cycle-stacks.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -52,7 +54,7 @@ static const struct opt_command check_command = {
 struct check_options {
     struct profile_opts po;
     const char *oracle, *event, *board;
-    bool totals, stacks, whole_run, values, calc, pme;
+    bool totals, stacks, whole_run, values, calc, pme, paths, cct;
     double max_error;           /* < 0: none */
     unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
@@ -140,6 +142,8 @@ static void free_oracles(struct oracle *whole, struct oracle *interval, int have
 
 static int check_profile(const struct check_options *opts);
 static int check_values(const struct check_options *opts);
+static int check_paths(const struct check_options *opts);
+static int check_cct(const struct check_options *opts);
 
 int cmd_check(int argc, char **argv)
 {
@@ -173,8 +177,17 @@ int cmd_check(int argc, char **argv)
                     "model's value oracle (FILE.values): top_value_recall and\n"
                     "top_value_freq_error over the loads whose top value covers\n"
                     "at least 10% of their executions"),
+        OPT_BOOLEAN(0, "cct", &o.cct,
+                    "check the calling context tree of an instrumented image\n"
+                    "(alphaprof instrument --cct) against the model's exact one\n"
+                    "(FILE.cct): calls per context, cct_count_error must be 0"),
         OPT_UINT(0, "min-samples", &o.min_samples, "N", 1, OPT_NUMBER_MAX,
                  "--values: check loads with at least N values sampled (default 30)"),
+        OPT_BOOLEAN(0, "paths", &o.paths,
+                    "check the paths reconstructed from paired ProfileMe samples'\n"
+                    "branch history (record --paired) against the model's exact\n"
+                    "sample paths (FILE.pmepaths): reconstruction_success by\n"
+                    "history bits, as ProfileMe's Figure 6"),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_JSON(&o.po),
         OPT_END(),
@@ -184,14 +197,21 @@ int cmd_check(int argc, char **argv)
         return opt_exit(r);
     if (!o.oracle)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
-    if (o.values && (o.totals || o.stacks))
-        return opt_usage_error(&check_command, "--values checks value profiles; leave out --totals and --stacks");
+    /* --values, --paths and --cct each check a profile of their own kind */
+    int alone = o.values + o.paths + o.cct;
+    if (alone > 1 || (alone && (o.totals || o.stacks || o.calc || o.pme)))
+        return opt_usage_error(&check_command, "--values, --paths and --cct each check alone; give one of them "
+                               "without --totals, --stacks, --calc or --pme");
     if (o.calc && o.pme)
         return opt_usage_error(&check_command, "give --calc or --pme, not both");
     if (!o.board)
         o.board = o.pme ? "clipper-pm" : "clipper-ev5";
     if (o.values)
         return check_values(&o);
+    if (o.paths)
+        return check_paths(&o);
+    if (o.cct)
+        return check_cct(&o);
     return check_profile(&o);
 }
 
@@ -240,8 +260,8 @@ static int print_stacks(const struct check_options *opts, const struct oracle *w
 }
 
 /* --calc: alphaprof calc's estimates against the truth t. */
-static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct oracle *t,
-                      bool interval)
+static int check_calc(const struct check_options *opts, const struct profile_view *v, const struct pme_view *pme,
+                      const struct oracle *t, bool interval)
 {
     struct ap_err err;
     struct model_params mp;
@@ -257,17 +277,18 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
         return 1;
     }
     struct calc_analysed a;
-    calc_analyse_view(v, &mp, &a);
+    calc_analyse_view_pme(v, pme, &mp, &a);
     struct calc_accuracy acc;
     calc_accuracy(&a, t, &acc);
     if (opts->po.json) {
         printf("{\"freq_within_5\": %.6f, \"freq_within_10\": %.6f, \"freq_within_15\": %.6f, "
                "\"unexplained_share\": %.6f, \"cause_agreement\": %.6f, \"stack_error\": %.6f, "
                "\"samples\": %.0f, \"procedures\": %zu, \"estimated_cycles\": %.0f, "
-               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\"}\n",
+               "\"estimated_stall_cycles\": %.0f, \"oracle_cycles\": %.0f, \"oracle_scope\": \"%s\", "
+               "\"edge_within_10\": %.6f, \"edge_executions\": %.0f}\n",
                acc.freq_within[0], acc.freq_within[1], acc.freq_within[2], acc.unexplained_share,
                acc.cause_agreement, acc.stack_error, acc.samples, acc.procedures, acc.est_cycles, acc.est_stall,
-               acc.true_cycles, interval ? "interval" : "run");
+               acc.true_cycles, interval ? "interval" : "run", acc.edge_within_10, acc.edge_executions);
     } else {
         printf("alphaprof calc against the oracle (%s): %zu procedures, %.0f cycle samples\n",
                interval ? "the profiled interval" : "the whole run", acc.procedures, acc.samples);
@@ -275,6 +296,8 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
                100 * acc.freq_within[0], 100 * acc.freq_within[1], 100 * acc.freq_within[2]);
         printf("  unexplained stall cycles           %5.1f%%\n", 100 * acc.unexplained_share);
         printf("  stall cycles with the oracle's cause %5.1f%%\n", 100 * acc.cause_agreement);
+        printf("  edge executions within 10%%         %5.1f%%  (of %.0f, the oracle's)\n", 100 * acc.edge_within_10,
+               acc.edge_executions);
         printf("  stack error                        %5.1f%%  (half the sum of |estimate - truth| over\n"
                "                                            (instruction, cause), over %.0f cycles)\n",
                100 * acc.stack_error, acc.true_cycles);
@@ -441,6 +464,11 @@ static int check_profile(const struct check_options *opts)
             pv_free(&v);
             rc = -1;
         }
+    struct pme_view calc_pme = {0};     /* --calc: the branches' edge samples */
+    if (!rc && opts->calc && pme_view_load(db, &sel, 30, &calc_pme, &err)) {
+        pv_free(&v);
+        rc = -1;
+    }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
     if (!rc && opts->pme) {
@@ -457,7 +485,8 @@ static int check_profile(const struct check_options *opts)
         return 1;
     }
     if (opts->calc) {
-        rc = check_calc(opts, &v, t, have_interval > 0);
+        rc = check_calc(opts, &v, &calc_pme, t, have_interval > 0);
+        pme_view_free(&calc_pme);
         pv_free(&v);
         free_oracles(&o, &interval, have_interval);
         return rc;
@@ -651,4 +680,184 @@ static int check_values(const struct check_options *opts)
     vv_free(&v);
     value_oracle_free(&vo);
     return rc;
+}
+
+/* --paths: ProfileMe path reconstruction against the sample-path oracle
+ * (util/path-accuracy.h). */
+static int check_paths(const struct check_options *opts)
+{
+    const char *db_path = profile_opts_db(&opts->po), *oracle_path = opts->oracle;
+    struct ap_err err;
+    struct oracle_header oh;
+    struct pmepath_oracle po;
+    struct pdb *db;
+    if (oracle_read_header(oracle_path, &oh, &err) || pmepath_oracle_read(oracle_path, &po, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    if (po.h.run_id != oh.run_id) {
+        fprintf(stderr, "alphaprof check: %s.pmepaths is of another run than %s; record again\n", oracle_path,
+                oracle_path);
+        pmepath_oracle_free(&po);
+        return 1;
+    }
+    struct ps_samples ps;
+    if (pdb_open(db_path, PDB_READ, &db, &err) || oracle_check_run(&oh, oracle_path, db, opts->po.sel.epoch, &err) ||
+        ps_load(db, &opts->po.sel, &ps, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pmepath_oracle_free(&po);
+        return 1;
+    }
+    pdb_close(db);
+    struct path_accuracy a;
+    path_accuracy(&ps, &po, &a);
+    struct bl_truth bt;
+    bool have_bl = bl_truth_read(oracle_path, &bt, &err) == 0;
+    int rc = 0;
+    if (a.matched == 0) {
+        fprintf(stderr, "alphaprof check: no paired ProfileMe sample of %s is in %s.pmepaths (%llu retired samples "
+                        "with code, %llu unmatched); record with --paired and --oracle in one run\n",
+                db_path, oracle_path, (unsigned long long)a.samples, (unsigned long long)a.unmatched);
+        rc = 1;
+    } else if (opts->po.json) {
+        printf("{\"samples\": %llu, \"matched\": %llu, \"unmatched\": %llu, \"history_mismatch\": %llu, "
+               "\"oracle_lost\": %llu, \"reconstruction_success\": [",
+               (unsigned long long)a.samples, (unsigned long long)a.matched, (unsigned long long)a.unmatched,
+               (unsigned long long)a.history_mismatch, (unsigned long long)po.h.lost);
+        for (unsigned n = 0; n < PR_MAX_BITS; n++) {
+            const struct path_success *r = &a.rows[n];
+            printf("%s\n  {\"history_bits\": %u, \"evaluated\": %llu, \"unique\": %llu, \"success\": %llu, "
+                   "\"rate\": ", n ? "," : "", r->nbits, (unsigned long long)r->evaluated,
+                   (unsigned long long)r->unique, (unsigned long long)r->success);
+            json_num(stdout, r->evaluated ? (double)r->success / (double)r->evaluated : 0);
+            printf(", \"baseline_success\": %llu, \"baseline_rate\": ", (unsigned long long)r->baseline_success);
+            json_num(stdout, r->evaluated ? (double)r->baseline_success / (double)r->evaluated : 0);
+            printf(", \"polluted\": %llu, \"unresolved\": %llu, \"truth_unknown\": %llu, "
+                   "\"seconds\": %llu, \"seconds_success\": %llu, \"pair_evaluated\": %llu, "
+                   "\"pair_unique\": %llu, \"pair_success\": %llu, \"pair_rate\": ",
+                   (unsigned long long)r->polluted, (unsigned long long)r->unresolved,
+                   (unsigned long long)r->truth_unknown, (unsigned long long)r->seconds,
+                   (unsigned long long)r->seconds_success, (unsigned long long)r->pair_evaluated,
+                   (unsigned long long)r->pair_unique, (unsigned long long)r->pair_success);
+            json_num(stdout, r->pair_evaluated ? (double)r->pair_success / (double)r->pair_evaluated : 0);
+            printf("}");
+        }
+        printf("], \"ball_larus\": ");
+        if (have_bl) {
+            printf("{\"procedures\": %zu, \"exact\": %zu, \"paths\": %llu, \"counted\": %llu, "
+                   "\"unknown\": %llu, \"lost\": %llu, \"by_procedure\": [",
+                   bt.nprocs, bt.exact, (unsigned long long)bt.h.n, (unsigned long long)bt.counted,
+                   (unsigned long long)bt.h.unknown, (unsigned long long)bt.h.lost);
+            for (size_t k = 0; k < bt.nprocs; k++) {
+                const struct bl_proc_check *c = &bt.procs[k];
+                printf("%s\n  {\"start\": %llu, \"npaths\": %llu, \"paths_seen\": %llu, \"counted\": %llu, "
+                       "\"edge_ends\": %llu}", k ? "," : "", (unsigned long long)c->start,
+                       (unsigned long long)c->npaths, (unsigned long long)c->paths_seen,
+                       (unsigned long long)c->counted, (unsigned long long)c->edge_ends);
+            }
+            printf("]}");
+        } else {
+            printf("null, \"ball_larus_missing\": ");
+            json_str(stdout, err.msg);
+        }
+        printf("}\n");
+    } else {
+        printf("Paths reconstructed from ProfileMe branch history against the model's exact paths:\n"
+               "%llu retired samples with code, %llu found in the oracle's log (%llu not: a pair with an\n"
+               "aborted record).  Success: one path reconstructed and it is the true one (ProfileMe Figure 6);\n"
+               "no-hist: the same without the history bits, the baseline.\n\n"
+               "  %4s %9s %9s %9s %9s %9s %9s   %9s %9s\n",
+               (unsigned long long)a.samples, (unsigned long long)a.matched, (unsigned long long)a.unmatched,
+               "bits", "samples", "unique%", "success%", "no-hist%", "polluted%", "unresolv%", "2nd:hist%",
+               "2nd:pair%");
+        for (unsigned n = 0; n < PR_MAX_BITS; n++) {
+            const struct path_success *r = &a.rows[n];
+            double e = r->evaluated ? (double)r->evaluated : 1, se = r->seconds ? (double)r->seconds : 1;
+            printf("  %4u %9llu %9.1f %9.1f %9.1f %9.1f %9.1f   %9.1f %9.1f\n", r->nbits,
+                   (unsigned long long)r->evaluated, 100 * (double)r->unique / e, 100 * (double)r->success / e,
+                   100 * (double)r->baseline_success / e, 100 * (double)r->polluted / e,
+                   100 * (double)r->unresolved / e, 100 * (double)r->seconds_success / se,
+                   100 * (double)r->pair_success / se);
+        }
+        if (have_bl)
+            printf("\nThe model's exact Ball-Larus path counts (%s.blpaths): %llu paths of %zu procedures,\n"
+                   "%llu path executions; %zu procedures' counts equal the oracle's executions of their\n"
+                   "path-ending edges exactly; %llu transitions outside the plan, %llu paths lost.\n",
+                   oracle_path, (unsigned long long)bt.h.n, bt.nprocs, (unsigned long long)bt.counted, bt.exact,
+                   (unsigned long long)bt.h.unknown, (unsigned long long)bt.h.lost);
+        else
+            printf("\nNo Ball-Larus path counts: %s\n", err.msg);
+        if (a.history_mismatch)
+            printf("\n  %llu samples' logged branch directions disagree with their history bits\n",
+                   (unsigned long long)a.history_mismatch);
+    }
+    if (have_bl)
+        bl_truth_free(&bt);
+    ps_free(&ps);
+    pmepath_oracle_free(&po);
+    return rc;
+}
+
+/* --cct: the instrumented run's calling context tree against the model's. */
+static int check_cct(const struct check_options *opts)
+{
+    const char *db_path = profile_opts_db(&opts->po);
+    struct ap_err err;
+    struct pdb *db;
+    struct cct_view v;
+    struct cct_accuracy a;
+    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    if (cv_load(db, 0, &v, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pdb_close(db);
+        return 1;
+    }
+    pdb_close(db);
+    if (cct_accuracy(&v, opts->oracle, &a, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        cv_free(&v);
+        return 1;
+    }
+    if (opts->po.json) {
+        printf("{\"session\": %lld, \"cct_count_error\": %llu, \"contexts_profile\": %llu, "
+               "\"contexts_oracle\": %llu, \"contexts_equal\": %llu, \"calls_profile\": %llu, "
+               "\"calls_oracle\": %llu, \"instrumentation_calls\": %llu, \"skipped_calls\": %llu, "
+               "\"overflow_calls\": %llu, \"mismatches\": [",
+               (long long)v.session, (unsigned long long)a.count_error, (unsigned long long)a.contexts_profile,
+               (unsigned long long)a.contexts_oracle, (unsigned long long)a.contexts_equal,
+               (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
+               (unsigned long long)a.instrumentation_calls, (unsigned long long)a.skipped_calls,
+               (unsigned long long)a.overflow_calls);
+        for (size_t i = 0; i < a.nworst; i++)
+            printf("%s{\"core\": %d, \"depth\": %u, \"site\": %llu, \"callee\": %llu, \"profile\": %llu, "
+                   "\"oracle\": %llu}", i ? ", " : "", a.worst[i].core, a.worst[i].depth,
+                   (unsigned long long)a.worst[i].site, (unsigned long long)a.worst[i].callee,
+                   (unsigned long long)a.worst[i].profile, (unsigned long long)a.worst[i].oracle);
+        printf("]}\n");
+    } else {
+        printf("calling context tree of session %lld against %s.cct:\n", (long long)v.session, opts->oracle);
+        printf("  contexts: %llu in the profile, %llu in the truth, %llu with equal call counts\n",
+               (unsigned long long)a.contexts_profile, (unsigned long long)a.contexts_oracle,
+               (unsigned long long)a.contexts_equal);
+        printf("  calls: %llu in the profile, %llu in the truth (%llu more made by the instrumentation "
+               "itself, left out)\n", (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
+               (unsigned long long)a.instrumentation_calls);
+        printf("  cct_count_error %llu (sum over contexts of |profile - truth|; exact: 0)", 
+               (unsigned long long)a.count_error);
+        if (a.skipped_calls || a.overflow_calls)
+            printf("; the board skipped %llu calls (shadow stack full) and put %llu on the overflow record",
+                   (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls);
+        printf("\n");
+        for (size_t i = 0; i < a.nworst; i++) {
+            const struct cct_mismatch *m = &a.worst[i];
+            printf("  core %d depth %u: %s called from 0x%llx: profile %llu, truth %llu\n", m->core, m->depth,
+                   m->node ? m->node->name : "?", (unsigned long long)m->site, (unsigned long long)m->profile,
+                   (unsigned long long)m->oracle);
+        }
+    }
+    cv_free(&v);
+    return 0;
 }

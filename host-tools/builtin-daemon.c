@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/value-transform.h"
 #include "util/fleet-store.h"
 #include "firmware/abi/link-codec.h"
 #include "hw-model/pmu-window.h"
@@ -106,6 +107,8 @@ static const struct opt_command daemon_command = {
 /* The command line of one daemon, parsed and checked. */
 struct daemon_options {
     const char *link, *db, *board, *spool;
+    const char *value_transform;    /* --value-transform, parsed into value_transforms */
+    unsigned value_transforms;
     struct boot_options boot;       /* --events, --period, as the monitor reads them */
     const char *events, *period;    /* as given (NULL: not given) */
     unsigned flush_every, flush_ms, epoch_every, connect_s, push_every;
@@ -424,8 +427,13 @@ static int link_check(struct daemon *d, struct ap_err *err)
 }
 
 /* Checks that need several options at once: 0, or a usage error (2). */
-static int daemon_check(const struct opt_command *c, const struct daemon_options *o)
+static int daemon_check(const struct opt_command *c, struct daemon_options *o)
 {
+    const char *bad;
+    int badlen;
+    if (o->value_transform && value_transform_parse(o->value_transform, &o->value_transforms, &bad, &badlen))
+        return opt_usage_error(c, "--value-transform: no transform '%.*s' (there are: %s)", badlen, bad,
+                               value_transform_names());
     if (!o->link)
         return opt_usage_error(c, "--link is required (e.g. --link unix:/tmp/board.sock)");
     if (strncmp(o->link, "unix:", 5) != 0 || !o->link[5])
@@ -511,6 +519,10 @@ int cmd_daemon(int argc, char **argv)
         OPT_BOOLEAN(0, "status", &o.status_line,
                     "a live status line on stderr (samples/s, link use,\nhash-table hit rate, drops)"),
         OPT_BOOLEAN('v', "verbose", &o.verbose, "log sessions, ACKs, epochs, flushes and commits on stdout"),
+        OPT_STRING(0, "value-transform", &o.value_transform, "NAME[,NAME]",
+                   "transform value samples before merging, stored beside\n"
+                   "them: accessors (per data address, the instructions\n"
+                   "that touched it; alphaprof values --kind accessor)"),
         OPT_END(),
     };
     enum opt_result r = opt_parse(&daemon_command, options, argc, argv, &o.elfs, NULL);
@@ -625,6 +637,7 @@ static int daemon_run(const struct daemon_options *o)
         .nonce = nonce,
         .frame_hook = hook,
         .hook_ctx = &d,
+        .value_transforms = o->value_transforms,
     };
     if (ingest_open(db, &io, &d.in, &err)) {
         fprintf(stderr, "alphaprof daemon: %s\n", err.msg);
@@ -736,6 +749,11 @@ static int daemon_run(const struct daemon_options *o)
     int64_t epoch = 0;
     pdb_current_epoch(db, &epoch, &err);
     bool cut = d.eof && t->ended == 0 && !d.stopped_by_run;
+    if (d.verbose)
+        printf("daemon: %" PRIu64 " LINK_ACK sent: %" PRIu64 " bytes within their budget (%.1f%% of the %" PRIu64
+               " received), %" PRIu64 " past it after %d ms without one; %" PRIu64 " held back\n", t->acks_sent,
+               t->ack_bytes, t->bytes ? 100.0 * (double)t->ack_bytes / (double)t->bytes : 0.0, t->bytes,
+               t->acks_forced, LK_ACK_IDLE_MS, t->acks_deferred);
     fprintf(stderr,
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
             " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64

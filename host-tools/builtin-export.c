@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/cct-view.h"
 #include "util/export-profile.h"
 #include "util/option-groups.h"
 #include "util/profile-compare.h"
@@ -91,7 +92,8 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
     }
     struct profile_view v;
     struct xp_profile x;
-    bool have_view = false, have_x = false;
+    struct cct_view cv;
+    bool have_view = false, have_x = false, have_cv = false;
     int rc = 1;
     uint32_t event = 0;
     if ((event_spec && cmp_resolve_event(db, event_spec, &event, &err)) || cmp_check_epoch(db, sel->epoch, &err) ||
@@ -115,6 +117,13 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
         goto out;
     }
     have_x = true;
+    /* an instrumented run's calling context tree gives the samples real
+     * stacks (the newest session's tree) */
+    struct ap_err no_tree;
+    if (cv_load(db, 0, &cv, &no_tree) == 0) {
+        have_cv = true;
+        export_add_contexts(&x, &cv);
+    }
     FILE *f = output ? fopen(output, fmt == FMT_PPROF ? "wb" : "w") : stdout;
     if (!f) {
         fprintf(stderr, "alphaprof export: cannot write %s: %s\n", output, strerror(errno));
@@ -138,6 +147,8 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
 out:
     if (have_x)
         export_free(&x);
+    if (have_cv)
+        cv_free(&cv);
     if (have_view)
         pv_free(&v);
     pdb_close(db);

@@ -128,7 +128,8 @@ static int html_report(const struct html_options *o)
     struct pdb *db = NULL, *bdb = NULL;
     struct profile_view v, bv;
     struct pme_view pv;
-    bool have_v = false, have_bv = false, have_pv = false, have_t = false;
+    struct value_view vals;
+    bool have_v = false, have_bv = false, have_pv = false, have_t = false, have_vals = false;
     struct cmp_table t;
     struct diff_rank *rows = NULL;
     char *tmp = NULL;
@@ -140,11 +141,14 @@ static int html_report(const struct html_options *o)
     if (pme_view_load(db, &o->po.sel, 30, &pv, &err))
         goto fail;
     have_pv = true;
+    if (vv_load(db, &o->po.sel, -1, NULL, &vals, &err))
+        goto fail;
+    have_vals = true;
     if (v.nevents == 0 && pv.samples == 0) {
         ap_err_set(&err, "%s holds no samples for this selection; record some with alphaprof record", db_path);
         goto fail;
     }
-    struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .alpha = o->alpha,
+    struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .vals = &vals, .alpha = o->alpha,
                             .listing_budget = (size_t)o->listing_kb * 1024,
                             .max_listings = o->listings};
     if (o->base) {
@@ -214,6 +218,8 @@ out:
         pdb_close(bdb);
     if (have_pv)
         pme_view_free(&pv);
+    if (have_vals)
+        vv_free(&vals);
     if (have_v)
         pv_free(&v);
     if (db)

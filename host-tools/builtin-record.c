@@ -34,6 +34,7 @@
 #include "builtin.h"
 #include "firmware/abi/link-protocol.h"
 #include "hw-model/pmu-window.h"
+#include "util/value-transform.h"
 #include "util/run-costs.h"
 #include "util/board-run.h"
 #include "util/ingest.h"
@@ -56,6 +57,9 @@ struct record_options {
     /* the boot keys' values as given (NULL: not given) */
     const char *events, *period, *pme, *seed, *table, *pair_window;
     const char *value_every, *value_length, *value_skip, *value_capture;
+    int values;                 /* --values: value_every at its default */
+    const char *value_transform;    /* --value-transform, parsed into value_transforms */
+    unsigned value_transforms;
     int mode;                   /* 0 timer, 1 ProfileMe, 2 paired */
     struct strvec images, args;
 };
@@ -165,6 +169,11 @@ static int record_check(const struct opt_command *c, struct record_options *o)
     o->mode = o->paired ? 2 : o->profileme ? 1 : 0;
     if (o->images.n == 0)
         return opt_usage_error(c, "no workload image given (e.g. build/workloads/chase.elf)");
+    const char *bad;
+    int badlen;
+    if (o->value_transform && value_transform_parse(o->value_transform, &o->value_transforms, &bad, &badlen))
+        return opt_usage_error(c, "--value-transform: no transform '%.*s' (there are: %s)", badlen, bad,
+                               value_transform_names());
     if (board_opts_check(c, &o->bo))
         return 2;
     if (counters_only && (o->mode || !o->events))
@@ -236,6 +245,8 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
         strvec_pushf(keys, "seed=%u", b->seed);
     if (o->value_every)
         strvec_pushf(keys, "value_every=%s", o->value_every);
+    else if (o->values)
+        strvec_pushf(keys, "value_every=%u", BOOT_DEFAULT_VALUE_EVERY);
     if (o->value_length)
         strvec_pushf(keys, "value_length=%s", o->value_length);
     if (o->value_skip)
@@ -335,6 +346,7 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
         .send_acks = nonce != 0,   /* a --deterministic record listens only */
         .ack_fd = -1,           /* until the link is up: attach_link */
         .nonce = nonce,
+        .value_transforms = o->value_transforms,
     };
     sink.ctl.fd = -1;
     sink.ctl.seq = (uint16_t)(nonce >> 48);
@@ -410,6 +422,9 @@ int cmd_record(int argc, char **argv)
         OPT_BOOT_KEY(0, "seed", "seed", &o.boot, &o.seed, "N", "seed of the period randomiser"),
         OPT_BOOLEAN(0, "status", &o.status_line, "print a live status line on stderr"),
         OPT_GROUP("value sampling (alphaprof values)"),
+        OPT_BOOLEAN(0, "values", &o.values,
+                    "value sampling at the default rate, every " N_(BOOT_DEFAULT_VALUE_EVERY) "th\n"
+                    "sampling interrupt (its cost: README, Value sampling)"),
         OPT_BOOT_KEY(0, "value-every", "value_every", &o.boot, &o.value_every, "K",
                      "at every K-th sampling interrupt interpret the interrupted\n"
                      "code and keep the values it computes, loads and waits for\n"
@@ -426,6 +441,9 @@ int cmd_record(int argc, char **argv)
                      "int load store branch fp all, kinds result operand_a operand_b\n"
                      "address latency ra tos or none (default int:result,\n"
                      "load:result+address+latency, store:operand_a+address, fp:result)"),
+        OPT_STRING(0, "value-transform", &o.value_transform, "NAME[,NAME]",
+                   "transform value samples before merging (as the daemon's\n"
+                   "--value-transform): accessors"),
         OPT_BOARD_RUN(&o.bo),
         OPT_END(),
     };

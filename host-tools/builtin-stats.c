@@ -18,6 +18,7 @@
 #include "util/option-groups.h"
 #include "util/profile-compare.h"
 #include "util/profile-stats.h"
+#include "util/regular-file.h"
 #include "util/strvec.h"
 
 #define MAX_DBS    16
@@ -236,6 +237,14 @@ static int stats_report(const struct stats_options *o)
     struct ap_err err;
     static struct set_source sets[MAX_EPOCHS];
     size_t nsets = 0;
+    for (size_t d = 0; d < ndbs; d++)
+        for (size_t e = 0; e < d; e++)
+            if (same_file(dbs[e], dbs[d])) {
+                /* Its epochs would count twice and halve the variation seen. */
+                fprintf(stderr, "alphaprof stats: %s and %s are the same database; give each --db once\n",
+                        dbs[e], dbs[d]);
+                return 1;
+            }
     for (size_t d = 0; d < ndbs; d++)
         if (collect_sets(dbs[d], event_spec, want, nwant, image, core, sets, &nsets, &err)) {
             fprintf(stderr, "alphaprof stats: %s\n", err.msg);

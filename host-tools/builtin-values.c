@@ -16,6 +16,7 @@
 
 #include "builtin.h"
 #include "firmware/abi/value-capture.h"
+#include "util/value-transform.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/strvec.h"
@@ -47,8 +48,23 @@ static const char *const kind_names[] = {
 #define VALUE_KIND(id, n, name) name,
     VALUE_KINDS
 #undef VALUE_KIND
-    "all", NULL,
+    "all",
+#define VALUE_TRANSFORM(id, name, kind, kname, what) kname,
+    VALUE_TRANSFORMS        /* the daemon's --value-transform kinds */
+#undef VALUE_TRANSFORM
+    NULL,
 };
+
+/* --kind's index in kind_names -> a kind number, -1 for all */
+static int kind_of_choice(int i)
+{
+    static const int derived[] = {
+#define VALUE_TRANSFORM(id, name, kind, kname, what) kind,
+        VALUE_TRANSFORMS
+#undef VALUE_TRANSFORM
+    };
+    return i < VALUE_KIND_COUNT ? i : i == VALUE_KIND_COUNT ? -1 : derived[i - VALUE_KIND_COUNT - 1];
+}
 
 static void place_text(const struct vv_row *r, char *buf, size_t n)
 {
@@ -65,7 +81,7 @@ static void print_text(const struct value_view *v, int kind, unsigned top, size_
 {
     printf("Value profile of %s%lld, %s: %zu instruction%s, semi-invariants first.\n\n",
            v->epoch < 0 ? "every epoch" : "epoch ", v->epoch < 0 ? 0LL : (long long)v->epoch,
-           kind < 0 ? "every kind" : kind_names[kind], v->nrows, v->nrows == 1 ? "" : "s");
+           kind < 0 ? "every kind" : value_any_kind_name((unsigned)kind), v->nrows, v->nrows == 1 ? "" : "s");
     printf("%6s %-15s %10s  %-16s %-28s %-9s %s\n", "top%", "[95% interval]", "offered", "pc", "where", "kind",
            "values (share)");
     size_t shown = limit && limit < v->nrows ? limit : v->nrows;
@@ -77,7 +93,7 @@ static void print_text(const struct value_view *v, int kind, unsigned top, size_
         snprintf(ci, sizeof ci, "[%.1f, %.1f]", t ? 100 * t->ci_lo : 0, t ? 100 * t->ci_hi : 0);
         printf("%6.1f %-15s %10llu  %-16llx %-28s %-9s", t ? 100 * t->share : 0, ci,
                (unsigned long long)r->offered, (unsigned long long)((r->img ? r->img->address : 0) + r->offset),
-               where, value_kind_name(r->kind));
+               where, value_any_kind_name(r->kind));
         for (size_t k = 0; k < r->nvalues && k < top; k++)
             printf(" %#llx (%.1f%%)", (unsigned long long)r->values[k].value, 100 * r->values[k].share);
         if (r->nvalues > top)
@@ -91,7 +107,7 @@ static void print_text(const struct value_view *v, int kind, unsigned top, size_
 static void print_json(const struct value_view *v, int kind, unsigned top, size_t limit)
 {
     printf("{\"epoch\": %lld, \"kind\": ", (long long)v->epoch);
-    json_str(stdout, kind < 0 ? "all" : kind_names[kind]);
+    json_str(stdout, kind < 0 ? "all" : value_any_kind_name((unsigned)kind));
     printf(", \"instructions\": [");
     size_t shown = limit && limit < v->nrows ? limit : v->nrows;
     for (size_t i = 0; i < shown; i++) {
@@ -105,7 +121,7 @@ static void print_json(const struct value_view *v, int kind, unsigned top, size_
         else
             printf("null");
         printf(", \"kind\": ");
-        json_str(stdout, value_kind_name(r->kind));
+        json_str(stdout, value_any_kind_name(r->kind));
         printf(", \"offered\": %llu, \"top_share\": ", (unsigned long long)r->offered);
         json_num(stdout, r->nvalues ? r->values[0].share : 0);
         printf(", \"values\": [");
@@ -193,7 +209,8 @@ int cmd_values(int argc, char **argv)
         OPT_GROUP("what to show"),
         OPT_CHOICE(0, "kind", &kind, kind_names, "KIND",
                    "which values: result (default), operand_a, operand_b, address,\n"
-                   "latency, ra, tos or all"),
+                   "latency, ra, tos or all; accessor: per data address, the\n"
+                   "instructions that touched it (record --value-transform accessors)"),
         OPT_BOOLEAN(0, "latency", &latency, "load-latency histograms per load instead (kind latency)"),
         OPT_UINT(0, "top", &top, "N", 1, 16, "values shown per instruction (default 4)"),
         OPT_LIMIT(&limit, "instructions"),
@@ -213,7 +230,7 @@ int cmd_values(int argc, char **argv)
     }
     if (latency)
         kind = VALUE_LATENCY;
-    int want = kind == VALUE_KIND_COUNT ? -1 : kind;     /* "all" */
+    int want = kind_of_choice(kind);
     const char *proc = operands.n ? operands.v[0] : NULL;
     const char *db_path = profile_opts_db(&po);
     struct ap_err err;
@@ -228,8 +245,8 @@ int cmd_values(int argc, char **argv)
     rc = 0;
     if (v.nrows == 0) {
         fprintf(stderr, "alphaprof values: no %s value samples in %s%s%s; record them with "
-                        "`alphaprof record --value-every K`%s\n",
-                want < 0 ? "" : kind_names[want], db_path, proc ? " in procedure " : "", proc ? proc : "",
+                        "`alphaprof record --values` (or --value-every K)%s\n",
+                want < 0 ? "" : value_any_kind_name((unsigned)want), db_path, proc ? " in procedure " : "", proc ? proc : "",
                 latency ? " (loads' latencies are kept by default)" : "");
         rc = 1;
     } else if (latency) {

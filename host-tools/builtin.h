@@ -25,10 +25,14 @@
     X(export, "write the profile as pprof, folded stacks, callgrind or speedscope") \
     X(html, "the profile as one self-contained HTML report: flame graph, tables, listings") \
     X(push, "upload a profile database to the fleet store (PostgreSQL) as one run") \
+    X(trend, "one procedure across the fleet store's runs, oldest first, with its share's interval") \
     X(pme, "ProfileMe estimates per instruction: counts, rates, latencies, bottlenecks") \
     X(calc, "where the cycles went: executions, CPI and stall culprits per instruction (dcpicalc)") \
     X(topstalls, "the instructions with the most stall cycles, with their causes") \
-    X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies")
+    X(values, "value profiles: each instruction's frequent values, semi-invariants, load latencies") \
+    X(paths, "hot paths per procedure from ProfileMe branch history, with source lines") \
+    X(instrument, "an instrumented copy of a workload image (calling context tree)") \
+    X(cct, "the calling context tree of an instrumented image: calls and cycles per context")
 
 #define DECLARE_BUILTIN(name, summary) int cmd_##name(int argc, char **argv);
 BUILTINS(DECLARE_BUILTIN)

@@ -147,4 +147,191 @@ struct oracle_value_pc {
 
 _Static_assert(sizeof(struct oracle_values_header) == 32, "oracle_values_header: fixed layout");
 
+/*
+ * The sample-path oracle: a section of its own, in PATH.pmepaths beside
+ * the oracle file (written at exit only, with the same run_id), versioned
+ * apart.  For every ProfileMe-tagged instruction that retired (good path
+ * only: a bad-path sample's history is speculative), the exact control
+ * flow that led to it on its core, newest first: the last
+ * ORACLE_PMEPATH_DEPTH retired instructions that were conditional
+ * branches, other control transfers, or whose successor was not the next
+ * word (an interrupt, a trap, PALcode), each as its PC with the kind in
+ * bits 0-1 (PCs are word-aligned):
+ *   0 conditional branch, fall-through     1 conditional branch, taken
+ *   2 br, bsr, jmp, jsr, ret (taken)       3 any other discontinuity
+ * history is the sample's global branch history (pmu-window.h): bit i is
+ * the direction of the i-th newest conditional branch in trans[], as long
+ * as both reach.  A DB's paired sample is found here by (core, pc,
+ * history) and, for the pair, fetch_cycle (pairs.distance = the second's
+ * fetch_cycle minus the first's).  `lost` counts tagged retired
+ * instructions not logged (a core's log full).
+ *
+ *   struct oracle_pmepath_header
+ *   struct oracle_pmepath_sample   x nsamples, per core in fetch order
+ */
+#define ORACLE_PMEPATH_MAGIC   0x48544150524f7270ULL  /* "prORPATH" */
+#define ORACLE_PMEPATH_VERSION 1
+#define ORACLE_PMEPATH_DEPTH   32
+#define ORACLE_PMEPATH_KIND(t) ((unsigned)(t) & 3u)
+#define ORACLE_PMEPATH_PC(t)   ((t) & ~(uint64_t)3)
+enum oracle_pmepath_kind { PMEPATH_FALL, PMEPATH_TAKEN, PMEPATH_JUMP, PMEPATH_OTHER };
+
+struct oracle_pmepath_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t depth;             /* ORACLE_PMEPATH_DEPTH */
+    uint64_t nsamples;
+    uint64_t run_id;
+    uint64_t lost;
+};
+
+struct oracle_pmepath_sample {
+    uint64_t pc;
+    uint64_t fetch_cycle;
+    uint32_t core;
+    uint32_t history;
+    uint32_t ntrans;            /* valid entries of trans[] (fewer early in a run) */
+    uint32_t pad;
+    uint64_t trans[ORACLE_PMEPATH_DEPTH];
+};
+
+_Static_assert(sizeof(struct oracle_pmepath_header) == 40, "oracle_pmepath_header: fixed layout");
+_Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_DEPTH,
+               "oracle_pmepath_sample: fixed layout");
+
+/*
+ * Ball-Larus path counts (util/ball-larus.h: the one numbering).  Before a
+ * run with oracle=PATH the host writes PATH.plan from each workload image
+ * (util/path-plan.c): per procedure its Ball-Larus numbering as actions on
+ * edges, an edge named by the PC of its source block's last instruction
+ * and the first PC of its target (0: EXIT).  The plugin reads the plan at
+ * load, follows every retired instruction of planned code with a shadow
+ * stack of path registers per core (calls do not end a caller's path; a
+ * callee's paths are its own), and writes every procedure's path counts
+ * of the whole run to PATH.blpaths at exit (hw-model/plugin/bl-oracle.c).
+ * Instructions outside the plan (the monitor, PALcode, interrupts) are not
+ * followed and leave the workload's path registers alone.  Procedures
+ * whose status is not BL_OK-or-BL_TOO_MANY (an indirect jump; numbers
+ * beyond 64 bits) are not counted; `unknown` counts transitions of
+ * planned code the plan has no edge for (the activation is then not
+ * counted until it returns), `lost` the paths a full table could not keep.
+ *
+ *   PATH.plan:     struct oracle_plan_header, struct oracle_plan_proc x
+ *                  nprocs (by start), struct oracle_plan_edge x nedges
+ *                  (each procedure's contiguous, by from then to)
+ *   PATH.blpaths:  struct oracle_blpaths_header, struct oracle_blpath x n
+ *                  (by proc, then path)
+ */
+/* action: as enum bl_action_kind; cfg_kind: as enum calc_edge_kind
+ * (util/path-plan.c asserts both) */
+#define ORACLE_PLAN_ACT_ADD       0
+#define ORACLE_PLAN_ACT_ENTRY     1
+#define ORACLE_PLAN_ACT_EXIT      2
+#define ORACLE_PLAN_ACT_BACKEDGE  3
+#define ORACLE_PLAN_EDGE_FALL     0
+#define ORACLE_PLAN_EDGE_TAKEN    1
+#define ORACLE_PLAN_EDGE_CALL_RETURN 2
+#define ORACLE_PLAN_EDGE_ENTRY    3
+#define ORACLE_PLAN_OK            0     /* status: as enum bl_status (BL_OK, BL_INDIRECT, BL_TOO_MANY, BL_OVERFLOW) */
+#define ORACLE_PLAN_TOO_MANY      2
+#define ORACLE_PLAN_MAGIC      0x4e414c50524f7270ULL  /* "prORPLAN" */
+#define ORACLE_PLAN_VERSION    1
+#define ORACLE_BLPATHS_MAGIC   0x48544150424c7270ULL  /* "prBLPATH" */
+#define ORACLE_BLPATHS_VERSION 1
+
+struct oracle_plan_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nprocs;
+    uint64_t nedges;
+};
+
+struct oracle_plan_proc {
+    uint64_t start, end;        /* [start, end) */
+    uint64_t npaths;
+    uint32_t status;            /* enum bl_status */
+    uint32_t nedges;
+    uint64_t first_edge;
+};
+
+struct oracle_plan_edge {
+    uint64_t from;              /* last PC of the source block; ENTRY's edge: 0 */
+    uint64_t to;                /* first PC of the target block; 0: EXIT */
+    uint32_t action;            /* enum bl_action_kind */
+    uint32_t cfg_kind;          /* enum calc_edge_kind */
+    int64_t add, reset;
+};
+
+struct oracle_blpaths_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t pad;
+    uint64_t n;
+    uint64_t run_id;
+    uint64_t unknown;
+    uint64_t lost;
+};
+
+struct oracle_blpath {
+    uint64_t proc;              /* the procedure's start */
+    uint64_t path;              /* its Ball-Larus number */
+    uint64_t count;
+};
+
+_Static_assert(sizeof(struct oracle_plan_header) == 24, "oracle_plan_header: fixed layout");
+_Static_assert(sizeof(struct oracle_plan_proc) == 40, "oracle_plan_proc: fixed layout");
+_Static_assert(sizeof(struct oracle_plan_edge) == 40, "oracle_plan_edge: fixed layout");
+_Static_assert(sizeof(struct oracle_blpaths_header) == 48, "oracle_blpaths_header: fixed layout");
+
+/*
+ * The calling-context oracle: a section of its own, PATH.cct beside the
+ * oracle file (written at exit only, same run_id), versioned apart.  The
+ * exact calling context tree of every core's user-mode execution, built
+ * from the instructions the core retired, independent of any
+ * instrumentation's own records:
+ *  - a call is a retired bsr or jsr that links through $26 (ra) whose
+ *    target is not the next instruction (bsr $26, .+4 reads the PC); its
+ *    site is its PC, its callee the first user-mode instruction retired
+ *    after it, taken back 8 bytes when the two words before it are
+ *    `ldah $29, x($27); lda $29, y($29)` (the no-gp entry of a procedure);
+ *  - a return is a retired `ret`: the frames up to the newest one whose
+ *    return address (site + 4) is the next user-mode PC are popped; with
+ *    none matching (longjmp, setjmp's second return) the stack goes back
+ *    to its depth and record when the last call with that return address
+ *    was made (nothing, if that was never or is not below);
+ *  - contexts: one record per (parent record, site, callee); a callee
+ *    already on the record's ancestor chain (itself included) folds onto
+ *    that ancestor's record (firmware/abi/cct-region.h note 3).
+ * Record 0 of every core is its root (no callee, its own parent).  calls
+ * counts the calls that entered the record.  An instrumented image's
+ * trampolines make the calls from their own PCs: `check --cct` maps them
+ * back to the original sites with the image's site table.
+ *
+ *   struct oracle_cct_header
+ *   struct oracle_cct_record x nrecords, sorted by (core, id)
+ */
+#define ORACLE_CCT_MAGIC      0x54434352524f7270ULL  /* "prORRCCT" */
+#define ORACLE_CCT_VERSION    1
+
+struct oracle_cct_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t ncores;
+    uint64_t nrecords;
+    uint64_t run_id;
+};
+
+struct oracle_cct_record {
+    uint32_t core;
+    uint32_t reserved;
+    uint64_t id;
+    uint64_t parent;            /* id on the same core */
+    uint64_t callee;            /* procedure entry; 0 for the root */
+    uint64_t site;              /* call instruction's PC; 0 for the root */
+    uint64_t calls;
+};
+
+_Static_assert(sizeof(struct oracle_cct_header) == 32, "oracle_cct_header: fixed layout");
+_Static_assert(sizeof(struct oracle_cct_record) == 48, "oracle_cct_record: fixed layout");
+
 #endif

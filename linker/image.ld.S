@@ -29,6 +29,8 @@ SECTIONS
     .image_header : { KEEP(*(.image_header)) } :image
     .text : {
         *(.text.start)
+        /* the CCT slow path: no image calls it, alphaprof instrument does */
+        KEEP(*(.text.__alphaprof_cct_*))
         *(.text .text.*)
     } :image
     .rodata : { *(.rodata .rodata.*) } :image

@@ -74,6 +74,16 @@
 #define VALUES_PER_CORE         0x00080000
 #define VALUES_END              (VALUES_PHYS + MAX_CORES * VALUES_PER_CORE)
 
+/* Calling context trees of instrumented images (alphaprof instrument --cct,
+ * firmware/abi/cct-region.h): per core, the instrumentation's state, its
+ * shadow stack and its call records.  Mapped read-write for user mode at
+ * its own address; the monitor clears it before a run and drains it after.
+ * Same stride as the PMU windows, so a trampoline reaches both from one
+ * per-core offset. */
+#define CCT_PHYS                0x00f00000
+#define CCT_PER_CORE            0x00040000
+#define CCT_END                 (CCT_PHYS + MAX_CORES * CCT_PER_CORE)
+
 /* Everything from here up is mapped for user mode (workload images). */
 #define USER_BASE               0x01000000
 

@@ -27,11 +27,17 @@ $(BUILD)/tests/unit-asan/%: tests/unit/%.c $(HOST_UTIL_LIB_ASAN)
 
 TEST_OUTPUTS += $(UNIT_TEST_BINS)
 
-# Data the unit tests open: an Alpha object with no function symbols.
-UNIT_TEST_DATA := $(BUILD)/tests/data/no-functions.o
+# Data the unit tests open: an Alpha object with no function symbols; two
+# small functions whose CFGs test_path_recon walks; a linked switch with a
+# jump table (flags as the board's images: non-PIC).
+UNIT_TEST_DATA := $(BUILD)/tests/data/no-functions.o $(BUILD)/tests/data/path-cfgs.o \
+                  $(BUILD)/tests/data/switch-table.elf
 $(BUILD)/tests/data/%.o: tests/unit/data/%.S
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_ASFLAGS) -c $< -o $@
+$(BUILD)/tests/data/switch-table.elf: tests/unit/data/switch-table.c
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) -std=gnu11 -O2 -mcpu=ev67 -fno-pic -Wall -Wextra -Werror $(TARGET_LDFLAGS) -Wl,-e,classify $< -o $@
 TEST_OUTPUTS += $(UNIT_TEST_DATA)
 
 -include $(wildcard $(BUILD)/tests/unit/*.d $(BUILD)/tests/unit-asan/*.d)

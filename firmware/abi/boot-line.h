@@ -60,6 +60,7 @@
  * value_every is given; then each run interprets a random 0..value_skip
  * instructions unseen (so captured PCs are not biased towards the
  * interrupted one) and captures the next value_length. */
+#define BOOT_DEFAULT_VALUE_EVERY    4   /* record --values: within the ~10 % cost goal (README) */
 #define BOOT_DEFAULT_VALUE_LENGTH   16
 #define BOOT_DEFAULT_VALUE_SKIP     16
 #define BOOT_VALUE_MAX_LENGTH       64

@@ -1177,6 +1177,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_VALUES: return "VALUES";
     case LK_T_VALUE_STATS: return "VALUE_STATS";
     case LK_T_PART: return "PART";
+    case LK_T_CCT: return "CCT";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";
@@ -1190,7 +1191,7 @@ const char *lk_type_name(uint8_t type)
 const char *lk_drop_name(uint32_t reason)
 {
     switch (reason) {
-#define LK_DROP(id, number, name) case number: return name;
+#define LK_DROP(id, number, name, what) case number: return name;
 #include "firmware/abi/counter-names.def"
     default: return "unknown";
     }
@@ -1208,7 +1209,7 @@ const char *lk_stat_name(uint32_t id)
 const char *lk_host_drop_name(enum lk_host_drop id)
 {
     switch (id) {
-#define HOST_DROP(id, name) case LK_HOST_DROP_##id: return name;
+#define HOST_DROP(id, name, what) case LK_HOST_DROP_##id: return name;
 #include "firmware/abi/counter-names.def"
     }
     return "unknown";
@@ -1322,4 +1323,56 @@ int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v)
         GET(lk_get_uvarint(&r, &v->stops[i].value));
     }
     return LK_OK;
+}
+
+int lk_cct_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_cct_head *h)
+{
+    lk_begin(w, buf, cap, LK_T_CCT);
+    lk_put_uvarint(w, h->core);
+    lk_put_uvarint(w, h->total);
+    lk_put_uvarint(w, h->skipped_calls);
+    lk_put_uvarint(w, h->overflow_calls);
+    lk_put_uvarint(w, h->first);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec)
+{
+    if (!list_open(w))
+        return LK_E_FULL;
+    struct mark m = mark(w);
+    lk_put_uvarint(w, rec->parent);
+    lk_put_uvarint(w, rec->callee);
+    lk_put_uvarint(w, rec->site);
+    lk_put_uvarint(w, rec->calls);
+    lk_put_uvarint(w, rec->cycles);
+    lk_put_uvarint(w, rec->retired);
+    return commit_entry(w, m);
+}
+
+int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_CCT, r));
+    GET(get_u32(r, &h->core));
+    GET(lk_get_uvarint(r, &h->total));
+    GET(lk_get_uvarint(r, &h->skipped_calls));
+    GET(lk_get_uvarint(r, &h->overflow_calls));
+    GET(lk_get_uvarint(r, &h->first));
+    GET(open_list_reader(r));
+    return LK_OK;
+}
+
+int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_uvarint(r, &rec->parent));
+    GET(lk_get_uvarint(r, &rec->callee));
+    GET(lk_get_uvarint(r, &rec->site));
+    GET(lk_get_uvarint(r, &rec->calls));
+    GET(lk_get_uvarint(r, &rec->cycles));
+    GET(lk_get_uvarint(r, &rec->retired));
+    r->left--;
+    return 1;
 }

@@ -250,6 +250,16 @@ struct lk_value_stats {
     struct lk_counter stops[LK_MAX_VALUE_STOPS];  /* id: VI_STOP_* */
 };
 
+/* CCT: the frame's head and one call record (link-protocol.h section 3). */
+struct lk_cct_head {
+    uint32_t core;
+    uint64_t total, skipped_calls, overflow_calls, first;
+};
+
+struct lk_cct_record {
+    uint64_t parent, callee, site, calls, cycles, retired;
+};
+
 /* ------------------------------------------------------- typed encoders */
 /* Single-shot frames: begin, fill, leave the writer ready for lk_finish.
  * Each returns LK_OK, LK_E_RANGE or LK_E_FULL. */
@@ -288,6 +298,8 @@ int lk_pairs_add(struct lk_writer *w, const struct lk_pair *p);
 int lk_values_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
 int lk_values_add(struct lk_writer *w, const struct lk_hotlist *h);
 int lk_enc_value_stats(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_value_stats *v);
+int lk_cct_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_cct_head *h);
+int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec);
 
 /* ----------------------------------------------------------------- decoder */
 
@@ -389,6 +401,8 @@ int lk_pairs_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_read
 int lk_pairs_next(struct lk_reader *r, struct lk_pair *p);
 int lk_values_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r);
 int lk_values_next(struct lk_reader *r, struct lk_hotlist *h);
+int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reader *r);
+int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec);
 int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v);
 
 /* Names for messages and status lines ("SAMPLES", "overflow_full"...);
@@ -399,7 +413,7 @@ const char *lk_stat_name(uint32_t id);
 
 /* What the host counts itself (firmware/abi/counter-names.def). */
 enum lk_host_drop {
-#define HOST_DROP(id, name) LK_HOST_DROP_##id,
+#define HOST_DROP(id, name, what) LK_HOST_DROP_##id,
 #include "firmware/abi/counter-names.def"
 };
 enum lk_host_stat {

@@ -117,6 +117,20 @@
  *             u nstops, nstops x { u reason (value-interp.h VI_STOP_*),
  *             u count }.  offered = sent + no_slot + link_full + what the
  *             board still holds.
+ *   CCT       calling context tree records of one core (an image
+ *             instrumented with `alphaprof instrument --cct`,
+ *             firmware/abi/cct-region.h), sent once after the image exited:
+ *             u core, u total (records the core made, ids 0..total-1),
+ *             u skipped_calls (calls made with the shadow stack full: not
+ *             in any record), u overflow_calls (calls counted on the
+ *             overflow record, id 1, for lack of record space),
+ *             u first (id of this frame's first record), n16 count,
+ *             count x { u parent (id; the root, id 0, is its own parent),
+ *             u callee (procedure entry, 0 for root and overflow), u site
+ *             (call site PC), u calls, u cycles, u retired (inclusive) }
+ *             (records of a frame have consecutive ids).  A record no
+ *             frame carried (the link had no room) is missing on the host:
+ *             it counts total minus the records it got.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -169,10 +183,11 @@
  *       fixed RAM until the host acknowledges it.  The host sends LINK_ACK
  *       with `stored` = the seq before which every frame is committed to
  *       its database (the target frees them), and `expected` = the next
- *       seq it will take.  It acknowledges after each commit, at least
- *       every LK_ACK_EVERY_MS while frames come, as soon as `expected`
- *       moved LK_ACK_FRAMES frames, and (at most every LK_NAK_MS) when a
- *       duplicate comes.  The target sends at most LK_IN_FLIGHT_FRAMES
+ *       seq it will take.  It acknowledges only when one of them moved
+ *       (or to ask again, 5.3): after a commit, as soon as `expected`
+ *       moved LK_ACK_FRAMES frames, else LK_ACK_EVERY_MS after the last
+ *       LINK_ACK, and (at most every LK_NAK_MS) when a duplicate comes;
+ *       all within the byte budget of 5.8.  The target sends at most LK_IN_FLIGHT_FRAMES
  *       frames beyond the host's last `expected`: on a fast link the
  *       frames after a gap queue in buffers on the way, and a retry
  *       would wait behind all of them.
@@ -217,6 +232,45 @@
  *       frame within a session, so pieces of two tries fit together) and
  *       takes the frame once every byte is in.  So a frame at the gap gets
  *       through at any damage rate where LK_PART_BYTES/16 bytes do.
+ *   5.8 Pacing towards the board: the host's clock is not the board's.
+ *       Under -icount a board may run its virtual time ten times slower
+ *       than the host's clock, and its receiver reads no faster than the
+ *       baud rate in virtual time: LINK_ACKs timed by the host's clock
+ *       (every 100 ms, once a second when idle) outran a 9600-baud line,
+ *       queued in the socket, and a FLUSH_NOW behind them waited for the
+ *       end of the run.  So the host sends LINK_ACK bytes in proportion to
+ *       the bytes it receives: at most 1/LK_ACK_BYTES_SHARE of them (plus
+ *       a LINK_ACK to start with, at most LK_ACK_CREDIT_MAX saved up), and
+ *       never when neither `stored` nor `expected` moved.  Both directions
+ *       run at one baud rate, so LINK_ACKs take at most that share of the
+ *       line to the board whatever the two clocks do, and the rest is the
+ *       control frames'.  Liveness: a session that sends little still
+ *       gets its LINK_ACKs from the credit saved up, and with something
+ *       unacknowledged and no LINK_ACK for LK_ACK_IDLE_MS of host time one
+ *       goes regardless; a target that hears nothing goes back by itself
+ *       (5.3), which brings bytes, hence credit.
+ *
+ * 6. Control latency (issue 12, measured by the board in virtual time,
+ *    the monitor's "control latency" lines; firmware/profiler/control.c)
+ *
+ *   6.1 Arrival: a control frame is decoded at a poll of the receiver
+ *       (at least every millisecond of virtual time); it arrived after
+ *       the poll before, so every latency counts from that poll.
+ *   6.2 Cut: the flush a frame asks for has begun (what it covers is
+ *       decided: the tables and buffers of that moment).
+ *   6.3 Answer on the wire ("answered"): the last byte of the frame's ACK
+ *       has left the UART.  The ACK follows, in order, the data the flush
+ *       covers and every core's FLUSH frame, so at that moment the host
+ *       has the whole flush; the host stores it as soon as it reads it
+ *       (the daemon commits at the last core's FLUSH).
+ *   6.4 Line time: of the answer's latency, the time the line was busy
+ *       with bytes sent between the cut and the ACK's last byte (that
+ *       flush's data, FLUSH frames and ACK, and anything sent again).  A
+ *       flush's own frames are link-bound: four cores' FLUSH frames and
+ *       an ACK are about 250 bytes, 260 ms at 9600 baud.  The rest,
+ *       answer minus line time, is what the board made the answer wait
+ *       (its own scheduling, a host that held it, 5.2); the goal is that
+ *       this wait is at most 50 ms of virtual time at any period and baud.
  * ---------------------------------------------------------------------------
  */
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
@@ -260,6 +314,7 @@
 #define LK_T_VALUES         0x0c
 #define LK_T_VALUE_STATS    0x0d
 #define LK_T_PART           0x0e
+#define LK_T_CCT            0x0f
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -273,6 +328,9 @@
 #define LK_ACK_EVERY_MS     100     /* host: a LINK_ACK at least this often while frames come */
 #define LK_NAK_MS           50      /* host: one RESEND per `expected` per this time */
 #define LK_ACK_FRAMES       8       /* host: a LINK_ACK once `expected` moved this many */
+#define LK_ACK_BYTES_SHARE  4       /* host: LINK_ACK bytes <= 1/this of the bytes received (5.8) */
+#define LK_ACK_CREDIT_MAX   256     /* host: LINK_ACK bytes saved up, at most */
+#define LK_ACK_IDLE_MS      1000    /* host: something unacknowledged this long: a LINK_ACK regardless */
 #define LK_IN_FLIGHT_FRAMES 32      /* target: frames sent beyond the host's `expected`, at most */
 #define LK_PART_BYTES       256     /* target: a frame asked for twice goes in pieces of this */
 #define LK_RTO_MIN_MS       250     /* target: retransmit time, at least (virtual time) */
@@ -307,7 +365,7 @@ enum lk_stat_id {
 #include "firmware/abi/counter-names.def"
 };
 enum lk_drop_reason {
-#define LK_DROP(id, number, name) LK_DROP_##id = number,
+#define LK_DROP(id, number, name, what) LK_DROP_##id = number,
 #include "firmware/abi/counter-names.def"
 };
 
@@ -332,7 +390,7 @@ enum lk_drop_reason {
 /* Stat and drop numbers index per-id tables of 32 (control-machine.h,
  * ingest): counter-names.def, invariant 1. */
 #define LK_STAT(id, number, name) _Static_assert(number > 0 && number < 32, "stat " name " below 32");
-#define LK_DROP(id, number, name) _Static_assert(number > 0 && number < 32, "drop " name " below 32");
+#define LK_DROP(id, number, name, what) _Static_assert(number > 0 && number < 32, "drop " name " below 32");
 #include "firmware/abi/counter-names.def"
 /* The achieved period's stats fit a FLUSH beside the table's, the boot
  * core's link stats and a source's own (control.c). */
@@ -342,7 +400,7 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
-_Static_assert(LK_T_PART < LK_T_START, "target frames are below 0x40");
+_Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START, "target frames are below 0x40");
 _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");

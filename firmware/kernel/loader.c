@@ -9,6 +9,7 @@
 #include <string.h>
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/crc32.h"
+#include "firmware/abi/cct-region.h"
 #include "firmware/kernel/halt.h"
 #include "linker/ram-map.h"
 
@@ -113,4 +114,15 @@ void loader_prepare(const struct loaded_image *img)
 {
     const struct image_header *h = img->hdr;
     memset(phys(h->load_base + h->load_size), 0, h->bss_end - h->load_base - h->load_size);
+    /* An instrumented image starts its calling context trees from nothing
+     * (firmware/abi/cct-region.h, note 6).  Only regions an instrumented
+     * run used hold anything (RAM starts zeroed), so only those are
+     * cleared: other images pay nothing. */
+    for (uint64_t base = CCT_PHYS; base < CCT_END; base += CCT_PER_CORE) {
+        struct cct_core *c = phys(base);
+        if (c->magic == CCT_MAGIC) {
+            uint64_t used = c->alloc > base && c->alloc <= base + CCT_PER_CORE ? c->alloc - base : CCT_PER_CORE;
+            memset(c, 0, used);
+        }
+    }
 }

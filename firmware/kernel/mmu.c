@@ -7,7 +7,9 @@
  * User mode sees [USER_BASE, RAM_SIZE) one to one, read-write, except
  * the guard pages at the bottom of each core's user stack slot, and the
  * first page of each core's PMU window, read-only at its own address (the
- * workloads' PMU page); every other user address is invalid.
+ * workloads' PMU page), and the calling-context-tree region, read-write at
+ * its own address (firmware/abi/cct-region.h); every other user address is
+ * invalid.
  */
 #include "firmware/kernel/mmu.h"
 
@@ -26,6 +28,8 @@
 
 _Static_assert(USER_PT_END - USER_PT_PHYS == (RAM_SIZE / L3_SPAN) * PAGE_SIZE_ALPHA,
                "ram-map.h reserves one level-3 table per 8 MiB");
+_Static_assert(CCT_PHYS / L3_SPAN == PMU_WINDOW_PHYS / L3_SPAN && (CCT_END - 1) / L3_SPAN == CCT_PHYS / L3_SPAN,
+               "the CCT region shares the PMU windows' level-3 table");
 _Static_assert(USER_BASE % L3_SPAN == 0, "user region starts on a level-3 table");
 
 /* The PCB layout the PALcode's SWPCTX reads (physical address). */
@@ -61,6 +65,8 @@ static void map_pmu_pages(uint64_t table_prot)
         uint64_t pa = PMU_WINDOW_PHYS + (uint64_t)core * PMU_WINDOW_PER_CORE;
         l3[(pa % L3_SPAN) >> PAGE_SHIFT] = pte(pa, PTE_KRE | PTE_URE);
     }
+    for (uint64_t pa = CCT_PHYS; pa < CCT_END; pa += PAGE_SIZE_ALPHA)
+        l3[(pa % L3_SPAN) >> PAGE_SHIFT] = pte(pa, PTE_KRE | PTE_KWE | PTE_URE | PTE_UWE);
     l2[PMU_WINDOW_PHYS / L3_SPAN] = pte(l3_phys, table_prot);
 }
 

@@ -45,19 +45,31 @@ static struct {
 } last;
 static uint8_t frame_buf[LK_MAX_RAW];
 
-/* Control latency in virtual time (issue 12: polling is never starved).
- * A frame decoded at a poll arrived after the poll before it, so "from
- * arrival" is bounded by the time since that poll: to the cut (its flush
- * begun: what it covers is decided) and to its ACK queued (after the data
- * ahead of it, link time on a slow link).  The slowest of each type is
+/* Control latency in virtual time (issue 12: polling is never starved;
+ * link-protocol.h section 6).  A frame decoded at a poll arrived after the
+ * poll before it, so "from arrival" is bounded by the time since that
+ * poll: to the cut (its flush begun: what it covers is decided), to its
+ * ACK queued (after the data ahead of it), and to the ACK's last byte on
+ * the line (the answer on the wire), with the line time of the bytes sent
+ * from the cut to then (the flush's own frames, link-bound) and the rest
+ * (the wait the board or its host added).  The slowest of each type is
  * the monitor's "control latency" line at the end. */
 #define LATENCY_TYPES (LK_T_LINK_ACK - LK_T_START + 1)
 static struct {
     uint64_t cuts, cut_max;     /* flushes begun */
     uint64_t answers, answer_max;
+    uint64_t wired, wire_max;   /* answers whose last byte left the line */
+    uint64_t wire_busy;         /* ... the line time within the slowest */
+    uint64_t wait_max;          /* answer on the wire minus line time, the most */
 } latency[LATENCY_TYPES];
 static uint64_t last_poll_ns;   /* the receiver's last poll */
 static uint64_t op_arrived_ns;  /* the control frame in progress arrived after this */
+static uint64_t op_sent;        /* link bytes sent when it was cut (or taken) */
+static struct {
+    int active;
+    uint8_t type;
+    uint64_t arrived, sent;
+} watch;                        /* the answer waiting to leave the line */
 
 static void note_latency(uint8_t type, uint64_t arrived, int cut)
 {
@@ -73,6 +85,38 @@ static void note_latency(uint8_t type, uint64_t arrived, int cut)
     latency[type - LK_T_START].answers++;
     if (ns > latency[type - LK_T_START].answer_max)
         latency[type - LK_T_START].answer_max = ns;
+}
+
+/* The answer just queued (its ACK): watched until it leaves the line. */
+static void watch_answer(uint8_t type, uint64_t arrived)
+{
+    if (type < LK_T_START || type >= LK_T_START + LATENCY_TYPES)
+        return;
+    watch.active = 1;
+    watch.type = type;
+    watch.arrived = arrived;
+    watch.sent = op_sent;
+    link_tx_watch_last();
+}
+
+static void check_watch(void)
+{
+    uint64_t done, sent;
+    if (!watch.active || link_tx_watched(&done, &sent) != 1)
+        return;
+    watch.active = 0;
+    uint64_t ns = done > watch.arrived ? done - watch.arrived : 0;
+    uint64_t busy = (sent - watch.sent) * link_tx_byte_ns();
+    if (busy > ns)
+        busy = ns;              /* a FIFO's worth may leave before the cut's clock */
+    typeof(latency[0]) *l = &latency[watch.type - LK_T_START];
+    l->wired++;
+    if (ns > l->wire_max) {
+        l->wire_max = ns;
+        l->wire_busy = busy;
+    }
+    if (ns - busy > l->wait_max)
+        l->wait_max = ns - busy;
 }
 
 const struct profiler_config *control_load_config(const struct boot_options *b)
@@ -98,7 +142,7 @@ int control_busy(void)
     return machine.state != CTL_IDLE;
 }
 
-static void send_ack(uint16_t seq, uint8_t type, uint32_t status, const char *msg)
+static int send_ack(uint16_t seq, uint8_t type, uint32_t status, const char *msg)
 {
     if (msg != last.msg) {
         size_t n = strlen(msg) < sizeof last.msg - 1 ? strlen(msg) : sizeof last.msg - 1;
@@ -117,9 +161,9 @@ static void send_ack(uint16_t seq, uint8_t type, uint32_t status, const char *ms
     };
     struct lk_writer w;
     if (lk_enc_ack(&w, reply_buf, sizeof reply_buf, &a) != LK_OK)
-        return;
+        return 0;
     link_tx_wait_free(sizeof reply_buf);    /* data frames leave a reserve: short */
-    link_tx_send(&w);
+    return link_tx_send(&w);
 }
 
 static void send_epoch(uint64_t epoch)
@@ -238,8 +282,10 @@ static void handle(const struct lk_frame *f, uint64_t arrived)
 {
     if (handle_link(f))
         return;
-    if (machine.state == CTL_IDLE)
+    if (machine.state == CTL_IDLE) {
         op_arrived_ns = arrived;
+        op_sent = link_tx_bytes_sent();
+    }
     struct ctl_view v = {
         .sampling = sampling_on(),
         .has_model = pmu_present(),
@@ -261,11 +307,13 @@ static void handle(const struct lk_frame *f, uint64_t arrived)
         break;
     case CTL_STOP_AND_FLUSH:
         note_latency(f->type, arrived, 1);
+        op_sent = link_tx_bytes_sent();
         sampling_pause();
         flush_begin();
         break;
     case CTL_FLUSH:
         note_latency(f->type, arrived, 1);
+        op_sent = link_tx_bytes_sent();
         flush_begin();
         break;
     case CTL_REPLY_LATER:
@@ -292,7 +340,8 @@ static void send_reply(const struct ctl_reply *r)
         send_flushes();
     if (r->send_epoch)
         send_epoch(r->epoch);
-    send_ack(r->seq, r->type, LK_ACK_OK, r->message);
+    if (send_ack(r->seq, r->type, LK_ACK_OK, r->message))
+        watch_answer(r->type, op_arrived_ns);
     note_latency(r->type, op_arrived_ns, 0);
 }
 
@@ -335,6 +384,7 @@ void control_tick(void)
 {
     uint64_t now = clock_ns();
     control_due_ns = now + POLL_NS;
+    check_watch();
     poll_rx();
     if (machine.state == CTL_FLUSHING) {
         flush_send_pre_flush();
@@ -358,17 +408,24 @@ void control_finish(void)
         return;
     if (r.send_epoch)
         send_epoch(r.epoch);
-    send_ack(r.seq, r.type, LK_ACK_OK, r.message);
+    if (send_ack(r.seq, r.type, LK_ACK_OK, r.message))
+        watch_answer(r.type, op_arrived_ns);
     note_latency(r.type, op_arrived_ns, 0);
 }
 
 void control_summary(void)
 {
-    for (unsigned i = 0; i < LATENCY_TYPES; i++)
-        if (latency[i].cuts || latency[i].answers)
-            mon_printf("monitor: control latency: %s, virtual time from arrival: %lu flushes begun "
-                       "within %lu us, %lu answered within %lu us\n",
-                       lk_type_name((uint8_t)(LK_T_START + i)), (unsigned long)latency[i].cuts,
-                       (unsigned long)(latency[i].cut_max / 1000), (unsigned long)latency[i].answers,
-                       (unsigned long)(latency[i].answer_max / 1000));
+    check_watch();
+    for (unsigned i = 0; i < LATENCY_TYPES; i++) {
+        if (!latency[i].cuts && !latency[i].answers)
+            continue;
+        mon_printf("monitor: control latency: %s, virtual time from arrival: %lu flushes begun "
+                   "within %lu us, %lu answered within %lu us; %lu on the wire within %lu us "
+                   "(%lu us of it line time), waited at most %lu us\n",
+                   lk_type_name((uint8_t)(LK_T_START + i)), (unsigned long)latency[i].cuts,
+                   (unsigned long)(latency[i].cut_max / 1000), (unsigned long)latency[i].answers,
+                   (unsigned long)(latency[i].answer_max / 1000), (unsigned long)latency[i].wired,
+                   (unsigned long)(latency[i].wire_max / 1000), (unsigned long)(latency[i].wire_busy / 1000),
+                   (unsigned long)(latency[i].wait_max / 1000));
+    }
 }

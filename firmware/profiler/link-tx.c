@@ -57,6 +57,11 @@
  *     with each further request down to LK_PART_BYTES / 16; send and
  *     send_pos move on only after its last piece.  Frames built before the
  *     link turned bad keep their size; their pieces get through.
+ * 10. Watching a frame (control latency, link-protocol.h section 6): the
+ *     position of the frame last queued is remembered; when that frame
+ *     (whole, or its last piece) is sealed its last wire byte is known,
+ *     and when that byte is on the line the time it ends (next_ns on a
+ *     paced line) is kept.  One frame at a time: a new watch replaces it.
  */
 #include "firmware/profiler/link-tx.h"
 
@@ -108,6 +113,9 @@ static struct {
     uint32_t part_off;                  /* next piece of the frame at send_pos (0: none yet) */
     int ending;                         /* the run ends: retransmit time kept short */
     uint64_t retransmits;
+    int watching, watch_sealed, watch_done;   /* note 10 */
+    uint32_t watch_pos;
+    uint64_t watch_ns, watch_sent;      /* when its last byte ended, bytes sent by then */
 
     uint8_t raw[LK_MAX_RAW];            /* the frame being sealed */
     uint8_t wire[LK_MAX_WIRE];          /* the frame on the line */
@@ -359,6 +367,8 @@ static int next_frame(void)
     }
     if (tx.send_pos >= tx.ctx_n)
         tx.send += LEN_BYTES + n;
+    if (tx.watching && !tx.watch_done && tx.send_pos == tx.watch_pos)
+        tx.watch_sealed = 1;            /* its last byte is this wire frame's */
     if (tx.send_pos < tx.top_pos)
         tx.retransmits++;
     if (tx.top_pos == tx.host_pos)
@@ -585,6 +595,12 @@ static int line_put(uint64_t now)
     uart_port_send(tx.port, tx.wire[tx.wire_pos++]);
     tx.sent++;
     tx.next_ns += tx.byte_ns;
+    if (tx.watch_sealed && tx.wire_pos == tx.wire_len) {
+        tx.watch_sealed = 0;
+        tx.watch_done = 1;
+        tx.watch_ns = tx.baud ? tx.next_ns : clock_ns();
+        tx.watch_sent = tx.sent;
+    }
     return 1;
 }
 
@@ -640,4 +656,24 @@ uint64_t link_tx_byte_ns(void)
 uint64_t link_tx_bytes_sent(void)
 {
     return tx.sent;
+}
+
+void link_tx_watch_last(void)
+{
+    tx.watching = !tx.capturing && tx.head_pos > 0;
+    tx.watch_pos = tx.head_pos - 1;
+    tx.watch_sealed = tx.watch_done = 0;
+    link_tx_pump();
+}
+
+int link_tx_watched(uint64_t *done_ns, uint64_t *sent)
+{
+    if (!tx.watching)
+        return -1;
+    if (!tx.watch_done)
+        return 0;
+    *done_ns = tx.watch_ns;
+    *sent = tx.watch_sent;
+    tx.watching = 0;
+    return 1;
 }

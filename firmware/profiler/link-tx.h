@@ -73,5 +73,11 @@ void link_tx_wait_free(uint32_t bytes);
 /* Line time of one character at the configured baud rate (0: unpaced). */
 uint64_t link_tx_byte_ns(void);
 uint64_t link_tx_bytes_sent(void);
+/* Watches the frame link_tx_send queued last (note 10): link_tx_watched
+ * gives 1, the virtual time its last byte left the line (the first time)
+ * and link_tx_bytes_sent() at that moment, once it has; 0 before, -1 when
+ * nothing is watched. */
+void link_tx_watch_last(void);
+int link_tx_watched(uint64_t *done_ns, uint64_t *sent);
 
 #endif

@@ -49,6 +49,7 @@
 #include "firmware/drivers/alarm.h"
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/percpu.h"
+#include "firmware/profiler/cct-drain.h"
 #include "firmware/profiler/control.h"
 #include "firmware/profiler/cost-probe.h"
 #include "firmware/profiler/flush.h"
@@ -286,6 +287,7 @@ void profiler_finish(long status, unsigned how)
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
     flush_final(ipl);
     value_sampling_finish();
+    cct_drain(ncores);      /* an instrumented image's calling context trees */
     link_tx_wait_free(link_tx_reserve());   /* the FLUSH frames must get through */
     uint64_t taken = 0, hits = 0, misses = 0, entries = 0, dropped = 0;
     for (unsigned c = 0; c < ncores; c++) {

@@ -20,10 +20,23 @@
  *      found by hashing (PC, kind), linear probing over HOTLIST_PROBE
  *      slots; a key that finds no slot is dropped and counted
  *      (dropped_no_slot), never silently.
+ *   4. Values live in chunks of HOTLIST_CHUNK pairs from the area's pool,
+ *      handed out as hotlists fill and returned only when the whole area
+ *      is cleared.  A hotlist gets its first chunk when it is created (no
+ *      chunk left: no slot, note 3) and another when it is full, up to
+ *      HOTLIST_MAX_CHUNKS; only a hotlist that cannot grow raises tau.
+ *      Most (PC, kind) pairs see a handful of values, so the same RAM that
+ *      gave every hotlist 16 pairs lets the few with many distinct values
+ *      keep HOTLIST_VALUES, at a tau that much lower.
+ *   5. A value found at position i > 0 swaps with position i - 1, so the
+ *      frequent values are found after a few compares.  The header keeps
+ *      a one-byte tag (a hash) of every held value, eight to a quadword,
+ *      so a value not held is known after reading the header alone: in
+ *      the sampling path each cache line touched is likely a miss.
  *
- * Invariants: 0 < count for every held pair; entries <= HOTLIST_VALUES;
- * tau is a power of two and only grows; sum of counts * tau estimates
- * offered.
+ * Invariants: 0 < count for every held pair; entries <= nchunks *
+ * HOTLIST_CHUNK <= HOTLIST_VALUES; tau is a power of two and only grows;
+ * sum of counts * tau estimates offered; chunks_used <= HOTLIST_POOL.
  */
 #ifndef FIRMWARE_PROFILER_VALUE_HOTLIST_H
 #define FIRMWARE_PROFILER_VALUE_HOTLIST_H
@@ -32,19 +45,29 @@
 
 #include "firmware/abi/value-capture.h"
 
-#define HOTLIST_VALUES 16       /* pairs per (PC, kind) */
-#define HOTLIST_SLOTS  1024     /* (PC, kind) hotlists per bank: a power of two */
-#define HOTLIST_PROBE  8
+#define HOTLIST_CHUNK      8    /* (value, count) pairs a chunk holds */
+#define HOTLIST_MAX_CHUNKS 6    /* chunks one hotlist may take (note 4) */
+#define HOTLIST_VALUES     (HOTLIST_CHUNK * HOTLIST_MAX_CHUNKS)     /* pairs per (PC, kind), at most */
+#define HOTLIST_SLOTS      1024 /* (PC, kind) hotlists per bank: a power of two */
+#define HOTLIST_POOL       1536 /* chunks per bank: 1.5 a slot; a bank takes 240 KB of the core's
+                                   fixed VALUES_PER_CORE (16 pairs a slot took 224 KB) */
+#define HOTLIST_PROBE      8
+
+struct hotlist_chunk {
+    uint64_t value[HOTLIST_CHUNK];
+    uint32_t count[HOTLIST_CHUNK];
+};
 
 struct hotlist {
     uint64_t pc;                /* 0: free slot */
     uint32_t kind;
     uint32_t tau;               /* a power of two */
     uint32_t entries;
-    uint32_t pad;
+    uint32_t nchunks;
     uint64_t offered;           /* values offered, exactly */
-    uint64_t value[HOTLIST_VALUES];
-    uint32_t count[HOTLIST_VALUES];
+    uint16_t chunk[HOTLIST_MAX_CHUNKS];     /* pool indices, nchunks of them */
+    uint16_t pad[8 - HOTLIST_MAX_CHUNKS];
+    uint64_t tag[HOTLIST_MAX_CHUNKS];       /* byte i % 8 of tag[i / 8]: pair i's tag (note 5) */
 };
 
 struct hotlist_area {
@@ -52,9 +75,22 @@ struct hotlist_area {
     uint64_t offered;           /* values offered to any hotlist */
     uint64_t dropped_no_slot;   /* values whose (PC, kind) found no slot */
     uint64_t thinnings;         /* tau doublings */
+    uint64_t chunks_used;       /* pool[0 .. chunks_used) handed out */
     struct hotlist slot[HOTLIST_SLOTS];
+    struct hotlist_chunk pool[HOTLIST_POOL];    /* not cleared: a chunk is set up when handed out */
 };
 
+/* Pair i of hotlist h (i < h->entries). */
+static inline uint64_t *hotlist_value(struct hotlist_area *a, const struct hotlist *h, unsigned i)
+{
+    return &a->pool[h->chunk[i / HOTLIST_CHUNK]].value[i % HOTLIST_CHUNK];
+}
+static inline uint32_t *hotlist_count(struct hotlist_area *a, const struct hotlist *h, unsigned i)
+{
+    return &a->pool[h->chunk[i / HOTLIST_CHUNK]].count[i % HOTLIST_CHUNK];
+}
+
+/* Clears the slots (not the pool: note 4) and seeds the coin flips. */
 void hotlist_area_init(struct hotlist_area *a, uint64_t seed);
 /* The hotlist of (pc, kind), created if need be; NULL if none is free. */
 struct hotlist *hotlist_find(struct hotlist_area *a, uint64_t pc, unsigned kind);

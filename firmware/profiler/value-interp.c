@@ -130,13 +130,13 @@ static const struct alpha_insn_info *decode(const struct vi_env *env, uint32_t w
     struct vi_decode_cache *c = env->cache;
     if (!c)
         return alpha_decode(w);
-    unsigned slot = (w ^ (w >> 8) ^ (w >> 16) ^ (w >> 26)) & (VI_DECODE_CACHE - 1);
-    if (c->info[slot] && c->word[slot] == w)
-        return c->info[slot];
+    struct vi_decode_entry *e = &c->e[(w ^ (w >> 8) ^ (w >> 16) ^ (w >> 26)) & (VI_DECODE_CACHE - 1)];
+    if (e->info.name && e->word == w)
+        return &e->info;
     const struct alpha_insn_info *in = alpha_decode(w);
     if (in) {
-        c->word[slot] = w;
-        c->info[slot] = in;
+        e->word = w;
+        e->info = *in;
     }
     return in;
 }

@@ -104,9 +104,14 @@ struct vi_write_buffer {
 
 /* Decoded words, direct mapped: optional, owned by the caller (per core). */
 #define VI_DECODE_CACHE 256
+/* A hit reads one 24-byte entry (the word and a copy of its table entry):
+ * in the sampling path every line touched is likely a miss. */
+struct vi_decode_entry {
+    struct alpha_insn_info info;        /* info.name NULL: empty */
+    uint32_t word;
+};
 struct vi_decode_cache {
-    uint32_t word[VI_DECODE_CACHE];
-    const struct alpha_insn_info *info[VI_DECODE_CACHE];
+    struct vi_decode_entry e[VI_DECODE_CACHE];
 };
 
 /* What one executed instruction did (design note 5). */

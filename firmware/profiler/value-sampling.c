@@ -37,6 +37,13 @@
  * 6. At the end (value_sampling_finish, every core stopped), the boot
  *    core takes every bank, sends them within FINISH_NS of virtual time,
  *    counts what is left as link_full, and sends the final VALUE_STATS.
+ * 7. A hotlist goes as one VALUES entry per chunk (value-hotlist.h note
+ *    4), all with its tau; the first carries its offered count, the rest
+ *    0 ("offered since the last VALUES of it"), so the host's sums are
+ *    unchanged.  Each entry fits the smallest data frame, so a bank
+ *    resumes at (slot, part).  A hotlist cut after its first part by the
+ *    end of the run (note 6) was counted sent; its later parts are lost,
+ *    which only lowers that PC's estimates.
  */
 #include "firmware/profiler/value-sampling.h"
 
@@ -55,7 +62,9 @@
 
 #define FINISH_NS 2000000000ull
 
-_Static_assert(HOTLIST_VALUES <= LK_MAX_HOT_VALUES, "a hotlist fits one VALUES entry");
+_Static_assert(HOTLIST_CHUNK <= LK_MAX_HOT_VALUES, "a hotlist's chunk fits one VALUES entry");
+_Static_assert(HOTLIST_CHUNK * (LK_VARINT_MAX + 5) + 5 * LK_VARINT_MAX + 2 * LK_VARINT_MAX + LK_HDR_SIZE + LK_CRC_SIZE
+               < 256, "one entry fits the smallest data frame (link-tx.c's DATA_RAW_MIN)");
 _Static_assert(VI_STOP_COUNT <= LK_MAX_VALUE_STOPS, "every stop reason fits VALUE_STATS");
 
 struct value_bank {
@@ -82,7 +91,8 @@ _Static_assert(sizeof(struct value_core) <= VALUES_PER_CORE, "a core's value are
 
 /* The boot core's side of a core (note 5). */
 struct value_send {
-    uint32_t next_slot[2];          /* where a partly sent bank resumes */
+    uint32_t next_slot[2];          /* where a partly sent bank resumes: this slot's */
+    uint32_t next_part[2];          /* ... part (chunk) */
     uint64_t sent, link_full;
 };
 
@@ -123,7 +133,7 @@ void value_sampling_init(const struct boot_options *b, unsigned ncores, unsigned
             hotlist_area_init(&v->bank[k].h, ((uint64_t)b->seed << 32) + c * 2 + k + 1);
             v->bank[k].ready = 0;
         }
-        sends[c] = (struct value_send){{0, 0}, 0, 0};
+        sends[c] = (struct value_send){{0, 0}, {0, 0}, 0, 0};
     }
     mb();
 }
@@ -306,57 +316,66 @@ void value_sampling_tick(unsigned core, struct trap_frame *f, uint64_t now_ns)
 
 /* ---- the boot core's side ---- */
 
-/* Sends bank b of core c from where it stopped; 1 when all of it went. */
+/* Sends bank b of core c from where it stopped (note 7); 1 when all of it went. */
 static int send_bank(unsigned c, unsigned b)
 {
     struct value_core *v = core_area(c);
     struct value_bank *bank = &v->bank[b];
     struct value_send *sd = &sends[c];
     mb();
-    uint32_t i = sd->next_slot[b];
-    while (i < HOTLIST_SLOTS) {
-        while (i < HOTLIST_SLOTS && bank->h.slot[i].offered == 0)
+    uint32_t i = sd->next_slot[b], part = sd->next_part[b];
+    for (;;) {
+        while (part == 0 && i < HOTLIST_SLOTS && bank->h.slot[i].offered == 0)
             i++;
         if (i == HOTLIST_SLOTS)
             break;
-        if (!link_tx_has_room()) {
-            sd->next_slot[b] = i;
-            return 0;
-        }
+        if (!link_tx_has_room())
+            goto later;
         struct lk_writer w;
         lk_values_begin(&w, frame_buf, link_tx_data_frame(), c);
         uint64_t offered = 0;
-        uint32_t j = i;
+        uint32_t j = i, p = part;
         while (j < HOTLIST_SLOTS) {
             const struct hotlist *h = &bank->h.slot[j];
             if (h->offered == 0) {
                 j++;
                 continue;
             }
+            uint32_t first = p * HOTLIST_CHUNK, n = h->entries - first;
+            n = n > HOTLIST_CHUNK ? HOTLIST_CHUNK : n;
             struct lk_hotlist e = {.pc = h->pc, .kind = h->kind, .tau = h->tau,
-                                   .offered = h->offered, .nvalues = h->entries};
-            for (unsigned k = 0; k < h->entries; k++) {
-                e.value[k] = h->value[k];
-                e.count[k] = h->count[k];
+                                   .offered = p == 0 ? h->offered : 0, .nvalues = n};
+            for (unsigned k = 0; k < n; k++) {
+                e.value[k] = *hotlist_value(&bank->h, h, first + k);
+                e.count[k] = *hotlist_count(&bank->h, h, first + k);
             }
             if (lk_values_add(&w, &e) != LK_OK)
                 break;
-            offered += h->offered;
-            j++;
+            offered += e.offered;
+            if (first + n < h->entries) {
+                p++;
+            } else {
+                p = 0;
+                j++;
+            }
         }
-        if (!link_tx_send(&w)) {
-            sd->next_slot[b] = i;
-            return 0;
-        }
+        if (!link_tx_send(&w))
+            goto later;
         sd->sent += offered;
         i = j;
+        part = p;
     }
     uint64_t seed = bank->h.rng;
     hotlist_area_init(&bank->h, seed);
     sd->next_slot[b] = 0;
+    sd->next_part[b] = 0;
     wmb();
     bank->ready = 0;
     return 1;
+later:
+    sd->next_slot[b] = i;
+    sd->next_part[b] = part;
+    return 0;
 }
 
 static void send_stats(unsigned c)
@@ -418,10 +437,12 @@ void value_sampling_finish(void)
             struct value_bank *bank = &v->bank[b];
             if (!bank->ready)
                 continue;
-            for (uint32_t i = sends[c].next_slot[b]; i < HOTLIST_SLOTS; i++)
+            /* a hotlist whose first part went was counted sent (note 7) */
+            for (uint32_t i = sends[c].next_slot[b] + (sends[c].next_part[b] != 0); i < HOTLIST_SLOTS; i++)
                 sends[c].link_full += bank->h.slot[i].offered;
             hotlist_area_init(&bank->h, bank->h.rng);
             sends[c].next_slot[b] = 0;
+            sends[c].next_part[b] = 0;
             bank->ready = 0;
         }
         link_tx_wait_free(link_tx_reserve());

@@ -341,11 +341,17 @@
       head.appendChild(el('th', {cls: 'num', text: 'retired'}));
       D.pme.bits.forEach(function (b) { head.appendChild(el('th', {cls: 'num', text: b + '%'})); });
     }
+    var valsOn = L.values;
+    if (valsOn) {
+      head.appendChild(el('th', {cls: 'num', text: 'top value'}));
+      head.appendChild(el('th', {cls: 'num', text: 'share'}));
+      head.appendChild(el('th', {cls: 'num', text: 'sampled'}));
+    }
     head.appendChild(el('th', {text: 'address'}));
     head.appendChild(el('th', {text: 'instruction'}));
     t.appendChild(el('thead', null, head));
     var body = el('tbody');
-    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0);
+    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0) + (valsOn ? 3 : 0);
     L.rows.forEach(function (r, i) {
       if (r[2]) {
         var where = r[2][2] ? r[2][2].split('/').pop() + ':' + r[2][0] : 'line ' + r[2][0];
@@ -362,6 +368,12 @@
         tr.appendChild(td(m ? num(m[0]) : '.', 'num'));
         tr.appendChild(td(m ? num(m[1]) : '', 'num'));
         D.pme.bits.forEach(function (b, k) { tr.appendChild(td(m && m[0] ? (100 * m[2][k] / m[0]).toFixed(1) : '', 'num')); });
+      }
+      if (valsOn) {
+        var v = r[4];   /* [top value, share, sampled, kind] (result, else another kind: marked *) */
+        tr.appendChild(td(v ? v[0] + (v[3] === 'result' ? '' : '*') : '.', 'num mono'));
+        tr.appendChild(td(v ? pct(v[1], 1) : '', 'num'));
+        tr.appendChild(td(v ? num(v[2]) : '', 'num'));
       }
       tr.appendChild(td(hex(L.start + 4 * i)));
       tr.appendChild(td(r[0], 'insn'));
@@ -466,6 +478,47 @@
     });
   }
 
+  /* ------------------------------------------------------------ values */
+  /* Value sampling's profiles: per instruction and value kind the top
+   * values with their share of the sampled executions and its 95%
+   * interval, semi-invariants first (the order alphaprof values uses). */
+  function renderValues() {
+    var V = D.values;
+    var s = section('values', 'Values');
+    s.appendChild(el('p', {text: 'Value sampling: ' + num(V.rows.length + V.more) + ' instructions and value kinds, ' +
+      'semi-invariants first (the lower end of the top value\'s 95% interval). Shares are of the executions the ' +
+      'interpreter sampled; "accessor" rows are data addresses with the instructions that touched them.' +
+      (V.more ? ' The first ' + num(V.rows.length) + ' are shown (alphaprof values lists all).' : '')}));
+    var kinds = {};
+    V.rows.forEach(function (r) { kinds[r[2]] = 1; });
+    var pick = el('select', {id: 'values-kind'});
+    pick.appendChild(el('option', {value: '', text: 'every kind'}));
+    Object.keys(kinds).sort().forEach(function (k) { pick.appendChild(el('option', {value: k, text: k})); });
+    s.appendChild(el('label', {text: 'kind '}, pick));
+    var t = el('table', {id: 'values-table'});
+    t.appendChild(el('thead', null, el('tr', null, el('th', {text: 'procedure'}), el('th', {text: 'pc'}),
+      el('th', {text: 'kind'}), el('th', {cls: 'num', text: 'sampled'}), el('th', {cls: 'num', text: 'top value'}),
+      el('th', {cls: 'num', text: 'share'}), el('th', {cls: 'num', text: '95% interval'}), el('th', {text: 'next values (share)'}))));
+    var body = el('tbody');
+    t.appendChild(body);
+    function draw() {
+      body.textContent = '';
+      V.rows.forEach(function (r) {
+        if (pick.value && r[2] !== pick.value) return;
+        var top = r[4][0];
+        var rest = r[4].slice(1).map(function (x) { return x[0] + ' (' + pct(x[1], 1) + ')'; }).join(', ');
+        if (r[5] > r[4].length) rest += (rest ? ', ' : '') + '+' + (r[5] - r[4].length) + ' more';
+        var inv = top && top[2] >= 0.5;
+        body.appendChild(el('tr', {cls: inv ? 'invariant' : ''}, td(r[0]), td(hex(r[1]), 'mono'), td(r[2]), td(num(r[3]), 'num'),
+          td(top ? top[0] : '', 'num mono'), td(top ? pct(top[1], 1) : '', 'num'),
+          td(top ? pct(top[2], 1) + '\u2013' + pct(top[3], 1) : '', 'num'), td(rest)));
+      });
+    }
+    pick.addEventListener('change', draw);
+    draw();
+    s.appendChild(el('div', {cls: 'tablewrap'}, t));
+  }
+
   /* ------------------------------------------------------------ diff */
   function renderDiff() {
     var X = D.diff;
@@ -499,6 +552,7 @@
   renderTable();
   renderListingSection();
   if (D.pme) renderProfileMe();
+  if (D.values) renderValues();
   /* A link may say where to start: #proc=NAME (its listing), sort=COLUMN
    * or sort=-COLUMN (the table, descending), zoom=NAME (the flame graph,
    * at the widest frame of that name), joined by '&'. */

@@ -16,6 +16,7 @@
  * (tests/e2e/linkfault.py) listens there and relays.
  */
 #include "util/board-run.h"
+#include "util/path-plan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -196,6 +197,13 @@ int board_run(struct board_run *br)
             char snap[PATH_MAX + 16];
             oracle_snapshot_path(br->oracle_path, n, snap, sizeof snap);
             unlink(snap);
+        }
+        /* the Ball-Larus numbering the model counts paths by (path-plan.h) */
+        char plan[PATH_MAX + 16];
+        snprintf(plan, sizeof plan, "%s.plan", br->oracle_path);
+        if (path_plan_write(plan, (const char *const *)br->images->v, br->images->n, &err)) {
+            fprintf(stderr, "%s: %s\n", br->cmd, err.msg);
+            return 2;
         }
     }
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw-model/isa/alpha-isa.h"
+
 struct est_row {
     uint64_t pc;
     const double *stack;
@@ -27,6 +29,23 @@ static void compare(const double *est, const uint64_t *truth_units, double *abs_
         if (c != CAUSE_BASE && c < CAUSE_COUNT)
             *agree += e < t ? e : t;
     }
+}
+
+/* The oracle's executions of edge e (note in calc-accuracy.h), or -1. */
+static double true_edge(const struct calc_proc *p, uint32_t e, const struct oracle *o)
+{
+    const struct calc_edge *x = &p->edges[e];
+    if (x->from == CALC_NONE)
+        return -1;
+    const struct calc_block *b = &p->blocks[x->from];
+    const struct calc_insn *last = &p->insns[b->first + b->n - 1];
+    const struct oracle_pc *t = oracle_find(o, last->pc);
+    double ex = t ? (double)t->executions : 0, taken = t ? (double)t->taken : 0;
+    if (b->nout == 1)
+        return ex;
+    if (last->s.cls == ALPHA_BRANCH_COND && b->nout == 2 && p->edges[b->out[0]].to != p->edges[b->out[1]].to)
+        return b->out[1] == e ? taken : ex - taken;     /* (out[0] falls through: calc-cfg.c) */
+    return -1;
 }
 
 void calc_accuracy(const struct calc_analysed *a, const struct oracle *o, struct calc_accuracy *acc)
@@ -62,6 +81,18 @@ void calc_accuracy(const struct calc_analysed *a, const struct oracle *o, struct
                     acc->freq_within[l] += s;
         }
     }
+    for (size_t k = 0; k < a->n; k++) {
+        const struct calc_proc *p = &a->procs[k];
+        for (uint32_t e = 0; e < p->nedges; e++) {
+            double t = true_edge(p, e, o);
+            if (t <= 0)
+                continue;
+            acc->edge_executions += t;
+            if (fabs(p->edges[e].freq - t) <= 0.10 * t)
+                acc->edge_within_10 += t;
+        }
+    }
+    acc->edge_within_10 = acc->edge_executions > 0 ? acc->edge_within_10 / acc->edge_executions : 0;
     qsort(rows, n, sizeof *rows, by_pc);
     double abs_diff = 0, agree = 0;
     size_t i = 0, j = 0;

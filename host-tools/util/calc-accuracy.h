@@ -11,6 +11,12 @@
  *                        exact cycle stacks give the same instruction under
  *                        the same cause: sum over (pc, cause != base) of
  *                        min(estimate, truth) over calc's stall cycles
+ *   edge_within_10       DCPI's figure 9: the share of edge executions
+ *                        (the oracle's: a conditional branch's taken count
+ *                        and executions minus it, a block's one way out
+ *                        its last instruction's executions; ways out of a
+ *                        jump table are not counted) on edges whose
+ *                        estimate is within 10 %
  *   stack_error          half the sum over (pc, cause) of |estimate - truth|
  *                        over the oracle's total cycles (instructions calc
  *                        did not analyse count with an estimate of 0;
@@ -29,6 +35,7 @@ struct calc_accuracy {
     double freq_within[3];      /* 5, 10, 15 % */
     double unexplained_share, cause_agreement, stack_error;
     double samples;             /* cycle samples in the analysed procedures */
+    double edge_within_10, edge_executions;     /* (the oracle's executions of the edges compared) */
     double est_cycles, est_stall, true_cycles;
     size_t procedures;
 };

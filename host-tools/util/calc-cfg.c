@@ -22,6 +22,8 @@ const char calc_stack_letters[CALC_NSTACK + 1] = "-iIpTddDaxfwmo?";
 const char *const calc_event_names[CALC_NEV] = {CALC_EVENTS(CALC_EV_NAME_)};
 #undef CALC_EV_NAME_
 const char *const calc_confidence_names[3] = {"low", "medium", "high"};
+const char *const calc_by_names[4] = {"unknown", "samples", "propagation", "branch_direction"};
+const char *const calc_edge_kind_names[6] = {"fall", "taken", "call_return", "entry", "out", "table"};
 
 void *calc_zalloc(size_t n, size_t size)
 {
@@ -33,10 +35,7 @@ void *calc_zalloc(size_t n, size_t size)
 
 _Static_assert(sizeof calc_stack_letters == CALC_NSTACK + 1, "a letter per stack slot");
 
-/* How an instruction ends a block. */
-enum flow { FLOW_NONE, FLOW_COND, FLOW_BRANCH, FLOW_CALL, FLOW_RETURN, FLOW_INDIRECT, FLOW_HALT };
-
-static enum flow flow_of(uint32_t w, unsigned cls)
+enum calc_flow calc_flow_of(uint32_t w, unsigned cls)
 {
     switch (cls) {
     case ALPHA_BRANCH_COND: return FLOW_COND;
@@ -64,6 +63,18 @@ static void add_edge(struct calc_proc *p, size_t *cap, uint32_t from, uint32_t t
 int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint64_t start,
                    const uint32_t *words, size_t n)
 {
+    return calc_cfg_build_image(p, params, start, words, n, NULL);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int calc_cfg_build_image(struct calc_proc *p, const struct model_params *params, uint64_t start,
+                         const uint32_t *words, size_t n, const struct calc_image *img)
+{
     memset(p, 0, sizeof *p);
     if (!n)
         return -1;
@@ -72,13 +83,15 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
     p->n = n;
     p->insns = calc_zalloc(n, sizeof *p->insns);
     bool *leader = calc_zalloc(n + 1, sizeof *leader);
+    uint64_t **table = calc_zalloc(n, sizeof *table);      /* each jmp's jump-table targets */
+    size_t *ntable = calc_zalloc(n, sizeof *ntable);
     leader[0] = true;
     for (size_t i = 0; i < n; i++) {
         struct calc_insn *in = &p->insns[i];
         in->pc = start + 4 * i;
         insn_static_decode(&in->s, in->pc, words[i]);
         in->static_culprit = in->culprit_insn = CALC_NONE;
-        enum flow f = flow_of(words[i], in->s.cls);
+        enum calc_flow f = calc_flow_of(words[i], in->s.cls);
         if (f == FLOW_NONE)
             continue;
         leader[i + 1] = true;
@@ -86,6 +99,12 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
             uint64_t t = alpha_branch_target(in->pc, words[i]);
             if (t >= start && t < start + 4 * n)
                 leader[(t - start) / 4] = true;
+        }
+        if (f == FLOW_INDIRECT) {
+            ntable[i] = calc_jump_table(words, n, start, i, img, &table[i]);
+            in->jump = ntable[i] ? JUMP_TABLE : JUMP_UNKNOWN;
+            for (size_t k = 0; k < ntable[i]; k++)
+                leader[(table[i][k] - start) / 4] = true;
         }
     }
     size_t nb = 0;
@@ -108,7 +127,7 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
     for (uint32_t b = 0; b < nb; b++) {
         size_t last = p->blocks[b].first + p->blocks[b].n - 1;
         uint32_t w = words[last];
-        enum flow f = flow_of(w, p->insns[last].s.cls);
+        enum calc_flow f = calc_flow_of(w, p->insns[last].s.cls);
         uint32_t next = last + 1 < n ? block_of[last + 1] : CALC_EXIT;
         uint64_t t = alpha_branch_target(p->insns[last].pc, w);
         uint32_t target = t >= start && t < start + 4 * n ? block_of[(t - start) / 4] : CALC_EXIT;
@@ -126,9 +145,20 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
         case FLOW_CALL:         /* the callee returns to the next instruction */
             add_edge(p, &cap, b, next, next == CALC_EXIT ? EDGE_OUT : EDGE_CALL_RETURN);
             break;
-        case FLOW_INDIRECT:     /* targets unknown: marked */
-            p->missing_edges = true;
-            add_edge(p, &cap, b, CALC_EXIT, EDGE_OUT);
+        case FLOW_INDIRECT:
+            if (ntable[last]) {     /* a jump table: an edge to each distinct target block */
+                uint32_t *to = calc_zalloc(ntable[last], sizeof *to);
+                for (size_t k = 0; k < ntable[last]; k++)
+                    to[k] = block_of[(table[last][k] - start) / 4];
+                qsort(to, ntable[last], sizeof *to, by_value);
+                for (size_t k = 0; k < ntable[last]; k++)
+                    if (!k || to[k] != to[k - 1])
+                        add_edge(p, &cap, b, to[k], EDGE_TABLE);
+                free(to);
+            } else {            /* targets unknown: marked */
+                p->missing_edges = true;
+                add_edge(p, &cap, b, CALC_EXIT, EDGE_OUT);
+            }
             break;
         case FLOW_RETURN:
         case FLOW_HALT:
@@ -155,6 +185,10 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
         if (x->to != CALC_EXIT)
             p->blocks[x->to].in[p->blocks[x->to].nin++] = (uint32_t)e;
     }
+    for (size_t i = 0; i < n; i++)
+        free(table[i]);
+    free(table);
+    free(ntable);
     free(leader);
     free(block_of);
     return 0;

@@ -10,12 +10,18 @@
  * practice and are left out: stalls only add samples); an issue
  * point that waits statically for a producer j in its block uses the sums
  * over j+1..i instead (a dynamic stall between them shortens its own
- * wait).  Sorted ascending, the cluster (ratios within 1.5x of its
- * smallest, sampling noise allowed for) with the most points, the
- * smallest ratios on a tie, gives F = sum S / sum M over it: DCPI takes
- * the smallest ratios first, but an instruction the static schedule
- * thinks alone often pairs in practice (its ratio falls to near zero),
- * while the instructions that truly run unstalled agree with each other.  A class with few samples takes
+ * wait).  Sorted ascending, the cluster with the most points (the
+ * smallest ratios on a tie) gives F = sum S / sum M over it; a cluster
+ * is grown from a point upward while each new point and the first stay
+ * within Poisson noise (2.5 sigma, and 5 % for the schedule's rounding)
+ * of the cluster's pooled rate.  DCPI takes the smallest ratios within
+ * 1.5x of each other; that let a point stalled half a cycle in three
+ * into the copy loop's cluster (16 % too many executions), and a fixed
+ * spread cannot tell noise from stall on a few hundred samples.  The
+ * most points, not the smallest ratios: an instruction the static
+ * schedule thinks alone often pairs in practice (its ratio falls to near
+ * zero), while the instructions that truly run unstalled agree with each
+ * other.  A class with few samples takes
  * sum S / sum M over all its points.
  *
  * Invariants: classes with an estimate have freq >= 0; propagation never
@@ -31,7 +37,9 @@
 #include "hw-model/isa/alpha-isa.h"
 
 #define CALC_FEW_SAMPLES_PER_POINT 4.0  /* below: sum S / sum M over the class */
-#define CALC_CLUSTER_SPREAD 1.5         /* DCPI: max ratio <= 1.5 x min ratio */
+#define CALC_CLUSTER_SLACK 1.05         /* a point 5 % above the cluster's rate still fits ... */
+#define CALC_NOISE_Z 2.5                /* ... and so does sampling noise up to 2.5 sigma */
+#define CALC_MIN_DIR_SAMPLES 10         /* edge samples a branch needs to split its block */
 
 struct point {
     double s, m, ratio;
@@ -46,13 +54,13 @@ static int by_ratio(const void *a, const void *b)
     return x->insn < y->insn ? -1 : x->insn > y->insn;
 }
 
-/* Does sample count s over m cycles fit a cluster whose smallest ratio is
- * r (within the spread, or within two standard deviations of Poisson
- * noise)? */
+/* Does sample count s over m cycles fit a cluster of rate r (samples per
+ * cycle): within Poisson noise (CALC_NOISE_Z standard deviations) of r m,
+ * with a small slack for the schedule's rounding, either way? */
 static bool in_cluster(double r, double s, double m)
 {
-    double want = r * m;
-    return s <= CALC_CLUSTER_SPREAD * want + 2 * sqrt(want) + 1;
+    double want = r * m, noise = CALC_NOISE_Z * sqrt(want) + 1;
+    return s <= CALC_CLUSTER_SLACK * want + noise && s >= want / CALC_CLUSTER_SLACK - noise;
 }
 
 static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
@@ -88,20 +96,25 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
     pts += low;
     n -= low;
     size_t first = 0, end = n, best = 0;
-    for (size_t s = 0; s < n; s++) {
-        size_t e = s;
-        while (e < n && in_cluster(pts[s].ratio, pts[e].s, pts[e].m))
-            e++;
-        if (e - s > best) {
-            best = e - s;
-            first = s;
-            end = e;
-        }
-    }
     double cs = 0, cm = 0;
-    for (size_t i = first; i < end; i++) {
-        cs += pts[i].s;
-        cm += pts[i].m;
+    for (size_t st = 0; st < n; st++) {
+        /* grown from st while the next point fits the cluster's rate */
+        double gs = pts[st].s, gm = pts[st].m;
+        size_t e = st + 1;
+        /* (sorted by ratio: the first and the newest are the extremes) */
+        while (e < n && in_cluster((gs + pts[e].s) / (gm + pts[e].m), pts[e].s, pts[e].m) &&
+               in_cluster((gs + pts[e].s) / (gm + pts[e].m), pts[st].s, pts[st].m)) {
+            gs += pts[e].s;
+            gm += pts[e].m;
+            e++;
+        }
+        if (e - st > best) {
+            best = e - st;
+            first = st;
+            end = e;
+            cs = gs;
+            cm = gm;
+        }
     }
     k->freq = cm > 0 ? cs / cm : 0;
     k->used = (uint32_t)(end - first);
@@ -121,7 +134,33 @@ static void set_class(struct calc_proc *p, uint32_t c, double f, bool *changed)
     p->classes[c].freq = f > 0 ? f : 0;
     p->classes[c].confidence = CONF_LOW;
     p->classes[c].propagated = true;
+    p->classes[c].by = BY_PROPAGATION;
     *changed = true;
+}
+
+/* Edge samples (DCPI section 7): a conditional branch whose block's
+ * frequency is known splits it between its two ways by the sampled
+ * share taken, for the ways flow has not told. */
+static void propagate_branch(struct calc_proc *p, uint32_t b, bool *changed)
+{
+    const struct calc_block *blk = &p->blocks[b];
+    const struct calc_insn *br = &p->insns[blk->first + blk->n - 1];
+    double bf = class_freq(p, blk->cls);
+    if (br->s.cls != ALPHA_BRANCH_COND || br->dir_samples < CALC_MIN_DIR_SAMPLES || bf < 0 || blk->nout != 2 ||
+        p->edges[blk->out[0]].to == p->edges[blk->out[1]].to)
+        return;
+    double taken = br->dir_taken / br->dir_samples;
+    for (uint32_t k = 0; k < 2; k++) {
+        const struct calc_edge *e = &p->edges[blk->out[k]];
+        struct calc_class *c = &p->classes[e->cls];
+        if (c->freq >= 0)
+            continue;
+        c->freq = bf * (k == 1 ? taken : 1 - taken);  /* (the fall-through way is out[0]: calc-cfg.c) */
+        c->confidence = br->dir_samples >= 100 ? CONF_MEDIUM : CONF_LOW;
+        c->propagated = true;
+        c->by = BY_BRANCH;
+        *changed = true;
+    }
 }
 
 /* One side of a block's flow constraint: the block's frequency equals the
@@ -142,10 +181,17 @@ static void propagate_side(struct calc_proc *p, uint32_t b, const uint32_t *edge
         }
     }
     double bf = class_freq(p, p->blocks[b].cls);
-    if (bf < 0 && !unknown)
+    if (bf < 0 && !unknown) {
         set_class(p, p->blocks[b].cls, known, changed);
-    else if (bf >= 0 && unknown == 1)
+    } else if (bf >= 0 && unknown == 1) {
         set_class(p, p->edges[which].cls, bf - known, changed);
+    } else if (bf >= 0 && unknown > 1 && bf - known <= 0) {
+        /* nothing left for them, and none runs a negative number of
+         * times: all 0 (a loop's exits into a block of no samples) */
+        for (uint32_t k = 0; k < ne; k++)
+            if (class_freq(p, p->edges[edges[k]].cls) < 0)
+                set_class(p, p->edges[edges[k]].cls, 0, changed);
+    }
 }
 
 static void propagate(struct calc_proc *p)
@@ -158,6 +204,11 @@ static void propagate(struct calc_proc *p)
             propagate_side(p, b, p->blocks[b].in, p->blocks[b].nin, &changed);
             propagate_side(p, b, p->blocks[b].out, p->blocks[b].nout, &changed);
         }
+        /* flow first (it is exact where the samples are); then edge samples */
+        if (!changed)
+            for (uint32_t b = 0; b < p->nblocks; b++)
+                if (p->blocks[b].reached)
+                    propagate_branch(p, b, &changed);
     }
 }
 
@@ -204,18 +255,37 @@ static void frequencies(struct calc_proc *p, double period)
      * neighbours' flow: they wait for propagation, and keep their own
      * estimate if none comes. */
     double *own = calc_zalloc(p->nclasses + 1, sizeof *own);
+    uint8_t *own_conf = calc_zalloc(p->nclasses + 1, sizeof *own_conf);
     for (uint32_t c = 0; c < p->nclasses; c++) {
         own[c] = p->classes[c].freq;
+        own_conf[c] = p->classes[c].confidence;
+        p->classes[c].by = own[c] >= 0 ? BY_SAMPLES : BY_NONE;
         if (p->classes[c].points && (p->classes[c].confidence == CONF_LOW || p->classes[c].used < 3))
             p->classes[c].freq = -1;
     }
     propagate(p);
+    /* Those that got none keep their own, and flow goes on from them,
+     * the better sampled first (a branch's edge samples beat a class of
+     * no samples): a loop's entry with next to no samples still tells its
+     * back edge (the loop's frequency less the entry's). */
+    for (int stage = 0; stage < 2; stage++) {
+        for (uint32_t c = 0; c < p->nclasses; c++)
+            if (p->classes[c].freq < 0 && own[c] >= 0 && (stage == 1 || own_conf[c] > CONF_LOW)) {
+                p->classes[c].freq = own[c];
+                p->classes[c].propagated = false;
+                p->classes[c].confidence = CONF_LOW;
+                p->classes[c].by = BY_SAMPLES;
+            }
+        propagate(p);
+    }
     for (uint32_t c = 0; c < p->nclasses; c++)
         if (p->classes[c].freq < 0) {
-            p->classes[c].freq = own[c] >= 0 ? own[c] : 0;
+            p->classes[c].freq = 0;
             p->classes[c].propagated = false;
             p->classes[c].confidence = CONF_LOW;
+            p->classes[c].by = BY_NONE;
         }
+    free(own_conf);
     for (size_t e = 0; e < p->nedges; e++)
         p->edges[e].freq = p->classes[p->edges[e].cls].freq * period;
     for (size_t i = 0; i < p->n; i++)
@@ -231,6 +301,7 @@ static void frequencies(struct calc_proc *p, double period)
 struct candidate {
     unsigned cause;
     double bound;               /* cycles; INFINITY: no samples to bound it */
+    double cap;                 /* without samples, at most this (analysis), else INFINITY */
     uint32_t culprit;
 };
 
@@ -247,10 +318,24 @@ static void add_candidate(struct candidates *cs, unsigned cause, double bound, u
                 cs->c[k].bound = INFINITY;
             else
                 cs->c[k].bound += bound;
+            cs->c[k].cap = INFINITY;
             return;
         }
     if (cs->n < 8)
-        cs->c[cs->n++] = (struct candidate){cause, bound, culprit};
+        cs->c[cs->n++] = (struct candidate){cause, bound, INFINITY, culprit};
+}
+
+/* A candidate with no samples to bound it, but at most cap cycles. */
+static void add_capped(struct candidates *cs, unsigned cause, double cap, uint32_t culprit)
+{
+    for (unsigned k = 0; k < cs->n; k++)
+        if (cs->c[k].cause == cause) {
+            if (isinf(cs->c[k].bound))
+                cs->c[k].cap += cap;
+            return;
+        }
+    if (cs->n < 8)
+        cs->c[cs->n++] = (struct candidate){cause, INFINITY, cap, culprit};
 }
 
 /* Events (executions) behind an event's samples at instruction i. */
@@ -283,6 +368,41 @@ static uint32_t last_writer(const struct calc_proc *p, uint32_t b, unsigned reg)
         if (p->insns[k].s.dst == reg)
             return k;
     return CALC_NONE;
+}
+
+/*
+ * How many times the load at j can find its address on a page it did not
+ * use last time, from how its base register changes in the procedure
+ * (DCPI's "ruled out" by analysis, as for the I-cache): an increment
+ * lda/ldah rb, d(rb) moves it |d| bytes a time, so across at most
+ * F |d| / page pages; any other write to it may move it anywhere, once
+ * per execution; and once per call of the procedure.  INFINITY when the
+ * register is the stack pointer's or the load's own result (a pointer
+ * chase).  (A page evicted from the DTB by others between two uses is
+ * not counted: rare with 64 entries and a few streams.)
+ */
+static double page_changes(const struct calc_proc *p, uint32_t j)
+{
+    const double page = 8192;
+    unsigned rb = p->insns[j].s.src[0];
+    if (rb == REG_NONE)
+        return p->edges[0].freq > 0 ? p->edges[0].freq : 0;
+    if (rb == 30 || p->insns[j].s.dst == rb)
+        return INFINITY;
+    double changes = (p->edges[0].freq > 0 ? p->edges[0].freq : 0) + 1;
+    for (size_t k = 0; k < p->n; k++) {
+        const struct calc_insn *w = &p->insns[k];
+        if (w->s.dst != rb)
+            continue;
+        unsigned op = alpha_opcode(w->s.word);
+        if ((op == 0x08 || op == 0x09) && alpha_rb(w->s.word) == rb) {
+            double d = fabs((double)alpha_disp16(w->s.word) * (op == 0x09 ? 65536 : 1));
+            changes += w->freq * (d >= page ? 1 : d / page);
+        } else {
+            changes += w->freq;
+        }
+    }
+    return changes;
 }
 
 static void find_candidates(const struct calc_proc *p, const struct calc_rates *r, uint32_t i,
@@ -355,15 +475,34 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
                 double extra = mp->l1_latency + mp->tlb_miss_latency;
                 if (r->period[CALC_EV_DMISS] <= 0) {
                     add_candidate(cs, CAUSE_DCACHE_MEM, INFINITY, prod[q]);
-                } else if (r->period[CALC_EV_L2MISS] > 0) {
-                    add_candidate(cs, CAUSE_DCACHE_MEM, l2 * (mp->memory_latency + extra), prod[q]);
-                    add_candidate(cs, CAUSE_DCACHE_L2, (dm > l2 ? dm - l2 : 0) * mp->l2_latency, prod[q]);
                 } else {
-                    add_candidate(cs, CAUSE_DCACHE_MEM, dm * (mp->memory_latency + extra), prod[q]);
+                    double mem = r->period[CALC_EV_L2MISS] > 0 ? l2 : dm;
+                    double b_mem = mem * (mp->memory_latency + extra);
+                    double b_l2 = r->period[CALC_EV_L2MISS] > 0 ? (dm > l2 ? dm - l2 : 0) * mp->l2_latency : 0;
+                    /* A miss's latency overlaps what the block did between
+                     * the load and i: the schedule's cycles on every miss,
+                     * and the stalls of the instructions in between (the
+                     * copy loop's second store waits little for a line
+                     * the first store already waited for) */
+                    if (prod[q] < i && pi->block == in->block && b_mem + b_l2 > 0) {
+                        double overlap = 0;
+                        for (uint32_t k = prod[q] + 1; k < i; k++)
+                            overlap += p->insns[k].dynamic + dm * p->insns[k].m;
+                        double keep = b_mem + b_l2 > overlap ? (b_mem + b_l2 - overlap) / (b_mem + b_l2) : 0;
+                        b_mem *= keep;
+                        b_l2 *= keep;
+                    }
+                    add_candidate(cs, CAUSE_DCACHE_MEM, b_mem, prod[q]);
+                    if (r->period[CALC_EV_L2MISS] > 0)
+                        add_candidate(cs, CAUSE_DCACHE_L2, b_l2, prod[q]);
                 }
-                add_candidate(cs, CAUSE_DTB, r->period[CALC_EV_DTBMISS] > 0
-                              ? events_at(p, r, prod[q], CALC_EV_DTBMISS) * mp->tlb_miss_latency : INFINITY,
-                              prod[q]);
+                double pages = page_changes(p, prod[q]);
+                if (r->period[CALC_EV_DTBMISS] > 0) {
+                    double dtb = events_at(p, r, prod[q], CALC_EV_DTBMISS);
+                    add_candidate(cs, CAUSE_DTB, (dtb < pages ? dtb : pages) * mp->tlb_miss_latency, prod[q]);
+                } else {
+                    add_capped(cs, CAUSE_DTB, pages * mp->tlb_miss_latency, prod[q]);
+                }
             } else if (pi->block != in->block) {
                 uint32_t lat = model_class_latency(mp, pi->s.cls);
                 if (lat > 1)
@@ -451,10 +590,21 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
         }
     if (left < 0)
         left = 0;
-    for (unsigned k = 0; k < cs->n && unbounded; k++)
-        if (isinf(cs->c[k].bound))
-            give[k] = left / unbounded;
-    if (unbounded)
+    /* the rest in equal parts to the candidates without samples, each up
+     * to its cap (what one capped cannot take goes to the others) */
+    for (unsigned open = unbounded, pass = 0; open && left > 1e-9 && pass <= 8; pass++) {
+        double part = left / open;
+        open = 0;
+        for (unsigned k = 0; k < cs->n; k++) {
+            if (!isinf(cs->c[k].bound) || give[k] >= cs->c[k].cap)
+                continue;
+            double take = cs->c[k].cap - give[k] < part ? cs->c[k].cap - give[k] : part;
+            give[k] += take;
+            left -= take;
+            open += give[k] < cs->c[k].cap;
+        }
+    }
+    if (left < 0)
         left = 0;
     /* Each stalled execution also spends its issue cycle at the head
      * (calc.h note 5): about give / cost executions stalled for cause c. */
@@ -493,7 +643,27 @@ void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
             in->stack[CAUSE_BASE] += f;
             in->stack[in->static_cause] += f * (in->m - 2);
         }
-        in->dynamic = s > f * in->m ? s - f * in->m : 0;
+        /* a block entered both ways: the other way's executions take its
+         * other schedule (one instruction may pair on one way, not on
+         * the other); what that adds is issue time, base */
+        double expect = f * in->m;
+        const struct calc_block *blk = &p->blocks[in->block];
+        if (blk->alt_entry && in->m_alt != in->m && f > 0) {
+            double fall = 0;
+            for (uint32_t k = 0; k < blk->nin; k++) {
+                const struct calc_edge *e = &p->edges[blk->in[k]];
+                if (e->from == in->block - 1 && e->kind == EDGE_FALL)
+                    fall += e->freq;
+            }
+            double other = f - fall;
+            other = other < 0 ? 0 : other > f ? f : other;
+            double alt = blk->fall_dominant ? other : f - other;
+            double extra = alt * ((double)in->m_alt - (double)in->m);
+            if (extra > 0)
+                in->stack[CAUSE_BASE] += extra;
+            expect += extra;
+        }
+        in->dynamic = s > expect ? s - expect : 0;
         struct candidates cs;
         uint32_t branch;
         find_candidates(p, r, i, &cs, &branch);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw-model/isa/alpha-isa.h"
 #include "util/board.h"
 #include "util/strvec.h"
 
@@ -60,8 +61,40 @@ static int by_image_offset(const void *key, const void *elem)
     return k->offset < x->offset ? -1 : k->offset > x->offset;
 }
 
+static bool read_image(const void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return symtab_read(ctx, addr, buf, len);
+}
+
+/* Edge samples from ProfileMe: retired records of each conditional
+ * branch of the procedure and those with the taken bit. */
+static void edge_samples(const struct pme_view *pme, struct calc_proc *p)
+{
+    int taken = pme ? pme_bit_index(pme, "taken") : -1;
+    if (taken < 0)
+        return;
+    uint64_t end = p->start + 4 * p->n;
+    for (size_t k = 0; k < pme->ninsns; k++) {
+        const struct pme_insn *r = &pme->insns[k];
+        uint64_t pc = pme_insn_pc(r);
+        if (pc < p->start || pc >= end || (pc & 3))
+            continue;
+        struct calc_insn *in = &p->insns[(pc - p->start) / 4];
+        if (in->s.cls != ALPHA_BRANCH_COND)
+            continue;
+        in->dir_samples += (double)r->retired;
+        in->dir_taken += (double)(r->bits[taken] < r->retired ? r->bits[taken] : r->retired);
+    }
+}
+
 int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const struct model_params *mp,
                    struct calc_proc *out, struct ap_err *err)
+{
+    return calc_view_proc_pme(v, NULL, pp, mp, out, err);
+}
+
+int calc_view_proc_pme(const struct profile_view *v, const struct pme_view *pme, const struct pv_proc *pp,
+                       const struct model_params *mp, struct calc_proc *out, struct ap_err *err)
 {
     int idx[CALC_NEV];
     calc_event_indices(v, idx);
@@ -90,7 +123,8 @@ int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const
     for (unsigned e = 0; e < CALC_NEV; e++)
         if (idx[e] >= 0)
             r.period[e] = (double)v->periods[idx[e]];
-    if (calc_cfg_build(out, mp, start, words, n)) {
+    const struct calc_image img = {read_image, pp->img->st};
+    if (calc_cfg_build_image(out, mp, start, words, n, &img)) {
         free(words);
         ap_err_set(err, "%s: no instructions", pp->name);
         return -1;
@@ -116,6 +150,7 @@ int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const
             if (idx[e] >= 0)
                 out->insns[(pc - start) / 4].samples[e] += (double)v->insns[k].count[idx[e]];
     }
+    edge_samples(pme, out);
     calc_equivalence(out);
     calc_schedule(out);
     calc_estimate(out, &r);
@@ -139,6 +174,12 @@ void calc_proc_totals(const struct calc_proc *p, struct calc_totals *t)
 
 void calc_analyse_view(const struct profile_view *v, const struct model_params *mp, struct calc_analysed *a)
 {
+    calc_analyse_view_pme(v, NULL, mp, a);
+}
+
+void calc_analyse_view_pme(const struct profile_view *v, const struct pme_view *pme, const struct model_params *mp,
+                           struct calc_analysed *a)
+{
     a->procs = calc_zalloc(v->nprocs + 1, sizeof *a->procs);
     a->pp = calc_zalloc(v->nprocs + 1, sizeof *a->pp);
     a->n = 0;
@@ -146,7 +187,7 @@ void calc_analyse_view(const struct profile_view *v, const struct model_params *
         struct ap_err err;
         if (!v->procs[k].sym)
             continue;
-        if (calc_view_proc(v, &v->procs[k], mp, &a->procs[a->n], &err) == 0)
+        if (calc_view_proc_pme(v, pme, &v->procs[k], mp, &a->procs[a->n], &err) == 0)
             a->pp[a->n++] = &v->procs[k];
     }
 }

@@ -12,6 +12,7 @@
 
 #include "util/calc.h"
 #include "util/error.h"
+#include "util/pme-view.h"
 #include "util/profile-view.h"
 
 /* The core of board name (boards/NAME/board.conf: its plugin_args' core=
@@ -25,6 +26,11 @@ void calc_event_indices(const struct profile_view *v, int idx[CALC_NEV]);
  * read or it has no cycle samples. */
 int calc_view_proc(const struct profile_view *v, const struct pv_proc *pp, const struct model_params *mp,
                    struct calc_proc *out, struct ap_err *err);
+/* The same with the selection's ProfileMe data (NULL or empty: none):
+ * each conditional branch's retired records and their taken bit are its
+ * edge samples (calc_insn.dir_samples, dir_taken; DCPI section 7). */
+int calc_view_proc_pme(const struct profile_view *v, const struct pme_view *pme, const struct pv_proc *pp,
+                       const struct model_params *mp, struct calc_proc *out, struct ap_err *err);
 
 /* Every sampled procedure with a symbol analysed, in the view's order
  * (procedures calc cannot read are left out). */
@@ -34,6 +40,8 @@ struct calc_analysed {
     size_t n;
 };
 void calc_analyse_view(const struct profile_view *v, const struct model_params *mp, struct calc_analysed *a);
+void calc_analyse_view_pme(const struct profile_view *v, const struct pme_view *pme, const struct model_params *mp,
+                           struct calc_analysed *a);
 void calc_analysed_free(struct calc_analysed *a);
 
 /* Totals of one analysed procedure: cycles (samples x period) and the sum

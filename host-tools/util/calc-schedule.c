@@ -11,7 +11,12 @@
  * A block whose only way in is falling through from the block before it
  * (or, after calc_refine, whose fall-through way in dominates) is
  * scheduled on from that block's state (it may pair with its tail); any
- * other block starts fresh (its predecessors are unknown), as DCPI does.  Only the out-of-order core has no static schedule: there M_i is
+ * other block starts fresh (its predecessors are unknown), as DCPI does.
+ * A block entered both by falling through and another way also gets the
+ * other schedule's M_i (m_alt): the estimate weighs the two by the
+ * ways' estimated frequencies (DCPI 6.1.3's "no one static schedule"
+ * when a block has several predecessors; a lone instruction after a
+ * taken branch pairs when fallen into).  Only the out-of-order core has no static schedule: there M_i is
  * 1 per instruction divided by the map width, a bound, not a schedule.
  *
  * Invariants: sum over a group of share is 1; static_cause is set only
@@ -19,6 +24,7 @@
  */
 #include "util/calc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw-model/isa/alpha-isa.h"
@@ -123,21 +129,60 @@ static bool only_fall_through(const struct calc_proc *p, uint32_t b)
     return false;
 }
 
-void calc_schedule(struct calc_proc *p)
+/* Does b have both a fall-through way in from b - 1 and another? */
+static bool mixed_entry(const struct calc_proc *p, uint32_t b)
+{
+    const struct calc_block *blk = &p->blocks[b];
+    bool fall = false, other = false;
+    for (uint32_t k = 0; k < blk->nin; k++) {
+        const struct calc_edge *e = &p->edges[blk->in[k]];
+        if (b > 0 && e->from == b - 1 && e->kind == EDGE_FALL)
+            fall = true;
+        else
+            other = true;
+    }
+    return fall && other;
+}
+
+/* Schedules b as entered by falling through (continuing from the blocks
+ * before it) or fresh (after a taken branch, a call, the entry). */
+static void schedule_entered(struct calc_proc *p, uint32_t b, bool by_fall)
 {
     struct sched_state st;
+    fresh(&st);
+    if (by_fall && b > 0) {
+        uint32_t a = b - 1;
+        while (only_fall_through(p, a))
+            a--;
+        for (uint32_t k = a; k < b; k++)
+            schedule_block(p, k, &st);
+    }
+    schedule_block(p, b, &st);
+}
+
+void calc_schedule(struct calc_proc *p)
+{
+    for (uint32_t b = 0; b < p->nblocks; b++)
+        schedule_entered(p, b, only_fall_through(p, b));
+    /* A block entered both ways: its other schedule's M_i too (the
+     * estimate weighs the two by the ways' frequencies). */
     for (uint32_t b = 0; b < p->nblocks; b++) {
-        if (!only_fall_through(p, b)) {
-            fresh(&st);
-        } else {
-            /* continue from the block before: the pair its tail may make */
-            uint32_t a = b - 1;
-            while (only_fall_through(p, a))
-                a--;
-            fresh(&st);
-            for (uint32_t k = a; k < b; k++)
-                schedule_block(p, k, &st);
+        struct calc_block *blk = &p->blocks[b];
+        blk->alt_entry = mixed_entry(p, b);
+        for (uint32_t i = blk->first; i < blk->first + blk->n; i++)
+            p->insns[i].m_alt = p->insns[i].m;
+        if (!blk->alt_entry)
+            continue;
+        /* (scheduled on from the blocks before, those get what their own
+         * schedule gave them: the same chain from the same start) */
+        struct calc_insn *save = calc_zalloc(blk->n, sizeof *save);
+        memcpy(save, &p->insns[blk->first], blk->n * sizeof *save);
+        schedule_entered(p, b, !only_fall_through(p, b));
+        for (uint32_t k = 0; k < blk->n; k++) {
+            uint32_t alt = p->insns[blk->first + k].m;
+            p->insns[blk->first + k] = save[k];
+            p->insns[blk->first + k].m_alt = alt;
         }
-        schedule_block(p, b, &st);
+        free(save);
     }
 }

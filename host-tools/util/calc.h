@@ -9,13 +9,15 @@
  * Steps, one file each:
  *   calc-cfg.c       the CFG from the image's words (shared decoder):
  *                    blocks end at branches, jumps, calls and returns;
- *                    indirect jumps (jmp, jsr_coroutine) and branches out
- *                    of the procedure go to EXIT, and an indirect jmp marks
- *                    the CFG as missing edges (its targets are unknown)
+ *                    a jmp through a jump table (calc-jumptab.c) has an
+ *                    edge to each target; other indirect jumps (jmp,
+ *                    jsr_coroutine) and branches out of the procedure go
+ *                    to EXIT, and such a jmp marks the CFG as missing
+ *                    edges (its targets are unknown)
  *   calc-equiv.c     frequency-equivalence classes of blocks and edges:
  *                    cycle equivalence (Johnson, Pearson, Pingali 94) with
- *                    EXIT -> ENTRY added; two edges are equivalent iff they
- *                    form a two-edge cut of the undirected graph.  Blocks
+ *                    EXIT -> ENTRY added, their bracket-list algorithm in
+ *                    linear time.  Blocks
  *                    that cannot reach EXIT, and every block of a CFG with
  *                    missing edges, get classes of their own
  *   calc-schedule.c  each block scheduled by the model's own issue rules
@@ -25,7 +27,9 @@
  *                    its static stall with cause and culprit
  *   calc-estimate.c  frequency per class from the clustered S_i/M_i of its
  *                    issue points, local propagation along the flow
- *                    constraints, confidence; then per instruction CPI and
+ *                    constraints and a branch's edge samples (DCPI
+ *                    section 7: the edges' frequencies), confidence;
+ *                    then per instruction CPI and
  *                    the dynamic stall S_i - F M_i split among the culprits
  *                    not ruled out, each bounded by its event samples
  *
@@ -41,9 +45,12 @@
  *     mispredict's bubble, which goes to the mispredicted branch.
  *  3. Culprits are "guilty until proven innocent": every cause not ruled
  *     out stays a candidate (calc_insn.culprits); a cause with event
- *     samples is bounded by them (misses x the pessimistic cost of one);
- *     the stall is given to bounded candidates up to their bounds, the rest
- *     to candidates without samples in equal parts, else it is unexplained.
+ *     samples is bounded by them (misses x the pessimistic cost of one,
+ *     less what overlapped the miss); the stall is given to bounded
+ *     candidates up to their bounds, the rest to candidates without
+ *     samples in equal parts, each up to what analysis allows it (a DTB
+ *     miss per page the load's base register can cross), else it is
+ *     unexplained.
  *  4. Everything is deterministic: same profile and image, same bytes.
  *  5. As in the model (retire = issue + 1), an execution that waits at
  *     issue spends its issue cycle at the head too: that cycle is base, the
@@ -75,19 +82,28 @@ enum calc_event { CALC_EVENTS(CALC_EV_ENUM_) CALC_NEV };
 #undef CALC_EV_ENUM_
 
 enum calc_confidence { CONF_LOW, CONF_MEDIUM, CONF_HIGH };
-enum calc_edge_kind { EDGE_FALL, EDGE_TAKEN, EDGE_CALL_RETURN, EDGE_ENTRY, EDGE_OUT };
+enum calc_edge_kind { EDGE_FALL, EDGE_TAKEN, EDGE_CALL_RETURN, EDGE_ENTRY, EDGE_OUT, EDGE_TABLE };
+/* What an indirect jmp is (calc_insn.jump). */
+enum calc_jump { JUMP_NONE, JUMP_TABLE, JUMP_UNKNOWN };
 
 struct calc_insn {
     uint64_t pc;
     struct insn_static s;
     uint32_t block;
+    uint8_t jump;               /* enum calc_jump: a jmp through a jump table, or to where unknown */
     /* the static schedule */
     uint32_t m;                 /* M_i: cycles added with no dynamic stall */
     double share;               /* its part of its issue group's cycle */
     uint8_t static_cause;       /* of the M_i - 1 stall cycles (enum cycle_cause) */
     uint32_t static_culprit;    /* the instruction it waited for, or CALC_NONE */
+    uint32_t m_alt;             /* M_i when the block is entered the other way
+                                 * (calc_block.alt_entry), else m */
     /* the profile */
     double samples[CALC_NEV];
+    /* Edge samples (DCPI section 7): of a conditional branch, sampled
+     * executions whose direction is known and how many of them were
+     * taken (ProfileMe's retired records and their taken bit); 0 none. */
+    double dir_samples, dir_taken;
     /* the estimates */
     double freq;                /* executions (note 1) */
     double dynamic;             /* dynamic stall cycles (S_i P - F M_i) */
@@ -103,6 +119,9 @@ struct calc_block {
     uint32_t nin, nout;
     bool reaches_exit, reached;
     bool fall_dominant;         /* mostly entered by falling through (calc_refine) */
+    bool alt_entry;             /* entered both by falling through from the block
+                                 * before and otherwise: m is one schedule, m_alt
+                                 * the other (calc-schedule.c) */
 };
 
 struct calc_edge {
@@ -112,9 +131,13 @@ struct calc_edge {
     double freq;                /* estimated executions, < 0 unknown */
 };
 
+/* Where a class's frequency came from. */
+enum calc_by { BY_NONE, BY_SAMPLES, BY_PROPAGATION, BY_BRANCH };
+
 struct calc_class {
     double freq;                /* < 0: unknown */
     uint8_t confidence;         /* enum calc_confidence */
+    uint8_t by;                 /* enum calc_by (BY_NONE: no estimate, freq 0) */
     bool propagated;
     uint32_t points, used;      /* issue points, and those in the chosen cluster */
 };
@@ -133,12 +156,44 @@ struct calc_proc {
     struct model_params params;
 };
 
-/* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0. */
+/* How an instruction ends a block (calc-cfg.c): FLOW_NONE it does not;
+ * bsr and jsr are calls, br a branch, jmp and jsr_coroutine indirect,
+ * the halt PALcall a halt. */
+enum calc_flow { FLOW_NONE, FLOW_COND, FLOW_BRANCH, FLOW_CALL, FLOW_RETURN, FLOW_INDIRECT, FLOW_HALT };
+enum calc_flow calc_flow_of(uint32_t w, unsigned cls);
+
+/* The image around a procedure: its jump tables are read through it. */
+struct calc_image {
+    bool (*read)(const void *ctx, uint64_t addr, void *buf, size_t len);
+    const void *ctx;
+};
+
+/* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0.
+ * With img, a jmp through a jump table gets an edge to each target
+ * (calc_jump_table); any other jmp marks the CFG as missing edges. */
 int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint64_t start,
                    const uint32_t *words, size_t n);
+int calc_cfg_build_image(struct calc_proc *p, const struct model_params *params, uint64_t start,
+                         const uint32_t *words, size_t n, const struct calc_image *img);
+/* The targets of the jmp at words[j] if it is gcc's jump-table pattern
+ * (calc-jumptab.c): their number (one per table entry, *targets malloc'd),
+ * or 0 (*targets NULL). */
+size_t calc_jump_table(const uint32_t *words, size_t n, uint64_t start, size_t j, const struct calc_image *img,
+                       uint64_t **targets);
 void calc_proc_free(struct calc_proc *p);
 /* Frequency-equivalence classes (calc-equiv.c). */
 void calc_equivalence(struct calc_proc *p);
+/*
+ * Cycle equivalence of an undirected graph in O(V + E) (calc-equiv.c):
+ * nv vertices, ne edges joining ea[e] and eb[e], those with alive[e] taking
+ * part.  cls[e] gets each alive edge's class (0, 1, ... in order of
+ * discovery; UINT32_MAX for the rest and for edges not connected to
+ * root); two edges share a class iff every cycle through one passes
+ * through the other.  Returns the number of classes.  Meant for graphs
+ * whose alive edges all lie on cycles (a bridge gets a class of its own).
+ */
+uint32_t calc_cycle_equivalence(uint32_t nv, uint32_t ne, const uint32_t *ea, const uint32_t *eb,
+                                const bool *alive, uint32_t root, uint32_t *cls);
 /* The static schedule of every block (calc-schedule.c). */
 void calc_schedule(struct calc_proc *p);
 
@@ -166,6 +221,8 @@ void *calc_zalloc(size_t n, size_t size);
 extern const char *const calc_stack_names[CALC_NSTACK];
 extern const char *const calc_event_names[CALC_NEV];
 extern const char *const calc_confidence_names[3];
+extern const char *const calc_by_names[4];
+extern const char *const calc_edge_kind_names[6];
 /* One letter per cause for the listing's bubbles (DCPI's: d D-cache, D DTB,
  * i I-cache, I ITB, p mispredict, w write buffer, f unit busy, a dependency,
  * s slotting...). */

@@ -24,7 +24,7 @@
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 
-#define XP_MAX_FRAMES 16
+#define XP_MAX_FRAMES 48      /* inlined calls plus, with a calling context tree, the callers */
 
 /* An image (a pprof Mapping; callgrind's ob=; the root of a folded stack). */
 struct xp_mapping {
@@ -68,6 +68,20 @@ struct xp_profile {
  */
 int export_from_view(struct pdb *db, const struct profile_view *v, struct xp_profile *x, struct ap_err *err);
 void export_free(struct xp_profile *x);
+
+struct cct_view;
+/*
+ * Real stacks from a calling context tree (util/export-contexts.c): every
+ * site of a procedure the tree knows becomes one site per calling context
+ * of that procedure, its frames followed by the callers' (each at its call
+ * site's line) up to the root.  A site's samples are split among the
+ * contexts in proportion to their exclusive cycles as the instrumentation
+ * measured them (their calls where no cycles were measured), integer
+ * counts by largest remainder, so every event's total is unchanged.  Sites
+ * of procedures the tree does not know keep their frames.  v must outlive
+ * x.  Returns the number of sites that got contexts.
+ */
+size_t export_add_contexts(struct xp_profile *x, const struct cct_view *v);
 
 /* Index of the event called name (or numbered, as "12") in x, or -1. */
 int export_event_index(const struct xp_profile *x, const char *name);

@@ -10,6 +10,8 @@
 
 #include "util/profile-db.h"
 #include "util/strvec.h"
+#include "util/symbols.h"
+#include "firmware/abi/link-protocol.h"
 
 #define FLEET_LOCK 0x616c7068   /* the advisory lock pushes take ("alph") */
 
@@ -355,41 +357,61 @@ out:
 
 /* ------------------------------------------------------------ fetch */
 
-/* The run the fragment selects; -1 with err set if none. */
-static int64_t select_run(PGconn *c, const char *uri, struct ap_err *err)
+/* The URI fragment's selection (note 4): v[] run board workload build_id
+ * since until (NULL: not given), nth; -1 with err set on an unknown key. */
+struct selection {
+    char *copy;
+    const char *v[6];
+    long nth;
+};
+
+#define SELECTION_WHERE                                                                                       \
+    "($1::bigint IS NULL OR id = $1::bigint) AND ($2::text IS NULL OR board = $2) "                            \
+    "AND ($3::text IS NULL OR $3 = ANY (string_to_array(workloads, ','))) "                                    \
+    "AND ($4::text IS NULL OR build_ids LIKE '%' || lower($4) || '%') "                                       \
+    "AND ($5::text IS NULL OR started >= $5) AND ($6::text IS NULL OR started < $6) "
+
+static int parse_selection(const char *uri, struct selection *sel, struct ap_err *err)
 {
     const char *frag = strchr(uri, '#');
-    const char *v[6] = {NULL, NULL, NULL, NULL, NULL, NULL};     /* run board workload build_id since until */
     static const char *const keys[] = {"run", "board", "workload", "build_id", "since", "until"};
-    char *copy = xstrdup(frag ? frag + 1 : "");
-    long nth = 0;
-    int64_t id = -1;
-    for (char *save = NULL, *kv = strtok_r(copy, "&", &save); kv; kv = strtok_r(NULL, "&", &save)) {
+    memset(sel, 0, sizeof *sel);
+    sel->copy = xstrdup(frag ? frag + 1 : "");
+    for (char *save = NULL, *kv = strtok_r(sel->copy, "&", &save); kv; kv = strtok_r(NULL, "&", &save)) {
         char *eq = strchr(kv, '=');
         bool known = false;
         if (eq) {
             *eq = '\0';
             for (size_t k = 0; k < 6; k++)
                 if (!strcmp(kv, keys[k]))
-                    v[k] = eq + 1, known = true;
+                    sel->v[k] = eq + 1, known = true;
             if (!strcmp(kv, "nth"))
-                nth = strtol(eq + 1, NULL, 10), known = true;
+                sel->nth = strtol(eq + 1, NULL, 10), known = true;
         }
         if (!known) {
             ap_err_set(err, "%s: '%s' selects nothing; after '#' give run=N or board=, workload=, build_id=, "
                             "since=, until=, nth= joined by '&'", uri, kv);
-            free(copy);
+            free(sel->copy);
+            sel->copy = NULL;
             return -1;
         }
     }
+    return 0;
+}
+
+/* The run the fragment selects; -1 with err set if none. */
+static int64_t select_run(PGconn *c, const char *uri, struct ap_err *err)
+{
+    struct selection sel;
+    if (parse_selection(uri, &sel, err))
+        return -1;
+    const char *frag = strchr(uri, '#');
+    int64_t id = -1;
     char off[32];
-    snprintf(off, sizeof off, "%ld", nth < 0 ? 0 : nth);
-    const char *p[7] = {v[0], v[1], v[2], v[3], v[4], v[5], off};
+    snprintf(off, sizeof off, "%ld", sel.nth < 0 ? 0 : sel.nth);
+    const char *p[7] = {sel.v[0], sel.v[1], sel.v[2], sel.v[3], sel.v[4], sel.v[5], off};
     PGresult *r = PQexecParams(c,
-        "SELECT id FROM fleet_runs WHERE ($1::bigint IS NULL OR id = $1::bigint) AND ($2::text IS NULL OR board = $2) "
-        "AND ($3::text IS NULL OR $3 = ANY (string_to_array(workloads, ','))) "
-        "AND ($4::text IS NULL OR build_ids LIKE '%' || lower($4) || '%') "
-        "AND ($5::text IS NULL OR started >= $5) AND ($6::text IS NULL OR started < $6) "
+        "SELECT id FROM fleet_runs WHERE " SELECTION_WHERE
         "ORDER BY started DESC, id DESC OFFSET $7::bigint LIMIT 1", 7, NULL, p, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         ap_err_set(err, "fleet store %s: %s", uri, PQresultErrorMessage(r));
@@ -399,7 +421,7 @@ static int64_t select_run(PGconn *c, const char *uri, struct ap_err *err)
     else
         id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
-    free(copy);
+    free(sel.copy);
     return id;
 }
 
@@ -497,4 +519,219 @@ out:
     PQfinish(c);
     free(t);
     return rc;
+}
+
+/* ------------------------------------------------------------ trend */
+
+struct trend_build {
+    char *path;
+    struct symtab *st;          /* NULL: could not be opened */
+};
+
+static struct symtab *build_symtab(struct trend_build **b, size_t *n, const char *path)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*b)[i].path, path))
+            return (*b)[i].st;
+    *b = xrealloc(*b, (*n + 1) * sizeof **b);
+    struct trend_build *x = &(*b)[(*n)++];
+    x->path = xstrdup(path);
+    x->st = NULL;
+    struct ap_err e;
+    if (path[0] && symtab_open(path, &x->st, &e))
+        x->st = NULL;
+    return x->st;
+}
+
+/* proc by name, or GCC's clone of it (proc.constprop.0, proc.isra.0...):
+ * builds may clone a procedure differently. */
+static const struct symbol *find_procedure(const struct symtab *st, const char *proc)
+{
+    const struct symbol *s = symtab_find(st, proc);
+    if (s)
+        return s;
+    size_t n, len = strlen(proc);
+    const struct symbol *all = symtab_symbols(st, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(all[i].name, proc, len) && all[i].name[len] == '.')
+            return &all[i];
+    return NULL;
+}
+
+/* One query's rows as (run -> value) into the points. */
+static int trend_sums(PGconn *c, const char *sql, int np, const char *const *p, struct fleet_trend *t, bool total,
+                      struct ap_err *err)
+{
+    PGresult *r = PQexecParams(c, sql, np, NULL, p, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        ap_err_set(err, "fleet store: %s", PQresultErrorMessage(r));
+        PQclear(r);
+        return -1;
+    }
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t run = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        uint64_t v = strtoull(PQgetvalue(r, i, 1), NULL, 10);
+        for (size_t k = 0; k < t->n; k++)
+            if (t->pts[k].run == run) {
+                if (total)
+                    t->pts[k].total = v;
+                else
+                    t->pts[k].samples = v;
+            }
+    }
+    PQclear(r);
+    return 0;
+}
+
+int fleet_trend(const char *uri, const char *image, const char *proc, const char *event, size_t last,
+                struct fleet_trend *t, struct ap_err *err)
+{
+    memset(t, 0, sizeof *t);
+    struct selection sel;
+    if (parse_selection(uri, &sel, err))
+        return -1;
+    PGconn *c = connect_uri(uri, err);
+    if (!c) {
+        free(sel.copy);
+        return -1;
+    }
+    int rc = -1;
+    PGresult *r = NULL;
+    struct trend_build *builds = NULL;
+    size_t nbuilds = 0;
+    char *ids = NULL, *values = NULL;
+    size_t ids_len = 0, values_len = 0;
+    FILE *f;
+
+    /* the runs, newest `last`, then in time order */
+    char lim[32];
+    snprintf(lim, sizeof lim, "%zu", last ? last : (size_t)1 << 40);
+    const char *p[7] = {sel.v[0], sel.v[1], sel.v[2], sel.v[3], sel.v[4], sel.v[5], lim};
+    r = PQexecParams(c, "SELECT id, coalesce(started, ''), coalesce(board, '') FROM fleet_runs WHERE " SELECTION_WHERE
+                        "ORDER BY started DESC, id DESC LIMIT $7::bigint", 7, NULL, p, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        ap_err_set(err, "fleet store %s: %s", uri, PQresultErrorMessage(r));
+        goto out;
+    }
+    if (PQntuples(r) == 0) {
+        const char *frag = strchr(uri, '#');
+        ap_err_set(err, "the fleet store %s holds no run matching '%s'; alphaprof push stores runs", uri,
+                   frag ? frag + 1 : "");
+        goto out;
+    }
+    t->n = (size_t)PQntuples(r);
+    t->pts = xmalloc(t->n * sizeof *t->pts);
+    f = open_memstream(&ids, &ids_len);
+    fputc('{', f);
+    for (size_t i = 0; i < t->n; i++) {
+        int row = (int)(t->n - 1 - i);
+        struct fleet_trend_point *x = &t->pts[i];
+        memset(x, 0, sizeof *x);
+        x->run = strtoll(PQgetvalue(r, row, 0), NULL, 10);
+        snprintf(x->started, sizeof x->started, "%s", PQgetvalue(r, row, 1));
+        snprintf(x->board, sizeof x->board, "%s", PQgetvalue(r, row, 2));
+        fprintf(f, "%s%lld", i ? "," : "", (long long)x->run);
+    }
+    fputc('}', f);
+    fclose(f);
+    PQclear(r);
+
+    /* the event: named, or the lowest number sampled */
+    const char *pe[2] = {ids, event};
+    r = PQexecParams(c, event ? "SELECT idx, name FROM names WHERE kind = 'event' AND name = $2 AND run = ANY ($1::bigint[]) "
+                                "LIMIT 1"
+                              : "SELECT s.event, (SELECT name FROM names n WHERE n.run = ANY ($1::bigint[]) AND "
+                                "n.kind = 'event' AND n.idx = s.event LIMIT 1) FROM (SELECT min(event) AS event FROM "
+                                "samples WHERE run = ANY ($1::bigint[])) s WHERE s.event IS NOT NULL",
+                     event ? 2 : 1, NULL, pe, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        ap_err_set(err, "fleet store: %s", PQresultErrorMessage(r));
+        goto out;
+    }
+    if (PQntuples(r) == 0) {
+        ap_err_set(err, event ? "no run of the selection has samples of event '%s'" : "no run of the selection has "
+                   "samples%s", event ? event : "");
+        goto out;
+    }
+    t->event = atoi(PQgetvalue(r, 0, 0));
+    if (!PQgetisnull(r, 0, 1))
+        snprintf(t->event_name, sizeof t->event_name, "%s", PQgetvalue(r, 0, 1));
+    else if (t->event == LK_EVENT_TIMER)
+        snprintf(t->event_name, sizeof t->event_name, "timer");
+    else
+        snprintf(t->event_name, sizeof t->event_name, "event %d", t->event);
+    PQclear(r);
+    char ev[16];
+    snprintf(ev, sizeof ev, "%d", t->event);
+    const char *pt[2] = {ids, ev};
+    if (trend_sums(c, "SELECT run, sum(count) FROM samples WHERE run = ANY ($1::bigint[]) AND event = $2::int "
+                      "GROUP BY run", 2, pt, t, true, err))
+        goto out;
+
+    /* the procedure's offsets in each run's build of the image */
+    const char *pi[2] = {ids, image};
+    r = PQexecParams(c, "SELECT i.run, i.id, encode(i.build_id, 'hex'), coalesce(i.path, ''), "
+                        "(SELECT min(address) FROM loadmaps l WHERE l.run = i.run AND l.image = i.id) "
+                        "FROM images i WHERE i.run = ANY ($1::bigint[]) AND i.name = $2", 2, NULL, pi, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        ap_err_set(err, "fleet store: %s", PQresultErrorMessage(r));
+        goto out;
+    }
+    f = open_memstream(&values, &values_len);
+    size_t nvalues = 0;
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t run = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        struct fleet_trend_point *x = NULL;
+        for (size_t k = 0; k < t->n; k++)
+            if (t->pts[k].run == run)
+                x = &t->pts[k];
+        if (!x || PQgetisnull(r, i, 4))
+            continue;
+        snprintf(x->build_id, sizeof x->build_id, "%s", PQgetvalue(r, i, 2));
+        x->has_image = true;
+        struct symtab *st = build_symtab(&builds, &nbuilds, PQgetvalue(r, i, 3));
+        const struct symbol *sym = st ? find_procedure(st, proc) : NULL;
+        if (!sym)
+            continue;
+        uint64_t base = strtoull(PQgetvalue(r, i, 4), NULL, 10);
+        x->found = true;
+        fprintf(f, "%s(%lld,%s,%lld,%lld)", nvalues++ ? "," : "", (long long)run, PQgetvalue(r, i, 1),
+                (long long)(sym->start - base), (long long)(symtab_symbol_end(st, sym) - base));
+    }
+    fclose(f);
+    PQclear(r);
+    r = NULL;
+    if (nvalues) {
+        char *sql = xmalloc(values_len + 256);
+        sprintf(sql, "SELECT v.r, sum(s.count) FROM samples s JOIN (VALUES %s) AS v(r, img, lo, hi) "
+                     "ON s.run = v.r AND s.image = v.img AND s.\"offset\" >= v.lo AND s.\"offset\" < v.hi "
+                     "WHERE s.event = $1::int GROUP BY v.r", values);
+        const char *ps[1] = {ev};
+        int bad = trend_sums(c, sql, 1, ps, t, false, err);
+        free(sql);
+        if (bad)
+            goto out;
+    }
+    rc = 0;
+out:
+    PQclear(r);
+    PQfinish(c);
+    for (size_t i = 0; i < nbuilds; i++) {
+        free(builds[i].path);
+        if (builds[i].st)
+            symtab_close(builds[i].st);
+    }
+    free(builds);
+    free(ids);
+    free(values);
+    free(sel.copy);
+    if (rc)
+        fleet_trend_free(t);
+    return rc;
+}
+
+void fleet_trend_free(struct fleet_trend *t)
+{
+    free(t->pts);
+    memset(t, 0, sizeof *t);
 }

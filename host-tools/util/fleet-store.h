@@ -23,13 +23,17 @@
  *      nth= newer ones); the run is copied into a temporary SQLite file
  *      that pdb_open opens read-only and removes on close, so every
  *      analysis reads a fleet run exactly as it read the pushed file.
- *   5. The fragment is ours; everything before '#' is libpq's connection
+ *   5. Trends (alphaprof trend) query across runs in the store itself:
+ *      one query per table over every selected run, the procedure's
+ *      offsets taken from each run's build (its ELF).
+ *   6. The fragment is ours; everything before '#' is libpq's connection
  *      URI (host, port, user, dbname, and libpq's own ?parameters).
  */
 #ifndef ALPHAPROF_UTIL_FLEET_STORE_H
 #define ALPHAPROF_UTIL_FLEET_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -43,6 +47,30 @@ int fleet_push(const char *path, const char *uri, int64_t *run, bool *replaced, 
 /* Copies the run the URI selects into a new temporary SQLite file
  * (*tmp_path, malloc'ed; the caller removes it). */
 int fleet_fetch(const char *uri, char **tmp_path, int64_t *run, struct ap_err *err);
+
+/* A cross-run trend: per run of the URI's selection (every match, not
+ * the newest; the newest `last` of them, 0 all), in time order, the
+ * samples of one event in procedure proc of image `image` (found by name
+ * in each run's own build, through the ELF path it was pushed with) and
+ * in the whole run. */
+struct fleet_trend_point {
+    int64_t run;
+    char started[40], board[40], build_id[48];
+    uint64_t total;             /* samples of the event in the run */
+    uint64_t samples;           /* ... in the procedure */
+    bool has_image;             /* the run has the image */
+    bool found;                 /* and its ELF, with the procedure, was at hand */
+};
+struct fleet_trend {
+    int event;
+    char event_name[32];
+    struct fleet_trend_point *pts;
+    size_t n;
+};
+/* event NULL: the lowest event number sampled in the selection. */
+int fleet_trend(const char *uri, const char *image, const char *proc, const char *event, size_t last,
+                struct fleet_trend *t, struct ap_err *err);
+void fleet_trend_free(struct fleet_trend *t);
 
 /* The PostgreSQL schema generated from the SQLite one (malloc'ed). */
 int fleet_schema_sql(char **out, struct ap_err *err);

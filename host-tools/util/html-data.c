@@ -11,29 +11,17 @@
 #include "util/source-file.h"
 #include "util/str-index.h"
 #include "util/strvec.h"
+#include "util/value-transform.h"
+#include "firmware/abi/value-capture.h"
 
-/* Every drop reason of firmware/abi/counter-names.def, explained; the
- * static check below keeps this table complete. */
+/* Every drop reason with what it means: counter-names.def's own words. */
 static const struct {
     const char *reason, *what;
 } drop_whats[] = {
-    {"overflow_full", "the board's overflow buffers were both full: hash-table entries evicted then were lost"},
-    {"ring_overflow", "the hardware model's record ring overflowed before the profiler read it"},
-    {"pair_full", "the paired-sample buffer was full"},
-    {"link_full", "the link's transmit queue was full: samples not sent"},
-    {"agg_full", "the ProfileMe aggregate table was full"},
-    {"stray", "a sample arrived for no configured event"},
-    {"half_pair", "a ProfileMe pair lost one of its two records"},
-    {"counter_lost", "counter overflows the hardware model could not deliver"},
-    {"link_bad_frames", "frames that arrived damaged (counted in frames, not samples)"},
-    {"link_lost_frames", "frames that never arrived (counted in frames, not samples)"},
-    {"link_lost_samples", "samples carried by frames that never arrived"},
-    {"link_malformed_frames", "frames that decoded but made no sense (counted in frames)"},
-    {"link_lost_pme", "ProfileMe samples the board sent that never arrived"},
-    {"link_lost_pairs", "ProfileMe pairs the board sent that never arrived"},
-    {"link_lost_values", "sampled values the board sent in VALUES frames that never arrived"},
-    {"values_no_slot", "sampled values whose (PC, kind) found no free hotlist on the board"},
-    {"values_link_full", "sampled values still in hotlists when the run ended before the link had room"},
+#define LK_DROP(id, number, name, what) {name, what},
+#define HOST_DROP(id, name, what) {name, what},
+#define VALUE_DROP(id, name, what) {name, what},
+#include "firmware/abi/counter-names.def"
 };
 
 const char *html_drop_what(const char *reason)
@@ -184,6 +172,24 @@ static int stacks(struct jw *w, const struct html_input *in, struct str_index *n
 
 /* ---------------------------------------------------------------- listings */
 
+/* The value row of the instruction at pc (result kind first, as annotate
+ * shows it), or NULL. */
+static const struct vv_row *insn_values(const struct html_input *in, const struct pv_image *img, uint64_t pc)
+{
+    const struct value_view *vv = in->vals;
+    const struct vv_row *other = NULL;
+    for (size_t i = 0; vv && i < vv->nrows; i++) {
+        const struct vv_row *r = &vv->rows[i];
+        if (!r->img || r->img->address + r->offset != pc || strcmp(r->img->name, img->name) || !r->nvalues)
+            continue;
+        if (r->kind == VALUE_RESULT)
+            return r;
+        if (!other && r->kind < VALUE_KIND_COUNT)
+            other = r;
+    }
+    return other;
+}
+
 /* One procedure's listing as JSON into a string (its size decides whether
  * it fits the budget). */
 static char *listing_json(const struct html_input *in, const char *name, const struct pv_image *img,
@@ -202,7 +208,11 @@ static char *listing_json(const struct html_input *in, const char *name, const s
     fprintf(f, "{\"start\": %llu, \"file\": ", (unsigned long long)(l.n ? l.insns[0].pc : 0));
     const struct source_line *last = NULL;
     jstr(&w, l.n && l.insns[0].line ? l.insns[0].line->file : NULL);
-    fprintf(f, ", \"pme\": %s, \"rows\": [", l.pme_samples ? "true" : "false");
+    bool with_values = false;
+    for (size_t k = 0; k < l.n && !with_values; k++)
+        with_values = insn_values(in, l.img, l.insns[k].pc) != NULL;
+    fprintf(f, ", \"pme\": %s, \"values\": %s, \"rows\": [", l.pme_samples ? "true" : "false",
+            with_values ? "true" : "false");
     for (size_t k = 0; k < l.n; k++) {
         const struct listing_insn *li = &l.insns[k];
         fprintf(f, "%s\n[", k ? "," : "");
@@ -226,12 +236,23 @@ static char *listing_json(const struct html_input *in, const char *name, const s
             last = ln;
         } else
             fprintf(f, ",0");
+        const struct vv_row *vr = insn_values(in, l.img, li->pc);
         if (li->pme && li->pme->samples) {
             const struct pme_insn *pi = li->pme;
             fprintf(f, ",[%llu,%llu,", (unsigned long long)pi->samples, (unsigned long long)pi->retired);
             counts(&w, pi->bits, in->pv->nbits);
             fputc(',', f);
             counts(&w, pi->lat, in->pv->nlat);
+            fputc(']', f);
+        } else if (vr) {
+            fprintf(f, ",null");
+        }
+        /* value sampling: [top value (hex), its share, values sampled, kind] */
+        if (vr) {
+            fprintf(f, ",[\"%llx\",", (unsigned long long)vr->values[0].value);
+            jnum(&w, vr->values[0].share);
+            fprintf(f, ",%llu,", (unsigned long long)vr->offered);
+            jstr(&w, value_any_kind_name(vr->kind));
             fputc(']', f);
         }
         fputc(']', f);
@@ -375,6 +396,44 @@ static void profileme(struct jw *w, const struct html_input *in)
     fprintf(w->f, "]}");
 }
 
+/* ---------------------------------------------------------------- values */
+
+/* "values": null, or {"rows": [[procedure, pc, kind, offered, [[value,
+ * share, lo, hi], ...]], ...] semi-invariants first, "more": rows left
+ * out}. */
+static void values(struct jw *w, const struct html_input *in)
+{
+    const struct value_view *vv = in->vals;
+    fprintf(w->f, "\"values\": ");
+    if (!vv || !vv->nrows) {
+        fprintf(w->f, "null");
+        return;
+    }
+    size_t n = vv->nrows < HTML_VALUE_ROWS ? vv->nrows : HTML_VALUE_ROWS;
+    fprintf(w->f, "{\"more\": %zu, \"rows\": [", vv->nrows - n);
+    for (size_t i = 0; i < n; i++) {
+        const struct vv_row *r = &vv->rows[i];
+        fprintf(w->f, "%s\n[", i ? "," : "");
+        jstr(w, r->proc ? r->proc : r->img ? r->img->name : "[unknown]");
+        fprintf(w->f, ",%llu,", (unsigned long long)((r->img ? r->img->address : 0) + r->offset));
+        jstr(w, value_any_kind_name(r->kind));
+        fprintf(w->f, ",%llu,[", (unsigned long long)r->offered);
+        for (size_t k = 0; k < r->nvalues && k < HTML_VALUE_TOP; k++) {
+            const struct vv_value *x = &r->values[k];
+            /* values as strings: JSON numbers lose 64-bit precision */
+            fprintf(w->f, "%s[\"%llx\",", k ? "," : "", (unsigned long long)x->value);
+            jnum(w, x->share);
+            fputc(',', w->f);
+            jnum(w, x->ci_lo);
+            fputc(',', w->f);
+            jnum(w, x->ci_hi);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "],%zu]", r->nvalues);
+    }
+    fprintf(w->f, "]}");
+}
+
 /* ---------------------------------------------------------------- diff */
 
 static void diff(struct jw *w, const struct html_input *in)
@@ -434,6 +493,8 @@ int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err)
         }
         fprintf(f, "],\n");
         profileme(&w, in);
+        fprintf(f, ",\n");
+        values(&w, in);
         fprintf(f, ",\n");
         diff(&w, in);
         fprintf(f, "}\n");

@@ -4,8 +4,10 @@
  * (workloads, board, cores, events, achieved periods, samples, drops with
  * what each means), every procedure's samples, the flame graph's stacks
  * (image, procedure, inlined calls, source line), the heat-mapped listings
- * of the hottest procedures, ProfileMe aggregates and, given a base
- * profile, the per-procedure diff.
+ * of the hottest procedures, ProfileMe aggregates, value profiles (the
+ * top values of each sampled instruction and value kind, semi-invariants
+ * first, at most HTML_VALUE_ROWS of them) and, given a base profile, the
+ * per-procedure diff.
  *
  * Sizes: the report stays small for large profiles because everything is
  * aggregated (stacks are distinct (image, procedure, inline chain, line)
@@ -32,12 +34,17 @@
 #include "util/pme-view.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
+#include "util/value-view.h"
+
+#define HTML_VALUE_ROWS 2000    /* value rows written (the rest are counted) */
+#define HTML_VALUE_TOP  4       /* values per row */
 
 struct html_input {
     struct pdb *db;
     const char *db_path;
     const struct profile_view *v;
     const struct pme_view *pv;          /* may be empty */
+    const struct value_view *vals;      /* may be empty */
     /* diff, or all NULL: */
     const char *base_path;
     const struct cmp_table *diff;       /* set 0 the base, set 1 this profile */

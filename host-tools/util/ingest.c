@@ -17,6 +17,15 @@
  *  6. PART pieces (link-protocol.h 5.7) are kept only for `expected` of
  *     the current session; a piece of another frame, length or session
  *     starts over.  The frame they make is taken like a whole one.
+ *  7. LINK_ACK pacing (link-protocol.h 5.8): a LINK_ACK goes only when
+ *     `expected` or `stored` moved since the last one (or a RESEND is
+ *     due), and only while the bytes the host has sent in LINK_ACKs stay
+ *     within 1/LK_ACK_BYTES_SHARE of the bytes it received (plus one
+ *     LINK_ACK to start with), so acknowledgements never take more than
+ *     that share of the line towards the board, however the host's clock
+ *     runs against the board's virtual time.  One exception keeps a
+ *     session alive: something unacknowledged and no LINK_ACK for
+ *     LK_ACK_IDLE_MS of host time.
  */
 #include "util/ingest.h"
 
@@ -32,6 +41,7 @@
 #include <unistd.h>
 
 #include "firmware/profiler/value-interp.h"
+#include "util/value-transform.h"
 #include "util/image-file.h"
 #include "util/symbols.h"
 #include "util/strvec.h"
@@ -89,6 +99,10 @@ struct ingest {
     uint16_t nak_for;                   /* `expected` of the last RESEND */
     struct timespec last_nak, last_ack;
     uint16_t ack_seq, acked_expected, acked_stored;
+    /* LINK_ACK bytes the host may still send (invariant 7): earned by the
+     * bytes the target sent, at 1/LK_ACK_BYTES_SHARE of them */
+    uint64_t ack_credit, ack_earning;   /* ... and bytes received not yet counted in it */
+    bool ack_waiting;                   /* a LINK_ACK due is held back by the budget */
     uint64_t recorded_dups, recorded_lost, recorded_gaps;   /* host counts already recorded */
     uint64_t pos, recorded_pos;         /* frames taken in the session; recorded as link_pos_NONCE */
     /* takeover (link-protocol.h 5.5): frames an earlier host on this
@@ -198,6 +212,7 @@ int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **
     in->opts = *opts;
     if (in->opts.commit_ms == 0)
         in->opts.commit_ms = 250;
+    in->ack_credit = LK_ACK_CREDIT_MAX / LK_ACK_BYTES_SHARE;     /* one LINK_ACK to start with */
     in->stats = calloc(1, sizeof *in->stats);
     in->drops = calloc(1, sizeof *in->drops);
     lk_dec_init(&in->dec);
@@ -407,8 +422,25 @@ static int on_pairs(struct ingest *in, const struct lk_frame *f)
 static void account_link(struct ingest *in, uint32_t core, enum lk_host_drop reason, uint64_t sent,
                          uint64_t got, uint64_t *lost);
 
+struct derived_ctx {
+    struct ingest *in;
+    uint32_t core;
+};
+
+/* A value transform's row (util/value-transform.h), placed like a PC. */
+static void store_derived(void *p, uint64_t where, unsigned kind, uint64_t value, uint64_t count, uint64_t tau,
+                          uint64_t offered)
+{
+    struct derived_ctx *x = p;
+    uint64_t off;
+    int64_t image = place(x->in, where, &off);
+    pdb_add_value_list(x->in->db, x->in->epoch, image, (int32_t)x->core, off, kind, offered);
+    pdb_add_value(x->in->db, x->in->epoch, image, (int32_t)x->core, off, kind, value, count, tau);
+}
+
 /* VALUES: hotlists summed into value_lists and value_counts (estimates
- * carry tau, so sums over frames stay unbiased). */
+ * carry tau, so sums over frames stay unbiased), and what the value
+ * transforms make of them beside. */
 static int on_values(struct ingest *in, const struct lk_frame *f)
 {
     uint32_t core;
@@ -423,8 +455,36 @@ static int on_values(struct ingest *in, const struct lk_frame *f)
         pdb_add_value_list(in->db, in->epoch, image, (int32_t)core, off, h.kind, h.offered);
         for (uint32_t i = 0; i < h.nvalues; i++)
             pdb_add_value(in->db, in->epoch, image, (int32_t)core, off, h.kind, h.value[i], h.count[i], h.tau);
+        if (in->opts.value_transforms) {
+            struct derived_ctx x = {in, core};
+            value_transform_apply(in->opts.value_transforms, &h, store_derived, &x);
+        }
         in->got_values[core] += h.offered;
         in->t.entries++;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+/* CCT: call records of an instrumented image, stored as they come
+ * (profile-db-cct.c); the root and overflow records have no callee. */
+static int on_cct(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    struct lk_cct_head h;
+    struct lk_reader r;
+    struct lk_cct_record e;
+    int rc;
+    if (lk_cct_open(f, &h, &r) != LK_OK || !core_ok(h.core))
+        return 1;
+    if (pdb_put_cct_core(in->db, in->session, in->epoch, (int32_t)h.core, h.total, h.skipped_calls,
+                         h.overflow_calls, err))
+        return -1;
+    for (uint64_t id = h.first; (rc = lk_cct_next(&r, &e)) == 1; id++) {
+        struct pdb_cct_record p = {.id = id, .parent = e.parent, .calls = e.calls, .cycles = e.cycles,
+                                   .retired = e.retired};
+        p.callee_image = e.callee ? place(in, e.callee, &p.callee) : PDB_IMAGE_UNKNOWN;
+        p.site_image = e.site ? place(in, e.site, &p.site) : PDB_IMAGE_UNKNOWN;
+        if (pdb_put_cct_record(in->db, in->session, in->epoch, (int32_t)h.core, &p, err))
+            return -1;
     }
     return rc == 0 ? 0 : 1;
 }
@@ -701,6 +761,7 @@ static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *
     case LK_T_CONSOLE: return on_console(in, f);
     case LK_T_VALUES: return on_values(in, f);
     case LK_T_VALUE_STATS: return on_value_stats(in, f);
+    case LK_T_CCT: return on_cct(in, f, err);
     case LK_T_ACK: return 0;
     default: return 1;          /* not a target-to-host frame */
     }
@@ -733,23 +794,40 @@ static void record_link(struct ingest *in)
     in->dec_committed = *s;
 }
 
-/* LINK_ACK: stored = everything committed, expected = the next to take. */
-static void send_link_ack(struct ingest *in, uint32_t flags)
+/* LINK_ACK: stored = everything committed, expected = the next to take.
+ * Sent when the budget allows (invariant 7) or `force` (a session kept
+ * alive); false when it was not sent. */
+static bool send_link_ack(struct ingest *in, uint32_t flags, bool force)
 {
     if (!in->opts.send_acks || in->t.sessions == 0 || in->opts.ack_fd < 0)
-        return;
-    in->acked_expected = in->expected;
-    in->acked_stored = in->stored;
+        return false;
     uint8_t raw[64], wire[96];
     struct lk_writer w;
     struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags};
     if (lk_enc_link_ack(&w, raw, sizeof raw, &a) != LK_OK)
-        return;
-    size_t n = lk_finish(&w, in->ack_seq++, wire, sizeof wire);
+        return false;
+    size_t n = lk_finish(&w, in->ack_seq, wire, sizeof wire);
+    if (n == 0 || (!force && in->ack_credit < n)) {
+        if (n && !in->ack_waiting)
+            in->t.acks_deferred++;      /* once per LINK_ACK held back */
+        in->ack_waiting = n != 0;
+        return false;
+    }
+    in->ack_waiting = false;
+    in->ack_seq++;
+    in->ack_credit = in->ack_credit > n ? in->ack_credit - n : 0;
+    in->acked_expected = in->expected;
+    in->acked_stored = in->stored;
     /* non-blocking: a full socket drops this one; the next is cumulative */
-    if (n && write(in->opts.ack_fd, wire, n) == (ssize_t)n)
+    if (write(in->opts.ack_fd, wire, n) == (ssize_t)n) {
         in->t.acks_sent++;
+        if (force)
+            in->t.acks_forced++;
+        else
+            in->t.ack_bytes += n;
+    }
     now_s(&in->last_ack);
+    return true;
 }
 
 void ingest_set_ack_fd(struct ingest *in, int fd)
@@ -757,10 +835,11 @@ void ingest_set_ack_fd(struct ingest *in, int fd)
     in->opts.ack_fd = fd;
 }
 
-/* Due: LK_ACK_EVERY_MS after the last one if frames came since, else a
- * second (the target's retransmit time is at least LK_RTO_MIN_MS); at
- * once when `expected` moved LK_ACK_FRAMES (the target sends only so far
- * ahead of it, link-protocol.h 5.2). */
+/* Due (invariant 7), when `expected` or `stored` moved since the last
+ * LINK_ACK: at once when `expected` moved LK_ACK_FRAMES (the target sends
+ * only LK_IN_FLIGHT_FRAMES ahead of it, link-protocol.h 5.2), else
+ * LK_ACK_EVERY_MS after the last one; within the budget, except after
+ * LK_ACK_IDLE_MS without one. */
 void ingest_tick(struct ingest *in)
 {
     /* frames that left nothing to merge (ACK...): a commit of the position */
@@ -770,9 +849,11 @@ void ingest_tick(struct ingest *in)
     }
     double ms = since(&in->last_ack) * 1000;
     bool moved = in->acked_expected != in->expected || in->acked_stored != in->stored;
-    if (in->t.sessions && (ms >= 1000 || (ms >= LK_ACK_EVERY_MS && moved) ||
-                           (uint16_t)(in->expected - in->acked_expected) >= LK_ACK_FRAMES))
-        send_link_ack(in, 0);
+    if (!in->t.sessions || !moved)
+        return;
+    if ((ms >= LK_ACK_EVERY_MS || (uint16_t)(in->expected - in->acked_expected) >= LK_ACK_FRAMES) &&
+        !send_link_ack(in, 0, false) && ms >= LK_ACK_IDLE_MS)
+        send_link_ack(in, 0, true);     /* over budget this long: the session's liveness first */
 }
 
 int ingest_commit(struct ingest *in, struct ap_err *err)
@@ -788,7 +869,7 @@ int ingest_commit(struct ingest *in, struct ap_err *err)
         return -1;
     if (in->t.sessions && in->stored != in->expected) {
         in->stored = in->expected;
-        send_link_ack(in, 0);
+        send_link_ack(in, 0, false);    /* else ingest_tick sends it when due */
     }
     in->t.commits++;
     in->t.committed_samples = in->t.samples + in->t.pme_samples;
@@ -966,10 +1047,11 @@ static void ask_again(struct ingest *in)
 {
     if (in->nak_for == in->expected && since(&in->last_nak) * 1000 < LK_NAK_MS)
         return;
+    if (!send_link_ack(in, LK_LACK_RESEND, false))
+        return;                         /* over budget: asked at the next frame ahead */
     in->nak_for = in->expected;
     now_s(&in->last_nak);
     in->t.resend_requests++;
-    send_link_ack(in, LK_LACK_RESEND);
 }
 
 /* A PART of frame `expected` (invariant 6): 1 with *whole set when its
@@ -1010,6 +1092,11 @@ static int take_part(struct ingest *in, const struct lk_frame *f, struct lk_fram
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
 {
     in->t.bytes += n;
+    in->ack_earning += n;               /* a paced link may come a byte at a time */
+    in->ack_credit += in->ack_earning / LK_ACK_BYTES_SHARE;
+    in->ack_earning %= LK_ACK_BYTES_SHARE;
+    if (in->ack_credit > LK_ACK_CREDIT_MAX)
+        in->ack_credit = LK_ACK_CREDIT_MAX;
     while (n > 0) {
         size_t used;
         struct lk_frame f;
@@ -1039,7 +1126,7 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
             in->t.dup_frames++;
             /* the target went back (its retransmit time): tell it where we are */
             if (in->opts.send_acks && since(&in->last_ack) * 1000 >= LK_NAK_MS)
-                send_link_ack(in, 0);
+                send_link_ack(in, 0, false);
             continue;
         }
         if (o == AHEAD) {

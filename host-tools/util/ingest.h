@@ -64,6 +64,9 @@ struct ingest_opts {
      * before it is merged (ACK, EPOCH, FLUSH...); never duplicates. */
     void (*frame_hook)(void *ctx, const struct lk_frame *f);
     void *hook_ctx;
+    /* value transforms applied to every VALUES hotlist, stored beside it
+     * (util/value-transform.h: a mask of 1 << VT_*) */
+    unsigned value_transforms;
 };
 
 /* What went through, for the status line and the caller's report. */
@@ -90,6 +93,9 @@ struct ingest_totals {
     uint64_t resend_requests;   /* LINK_ACK RESEND sent */
     uint64_t parts;             /* PART pieces taken (link-protocol.h 5.7) */
     uint64_t acks_sent;         /* LINK_ACK sent */
+    uint64_t ack_bytes;         /* ... bytes of those sent within the budget (link-protocol.h 5.8) */
+    uint64_t acks_forced;       /* ... sent past it, after LK_ACK_IDLE_MS without one */
+    uint64_t acks_deferred;     /* LINK_ACKs due but over the byte budget (link-protocol.h 5.8) */
     uint64_t went_back;         /* cumulative values that went back (ignored) */
     uint32_t ncores;            /* from the last HELLO */
     uint64_t baud;              /* from the last HELLO (0 unpaced or unknown) */

@@ -25,7 +25,7 @@ const char *pv_procedure_at(const struct profile_view *v, uint64_t pc)
         if (s)
             return s->name;
     }
-    return "?";
+    return "[unknown]";
 }
 
 static double magnitude(const struct share_diff *d)

@@ -33,7 +33,8 @@
  * cycles); -1 if the oracle has none. */
 int oracle_event_for(const char *profile_event);
 
-/* The name of the procedure holding pc in the view's images, "?" if none. */
+/* The name of the procedure holding pc in the view's images, or report's
+ * "[unknown]" when none does (the monitor, code outside every image). */
 const char *pv_procedure_at(const struct profile_view *v, uint64_t pc);
 
 /* One instruction's share of the event in the profile and in the oracle. */

@@ -48,9 +48,44 @@
     "    PRIMARY KEY (epoch, image, core, offset, kind, value)\n"                    \
     ") WITHOUT ROWID;\n"
 
+/* Calling context trees (v5) of images instrumented with `alphaprof
+ * instrument --cct` (firmware/abi/cct-region.h), as the board's CCT frames
+ * carry them: per session and core, one row per call record.  Record 0 is
+ * the root (its own parent), record 1 the overflow record (calls that found
+ * no room); callee and site are (image, offset) as samples are.  Metrics
+ * are inclusive; a record's exclusive metric is its own minus its tree
+ * children's (rows whose parent it is).  cct_cores says what each core
+ * made and what arrived, so nothing is missing without a count. */
+#define CCT_TABLES_SQL_(if_not_exists)                                                  \
+    "CREATE TABLE " if_not_exists "cct_records (\n"                                   \
+    "    session      INTEGER NOT NULL,\n"                                          \
+    "    core         INTEGER NOT NULL,\n"                                          \
+    "    id           INTEGER NOT NULL,   -- creation ordinal on the core\n"        \
+    "    parent       INTEGER NOT NULL,   -- id of the tree parent\n"               \
+    "    epoch        INTEGER NOT NULL,\n"                                          \
+    "    callee_image INTEGER NOT NULL,   -- the procedure entered\n"               \
+    "    callee       INTEGER NOT NULL,\n"                                          \
+    "    site_image   INTEGER NOT NULL,   -- the call instruction\n"                \
+    "    site         INTEGER NOT NULL,\n"                                          \
+    "    calls        INTEGER NOT NULL,\n"                                          \
+    "    cycles       INTEGER NOT NULL,   -- inclusive, modelled cycles\n"          \
+    "    retired      INTEGER NOT NULL,   -- inclusive, instructions retired\n"     \
+    "    PRIMARY KEY (session, core, id)\n"                                         \
+    ") WITHOUT ROWID;\n"                                                            \
+    "CREATE TABLE " if_not_exists "cct_cores (\n"                                     \
+    "    session        INTEGER NOT NULL,\n"                                        \
+    "    core           INTEGER NOT NULL,\n"                                        \
+    "    epoch          INTEGER NOT NULL,\n"                                        \
+    "    total          INTEGER NOT NULL, -- records the core made\n"               \
+    "    skipped_calls  INTEGER NOT NULL, -- calls not recorded: shadow stack full\n" \
+    "    overflow_calls INTEGER NOT NULL, -- calls on the overflow record\n"        \
+    "    PRIMARY KEY (session, core)\n"                                             \
+    ") WITHOUT ROWID;\n"
+
 /*
  * ======================================================================
- * Schema, version 4 (version 1 lacked sessions.oracle_run_id and
+ * Schema, version 5 (version 4 lacked the calling context tables
+ * cct_records and cct_cores); version 4 (version 1 lacked sessions.oracle_run_id and
  * sessions.oracle, version 2 the view achieved_periods, version 3 the value
  * tables value_lists and value_counts; see the migrations at the end).
  * DCPI's profile database (SOSP'97 section 4.3) as
@@ -238,6 +273,7 @@ static const char schema_sql[] =
      * estimate uses this one where it exists (profile-view.c). */
     ACHIEVED_PERIODS_VIEW
     VALUE_TABLES_SQL_("")
+    CCT_TABLES_SQL_("")
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -250,7 +286,7 @@ const char *pdb_schema_sql(void)
 const char *const pdb_tables[] = {
     "meta", "epochs", "sessions", "images", "loadmaps", "names", "samples", "periods",
     "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats",
-    "value_lists", "value_counts", NULL,
+    "value_lists", "value_counts", "cct_records", "cct_cores", NULL,
 };
 
 int pdb_create_schema(struct pdb *db, struct ap_err *err)
@@ -294,6 +330,7 @@ static const char *const migrations[] = {
           "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
     [3] = ACHIEVED_PERIODS_VIEW,
     [4] = VALUE_TABLES_SQL_("IF NOT EXISTS "),
+    [5] = CCT_TABLES_SQL_("IF NOT EXISTS "),
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* 2: sessions.oracle_run_id and sessions.oracle.  Older files are migrated
  * when opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  4
+#define PDB_SCHEMA_VERSION  5
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -138,6 +138,19 @@ struct pdb_pair_record {
 };
 void pdb_add_pair(struct pdb *db, int64_t epoch, int64_t session, int32_t core,
                   const struct lk_pair *p, uint32_t nlat, const struct pdb_pair_record where[2]);
+
+/* Calling context trees (profile-db-cct.c): one call record of a CCT
+ * frame, its callee and call site already mapped to (image, offset). */
+struct pdb_cct_record {
+    uint64_t id, parent;
+    int64_t callee_image, site_image;
+    uint64_t callee, site;
+    uint64_t calls, cycles, retired;
+};
+int pdb_put_cct_record(struct pdb *db, int64_t session, int64_t epoch, int32_t core,
+                       const struct pdb_cct_record *r, struct ap_err *err);
+int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t total,
+                     uint64_t skipped_calls, uint64_t overflow_calls, struct ap_err *err);
 
 /* Merges waiting for pdb_commit (distinct rows + pairs). */
 size_t pdb_pending(const struct pdb *db);

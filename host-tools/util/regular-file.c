@@ -91,3 +91,9 @@ int regular_or_absent(const char *path, const char *want, struct ap_err *err)
     }
     return 0;
 }
+
+bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

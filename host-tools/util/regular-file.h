@@ -15,6 +15,7 @@
 #ifndef ALPHAPROF_UTIL_REGULAR_FILE_H
 #define ALPHAPROF_UTIL_REGULAR_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -39,5 +40,9 @@ FILE *regular_fopen_read(const char *path, const char *want, struct ap_err *err)
 /* 0 if path does not exist or is a regular file; else -1 with err as
  * regular_open's (for paths another program opens, like QEMU's images). */
 int regular_or_absent(const char *path, const char *want, struct ap_err *err);
+
+/* True when both paths exist and name the same file (device and inode),
+ * however spelled: "a.db", "./a.db", a hard or symbolic link. */
+bool same_file(const char *a, const char *b);
 
 #endif

@@ -27,6 +27,11 @@
  * model parameters (width, retire_width, rob, iq_int, iq_fp, store_buffer, int_pipes,
  * fp_pipes, l1d_kb, l1i_kb, l2_kb, memory_latency, mispredict_penalty).
  *
+ * With oracle=, the sample-path oracle (path-oracle.h) logs the exact
+ * control flow before every retired ProfileMe sample to PATH.pmepaths,
+ * and, when the host wrote a path plan to PATH.plan, bl-oracle.h counts
+ * every planned procedure's Ball-Larus paths into PATH.blpaths.
+ *
  * Errors (bad arguments, no RAM file, an oracle that cannot be written)
  * fail the run: each is one line appended to errors=PATH, which the
  * launcher prints on its stderr and turns into a failed exit (without
@@ -78,9 +83,12 @@
 #include "hw-model/model/concurrency.h"
 #include "hw-model/model/profileme.h"
 #include "hw-model/oracle-format.h"
+#include "hw-model/plugin/bl-oracle.h"
+#include "hw-model/plugin/cct-oracle.h"
 #include "hw-model/plugin/counter-unit.h"
 #include "hw-model/plugin/counters-mode.h"
 #include "hw-model/plugin/irq-delivery.h"
+#include "hw-model/plugin/path-oracle.h"
 #include "hw-model/plugin/pc-table.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
 #include "hw-model/plugin/value-oracle.h"
@@ -91,6 +99,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 struct insn_info {
     struct insn_static s;
     struct oracle_pc *o[MAX_CORES];     /* each core's oracle entry for this PC */
+    bool planned;                       /* in the Ball-Larus path plan (bl-oracle.h) */
+    struct bl_insn bl;
 };
 
 /* Oracle entries of bad-path PCs (not translated by QEMU): a small cache. */
@@ -270,6 +280,8 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
         count_events(v, in->s.pc, 0, &r, r.fetch);
     if (pme_unit_fetch(&v->pme))
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
+    if (path_oracle_rings)      /* to its handler: a discontinuity */
+        path_oracle_retired(core, in->s.pc, in->s.cls, in->s.pc);
 }
 
 static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t next_pc, unsigned core)
@@ -282,6 +294,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
     struct oracle_pc *o = entry_of(v, in, core);
     core_model_step(m, &in->s, addr, next_pc, &r, o ? o->stack : NULL);
+    if (g.oracle_path[0])
+        cct_oracle_retire(core, in->s.pc, in->s.word);
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -314,8 +328,15 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             w->last_load_latency = r.latency;
         count_events(v, in->s.pc, addr, &r, r.retire);
     }
-    if (pme_unit_fetch(&v->pme))
+    if (pme_unit_fetch(&v->pme)) {
+        if (path_oracle_rings)
+            path_oracle_sample(core, in->s.pc, r.fetch, r.history);
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
+    }
+    if (path_oracle_rings)
+        path_oracle_retired(core, in->s.pc, in->s.cls, next_pc);
+    if (in->planned)
+        bl_oracle_retired(core, in->s.pc, &in->bl);
 
     /* The wrong path fetched after a mispredicted branch: aborted. */
     for (unsigned i = 0; i < m->nbad; i++) {
@@ -387,6 +408,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         memcpy(&word, qemu_plugin_insn_data(insn),
                qemu_plugin_insn_size(insn) < 4 ? qemu_plugin_insn_size(insn) : 4);
         insn_static_decode(&in->s, qemu_plugin_insn_vaddr(insn), word);
+        if (bl_oracle_active())
+            in->planned = bl_oracle_insn(in->s.pc, word, in->s.cls, &in->bl);
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS, in);
         if (in->s.cls == ALPHA_LOAD || in->s.cls == ALPHA_STORE || in->s.cls == ALPHA_LOAD_LOCKED ||
             in->s.cls == ALPHA_STORE_COND)
@@ -543,6 +566,19 @@ static void serve_oracle_request(uint64_t n)
     }
 }
 
+/* A truth file of its own beside the oracle (PATH.suffix, same run_id),
+ * written at exit; a failure is the model's error, named. */
+static void write_side_truth(const char *suffix, const char *what, int (*write)(const char *, uint64_t))
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s.%s", g.oracle_path, suffix);
+    if (write(path, g.run_id)) {
+        char msg[4400];
+        snprintf(msg, sizeof msg, "cannot write the %s %s: %s", what, path, strerror(errno));
+        model_error(msg);
+    }
+}
+
 static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
@@ -558,15 +594,16 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
         }
     }
     write_oracle(0);
-    if (g.oracle_path[0] && !g.counters_mode) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s.values", g.oracle_path);
-        if (value_oracle_write(path, g.run_id)) {
-            char msg[4400];
-            snprintf(msg, sizeof msg, "cannot write the value oracle %s: %s", path, strerror(errno));
-            model_error(msg);
-        }
+    if (!g.oracle_path[0])
+        return;
+    if (!g.counters_mode) {
+        write_side_truth("values", "value oracle", value_oracle_write);
+        write_side_truth("cct", "calling-context oracle", cct_oracle_write);
     }
+    if (bl_oracle_active())
+        write_side_truth("blpaths", "Ball-Larus path counts", bl_oracle_write);
+    if (path_oracle_rings)
+        write_side_truth("pmepaths", "sample-path oracle", path_oracle_write);
 }
 
 static int map_ram(const char *path)
@@ -685,9 +722,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         model_error(msg);
         return -1;
     }
-    if (g.oracle_path[0] && !g.counters_mode && value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0)) {
+    if (g.oracle_path[0] && !g.counters_mode &&
+        (value_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0) ||
+         cct_oracle_init(g.ncores, g.ram, g.ram ? g.ram_size : 0))) {
         model_error("out of memory");
         return -1;
+    }
+    if (g.oracle_path[0] && !g.counters_mode && path_oracle_init(g.ncores)) {
+        model_error("out of memory");
+        return -1;
+    }
+    if (g.oracle_path[0] && !g.counters_mode) {
+        char plan[4200];
+        snprintf(plan, sizeof plan, "%s.plan", g.oracle_path);
+        if (bl_oracle_load(plan, g.ncores) < 0) {
+            snprintf(msg, sizeof msg, "%.400s: not a Ball-Larus path plan of this build (%s); run again",
+                     plan, strerror(errno));
+            model_error(msg);
+            return -1;
+        }
     }
     char why[200];
     uint32_t irq_mode = PMU_IRQ_IPI;

@@ -6,6 +6,7 @@ read back by `alphaprof report`.
 The runs are ten real recordings of hotspots (period seeds 1..10), each
 pushed 100 times as distinct runs (its creation time changed in a copy,
 which is what makes a run new: util/fleet-store.h note 2)."""
+import json
 import os
 import shutil
 import sqlite3
@@ -75,6 +76,14 @@ def run(build):
             got = pg.psql(trend)
             times.append(time.perf_counter() - start)
         points = len(got.splitlines())
+        cmd_times, cmd_points = [], 0
+        for _ in range(3):
+            start = time.perf_counter()
+            r = alphaprof(["trend", "--db", uri + "#workload=hotspots", "--last", "0", "--json", "mix_b"], timeout=120)
+            cmd_times.append(time.perf_counter() - start)
+            if r.status != 0:
+                raise RuntimeError("trend failed:\n%s" % r)
+            cmd_points = sum(1 for x in json.loads(r.out)["runs"] if x["found"])
         reads = []
         for k in (1, RUNS // 2, RUNS):
             start = time.perf_counter()
@@ -89,9 +98,13 @@ def run(build):
         t.add("trend query: mix_b's samples in every run by start (median of 5, incl. psql start), s",
               "%.3f" % statistics.median(times))
         t.add("trend points returned", points)
+        t.add("alphaprof trend mix_b --last 0 (every run; median of 3), s", "%.3f" % statistics.median(cmd_times))
+        t.add("alphaprof trend points with mix_b found", cmd_points)
         t.add("alphaprof report of one fleet run (median of 3), s", "%.3f" % statistics.median(reads))
         t.target("cross-run per-procedure trend query", "%.3f s" % statistics.median(times), "<= 1 s",
                  statistics.median(times) <= 1.0)
+        t.target("alphaprof trend over every run", "%.3f s" % statistics.median(cmd_times), "<= 1 s",
+                 statistics.median(cmd_times) <= 1.0 and cmd_points == RUNS)
         t.target("pushing a run again stores it once", "%d runs" % runs, "%d" % RUNS,
                  runs == RUNS and again.status == 0)
         t.notes = ("Past one server: partition the per-run tables by the run's start month (declarative "

@@ -1,6 +1,7 @@
 """End-to-end: alphaprof calc (DCPI's dcpicalc) on real profiles of real
 workloads on the in-order board (clipper-ev5), checked against the
-oracle's exact truth of the same run; byte-identical JSON from two
+oracle's exact truth of the same run (its edges too); jump tables of a
+real switch followed, a threaded one marked; byte-identical JSON from two
 deterministic runs; a profile without cycle samples refused clearly; the
 in-order board's ProfileMe unit with every record accounted for.
 """
@@ -33,6 +34,8 @@ def test_calc_estimates_executions_and_stalls_of_copy_against_the_oracle():
         check(j["freq_within_15"] > 0.6, "most cycle samples' executions within 15%%: %.3f" % j["freq_within_15"], c)
         check(j["unexplained_share"] < 0.25 and j["cause_agreement"] > 0.3 and j["stack_error"] < 0.6,
               "culprits mostly agree with the oracle's cycle stacks: %s" % j, c)
+        check(j["edge_executions"] > 1e6 and j["edge_within_10"] > 0.8,
+              "edge executions (the copy loop's back edge among them) within 10%% of the oracle's: %s" % j, c)
         # the listing: the copy loop's stores wait for the loads' D-cache misses
         s = alphaprof(["calc", "--db", db, "run_once"])
         check(s.status == 0 and "*** block" in s.out and "executions" in s.out, "calc lists run_once", s)
@@ -48,6 +51,26 @@ def test_calc_estimates_executions_and_stalls_of_copy_against_the_oracle():
         m = json.loads(alphaprof(["calc", "--db", db, "--summary", "--json"]).out)
         check(m["procedures"][0]["procedure"] == "run_once" and m["stack"].get("dcache_mem", 0) > 0,
               "the summary: where copy's cycles went", m)
+    finally:
+        cleanup(d)
+
+
+def test_calc_follows_the_jump_tables_of_a_real_switch():
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "vd", "valuediff", events="cycles,dmiss,l2miss,branchmp")
+        j = json.loads(alphaprof(["calc", "--db", db, "--json", "alpha_decode"]).out)
+        jumps = [i for i in j["instructions"] if "jump" in i]
+        check(len(jumps) == 1 and jumps[0]["jump"] == "table" and not j["missing_edges"],
+              "alpha_decode's switch: a jump table, no edge missing: %s" % jumps, j)
+        table = [e for e in j["edges"] if e["kind"] == "table"]
+        starts = {b["address"] for b in j["blocks"]}
+        check(len(table) >= 5 and all(e["from"] == table[0]["from"] and e["to"] in starts for e in table),
+              "an edge from the jmp's block to each case's block: %s" % table, j)
+        # vi_run's threaded switch (its bound check in another block) is marked, not guessed
+        v = json.loads(alphaprof(["calc", "--db", db, "--json", "vi_run"]).out)
+        kinds = sorted({i["jump"] for i in v["instructions"] if "jump" in i})
+        check(kinds == ["table", "unknown"] and v["missing_edges"], "vi_run: tables and one unknown jmp", v)
     finally:
         cleanup(d)
 

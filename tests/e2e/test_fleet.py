@@ -78,6 +78,30 @@ def test_fleet_store_push_is_idempotent_and_every_reader_reads_it():
         r = alphaprof(["html", "--db", uri + "#run=3", "-o", out])
         check(r.status == 0 and os.path.getsize(out) > 10000, "html from a fleet run", r)
 
+        # trend: a procedure across the runs, oldest first, each point what
+        # report reads from that run's own file
+        r = alphaprof(["trend", "--db", uri + "#workload=hotspots", "mix_b", "--json"])
+        check(r.status == 0, "trend of mix_b over the hotspots runs", r)
+        tr = json.loads(r.out)
+        check([x["run"] for x in tr["runs"]] == [1, 2] and tr["event"] == "timer",
+              "the two hotspots runs, oldest first, on the timer: %s" % [x["run"] for x in tr["runs"]], r)
+        for x, db in zip(tr["runs"], (a, b)):
+            rep = report(db)
+            # mix_b is mix_b.constprop.0 in this build: trend finds GCC's clone
+            mine = [p["samples"][0] for p in rep["procedures"]
+                    if p["name"].split(".")[0] == "mix_b" and p["image"] == "hotspots"]
+            check(x["found"] and mine and x["samples"] == mine[0] and x["total"] == rep["events"][0]["total"],
+                  "run %d: %s of %s in mix_b, as report of its file (%s of %s)"
+                  % (x["run"], x.get("samples"), x["total"], mine, rep["events"][0]["total"]), r)
+            check(x["ci"][0] <= x["share"] <= x["ci"][1] and x["build_id"] == build_id, "share within its interval", r)
+        t = alphaprof(["trend", "--db", uri + "#workload=hotspots", "--last", "1", "mix_b"])
+        check(t.status == 0 and "over 1 run" in t.out and len([l for l in t.out.splitlines() if l.strip().startswith("2 ")]) == 1,
+              "--last 1: the newest run only", t)
+        t = alphaprof(["trend", "--db", uri + "#workload=hotspots", "no_such_procedure"])
+        check(t.status == 0 and t.out.count("procedure not found") == 2, "a procedure no build has: said per run", t)
+        t = alphaprof(["trend", "--db", a, "mix_b"])
+        check(t.status == 2 and "fleet store" in t.err, "trend of a file: a usage error naming the fleet store", t)
+
         # bad input: one line each
         r = alphaprof(["report", "--db", uri + "#colour=red"])
         check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "colour=red" in r.err, "an unknown key", r)

@@ -140,6 +140,41 @@ def test_html_report_of_a_profileme_profile_has_its_charts():
         cleanup(d)
 
 
+def test_html_report_of_a_value_profile_has_its_value_table():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "values.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, "--value-every", "1",
+                       require(build_path("workloads", "valuemix.elf")), "--", "1000000"], timeout=300)
+        check(r.status == 0, "record valuemix with value sampling", r)
+        want = json.loads(alphaprof(["values", "--db", db, "--kind", "all", "--json", "--limit", "0"]).out)
+        out = os.path.join(d, "values.html")
+        html(db, out)
+        page = open_page(out, "proc=mix_loop", screenshot=os.path.join(d, "values.png"))
+        rendered(page)
+        rows = table_rows(page, "values-table")
+        check(len(rows) == len(want["instructions"]) and len(rows) > 10,
+              "one row per instruction and kind (%d, alphaprof values %d)" % (len(rows), len(want["instructions"])))
+        # semi-invariants first, as alphaprof values orders them
+        for row, w in zip(rows, want["instructions"]):
+            check(int(row[1], 16) == w["pc"] and row[2] == w["kind"] and row[3].replace(",", "") == str(w["offered"]),
+                  "row %s %s %s is values' %x %s %d" % (row[1], row[2], row[3], w["pc"], w["kind"], w["offered"]))
+        mode = [row for row in rows if row[0] == "mix_loop" and row[2] == "result" and row[4] == "3"
+                and int(row[3].replace(",", "")) >= 100]
+        check(mode and mode[0][5] == "100.0%", "mode's load: 3 on 100.0%% of its executions: %s" % mode[:1])
+        inv = page.root.by_id("values-table").find("tr", cls="invariant")
+        check(inv, "semi-invariants are marked")
+        # the listing has annotate's value columns: mode's load shows 3, 100.0 %
+        box = page.root.by_id("listing-box")
+        heads = [th.all_text() for th in box.find("th")]
+        check("top value" in heads and "share" in heads, "the listing has value columns: %s" % heads)
+        ti, si = heads.index("top value"), heads.index("share")
+        lrows = [[c.all_text() for c in tr.find("td")] for tr in box.find("tr", cls="insn-row")]
+        check(any(r[ti] == "3" and r[si] == "100.0%" for r in lrows), "mode's load in the listing: 3 at 100.0%")
+    finally:
+        cleanup(d)
+
+
 def test_html_diff_report_shows_the_significant_changes():
     d = tmpdir()
     try:

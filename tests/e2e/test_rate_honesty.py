@@ -103,18 +103,32 @@ def test_achieved_period_is_stored_and_time_estimates_use_it():
 
 
 def control_latency(board_out, frame):
+    """The monitor's control latency line of one frame type (link-protocol.h
+    section 6): cuts, cut us, answers, answer queued us, answers on the
+    wire, on the wire us, line time us of the slowest, wait us at most."""
     m = re.search(r"monitor: control latency: %s, virtual time from arrival: (\d+) flushes begun within "
-                  r"(\d+) us, (\d+) answered within (\d+) us" % frame, board_out)
+                  r"(\d+) us, (\d+) answered within (\d+) us; (\d+) on the wire within (\d+) us "
+                  r"\((\d+) us of it line time\), waited at most (\d+) us" % frame, board_out)
     return tuple(int(x) for x in m.groups()) if m else None
 
 
-def test_flush_now_is_cut_within_50_ms_of_virtual_time_at_the_shortest_period():
-    """4 cores at the shortest period, 115200 baud deterministic and 9600
-    baud not: the board begins every FLUSH_NOW's flush (the cut: what it
-    covers is decided) within 50 ms of virtual time after the frame reached
-    its UART, and START is answered at once.  At 115200 baud the answer,
-    which follows the data the flush covers, comes within 150 ms."""
-    for baud, mode, spin in ((115200, ["--deterministic"], 400), (9600, [], 3000)):
+def test_flush_now_is_answered_within_its_line_time_and_50_ms_at_the_shortest_period():
+    """4 cores at the shortest period, 9600 and 115200 baud, deterministic
+    and not, the daemon's reliable session asking FLUSH_NOW every 200 ms:
+    the board begins every FLUSH_NOW's flush (the cut) within 50 ms of
+    virtual time after the frame reached its UART, and its answer (the ACK
+    after every core's FLUSH frame) leaves the line within the line time
+    of the bytes sent since the cut (the data the flush covers and its
+    FLUSH frames: link-bound, ~1 ms a byte at 9600) plus at most 50 ms
+    (deterministic: without -icount virtual time is the host's, and a
+    loaded host stalls the board for longer; those runs are measured by
+    bench_rate).
+    The daemon's LINK_ACKs are paced by the bytes it receives
+    (link-protocol.h 5.8), so a FLUSH_NOW is served during the run even at
+    9600 baud under -icount, where LINK_ACKs timed by the host's clock had
+    kept every one waiting until the workload ended."""
+    for baud, mode, spin in ((9600, ["--deterministic"], 800), (115200, ["--deterministic"], 400),
+                             (9600, [], 3000), (115200, [], 3000)):
         d = tmpdir()
         board = daemon = None
         try:
@@ -124,19 +138,32 @@ def test_flush_now_is_cut_within_50_ms_of_virtual_time_at_the_shortest_period():
             daemon = start_daemon(d, sock, db, img, "--flush-every", "200")
             rc = daemon.wait(240)
             board.wait(60)
+            what = "%d baud %s" % (baud, mode)
             check(rc == 0, "the daemon ends with the board", daemon)
             out = board.out()
             flush = control_latency(out, "FLUSH_NOW")
             start = control_latency(out, "START")
-            check(flush and flush[0] >= 1 and flush[1] <= 50000,
-                  "FLUSH_NOW cut within 50 ms virtual at %d baud: %s" % (baud, flush), board)
+            # without -icount at 115200 the cut is the loaded host's (136 ms at load 12): bench_rate
+            check(flush and flush[0] >= 1 and (flush[1] <= 50000 or not mode and baud > 9600),
+                  "FLUSH_NOW cut within 50 ms virtual at %s: %s" % (what, flush), board)
+            check(flush[4] >= 1 and flush[4] == flush[2],
+                  "every FLUSH_NOW answered during the run left the line (%s): %s" % (what, flush), board)
             check(start and start[2] == 1 and start[3] <= 50000,
-                  "START answered within 50 ms virtual at %d baud: %s" % (baud, start), board)
+                  "START answered within 50 ms virtual at %s: %s" % (what, start), board)
+            if mode:    # without -icount virtual time is the host's: a loaded host stalls the board
+                check(flush[7] <= 50000 and flush[5] <= flush[6] + 50000,
+                      "FLUSH_NOW's answer waited at most 50 ms beyond its line time at %s: %s" % (what, flush),
+                      board)
+                check(start[7] <= 50000, "START's answer waited at most 50 ms beyond its line time at %s: %s"
+                      % (what, start), board)
             notes = [l for l in daemon.err().splitlines() if "cannot keep the timer period 1000-1000 ns" in l]
             check(len(notes) == 1 and "samples every 2800..2800 ns" in notes[0],
                   "the daemon says at the session's start what the board samples at (HELLO)", daemon)
-            if baud == 115200:
-                check(flush[3] <= 150000, "FLUSH_NOW answered within 150 ms at 115200: %s" % (flush,), board)
+            acks = re.search(r"daemon: \d+ LINK_ACK sent: (\d+) bytes within their budget \([0-9.]+% of the (\d+) "
+                             r"received\)", daemon.out())
+            check(acks and int(acks.group(1)) <= int(acks.group(2)) // 4 + 64,
+                  "LINK_ACK bytes within their budget stay within a quarter of the bytes received and the "
+                  "first LINK_ACK (5.8): %s" % (acks and acks.group(0)), daemon)
         finally:
             for p in (daemon, board):
                 if p:

@@ -50,6 +50,27 @@ def test_record_and_every_analysis_under_asan_and_ubsan():
         cleanup(d)
 
 
+def test_value_sampling_ingest_transform_and_its_readers_under_asan_and_ubsan():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "v.db")
+        valuemix = require(build_path("workloads", "valuemix.elf"))
+        r = alphaprof(["record", "--deterministic", "--db", db, "--value-every", "1", "--value-transform", "accessors",
+                       valuemix, "--", "300000"], timeout=240, sanitized=True)
+        check(r.status == 0 and "samples" in r.err, "a value-sampling record with a transform under ASan+UBSan", r)
+        for args in (["values"], ["values", "--kind", "all", "--json"], ["values", "--kind", "accessor"],
+                     ["values", "--latency"], ["annotate", "mix_loop"], ["annotate", "--json", "mix_loop"]):
+            plain = alphaprof([args[0], "--db", db] + args[1:])
+            asan = alphaprof([args[0], "--db", db] + args[1:], sanitized=True)
+            check(asan.status == plain.status == 0 and asan.out == plain.out,
+                  "%s: the same under ASan+UBSan as plain" % " ".join(args), asan)
+        out = os.path.join(d, "v.html")
+        r = alphaprof(["html", "--db", db, "-o", out], sanitized=True)
+        check(r.status == 0 and os.path.getsize(out) > 10000, "html with value tables under ASan+UBSan", r)
+    finally:
+        cleanup(d)
+
+
 def test_bad_input_under_asan_and_ubsan():
     d = tmpdir()
     try:
@@ -84,5 +105,27 @@ def test_bad_input_under_asan_and_ubsan():
             p = subprocess.run([seal] + args, capture_output=True, text=True, timeout=30, env=env)
             check("Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
                   "alphaprof-seal %s: no sanitizer report\n%s" % (" ".join(args), p.stderr))
+    finally:
+        cleanup(d)
+
+
+def test_instrument_and_calling_context_trees_under_asan_and_ubsan():
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "calltree.elf"))
+        inst, db, oracle = os.path.join(d, "c.elf"), os.path.join(d, "c.db"), os.path.join(d, "o")
+        r = alphaprof(["instrument", "--cct", orig, "-o", inst], sanitized=True)
+        check(r.status == 0, "instrument under ASan+UBSan", r)
+        r = alphaprof(["record", "--board", "clipper-pm", "--db", db, "--oracle", oracle, inst, "--", "8"],
+                      timeout=240, sanitized=True)
+        check(r.status == 0, "record of an instrumented image (CCT frames) under ASan+UBSan", r)
+        for args in (["cct"], ["cct", "--json"], ["check", "--cct", "--oracle", oracle, "--json"],
+                     ["export", "--format", "folded"], ["export", "--format", "callgrind"]):
+            plain = alphaprof([args[0], "--db", db] + args[1:])
+            asan = alphaprof([args[0], "--db", db] + args[1:], sanitized=True)
+            check(plain.status == 0 and asan.status == plain.status and asan.out == plain.out,
+                  "%s: the same under ASan+UBSan as plain" % " ".join(args), asan)
+        r = alphaprof(["instrument", "--cct", inst, "-o", os.path.join(d, "again.elf")], sanitized=True)
+        check(r.status == 1, "an instrumented image is refused under ASan+UBSan too", r)
     finally:
         cleanup(d)

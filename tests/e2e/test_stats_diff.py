@@ -84,6 +84,9 @@ def test_diff_and_stats_on_recorded_profiles():
               "identical runs: every range 0", r)
         one = alphaprof(["stats", "--db", db, "--epoch", "1"])
         check(one.status == 1 and "two" in one.err, "one set is not enough: said so", one)
+        twice = alphaprof(["stats", "--db", db, "--db", os.path.join(d, ".", "p.db")])
+        check(twice.status == 1 and "same database" in twice.err and len(twice.err.strip().splitlines()) == 1,
+              "one database given twice (spelled two ways) is refused: its epochs would count twice", twice)
     finally:
         cleanup(d)
 

@@ -105,11 +105,11 @@ def test_values_finds_the_semi_invariant_and_the_known_distributions_of_valuemix
         a = json.loads(c.out)
         check(a["loads_checked"] >= 3, "the dominant loads are checked", c)
         check(a["top_value_recall"] >= 0.95, "the true top value is first (recall %.3f)" % a["top_value_recall"], c)
-        # Each estimate lies within 3 standard errors (1.5 times its stated
-        # 95 % half-width) of the truth: what a hotlist of 16 promises.  Not
-        # a fixed number of points: with valuemix's 20 % distinct values the
-        # hotlist's tau reaches 16, so a 50 % value rests on ~30 kept
-        # samples (README, Value sampling: the 2-point goal is missed).
+        # the issue's goal on this run: the mean error of the top value's
+        # share within 2 points (README, Value sampling: 0.86 measured)
+        check(a["top_value_freq_error"] <= 2.0, "top_value_freq_error %.2f points" % a["top_value_freq_error"], c)
+        # and each estimate within 3 standard errors (1.5 times its stated
+        # 95 % half-width) of the truth
         ci = {}
         for row in json.loads(alphaprof(["values", "--db", db, "mix_loop", "--json", "--top", "1"]).out)["instructions"]:
             if row["values"]:
@@ -145,3 +145,94 @@ def test_a_bad_value_capture_is_refused_before_the_board_starts():
     check(len(r.err.strip().splitlines()) == 1 and "CLASS:KIND" in r.err, "one line naming the grammar", r)
     r = alphaprof(["record", "--value-length", "65", "x.elf"])
     check(r.status == 2 and "1..64" in r.err, "value length limits are the monitor's", r)
+
+
+def _pc_of(row):
+    return row["pc"]
+
+
+def test_annotate_shows_each_instructions_top_value_its_share_and_how_many_were_sampled():
+    d = tmpdir()
+    try:
+        db, _, _ = _valuemix_record(d, "--value-every", "1", iterations=1000000)
+        vals = json.loads(alphaprof(["values", "--db", db, "mix_loop", "--json", "--kind", "all",
+                                     "--top", "3", "--limit", "0"]).out)["instructions"]
+        r = alphaprof(["annotate", "--db", db, "mix_loop", "--json"])
+        check(r.status == 0, "annotate reads a profile with value samples", r)
+        insns = {i["address"]: i for i in json.loads(r.out)["instructions"]}
+        check(vals, "mix_loop has value profiles", r)
+        for row in vals:
+            got = [k for k in insns[row["pc"]]["values"] if k["kind"] == row["kind"]]
+            check(len(got) == 1 and got[0]["offered"] == row["offered"],
+                  "annotate has %s's %s values (%d sampled)" % (hex(row["pc"]), row["kind"], row["offered"]), r)
+            check([t["value"] for t in got[0]["top"]] == [v["value"] for v in row["values"][:3]]
+                  and all(abs(t["share"] - v["share"]) < 1e-9 for t, v in zip(got[0]["top"], row["values"])),
+                  "the same top values and shares as alphaprof values", r)
+        # the semi-invariant (mode, always 3): result first, 100 %
+        modes = [i for i in insns.values() if i["values"] and i["values"][0]["kind"] == "result"
+                 and i["values"][0]["top"] and i["values"][0]["top"][0]["value"] == 3
+                 and i["instruction"].startswith("ldq") and i["values"][0]["offered"] >= 100]
+        check(modes and modes[0]["values"][0]["top"][0]["share"] == 1.0, "mode's load: 3, 100 %", r)
+        t = alphaprof(["annotate", "--db", db, "mix_loop"])
+        line = [l for l in t.out.splitlines() if "%x " % modes[0]["address"] in l]
+        check("top value" in t.out and line and re.search(r"\s3\s+100\.0\s+%d\s" % modes[0]["values"][0]["offered"],
+                                                            line[0]),
+              "the text listing shows 3, 100.0 %% and the count on mode's load: %r" % line, t)
+    finally:
+        cleanup(d)
+
+
+def test_the_daemons_accessors_transform_turns_each_address_round_to_the_instructions_that_touched_it():
+    from test_daemon import start_board, start_daemon
+    d = tmpdir()
+    board = daemon = None
+    try:
+        # valuemix long enough that mix_loop still runs when the daemon starts sampling
+        board, sock, img = start_board(d, 10000000, "--append", "value_every=1", image="valuemix.elf")
+        db = os.path.join(d, "p.db")
+        daemon = start_daemon(d, sock, db, img, "--value-transform", "accessors")
+        rc = daemon.wait(120)
+        board.wait(60)
+        check(rc == 0, "the daemon runs until the board ends", daemon)
+        acc = json.loads(alphaprof(["values", "--db", db, "--kind", "accessor", "--json", "--top", "16",
+                                    "--limit", "0"]).out)["instructions"]
+        addr = json.loads(alphaprof(["values", "--db", db, "--kind", "address", "--json", "--top", "16",
+                                     "--limit", "0"]).out)["instructions"]
+        check(acc and addr, "accessor rows beside the address rows (%d, %d)" % (len(acc), len(addr)), daemon)
+        # the same sampled accesses, turned round: per instruction the
+        # accessor rows' estimates sum to its address row's, exactly
+        # (both sums of count * tau; only rows --top kept are compared)
+        by_pc = {}
+        complete = set()
+        for row in acc:
+            for v in row["values"]:
+                by_pc[v["value"]] = by_pc.get(v["value"], 0) + v["estimate"]
+        con = sqlite3.connect(db)
+        per_pc = dict(con.execute("SELECT i.address + c.offset, sum(c.estimate) FROM value_counts c "
+                                  "JOIN (SELECT image, max(address) AS address FROM loadmaps GROUP BY image) i "
+                                  "ON i.image = c.image WHERE c.kind = 3 GROUP BY 1").fetchall())
+        turned = dict(con.execute("SELECT value, sum(estimate) FROM value_counts WHERE kind = 32 "
+                                  "GROUP BY value").fetchall())
+        con.close()
+        check(per_pc and turned == per_pc,
+              "every instruction's sampled accesses are in the accessor rows, no more and no less", daemon)
+        # valuemix's arrays are each read by one load of mix_loop (and
+        # written by fill): an element's accessors are that load and fill
+        proc_of = {row["pc"]: row["procedure"] for row in addr}
+        for row in acc:
+            check(all(v["value"] in proc_of for v in row["values"]), "accessors are instructions with addresses",
+                  daemon)
+        arrays = [row for row in acc if any(proc_of[v["value"]] == "mix_loop" for v in row["values"])]
+        wrong = [(hex(row["pc"]), [(hex(v["value"]), proc_of[v["value"]]) for v in row["values"]]) for row in arrays
+                 if len({v["value"] for v in row["values"] if proc_of[v["value"]] == "mix_loop"}) != 1
+                 or any(proc_of[v["value"]] not in ("mix_loop", "fill") for v in row["values"])]
+        check(len(arrays) >= 100 and not wrong, "each array element: one load of mix_loop, and fill "
+              "(%d elements): %s" % (len(arrays), wrong[:5]), daemon)
+        bad = alphaprof(["daemon", "--link", "unix:" + sock, "--db", db, "--value-transform", "colour", img])
+        check(bad.status == 2 and "accessors" in bad.err and len(bad.err.strip().splitlines()) == 1,
+              "an unknown transform: one line naming the known ones", bad)
+    finally:
+        for p in (daemon, board):
+            if p:
+                p.stop()
+        cleanup(d)

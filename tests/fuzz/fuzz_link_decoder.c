@@ -74,6 +74,31 @@ static void reencode_pme(const struct lk_frame *f)
     }
 }
 
+/* A parsed call record encodes back to one that parses the same, under
+ * the same head. */
+static void reencode_cct(const struct lk_frame *f)
+{
+    static uint8_t raw2[LK_MAX_RAW];
+    struct lk_reader r;
+    struct lk_cct_head h;
+    if (lk_cct_open(f, &h, &r) != LK_OK)
+        return;
+    struct lk_cct_record a, b;
+    while (lk_cct_next(&r, &a) == 1) {
+        struct lk_writer one;
+        CHECK(lk_cct_begin(&one, raw2, sizeof raw2, &h) == LK_OK);
+        CHECK(lk_cct_add(&one, &a) == LK_OK);
+        struct lk_frame g = {LK_T_CCT, 0, raw2 + LK_HDR_SIZE, lk_payload_len(&one)};
+        struct lk_cct_head h2;
+        struct lk_reader r2;
+        CHECK(lk_cct_open(&g, &h2, &r2) == LK_OK);
+        CHECK(h2.core == h.core && h2.total == h.total && h2.skipped_calls == h.skipped_calls &&
+              h2.overflow_calls == h.overflow_calls && h2.first == h.first);
+        CHECK(lk_cct_next(&r2, &b) == 1);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+}
+
 /* A parsed hotlist encodes back to one that parses the same. */
 static void reencode_values(const struct lk_frame *f)
 {
@@ -168,6 +193,7 @@ static void parse_any(const struct lk_frame *f)
         if (lk_parse_value_stats(f, &u.vs) == LK_OK)
             CHECK(u.vs.nstops <= LK_MAX_VALUE_STOPS);
         break;
+    case LK_T_CCT: reencode_cct(f); break;
     case LK_T_PAIRS:
         if (lk_pairs_open(f, &u.ph, &r) == LK_OK)
             while (lk_pairs_next(&r, &u.p) == 1)
@@ -180,7 +206,7 @@ static void parse_any(const struct lk_frame *f)
 static const uint8_t types[] = {
     LK_T_HELLO, LK_T_NAMES, LK_T_LOADMAP, LK_T_SAMPLES, LK_T_PME_AGG, LK_T_PAIRS,
     LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_VALUES, LK_T_VALUE_STATS, LK_T_PART,
-    LK_T_START, LK_T_STOP,
+    LK_T_CCT, LK_T_START, LK_T_STOP,
     LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW, LK_T_LINK_ACK,
 };
 

@@ -15,12 +15,12 @@
 #include "firmware/abi/link-codec.h"
 
 static const char *const all_names[] = {
-#define LK_DROP(id, number, name) name,
+#define LK_DROP(id, number, name, what) name,
 #define LK_STAT(id, number, name) name,
-#define HOST_DROP(id, name) name,
+#define HOST_DROP(id, name, what) name,
 #define HOST_STAT(id, name) name,
 #define VALUE_STAT(id, name) name,
-#define VALUE_DROP(id, name) name,
+#define VALUE_DROP(id, name, what) name,
 #include "firmware/abi/counter-names.def"
 };
 
@@ -38,7 +38,7 @@ static void test_every_name_is_unique_across_drops_and_stats(void **state)
 static void test_wire_numbers_fit_the_per_id_tables_and_name_back(void **state)
 {
     (void)state;
-#define LK_DROP(id, number, name)                                                      \
+#define LK_DROP(id, number, name, what)                                                    \
     assert_true(number > 0 && number < 32);                                            \
     assert_int_equal(LK_DROP_##id, number);                                            \
     assert_string_equal(lk_drop_name(number), name);
@@ -46,7 +46,7 @@ static void test_wire_numbers_fit_the_per_id_tables_and_name_back(void **state)
     assert_true(number > 0 && number < 32);                                            \
     assert_int_equal(LK_STAT_##id, number);                                            \
     assert_string_equal(lk_stat_name(number), name);
-#define HOST_DROP(id, name) assert_string_equal(lk_host_drop_name(LK_HOST_DROP_##id), name);
+#define HOST_DROP(id, name, what) assert_string_equal(lk_host_drop_name(LK_HOST_DROP_##id), name);
 #define HOST_STAT(id, name) assert_string_equal(lk_host_stat_name(LK_HOST_STAT_##id), name);
 #include "firmware/abi/counter-names.def"
     assert_string_equal(lk_drop_name(0), "unknown");

@@ -17,8 +17,9 @@
 #include "util/html-data.h"
 
 static const char *const drop_names[] = {
-#define LK_DROP(id, number, name) name,
-#define HOST_DROP(id, name) name,
+#define LK_DROP(id, number, name, what) name,
+#define HOST_DROP(id, name, what) name,
+#define VALUE_DROP(id, name, what) name,
 #include "firmware/abi/counter-names.def"
 };
 

@@ -688,6 +688,65 @@ static void test_frame_in_pieces_over_two_tries_is_taken_once(void **state)
     free(t.bytes);
 }
 
+/* LINK_ACK pacing (link-protocol.h 5.8): a run fed a byte at a time, as a
+ * paced link may deliver it, is acknowledged, never with more LINK_ACK
+ * bytes than a quarter of the bytes received plus the first LINK_ACK's,
+ * and every LINK_ACK says something new (stored or expected moved). */
+static void test_link_acks_stay_within_a_quarter_of_the_bytes_received(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {.send_acks = true, .ack_fd = pipefd[1]};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    for (size_t i = 0; i < t.len; i++)
+        assert_int_equal(ingest_feed(in, t.bytes + i, 1, &err), 0);
+    assert_int_equal(ingest_finish(in, &err), 0);
+    const struct ingest_totals *tot = ingest_totals(in);
+    close(pipefd[1]);
+
+    static uint8_t acks[1 << 16];
+    ssize_t n = read(pipefd[0], acks, sizeof acks);
+    close(pipefd[0]);
+    assert_true(n > 0);
+    assert_int_equal(tot->acks_forced, 0);          /* fed at once: nothing waited a second */
+    assert_int_equal(tot->ack_bytes, (uint64_t)n);
+    assert_true((uint64_t)n <= t.len / LK_ACK_BYTES_SHARE + LK_ACK_CREDIT_MAX / LK_ACK_BYTES_SHARE);
+    struct lk_decoder dec;
+    lk_dec_init(&dec);
+    const uint8_t *p = acks;
+    size_t left = (size_t)n, seen = 0;
+    uint16_t last_stored = 0, last_expected = 0;
+    while (left > 0) {
+        size_t used;
+        struct lk_frame fr;
+        int got = lk_dec_push(&dec, p, left, &used, &fr);
+        p += used;
+        left -= used;
+        if (!got)
+            continue;
+        struct lk_link_ack a;
+        assert_int_equal(fr.type, LK_T_LINK_ACK);
+        assert_int_equal(lk_parse_link_ack(&fr, &a), LK_OK);
+        assert_true(seen == 0 || a.stored != last_stored || a.expected != last_expected);
+        last_stored = (uint16_t)a.stored;
+        last_expected = (uint16_t)a.expected;
+        seen++;
+    }
+    assert_int_equal(seen, tot->acks_sent);
+    assert_true(seen >= 2);
+    check_clean_run(db, &t);
+    ingest_close(in);
+    pdb_close(db);
+    free(t.bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -699,6 +758,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_noise_and_cut_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame_in_pieces_over_two_tries_is_taken_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_link_acks_stay_within_a_quarter_of_the_bytes_received, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

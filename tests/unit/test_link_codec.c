@@ -810,6 +810,52 @@ static void test_values_and_value_stats_round_trip(void **state)
     assert_string_equal(lk_type_name(LK_T_VALUE_STATS), "VALUE_STATS");
 }
 
+/* CCT: call records round-trip under their head, with consecutive ids
+ * from `first`; a full frame refuses the record that does not fit and
+ * keeps the ones before it. */
+static void test_cct_records_round_trip_and_fill_frames(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_cct_head h = {.core = 2, .total = 1000, .skipped_calls = 3, .overflow_calls = 7, .first = 40};
+    struct lk_cct_record a = {.parent = 0, .callee = 0x1000400, .site = 0x1000104, .calls = 1,
+                              .cycles = 123456789012ull, .retired = 99};
+    struct lk_cct_record b = {.parent = 40, .callee = 0x1000800, .site = 0x1000460, .calls = 1650025,
+                              .cycles = 0, .retired = ~0ull};
+    assert_int_equal(lk_cct_begin(&w, raw, sizeof raw, &h), LK_OK);
+    assert_int_equal(lk_cct_add(&w, &a), LK_OK);
+    assert_int_equal(lk_cct_add(&w, &b), LK_OK);
+    roundtrip(&w, 11, &d, &f);
+    assert_int_equal(f.type, LK_T_CCT);
+    struct lk_reader r;
+    struct lk_cct_head g;
+    struct lk_cct_record x;
+    assert_int_equal(lk_cct_open(&f, &g, &r), LK_OK);
+    assert_true(g.core == h.core && g.total == h.total && g.skipped_calls == h.skipped_calls &&
+                g.overflow_calls == h.overflow_calls && g.first == h.first);
+    assert_int_equal(lk_cct_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_cct_next(&r, &x), 1);
+    assert_memory_equal(&x, &b, sizeof b);
+    assert_int_equal(lk_cct_next(&r, &x), 0);
+    /* a frame fills: the record that did not fit is not in it */
+    assert_int_equal(lk_cct_begin(&w, raw, 200, &h), LK_OK);
+    unsigned n = 0;
+    while (lk_cct_add(&w, &b) == LK_OK)
+        n++;
+    assert_true(n > 0 && n < 20);
+    roundtrip(&w, 12, &d, &f);
+    assert_int_equal(lk_cct_open(&f, &g, &r), LK_OK);
+    unsigned got = 0;
+    while (lk_cct_next(&r, &x) == 1)
+        got++;
+    assert_int_equal(got, n);
+    assert_string_equal(lk_type_name(LK_T_CCT), "CCT");
+}
+
 /* PART (link-protocol.h 5.7): a piece round-trips with its place in the
  * frame; a piece outside its frame, or a frame no frame could be, is
  * refused at both ends. */
@@ -851,6 +897,7 @@ int main(void)
         cmocka_unit_test(test_pc_deltas),
         cmocka_unit_test(test_hello_and_small_frames),
         cmocka_unit_test(test_values_and_value_stats_round_trip),
+        cmocka_unit_test(test_cct_records_round_trip_and_fill_frames),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
         cmocka_unit_test(test_pme_aggregates),

@@ -35,8 +35,8 @@ static int teardown(void **st)
 static uint64_t count_of(const struct hotlist *h, uint64_t v)
 {
     for (unsigned i = 0; i < h->entries; i++)
-        if (h->value[i] == v)
-            return h->count[i];
+        if (*hotlist_value(area, h, i) == v)
+            return *hotlist_count(area, h, i);
     return 0;
 }
 
@@ -81,7 +81,7 @@ static void space_stays_bounded_and_tau_a_growing_power_of_two(void **st)
         assert_int_equal(h->tau & (h->tau - 1), 0);
         last_tau = h->tau;
         for (unsigned e = 0; e < h->entries; e++)
-            assert_true(h->count[e] > 0);
+            assert_true(*hotlist_count(area, h, e) > 0);
     }
     assert_true(h->tau > 1000);
     assert_int_equal(h->offered, 200000);
@@ -101,15 +101,86 @@ static void a_full_slot_table_drops_and_counts(void **st)
     assert_true(area->dropped_no_slot >= 99);
 }
 
+static void a_hotlist_grows_by_chunks_before_tau_rises(void **st)
+{
+    (void)st;
+    struct hotlist *h = hotlist_find(area, 0x1000, VALUE_RESULT);
+    assert_int_equal(h->nchunks, 1);
+    for (unsigned v = 0; v < HOTLIST_VALUES; v++)
+        hotlist_offer(area, h, v);
+    assert_int_equal(h->tau, 1);
+    assert_int_equal(h->entries, HOTLIST_VALUES);
+    assert_int_equal(h->nchunks, HOTLIST_MAX_CHUNKS);
+    hotlist_offer(area, h, HOTLIST_VALUES);          /* one more distinct value: full, so thinned */
+    assert_int_equal(h->tau, 2);
+    assert_int_equal(h->nchunks, HOTLIST_MAX_CHUNKS);
+    assert_int_equal(area->chunks_used, HOTLIST_MAX_CHUNKS);
+}
+
+/* From a fresh area with a small seed (as the board seeds them) the first
+ * thinning keeps each point with probability 1/2: its coins are not the
+ * sparse first outputs of a barely seeded generator. */
+static void the_first_thinning_keeps_half_whatever_the_seed(void **st)
+{
+    (void)st;
+    for (uint64_t seed = 0; seed < 40; seed++) {
+        hotlist_area_init(area, seed);
+        struct hotlist *h = hotlist_find(area, 0x1000, VALUE_RESULT);
+        for (unsigned r = 0; r < 20; r++)
+            for (unsigned v = 0; v < HOTLIST_VALUES; v++)
+                hotlist_offer(area, h, v);
+        hotlist_offer(area, h, HOTLIST_VALUES);      /* full: tau doubles until the new point loses */
+        assert_true(h->tau >= 2);
+        double kept = 0, p = 1.0 / h->tau;
+        for (unsigned i = 0; i < h->entries; i++)
+            kept += *hotlist_count(area, h, i) * (*hotlist_value(area, h, i) < HOTLIST_VALUES);
+        /* Binomial(960, 1/tau), 5 sd either way */
+        assert_true(fabs(kept - 960 * p) <= 5 * sqrt(960 * p * (1 - p)));
+    }
+}
+
+static void frequent_values_move_to_the_front(void **st)
+{
+    (void)st;
+    struct hotlist *h = hotlist_find(area, 0x1000, VALUE_RESULT);
+    for (unsigned v = 0; v < 20; v++)
+        hotlist_offer(area, h, v);
+    for (unsigned i = 0; i < 30; i++)
+        hotlist_offer(area, h, 19);
+    assert_int_equal(*hotlist_value(area, h, 0), 19);
+    assert_int_equal(*hotlist_count(area, h, 0), 31);
+    for (unsigned v = 0; v < 19; v++)
+        assert_int_equal(count_of(h, v), 1);
+}
+
+static void a_spent_pool_drops_new_hotlists_and_counts(void **st)
+{
+    (void)st;
+    uint64_t pc = 4, offered = 0;
+    while (area->chunks_used < HOTLIST_POOL) {       /* hotlists that take every chunk they may */
+        for (unsigned v = 0; v < HOTLIST_VALUES && area->chunks_used < HOTLIST_POOL; v++, offered++)
+            hotlist_record(area, pc, VALUE_ADDRESS, v);
+        pc += 4;
+    }
+    assert_int_equal(area->dropped_no_slot, 0);
+    hotlist_record(area, 0x7777000, VALUE_ADDRESS, 1);
+    assert_null(hotlist_find(area, 0x7777000, VALUE_ADDRESS));
+    assert_int_equal(area->dropped_no_slot, 1);
+    assert_int_equal(area->offered, offered + 1);
+    hotlist_record(area, 4, VALUE_ADDRESS, 12345);  /* an existing hotlist, full: thinned, not dropped */
+    assert_int_equal(area->dropped_no_slot, 1);
+    assert_true(hotlist_find(area, 4, VALUE_ADDRESS)->tau > 1);
+}
+
 /* A stream of n values from a known skewed distribution: value k with
  * weight w[k]; returns exact counts in truth[]. */
-#define NDIST 40
+#define NDIST 200
 static void stream(struct hotlist_area *a, struct hotlist *h, unsigned n, uint64_t *rng, uint64_t *truth)
 {
     static unsigned cum[NDIST];
     unsigned total = 0;
     for (unsigned k = 0; k < NDIST; k++) {
-        unsigned w = k == 0 ? 400 : k == 1 ? 150 : k == 2 ? 60 : 10;   /* 40 %, 15 %, 6 %, ~1 % each */
+        unsigned w = k == 0 ? 400 : k == 1 ? 150 : k == 2 ? 60 : 2;    /* 40 %, 15 %, 6 %, 0.2 % each */
         total += w;
         cum[k] = total;
     }
@@ -139,9 +210,9 @@ static void count_times_tau_estimates_frequencies_without_bias(void **st)
         assert_true(h->tau > 1);                    /* the sample was thinned */
         unsigned best = 0;
         for (unsigned e = 1; e < h->entries; e++)
-            if (h->count[e] > h->count[best])
+            if (*hotlist_count(area, h, e) > *hotlist_count(area, h, best))
                 best = e;
-        top_first += h->value[best] == 1000;
+        top_first += *hotlist_value(area, h, best) == 1000;
         for (unsigned i = 0; i < 4; i++) {
             double est = (double)count_of(h, 1000 + watch[i]) * h->tau;
             sum[i] += est;
@@ -166,6 +237,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(kinds_and_pcs_have_their_own_hotlists, setup, teardown),
         cmocka_unit_test_setup_teardown(space_stays_bounded_and_tau_a_growing_power_of_two, setup, teardown),
         cmocka_unit_test_setup_teardown(a_full_slot_table_drops_and_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_hotlist_grows_by_chunks_before_tau_rises, setup, teardown),
+        cmocka_unit_test_setup_teardown(frequent_values_move_to_the_front, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_first_thinning_keeps_half_whatever_the_seed, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_spent_pool_drops_new_hotlists_and_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(count_times_tau_estimates_frequencies_without_bias, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,223 @@
+/*
+ * The calling-context-tree region: the one definition of the per-core RAM
+ * that instrumented images build their calling context tree (CCT, Ammons,
+ * Ball, Larus, PLDI 97) in.  Written by the instrumentation (trampolines
+ * emitted by host-tools/util/instrument.c, slow path in
+ * workloads/runtime/cct.c), read by the monitor (firmware/profiler/cct-drain.c)
+ * which sends it over the link, and by nothing else.
+ *
+ * Plain C structs with fixed offsets (static asserts below): the
+ * trampolines are generated machine code that uses the offsets directly.
+ *
+ * Design notes
+ *  1. Where.  Core N's region is CCT_PHYS + N * CCT_PER_CORE
+ *     (linker/ram-map.h), mapped read-write for user mode at its own
+ *     address.  A trampoline finds it from the stack pointer alone, with no
+ *     free register and no system call: each core's user stack is its own
+ *     USER_STACK_SIZE slot, so
+ *       core   = ((sp - USER_STACK_PHYS) >> log2(USER_STACK_SIZE)) & (MAX_CORES - 1)
+ *       region = CCT_PHYS + core * CCT_PER_CORE            (5 instructions)
+ *       pmu    = region - CCT_PHYS + PMU_WINDOW_PHYS       (1 ldah)
+ *     because CCT_PER_CORE == PMU_WINDOW_PER_CORE.  Code that runs on a
+ *     stack of its own (workloads/valuediff's native runs) still finds a
+ *     region, never a fault: the mask keeps the core in range, its calls
+ *     land in that core's tree.
+ *  2. What is instrumented.  Every call that follows the calling standard:
+ *     bsr/jsr that link through $26 (ra), outside the runtime's own
+ *     __alphaprof_cct_* code, except `bsr $26, .+4` (a PC read).  The call
+ *     instruction at S becomes `br` to a trampoline; the trampoline looks up
+ *     the callee's record, pushes a shadow frame, makes the call itself,
+ *     and on return pops, accumulates and sets ra = S + 4 before branching
+ *     back to S + 4 (the caller's gp reload reads ra).  Scratch registers
+ *     are the temporaries ($1-$8, $22-$25, $28): dead at a standard call and
+ *     after its return.  A call is therefore what the model's oracle counts
+ *     too: a tail call (br/jmp) is no call, its callee's calls belong to the
+ *     record of the procedure it replaced.
+ *  3. Records.  A call record per (parent record, call site, callee entry):
+ *     call sites are distinguished; the callee is the procedure's entry
+ *     (a call to the no-gp entry entry+8 counts as entry).  Recursion folds
+ *     onto the nearest ancestor with the same callee, itself included (the
+ *     seed's equivalence).  Every record has one slot per call site of its
+ *     procedure (the instrumenter numbers them); slot k caches the record
+ *     (child or folded ancestor) last reached from site k; the trampoline
+ *     uses it only when the current record is of the site's procedure (a
+ *     site reached through a tail call belongs to another's record) and,
+ *     for jsr, the cached callee is the target; else it takes the slow path
+ *     (__alphaprof_cct_lookup: children list, then ancestors, then a new
+ *     record).  Tree children are linked from their parent; a folded call
+ *     is only cached in the slot.
+ *  4. Metrics.  At the call the frame keeps the PMU page's cycles and
+ *     retired counts; at the return the differences are added to the
+ *     record's inclusive metrics only when its `active` count drops to 0
+ *     (the outermost activation of a folded record), so recursion never
+ *     counts twice.  Exclusive = inclusive minus the tree children's
+ *     inclusive (computed on the host).  Metrics include the
+ *     instrumentation's own cycles.
+ *  5. Bounds.  The shadow stack holds CCT_STACK_FRAMES frames; a call made
+ *     when it is full is counted in `skipped_calls`, is not pushed, and is
+ *     made by a second call instruction of the trampoline whose return
+ *     pops nothing (every call under it finds the stack full too: LIFO).
+ *     Records are allocated from [CCT_RECORDS_OFFSET, CCT_PER_CORE); when
+ *     full, a new context's calls land on the core's overflow record and
+ *     `overflow_calls` counts them.  Nothing is lost silently.
+ *  6. Life cycle.  RAM starts zeroed; before a run the monitor clears the
+ *     used part of every region an earlier run initialised (loader.c), so
+ *     the first instrumented call on a core finds `cur` == 0 and takes the
+ *     slow path, which initialises the core (magic, root, overflow record).
+ *     After the image exits, the monitor drains every core whose magic is
+ *     CCT_MAGIC as CCT frames (firmware/abi/link-protocol.h).
+ *  7. Paths next (issue 15 item 2, --paths / --both).  The same trampoline
+ *     mechanism and region carry Ball-Larus path profiling: a per-core path
+ *     register slot in struct cct_core (reserved[] below), saved in the
+ *     shadow frame at a call and restored at its return, increments placed
+ *     as `br` to trampolines on chord edges, and per record a pointer to a
+ *     path-counter array (or hash) allocated from the same records area
+ *     when the record is created (flow and context sensitive).  The frame
+ *     already has room for the path register (`path`).  A path's metrics
+ *     come from the same PMU reads the trampolines make (at procedure entry
+ *     and exit), plus reads at the backedge increments.
+ *  8. Non-local returns (longjmp).  A frame keeps the caller's sp.  A
+ *     return finds its frame on top when the frame's sp is its own (the
+ *     calling standard restores sp); frames below its sp belong to
+ *     activations a longjmp abandoned: they are popped first (their
+ *     records' `active` counts go down, their time is not added), and a
+ *     return whose frame is gone (setjmp's second return) pops nothing.
+ *     The model's oracle takes the same view: a return to no frame's
+ *     return address goes back to the stack depth of the last call that
+ *     had that return address.
+ *
+ * Invariants
+ *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
+ *    lie in [region + CCT_RECORDS_OFFSET, region + alloc_end).
+ *  - a record's `parent` and `next`/`children` point to records of the same
+ *    core, created before it (parent) or after it (children).
+ *  - records are laid out one after another in creation order, so the
+ *    monitor walks them by size (cct_record_size(nslots)); `id` is the
+ *    creation ordinal, the root has id 0 and the overflow record id 1.
+ */
+#ifndef ALPHAPROF_CCT_REGION_H
+#define ALPHAPROF_CCT_REGION_H
+
+#include "linker/ram-map.h"
+
+#define CCT_MAGIC               0x3154434346525041ULL   /* "APRFCCT1" */
+#define CCT_VERSION             1
+#define CCT_STACK_FRAMES        800
+#define CCT_FRAME_SIZE          40
+#define CCT_STACK_OFFSET        256
+#define CCT_RECORDS_OFFSET      (CCT_STACK_OFFSET + CCT_STACK_FRAMES * CCT_FRAME_SIZE)
+#define CCT_RECORD_HEADER       80
+#define CCT_ROOT_ID             0
+#define CCT_OVERFLOW_ID         1
+
+/* struct cct_core offsets used by generated code. */
+#define CCT_OFF_CUR             16
+#define CCT_OFF_TOP             24
+/* struct cct_record offsets used by generated code. */
+#define CCT_REC_CALLEE          0
+#define CCT_REC_SITE            8
+#define CCT_REC_CALLS           40
+#define CCT_REC_CYCLES          48
+#define CCT_REC_RETIRED         56
+#define CCT_REC_ACTIVE          64
+#define CCT_REC_NSLOTS          68
+#define CCT_REC_SLOTS           CCT_RECORD_HEADER
+/* struct cct_frame offsets. */
+#define CCT_FR_PARENT           0
+#define CCT_FR_CYCLES           8
+#define CCT_FR_RETIRED          16
+#define CCT_FR_SP               24
+
+/* The instrumenter's procedure table, in the trampoline region: what the
+ * slow path needs to name a callee and size its record. */
+#define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
+/* The segment ends with the site table, for the host only: count pairs
+ * { trampoline's call PC, original call site } sorted by the first (two
+ * per trampoline: its call with a frame and its call without), then
+ * the trailer { CCT_SITES_MAGIC, count }.  The model's oracle sees the
+ * trampolines make the calls; `check --cct` maps them back with it. */
+#define CCT_SITES_MAGIC         0x53455449534f5250ULL   /* "PROSITES" */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct cct_frame {
+    uint64_t parent;            /* record current before the call */
+    uint64_t cycles;            /* PMU cycles at the call */
+    uint64_t retired;           /* PMU retired instructions at the call */
+    uint64_t sp;                /* the caller's sp at the call (note 8) */
+    uint64_t path;              /* reserved: the caller's path register (note 7) */
+};
+
+struct cct_record {
+    uint64_t callee;            /* procedure entry; 0 for the root and overflow */
+    uint64_t site;              /* call site PC in the caller; 0 for the root */
+    uint64_t parent;            /* tree parent (address), 0 for the root */
+    uint64_t next;              /* next tree child of the parent */
+    uint64_t children;          /* first tree child */
+    uint64_t calls;
+    uint64_t cycles;            /* inclusive */
+    uint64_t retired;           /* inclusive */
+    uint32_t active;            /* activations under way (folded recursion) */
+    uint32_t nslots;            /* call sites of the callee procedure */
+    uint32_t id;                /* creation ordinal on this core */
+    uint32_t flags;             /* reserved, zero */
+    /* uint64_t slots[nslots]: child cache per call site (note 3) */
+};
+
+struct cct_core {
+    uint64_t magic;             /* CCT_MAGIC once initialised */
+    uint32_t version;
+    uint32_t core;
+    uint64_t cur;               /* current record */
+    uint64_t top;               /* next free shadow frame */
+    uint64_t unused;            /* zero (was: calls under way not pushed) */
+    uint64_t skipped_calls;     /* calls made with a full shadow stack */
+    uint64_t overflow_calls;    /* calls counted on the overflow record */
+    uint64_t alloc;             /* next free byte for records */
+    uint64_t nrecords;
+    uint64_t procs;             /* the image's struct cct_procs */
+    uint64_t root;
+    uint64_t overflow;          /* the overflow record */
+    uint64_t reserved[20];      /* paths (note 7) */
+};
+
+struct cct_proc {
+    uint64_t entry;             /* the procedure's address */
+    uint64_t alt_entry;         /* entry + 8 when it starts with ldgp, else 0 */
+    uint32_t nslots;            /* its instrumented call sites */
+    uint32_t reserved;
+};
+
+struct cct_procs {
+    uint64_t magic;             /* CCT_PROCS_MAGIC */
+    uint64_t count;             /* sorted by entry */
+    struct cct_proc proc[];
+};
+
+static inline uint64_t cct_record_size(uint32_t nslots)
+{
+    return CCT_RECORD_HEADER + 8 * (uint64_t)nslots;
+}
+
+_Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
+_Static_assert(__builtin_offsetof(struct cct_frame, sp) == CCT_FR_SP, "frame sp offset");
+_Static_assert(sizeof(struct cct_record) == CCT_RECORD_HEADER, "record layout");
+_Static_assert(sizeof(struct cct_core) <= CCT_STACK_OFFSET, "core state fits before the stack");
+_Static_assert(__builtin_offsetof(struct cct_core, cur) == CCT_OFF_CUR, "cur offset");
+_Static_assert(__builtin_offsetof(struct cct_core, top) == CCT_OFF_TOP, "top offset");
+_Static_assert(__builtin_offsetof(struct cct_record, site) == CCT_REC_SITE, "site offset");
+_Static_assert(__builtin_offsetof(struct cct_record, calls) == CCT_REC_CALLS, "calls offset");
+_Static_assert(__builtin_offsetof(struct cct_record, cycles) == CCT_REC_CYCLES, "cycles offset");
+_Static_assert(__builtin_offsetof(struct cct_record, retired) == CCT_REC_RETIRED, "retired offset");
+_Static_assert(__builtin_offsetof(struct cct_record, active) == CCT_REC_ACTIVE, "active offset");
+_Static_assert(__builtin_offsetof(struct cct_record, nslots) == CCT_REC_NSLOTS, "nslots offset");
+_Static_assert(sizeof(struct cct_proc) == 24, "procedure table entry layout");
+_Static_assert(CCT_PER_CORE == PMU_WINDOW_PER_CORE, "one per-core offset reaches both (note 1)");
+_Static_assert(CCT_RECORDS_OFFSET < 32768 && CCT_RECORDS_OFFSET < CCT_PER_CORE / 2,
+               "the stack limit is one lda displacement; records have room");
+_Static_assert(CCT_END <= USER_BASE, "below the user area");
+#endif
+
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * CCT frames from the per-core calling-context-tree regions.
+ *
+ * Notes
+ *  1. Runs on the boot core in profiler_finish, after every core stopped:
+ *     the regions no longer change.  An image that was not instrumented
+ *     never set a region's magic (the loader zeroes them before the run),
+ *     so nothing is sent for it.
+ *  2. Records lie one after another in creation order (cct-region.h), so
+ *     a walk by record size visits ids 0, 1, 2 ...; a frame carries
+ *     consecutive ids and says the first.  The region is the workload's:
+ *     a record whose size or parent does not fit the region ends the walk
+ *     (the host then finds fewer records than `total` and counts them
+ *     missing) instead of reading outside it.
+ *  3. Waiting for room is bounded by FINISH_NS of virtual time, as value
+ *     sampling's final send (value-sampling.c note 6).
+ */
+#include "firmware/profiler/cct-drain.h"
+
+#include "firmware/abi/cct-region.h"
+#include "firmware/abi/link-codec.h"
+#include "firmware/drivers/alarm.h"
+#include "firmware/kernel/console.h"
+#include "firmware/profiler/link-tx.h"
+#include "linker/ram-map.h"
+
+#define FINISH_NS 2000000000ull
+
+static uint8_t frame_buf[LK_MAX_RAW];
+
+static void *kseg(uint64_t pa) { return (void *)(KSEG_BASE + pa); }
+
+/* The record at user address va of core region [lo, hi), or NULL. */
+static const struct cct_record *record_at(uint64_t va, uint64_t lo, uint64_t hi)
+{
+    if (va < lo || va + CCT_RECORD_HEADER > hi || va % 8)
+        return 0;
+    const struct cct_record *r = kseg(va);
+    if (va + cct_record_size(r->nslots) > hi)
+        return 0;
+    return r;
+}
+
+/* Queues the writer's frame, pumping the link until there is room or the
+ * deadline passed; 0 if it could not be sent. */
+static int send_waiting(struct lk_writer *w, uint64_t deadline)
+{
+    while (!link_tx_send(w)) {
+        if (clock_ns() >= deadline)
+            return 0;
+        link_tx_pump();
+    }
+    return 1;
+}
+
+static void drain_core(unsigned c, uint64_t deadline)
+{
+    uint64_t base = CCT_PHYS + (uint64_t)c * CCT_PER_CORE;
+    const struct cct_core *s = kseg(base);
+    if (s->magic != CCT_MAGIC)
+        return;
+    uint64_t lo = base + CCT_RECORDS_OFFSET, hi = s->alloc;
+    if (hi > base + CCT_PER_CORE)
+        hi = base + CCT_PER_CORE;
+    struct lk_cct_head h = {.core = c, .total = s->nrecords, .skipped_calls = s->skipped_calls,
+                            .overflow_calls = s->overflow_calls};
+    uint64_t va = lo, id = 0, sent = 0;
+    while (id < s->nrecords) {
+        struct lk_writer w;
+        h.first = id;
+        lk_cct_begin(&w, frame_buf, link_tx_data_frame(), &h);
+        unsigned n = 0;
+        const struct cct_record *r;
+        while (id < s->nrecords && (r = record_at(va, lo, hi)) != 0 && r->id == id) {
+            const struct cct_record *p = r->parent ? record_at(r->parent, lo, hi) : r;
+            if (!p)
+                break;
+            struct lk_cct_record e = {.parent = p->id, .callee = r->callee, .site = r->site,
+                                      .calls = r->calls, .cycles = r->cycles, .retired = r->retired};
+            if (lk_cct_add(&w, &e) != LK_OK)
+                break;
+            n++;
+            id++;
+            va += cct_record_size(r->nslots);
+        }
+        if (n == 0 || !send_waiting(&w, deadline))
+            break;
+        sent += n;
+    }
+    mon_printf("monitor: cct: core %u: %lu of %lu call records sent, %lu calls skipped (stack full), "
+               "%lu on the overflow record\n", c, (unsigned long)sent, (unsigned long)s->nrecords,
+               (unsigned long)s->skipped_calls, (unsigned long)s->overflow_calls);
+}
+
+void cct_drain(unsigned ncores)
+{
+    uint64_t deadline = clock_ns() + FINISH_NS;
+    for (unsigned c = 0; c < ncores && c < MAX_CORES; c++)
+        drain_core(c, deadline);
+}

@@ -1,0 +1,46 @@
+/*
+ * check --cct: an instrumented run's calling context tree (util/cct-view.h)
+ * against the model's exact one (PATH.cct, hw-model/oracle-format.h).
+ *
+ * Both trees are laid on one trie of contexts per core, keyed by the chain
+ * of (call site, callee) from the root; the oracle's calls made by a
+ * trampoline are mapped back to their original sites with the image's
+ * site table (util/instrument.h), and its calls made by the
+ * instrumentation itself (the slow path's call of the runtime) are left
+ * out and counted.  count_error is the sum over contexts of
+ * |profile calls - oracle calls|: exactly 0 when the instrumentation
+ * counted every call in its context.
+ */
+#ifndef ALPHAPROF_UTIL_CCT_ACCURACY_H
+#define ALPHAPROF_UTIL_CCT_ACCURACY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/cct-view.h"
+#include "util/error.h"
+
+#define CCT_ACC_WORST 10
+
+struct cct_mismatch {
+    int core;
+    uint64_t site, callee;              /* addresses */
+    unsigned depth;
+    const struct cv_node *node;         /* the profile's record, NULL if it has none */
+    uint64_t profile, oracle;
+};
+
+struct cct_accuracy {
+    uint64_t contexts_profile, contexts_oracle, contexts_equal;   /* roots not counted */
+    uint64_t calls_profile, calls_oracle;
+    uint64_t count_error;
+    uint64_t instrumentation_calls;     /* oracle calls made by the instrumentation: left out */
+    uint64_t skipped_calls, overflow_calls;     /* the profile's own counts of what it could not keep */
+    struct cct_mismatch worst[CCT_ACC_WORST];   /* largest |difference| first */
+    size_t nworst;
+};
+
+/* oracle_path: the run's oracle (its .cct file beside it is read). */
+int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_accuracy *a, struct ap_err *err);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * The calling context trees of one session as the reports see them
+ * (schema v5's cct_records and cct_cores, written by the ingest from CCT
+ * frames; the records' meaning is firmware/abi/cct-region.h): per core, the
+ * records with procedure names and call sites as source lines, and the
+ * exclusive metrics.  `alphaprof cct`, the exports' real stacks and
+ * `check --cct` start here.
+ *
+ * Invariants: a record's exclusive metric is its inclusive one minus the
+ * inclusive ones of its tree children (never below zero: the runtime adds
+ * a record's time once per outermost activation, and its children's
+ * activations lie inside its own); every record of a core is reachable
+ * from that core's root (id 0) through `parent`, or is the overflow record.
+ */
+#ifndef ALPHAPROF_UTIL_CCT_VIEW_H
+#define ALPHAPROF_UTIL_CCT_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+#include "util/profile-db.h"
+#include "util/profile-view.h"
+
+#define CV_NO_NODE ((size_t)-1)
+
+struct cv_node {
+    int core;
+    uint64_t id, parent_id;
+    size_t parent, first_child, next_sibling;   /* indices in cct_view.nodes, CV_NO_NODE */
+    unsigned depth;
+    int64_t callee_image, site_image;
+    uint64_t callee, site;                      /* offsets in their images */
+    uint64_t callee_addr, site_addr;            /* addresses (load address + offset) */
+    char name[96];                              /* the callee: procedure, [root] or [overflow] */
+    char site_proc[96];                         /* procedure holding the call site */
+    const char *site_file;                      /* source of the call site, NULL unknown */
+    uint32_t site_line;
+    uint64_t calls, cycles, retired;            /* inclusive */
+    uint64_t cycles_excl, retired_excl;
+};
+
+struct cv_core {
+    int core;
+    uint64_t total, received, skipped_calls, overflow_calls;
+    size_t root;                                /* index of record 0, CV_NO_NODE if missing */
+};
+
+struct cct_view {
+    int64_t session;
+    struct cv_node *nodes;                      /* by (core, id) */
+    size_t nnodes;
+    struct cv_core *cores;
+    size_t ncores;
+    struct pv_image *images;
+    size_t nimages;
+};
+
+/* Loads the trees of `session` (0: the newest session that has one).
+ * Fails with a message naming the way out when there is none. */
+int cv_load(struct pdb *db, int64_t session, struct cct_view *v, struct ap_err *err);
+void cv_free(struct cct_view *v);
+
+/* The node of (core, id), or NULL. */
+const struct cv_node *cv_find(const struct cct_view *v, int core, uint64_t id);
+
+#endif

@@ -1,0 +1,796 @@
+/*
+ * alphaprof instrument --cct: rewrites a sealed image (util/instrument.h
+ * says what the result promises; firmware/abi/cct-region.h what the
+ * generated code does at run time and why these registers).
+ *
+ * Why rewriting the linked image (ATOM/EEL style) rather than the
+ * compiler's assembly: any sealed image works, whoever built it, and the
+ * original procedures keep their addresses, so the loadmap, symbols, DWARF
+ * lines and the oracle's PCs of the original still describe the
+ * instrumented copy.  Alpha code is PC-independent except branch
+ * displacements; the only instructions moved are the calls themselves,
+ * re-emitted in the trampolines with new displacements, so no relocation
+ * records are needed.
+ *
+ * The ELF is edited as bytes (Elf64 little-endian, <elf.h>): the original
+ * file is kept and the new pieces are appended after it: the trampoline
+ * segment's bytes, a larger symbol and string table, section name table,
+ * program header table and section header table; the old tables stay as
+ * unreferenced bytes.  Sealing (util/image-file.c) then fills the CRCs.
+ */
+#include "util/instrument.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "firmware/abi/cct-region.h"
+#include "linker/image-header.h"
+#include "linker/ram-map.h"
+#include "util/image-file.h"
+
+/* ---- Alpha encodings (hw-model/isa/alpha-insn.def names them) ---- */
+enum {
+    OP_LDA = 0x08, OP_LDAH = 0x09, OP_INTA = 0x10, OP_INTL = 0x11, OP_INTS = 0x12,
+    OP_JMP = 0x1a, OP_LDL = 0x28, OP_LDQ = 0x29, OP_STL = 0x2c, OP_STQ = 0x2d,
+    OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e, OP_BLT = 0x3a,
+};
+enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
+enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
+enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
+#define JMP_FUNC_JSR 1
+#define JMP_FUNC_RET 2
+#define UNOP 0x2ffe0000u        /* ldq_u $31, 0($30) */
+
+static uint32_t mem(unsigned op, unsigned ra, unsigned rb, int disp)
+{
+    return (uint32_t)op << 26 | ra << 21 | rb << 16 | ((uint32_t)disp & 0xffff);
+}
+static uint32_t opr(unsigned op, unsigned func, unsigned ra, unsigned rb, unsigned rc)
+{
+    return (uint32_t)op << 26 | ra << 21 | rb << 16 | func << 5 | rc;
+}
+static uint32_t opl(unsigned op, unsigned func, unsigned ra, unsigned lit, unsigned rc)
+{
+    return (uint32_t)op << 26 | ra << 21 | lit << 13 | 1u << 12 | func << 5 | rc;
+}
+
+/* A scratch register of the trampolines (dead at a standard call). */
+static bool is_scratch(unsigned r)
+{
+    return (r >= 1 && r <= 8) || (r >= 22 && r <= 25) || r == R_AT;
+}
+
+/* ---- the code buffer of the trampoline segment ---- */
+struct code {
+    uint8_t *bytes;
+    size_t len, cap;
+    uint64_t base;              /* address of bytes[0] */
+    bool out_of_reach;
+};
+
+static uint64_t here(const struct code *c) { return c->base + c->len; }
+
+static void put(struct code *c, uint32_t w)
+{
+    if (c->len + 4 > c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 65536;
+        c->bytes = realloc(c->bytes, c->cap);
+        if (!c->bytes)
+            abort();
+    }
+    memcpy(c->bytes + c->len, &w, 4);
+    c->len += 4;
+}
+
+static void put64(struct code *c, uint64_t v)
+{
+    put(c, (uint32_t)v);
+    put(c, (uint32_t)(v >> 32));
+}
+
+static bool disp_fits(int64_t words) { return words >= -(1 << 20) && words < (1 << 20); }
+
+/* A branch at address `at` to `to`. */
+static uint32_t branch_word(unsigned op, unsigned ra, uint64_t at, uint64_t to, bool *bad)
+{
+    int64_t d = ((int64_t)to - (int64_t)(at + 4)) / 4;
+    if (!disp_fits(d))
+        *bad = true;
+    return (uint32_t)op << 26 | ra << 21 | ((uint32_t)d & 0x1fffff);
+}
+
+static void put_branch(struct code *c, unsigned op, unsigned ra, uint64_t to)
+{
+    put(c, branch_word(op, ra, here(c), to, &c->out_of_reach));
+}
+
+/* r = constant (an address below 2^31 - 2^15: ldah + lda). */
+static void put_const(struct code *c, unsigned r, uint64_t v)
+{
+    int64_t hi = ((int64_t)v + 0x8000) >> 16;
+    int64_t lo = (int64_t)v - (hi << 16);
+    put(c, mem(OP_LDAH, r, R_ZERO, (int)hi));
+    put(c, mem(OP_LDA, r, r, (int)lo));
+}
+
+/* A forward branch whose target is filled in later. */
+struct fixup { size_t at; unsigned op, ra; };
+static struct fixup put_fwd(struct code *c, unsigned op, unsigned ra)
+{
+    struct fixup f = {c->len, op, ra};
+    put(c, 0);
+    return f;
+}
+static void land(struct code *c, struct fixup f)
+{
+    uint32_t w = branch_word(f.op, f.ra, c->base + f.at, here(c), &c->out_of_reach);
+    memcpy(c->bytes + f.at, &w, 4);
+}
+
+/* r = this core's CCT region, from sp alone (cct-region.h note 1). */
+static void put_core_state(struct code *c, unsigned r)
+{
+    _Static_assert(USER_STACK_PHYS % 0x10000 == 0 && CCT_PHYS % 0x10000 == 0 &&
+                   (CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0, "ldah reaches them");
+    _Static_assert(USER_STACK_SIZE == 1u << 22 && CCT_PER_CORE == 1u << 18, "shift counts below");
+    _Static_assert((MAX_CORES & (MAX_CORES - 1)) == 0, "a mask keeps the core in range");
+    put(c, mem(OP_LDAH, r, R_SP, -(int)(USER_STACK_PHYS >> 16)));
+    put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));   /* a stack of its own (valuediff) stays in bounds */
+    put(c, opl(OP_INTS, F_SLL, r, 18, r));
+    put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
+}
+
+/* ---- the image's procedures and call sites ---- */
+struct proc {
+    uint64_t entry, alt_entry, end;
+    const char *name;
+    unsigned nsites;
+    bool runtime;               /* __alphaprof_cct_*: never instrumented */
+};
+
+struct site {
+    uint64_t pc;
+    uint32_t insn;
+    bool jsr;
+    uint64_t target;            /* bsr */
+    unsigned rb;                /* jsr */
+    int proc;                   /* index in procs, -1 outside any */
+    unsigned slot;
+    uint64_t call;              /* its trampoline's call instruction */
+    uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
+};
+
+struct elf_in {
+    uint8_t *buf;
+    size_t size;
+    Elf64_Ehdr *eh;
+    Elf64_Shdr *sh;
+    Elf64_Phdr *ph;
+    const char *shstr;
+};
+
+static int read_file(const char *path, struct elf_in *e, struct ap_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return ap_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    e->buf = malloc(n > 0 ? (size_t)n : 1);
+    e->size = (size_t)n;
+    if (!e->buf || n <= 0 || fread(e->buf, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        return ap_err_set(err, "%s: cannot read", path);
+    }
+    fclose(f);
+    e->eh = (Elf64_Ehdr *)e->buf;
+    if (e->size < sizeof *e->eh || e->eh->e_shoff + (uint64_t)e->eh->e_shnum * sizeof(Elf64_Shdr) > e->size ||
+        e->eh->e_phoff + (uint64_t)e->eh->e_phnum * sizeof(Elf64_Phdr) > e->size ||
+        e->eh->e_shstrndx >= e->eh->e_shnum)
+        return ap_err_set(err, "%s: ELF tables run past the end of the file; rebuild the image", path);
+    e->sh = (Elf64_Shdr *)(e->buf + e->eh->e_shoff);
+    e->ph = (Elf64_Phdr *)(e->buf + e->eh->e_phoff);
+    e->shstr = (const char *)e->buf + e->sh[e->eh->e_shstrndx].sh_offset;
+    return 0;
+}
+
+static int find_section(const struct elf_in *e, const char *name)
+{
+    for (unsigned i = 0; i < e->eh->e_shnum; i++)
+        if (!strcmp(e->shstr + e->sh[i].sh_name, name))
+            return (int)i;
+    return -1;
+}
+
+/* File bytes of [addr, addr + len) in an allocated PROGBITS section. */
+static uint8_t *at_addr(const struct elf_in *e, uint64_t addr, uint64_t len)
+{
+    for (unsigned i = 0; i < e->eh->e_shnum; i++) {
+        const Elf64_Shdr *s = &e->sh[i];
+        if (s->sh_type == SHT_PROGBITS && (s->sh_flags & SHF_ALLOC) && addr >= s->sh_addr &&
+            addr + len <= s->sh_addr + s->sh_size)
+            return e->buf + s->sh_offset + (addr - s->sh_addr);
+    }
+    return NULL;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct proc *x = a, *y = b;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Procedures: the function symbols, one per address, each running to the
+ * next one (or its section's end). */
+static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n, int *symtab,
+                         struct ap_err *err, const char *path)
+{
+    *symtab = find_section(e, ".symtab");
+    if (*symtab < 0)
+        return ap_err_set(err, "%s: no symbol table; build it without stripping (make)", path);
+    const Elf64_Shdr *st = &e->sh[*symtab];
+    const Elf64_Sym *syms = (const Elf64_Sym *)(e->buf + st->sh_offset);
+    const char *names = (const char *)e->buf + e->sh[st->sh_link].sh_offset;
+    size_t nsyms = st->sh_size / sizeof(Elf64_Sym);
+    struct proc *p = calloc(nsyms + 1, sizeof *p);
+    unsigned k = 0;
+    for (size_t i = 0; i < nsyms; i++) {
+        const Elf64_Sym *s = &syms[i];
+        if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF || s->st_shndx >= e->eh->e_shnum)
+            continue;
+        const Elf64_Shdr *sec = &e->sh[s->st_shndx];
+        if (!(sec->sh_flags & SHF_EXECINSTR))
+            continue;
+        p[k].entry = s->st_value;
+        p[k].end = sec->sh_addr + sec->sh_size;
+        p[k].name = names + s->st_name;
+        k++;
+    }
+    qsort(p, k, sizeof *p, cmp_proc);
+    unsigned m = 0;
+    for (unsigned i = 0; i < k; i++) {
+        if (m && p[m - 1].entry == p[i].entry) {
+            if (!strncmp(p[i].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
+                p[m - 1].name = p[i].name;
+            continue;
+        }
+        p[m++] = p[i];
+    }
+    for (unsigned i = 0; i < m; i++) {
+        if (i + 1 < m && p[i + 1].entry < p[i].end)
+            p[i].end = p[i + 1].entry;
+        p[i].runtime = !strncmp(p[i].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
+        const uint8_t *w = at_addr(e, p[i].entry, 8);
+        if (w) {
+            uint32_t a, b;
+            memcpy(&a, w, 4);
+            memcpy(&b, w + 4, 4);
+            /* ldah gp, X(pv); lda gp, Y(gp): callers in the same unit enter at +8 */
+            if ((a & 0xffff0000u) == mem(OP_LDAH, R_GP, R_PV, 0) &&
+                (b & 0xffff0000u) == mem(OP_LDA, R_GP, R_GP, 0))
+                p[i].alt_entry = p[i].entry + 8;
+        }
+    }
+    *out = p;
+    *n = m;
+    return 0;
+}
+
+static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
+{
+    unsigned lo = 0, hi = n;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (pc < p[mid].entry)
+            hi = mid;
+        else if (pc >= p[mid].end)
+            lo = mid + 1;
+        else
+            return (int)mid;
+    }
+    return -1;
+}
+
+/* Every standard call in the executable sections (cct-region.h note 2). */
+static int collect_sites(const struct elf_in *e, struct proc *procs, unsigned nprocs,
+                         struct site **out, unsigned *n, unsigned *skipped)
+{
+    unsigned cap = 1024, k = 0;
+    struct site *s = malloc(cap * sizeof *s);
+    *skipped = 0;
+    for (unsigned i = 0; i < e->eh->e_shnum; i++) {
+        const Elf64_Shdr *sec = &e->sh[i];
+        if (sec->sh_type != SHT_PROGBITS || !(sec->sh_flags & SHF_EXECINSTR) || !(sec->sh_flags & SHF_ALLOC))
+            continue;
+        for (uint64_t off = 0; off + 4 <= sec->sh_size; off += 4) {
+            uint32_t w;
+            memcpy(&w, e->buf + sec->sh_offset + off, 4);
+            uint64_t pc = sec->sh_addr + off;
+            unsigned op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
+            bool bsr = op == OP_BSR && ra == R_RA;
+            bool jsr = op == OP_JMP && ra == R_RA && ((w >> 14) & 3) == JMP_FUNC_JSR;
+            if (!bsr && !jsr)
+                continue;
+            int64_t d = (int32_t)(w << 11) >> 11;
+            uint64_t target = pc + 4 + (uint64_t)(d * 4);
+            if (bsr && target == pc + 4)
+                continue;           /* a PC read, not a call */
+            int pi = proc_of(procs, nprocs, pc);
+            if (pi >= 0 && procs[pi].runtime)
+                continue;
+            if (jsr && is_scratch(rb)) {
+                (*skipped)++;
+                continue;
+            }
+            if (k == cap) {
+                cap *= 2;
+                s = realloc(s, cap * sizeof *s);
+            }
+            s[k] = (struct site){.pc = pc, .insn = w, .jsr = jsr, .target = bsr ? target : 0,
+                                 .rb = rb, .proc = pi, .slot = pi >= 0 ? procs[pi].nsites++ : 0};
+            k++;
+        }
+    }
+    *out = s;
+    *n = k;
+    return 0;
+}
+
+/* ---- code generation ---- */
+
+enum { FR_PARENT = CCT_FR_PARENT, FR_CYCLES = CCT_FR_CYCLES, FR_RETIRED = CCT_FR_RETIRED, FR_SP = CCT_FR_SP };
+#define PMU_CYCLES_OFF  16
+#define PMU_RETIRED_OFF 24
+#define STUB_FRAME      96
+
+/* The shared slow-path stub: saves what a standard call still needs
+ * (arguments, pv, gp) and calls __alphaprof_cct_lookup(core, site, target,
+ * procs, slot, site_proc) from $1, $22, $23, (procs), $25, $28; returns to
+ * $24 with $1 = core, $2 = current record, $3 = the callee's record. */
+static void put_stub(struct code *c, uint64_t procs_addr, uint64_t lookup)
+{
+    static const unsigned saved[] = {16, 17, 18, 19, 20, 21, R_PV, R_GP, 24, 1};
+    put(c, mem(OP_LDA, R_SP, R_SP, -STUB_FRAME));
+    for (unsigned i = 0; i < sizeof saved / sizeof *saved; i++)
+        put(c, mem(OP_STQ, saved[i], R_SP, (int)(8 * i)));
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, 1, 16));
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, 22, 17));
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, 23, 18));
+    put_const(c, 19, procs_addr);
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, 25, 20));
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, R_AT, 21));
+    put_const(c, R_PV, lookup);
+    put(c, (uint32_t)OP_JMP << 26 | R_RA << 21 | R_PV << 16 | JMP_FUNC_JSR << 14);
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, 0, 3));
+    for (unsigned i = 0; i < sizeof saved / sizeof *saved; i++)
+        put(c, mem(OP_LDQ, saved[i], R_SP, (int)(8 * i)));
+    put(c, mem(OP_LDA, R_SP, R_SP, STUB_FRAME));
+    put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
+    put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | 24 << 16 | JMP_FUNC_RET << 14 | 1);
+}
+
+/* The shared unwinder (cct-region.h note 8), entered with bsr $28 from a
+ * return path whose top frame ($23) is not its own ($22 core): pops the
+ * frames below sp, each record's activity down; returns $23 = the top
+ * frame then and $25 = 1 if that one is the returning call's (its sp is
+ * ours), 0 if the call has no frame left. */
+static void put_unwind(struct code *c)
+{
+    uint64_t loop = here(c);
+    put(c, opr(OP_INTA, F_SUBQ, 23, 22, 24));
+    put(c, mem(OP_LDA, 24, 24, -CCT_STACK_OFFSET));
+    struct fixup to_none = put_fwd(c, OP_BLT, 24);
+    put(c, mem(OP_LDQ, 25, 23, FR_SP));
+    put(c, opr(OP_INTA, F_CMPULT, 25, R_SP, 24));
+    struct fixup to_stop = put_fwd(c, OP_BEQ, 24);
+    put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
+    put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+    put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+    put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+    put(c, mem(OP_LDQ, 25, 23, FR_PARENT));
+    put(c, mem(OP_STQ, 25, 22, CCT_OFF_CUR));
+    put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+    put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+    put_branch(c, OP_BR, R_ZERO, loop);
+    land(c, to_stop);
+    put(c, mem(OP_LDQ, 25, 23, FR_SP));
+    put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+    put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | R_AT << 16 | JMP_FUNC_RET << 14 | 1);
+    land(c, to_none);
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, 25));
+    put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | R_AT << 16 | JMP_FUNC_RET << 14 | 1);
+}
+
+/* x = mem[base + off] + delta; stored back (quad). */
+static void put_incq(struct code *c, unsigned x, unsigned base, int off)
+{
+    put(c, mem(OP_LDQ, x, base, off));
+    put(c, opl(OP_INTA, F_ADDQ, x, 1, x));
+    put(c, mem(OP_STQ, x, base, off));
+}
+
+/* One call site's trampoline (register use: cct-region.h note 2; before
+ * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
+ * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
+struct tramp_calls { uint64_t pushed, unpushed; };
+
+static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
+                           uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
+{
+    const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
+    int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
+    bool fast = p && slot_off <= 0x7fff;
+    struct fixup to_slow[5];
+    unsigned nslow = 0;
+
+    put_core_state(c, 1);
+    if (fast) {
+        put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
+        to_slow[nslow++] = put_fwd(c, OP_BEQ, 2);
+        put(c, mem(OP_LDQ, 4, 2, CCT_REC_CALLEE));
+        put_const(c, 5, p->entry);
+        put(c, opr(OP_INTA, F_CMPEQ, 4, 5, 4));
+        to_slow[nslow++] = put_fwd(c, OP_BEQ, 4);
+        put(c, mem(OP_LDQ, 3, 2, slot_off));
+        to_slow[nslow++] = put_fwd(c, OP_BEQ, 3);
+        if (s->jsr) {
+            put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
+            put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
+            to_slow[nslow++] = put_fwd(c, OP_BEQ, 4);
+        }
+    } else {
+        to_slow[nslow++] = put_fwd(c, OP_BR, R_ZERO);
+    }
+    uint64_t found = here(c);
+    /* push the frame unless the shadow stack is full */
+    put(c, mem(OP_LDQ, 4, 1, CCT_OFF_TOP));
+    put(c, opr(OP_INTA, F_SUBQ, 4, 1, 5));
+    put(c, mem(OP_LDA, 5, 5, -CCT_RECORDS_OFFSET));
+    struct fixup to_full = put_fwd(c, OP_BGE, 5);
+    put(c, mem(OP_STQ, 2, 4, FR_PARENT));
+    put(c, mem(OP_STQ, R_SP, 4, FR_SP));
+    put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+    put(c, mem(OP_LDQ, 7, 6, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, 8, 6, PMU_RETIRED_OFF));
+    put(c, mem(OP_STQ, 7, 4, FR_CYCLES));
+    put(c, mem(OP_STQ, 8, 4, FR_RETIRED));
+    put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
+    put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
+    put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
+    put_incq(c, 7, 3, CCT_REC_CALLS);
+    put(c, mem(OP_LDL, 7, 3, CCT_REC_ACTIVE));
+    put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
+    put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
+    calls->pushed = here(c);
+    if (s->jsr)
+        put(c, s->insn);        /* jsr is absolute: the same word works here */
+    else
+        put_branch(c, OP_BSR, R_RA, s->target);
+    /* returned: pop this call's frame, the one on top with our sp (after
+     * frames a longjmp left, cct-region.h note 8) */
+    put_core_state(c, 22);
+    put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
+    put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+    put(c, mem(OP_LDQ, 25, 23, FR_SP));
+    put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+    struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
+    uint64_t matched = here(c);
+    put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+    put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
+    put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
+    put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+    put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+    put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+    put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+    struct fixup to_back = put_fwd(c, OP_BNE, 25);
+    put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+    put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, 25, 23, FR_CYCLES));
+    put(c, opr(OP_INTA, F_SUBQ, 7, 25, 7));
+    put(c, mem(OP_LDQ, 25, 24, CCT_REC_CYCLES));
+    put(c, opr(OP_INTA, F_ADDQ, 25, 7, 25));
+    put(c, mem(OP_STQ, 25, 24, CCT_REC_CYCLES));
+    put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
+    put(c, mem(OP_LDQ, 25, 23, FR_RETIRED));
+    put(c, opr(OP_INTA, F_SUBQ, 8, 25, 8));
+    put(c, mem(OP_LDQ, 25, 24, CCT_REC_RETIRED));
+    put(c, opr(OP_INTA, F_ADDQ, 25, 8, 25));
+    put(c, mem(OP_STQ, 25, 24, CCT_REC_RETIRED));
+    land(c, to_back);
+    uint64_t back = here(c);
+    put_const(c, R_RA, s->pc + 4);
+    put_branch(c, OP_BR, R_ZERO, s->pc + 4);
+    /* not on top: unwind what a longjmp left; no frame of ours: pop nothing */
+    land(c, to_unwind);
+    put_branch(c, OP_BSR, R_AT, unwind);
+    put_branch(c, OP_BNE, 25, matched);
+    put_branch(c, OP_BR, R_ZERO, back);
+    /* shadow stack full: count, and make the call with a return of its
+     * own that pops nothing (the calls under it find the stack full too,
+     * so the frames stay in LIFO order) */
+    land(c, to_full);
+    put_incq(c, 5, 1, (int)__builtin_offsetof(struct cct_core, skipped_calls));
+    calls->unpushed = here(c);
+    if (s->jsr)
+        put(c, s->insn);
+    else
+        put_branch(c, OP_BSR, R_RA, s->target);
+    put_branch(c, OP_BR, R_ZERO, back);
+    /* slow path */
+    for (unsigned i = 0; i < nslow; i++)
+        land(c, to_slow[i]);
+    put_const(c, 22, s->pc);
+    if (s->jsr)
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, s->rb, 23));
+    else
+        put_const(c, 23, s->target);
+    put(c, mem(OP_LDA, 25, R_ZERO, s->slot <= 0x7fff ? (int)s->slot : 0x7fff));
+    put_const(c, R_AT, p ? p->entry : 0);
+    put_branch(c, OP_BSR, 24, stub);
+    put_branch(c, OP_BR, R_ZERO, found);
+}
+
+/* ---- writing the output ---- */
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+struct outbuf { uint8_t *b; size_t len, cap; };
+static size_t out_put(struct outbuf *o, const void *p, size_t n, size_t align)
+{
+    size_t at = align_up(o->len, align);
+    if (at + n > o->cap) {
+        o->cap = 2 * (at + n);
+        o->b = realloc(o->b, o->cap);
+        if (!o->b)
+            abort();
+    }
+    memset(o->b + o->len, 0, at - o->len);
+    if (n)
+        memcpy(o->b + at, p, n);
+    o->len = at + n;
+    return at;
+}
+
+int instrument_is_instrumented(const char *path, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    int rc = read_file(path, &e, err);
+    if (rc == 0)
+        rc = find_section(&e, INSTRUMENT_SECTION) >= 0;
+    free(e.buf);
+    return rc;
+}
+
+int instrument_site_table(const char *path, struct instrument_site_map **map, size_t *n, uint64_t *lo,
+                          uint64_t *hi, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    *map = NULL;
+    *n = 0;
+    *lo = *hi = 0;
+    if (read_file(path, &e, err))
+        goto fail;
+    int sec = find_section(&e, INSTRUMENT_SECTION);
+    if (sec >= 0) {
+        const Elf64_Shdr *s = &e.sh[sec];
+        uint64_t trailer[2];
+        if (s->sh_size < sizeof trailer || s->sh_offset + s->sh_size > e.size) {
+            ap_err_set(err, "%s: section %s is cut short; instrument the image again", path, INSTRUMENT_SECTION);
+            goto fail;
+        }
+        memcpy(trailer, e.buf + s->sh_offset + s->sh_size - sizeof trailer, sizeof trailer);
+        if (trailer[0] != CCT_SITES_MAGIC || trailer[1] > (s->sh_size - sizeof trailer) / (2 * sizeof(uint64_t))) {
+            ap_err_set(err, "%s: no site table at the end of %s; instrument the image again with this alphaprof",
+                       path, INSTRUMENT_SECTION);
+            goto fail;
+        }
+        *n = trailer[1];
+        *map = calloc(*n ? *n : 1, sizeof **map);
+        memcpy(*map, e.buf + s->sh_offset + s->sh_size - sizeof trailer - *n * sizeof **map, *n * sizeof **map);
+        *lo = s->sh_addr;
+        *hi = s->sh_addr + s->sh_size;
+    }
+    free(e.buf);
+    return 0;
+fail:
+    free(e.buf);
+    return -1;
+}
+
+int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
+                   struct ap_err *err)
+{
+    struct image_header hdr;
+    if (image_check_file(in, &hdr, err))
+        return -1;
+    struct elf_in e = {0};
+    struct proc *procs = NULL;
+    struct site *sites = NULL;
+    struct code c = {0};
+    struct outbuf o = {0};
+    unsigned nprocs = 0, nsites = 0;
+    int symtab, rc = -1;
+    char *tmp = NULL;
+    memset(st, 0, sizeof *st);
+
+    if (read_file(in, &e, err))
+        goto done;
+    if (find_section(&e, INSTRUMENT_SECTION) >= 0) {
+        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
+        goto done;
+    }
+    if (collect_procs(&e, &procs, &nprocs, &symtab, err, in))
+        goto done;
+    uint64_t lookup = 0;
+    for (unsigned i = 0; i < nprocs; i++)
+        if (!strcmp(procs[i].name, INSTRUMENT_LOOKUP))
+            lookup = procs[i].entry;
+    if (!lookup) {
+        ap_err_set(err, "%s: no %s: the image was linked without the alphaprof runtime's CCT slow path "
+                   "(workloads/runtime/cct.c); rebuild it with make", in, INSTRUMENT_LOOKUP);
+        goto done;
+    }
+    collect_sites(&e, procs, nprocs, &sites, &nsites, &st->skipped_sites);
+
+    /* the segment: procedure table, stub, trampolines */
+    uint64_t end = hdr.bss_end;
+    for (unsigned i = 0; i < e.eh->e_phnum; i++)
+        if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_paddr + e.ph[i].p_memsz > end)
+            end = e.ph[i].p_paddr + e.ph[i].p_memsz;
+    c.base = align_up(end, 64);
+    put64(&c, CCT_PROCS_MAGIC);
+    put64(&c, nprocs);
+    for (unsigned i = 0; i < nprocs; i++) {
+        put64(&c, procs[i].entry);
+        put64(&c, procs[i].alt_entry);
+        put(&c, procs[i].nsites);
+        put(&c, 0);
+    }
+    while (here(&c) % 16)
+        put(&c, 0);
+    uint64_t stub = here(&c);
+    put_stub(&c, c.base, lookup);
+    uint64_t unwind = here(&c);
+    put_unwind(&c);
+    for (unsigned i = 0; i < nsites; i++) {
+        while (here(&c) % 16)
+            put(&c, UNOP);
+        uint64_t t = here(&c);
+        struct tramp_calls tc;
+        put_trampoline(&c, &sites[i], procs, stub, unwind, &tc);
+        sites[i].call = tc.pushed;
+        sites[i].call_unpushed = tc.unpushed;
+        uint8_t *w = at_addr(&e, sites[i].pc, 4);
+        bool bad = false;
+        uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
+        if (bad)
+            c.out_of_reach = true;
+        memcpy(w, &br, 4);
+    }
+    /* the site table and its trailer (cct-region.h) */
+    for (unsigned i = 0; i < nsites; i++) {
+        put64(&c, sites[i].call);
+        put64(&c, sites[i].pc);
+        put64(&c, sites[i].call_unpushed);
+        put64(&c, sites[i].pc);
+    }
+    put64(&c, CCT_SITES_MAGIC);
+    put64(&c, 2 * (uint64_t)nsites);
+    if (c.out_of_reach) {
+        ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
+                   "the image's data and bss are too large for this instrumenter",
+                   in, (unsigned long long)c.base);
+        goto done;
+    }
+    if (c.base + c.len > IMAGE_AREA_END) {
+        ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in, IMAGE_AREA_END);
+        goto done;
+    }
+    st->procs = nprocs;
+    st->sites = nsites;
+    st->region_addr = c.base;
+    st->region_size = c.len;
+
+    /* header: the segment is part of the loaded image */
+    int hsec = find_section(&e, IMAGE_HEADER_SECTION);
+    struct image_header *h = (struct image_header *)(e.buf + e.sh[hsec].sh_offset);
+    h->load_size = c.base + c.len - h->load_base;
+    h->bss_end = c.base + c.len;
+    /* a new build-id: the original's mixed with the trampolines (FNV-1a) */
+    int nsec = find_section(&e, ".note.gnu.build-id");
+    if (nsec >= 0) {
+        Elf64_Nhdr *nh = (Elf64_Nhdr *)(e.buf + e.sh[nsec].sh_offset);
+        uint8_t *id = (uint8_t *)(nh + 1) + align_up(nh->n_namesz, 4);
+        uint64_t fnv = 0xcbf29ce484222325ULL;
+        for (size_t i = 0; i < c.len; i++)
+            fnv = (fnv ^ c.bytes[i]) * 0x100000001b3ULL;
+        for (uint32_t i = 0; i < nh->n_descsz; i++)
+            id[i] ^= (uint8_t)(fnv >> (8 * (i % 8))) ^ (uint8_t)(i / 8 * 0x5b);
+    }
+
+    /* the new file: the old bytes, then the new pieces */
+    out_put(&o, e.buf, e.size, 1);
+    size_t seg_off = out_put(&o, c.bytes, c.len, 64);
+    const Elf64_Shdr *sym_sh = &e.sh[symtab];
+    const Elf64_Shdr *str_sh = &e.sh[sym_sh->sh_link];
+    size_t str_off = out_put(&o, e.buf + str_sh->sh_offset, str_sh->sh_size, 1);
+    size_t name_at = str_sh->sh_size;
+    out_put(&o, INSTRUMENT_SYMBOL, sizeof INSTRUMENT_SYMBOL, 1);
+    size_t str_size = o.len - str_off;
+    size_t sym_off = out_put(&o, e.buf + sym_sh->sh_offset, sym_sh->sh_size, 8);
+    Elf64_Sym sym = {.st_name = (uint32_t)name_at, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+                     .st_shndx = e.eh->e_shnum, .st_value = stub, .st_size = c.base + c.len - stub};
+    out_put(&o, &sym, sizeof sym, 1);
+    size_t sym_size = o.len - sym_off;
+    const Elf64_Shdr *shs = &e.sh[e.eh->e_shstrndx];
+    size_t shstr_off = out_put(&o, e.buf + shs->sh_offset, shs->sh_size, 1);
+    size_t secname_at = shs->sh_size;
+    out_put(&o, INSTRUMENT_SECTION, sizeof INSTRUMENT_SECTION, 1);
+    size_t shstr_size = o.len - shstr_off;
+    Elf64_Phdr seg = {.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X, .p_offset = seg_off,
+                      .p_vaddr = c.base, .p_paddr = c.base, .p_filesz = c.len, .p_memsz = c.len,
+                      .p_align = 64};
+    size_t ph_off = out_put(&o, e.ph, (size_t)e.eh->e_phnum * sizeof(Elf64_Phdr), 8);
+    out_put(&o, &seg, sizeof seg, 1);
+    Elf64_Shdr sec = {.sh_name = (uint32_t)secname_at, .sh_type = SHT_PROGBITS,
+                      .sh_flags = SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE, .sh_addr = c.base,
+                      .sh_offset = seg_off, .sh_size = c.len, .sh_addralign = 64};
+    size_t sh_off = out_put(&o, e.sh, (size_t)e.eh->e_shnum * sizeof(Elf64_Shdr), 8);
+    out_put(&o, &sec, sizeof sec, 1);
+    Elf64_Ehdr *oeh = (Elf64_Ehdr *)o.b;
+    Elf64_Shdr *osh = (Elf64_Shdr *)(o.b + sh_off);
+    osh[symtab].sh_offset = sym_off;
+    osh[symtab].sh_size = sym_size;
+    osh[sym_sh->sh_link].sh_offset = str_off;
+    osh[sym_sh->sh_link].sh_size = str_size;
+    osh[oeh->e_shstrndx].sh_offset = shstr_off;
+    osh[oeh->e_shstrndx].sh_size = shstr_size;
+    oeh->e_phoff = ph_off;
+    oeh->e_phnum++;
+    oeh->e_shoff = sh_off;
+    oeh->e_shnum++;
+
+    if (asprintf(&tmp, "%s.tmp", out) < 0)
+        abort();
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(o.b, 1, o.len, f) != o.len) {
+        if (f)
+            fclose(f);
+        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (fclose(f)) {
+        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+        goto done;
+    }
+    struct image_file img;
+    if (image_open(&img, tmp, true, err) || image_seal(&img, hdr.name, err) ||
+        image_check_sealed(&img, err)) {
+        if (img.fd >= 0)
+            image_close(&img);
+        goto done;
+    }
+    image_close(&img);
+    if (rename(tmp, out)) {
+        ap_err_set(err, "%s: cannot write: %s", out, strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    if (rc && tmp)
+        unlink(tmp);
+    free(tmp);
+    free(e.buf);
+    free(procs);
+    free(sites);
+    free(c.bytes);
+    free(o.b);
+    return rc;
+}

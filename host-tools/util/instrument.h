@@ -1,0 +1,59 @@
+/*
+ * Binary rewriting of sealed workload images (alphaprof instrument): an
+ * instrumented copy whose original procedures keep their addresses, with
+ * every standard call patched to branch to a trampoline in a new load
+ * segment placed after the image's bss (the run-time protocol and the
+ * region it writes are firmware/abi/cct-region.h).
+ *
+ * Invariants
+ *  1. The input file is only read; the output is written to a temporary
+ *     file beside it and renamed, so a failed run leaves no half image.
+ *  2. Only instructions that are standard calls (bsr/jsr through $26,
+ *     firmware/abi/cct-region.h note 2) change, each into one `br`; all
+ *     other bytes of the loaded image stay where and what they were.
+ *  3. The output is a sealed image (new build-id, both CRCs), with the
+ *     trampoline segment inside [load_base, load_base + load_size) and a
+ *     symbol of its own, INSTRUMENT_SYMBOL, so samples in it are named.
+ *  4. An image already instrumented, without the run-time slow path, or
+ *     whose trampolines would be out of branch reach is refused with one
+ *     line saying why.
+ */
+#ifndef ALPHAPROF_UTIL_INSTRUMENT_H
+#define ALPHAPROF_UTIL_INSTRUMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define INSTRUMENT_SECTION  ".alphaprof_instr"
+#define INSTRUMENT_SYMBOL   "[instrumentation]"
+#define INSTRUMENT_LOOKUP   "__alphaprof_cct_lookup"
+#define INSTRUMENT_RUNTIME_PREFIX "__alphaprof_cct"
+
+struct instrument_stats {
+    unsigned procs;             /* procedures in the table */
+    unsigned sites;             /* call sites instrumented */
+    unsigned skipped_sites;     /* standard-looking calls left alone (a scratch register as target) */
+    uint64_t region_addr;       /* the trampoline segment */
+    uint64_t region_size;
+};
+
+/* Writes the CCT-instrumented copy of the sealed image `in` to `out`. */
+int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
+                   struct ap_err *err);
+
+/* Whether a sealed image carries INSTRUMENT_SECTION (0 no, 1 yes, -1 error). */
+int instrument_is_instrumented(const char *path, struct ap_err *err);
+
+/* An instrumented image's site table (firmware/abi/cct-region.h): for each
+ * trampoline, the PC of its call and the original call site, sorted by the
+ * first; *lo..*hi is the trampoline segment.  An image that is not
+ * instrumented gives n = 0. */
+struct instrument_site_map {
+    uint64_t call, site;
+};
+int instrument_site_table(const char *path, struct instrument_site_map **map, size_t *n, uint64_t *lo,
+                          uint64_t *hi, struct ap_err *err);
+
+#endif

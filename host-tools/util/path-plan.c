@@ -1,0 +1,124 @@
+/* The Ball-Larus path plan: see path-plan.h and oracle-format.h. */
+#include "util/path-plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw-model/oracle-format.h"
+#include "util/ball-larus.h"
+#include "util/strvec.h"
+#include "util/symbols.h"
+
+_Static_assert(BL_ACT_ADD == ORACLE_PLAN_ACT_ADD && BL_ACT_ENTRY == ORACLE_PLAN_ACT_ENTRY &&
+               BL_ACT_EXIT == ORACLE_PLAN_ACT_EXIT && BL_ACT_BACKEDGE == ORACLE_PLAN_ACT_BACKEDGE,
+               "the plan's actions are ball-larus.h's");
+_Static_assert(EDGE_CALL_RETURN == ORACLE_PLAN_EDGE_CALL_RETURN && EDGE_ENTRY == ORACLE_PLAN_EDGE_ENTRY &&
+               EDGE_FALL == ORACLE_PLAN_EDGE_FALL && EDGE_TAKEN == ORACLE_PLAN_EDGE_TAKEN,
+               "the plan's edge kinds are calc.h's");
+_Static_assert(BL_OK == ORACLE_PLAN_OK && BL_TOO_MANY == ORACLE_PLAN_TOO_MANY, "the plan's status is bl_status");
+
+static int by_from_to(const void *a, const void *b)
+{
+    const struct oracle_plan_edge *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    if (x->to != y->to)
+        return x->to < y->to ? -1 : 1;
+    return x->cfg_kind < y->cfg_kind ? -1 : x->cfg_kind > y->cfg_kind;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct oracle_plan_proc *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* One procedure's edges appended to *edges; fills *pp. */
+static void plan_proc(const struct symtab *st, const struct symbol *sym, struct oracle_plan_proc *pp,
+                      struct oracle_plan_edge **edges, size_t *nedges, size_t *cap)
+{
+    uint64_t start = sym->start, end = symtab_symbol_end(st, sym);
+    *pp = (struct oracle_plan_proc){.start = start, .end = end, .status = BL_OVERFLOW, .first_edge = *nedges};
+    size_t n = (size_t)((end - start) / 4);
+    if (!n)
+        return;
+    uint32_t *words = xmalloc(n * sizeof *words);
+    struct model_params mp;
+    model_params_default(&mp);
+    struct calc_proc cfg;
+    struct bl_proc bl;
+    if (!symtab_read(st, start, words, n * 4) || calc_cfg_build(&cfg, &mp, start, words, n)) {
+        free(words);
+        return;
+    }
+    free(words);
+    bl_number(&bl, &cfg, NULL);
+    pp->npaths = bl.npaths;
+    pp->status = bl.status;
+    for (size_t e = 0; e < cfg.nedges; e++) {
+        const struct calc_edge *x = &cfg.edges[e];
+        const struct bl_action *a = &bl.action[e];
+        if (a->kind == BL_ACT_UNREACHABLE)
+            continue;
+        if (*nedges == *cap) {
+            *cap *= 2;
+            *edges = xrealloc(*edges, *cap * sizeof **edges);
+        }
+        const struct calc_block *src = x->from == CALC_NONE ? NULL : &cfg.blocks[x->from];
+        (*edges)[(*nedges)++] = (struct oracle_plan_edge){
+            .from = src ? cfg.insns[src->first + src->n - 1].pc : 0,
+            .to = x->to == CALC_EXIT ? 0 : cfg.insns[cfg.blocks[x->to].first].pc,
+            .action = a->kind, .cfg_kind = x->kind, .add = a->add, .reset = a->reset};
+    }
+    pp->nedges = (uint32_t)(*nedges - pp->first_edge);
+    qsort(*edges + pp->first_edge, pp->nedges, sizeof **edges, by_from_to);
+    bl_free(&bl);
+    calc_proc_free(&cfg);
+}
+
+int path_plan_write(const char *path, const char *const *images, size_t nimages, struct ap_err *err)
+{
+    size_t nprocs = 0, pcap = 64, nedges = 0, ecap = 1024;
+    struct oracle_plan_proc *procs = xmalloc(pcap * sizeof *procs);
+    struct oracle_plan_edge *edges = xmalloc(ecap * sizeof *edges);
+    for (size_t i = 0; i < nimages; i++) {
+        struct symtab *st;
+        if (symtab_open(images[i], &st, err))
+            continue;           /* (the run itself names a bad image) */
+        size_t nsyms;
+        const struct symbol *syms = symtab_symbols(st, &nsyms);
+        for (size_t k = 0; k < nsyms; k++) {
+            if (nprocs == pcap) {
+                pcap *= 2;
+                procs = xrealloc(procs, pcap * sizeof *procs);
+            }
+            plan_proc(st, &syms[k], &procs[nprocs++], &edges, &nedges, &ecap);
+        }
+        symtab_close(st);
+    }
+    qsort(procs, nprocs, sizeof *procs, by_start);
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    int rc = 0;
+    if (!f) {
+        rc = ap_err_set(err, "cannot write the path plan %s: %s", tmp, strerror(errno));
+    } else {
+        struct oracle_plan_header h = {.magic = ORACLE_PLAN_MAGIC, .version = ORACLE_PLAN_VERSION,
+                                       .nprocs = (uint32_t)nprocs, .nedges = nedges};
+        fwrite(&h, sizeof h, 1, f);
+        fwrite(procs, sizeof *procs, nprocs, f);
+        fwrite(edges, sizeof *edges, nedges, f);
+        int werr = ferror(f) ? EIO : 0;
+        if (fclose(f) != 0 || werr || rename(tmp, path) != 0) {
+            rc = ap_err_set(err, "cannot write the path plan %s: %s", path, strerror(werr ? werr : errno));
+            unlink(tmp);
+        }
+    }
+    free(procs);
+    free(edges);
+    return rc;
+}

@@ -1,0 +1,18 @@
+/*
+ * The Ball-Larus path plan the model counts paths by (oracle-format.h,
+ * PATH.plan): every function of each workload image numbered with
+ * util/ball-larus.c over calc's CFG, written before the run so the
+ * plugin's truth and the instrumenter share one numbering.
+ */
+#ifndef ALPHAPROF_UTIL_PATH_PLAN_H
+#define ALPHAPROF_UTIL_PATH_PLAN_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+/* Writes path (atomically) from the ELF images (one that does not read
+ * as an ELF adds nothing: the run names it); 0, or -1 (err set). */
+int path_plan_write(const char *path, const char *const *images, size_t nimages, struct ap_err *err);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * Calling context tree rows of the profile database (schema v5,
+ * profile-db-schema.c): written by the ingest as CCT frames arrive, read by
+ * `alphaprof cct`, the exports and `check --cct` (util/cct-view.c).
+ *
+ * Invariants: rows are keyed by (session, core, id) and written with
+ * INSERT OR REPLACE, so a frame taken twice (a host that takes over a
+ * session) stores each record once.
+ */
+#include "util/profile-db-internal.h"
+
+#include <sqlite3.h>
+
+#include "util/profile-db.h"
+
+static int step_once(struct pdb *db, sqlite3_stmt *st, struct ap_err *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return ap_err_set(err, "cannot store a call record: %s", sqlite3_errmsg(db->db));
+    return 0;
+}
+
+int pdb_put_cct_record(struct pdb *db, int64_t session, int64_t epoch, int32_t core,
+                       const struct pdb_cct_record *r, struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->db,
+                           "INSERT OR REPLACE INTO cct_records(session, core, id, parent, epoch, callee_image, "
+                           "callee, site_image, site, calls, cycles, retired) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return ap_err_set(err, "cannot store a call record: %s", sqlite3_errmsg(db->db));
+    const int64_t v[] = {session, core, (int64_t)r->id, (int64_t)r->parent, epoch, r->callee_image,
+                         (int64_t)r->callee, r->site_image, (int64_t)r->site, (int64_t)r->calls,
+                         (int64_t)r->cycles, (int64_t)r->retired};
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    return step_once(db, st, err);
+}
+
+int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t total,
+                     uint64_t skipped_calls, uint64_t overflow_calls, struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->db,
+                           "INSERT OR REPLACE INTO cct_cores(session, core, epoch, total, skipped_calls, "
+                           "overflow_calls) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return ap_err_set(err, "cannot store a core's calling context tree: %s", sqlite3_errmsg(db->db));
+    const int64_t v[] = {session, core, epoch, (int64_t)total, (int64_t)skipped_calls, (int64_t)overflow_calls};
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    return step_once(db, st, err);
+}

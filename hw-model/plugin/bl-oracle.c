@@ -1,0 +1,359 @@
+/* Ball-Larus path counts in the model: see bl-oracle.h and oracle-format.h. */
+#include "hw-model/plugin/bl-oracle.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw-model/isa/alpha-isa.h"
+#include "linker/ram-map.h"
+
+#define MAX_FRAMES 256
+#define MAX_TABLE  (1u << 22)       /* paths per core table */
+
+struct frame {
+    const struct oracle_plan_proc *proc;
+    const struct oracle_plan_edge *call_edge;   /* to the block after the pending call */
+    uint64_t ret;               /* its return address (0: the bottom frame) */
+    int64_t r;
+    bool counting, expect_entry;
+};
+
+struct entry {
+    uint64_t proc, path, count;         /* count 0: free */
+};
+
+struct core_state {
+    struct frame f[MAX_FRAMES];
+    unsigned depth;
+    const struct bl_insn *prev;         /* the last planned instruction, not yet followed */
+    uint64_t prev_pc;
+    struct entry *table;
+    size_t cap, n;
+};
+
+static struct {
+    struct oracle_plan_header h;
+    struct oracle_plan_proc *procs;
+    struct oracle_plan_edge *edges;
+    int64_t *entry_add;         /* per proc */
+    struct core_state *cores;
+    unsigned ncores;
+    uint64_t unknown, lost;
+} plan;
+
+bool bl_oracle_active(void)
+{
+    return plan.procs != NULL;
+}
+
+int bl_oracle_load(const char *path, unsigned ncores)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
+    int rc = -1;
+    if (fread(&plan.h, sizeof plan.h, 1, f) == 1 && plan.h.magic == ORACLE_PLAN_MAGIC &&
+        plan.h.version == ORACLE_PLAN_VERSION && plan.h.nedges < (1ull << 28)) {
+        plan.procs = calloc(plan.h.nprocs + 1, sizeof *plan.procs);
+        plan.edges = calloc(plan.h.nedges + 1, sizeof *plan.edges);
+        plan.entry_add = calloc(plan.h.nprocs + 1, sizeof *plan.entry_add);
+        plan.cores = calloc(ncores, sizeof *plan.cores);
+        if (plan.procs && plan.edges && plan.entry_add && plan.cores &&
+            fread(plan.procs, sizeof *plan.procs, plan.h.nprocs, f) == plan.h.nprocs &&
+            fread(plan.edges, sizeof *plan.edges, plan.h.nedges, f) == plan.h.nedges)
+            rc = 1;
+    }
+    fclose(f);
+    for (uint32_t i = 0; rc == 1 && i < plan.h.nprocs; i++) {
+        const struct oracle_plan_proc *p = &plan.procs[i];
+        if (p->first_edge + p->nedges > plan.h.nedges) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t k = 0; k < p->nedges; k++)
+            if (plan.edges[p->first_edge + k].cfg_kind == ORACLE_PLAN_EDGE_ENTRY)
+                plan.entry_add[i] = plan.edges[p->first_edge + k].add;
+    }
+    if (rc != 1) {
+        free(plan.procs);
+        free(plan.edges);
+        free(plan.entry_add);
+        free(plan.cores);
+        memset(&plan, 0, sizeof plan);
+        errno = EINVAL;
+        return -1;
+    }
+    plan.ncores = ncores;
+    return 1;
+}
+
+static const struct oracle_plan_proc *proc_at(uint64_t pc)
+{
+    size_t lo = 0, hi = plan.h.nprocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (plan.procs[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo || pc >= plan.procs[lo - 1].end)
+        return NULL;
+    return &plan.procs[lo - 1];
+}
+
+bool bl_oracle_insn(uint64_t pc, uint32_t word, unsigned cls, struct bl_insn *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct oracle_plan_proc *p = plan.procs ? proc_at(pc) : NULL;
+    if (!p)
+        return false;
+    out->proc = p;
+    const struct oracle_plan_edge *e = &plan.edges[p->first_edge];
+    size_t lo = 0, hi = p->nedges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid].from < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t k = lo;
+    while (k < p->nedges && e[k].from == pc)
+        k++;
+    if (k > lo) {
+        out->edges = &e[lo];
+        out->nedges = (uint32_t)(k - lo);
+    }
+    unsigned jkind = (word >> 14) & 3;
+    if ((cls == ALPHA_BRANCH && alpha_opcode(word) == 0x34) || (cls == ALPHA_JUMP && jkind == 1))
+        out->flow = 1;
+    else if (cls == ALPHA_JUMP && jkind == 2)
+        out->flow = 2;
+    return true;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6));
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 29);
+}
+
+static struct entry *slot(struct entry *t, size_t cap, uint64_t proc, uint64_t path)
+{
+    size_t i = mix(proc, path) & (cap - 1);
+    while (t[i].count && (t[i].proc != proc || t[i].path != path))
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+static void count_path(struct core_state *c, const struct oracle_plan_proc *p, int64_t r)
+{
+    if (r < 0 || (uint64_t)r >= p->npaths) {    /* cannot happen with a right plan */
+        __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (c->n * 2 >= c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 1u << 12;
+        struct entry *t = cap <= MAX_TABLE ? calloc(cap, sizeof *t) : NULL;
+        if (!t) {
+            struct entry *e = c->table ? slot(c->table, c->cap, p->start, (uint64_t)r) : NULL;
+            if (e && e->count)
+                e->count++;
+            else
+                __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->table[i].count)
+                *slot(t, cap, c->table[i].proc, c->table[i].path) = c->table[i];
+        free(c->table);
+        c->table = t;
+        c->cap = cap;
+    }
+    struct entry *e = slot(c->table, c->cap, p->start, (uint64_t)r);
+    if (!e->count) {
+        e->proc = p->start;
+        e->path = (uint64_t)r;
+        c->n++;
+    }
+    e->count++;
+}
+
+/* Applies edge e's action to frame f (a path may end). */
+static void step(struct core_state *c, struct frame *f, const struct oracle_plan_edge *e)
+{
+    switch (e->action) {
+    case ORACLE_PLAN_ACT_ADD:
+        f->r += e->add;
+        break;
+    case ORACLE_PLAN_ACT_EXIT:
+        count_path(c, f->proc, f->r + e->add);
+        break;
+    case ORACLE_PLAN_ACT_BACKEDGE:
+        count_path(c, f->proc, f->r + e->add);
+        f->r = e->reset;
+        break;
+    default:
+        break;
+    }
+}
+
+static bool countable(const struct oracle_plan_proc *p)
+{
+    return p->status == ORACLE_PLAN_OK || p->status == ORACLE_PLAN_TOO_MANY;
+}
+
+/* The frame begins in p at pc (an entry, or not: then it is not counted). */
+static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc)
+{
+    f->proc = p;
+    f->expect_entry = false;
+    f->counting = countable(p) && (pc == p->start || pc == p->start + 8);
+    f->r = f->counting ? plan.entry_add[p - plan.procs] : 0;
+}
+
+/* Planned instruction pc (in) took the way to next_pc (note 5). */
+static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, uint64_t next_pc)
+{
+    if (!c->depth)
+        c->f[c->depth++] = (struct frame){.expect_entry = true};
+    struct frame *top = &c->f[c->depth - 1];
+    if (top->expect_entry && top->ret && pc == top->ret && c->depth > 1) {
+        c->depth--;             /* note 2: the callee was outside the plan */
+        top = &c->f[c->depth - 1];
+        if (top->counting && top->call_edge)
+            step(c, top, top->call_edge);
+    }
+    if (top->expect_entry || top->proc != in->proc)
+        enter(top, in->proc, pc);
+    if (in->flow == 1) {                        /* a call (note 1) */
+        top->call_edge = NULL;
+        for (uint32_t k = 0; k < in->nedges; k++)
+            if (in->edges[k].cfg_kind == ORACLE_PLAN_EDGE_CALL_RETURN || in->edges[k].to == 0)
+                top->call_edge = &in->edges[k];
+        if (top->counting && !top->call_edge) {
+            __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
+            top->counting = false;
+        }
+        if (c->depth == MAX_FRAMES) {           /* deeper than we follow: start again */
+            c->depth = 0;
+            return;
+        }
+        c->f[c->depth++] = (struct frame){.ret = pc + 4, .expect_entry = true};
+        return;
+    }
+    if (in->flow == 2) {                        /* a return */
+        if (top->counting) {
+            const struct oracle_plan_edge *e = NULL;
+            for (uint32_t k = 0; k < in->nedges; k++)
+                if (in->edges[k].to == 0)
+                    e = &in->edges[k];
+            if (e)
+                step(c, top, e);
+            else
+                __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
+        }
+        unsigned d = c->depth;
+        while (d > 0 && c->f[d - 1].ret != next_pc)
+            d--;
+        if (!d) {
+            c->depth = 0;
+            return;
+        }
+        c->depth = d - 1;
+        if (c->depth) {
+            struct frame *caller = &c->f[c->depth - 1];
+            if (caller->counting && caller->call_edge)
+                step(c, caller, caller->call_edge);
+        }
+        return;
+    }
+    if (!in->nedges || !top->counting)
+        return;
+    const struct oracle_plan_edge *e = NULL, *exit = NULL;
+    for (uint32_t k = 0; k < in->nedges && !e; k++) {
+        if (in->edges[k].cfg_kind == ORACLE_PLAN_EDGE_ENTRY)
+            continue;
+        if (in->edges[k].to == next_pc)
+            e = &in->edges[k];
+        else if (in->edges[k].to == 0)
+            exit = &in->edges[k];
+    }
+    if (!e)
+        e = exit;
+    if (!e) {
+        __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
+        top->counting = false;
+        return;
+    }
+    step(c, top, e);
+}
+
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in)
+{
+    struct core_state *c = &plan.cores[core];
+    if (c->prev)
+        follow(c, c->prev_pc, c->prev, pc);
+    c->prev = in;
+    c->prev_pc = pc;
+}
+
+static int by_proc_path(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+int bl_oracle_write(const char *path, uint64_t run_id)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < plan.ncores; i++)
+        total += plan.cores[i].n;
+    struct entry *all = calloc(total + 1, sizeof *all);
+    if (!all)
+        return -1;
+    size_t n = 0;
+    for (unsigned i = 0; i < plan.ncores; i++)
+        for (size_t k = 0; k < plan.cores[i].cap; k++)
+            if (plan.cores[i].table[k].count)
+                all[n++] = plan.cores[i].table[k];
+    qsort(all, n, sizeof *all, by_proc_path);
+    size_t m = 0;                               /* the cores' counts of one path, summed */
+    for (size_t k = 0; k < n; k++) {
+        if (m && all[m - 1].proc == all[k].proc && all[m - 1].path == all[k].path)
+            all[m - 1].count += all[k].count;
+        else
+            all[m++] = all[k];
+    }
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        free(all);
+        return -1;
+    }
+    struct oracle_blpaths_header h = {.magic = ORACLE_BLPATHS_MAGIC, .version = ORACLE_BLPATHS_VERSION, .n = m,
+                                      .run_id = run_id, .unknown = plan.unknown, .lost = plan.lost};
+    fwrite(&h, sizeof h, 1, f);
+    for (size_t k = 0; k < m; k++) {
+        struct oracle_blpath b = {.proc = all[k].proc, .path = all[k].path, .count = all[k].count};
+        fwrite(&b, sizeof b, 1, f);
+    }
+    free(all);
+    int err = ferror(f) ? EIO : 0;
+    if (fclose(f) != 0 || err || rename(tmp, path) != 0) {
+        if (err)
+            errno = err;
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

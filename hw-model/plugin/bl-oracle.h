@@ -1,0 +1,55 @@
+/*
+ * Ball-Larus path counts in the model (oracle-format.h: PATH.plan in,
+ * PATH.blpaths out): each retired instruction of planned code moves its
+ * core's path register by the plan's action for the edge it took.
+ *
+ * Design notes:
+ *  1. One shadow stack of frames per core.  A call (bsr, jsr) in planned
+ *     code pushes a frame with its return address; the next planned
+ *     instruction is the callee's entry (its start, or past its gp
+ *     prologue): ENTRY's action sets the register.  A ret pops back to the
+ *     frame whose return address it went to, ending the callee's path at
+ *     its EXIT edge; the caller's call edge (to the block after the call)
+ *     is applied then, so a call does not end the caller's path.
+ *  2. A planned instruction arriving at the top frame's return address
+ *     while its callee was expected: the callee was outside the plan; the
+ *     frame is dropped, the caller's call edge applied.
+ *  3. A frame is counting only in a procedure numbered BL_OK or
+ *     BL_TOO_MANY; a transition the plan lacks stops its counting (counted
+ *     in unknown) until it returns.
+ *  4. Code outside the plan is not followed: the monitor's interrupts and
+ *     PALcode run in between without touching the frames.
+ *  5. An instruction's way out is the next planned instruction to retire
+ *     on its core, not its immediate successor: an interrupt or a system
+ *     call after a branch comes back to where the branch went.  So each
+ *     planned instruction is followed when the next one retires (the last
+ *     of a run is never followed: its path is not counted).
+ */
+#ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
+#define HW_MODEL_PLUGIN_BL_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw-model/oracle-format.h"
+
+/* What a translated instruction of planned code needs at run time. */
+struct bl_insn {
+    const struct oracle_plan_proc *proc;    /* its procedure */
+    const struct oracle_plan_edge *edges;   /* edges from it (it ends a block), or NULL */
+    uint32_t nedges;
+    uint8_t flow;                           /* 0 none, 1 call, 2 return */
+};
+
+/* Reads path (the plan); 1 loaded, 0 no such file, -1 bad file. */
+int bl_oracle_load(const char *path, unsigned ncores);
+bool bl_oracle_active(void);
+/* The plan's view of pc (word: its instruction), false if unplanned. */
+bool bl_oracle_insn(uint64_t pc, uint32_t word, unsigned cls, struct bl_insn *out);
+/* A planned instruction retired on core (its way out is the next one's pc:
+ * note 5). */
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in);
+/* Writes path (atomically); 0, or -1 with errno. */
+int bl_oracle_write(const char *path, uint64_t run_id);
+
+#endif

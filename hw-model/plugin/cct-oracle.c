@@ -1,0 +1,302 @@
+/*
+ * The calling-context oracle (cct-oracle.h; the rules are in
+ * hw-model/oracle-format.h next to the file format).
+ *
+ * Notes
+ *  1. A call or return is resolved at the next user-mode instruction the
+ *     core retires: that is its target even when an interrupt, taken in
+ *     between, ran the monitor first.
+ *  2. Contexts are found through one open-addressing table per core keyed
+ *     by (parent, site, callee) -> record; a miss walks the parent chain
+ *     for the callee (folding) before making a record, and the answer is
+ *     kept in the table either way, as the runtime keeps it in a slot.
+ *  3. The shadow stack grows without bound (memory, not a fixed ring): the
+ *     truth must not skip what the instrumentation's bounded stack skips.
+ *  4. A return to no frame's return address (longjmp, setjmp's second
+ *     return) goes back to where the last call with that return address
+ *     was made: its stack depth and its record, kept per return address
+ *     in a second table (oracle-format.h).
+ */
+#include "hw-model/plugin/cct-oracle.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw-model/oracle-format.h"
+#include "linker/ram-map.h"
+
+#define MAX_VCPUS MAX_CORES
+
+enum pending { NONE, CALL, RET };
+
+struct rec {
+    uint64_t parent, callee, site, calls;
+};
+
+struct slot {
+    uint64_t parent, site, callee;      /* key; site 0: empty */
+    uint64_t rec;
+};
+
+struct frame {
+    uint64_t parent;                    /* record current before the call */
+    uint64_t ret;                       /* site + 4 */
+};
+
+struct made {
+    uint64_t ret;                       /* key; 0: empty */
+    uint64_t depth, cur;                /* the stack depth and record before the call */
+};
+
+struct core_tree {
+    struct made *calls;                 /* open addressing by return address */
+    size_t csize, cused;
+    struct rec *recs;
+    size_t nrecs, cap;
+    struct slot *table;
+    size_t tsize, tused;                /* tsize a power of two */
+    struct frame *stack;
+    size_t depth, scap;
+    uint64_t cur;
+    enum pending pending;
+    uint64_t pending_site;
+};
+
+static struct core_tree trees[MAX_VCPUS];
+static unsigned ncores;
+static const uint8_t *ram;
+static size_t ram_size;
+
+static int user_pc(uint64_t pc) { return pc >= USER_BASE && pc < RAM_SIZE; }
+
+static uint64_t add_rec(struct core_tree *t, uint64_t parent, uint64_t callee, uint64_t site)
+{
+    if (t->nrecs == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 1024;
+        t->recs = realloc(t->recs, t->cap * sizeof *t->recs);
+        if (!t->recs)
+            abort();
+    }
+    t->recs[t->nrecs] = (struct rec){parent, callee, site, 0};
+    return t->nrecs++;
+}
+
+static uint64_t hash(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ b * 0xc2b2ae3d27d4eb4fULL ^ c * 0x165667b19e3779f9ULL;
+    return h ^ (h >> 29);
+}
+
+static void table_put(struct core_tree *t, uint64_t parent, uint64_t site, uint64_t callee, uint64_t rec);
+
+static void table_grow(struct core_tree *t)
+{
+    struct slot *old = t->table;
+    size_t n = t->tsize;
+    t->tsize = n ? 2 * n : 4096;
+    t->table = calloc(t->tsize, sizeof *t->table);
+    if (!t->table)
+        abort();
+    t->tused = 0;
+    for (size_t i = 0; i < n; i++)
+        if (old[i].site)
+            table_put(t, old[i].parent, old[i].site, old[i].callee, old[i].rec);
+    free(old);
+}
+
+static void table_put(struct core_tree *t, uint64_t parent, uint64_t site, uint64_t callee, uint64_t rec)
+{
+    if (2 * (t->tused + 1) > t->tsize)
+        table_grow(t);
+    size_t i = hash(parent, site, callee) & (t->tsize - 1);
+    while (t->table[i].site)
+        i = (i + 1) & (t->tsize - 1);
+    t->table[i] = (struct slot){parent, site, callee, rec};
+    t->tused++;
+}
+
+static int table_get(const struct core_tree *t, uint64_t parent, uint64_t site, uint64_t callee, uint64_t *rec)
+{
+    if (!t->tsize)
+        return 0;
+    size_t i = hash(parent, site, callee) & (t->tsize - 1);
+    for (; t->table[i].site; i = (i + 1) & (t->tsize - 1))
+        if (t->table[i].parent == parent && t->table[i].site == site && t->table[i].callee == callee) {
+            *rec = t->table[i].rec;
+            return 1;
+        }
+    return 0;
+}
+
+static uint32_t word_at(uint64_t pa)
+{
+    uint32_t w = 0;
+    if (ram && pa + 4 <= ram_size)
+        memcpy(&w, ram + pa, 4);
+    return w;
+}
+
+/* The procedure a call entered: its no-gp entry taken back to the entry. */
+static uint64_t callee_of(uint64_t target)
+{
+    if (target < 8)
+        return target;
+    uint32_t a = word_at(target - 8), b = word_at(target - 4);
+    if ((a & 0xffff0000u) == (0x09u << 26 | 29u << 21 | 27u << 16) &&     /* ldah $29, x($27) */
+        (b & 0xffff0000u) == (0x08u << 26 | 29u << 21 | 29u << 16))       /* lda $29, y($29) */
+        return target - 8;
+    return target;
+}
+
+static void made_put(struct core_tree *t, uint64_t ret, uint64_t depth, uint64_t cur);
+
+static void made_grow(struct core_tree *t)
+{
+    struct made *old = t->calls;
+    size_t n = t->csize;
+    t->csize = n ? 2 * n : 1024;
+    t->calls = calloc(t->csize, sizeof *t->calls);
+    if (!t->calls)
+        abort();
+    t->cused = 0;
+    for (size_t i = 0; i < n; i++)
+        if (old[i].ret)
+            made_put(t, old[i].ret, old[i].depth, old[i].cur);
+    free(old);
+}
+
+static void made_put(struct core_tree *t, uint64_t ret, uint64_t depth, uint64_t cur)
+{
+    if (2 * (t->cused + 1) > t->csize)
+        made_grow(t);
+    size_t i = hash(ret, 0, 0) & (t->csize - 1);
+    while (t->calls[i].ret && t->calls[i].ret != ret)
+        i = (i + 1) & (t->csize - 1);
+    if (!t->calls[i].ret)
+        t->cused++;
+    t->calls[i] = (struct made){ret, depth, cur};
+}
+
+static const struct made *made_get(const struct core_tree *t, uint64_t ret)
+{
+    if (!t->csize)
+        return NULL;
+    for (size_t i = hash(ret, 0, 0) & (t->csize - 1); t->calls[i].ret; i = (i + 1) & (t->csize - 1))
+        if (t->calls[i].ret == ret)
+            return &t->calls[i];
+    return NULL;
+}
+
+static void enter(struct core_tree *t, uint64_t site, uint64_t target)
+{
+    made_put(t, site + 4, t->depth, t->cur);
+    uint64_t callee = callee_of(target), rec;
+    if (!table_get(t, t->cur, site, callee, &rec)) {
+        uint64_t a = t->cur;
+        for (;;) {
+            if (a != 0 && t->recs[a].callee == callee) {
+                rec = a;
+                break;
+            }
+            if (a == 0) {
+                rec = add_rec(t, t->cur, callee, site);
+                break;
+            }
+            a = t->recs[a].parent;
+        }
+        table_put(t, t->cur, site, callee, rec);
+    }
+    if (t->depth == t->scap) {
+        t->scap = t->scap ? 2 * t->scap : 256;
+        t->stack = realloc(t->stack, t->scap * sizeof *t->stack);
+        if (!t->stack)
+            abort();
+    }
+    t->stack[t->depth++] = (struct frame){t->cur, site + 4};
+    t->recs[rec].calls++;
+    t->cur = rec;
+}
+
+static void leave(struct core_tree *t, uint64_t target)
+{
+    for (size_t d = t->depth; d-- > 0;)
+        if (t->stack[d].ret == target) {
+            t->cur = t->stack[d].parent;
+            t->depth = d;
+            return;
+        }
+    const struct made *m = made_get(t, target);     /* note 4 */
+    if (m && m->depth <= t->depth) {
+        t->depth = m->depth;
+        t->cur = m->cur;
+    }
+}
+
+int cct_oracle_init(unsigned n, const uint8_t *r, size_t size)
+{
+    ncores = n < MAX_VCPUS ? n : MAX_VCPUS;
+    ram = r;
+    ram_size = size;
+    for (unsigned c = 0; c < ncores; c++)
+        add_rec(&trees[c], 0, 0, 0);    /* the root */
+    return 0;
+}
+
+void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word)
+{
+    if (vcpu >= ncores || !user_pc(pc))
+        return;
+    struct core_tree *t = &trees[vcpu];
+    if (t->pending == CALL)
+        enter(t, t->pending_site, pc);
+    else if (t->pending == RET)
+        leave(t, pc);
+    t->pending = NONE;
+    unsigned op = word >> 26, ra = (word >> 21) & 31;
+    if (op == 0x34 && ra == 26) {                       /* bsr $26 */
+        int64_t d = (int32_t)(word << 11) >> 11;
+        if (d != 0) {
+            t->pending = CALL;
+            t->pending_site = pc;
+        }
+    } else if (op == 0x1a) {
+        unsigned func = (word >> 14) & 3;
+        if (func == 1 && ra == 26) {                    /* jsr $26 */
+            t->pending = CALL;
+            t->pending_site = pc;
+        } else if (func == 2) {                         /* ret */
+            t->pending = RET;
+        }
+    }
+}
+
+int cct_oracle_write(const char *path, uint64_t run_id)
+{
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    struct oracle_cct_header h = {.magic = ORACLE_CCT_MAGIC, .version = ORACLE_CCT_VERSION,
+                                  .ncores = ncores, .run_id = run_id};
+    for (unsigned c = 0; c < ncores; c++)
+        h.nrecords += trees[c].nrecs;
+    int ok = fwrite(&h, sizeof h, 1, f) == 1;
+    for (unsigned c = 0; c < ncores && ok; c++)
+        for (size_t i = 0; i < trees[c].nrecs && ok; i++) {
+            const struct rec *r = &trees[c].recs[i];
+            struct oracle_cct_record o = {.core = c, .id = i, .parent = r->parent, .callee = r->callee,
+                                          .site = r->site, .calls = r->calls};
+            ok = fwrite(&o, sizeof o, 1, f) == 1;
+        }
+    if (fclose(f) || !ok) {
+        int e = errno;
+        unlink(tmp);
+        errno = e ? e : EIO;
+        return -1;
+    }
+    return rename(tmp, path);
+}

@@ -1,0 +1,19 @@
+/*
+ * The calling-context oracle (hw-model/oracle-format.h, PATH.cct): every
+ * core's exact calling context tree from the instructions it retired.
+ * Each vCPU thread builds its own tree; they are written at exit.
+ */
+#ifndef HW_MODEL_PLUGIN_CCT_ORACLE_H
+#define HW_MODEL_PLUGIN_CCT_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ram: the guest's physical memory (size bytes, user VA = PA); 0 on success. */
+int cct_oracle_init(unsigned ncores, const uint8_t *ram, size_t size);
+/* A retired instruction (pc, its word) on vcpu, in program order. */
+void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word);
+/* Writes path (atomically); 0, or -1 with errno. */
+int cct_oracle_write(const char *path, uint64_t run_id);
+
+#endif

@@ -1,0 +1,82 @@
+"""Calling context trees (issue 15): what `alphaprof instrument --cct`
+costs in modelled cycles, and whether its call counts equal the model's
+exact calling context tree (check --cct: cct_count_error 0).
+
+The cost is the workload's own time: the oracle's cycles of every user-mode
+PC (the image and its trampolines), from deterministic runs of the original
+and the instrumented image side by side under the same timer profile.  Not
+the whole run: an instrumented image's payload includes its bss (the
+trampoline segment lies after it), so the monitor checksums more at boot
+and clears less before the run; neither is the workload's.
+"""
+import json
+import os
+import shutil
+import struct
+import tempfile
+
+from benchlib import Table
+from harness import alphaprof, build_path, require
+
+WORKLOADS = [("qsort", []), ("listmark", []), ("matmul", []), ("compress", []), ("drystone", [])]
+
+
+USER_BASE, RAM_SIZE = 0x01000000, 0x10000000    # linker/ram-map.h
+
+
+def user_cycles(oracle):
+    """Cycles of user-mode PCs in an oracle file (hw-model/oracle-format.h)."""
+    b = open(oracle, "rb").read()
+    _, _, ncores, npcs, nevents, _, _, ncauses, _ = struct.unpack_from("<QIIQIIQII", b, 0)
+    off = 48 + ncores * 8 * (2 + nevents + 9 + ncauses)     # struct oracle_core
+    size = (len(b) - off) // npcs if npcs else 0
+    total = 0
+    for i in range(npcs):
+        pc, _, cycles = struct.unpack_from("<QQQ", b, off + i * size)
+        if USER_BASE <= pc < RAM_SIZE:
+            total += cycles
+    return total
+
+
+def record(d, name, img, args):
+    oracle, db = os.path.join(d, name + ".o"), os.path.join(d, name + ".db")
+    r = alphaprof(["record", "--board", "clipper-pm", "--deterministic", "--timeout", "1500", "--oracle", oracle,
+                   "--db", db, img, "--"] + args, timeout=1600)
+    if r.status != 0:
+        raise RuntimeError("record failed:\n%s" % r)
+    return oracle, db
+
+
+def run(build):
+    t = Table("cct_overhead", "Calling context tree instrumentation: cost in modelled cycles, and exactness",
+              ["workload", "calls", "contexts", "user cycles, original", "user cycles, --cct", "overhead %",
+               "cct_count_error"])
+    d = tempfile.mkdtemp(prefix="bench-cct-")
+    worst, all_exact = 0.0, True
+    try:
+        for name, args in WORKLOADS:
+            orig = require(build_path("workloads", name + ".elf"))
+            inst = os.path.join(d, name + "-cct.elf")
+            r = alphaprof(["instrument", "--cct", orig, "-o", inst])
+            if r.status != 0:
+                raise RuntimeError("instrument failed:\n%s" % r)
+            o0, _ = record(d, name, orig, args)
+            o1, db1 = record(d, name + "-cct", inst, args)
+            c0, c1 = user_cycles(o0), user_cycles(o1)
+            r = alphaprof(["check", "--cct", "--db", db1, "--oracle", o1, "--json"])
+            if r.status != 0:
+                raise RuntimeError("check --cct failed:\n%s" % r)
+            j = json.loads(r.out)
+            over = 100.0 * (c1 - c0) / c0
+            worst = max(worst, over)
+            all_exact &= j["cct_count_error"] == 0
+            t.add(name, j["calls_oracle"], j["contexts_oracle"], c0, c1, over, j["cct_count_error"])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    t.target("cct_count_error on every workload", 0 if all_exact else 1, "0", all_exact)
+    t.target("largest overhead, modelled cycles", "%.0f %%" % worst, "<= 40 %", worst <= 40)
+    t.notes = ("Each call goes through a trampoline of about 65 instructions (two PMU reads at each end, a shadow frame, "
+               "the record's count and inclusive metrics; firmware/abi/cct-region.h), so the overhead grows "
+               "with the call rate: workloads whose procedures are a few dozen instructions long pay several "
+               "times their own cost.")
+    return [t]

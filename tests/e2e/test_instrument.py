@@ -1,0 +1,215 @@
+"""End-to-end: `alphaprof instrument --cct` (util/instrument.c) and the
+calling context tree it builds at run time (firmware/abi/cct-region.h),
+drained over the link into the database, printed by `alphaprof cct` and
+checked call for call against the hardware model's exact tree
+(check --cct, PATH.cct)."""
+import hashlib
+import json
+import os
+import subprocess
+
+from harness import alphaprof, build_path, check, cleanup, make_image, require, run_image, seal, tmpdir
+
+# Workloads whose console output does not depend on time, with arguments.
+SAME_OUTPUT = [("hello", []), ("qsort", []), ("libcheck", []), ("compress", []), ("chase", []),
+               ("branches", []), ("calltree", ["64"]), ("valuediff", ["3", "4000"]), ("trap", []),
+               ("overflow", [])]
+
+
+def _instrument(d, name):
+    orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
+    out = os.path.join(d, name + "-cct.elf")
+    r = alphaprof(["instrument", "--cct", orig, "-o", out])
+    check(r.status == 0 and os.path.exists(out), "instrument --cct %s succeeds" % name, r)
+    return orig, out
+
+
+def _console(r):
+    """What the run printed, less what differs by design: the image's
+    build-id and size, the run time, and the registers of a fault (the
+    trampolines use the temporaries)."""
+    return [l for l in r.lines() if "build-id" not in l and "run time" not in l
+            and not l.startswith("monitor:   ")]
+
+
+def test_instrumented_images_print_and_exit_as_the_originals():
+    d = tmpdir()
+    try:
+        for name, args in SAME_OUTPUT:
+            orig, inst = _instrument(d, name)
+            a = run_image(orig, args=args, timeout_s=300)
+            b = run_image(inst, args=args, timeout_s=300)
+            check(a.status == b.status, "%s: the instrumented image exits as the original (%d)" % (name, a.status), b)
+            check(_console(a) == _console(b), "%s: the instrumented image prints what the original prints" % name,
+                  "%s\n----\n%s" % (a, b))
+        orig, inst = _instrument(d, "parallel")
+        a = run_image(orig, "--cores", "3", timeout_s=300)
+        b = run_image(inst, "--cores", "3", timeout_s=300)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "parallel on 3 cores: the instrumented image behaves as the original", b)
+    finally:
+        cleanup(d)
+
+
+def test_instrument_leaves_the_original_and_its_addresses_and_reseals():
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "qsort.elf"), "the qsort workload")
+        before = hashlib.sha256(open(orig, "rb").read()).hexdigest()
+        _, inst = _instrument(d, "qsort")
+        check(hashlib.sha256(open(orig, "rb").read()).hexdigest() == before, "the original image is not written")
+        r = seal(inst, "--check")
+        check(r.status == 0, "the instrumented image passes the monitor's checks (alphaprof-seal --check)", r)
+
+        def symbols(path):
+            out = subprocess.run(["alpha-linux-gnu-nm", "--defined-only", path], capture_output=True, text=True,
+                                 timeout=60).stdout
+            return {l.split()[2]: int(l.split()[0], 16) for l in out.splitlines() if len(l.split()) == 3}
+
+        a, b = symbols(orig), symbols(inst)
+        check(all(b.get(n) == v for n, v in a.items()), "every symbol of the original keeps its address")
+        check("[instrumentation]" in b and b["[instrumentation]"] > max(a.values()),
+              "the trampolines have a symbol of their own, after the image")
+    finally:
+        cleanup(d)
+
+
+def test_instrument_refuses_what_it_cannot_instrument():
+    d = tmpdir()
+    try:
+        orig, inst = _instrument(d, "hello")
+        r = alphaprof(["instrument", "--cct", inst, "-o", os.path.join(d, "again.elf")])
+        check(r.status == 1 and "already instrumented" in r.err and len(r.err.strip().splitlines()) == 1,
+              "an instrumented image is refused with one line", r)
+        r = alphaprof(["instrument", "--cct", orig, "-o", orig])
+        check(r.status == 2, "-o naming the input is a usage error", r)
+        r = alphaprof(["instrument", orig, "-o", os.path.join(d, "x.elf")])
+        check(r.status == 2 and "--cct" in r.err, "without --cct the command says what to ask for", r)
+        bare = make_image(os.path.join(d, "bare.elf"))
+        check(seal(bare).status == 0, "a minimal image seals")
+        r = alphaprof(["instrument", "--cct", bare, "-o", os.path.join(d, "bare-cct.elf")])
+        check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and not os.path.exists(
+            os.path.join(d, "bare-cct.elf")), "an image without symbols is refused, nothing written", r)
+    finally:
+        cleanup(d)
+
+
+def _record(d, img, *opts, args=None):
+    db, oracle = os.path.join(d, "c.db"), os.path.join(d, "c.oracle")
+    r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250"]
+                  + list(opts) + [img] + (["--"] + args if args else []), timeout=280)
+    check(r.status == 0, "record of the instrumented image succeeds", r)
+    return db, oracle
+
+
+def test_cct_call_counts_equal_the_models_exact_tree():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree")
+        db, oracle = _record(d, inst, args=["16"])
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --cct compares", r)
+        j = json.loads(r.out)
+        check(j["cct_count_error"] == 0, "every context's call count equals the model's", r)
+        check(j["contexts_equal"] == j["contexts_oracle"] == j["contexts_profile"] and j["contexts_oracle"] > 30,
+              "the same contexts on both sides", r)
+        check(j["calls_profile"] == j["calls_oracle"] > 1000, "every call was counted", r)
+
+        r = alphaprof(["cct", "--db", db, "--json"])
+        check(r.status == 0, "alphaprof cct prints the tree", r)
+        t = json.loads(r.out)
+        recs = t["records"]
+        by_id = {x["id"]: x for x in recs}
+        fib = [x for x in recs if x["procedure"] == "fib" and by_id[x["parent"]]["procedure"] == "main"]
+        check(len(fib) == 1 and fib[0]["calls"] > 16, "fib called from main has one record with its recursion", r)
+        check(not any(x["procedure"] == "fib" and by_id[x["parent"]]["procedure"] == "fib" for x in recs),
+              "recursive calls fold onto the ancestor's record (no fib under fib)", r)
+        check(fib[0]["site_file"] and fib[0]["site_file"].endswith("calltree.c") and fib[0]["site_line"] > 0,
+              "the call site is a source line", r)
+        leaf_from_main = [x for x in recs if x["procedure"] == "leaf" and by_id[x["parent"]]["procedure"] == "main"]
+        check(len(leaf_from_main) >= 2, "two call sites of leaf in main are two contexts", r)
+        check(all(0 <= x["cycles_exclusive"] <= x["cycles"] and 0 <= x["retired_exclusive"] <= x["retired"]
+                  for x in recs), "exclusive metrics lie between 0 and the inclusive ones", r)
+        main = [x for x in recs if x["procedure"] == "main"]
+        check(len(main) == 1 and main[0]["cycles"] > 0 and main[0]["retired"] > 0,
+              "inclusive cycles and instructions come from the PMU page", r)
+        r = alphaprof(["cct", "--db", db])
+        check(r.status == 0 and "fib" in r.out and "calltree.c:" in r.out, "the text tree names procedures and lines", r)
+
+        # real stacks in the exports, every sample still counted once
+        r = alphaprof(["export", "--db", db, "--format", "folded"])
+        check(r.status == 0, "folded export", r)
+        lines = [l.rsplit(" ", 1) for l in r.out.splitlines()]
+        total = sum(int(c) for _, c in lines)
+        rep = alphaprof(["report", "--db", db, "--json"])
+        check(total == json.loads(rep.out)["events"][0]["total"], "the folded stacks hold every sample once", r)
+        check(any(";_start;main;fib" in st for st, _ in lines), "fib's samples sit under main and _start", r)
+        r = alphaprof(["export", "--db", db, "--format", "callgrind"])
+        check(r.status == 0 and any(l.startswith("cfn=") and l.endswith(" main") for l in r.out.splitlines()),
+              "callgrind has the call edge into main", r)
+    finally:
+        cleanup(d)
+
+
+def test_cct_on_several_cores_equals_the_truth():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "parallel")
+        db, oracle = _record(d, inst, "--cores", "2")
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0 and json.loads(r.out)["cct_count_error"] == 0, "both cores' trees are exact", r)
+        r = alphaprof(["cct", "--db", db, "--json"])
+        t = json.loads(r.out)
+        check(sorted(c["core"] for c in t["cores"]) == [0, 1], "each core has its own tree", r)
+        check(any(x["procedure"] == "core_main" and x["core"] == 1 for x in t["records"]),
+              "core 1's tree starts at core_main", r)
+    finally:
+        cleanup(d)
+
+
+def test_cct_without_a_tree_says_so():
+    d = tmpdir()
+    try:
+        img = require(build_path("workloads", "hello.elf"))
+        db = os.path.join(d, "p.db")
+        r = alphaprof(["record", "--db", db, img], timeout=120)
+        check(r.status == 0, "record of an image that is not instrumented", r)
+        r = alphaprof(["cct", "--db", db])
+        check(r.status == 1 and "instrument --cct" in r.err and len(r.err.strip().splitlines()) == 1,
+              "cct on a profile without a tree: one line saying how to get one", r)
+    finally:
+        cleanup(d)
+
+
+def test_a_full_shadow_stack_is_counted_not_lost():
+    d = tmpdir()
+    try:
+        orig, inst = _instrument(d, "calltree")
+        a = run_image(orig, args=["2", "3000"], timeout_s=120)
+        b = run_image(inst, args=["2", "3000"], timeout_s=120)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "recursion 3000 deep runs as in the original", b)
+        db, oracle = _record(d, inst, args=["2", "3000"])
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        j = json.loads(r.out)
+        check(j["skipped_calls"] > 0, "calls beyond the shadow stack's frames are counted as skipped", r)
+        check(j["cct_count_error"] == j["skipped_calls"] == j["calls_oracle"] - j["calls_profile"],
+              "what the profile lacks against the truth is exactly what the board said it skipped", r)
+        r = alphaprof(["cct", "--db", db])
+        check("%d calls skipped" % j["skipped_calls"] in r.out, "cct says how many calls it skipped", r)
+    finally:
+        cleanup(d)
+
+
+def test_longjmp_leaves_no_stale_context():
+    # libcheck's setjmp test longjmps out of two instrumented calls
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "libcheck")
+        db, oracle = _record(d, inst)
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        j = json.loads(r.out)
+        check(j["cct_count_error"] == 0 and j["contexts_equal"] == j["contexts_oracle"],
+              "after a longjmp the calls land in the context of setjmp's caller, as in the truth", r)
+    finally:
+        cleanup(d)

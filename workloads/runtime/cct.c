@@ -1,0 +1,106 @@
+/*
+ * The slow path of calling-context-tree instrumentation (alphaprof
+ * instrument --cct): finds or makes the call record for a call whose
+ * record the trampoline's slot cache did not have.  Linked into every
+ * image (like gprof's mcount) and never run by an image that is not
+ * instrumented; the instrumenter calls it through a register-saving stub
+ * and never instruments calls inside __alphaprof_cct_* code.  The layout,
+ * the folding rule and the bounds are firmware/abi/cct-region.h's notes.
+ *
+ * Leaf code on purpose: no calls (not even an implicit memset; the monitor
+ * clears the region), integer registers only, so the stub saves the
+ * argument registers, pv and gp and nothing else.
+ */
+#include <stdint.h>
+#include "firmware/abi/cct-region.h"
+
+struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uint64_t target,
+                                          const struct cct_procs *procs, uint64_t slot,
+                                          uint64_t site_proc);
+
+static struct cct_record *rec(uint64_t addr) { return (struct cct_record *)addr; }
+
+static struct cct_record *new_record(struct cct_core *c, uint64_t callee, uint64_t site,
+                                     uint64_t parent, uint32_t nslots)
+{
+    uint64_t end = (uint64_t)c + CCT_PER_CORE;
+    uint64_t size = cct_record_size(nslots);
+    if (c->alloc + size > end)
+        return 0;
+    struct cct_record *r = rec(c->alloc);
+    c->alloc += size;
+    r->callee = callee;
+    r->site = site;
+    r->parent = parent;
+    r->nslots = nslots;
+    r->id = (uint32_t)c->nrecords++;
+    if (parent) {
+        r->next = rec(parent)->children;
+        rec(parent)->children = (uint64_t)r;
+    }
+    return r;
+}
+
+static void init_core(struct cct_core *c, const struct cct_procs *procs)
+{
+    c->version = CCT_VERSION;
+    c->core = (uint32_t)(((uint64_t)c - CCT_PHYS) / CCT_PER_CORE);
+    c->top = (uint64_t)c + CCT_STACK_OFFSET;
+    c->alloc = (uint64_t)c + CCT_RECORDS_OFFSET;
+    c->procs = (uint64_t)procs;
+    c->root = (uint64_t)new_record(c, 0, 0, 0, 0);
+    c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0);
+    c->cur = c->root;
+    c->magic = CCT_MAGIC;
+}
+
+/* The procedure a call target enters (its entry or its no-gp entry), or
+ * NULL for an address the instrumenter did not list. */
+static const struct cct_proc *find_proc(const struct cct_procs *procs, uint64_t target)
+{
+    uint64_t lo = 0, hi = procs->count;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        const struct cct_proc *p = &procs->proc[mid];
+        if (target == p->entry || (p->alt_entry && target == p->alt_entry))
+            return p;
+        if (target < p->entry)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uint64_t target,
+                                          const struct cct_procs *procs, uint64_t slot,
+                                          uint64_t site_proc)
+{
+    if (c->magic != CCT_MAGIC)
+        init_core(c, procs);
+    struct cct_record *cur = rec(c->cur);
+    if (cur == rec(c->overflow)) {
+        c->overflow_calls++;
+        return cur;
+    }
+    const struct cct_proc *p = find_proc(procs, target);
+    uint64_t callee = p ? p->entry : target;
+    struct cct_record *found = 0;
+    for (uint64_t ch = cur->children; ch && !found; ch = rec(ch)->next)
+        if (rec(ch)->site == site && rec(ch)->callee == callee)
+            found = rec(ch);
+    for (struct cct_record *a = cur; a && !found; a = rec(a->parent))
+        if (a->callee == callee && a != rec(c->root))
+            found = a;
+    if (!found)
+        found = new_record(c, callee, site, (uint64_t)cur, p ? p->nslots : 0);
+    if (!found) {
+        c->overflow_calls++;
+        return rec(c->overflow);
+    }
+    /* Slot `slot` of a record belongs to its own procedure's site of that
+     * number: a site reached through a tail call is another's. */
+    if (cur->callee == site_proc && slot < cur->nslots)
+        ((uint64_t *)((uint64_t)cur + CCT_REC_SLOTS))[slot] = (uint64_t)found;
+    return found;
+}
