@@ -132,6 +132,13 @@ def test_pme_cycle_stacks_match_the_tip_truth_within_8_percent():
         check(c["stack_error"] <= 0.08, "stack error %.4f within 8 %%" % c["stack_error"], r)
         check(c["time_error"] <= 0.08, "time error %.4f within 8 %%" % c["time_error"], r)
         check(abs(c["estimated_cycles"] / c["oracle_cycles"] - 1) < 0.1, "the cycles, within 10 %", r)
+        # the paired metrics against the model's exact values (measured on a
+        # 724 k-pair chase run: useful issues 6 %, in-progress cycles 4 %)
+        pa = c["paired"]
+        check(pa and pa["instructions"] > 10, "paired metrics checked on instructions with pairs", r)
+        check(pa["top_wasted_agrees"], "the most wasted issue slots are the oracle's instruction's", r)
+        check(pa["useful_error"] <= 0.25 and pa["latency_error"] <= 0.25,
+              "useful issues and in-progress cycles within 25 %% (%s)" % pa, r)
         mem = c["causes"]["dcache_mem"]
         check(abs(mem["estimate"] / mem["oracle"] - 1) < 0.1, "memory stall cycles within 10 %% (%s)" % mem, r)
         s = alphaprof(["pme", "--stacks", "--db", db, "--json", "--limit", "0"])
