@@ -21,6 +21,7 @@
 #include "util/json-out.h"
 #include "util/loss-note.h"
 #include "util/option-groups.h"
+#include "util/pme-view.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 #include "util/strvec.h"
@@ -361,6 +362,70 @@ static int summary(const struct calc_options *o, const struct profile_view *v, c
     return 0;
 }
 
+/* Does the selected profile have ProfileMe pairs and no cycle samples (so
+ * cycle stacks only from its records, alphaprof pme --stacks)? */
+static bool has_pme_pairs(const struct calc_options *o)
+{
+    struct ap_err err;
+    struct pdb *db;
+    if (pdb_open(profile_opts_db(&o->po), PDB_READ, &db, &err))
+        return false;
+    struct pme_view pv;
+    bool pairs = false;
+    if (!pme_view_load(db, &o->po.sel, 30, &pv, &err)) {      /* (freed on failure) */
+        pairs = pv.nraw > 0;
+        pme_view_free(&pv);
+    }
+    struct profile_view v;      /* with cycle samples, calc's own analysis */
+    if (pairs && !pv_load(db, &o->po.sel, &v, &err)) {
+        int idx[CALC_NEV];
+        calc_event_indices(&v, idx);
+        pairs = idx[CALC_EV_CYCLES] < 0;
+        pv_free(&v);
+    }
+    pdb_close(db);
+    return pairs;
+}
+
+/* calc on a ProfileMe profile: the out-of-order core's cycle stacks come
+ * from the sampled records (util/pme-stacks.h), so calc hands over to
+ * alphaprof pme --stacks with the same selection. */
+static int calc_from_profileme(const struct calc_options *o, const char *proc)
+{
+    char epoch[32], core[32], limit[32];
+    const char *argv[20];
+    int n = 0;
+    argv[n++] = "pme";
+    argv[n++] = "--stacks";
+    argv[n++] = "--db";
+    argv[n++] = profile_opts_db(&o->po);
+    argv[n++] = "--board";
+    argv[n++] = strcmp(o->board, CALC_DEFAULT_BOARD) ? o->board : "clipper-pm";
+    snprintf(epoch, sizeof epoch, "--epoch=%lld", (long long)o->po.sel.epoch);
+    if (o->po.sel.epoch > 0)
+        argv[n++] = epoch;
+    else if (o->po.sel.epoch < 0)
+        argv[n++] = "--epoch=all";
+    snprintf(core, sizeof core, "--core=%d", o->po.sel.core);
+    if (o->po.sel.core >= 0)
+        argv[n++] = core;
+    if (o->po.sel.image) {
+        argv[n++] = "--image";
+        argv[n++] = o->po.sel.image;
+    }
+    snprintf(limit, sizeof limit, "--limit=%u", o->limit);
+    if (o->limit != OPT_LIMIT_UNSET)
+        argv[n++] = limit;
+    if (o->po.json)
+        argv[n++] = "--json";
+    if (proc)
+        argv[n++] = proc;
+    argv[n] = NULL;
+    fprintf(stderr, "alphaprof calc: a ProfileMe profile: the cycle stacks estimated from its paired records "
+                    "(alphaprof pme --stacks)\n");
+    return cmd_pme(n, (char **)argv);
+}
+
 int cmd_calc(int argc, char **argv)
 {
     struct calc_options o = {.po = PROFILE_OPTS_INIT, .board = CALC_DEFAULT_BOARD, .limit = OPT_LIMIT_UNSET};
@@ -386,6 +451,11 @@ int cmd_calc(int argc, char **argv)
     struct profile_view v;
     struct pme_view pme;
     struct model_params mp;
+    if (has_pme_pairs(&o)) {
+        int rc = calc_from_profileme(&o, operands.n ? operands.v[0] : NULL);
+        strvec_free(&operands);
+        return rc;
+    }
     if (load(&o, "alphaprof calc", &v, &pme, &mp)) {
         strvec_free(&operands);
         return 1;

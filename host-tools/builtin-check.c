@@ -24,6 +24,7 @@
 #include "util/oracle-file.h"
 #include "util/pme-account.h"
 #include "util/pme-accuracy.h"
+#include "util/pme-stacks.h"
 #include "util/profile-accuracy.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
@@ -45,14 +46,15 @@ static const struct opt_command check_command = {
              "95% interval), event-bit counts with the oracle's, stage latency means.\n"
              "Cycle and timer samples are also checked against the exact time-\n"
              "proportional truth (TIP's rules: the oracle's cycle stacks), the time error;\n"
-             "--stacks shows those stacks.",
+             "--stacks shows those stacks; --pme checks the cycle stacks estimated from\n"
+             "ProfileMe's paired samples (alphaprof pme --stacks) against them.",
 };
 
 /* The command line of one check, parsed. */
 struct check_options {
     struct profile_opts po;
     const char *oracle, *event, *board;
-    bool totals, stacks, whole_run, values, calc, paths, cct;
+    bool totals, stacks, whole_run, values, calc, pme, paths, cct;
     double max_error;           /* < 0: none */
     unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
@@ -145,7 +147,7 @@ static int check_cct(const struct check_options *opts);
 
 int cmd_check(int argc, char **argv)
 {
-    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30, .board = "clipper-ev5"};
+    struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30};
     const struct option options[] = {
         OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
         OPT_CALLBACK(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
@@ -159,8 +161,13 @@ int cmd_check(int argc, char **argv)
         OPT_BOOLEAN(0, "calc", &o.calc, "check alphaprof calc's estimates: executions within\n"
                     "5/10/15%, unexplained stalls, causes against the oracle's\n"
                     "cycle stacks, stack error (util/calc-accuracy.h)"),
-        OPT_STRING(0, "board", &o.board, "NAME", "with --calc: the board the profile was recorded on\n"
-                   "(default clipper-ev5)"),
+        OPT_BOOLEAN(0, "pme", &o.pme, "check alphaprof pme --stacks's cycle stacks (from paired\n"
+                    "ProfileMe samples) against the oracle's: stack_error and\n"
+                    "time_error (util/pme-stacks.h); and the paired metrics\n"
+                    "(useful issues, wasted slots, concurrency) against the\n"
+                    "model's exact values"),
+        OPT_STRING(0, "board", &o.board, "NAME", "with --calc or --pme: the board the profile was recorded\n"
+                   "on (default clipper-ev5 for --calc, clipper-pm for --pme)"),
         OPT_BOOLEAN(0, "whole-run", &o.whole_run,
                     "compare with the whole run's truth, boot and final flush\n"
                     "included (default: the profiled interval, FILE.2 minus\n"
@@ -192,9 +199,13 @@ int cmd_check(int argc, char **argv)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
     /* --values, --paths and --cct each check a profile of their own kind */
     int alone = o.values + o.paths + o.cct;
-    if (alone > 1 || (alone && (o.totals || o.stacks || o.calc)))
+    if (alone > 1 || (alone && (o.totals || o.stacks || o.calc || o.pme)))
         return opt_usage_error(&check_command, "--values, --paths and --cct each check alone; give one of them "
-                               "without --totals, --stacks or --calc");
+                               "without --totals, --stacks, --calc or --pme");
+    if (o.calc && o.pme)
+        return opt_usage_error(&check_command, "give --calc or --pme, not both");
+    if (!o.board)
+        o.board = o.pme ? "clipper-pm" : "clipper-ev5";
     if (o.values)
         return check_values(&o);
     if (o.paths)
@@ -295,6 +306,88 @@ static int check_calc(const struct check_options *opts, const struct profile_vie
     return 0;
 }
 
+/* --pme: the ProfileMe cycle stacks against the truth t. */
+static int check_pme_stacks(const struct check_options *opts, struct pdb *db, const struct oracle *t, bool interval)
+{
+    struct ap_err err;
+    struct model_params mp;
+    if (calc_board_params(opts->board, &mp, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    struct pme_stack_params sp;
+    pme_stack_params_of(&mp, &sp);
+    struct pme_view pv;
+    if (pme_view_load(db, &opts->po.sel, 30, &pv, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    struct pme_stack *st = xmalloc((pv.ninsns ? pv.ninsns : 1) * sizeof *st);
+    struct pme_stack_accuracy a;
+    int rc = pme_stacks_estimate(&pv, &sp, st, &err);
+    if (!rc && pme_stack_accuracy(st, pv.ninsns, t, &a))
+        rc = ap_err_set(&err, "no cycles to compare: the profile's stacks or the oracle's are empty");
+    struct pme_pair_accuracy pa;
+    bool have_pa = !rc && !pme_pair_accuracy(&pv, t, mp.width, &pa);
+    if (rc) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+    } else if (opts->po.json) {
+        static const char *const names[] = {CYCLE_CAUSE_NAMES};
+        printf("{\"stack_error\": %.6f, \"time_error\": %.6f, \"share_stack_error\": %.6f, "
+               "\"estimated_cycles\": %.0f, \"oracle_cycles\": %.0f, \"pairs\": %llu, "
+               "\"pair_interval\": %.3f, \"instructions_estimated\": %zu, \"oracle_pcs\": %zu, "
+               "\"oracle_scope\": \"%s\", \"causes\": {",
+               a.stack_error, a.time_error, a.share_stack_error, a.estimate_cycles, a.true_cycles,
+               (unsigned long long)pv.npairs, pv.pair_interval, a.estimated, a.true_pcs,
+               interval ? "interval" : "run");
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            printf("%s\"%s\": {\"estimate\": %.0f, \"oracle\": %.0f}", c ? ", " : "", names[c],
+                   a.cause_estimate[c], a.cause_true[c]);
+        printf("}, \"paired\": ");
+        if (have_pa)
+            printf("{\"instructions\": %zu, \"useful_error\": %.6f, \"latency_error\": %.6f, "
+                   "\"wasted_error\": %.6f, \"concurrency_error\": %.6f, \"useful_estimate\": %.0f, "
+                   "\"useful_oracle\": %.0f, \"wasted_estimate\": %.0f, \"wasted_oracle\": %.0f, "
+                   "\"top_wasted_estimate\": %llu, \"top_wasted_oracle\": %llu, \"top_wasted_agrees\": %s}",
+                   pa.instructions, pa.useful_error, pa.latency_error, pa.wasted_error, pa.concurrency_error,
+                   pa.useful_estimate, pa.useful_true, pa.wasted_estimate, pa.wasted_true,
+                   (unsigned long long)pa.top_estimate_pc, (unsigned long long)pa.top_true_pc,
+                   pa.top_wasted_agrees ? "true" : "false");
+        else
+            printf("null");
+        printf("}\n");
+    } else {
+        static const char *const names[] = {CYCLE_CAUSE_NAMES};
+        printf("ProfileMe cycle stacks against the oracle's (%s): %llu pairs, one every %.0f fetched\n"
+               "instructions\n", interval ? "the profiled interval" : "the whole run",
+               (unsigned long long)pv.npairs, pv.pair_interval);
+        printf("  stack error   %6.2f%%  (half the sum over (instruction, cause) of |estimate - truth|,\n"
+               "                          over the oracle's %.0f cycles; estimated %.0f)\n",
+               100 * a.stack_error, a.true_cycles, a.estimate_cycles);
+        printf("  time error    %6.2f%%  (instruction level: half the L1 distance of the time shares)\n",
+               100 * a.time_error);
+        printf("  %-12s %14s %14s\n", "cause", "estimate", "oracle");
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            if (a.cause_estimate[c] > 0 || a.cause_true[c] > 0)
+                printf("  %-12s %14.0f %14.0f\n", names[c], a.cause_estimate[c], a.cause_true[c]);
+        if (have_pa)
+            printf("Paired-sample metrics against the oracle's exact values (%zu instructions with >= %d pair\n"
+                   "records, issue width %u):\n"
+                   "  useful instructions issued while in progress  error %6.2f%%  (estimate %.0f, oracle %.0f)\n"
+                   "  in-progress cycles                            error %6.2f%%\n"
+                   "  wasted issue slots                            error %6.2f%%  (estimate %.0f, oracle %.0f)\n"
+                   "  useful concurrency                            mean |error| %.3f per cycle\n"
+                   "  most wasted slots: %llx (estimate), %llx (oracle)%s\n",
+                   pa.instructions, PME_PAIR_ACC_MIN, mp.width, 100 * pa.useful_error, pa.useful_estimate,
+                   pa.useful_true, 100 * pa.latency_error, 100 * pa.wasted_error, pa.wasted_estimate,
+                   pa.wasted_true, pa.concurrency_error, (unsigned long long)pa.top_estimate_pc,
+                   (unsigned long long)pa.top_true_pc, pa.top_wasted_agrees ? ": the same" : ": DIFFERENT");
+    }
+    free(st);
+    pme_view_free(&pv);
+    return rc ? 1 : 0;
+}
+
 /* Checks the selected profile against the oracle. */
 static int check_profile(const struct check_options *opts)
 {
@@ -378,6 +471,13 @@ static int check_profile(const struct check_options *opts)
     }
     if (!rc)
         loss_note(db, v.epoch, "alphaprof check", stderr);      /* one line before the table */
+    if (!rc && opts->pme) {
+        rc = check_pme_stacks(opts, db, t, have_interval > 0);
+        pdb_close(db);
+        pv_free(&v);
+        free_oracles(&o, &interval, have_interval);
+        return rc;
+    }
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);

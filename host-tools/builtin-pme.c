@@ -27,7 +27,9 @@
 #include "hw-model/isa/alpha-isa.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
+#include "util/calc-profile.h"
 #include "util/pme-estimate.h"
+#include "util/pme-stacks.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
 #include "util/strvec.h"
@@ -46,7 +48,10 @@ static const struct opt_command pme_command = {
              "mispredicts among its samples; mean cycles in each pipeline stage.  With paired\n"
              "samples also the issue slots wasted while the instruction was in progress\n"
              "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
-             "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.",
+             "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.\n"
+             "--stacks: where the cycles went, per procedure and instruction, in the causes of\n"
+             "the model's exact cycle stacks, estimated from the paired samples' records\n"
+             "(util/pme-stacks.h; check them with alphaprof check --pme).",
 };
 
 static const char *const sort_names[] = {"retired", "samples", "latency", "wasted", NULL};
@@ -58,6 +63,8 @@ struct pme_options {
     unsigned limit;
     int sort;                   /* enum sort_key */
     double interval, pair_interval, window, C, T;
+    bool stacks;
+    const char *board;
 };
 
 enum sort_key { SORT_RETIRED, SORT_SAMPLES, SORT_LATENCY, SORT_WASTED };
@@ -358,11 +365,13 @@ static void print_json(const struct pme_view *v, struct row *rows, size_t n, siz
 #define POSITIVE(l, v, a, h) OPT_DOUBLE(0, l, v, a, 0, 1e12, OPT_ABOVE_MIN, h)
 
 static int pme_report(const struct pme_options *o);
+static int pme_stacks_report(const struct pme_options *o);
 
 int cmd_pme(int argc, char **argv)
 {
     struct pme_options o = {.po = PROFILE_OPTS_INIT, .rates_arg = "dmiss,imiss,mispredict", .limit = OPT_LIMIT_UNSET,
-                            .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW};
+                            .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW,
+                            .board = "clipper-pm"};
     struct strvec operands = {0};
     const struct option options[] = {
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "KEY", "retired (default), samples, latency or wasted"),
@@ -374,6 +383,9 @@ int cmd_pme(int argc, char **argv)
         POSITIVE("issue-width", &o.C, "C", "issue slots per cycle (default " GRAMMAR_STR(DEFAULT_ISSUE_WIDTH)
                  ", the model's)"),
         POSITIVE("ipc-window", &o.T, "T", "cycles of the IPC window (default " GRAMMAR_STR(DEFAULT_IPC_WINDOW) ")"),
+        OPT_BOOLEAN(0, "stacks", &o.stacks, "cycle stacks per procedure and instruction (needs --paired)"),
+        OPT_STRING(0, "board", &o.board, "NAME", "with --stacks: the board recorded on, for its core's\n"
+                   "latencies and penalty (default clipper-pm)"),
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
     };
@@ -382,7 +394,7 @@ int cmd_pme(int argc, char **argv)
              : operands.n > 1 ? opt_usage_error(&pme_command, "unexpected argument '%s'", operands.v[1]) : -1;
     if (rc < 0) {
         o.proc = operands.n ? operands.v[0] : NULL;
-        rc = pme_report(&o);
+        rc = o.stacks ? pme_stacks_report(&o) : pme_report(&o);
     }
     strvec_free(&operands);
     return rc;
@@ -500,6 +512,201 @@ static int pme_report(const struct pme_options *o)
             print_text(&v, rows, n, rates, nrates, opt_limit(o->limit, false), o->C, o->proc);
     }
     free(rows);
+    pme_view_free(&v);
+    return rc;
+}
+
+/* --- --stacks ------------------------------------------------------------ */
+
+struct proc_stack {
+    const char *name, *image;
+    double cause[CAUSE_COUNT], total;
+    uint64_t retired;                   /* retired samples (the aggregates) */
+};
+
+static int cmp_proc_stack(const void *a, const void *b)
+{
+    const struct proc_stack *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_insn_stack(const void *a, const void *b)
+{
+    const struct pme_stack *x = a, *y = b;
+    double tx = pme_stack_total(x), ty = pme_stack_total(y);
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static const char *proc_name(const struct pme_insn *in, uint64_t pc)
+{
+    const struct symbol *sym = in->img->st ? symtab_lookup(in->img->st, pc) : NULL;
+    return sym ? sym->name : "";
+}
+
+/* The procedures' stacks (sums of their instructions'), most cycles first. */
+static struct proc_stack *group_procedures(const struct pme_stack *st, size_t n, size_t *np)
+{
+    struct proc_stack *ps = xmalloc((n ? n : 1) * sizeof *ps);
+    *np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = proc_name(st[i].in, st[i].pc);
+        struct proc_stack *p = NULL;
+        for (size_t k = 0; k < *np && !p; k++)      /* (procedures are few) */
+            if (!strcmp(ps[k].name, name) && !strcmp(ps[k].image, st[i].in->img->name))
+                p = &ps[k];
+        if (!p) {
+            p = &ps[(*np)++];
+            memset(p, 0, sizeof *p);
+            p->name = name;
+            p->image = st[i].in->img->name;
+        }
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            p->cause[c] += st[i].cause[c];
+        p->total += pme_stack_total(&st[i]);
+        p->retired += st[i].in->retired;
+    }
+    qsort(ps, *np, sizeof *ps, cmp_proc_stack);
+    return ps;
+}
+
+static void json_stack(const double *cause)
+{
+    static const char *const names[] = {CYCLE_CAUSE_NAMES};
+    printf("{");
+    for (unsigned c = 0; c < CAUSE_COUNT; c++) {
+        printf("%s\"%s\": ", c ? ", " : "", names[c]);
+        json_num(stdout, cause[c]);
+    }
+    printf("}");
+}
+
+static void print_stacks(const struct pme_view *v, const struct pme_stack *st, size_t n,
+                         const struct proc_stack *ps, size_t np, size_t limit, bool json)
+{
+    static const char *const names[] = {CYCLE_CAUSE_NAMES};
+    double total = 0;
+    for (size_t k = 0; k < np; k++)
+        total += ps[k].total;
+    if (json) {
+        printf("{\"pairs\": %llu, \"pair_interval\": ", (unsigned long long)v->npairs);
+        json_num(stdout, v->pair_interval);
+        printf(", \"cycles\": ");
+        json_num(stdout, total);
+        printf(", \"procedures\": [");
+        for (size_t k = 0; k < np && k < limit; k++) {
+            struct pme_count_est e;
+            pme_count_estimate(ps[k].retired, v->interval, PME_Z95, &e);
+            printf("%s\n  {\"procedure\": ", k ? "," : "");
+            json_str(stdout, ps[k].name);
+            printf(", \"image\": ");
+            json_str(stdout, ps[k].image);
+            printf(", \"cycles\": ");
+            json_num(stdout, ps[k].total);
+            printf(", \"executions\": ");
+            json_num(stdout, v->interval ? e.estimate : NAN);
+            printf(", \"executions_lo\": ");
+            json_num(stdout, v->interval ? e.lo : NAN);
+            printf(", \"executions_hi\": ");
+            json_num(stdout, v->interval ? e.hi : NAN);
+            printf(", \"stack\": ");
+            json_stack(ps[k].cause);
+            printf("}");
+        }
+        printf("],\n \"instructions\": [");
+        for (size_t i = 0; i < n && i < limit; i++) {
+            struct pme_count_est e;
+            pme_count_estimate(st[i].in->retired, v->interval, PME_Z95, &e);
+            printf("%s\n  {\"pc\": %llu, \"procedure\": ", i ? "," : "", (unsigned long long)st[i].pc);
+            json_str(stdout, proc_name(st[i].in, st[i].pc));
+            printf(", \"cycles\": ");
+            json_num(stdout, pme_stack_total(&st[i]));
+            printf(", \"records\": %.0f, \"retire_share\": ", st[i].records);
+            json_num(stdout, st[i].share);
+            printf(", \"executions\": ");
+            json_num(stdout, v->interval ? e.estimate : NAN);
+            printf(", \"executions_lo\": ");
+            json_num(stdout, v->interval ? e.lo : NAN);
+            printf(", \"executions_hi\": ");
+            json_num(stdout, v->interval ? e.hi : NAN);
+            printf(", \"stack\": ");
+            json_stack(st[i].cause);
+            printf("}");
+        }
+        printf("]}\n");
+        return;
+    }
+    printf("Cycle stacks from %llu ProfileMe pairs (one every %.0f fetched instructions): %.0f cycles\n"
+           "estimated; shares of each row's cycles by cause (hw-model/cycle-causes.h)\n\n",
+           (unsigned long long)v->npairs, v->pair_interval, total);
+    printf("%-24s %8s %12s", "procedure", "cycles%", "cycles");
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        printf(" %6.6s", names[c]);
+    printf("\n");
+    for (size_t k = 0; k < np && k < limit; k++) {
+        printf("%-24.24s %8.2f %12.0f", ps[k].name[0] ? ps[k].name : ps[k].image,
+               total > 0 ? 100 * ps[k].total / total : 0, ps[k].total);
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            printf(" %6.1f", ps[k].total > 0 ? 100 * ps[k].cause[c] / ps[k].total : 0);
+        printf("\n");
+    }
+    printf("\n%-18s %-24s %8s %10s", "pc", "procedure", "cycles%", "records");
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        printf(" %6.6s", names[c]);
+    printf("\n");
+    for (size_t i = 0; i < n && i < limit; i++) {
+        double t = pme_stack_total(&st[i]);
+        if (!(t > 0))
+            break;
+        printf("%18llx %-24.24s %8.2f %10.0f", (unsigned long long)st[i].pc, proc_name(st[i].in, st[i].pc),
+               total > 0 ? 100 * t / total : 0, st[i].records);
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            printf(" %6.1f", 100 * st[i].cause[c] / t);
+        printf("\n");
+    }
+}
+
+static int pme_stacks_report(const struct pme_options *o)
+{
+    struct ap_err err;
+    struct model_params mp;
+    if (calc_board_params(o->board, &mp, &err)) {
+        fprintf(stderr, "alphaprof pme: %s\n", err.msg);
+        return 1;
+    }
+    struct pme_stack_params sp;
+    pme_stack_params_of(&mp, &sp);
+    struct pme_view v;
+    int rc = pme_load(o, profile_opts_db(&o->po), &v);
+    if (rc)
+        return rc;
+    struct pme_stack *st = xmalloc((v.ninsns ? v.ninsns : 1) * sizeof *st);
+    if (pme_stacks_estimate(&v, &sp, st, &err)) {
+        fprintf(stderr, "alphaprof pme: %s\n", err.msg);
+        free(st);
+        pme_view_free(&v);
+        return 1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < v.ninsns; i++)
+        if (!o->proc || !strcmp(proc_name(st[i].in, st[i].pc), o->proc))
+            st[n++] = st[i];
+    if (o->proc && !n) {
+        fprintf(stderr, "alphaprof pme: no ProfileMe samples in a procedure '%s'; alphaprof pme --stacks "
+                        "without a procedure lists them all\n", o->proc);
+        rc = 1;
+    } else {
+        size_t np;
+        struct proc_stack *ps = group_procedures(st, n, &np);
+        qsort(st, n, sizeof *st, cmp_insn_stack);
+        size_t limit = opt_limit(o->limit, o->po.json);
+        print_stacks(&v, st, n, ps, np, limit ? limit : SIZE_MAX, o->po.json);     /* 0: all */
+        free(ps);
+    }
+    free(st);
     pme_view_free(&v);
     return rc;
 }

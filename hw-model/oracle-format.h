@@ -29,6 +29,12 @@
  *    interval's stacks sum to its cycles within one per core).  The
  *    per-PC stacks, summed, equal the cores' stacks.
  *
+ * Paired-sample truth: useful_issued per PC counts, over its retired
+ * executions, the other instructions that issued between its fetch and
+ * its retire-ready cycle (both included); with the in-progress cycles
+ * (lat_sum of the first four stages) it gives the exact wasted issue
+ * slots and useful concurrency ProfileMe's pairs estimate.
+ *
  * What counts as what: executions are retired instructions, per PC; an
  * instruction is aborted when it was fetched but did not retire (the wrong
  * path after a mispredict, or a load/store that faulted and runs again).
@@ -47,7 +53,7 @@
 #include "hw-model/pmu-window.h"
 
 #define ORACLE_MAGIC    0x4c43524f666f7270ULL   /* "prfORCL" + 'L' */
-#define ORACLE_VERSION  4       /* 4: cycle stacks (stack[], ncauses, cycle_unit) */
+#define ORACLE_VERSION  6       /* 6: useful_issued; 5: lat_sum[] has retire-gap; 4: cycle stacks (stack[], ncauses, cycle_unit) */
 
 #define ORACLE_SNAPSHOT_START 1     /* the monitor's profiler started */
 #define ORACLE_SNAPSHOT_STOP  2     /* ... and stopped (before its final flush) */
@@ -93,6 +99,8 @@ struct oracle_pc {
     uint64_t lat_sum[PME_LAT_COUNT];    /* stage latencies summed over retired executions */
     uint64_t pme_events[PME_EVB_COUNT]; /* fetches of this pc with each ProfileMe event bit */
     uint64_t stack[CAUSE_COUNT];        /* time-proportional cycles by cause, in CYCLE_UNIT */
+    uint64_t useful_issued;             /* others issued while it was in progress, summed over its
+                                         * retired executions (model/concurrency.h) */
 };
 
 _Static_assert(sizeof(struct oracle_header) == 48, "oracle_header: fixed layout");

@@ -37,7 +37,7 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         3       /* 3: multiplexing keeps partial periods */
+#define PMU_VERSION         4       /* 4: ProfileMe's retire-gap register; 3: multiplexing keeps partial periods */
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
@@ -138,10 +138,18 @@ enum pme_latency {
     PME_LAT_ISSUE_RETREADY,     /* execution latency */
     PME_LAT_RETREADY_RETIRE,    /* waiting for older instructions to retire */
     PME_LAT_LOAD_COMPLETE,      /* loads: issue to data returned, else 0 */
+    PME_LAT_RETIRE_GAP,         /* retired: cycles since the previous retirement (0: in its cycle) */
     PME_LAT_COUNT
 };
+/* retire-gap (version 4) is a retirement counter latched when the tagged
+ * instruction retires, as a timed PEBS record's retire latency: one raw
+ * number, no cause, no sharing of the cycle among its retirers, a flush's
+ * refetch bubble on the instruction after it.  From it and the stage
+ * latencies the host estimates the time-proportional cycle stacks
+ * (host-tools/util/pme-stacks.h). */
 #define PME_LATENCY_NAMES \
-    "fetch-map", "map-data", "data-issue", "issue-retready", "retready-retire", "load-complete"
+    "fetch-map", "map-data", "data-issue", "issue-retready", "retready-retire", "load-complete", \
+    "retire-gap"
 
 #define PME_OFF             0
 #define PME_SINGLE          1
@@ -174,6 +182,7 @@ struct pme_record {
     uint8_t slot;               /* PME_SLOT_* */
     uint16_t gap;               /* PME_SLOT_SECOND: fetched instructions since the first */
     uint32_t distance;          /* PME_SLOT_SECOND: cycles between the two fetches */
+    uint32_t reserved;          /* 0 */
 };
 #define PME_CTX_USER        0
 #define PME_CTX_KERNEL      1
@@ -258,7 +267,7 @@ struct pmu_window {
 
 _Static_assert(sizeof(struct pmu_record) == 32, "record layout");
 _Static_assert(__builtin_offsetof(struct pmu_window, ring) == 4096, "ring starts on the second page");
-_Static_assert(sizeof(struct pme_record) == 64, "ProfileMe record layout");
+_Static_assert(sizeof(struct pme_record) == 72, "ProfileMe record layout");
 _Static_assert(PME_EVB_COUNT <= 32 && PME_LAT_COUNT <= 16, "fit the link protocol's limits");
 _Static_assert(sizeof(struct pmu_window) <= PMU_WINDOW_PER_CORE, "window fits its RAM slot");
 

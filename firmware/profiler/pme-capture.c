@@ -103,7 +103,7 @@ static struct pme_core *pme_core_of(unsigned core)
 static int model_has_profileme(void)
 {
     const struct pmu_window *w = pmu_window_of(0);
-    return w->magic == PMU_MAGIC && w->version >= 2;
+    return w->magic == PMU_MAGIC && w->version >= 4;     /* 4: the record with retire-gap */
 }
 
 uint32_t pme_caps(void)

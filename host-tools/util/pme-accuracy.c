@@ -214,3 +214,61 @@ void pme_accuracy_json(FILE *f, const struct pme_accuracy *a)
     }
     fprintf(f, "]}");
 }
+
+int pme_pair_accuracy(const struct pme_view *v, const struct oracle *o, double C, struct pme_pair_accuracy *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!(v->pair_interval > 0) || !(v->window > 0))
+        return -1;
+    double lat_abs = 0, lat_true = 0, conc_abs = 0, weight = 0, top_e = -INFINITY, top_t = -INFINITY;
+    for (size_t i = 0; i < v->ninsns; i++) {
+        const struct pme_insn *in = &v->insns[i];
+        if (in->pair.pairs < PME_PAIR_ACC_MIN)
+            continue;
+        const struct oracle_pc *t = oracle_find(o, pme_insn_pc(in));
+        if (!t || !t->executions)
+            continue;
+        double cycles = (double)(t->lat_sum[PME_LAT_FETCH_MAP] + t->lat_sum[PME_LAT_MAP_DATA] +
+                                 t->lat_sum[PME_LAT_DATA_ISSUE] + t->lat_sum[PME_LAT_ISSUE_RETREADY]);
+        double useful = (double)t->useful_issued, wasted = C * cycles - useful;
+        struct pme_concurrency e;
+        pme_concurrency_estimate(&in->pair, v->pair_interval, v->window, C, 30, &e);
+        a->instructions++;
+        a->useful_estimate += e.useful;
+        a->useful_true += useful;
+        a->useful_error += fabs(e.useful - useful);
+        lat_abs += fabs(e.latency_total - cycles);
+        lat_true += cycles;
+        a->wasted_estimate += e.wasted;
+        a->wasted_true += wasted;
+        a->wasted_error += fabs(e.wasted - wasted);
+        double w = (double)in->pair.pairs;
+        conc_abs += w * fabs(e.concurrency - (cycles > 0 ? useful / cycles : 0));
+        weight += w;
+        if (e.wasted > top_e) {
+            top_e = e.wasted;
+            a->top_estimate_pc = pme_insn_pc(in);
+        }
+        if (wasted > top_t) {
+            top_t = wasted;
+            a->top_true_pc = pme_insn_pc(in);
+        }
+    }
+    if (!a->instructions)
+        return -1;
+    double wasted_abs = a->wasted_error, wasted_norm = 0;
+    for (size_t i = 0; i < v->ninsns; i++) {    /* sum |C cycles - useful| over the same instructions */
+        const struct pme_insn *in = &v->insns[i];
+        const struct oracle_pc *t = in->pair.pairs >= PME_PAIR_ACC_MIN ? oracle_find(o, pme_insn_pc(in)) : NULL;
+        if (t && t->executions)
+            wasted_norm += fabs(C * (double)(t->lat_sum[PME_LAT_FETCH_MAP] + t->lat_sum[PME_LAT_MAP_DATA] +
+                                             t->lat_sum[PME_LAT_DATA_ISSUE] + t->lat_sum[PME_LAT_ISSUE_RETREADY]) -
+                                (double)t->useful_issued);
+    }
+    a->useful_error = a->useful_true > 0 ? a->useful_error / a->useful_true : 0;
+    a->latency_error = lat_true > 0 ? lat_abs / lat_true : 0;
+    a->wasted_error = wasted_norm > 0 ? wasted_abs / wasted_norm : 0;
+    a->concurrency_error = weight > 0 ? conc_abs / weight : 0;
+    a->top_wasted_agrees = a->top_estimate_pc == a->top_true_pc;
+    return 0;
+}

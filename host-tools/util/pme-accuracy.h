@@ -60,6 +60,28 @@ struct pme_accuracy {
     struct pme_acc_latency lat[PME_LAT_COUNT];
 };
 
+/*
+ * The paired-sample metrics (pme_concurrency_estimate) against the
+ * oracle's exact values (oracle_pc.useful_issued and the in-progress
+ * cycles, the first four stages of lat_sum), over the instructions with
+ * at least PME_PAIR_ACC_MIN pair records:
+ *   useful_error  sum |U W S - useful| / sum useful;
+ *   latency_error sum |L S/2 - in-progress cycles| / sum of those cycles;
+ *   wasted_error  sum |wasted estimate - C cycles + useful| / sum |C cycles - useful|;
+ *   concurrency_error  mean |2 U W / L - useful / cycles|, weighted by pair records;
+ *   top_wasted_agrees  the instruction with the most wasted slots is the same.
+ */
+#define PME_PAIR_ACC_MIN 30
+struct pme_pair_accuracy {
+    size_t instructions;
+    double useful_error, latency_error, wasted_error, concurrency_error;
+    double useful_estimate, useful_true, wasted_estimate, wasted_true;
+    uint64_t top_estimate_pc, top_true_pc;
+    bool top_wasted_agrees;
+};
+/* C: issue slots per cycle.  -1 when no instruction has enough pairs or S, W are unknown. */
+int pme_pair_accuracy(const struct pme_view *v, const struct oracle *o, double C, struct pme_pair_accuracy *a);
+
 /* Fills a; -1 (with err) when neither the view nor the oracle gives S. */
 int pme_accuracy(const struct pme_view *v, const struct oracle *o, struct pme_accuracy *a, struct ap_err *err);
 void pme_accuracy_print(FILE *f, const struct pme_accuracy *a);

@@ -245,7 +245,7 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
         retired_bit = PME_EVB_RETIRED;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
-                           "SELECT p.id, p.distance, p.gap, r.slot, r.image, r.offset, r.events, r.latencies "
+                           "SELECT p.id, p.distance, p.gap, r.slot, r.image, r.offset, r.events, r.latencies, r.addr "
                            "FROM pairs p JOIN pair_records r ON r.pair = p.id "
                            "WHERE (?1 < 0 OR p.epoch = ?1) AND (?2 < 0 OR p.core = ?2) ORDER BY p.id, r.slot",
                            -1, &st, NULL) != SQLITE_OK)
@@ -257,6 +257,9 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
     struct pme_pair_obs obs;
     struct pv_image *img[2] = {NULL, NULL};
     uint64_t off[2] = {0, 0};
+    uint32_t raw_events[2] = {0, 0}, raw_lat[2][PME_LAT_COUNT];
+    uint64_t raw_addr[2] = {0, 0};
+    size_t raw_cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         int64_t slot = sqlite3_column_int64(st, 3);
@@ -275,6 +278,10 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
                               "the database is damaged", (long long)id);
         }
         uint64_t events = (uint64_t)sqlite3_column_int64(st, 6);
+        raw_events[slot] = (uint32_t)events;
+        raw_addr[slot] = (uint64_t)sqlite3_column_int64(st, 8);
+        for (size_t f = 0; f < PME_LAT_COUNT; f++)
+            raw_lat[slot][f] = f < nlat ? (uint32_t)(lat[f] > UINT32_MAX ? UINT32_MAX : lat[f]) : 0;
         obs.distance = (double)distance;
         pme_times_from_latencies(lat, nlat, (events >> retired_bit) & 1, &obs.rec[slot]);
         img[slot] = pv_image_by_id(v->images, v->nimages, sqlite3_column_int64(st, 4));
@@ -285,6 +292,20 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
         have = 0;
         struct pme_pair_effect e[2];
         pme_pair_analyse(&obs, v->ipc_window, e);
+        if (v->nraw == raw_cap) {
+            raw_cap = raw_cap ? 2 * raw_cap : 1024;
+            v->raw = xrealloc(v->raw, raw_cap * sizeof *v->raw);
+        }
+        struct pme_pair_raw *pr = &v->raw[v->nraw++];
+        pr->distance = (double)distance;
+        pr->gap = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
+        for (int k = 0; k < 2; k++) {
+            pr->rec[k].img = img[k];
+            pr->rec[k].offset = off[k];
+            pr->rec[k].events = raw_events[k];
+            pr->rec[k].addr = raw_addr[k];
+            memcpy(pr->rec[k].lat, raw_lat[k], sizeof raw_lat[k]);
+        }
         v->npairs++;
         if ((uint64_t)gap > v->max_gap)
             v->max_gap = (uint64_t)gap;
@@ -383,6 +404,7 @@ void pme_view_free(struct pme_view *v)
 {
     pv_free_images(v->images, v->nimages);
     free(v->insns);
+    free(v->raw);
     memset(v, 0, sizeof *v);
 }
 

@@ -32,6 +32,21 @@ struct pme_insn {
     struct pme_pair_acc pair;           /* from the paired samples */
 };
 
+/* One paired sample kept whole (the cycle stacks read each record:
+ * util/pme-stacks.h); img NULL: outside the selection, a partner only. */
+struct pme_pair_rec {
+    struct pv_image *img;
+    uint64_t offset;
+    uint64_t addr;                      /* effective address, control target, or 0 */
+    uint32_t events;                    /* bits by the view's bit_names */
+    uint32_t lat[PME_LAT_COUNT];        /* this build's fields, by index (enum pme_latency) */
+};
+struct pme_pair_raw {
+    double distance;                    /* cycles from the first fetch to the second */
+    uint32_t gap;                       /* fetched instructions from the first to the second */
+    struct pme_pair_rec rec[2];
+};
+
 struct pme_view {
     int64_t epoch;                      /* the epoch selected (-1: all) */
     size_t nbits, nlat;                 /* named or used bits and fields */
@@ -54,6 +69,8 @@ struct pme_view {
     size_t nimages;
     struct pme_insn *insns;             /* sorted by (image, offset) */
     size_t ninsns;
+    struct pme_pair_raw *raw;           /* every pair of the selection's epoch and core, in id order */
+    size_t nraw;
 };
 
 /*

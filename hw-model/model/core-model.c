@@ -709,6 +709,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     r->lat[PME_LAT_RETREADY_RETIRE] = (uint32_t)(retire - retready);
     if (cls == ALPHA_LOAD || cls == ALPHA_LOAD_LOCKED)
         r->lat[PME_LAT_LOAD_COMPLETE] = lat;
+    r->lat[PME_LAT_RETIRE_GAP] = (uint32_t)(r->cycles > UINT32_MAX ? UINT32_MAX : r->cycles);
     m->events[PMU_EV_CYCLES] += r->cycles;
 
     if (redirect) {

@@ -80,6 +80,7 @@
 
 #include "hw-model/isa/alpha-isa.h"
 #include "hw-model/model/core-model.h"
+#include "hw-model/model/concurrency.h"
 #include "hw-model/model/profileme.h"
 #include "hw-model/oracle-format.h"
 #include "hw-model/plugin/bl-oracle.h"
@@ -111,6 +112,7 @@ struct bad_cache_entry {
 
 struct vcpu {
     struct core_model model;
+    struct concurrency conc;    /* the paired metrics' truth (model/concurrency.h) */
     struct pmu_window *win;
     struct counter_unit cu;
     struct insn_info *prev;
@@ -310,6 +312,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         for (unsigned k = 0; k < PME_LAT_COUNT; k++)
             o->lat_sum[k] += r.lat[k];
         add_bits(o->pme_events, r.pme_events);
+        conc_note(&v->conc, r.fetch, r.issue, r.retire_ready, &o->useful_issued);
     }
     struct pmu_window *w = v->win;
     if (w) {
@@ -434,6 +437,7 @@ static void add_entry(struct oracle_pc *d, const struct oracle_pc *e)
         d->pme_events[k] += e->pme_events[k];
     for (unsigned k = 0; k < CAUSE_COUNT; k++)
         d->stack[k] += e->stack[k];
+    d->useful_issued += e->useful_issued;
 }
 
 /* Sums the cores' tables into one sorted array (other vCPUs may be running
@@ -584,8 +588,10 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
         if (v->prev && !retires_by_access(v, v->prev))      /* R4 */
             finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4, c);
         v->prev = NULL;
-        if (!g.counters_mode)
+        if (!g.counters_mode) {
             core_model_settle(&v->model);       /* the last retire cycle, charged */
+            conc_flush(&v->conc);
+        }
     }
     write_oracle(0);
     if (!g.oracle_path[0])
@@ -746,6 +752,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     struct pmu_window *wins[MAX_CORES] = {0};
     for (unsigned c = 0; c < g.ncores; c++) {
         struct vcpu *v = &g.vcpus[c];
+        conc_init(&v->conc);
         if ((!g.counters_mode && core_model_init(&v->model, &g.params)) ||
             pc_table_init(&v->oracle, 1 << 14)) {
             model_error("bad model parameters or out of memory");

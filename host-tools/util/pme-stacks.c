@@ -1,0 +1,280 @@
+/*
+ * Cycle stacks from ProfileMe's records (pme-stacks.h: the estimator, its
+ * design notes, the check).
+ */
+#include "util/pme-stacks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strvec.h"
+
+void pme_stack_params_of(const struct model_params *p, struct pme_stack_params *out)
+{
+    out->penalty = p->mispredict_penalty;
+    out->flush_bubble = p->mispredict_penalty / 2.0;
+    out->retire_width = p->retire_width > CYCLE_MAX_RETIRE_WIDTH ? CYCLE_MAX_RETIRE_WIDTH : p->retire_width;
+    /* halfway between the waits of an L1 hit and an L2 hit, of an L2 hit and memory */
+    out->l2_wait = p->l1_latency + p->l2_latency / 2.0;
+    out->mem_wait = p->l1_latency + p->l2_latency + p->memory_latency / 2.0;
+}
+
+static double clampd(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs *r, double share,
+                      double out[CAUSE_COUNT])
+{
+    if (!r->retired) {
+        if (r->trap)
+            out[CAUSE_TRAP] += p->penalty + 1;
+        return;                         /* the bad path owns no cycle */
+    }
+    const uint32_t *l = r->lat;
+    double M = l[PME_LAT_FETCH_MAP], D = M + l[PME_LAT_MAP_DATA], I = D + l[PME_LAT_DATA_ISSUE];
+    double RR = I + l[PME_LAT_ISSUE_RETREADY], R = RR + l[PME_LAT_RETREADY_RETIRE];
+    double gap = l[PME_LAT_RETIRE_GAP];
+    out[CAUSE_BASE] += share;
+    if (r->mispredict && p->penalty > l[PME_LAT_RETREADY_RETIRE])
+        out[CAUSE_MISPREDICT] += p->penalty - l[PME_LAT_RETREADY_RETIRE];
+    if (gap < 1)
+        return;
+    double lo = R - gap + 1, hi = R;
+    if (M > lo) {                       /* an empty window before it entered */
+        double end = M < hi ? M : hi;
+        /* fetch came late ([lo, fetch + 1)) by as much as a flush's bubble
+         * with no miss of its own: a flush's, its owner's (note 4) */
+        double fetched = clampd(1, lo, end);
+        if (r->imiss || r->itbmiss || fetched - lo < p->flush_bubble) {
+            unsigned front = r->imiss ? CAUSE_ICACHE : r->itbmiss ? CAUSE_ITB : CAUSE_BASE;
+            out[front] += fetched - lo;
+            out[CAUSE_QUEUE_FULL] += end - fetched;     /* [fetch + 1, map): map held back */
+        }
+        lo = end;
+    }
+    double wait = D - (M + 1);
+    unsigned wait_cause = wait >= p->mem_wait ? CAUSE_DCACHE_MEM
+                        : wait >= p->l2_wait ? CAUSE_DCACHE_L2 : CAUSE_DEPENDENCY;
+    unsigned exec_cause = r->load && r->dtbmiss ? CAUSE_DTB
+                        : r->load || r->store ? CAUSE_BASE
+                        : l[PME_LAT_ISSUE_RETREADY] > 1 ? CAUSE_EXECUTE : CAUSE_BASE;
+    double b1 = clampd(M + 1, lo, hi), b2 = clampd(D, lo, hi), b3 = clampd(I, lo, hi), b4 = clampd(RR, lo, hi);
+    out[CAUSE_BASE] += b1 - lo;
+    out[wait_cause] += b2 - b1;
+    out[CAUSE_FU_BUSY] += b3 - b2;
+    out[exec_cause] += b4 - b3;
+    out[CAUSE_OTHER] += hi - b4;
+}
+
+static double zero_share(const struct pme_seq_stats *st, size_t i)
+{
+    return i != SIZE_MAX && st[i].retired > 0 ? st[i].zero_gap / st[i].retired : 0;
+}
+
+double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width)
+{
+    (void)n;
+    double others = 0, p = 1;
+    /* older: while each retired with its predecessor */
+    for (size_t cur = i, g = 1; g < width && cur != SIZE_MAX; g++) {
+        p *= zero_share(st, cur);
+        others += p;
+        cur = st[cur].prev;
+    }
+    p = 1;
+    /* younger: while each successor retired with the one before */
+    for (size_t cur = i, g = 1; g < width && cur != SIZE_MAX; g++) {
+        const struct pme_seq_stats *c = &st[cur];
+        double taken = c->retired > 0 ? c->taken / c->retired : 0;
+        p *= (1 - taken) * zero_share(st, c->next) + taken * zero_share(st, c->target);
+        others += p;
+        cur = taken > 0.5 ? c->target : c->next;
+    }
+    return 1 / (1 + others);
+}
+
+double pme_stack_total(const struct pme_stack *s)
+{
+    double t = 0;
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        t += s->cause[c];
+    return t;
+}
+
+/* The view's bit numbers the estimator reads. */
+enum { B_RETIRED, B_TRAP, B_IMISS, B_ITBMISS, B_DTBMISS, B_LOAD, B_STORE, B_MISPREDICT, B_TAKEN, B_COUNT };
+static const char *const bit_wanted[B_COUNT] = {"retired", "trap", "imiss", "itbmiss", "dtbmiss", "load",
+                                                "store", "mispredict", "taken"};
+
+static void obs_of(const struct pme_pair_rec *rec, const int *bit, struct pme_rec_obs *o)
+{
+    bool *flag[B_COUNT - 1] = {&o->retired, &o->trap, &o->imiss, &o->itbmiss, &o->dtbmiss, &o->load, &o->store,
+                               &o->mispredict};
+    for (int b = 0; b < B_COUNT - 1; b++)
+        *flag[b] = (rec->events >> bit[b]) & 1;
+    memcpy(o->lat, rec->lat, sizeof o->lat);
+}
+
+static size_t insn_index(const struct pme_view *v, const struct pme_pair_rec *rec)
+{
+    const struct pme_insn *in = rec->img ? pme_view_find(v, rec->img, rec->offset) : NULL;
+    return in ? (size_t)(in - v->insns) : SIZE_MAX;
+}
+
+int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
+                        struct ap_err *err)
+{
+    if (!v->nraw)
+        return ap_err_set(err, "the profile has no paired ProfileMe samples, which cycle stacks are estimated "
+                          "from: record with --paired");
+    if (!(v->pair_interval > 0))
+        return ap_err_set(err, "the profile does not say how many instructions were fetched per pair: give "
+                          "--pair-interval S");
+    int bit[B_COUNT];
+    for (int b = 0; b < B_COUNT; b++)
+        if ((bit[b] = pme_bit_index(v, bit_wanted[b])) < 0 || bit[b] >= 32)
+            return ap_err_set(err, "the profile's ProfileMe records have no '%s' bit: record it again with "
+                              "this build", bit_wanted[b]);
+    /* pass 1: who retired in the cycle of the one before (note 3) */
+    struct pme_seq_stats *seq = calloc(v->ninsns + 1, sizeof *seq);
+    if (!seq)
+        return ap_err_set(err, "out of memory");
+    for (size_t i = 0; i < v->ninsns; i++)
+        seq[i].target = SIZE_MAX;
+    for (size_t k = 0; k < v->nraw; k++)
+        for (int s = 0; s < 2; s++) {
+            const struct pme_pair_rec *rec = &v->raw[k].rec[s];
+            size_t i = insn_index(v, rec);
+            if (i == SIZE_MAX || !((rec->events >> bit[B_RETIRED]) & 1))
+                continue;
+            seq[i].retired++;
+            seq[i].zero_gap += rec->lat[PME_LAT_RETIRE_GAP] == 0;
+            if ((rec->events >> bit[B_TAKEN]) & 1) {
+                seq[i].taken++;
+                const struct pme_insn *t = rec->addr >= rec->img->address
+                    ? pme_view_find(v, rec->img, rec->addr - rec->img->address) : NULL;
+                if (t)
+                    seq[i].target = (size_t)(t - v->insns);
+            }
+        }
+    /* the usual predecessor: the fall-through or the most frequent taken branch to it */
+    double *arrivals = calloc(v->ninsns + 1, sizeof *arrivals);
+    if (!arrivals) {
+        free(seq);
+        return ap_err_set(err, "out of memory");
+    }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        const struct pme_insn *in = &v->insns[i];
+        const struct pme_insn *pr = in->offset >= 4 ? pme_view_find(v, in->img, in->offset - 4) : NULL;
+        const struct pme_insn *nx = pme_view_find(v, in->img, in->offset + 4);
+        seq[i].prev = SIZE_MAX;
+        seq[i].next = nx ? (size_t)(nx - v->insns) : SIZE_MAX;
+        if (pr) {
+            seq[i].prev = (size_t)(pr - v->insns);
+            arrivals[i] = seq[seq[i].prev].retired - seq[seq[i].prev].taken;
+        }
+    }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        size_t t = seq[i].target;
+        if (t != SIZE_MAX && seq[i].taken > arrivals[t]) {
+            seq[t].prev = i;
+            arrivals[t] = seq[i].taken;
+        }
+    }
+    free(arrivals);
+    for (size_t i = 0; i < v->ninsns; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].pc = pme_insn_pc(&v->insns[i]);
+        out[i].in = &v->insns[i];
+        out[i].share = pme_share_estimate(seq, v->ninsns, i, p->retire_width);
+    }
+    free(seq);
+    /* pass 2: each record's cycles */
+    for (size_t k = 0; k < v->nraw; k++)
+        for (int s = 0; s < 2; s++) {
+            size_t i = insn_index(v, &v->raw[k].rec[s]);
+            if (i == SIZE_MAX)
+                continue;
+            struct pme_rec_obs o;
+            obs_of(&v->raw[k].rec[s], bit, &o);
+            pme_record_stack(p, &o, out[i].share, out[i].cause);
+            out[i].records++;
+        }
+    double scale = v->pair_interval / 2;
+    for (size_t i = 0; i < v->ninsns; i++)
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            out[i].cause[c] *= scale;
+    return 0;
+}
+
+static int by_pc(const void *a, const void *b)
+{
+    const struct pme_stack *x = *(const struct pme_stack *const *)a, *y = *(const struct pme_stack *const *)b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* One instruction's differences: e (or NULL) against t (or NULL). */
+static void add_diff(struct pme_stack_accuracy *a, const struct pme_stack *e, const struct oracle_pc *t)
+{
+    double es = 0, ts = 0;
+    for (unsigned c = 0; c < CAUSE_COUNT; c++) {
+        double ec = e ? e->cause[c] : 0, tc = t ? (double)t->stack[c] / CYCLE_UNIT : 0;
+        a->stack_error += fabs(ec - tc);
+        a->share_stack_error += fabs(ec / a->estimate_cycles - tc / a->true_cycles);
+        es += ec;
+        ts += tc;
+    }
+    a->time_error += fabs(es / a->estimate_cycles - ts / a->true_cycles);
+}
+
+int pme_stack_accuracy(const struct pme_stack *est, size_t n, const struct oracle *truth,
+                       struct pme_stack_accuracy *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        double t = pme_stack_total(&est[i]);
+        out->estimate_cycles += t;
+        out->estimated += t > 0;
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            out->cause_estimate[c] += est[i].cause[c];
+    }
+    for (uint64_t i = 0; i < truth->h.npcs; i++) {
+        uint64_t units = 0;
+        for (unsigned c = 0; c < CAUSE_COUNT; c++) {
+            units += truth->pcs[i].stack[c];
+            out->cause_true[c] += (double)truth->pcs[i].stack[c] / CYCLE_UNIT;
+        }
+        out->true_cycles += (double)units / CYCLE_UNIT;
+        out->true_pcs += units > 0;
+    }
+    if (!(out->estimate_cycles > 0) || !(out->true_cycles > 0))
+        return -1;
+    const struct pme_stack **sorted = xmalloc((n ? n : 1) * sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = &est[i];
+    qsort(sorted, n, sizeof *sorted, by_pc);
+    size_t i = 0, j = 0;
+    while (i < n || j < truth->h.npcs) {       /* the truth's PCs are sorted */
+        const struct oracle_pc *t = j < truth->h.npcs ? &truth->pcs[j] : NULL;
+        const struct pme_stack *e = i < n ? sorted[i] : NULL;
+        if (e && (!t || e->pc < t->pc)) {
+            add_diff(out, e, NULL);
+            i++;
+        } else if (!e || t->pc < e->pc) {
+            add_diff(out, NULL, t);
+            j++;
+        } else {
+            add_diff(out, e, t);
+            i++;
+            j++;
+        }
+    }
+    free(sorted);
+    out->stack_error /= 2 * out->true_cycles;
+    out->share_stack_error /= 2;
+    out->time_error /= 2;
+    return 0;
+}

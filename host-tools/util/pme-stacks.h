@@ -1,0 +1,146 @@
+/*
+ * Cycle stacks from ProfileMe samples (TEA, ISCA 2023, on ProfileMe's
+ * sampled instructions): per instruction the time-proportional cycles
+ * (TIP's rules, hw-model/model/core-model.h) split by cause
+ * (hw-model/cycle-causes.h), estimated from what each sampled record says
+ * about its own instruction: its event bits, its stage latencies and its
+ * retire-gap register (cycles since the previous retirement,
+ * hw-model/pmu-window.h), and from the paired samples, which instructions
+ * retired in the same cycle.  Nothing in a record is a cycle stack: the
+ * splitting of a retire cycle, the moving of a flush's bubble to its
+ * branch and every cause are estimated here.
+ *
+ * One record (its times from its own fetch: map M, data ready D, issue I,
+ * retire ready RR, retire R; the previous retirement at R - gap):
+ *  1. retired: its share of its retire cycle, 1/n for n retiring together
+ *     (estimated: design note 3), as base;
+ *  2. the cycles (R - gap, R) it owed nothing else to: the part before M is
+ *     an empty window: with its own I-cache or ITB miss bit, or when its
+ *     fetch came less than half the mispredict penalty late, its own
+ *     (icache, itb or base up to the fetch, queue_full after: map held
+ *     back); else the bubble of a flush, booked to the branch or trap that
+ *     caused it (note 4), not here.
+ *     From M on the instruction is the oldest and
+ *     the phase says why: [M, M+1) base, [M+1, D) waiting for data,
+ *     [D, I) fu_busy, [I, RR) its own execution, [RR, R) other;
+ *  3. waiting for data: the wait's length names the miss it waited for
+ *     (the model's latencies, issue-rules.h): at least the L2's latency
+ *     past the L1's, dcache_l2; at least half memory's more, dcache_mem;
+ *     else dependency.  A wait inherited along a chain of consumers is
+ *     as long as the miss, so it is named the same, as the truth does;
+ *  4. a mispredicted branch: its flush's bubble, penalty - (R - RR) cycles
+ *     (the refetch starts penalty cycles after it resolves at RR); a trap
+ *     (aborted with the trap bit): penalty + 1 cycles, trap;
+ *  5. its own execution: a load with a DTB miss, dtb; other loads and
+ *     stores, base; another instruction taking more than a cycle, execute.
+ * Each record stands for S/2 fetched instructions, S the fetched
+ * instructions per pair (both slots of a pair are uniform samples of the
+ * fetched stream), so an instruction's stack is S/2 times its records'.
+ *
+ * Design notes:
+ *  1. Records kept whole are needed (the estimate of a record is not a
+ *     sum of its fields): the paired samples, which the board sends
+ *     whole.  A profile without pairs has no stacks (the caller says to
+ *     record with --paired).
+ *  2. Pure functions (no I/O): the unit tests give them synthetic records
+ *     with hand-computed answers.
+ *  3. The share of a retire cycle: a record with retire-gap 0 retired in
+ *     its predecessor's cycle.  With z(j) the share of j's retired
+ *     records with gap 0, the expected others retiring with j are, older,
+ *     z(j) + z(j) z(p(j)) + ... along the usual predecessors p (the fall-
+ *     through from pc - 4 or the taken branch to j, whichever arrives
+ *     more: records of taken transfers carry their target), younger,
+ *     z'(j) + z'(j) z'(s(j)) + ... with z'(j) the chance j's successor
+ *     retires with it: z of pc + 4 when j falls through, of its target
+ *     when taken, mixed by j's taken share; each at most retire width - 1
+ *     deep.  share = 1 / (1 + others): exact for a loop whose
+ *     instructions retire in fixed groups.
+ *  4. A flush's bubble is booked at the branch (from the branch's record)
+ *     and left out at the instruction after it (from that one's record),
+ *     so each side is estimated from its own samples.
+ *
+ * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
+ * (instruction, cause) of |estimate - truth| / the truth's cycles (as
+ * check --calc's), time_error = 1/2 sum over instructions of |estimate
+ * share - truth share| (as check's time error).
+ */
+#ifndef ALPHAPROF_UTIL_PME_STACKS_H
+#define ALPHAPROF_UTIL_PME_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw-model/cycle-causes.h"
+#include "hw-model/model/issue-rules.h"
+#include "hw-model/pmu-window.h"
+#include "util/error.h"
+#include "util/oracle-file.h"
+#include "util/pme-view.h"
+
+
+/* What the estimator knows of the machine (the model's parameters). */
+struct pme_stack_params {
+    double penalty;             /* mispredict penalty, cycles */
+    double flush_bubble;        /* an empty window this long without a miss follows a flush */
+    unsigned retire_width;      /* <= CYCLE_MAX_RETIRE_WIDTH */
+    double l2_wait, mem_wait;   /* a data wait this long waited for the L2, for memory */
+};
+void pme_stack_params_of(const struct model_params *p, struct pme_stack_params *out);
+
+/* One record as the estimator reads it. */
+struct pme_rec_obs {
+    bool retired, trap, imiss, itbmiss, dtbmiss, load, store, mispredict;
+    uint32_t lat[PME_LAT_COUNT];        /* enum pme_latency */
+};
+
+/* Adds one record's cycles by cause (unscaled) to out; share is its
+ * estimated share of its retire cycle (note 3). */
+void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs *r, double share,
+                      double out[CAUSE_COUNT]);
+
+/* What one instruction's retired records say about retiring together
+ * (note 3).  next, target: its fall-through (pc + 4) and taken successor;
+ * prev: its usual predecessor (the fall-through from pc - 4 or the taken
+ * branch to it that arrives most); SIZE_MAX when not sampled. */
+struct pme_seq_stats {
+    double retired, zero_gap, taken;    /* retired records; with retire-gap 0; taken */
+    size_t prev, next, target;
+};
+/* 1 / (1 + the expected others retiring in its cycle) of st[i], of n
+ * instructions, on a core retiring at most width a cycle (note 3). */
+double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width);
+
+/* An instruction's estimated stack, cycles. */
+struct pme_stack {
+    uint64_t pc;
+    const struct pme_insn *in;          /* NULL in tests */
+    double cause[CAUSE_COUNT];
+    double records;                     /* pair records of it */
+    double share;                       /* its estimated retire-cycle share */
+};
+double pme_stack_total(const struct pme_stack *s);
+
+/*
+ * Every instruction of the view (out[i] for v->insns[i], room for
+ * v->ninsns), from the view's whole pairs with S = v->pair_interval.
+ * -1 with err when the view has no pairs, no pair interval, or its bit
+ * names lack one the estimator reads.
+ */
+int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
+                        struct ap_err *err);
+
+struct pme_stack_accuracy {
+    double stack_error;                 /* over (instruction, cause), cycles / true cycles */
+    double time_error;                  /* over instructions, shares */
+    double share_stack_error;           /* over (instruction, cause), shares of each side */
+    double estimate_cycles, true_cycles;
+    double cause_estimate[CAUSE_COUNT], cause_true[CAUSE_COUNT];
+    size_t estimated, true_pcs;         /* instructions with time on each side */
+};
+/* Compares n estimated stacks (distinct PCs, any order) with the truth's
+ * per-PC stacks: -1 when either side has no time, else 0. */
+int pme_stack_accuracy(const struct pme_stack *est, size_t n, const struct oracle *truth,
+                       struct pme_stack_accuracy *out);
+
+#endif

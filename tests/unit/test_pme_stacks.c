@@ -1,0 +1,344 @@
+/*
+ * Cycle stacks from ProfileMe records (util/pme-stacks) on synthetic
+ * records and sample streams with hand-computed answers: one record's
+ * cycles by cause (a memory wait, a flush's bubble moved to its branch, a
+ * store-buffer wait, a trap, the bad path), the retire-cycle shares of
+ * straight-line code, a whole synthetic view against its known stacks,
+ * and the stack and time errors against an oracle.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/pme-stacks.h"
+
+/* penalty 7, L1 3, L2 13, memory 120: waits of 9.5 and 76 cycles part the causes */
+static void params(struct pme_stack_params *p)
+{
+    struct model_params mp;
+    model_params_default(&mp);
+    pme_stack_params_of(&mp, p);
+    assert_float_equal(p->penalty, 7, 0);
+    assert_float_equal(p->l2_wait, 9.5, 0);
+    assert_float_equal(p->mem_wait, 76, 0);
+    assert_int_equal(p->retire_width, 8);
+}
+
+static struct pme_rec_obs rec(uint32_t fm, uint32_t md, uint32_t di, uint32_t ir, uint32_t rr, uint32_t gap)
+{
+    struct pme_rec_obs r;
+    memset(&r, 0, sizeof r);
+    r.retired = true;
+    r.lat[PME_LAT_FETCH_MAP] = fm;
+    r.lat[PME_LAT_MAP_DATA] = md;
+    r.lat[PME_LAT_DATA_ISSUE] = di;
+    r.lat[PME_LAT_ISSUE_RETREADY] = ir;
+    r.lat[PME_LAT_RETREADY_RETIRE] = rr;
+    r.lat[PME_LAT_RETIRE_GAP] = gap;
+    return r;
+}
+
+static double sum(const double *s)
+{
+    double t = 0;
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        t += s[c];
+    return t;
+}
+
+static void test_a_wait_as_long_as_a_memory_miss_is_booked_to_dcache_mem(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    /* M 1, D 131, I 131, RR 132, R 132; the previous retired at 32: (32, 132)
+     * is [33, 131) waiting (a 129-cycle wait: memory), [131, 132) its
+     * 1-cycle execution, base; its retire cycle alone */
+    struct pme_rec_obs r = rec(1, 130, 0, 1, 0, 100);
+    double s[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &r, 1, s);
+    assert_float_equal(s[CAUSE_DCACHE_MEM], 98, 1e-12);
+    assert_float_equal(s[CAUSE_BASE], 2, 1e-12);
+    assert_float_equal(sum(s), 100, 1e-12);
+    /* the same wait at 20 cycles is an L2 hit's; at 5 a plain dependency */
+    double s2[CAUSE_COUNT] = {0}, s3[CAUSE_COUNT] = {0};
+    r = rec(1, 21, 0, 1, 0, 21);
+    pme_record_stack(&p, &r, 0.5, s2);
+    assert_float_equal(s2[CAUSE_DCACHE_L2], 19, 1e-12);
+    assert_float_equal(s2[CAUSE_BASE], 1.5, 1e-12);
+    r = rec(1, 6, 0, 1, 0, 6);
+    pme_record_stack(&p, &r, 1, s3);
+    assert_float_equal(s3[CAUSE_DEPENDENCY], 4, 1e-12);
+    assert_float_equal(s3[CAUSE_BASE], 2, 1e-12);
+}
+
+static void test_retiring_with_the_one_before_costs_only_its_share(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_rec_obs r = rec(1, 50, 3, 9, 12, 0);
+    double s[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &r, 0.25, s);
+    assert_float_equal(s[CAUSE_BASE], 0.25, 0);
+    assert_float_equal(sum(s), 0.25, 0);
+}
+
+static void test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    /* the branch: resolves at RR 3, retires at once: refetch 7 cycles on */
+    struct pme_rec_obs b = rec(1, 1, 0, 1, 0, 1);
+    b.mispredict = true;
+    double sb[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &b, 1, sb);
+    assert_float_equal(sb[CAUSE_MISPREDICT], 7, 0);
+    assert_float_equal(sb[CAUSE_BASE], 1, 0);
+    /* waiting 2 cycles to retire, its bubble is 2 cycles shorter */
+    b.lat[PME_LAT_RETREADY_RETIRE] = 2;
+    double sb2[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &b, 1, sb2);
+    assert_float_equal(sb2[CAUSE_MISPREDICT], 5, 0);
+    /* the target: the previous retired at -6, it was fetched at 0, M 1,
+     * R 3: [-5, 1) is the branch's bubble; [1, 2) base, [2, 3) its
+     * execution, base; plus its retire cycle */
+    struct pme_rec_obs t = rec(1, 1, 0, 1, 0, 9);
+    double st[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &t, 1, st);
+    assert_float_equal(st[CAUSE_BASE], 3, 0);
+    assert_float_equal(sum(st), 3, 0);
+    /* with an I-cache miss of its own the window is its fetch's */
+    t.imiss = true;
+    double si[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &t, 1, si);
+    assert_float_equal(si[CAUSE_ICACHE], 6, 0);
+    assert_float_equal(sum(si), 9, 0);
+    /* a short late fetch (a taken branch's fetch bubble) is its own: base */
+    struct pme_rec_obs f = rec(1, 1, 0, 1, 0, 4);
+    double sf[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &f, 1, sf);
+    assert_float_equal(sf[CAUSE_BASE], 4, 0);
+}
+
+static void test_a_map_held_back_after_an_early_fetch_is_queue_full(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    /* fetched at 0, the previous retired at 0: M 10 (store buffer full),
+     * D 11, I 11, RR 12, R 12: [1, 10) queue_full, [10, 11) base,
+     * [11, 12) base */
+    struct pme_rec_obs r = rec(10, 1, 0, 1, 0, 12);
+    r.store = true;
+    double s[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &r, 1, s);
+    assert_float_equal(s[CAUSE_QUEUE_FULL], 9, 0);
+    assert_float_equal(s[CAUSE_BASE], 3, 0);
+}
+
+static void test_own_execution_is_dtb_for_a_dtb_missing_load_execute_for_a_multiply(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    /* M 1, D 2, I 2, RR 25, R 25; previous retired at 1: [2, 25) execution */
+    struct pme_rec_obs l = rec(1, 1, 0, 23, 0, 24);
+    l.load = l.dtbmiss = true;
+    double sl[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &l, 1, sl);
+    assert_float_equal(sl[CAUSE_DTB], 23, 0);
+    struct pme_rec_obs m = rec(1, 1, 2, 7, 0, 10);
+    double sm[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &m, 1, sm);
+    /* M 1, D 2, I 4, RR 11, R 11; previous at 1: [2, 4) fu_busy, [4, 11) execute */
+    assert_float_equal(sm[CAUSE_FU_BUSY], 2, 0);
+    assert_float_equal(sm[CAUSE_EXECUTE], 7, 0);
+    assert_float_equal(sm[CAUSE_BASE], 1, 0);
+}
+
+static void test_a_trap_owns_penalty_plus_one_and_the_bad_path_nothing(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_rec_obs t = rec(0, 0, 0, 0, 0, 0), bad = rec(0, 0, 0, 0, 0, 0);
+    t.retired = bad.retired = false;
+    t.trap = true;
+    double s[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &t, 1, s);
+    assert_float_equal(s[CAUSE_TRAP], 8, 0);
+    pme_record_stack(&p, &bad, 1, s);
+    assert_float_equal(sum(s), 8, 0);
+}
+
+static void test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle(void **state)
+{
+    (void)state;
+    /* A B | C D | (D branches back to A): B and D always retire with the
+     * one before, A and C never */
+    struct pme_seq_stats st[4] = {
+        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 3, .next = 1, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 100, .taken = 0, .prev = 0, .next = 2, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 1, .next = 3, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 100, .taken = 100, .prev = 2, .next = SIZE_MAX, .target = 0},
+    };
+    for (size_t i = 0; i < 4; i++)
+        assert_float_equal(pme_share_estimate(st, 4, i, 8), 0.5, 1e-12);
+    /* one at a time: every share whole */
+    for (size_t i = 0; i < 4; i++)
+        st[i].zero_gap = 0;
+    for (size_t i = 0; i < 4; i++)
+        assert_float_equal(pme_share_estimate(st, 4, i, 8), 1, 0);
+    /* all four together (a 4-wide group each iteration, A its first); a
+     * width of 2 sees at most one other on each side */
+    for (size_t i = 0; i < 4; i++)
+        st[i].zero_gap = i == 0 ? 0 : 100;
+    for (size_t i = 0; i < 4; i++) {
+        assert_float_equal(pme_share_estimate(st, 4, i, 8), 0.25, 1e-12);
+        assert_float_equal(pme_share_estimate(st, 4, i, 2), i == 0 || i == 3 ? 0.5 : 1.0 / 3, 1e-12);
+    }
+    /* A load missing at the loop's head, the three after it retiring in
+     * its cycle: the group crosses the taken branch back to A (L B C A'
+     * retire together, D being the branch): A's older partners are found
+     * through its usual predecessor, the branch */
+    struct pme_seq_stats loop[3] = {
+        /* 0 A (retires with the branch before it), 1 L the missing load, 2 D the branch to A */
+        {.retired = 100, .zero_gap = 100, .taken = 0, .prev = 2, .next = 1, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 0, .taken = 0, .prev = 0, .next = 2, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 100, .taken = 100, .prev = 1, .next = SIZE_MAX, .target = 0},
+    };
+    assert_float_equal(pme_share_estimate(loop, 3, 0, 8), 1.0 / 3, 1e-12);
+    assert_float_equal(pme_share_estimate(loop, 3, 1, 8), 1.0 / 3, 1e-12);
+    assert_float_equal(pme_share_estimate(loop, 3, 2, 8), 1.0 / 3, 1e-12);
+}
+
+/* A synthetic view: image at 0x1000, A (offset 0) a load missing to
+ * memory, B (offset 4) its consumer, a taken branch back to A; pairs <A, B>
+ * one every S = 1000 fetched instructions. */
+static void synthetic_view(struct pme_view *v, struct pv_image *img, size_t npairs)
+{
+    static const char *const bits[] = {PME_EVENT_BIT_NAMES};
+    memset(v, 0, sizeof *v);
+    memset(img, 0, sizeof *img);
+    img->id = 1;
+    img->address = 0x1000;
+    v->images = img;
+    v->nimages = 1;
+    v->nbits = PME_EVB_COUNT;
+    for (size_t i = 0; i < PME_EVB_COUNT; i++)
+        strcpy(v->bit_names[i], bits[i]);
+    v->pair_interval = 1000;
+    v->ninsns = 2;
+    v->insns = calloc(2, sizeof *v->insns);
+    v->insns[0].img = v->insns[1].img = img;
+    v->insns[1].offset = 4;
+    v->nraw = npairs;
+    v->raw = calloc(npairs, sizeof *v->raw);
+    for (size_t k = 0; k < npairs; k++) {
+        struct pme_pair_raw *p = &v->raw[k];
+        p->gap = 1;
+        p->distance = 0;
+        p->rec[0] = (struct pme_pair_rec){.img = img, .offset = 0,
+            .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_LOAD | 1u << PME_EVB_DMISS | 1u << PME_EVB_L2MISS,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 3,
+                    [PME_LAT_RETIRE_GAP] = 1}};
+        /* M 1, D 141, I 141, RR 142, R 142, the previous (A) at 3:
+         * [4, 141) memory, [141, 142) base, and its cycle */
+        p->rec[1] = (struct pme_pair_rec){.img = img, .offset = 4,
+            .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_BRANCH | 1u << PME_EVB_TAKEN,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 140, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETIRE_GAP] = 139}};
+    }
+}
+
+static void test_a_synthetic_stream_gives_its_hand_computed_stacks(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 5);
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    /* each record stands for S/2 = 500 fetched instructions */
+    assert_int_equal(st[0].pc, 0x1000);
+    assert_float_equal(st[0].share, 1, 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    assert_float_equal(pme_stack_total(&st[0]), 5 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 5 * 137 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 5 * 2 * 500, 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 5 * 139 * 500, 1e-9);
+
+    /* against a truth of A 2500 base, B 5000 base and 340000 memory */
+    struct oracle_pc pcs[2];
+    memset(pcs, 0, sizeof pcs);
+    pcs[0].pc = 0x1000;
+    pcs[0].stack[CAUSE_BASE] = 2500ull * CYCLE_UNIT;
+    pcs[1].pc = 0x1004;
+    pcs[1].stack[CAUSE_BASE] = 5000ull * CYCLE_UNIT;
+    pcs[1].stack[CAUSE_DCACHE_MEM] = 340000ull * CYCLE_UNIT;
+    struct oracle o = {.h = {.npcs = 2}, .pcs = pcs};
+    struct pme_stack_accuracy a;
+    assert_int_equal(pme_stack_accuracy(st, 2, &o, &a), 0);
+    assert_float_equal(a.true_cycles, 347500, 1e-6);
+    assert_float_equal(a.estimate_cycles, 350000, 1e-6);
+    assert_float_equal(a.stack_error, 0.5 * 2500 / 347500, 1e-12);
+    assert_float_equal(a.time_error,
+                       0.5 * (fabs(2500 / 350000.0 - 2500 / 347500.0) + fabs(347500 / 350000.0 - 345000 / 347500.0)),
+                       1e-12);
+    assert_float_equal(a.cause_true[CAUSE_DCACHE_MEM], 340000, 1e-6);
+
+    /* an instruction only one side has counts wholly */
+    pcs[1].pc = 0x2000;
+    assert_int_equal(pme_stack_accuracy(st, 2, &o, &a), 0);
+    assert_float_equal(a.stack_error, 0.5 * (342500 + 5000 + 345000) / 347500.0, 1e-12);
+    free(v.insns);
+    free(v.raw);
+}
+
+static void test_a_profile_without_pairs_or_interval_is_refused_with_the_fix(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 1);
+    struct pme_stack st[2];
+    struct ap_err err;
+    v.pair_interval = 0;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), -1);
+    assert_non_null(strstr(err.msg, "--pair-interval"));
+    v.pair_interval = 1000;
+    v.nraw = 0;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), -1);
+    assert_non_null(strstr(err.msg, "--paired"));
+    free(v.insns);
+    free(v.raw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_wait_as_long_as_a_memory_miss_is_booked_to_dcache_mem),
+        cmocka_unit_test(test_retiring_with_the_one_before_costs_only_its_share),
+        cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
+        cmocka_unit_test(test_a_map_held_back_after_an_early_fetch_is_queue_full),
+        cmocka_unit_test(test_own_execution_is_dtb_for_a_dtb_missing_load_execute_for_a_multiply),
+        cmocka_unit_test(test_a_trap_owns_penalty_plus_one_and_the_bad_path_nothing),
+        cmocka_unit_test(test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle),
+        cmocka_unit_test(test_a_synthetic_stream_gives_its_hand_computed_stacks),
+        cmocka_unit_test(test_a_profile_without_pairs_or_interval_is_refused_with_the_fix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
