@@ -65,7 +65,7 @@
 /* After END: how long the board waits for a host to store what it holds
  * (link-protocol.h 5.2), after the host last made progress, and at most. */
 #define FINISH_SETTLE_NS 3000000000ull
-#define FINISH_SETTLE_MAX_NS 30000000000ull
+#define FINISH_SETTLE_MAX_NS 120000000000ull     /* a host still storing is worth waiting for */
 
 struct core_sampling {
     uint64_t next_ns;           /* absolute deadline of the next tick */
