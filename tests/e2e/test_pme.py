@@ -10,7 +10,7 @@ import os
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
 
-def record(d, image, *opts, timeout=240):
+def record(d, image, *opts, timeout=500):
     db, oracle = os.path.join(d, "p.db"), os.path.join(d, "oracle.bin")
     r = alphaprof(["record", "--deterministic", "--db", db, "--oracle", oracle] + list(opts)
                   + [require(build_path("workloads", image + ".elf"))], timeout=timeout)
