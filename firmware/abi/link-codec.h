@@ -57,6 +57,7 @@ struct lk_bytes {
 struct lk_writer {
     uint8_t *buf;           /* raw frame under construction */
     size_t cap;
+    size_t lim;             /* the payload's end: cap less the CRC, capped */
     size_t len;
     bool overflow;          /* a put did not fit; lk_finish refuses */
     uint8_t type;

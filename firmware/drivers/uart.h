@@ -18,6 +18,10 @@ void uart_enable_rx_interrupt(void);
 void uart_port_init(unsigned port);
 int uart_port_can_send(unsigned port);
 void uart_port_send(unsigned port, uint8_t byte);
+/* Up to UART_TX_FIFO_BYTES of bytes[0..n) when the transmitter is empty
+ * (port initialised by uart_port_init, FIFOs on); the bytes written. */
+#define UART_TX_FIFO_BYTES 16u
+size_t uart_port_send_burst(unsigned port, const uint8_t *bytes, size_t n);
 int uart_port_receive(unsigned port);      /* -1 when nothing is waiting */
 
 #endif

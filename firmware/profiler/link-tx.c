@@ -71,7 +71,7 @@
 
 #define RING_SIZE (256u * 1024)         /* power of two */
 #define CTX_SIZE (16u * 1024)
-#define FIFO_BYTES 16u                  /* a 16550's transmit FIFO: the most an idle line saves up */
+#define FIFO_BYTES UART_TX_FIFO_BYTES    /* the most an idle line saves up */
 #define WAIT_LIMIT_NS 1000000000ull     /* beyond the queue's own link time */
 #define LEN_BYTES 2u                    /* each stored frame's length prefix */
 #define MAX_TRACKED_CORES 64
@@ -135,10 +135,19 @@ static uint32_t ring_get16(uint32_t off)
     return (uint32_t)tx.ring[off % RING_SIZE] | (uint32_t)tx.ring[(off + 1) % RING_SIZE] << 8;
 }
 
+/* The ring's bytes go in and out in at most two pieces (the wrap). */
 static void ring_copy_out(uint32_t off, uint8_t *dst, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
-        dst[i] = tx.ring[(off + i) % RING_SIZE];
+    uint32_t at = off % RING_SIZE, first = RING_SIZE - at < n ? RING_SIZE - at : n;
+    memcpy(dst, tx.ring + at, first);
+    memcpy(dst + first, tx.ring, n - first);
+}
+
+static void ring_copy_in(uint32_t off, const uint8_t *src, uint32_t n)
+{
+    uint32_t at = off % RING_SIZE, first = RING_SIZE - at < n ? RING_SIZE - at : n;
+    memcpy(tx.ring + at, src, first);
+    memcpy(tx.ring, src + first, n - first);
 }
 
 void link_tx_init(unsigned port, unsigned baud)
@@ -242,8 +251,7 @@ int link_tx_send(struct lk_writer *w)
         return 0;
     tx.ring[tx.head % RING_SIZE] = (uint8_t)n;
     tx.ring[(tx.head + 1) % RING_SIZE] = (uint8_t)(n >> 8);
-    for (size_t i = 0; i < n; i++)
-        tx.ring[(tx.head + LEN_BYTES + i) % RING_SIZE] = w->buf[i];
+    ring_copy_in(tx.head + LEN_BYTES, w->buf, (uint32_t)n);
     tx.head += LEN_BYTES + (uint32_t)n;
     tx.head_pos++;
     link_tx_pump();
@@ -586,15 +594,27 @@ uint64_t link_tx_retransmits(void)
 
 /* ------------------------------------------------------------ the line */
 
+/* Puts what the line takes now of the wire frame: a FIFO's worth per
+ * status read; on a paced line only the bytes whose time has come. */
 static int line_put(uint64_t now)
 {
-    if (tx.baud && tx.next_ns > now)
+    size_t n = tx.wire_len - tx.wire_pos;
+    if (n > UART_TX_FIFO_BYTES)
+        n = UART_TX_FIFO_BYTES;
+    if (tx.baud) {
+        size_t due = 0;
+        for (uint64_t t = tx.next_ns; due < n && t <= now; t += tx.byte_ns)
+            due++;
+        n = due;
+    }
+    if (n == 0)
         return 0;
-    if (!uart_port_can_send(tx.port))
+    n = uart_port_send_burst(tx.port, tx.wire + tx.wire_pos, n);
+    if (n == 0)
         return 0;
-    uart_port_send(tx.port, tx.wire[tx.wire_pos++]);
-    tx.sent++;
-    tx.next_ns += tx.byte_ns;
+    tx.wire_pos += n;
+    tx.sent += n;
+    tx.next_ns += n * tx.byte_ns;
     if (tx.watch_sealed && tx.wire_pos == tx.wire_len) {
         tx.watch_sealed = 0;
         tx.watch_done = 1;
