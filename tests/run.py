@@ -27,7 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E_DIR = os.path.join(REPO, "tests", "e2e")
 UNIT_VARIANTS = ("unit", "unit-asan")
 UNIT_TIMEOUT = 120
-E2E_TIMEOUT = 600  # paired ProfileMe runs with the whole oracle (path, concurrency truth) take up to ~300 s here
+E2E_TIMEOUT = 240
 E2E_JOBS = 2        # a 2-core machine: each QEMU takes a core
 FUZZ_SECONDS = int(os.environ.get("ALPHAPROF_FUZZ_SECONDS", "20"))
 

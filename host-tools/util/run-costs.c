@@ -13,6 +13,16 @@ static const struct {
 #define PME_COST_MIN_PCT "1.3"
 #define PME_COST_MAX_PCT "6.2"
 
+/* README, ProfileMe, "The monitor's own share": each paired record costs
+ * the monitor about this many instructions of its own (encoding and
+ * sending its 20 link bytes), and those are fetched and sampled too. */
+#define PAIRED_MONITOR_INSNS_PER_RECORD 2400u
+
+unsigned run_costs_paired_monitor_pct(unsigned per_record)
+{
+    return per_record ? (unsigned)(100ull * PAIRED_MONITOR_INSNS_PER_RECORD / per_record) : 100;
+}
+
 unsigned run_costs_pme_loss_pct(unsigned interval)
 {
     unsigned pct = pme_loss[0].lost_pct;
@@ -35,4 +45,16 @@ void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned
                 "(measured: bench/results/costs_pme_interval.md), each counted as a ring_overflow drop\n",
                 cmd, lo, hi, profileme == 2 ? " (per pair)" : "", PME_LOSSLESS_INTERVAL,
                 run_costs_pme_loss_pct(per_record));
+    unsigned monitor_pct = profileme == 2 ? run_costs_paired_monitor_pct(per_record) : 0;
+    if (monitor_pct >= 100)
+        fprintf(out, "%s: warning: --pme-interval %u-%u (per pair): each pair costs the monitor about %u "
+                "instructions of its own, more than the interval, so the workload may never finish; "
+                "use at least %u-%u\n", cmd, lo, hi, 2 * PAIRED_MONITOR_INSNS_PER_RECORD,
+                8 * PAIRED_MONITOR_INSNS_PER_RECORD, 8 * PAIRED_MONITOR_INSNS_PER_RECORD * 11 / 10);
+    else if (monitor_pct >= 10)
+        fprintf(out, "%s: note: --pme-interval %u-%u (per pair): each pair costs the monitor about %u "
+                "instructions of its own, so about %u %% of the samples land in the monitor and the run "
+                "takes about %u %% longer (README, ProfileMe: the monitor's own share)\n",
+                cmd, lo, hi, 2 * PAIRED_MONITOR_INSNS_PER_RECORD, monitor_pct,
+                100 * monitor_pct / (100 - monitor_pct));
 }

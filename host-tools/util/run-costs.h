@@ -25,4 +25,10 @@ void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned
  * below it, 0 from PME_LOSSLESS_INTERVAL up. */
 unsigned run_costs_pme_loss_pct(unsigned interval);
 
+/* Expected share (percent) of the fetched instructions that are the
+ * monitor's own when paired records come every `per_record` fetched
+ * instructions: its measured cost per paired record over the interval
+ * (100 or more: the workload starves). */
+unsigned run_costs_paired_monitor_pct(unsigned per_record);
+
 #endif

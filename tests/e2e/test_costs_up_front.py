@@ -5,6 +5,7 @@ of, every lost record counted."""
 import json
 import os
 import re
+import sqlite3
 
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
@@ -46,5 +47,31 @@ def test_short_pme_interval_warns_at_start_and_loses_about_what_it_said():
         check(p["balanced"] and p["ring_dropped"] > 0, "every lost record counted, most in the ring", c)
         r, _, _ = record(d, "--profileme", "--pme-interval", "4096-4400")
         check("warning: --pme-interval" not in r.err, "no warning from 4096 up", r)
+    finally:
+        cleanup(d)
+
+
+def test_a_short_paired_interval_says_the_monitors_own_share_and_it_holds():
+    """Each paired record costs the monitor instructions of its own, which
+    are fetched and sampled like the workload's: record says the share
+    before the run, and the samples that land in the monitor show it."""
+    d = tmpdir()
+    try:
+        r, _, db = record(d, "--paired", "--pme-interval", "8000-8800", image="hotspots")
+        m = re.search(r"note: --pme-interval 8000-8800 \(per pair\): each pair costs the monitor about \d+ "
+                      r"instructions of its own, so about (\d+) % of the samples land in the monitor", r.err)
+        check(m and r.err.index(m.group(0)) < r.err.index("ProfileMe samples"), "said before the summary", r)
+        con = sqlite3.connect(db)
+        try:
+            by_image = dict(con.execute("SELECT i.name, sum(p.samples) FROM pme p JOIN images i ON i.id = p.image "
+                                        "GROUP BY i.name").fetchall())
+        finally:
+            con.close()
+        monitor = sum(n for name, n in by_image.items() if name.startswith("monitor-"))
+        share = 100.0 * monitor / sum(by_image.values())
+        check(abs(share - int(m.group(1))) <= 15, "%.1f %% of the samples in the monitor, said %s %%"
+              % (share, m.group(1)), r)
+        r, _, _ = record(d, "--paired", "--pme-interval", "120000-128000", image="hello")
+        check("samples land in the monitor" not in r.err, "nothing to say at the default pair interval", r)
     finally:
         cleanup(d)
