@@ -253,6 +253,7 @@ int board_run(struct board_run *br)
         .out_fd = 1,
         .err_fd = 2,
         .show_boot = br->verbose,
+        .truth_at_exit = br->oracle_path != NULL,
         .profile_socket_path = !br->profile_sink ? NULL
                                : getenv("ALPHAPROF_PROFILE_VIA") ? getenv("ALPHAPROF_PROFILE_VIA")
                                : prof_path,

@@ -35,8 +35,6 @@
 #include "util/serial-link.h"
 #include "util/strvec.h"
 
-/* After the monitor has reported, QEMU must exit by itself this quickly. */
-#define LINGER_MS 10000
 #define CONNECT_RETRY_MS 20
 
 static long long now_ms(void)
@@ -473,8 +471,9 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                     stdout_ok = false;      /* reader went away: keep running */
                 if (!reported && (r->console.exit_seen || r->console.fatal_seen)) {
                     reported = true;
-                    if (deadline > now_ms() + LINGER_MS)
-                        deadline = now_ms() + LINGER_MS;
+                    long long linger = o->truth_at_exit ? LAUNCH_TRUTH_LINGER_MS : LAUNCH_LINGER_MS;
+                    if (deadline > now_ms() + linger)
+                        deadline = now_ms() + linger;
                 }
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 if (o->link == LINK_UNIX) {

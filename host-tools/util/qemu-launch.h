@@ -27,6 +27,10 @@ struct launch_opts {
     int stop_fd;                /* readable when we must stop (signal), or -1 */
     int in_fd, out_fd, err_fd;  /* our stdin, stdout, stderr */
     bool show_boot;             /* also show the PALcode's boot lines */
+    /* The model writes its exact truth (the oracle and its side files)
+     * when QEMU exits: after the monitor has reported, QEMU may take up to
+     * LAUNCH_TRUTH_LINGER_MS, not LAUNCH_LINGER_MS, to exit by itself. */
+    bool truth_at_exit;
     /* The profile link (COM2), a second socket QEMU serves, or NULL.  Every
      * byte read from it goes to profile_sink, to the end of the stream. */
     const char *profile_socket_path;
@@ -55,6 +59,11 @@ struct launch_opts {
 };
 
 #define LAUNCH_TICK_MS 50
+
+/* After the monitor has reported, QEMU must exit by itself this quickly
+ * (wall time); with the model's truth to write, the longer one. */
+#define LAUNCH_LINGER_MS 10000
+#define LAUNCH_TRUTH_LINGER_MS 120000
 
 /* The most a stop waits for the profile to be saved (wall time). */
 #define LAUNCH_SAVE_MS 10000
