@@ -584,6 +584,21 @@ static void json_stack(const double *cause)
     printf("}");
 }
 
+/* A row's estimated executions with their 95 % interval, and its stack. */
+static void json_executions(const struct pme_view *v, double retired, const double *cause)
+{
+    struct pme_count_est e;
+    pme_count_estimate(retired, v->interval, PME_Z95, &e);
+    printf(", \"executions\": ");
+    json_num(stdout, v->interval ? e.estimate : NAN);
+    printf(", \"executions_lo\": ");
+    json_num(stdout, v->interval ? e.lo : NAN);
+    printf(", \"executions_hi\": ");
+    json_num(stdout, v->interval ? e.hi : NAN);
+    printf(", \"stack\": ");
+    json_stack(cause);
+}
+
 static void print_stacks(const struct pme_view *v, const struct pme_stack *st, size_t n,
                          const struct proc_stack *ps, size_t np, size_t limit, bool json)
 {
@@ -598,42 +613,24 @@ static void print_stacks(const struct pme_view *v, const struct pme_stack *st, s
         json_num(stdout, total);
         printf(", \"procedures\": [");
         for (size_t k = 0; k < np && k < limit; k++) {
-            struct pme_count_est e;
-            pme_count_estimate(ps[k].retired, v->interval, PME_Z95, &e);
             printf("%s\n  {\"procedure\": ", k ? "," : "");
             json_str(stdout, ps[k].name);
             printf(", \"image\": ");
             json_str(stdout, ps[k].image);
             printf(", \"cycles\": ");
             json_num(stdout, ps[k].total);
-            printf(", \"executions\": ");
-            json_num(stdout, v->interval ? e.estimate : NAN);
-            printf(", \"executions_lo\": ");
-            json_num(stdout, v->interval ? e.lo : NAN);
-            printf(", \"executions_hi\": ");
-            json_num(stdout, v->interval ? e.hi : NAN);
-            printf(", \"stack\": ");
-            json_stack(ps[k].cause);
+            json_executions(v, ps[k].retired, ps[k].cause);
             printf("}");
         }
         printf("],\n \"instructions\": [");
         for (size_t i = 0; i < n && i < limit; i++) {
-            struct pme_count_est e;
-            pme_count_estimate(st[i].in->retired, v->interval, PME_Z95, &e);
             printf("%s\n  {\"pc\": %llu, \"procedure\": ", i ? "," : "", (unsigned long long)st[i].pc);
             json_str(stdout, proc_name(st[i].in, st[i].pc));
             printf(", \"cycles\": ");
             json_num(stdout, pme_stack_total(&st[i]));
             printf(", \"records\": %.0f, \"retire_share\": ", st[i].records);
             json_num(stdout, st[i].share);
-            printf(", \"executions\": ");
-            json_num(stdout, v->interval ? e.estimate : NAN);
-            printf(", \"executions_lo\": ");
-            json_num(stdout, v->interval ? e.lo : NAN);
-            printf(", \"executions_hi\": ");
-            json_num(stdout, v->interval ? e.hi : NAN);
-            printf(", \"stack\": ");
-            json_stack(st[i].cause);
+            json_executions(v, st[i].in->retired, st[i].cause);
             printf("}");
         }
         printf("]}\n");

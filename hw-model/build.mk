@@ -42,7 +42,8 @@ $(HW_OUT)/asan/%.o: hw-model/%.c
 
 # The plugin's guest-interface pieces that need no QEMU, for their tests.
 HW_LIB_SRCS := $(HW_MODEL_SRCS) hw-model/plugin/counter-unit.c hw-model/plugin/irq-delivery.c \
-               hw-model/plugin/pc-table.c hw-model/plugin/path-oracle.c hw-model/plugin/bl-oracle.c
+               hw-model/plugin/pc-table.c hw-model/plugin/path-oracle.c hw-model/plugin/bl-oracle.c \
+               hw-model/plugin/truth-file.c
 
 $(HW_LIB): $(patsubst hw-model/%.c,$(HW_OUT)/obj/%.o,$(HW_LIB_SRCS))
 	@rm -f $@

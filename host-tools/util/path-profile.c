@@ -14,21 +14,6 @@ static int sql_fail(sqlite3 *db, struct ap_err *err)
     return ap_err_set(err, "reading the paired samples: %s", sqlite3_errmsg(db));
 }
 
-static double period_of(sqlite3 *db, int64_t epoch, int event)
-{
-    sqlite3_stmt *st;
-    double p = 0;
-    if (sqlite3_prepare_v2(db, "SELECT avg(period) FROM periods WHERE event = ?2 AND (?1 < 0 OR epoch = ?1)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, epoch);
-    sqlite3_bind_int(st, 2, event);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        p = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return p > 0 ? p : 0;
-}
-
 int ps_load(struct pdb *pdb, const struct pv_selection *sel, struct ps_samples *ps, struct ap_err *err)
 {
     memset(ps, 0, sizeof *ps);
@@ -58,9 +43,9 @@ int ps_load(struct pdb *pdb, const struct pv_selection *sel, struct ps_samples *
     for (size_t i = 0; i < ps->nimages; i++)
         if (ps->images[i].st)
             pr_program_init(&ps->progs[i], ps->images[i].st);
-    ps->interval = period_of(db, epoch, PDB_PERIOD_PME);
+    ps->interval = pdb_mean_period(pdb, epoch, PDB_PERIOD_PME);
     if (!ps->interval)
-        ps->interval = period_of(db, epoch, PDB_PERIOD_PME_PAIR) / 2;
+        ps->interval = pdb_mean_period(pdb, epoch, PDB_PERIOD_PME_PAIR) / 2;
 
     snprintf(sql, sizeof sql,
              "SELECT p.id, p.core, p.distance, p.gap, r.slot, r.image, r.offset, r.events, r.history "

@@ -81,21 +81,6 @@ static int load_names(sqlite3 *db, struct pme_view *v, struct ap_err *err)
     return rc;
 }
 
-static double period_of(sqlite3 *db, int64_t epoch, int event)
-{
-    sqlite3_stmt *st;
-    double p = 0;
-    if (sqlite3_prepare_v2(db, "SELECT avg(period) FROM periods WHERE event = ?2 AND (?1 < 0 OR epoch = ?1)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, epoch);
-    sqlite3_bind_int(st, 2, event);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        p = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return p > 0 ? p : 0;
-}
-
 static int load_images(sqlite3 *db, const struct pv_selection *sel, struct pme_view *v, struct ap_err *err)
 {
     char sql[1024];
@@ -387,12 +372,12 @@ int pme_view_load(struct pdb *db, const struct pv_selection *sel, double ipc_win
         pme_view_free(v);
         return -1;
     }
-    v->nominal_interval = period_of(s, v->epoch, PDB_PERIOD_PME);
-    v->nominal_pair_interval = period_of(s, v->epoch, PDB_PERIOD_PME_PAIR);
+    v->nominal_interval = pdb_mean_period(db, v->epoch, PDB_PERIOD_PME);
+    v->nominal_pair_interval = pdb_mean_period(db, v->epoch, PDB_PERIOD_PME_PAIR);
     loss_factors(s, sel, v);
     v->interval = v->nominal_interval * v->record_loss_factor;
     v->pair_interval = v->nominal_pair_interval * v->pair_loss_factor;
-    v->window = period_of(s, v->epoch, PDB_PERIOD_PME_WINDOW);
+    v->window = pdb_mean_period(db, v->epoch, PDB_PERIOD_PME_WINDOW);
     if (!v->window && v->npairs) {
         v->window = pme_window_estimate(v->max_gap, v->npairs);
         v->window_estimated = true;

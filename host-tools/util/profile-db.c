@@ -307,6 +307,22 @@ int pdb_query_int(struct pdb *db, const char *sql, int64_t *value, struct ap_err
 
 /* ---------------------------------------------------------------- epochs */
 
+double pdb_mean_period(struct pdb *db, int64_t epoch, uint32_t event)
+{
+    sqlite3_stmt *st;
+    double p = 0;
+    if (sqlite3_prepare_v2(pdb_sqlite(db),
+                           "SELECT avg(period) FROM periods WHERE event = ?2 AND (?1 < 0 OR epoch = ?1)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, epoch);
+    sqlite3_bind_int64(st, 2, event);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        p = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return p > 0 ? p : 0;
+}
+
 int pdb_current_epoch(struct pdb *db, int64_t *epoch, struct ap_err *err)
 {
     return pdb_query_int(db, "SELECT coalesce(max(id), 0) FROM epochs WHERE ended IS NULL",

@@ -118,6 +118,9 @@ void pdb_add_samples(struct pdb *db, int64_t epoch, int64_t image, uint32_t even
                      int32_t core, uint64_t offset, uint64_t count);
 /* The mean sampling period of (epoch, event, core); the last one seen wins. */
 void pdb_set_period(struct pdb *db, int64_t epoch, uint32_t event, int32_t core, uint64_t period);
+/* The mean period of `event` over the cores of `epoch` (every epoch when
+ * epoch < 0) as stored; 0 when none is. */
+double pdb_mean_period(struct pdb *db, int64_t epoch, uint32_t event);
 /* One ProfileMe aggregate (a->pc is ignored: offset is its place). */
 void pdb_add_pme(struct pdb *db, int64_t epoch, int64_t image, int32_t core, uint64_t offset,
                  const struct lk_pme_agg *a, uint32_t nbits, uint32_t nlat);

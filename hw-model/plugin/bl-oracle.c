@@ -9,6 +9,7 @@
 
 #include "hw-model/isa/alpha-isa.h"
 #include "linker/ram-map.h"
+#include "hw-model/plugin/truth-file.h"
 
 #define MAX_FRAMES 256
 #define MAX_TABLE  (1u << 22)       /* paths per core table */
@@ -333,13 +334,12 @@ int bl_oracle_write(const char *path, uint64_t run_id)
         else
             all[m++] = all[k];
     }
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
+    struct truth_file t;
+    if (truth_file_open(&t, path)) {
         free(all);
         return -1;
     }
+    FILE *f = t.f;
     struct oracle_blpaths_header h = {.magic = ORACLE_BLPATHS_MAGIC, .version = ORACLE_BLPATHS_VERSION, .n = m,
                                       .run_id = run_id, .unknown = plan.unknown, .lost = plan.lost};
     fwrite(&h, sizeof h, 1, f);
@@ -348,12 +348,5 @@ int bl_oracle_write(const char *path, uint64_t run_id)
         fwrite(&b, sizeof b, 1, f);
     }
     free(all);
-    int err = ferror(f) ? EIO : 0;
-    if (fclose(f) != 0 || err || rename(tmp, path) != 0) {
-        if (err)
-            errno = err;
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return truth_file_commit(&t, path);
 }

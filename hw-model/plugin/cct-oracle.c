@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hw-model/plugin/truth-file.h"
 #include "hw-model/oracle-format.h"
 #include "linker/ram-map.h"
 
@@ -275,28 +276,21 @@ void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word)
 
 int cct_oracle_write(const char *path, uint64_t run_id)
 {
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    struct truth_file t;
+    if (truth_file_open(&t, path))
         return -1;
+    FILE *f = t.f;
     struct oracle_cct_header h = {.magic = ORACLE_CCT_MAGIC, .version = ORACLE_CCT_VERSION,
                                   .ncores = ncores, .run_id = run_id};
     for (unsigned c = 0; c < ncores; c++)
         h.nrecords += trees[c].nrecs;
-    int ok = fwrite(&h, sizeof h, 1, f) == 1;
-    for (unsigned c = 0; c < ncores && ok; c++)
-        for (size_t i = 0; i < trees[c].nrecs && ok; i++) {
+    fwrite(&h, sizeof h, 1, f);
+    for (unsigned c = 0; c < ncores; c++)
+        for (size_t i = 0; i < trees[c].nrecs; i++) {
             const struct rec *r = &trees[c].recs[i];
             struct oracle_cct_record o = {.core = c, .id = i, .parent = r->parent, .callee = r->callee,
                                           .site = r->site, .calls = r->calls};
-            ok = fwrite(&o, sizeof o, 1, f) == 1;
+            fwrite(&o, sizeof o, 1, f);
         }
-    if (fclose(f) || !ok) {
-        int e = errno;
-        unlink(tmp);
-        errno = e ? e : EIO;
-        return -1;
-    }
-    return rename(tmp, path);
+    return truth_file_commit(&t, path);
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hw-model/plugin/truth-file.h"
+
 #define MAX_LOG (1u << 18)          /* samples logged per core (72 MiB at most) */
 
 struct sample_log {
@@ -52,11 +54,10 @@ void path_oracle_sample(unsigned core, uint64_t pc, uint64_t fetch_cycle, uint32
 
 int path_oracle_write(const char *path, uint64_t run_id)
 {
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    struct truth_file t;
+    if (truth_file_open(&t, path))
         return -1;
+    FILE *f = t.f;
     struct oracle_pmepath_header h = {.magic = ORACLE_PMEPATH_MAGIC, .version = ORACLE_PMEPATH_VERSION,
                                       .depth = ORACLE_PMEPATH_DEPTH, .run_id = run_id};
     for (unsigned c = 0; c < ncores_; c++) {
@@ -66,12 +67,5 @@ int path_oracle_write(const char *path, uint64_t run_id)
     fwrite(&h, sizeof h, 1, f);
     for (unsigned c = 0; c < ncores_; c++)
         fwrite(logs[c].s, sizeof *logs[c].s, logs[c].n, f);
-    int err = ferror(f) ? EIO : 0;
-    if (fclose(f) != 0 || err || rename(tmp, path) != 0) {
-        if (err)
-            errno = err;
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return truth_file_commit(&t, path);
 }

@@ -11,6 +11,7 @@
 #include "hw-model/isa/alpha-isa.h"
 #include "hw-model/oracle-format.h"
 #include "linker/ram-map.h"
+#include "hw-model/plugin/truth-file.h"
 
 #define MAX_PAIRS (1u << 22)        /* (PC, value) pairs per vCPU table */
 
@@ -199,14 +200,13 @@ int value_oracle_write(const char *path, uint64_t run_id)
     }
     qsort(list, m, sizeof *list, cmp_pair);     /* per PC, the most frequent first */
 
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
+    struct truth_file t;
+    if (truth_file_open(&t, path)) {
         free(lost);
         free(list);
         return -1;
     }
+    FILE *f = t.f;
     uint64_t npcs = 0;
     for (size_t i = 0; i < m; i++)
         npcs += i == 0 || list[i].pc != list[i - 1].pc;
@@ -236,11 +236,5 @@ int value_oracle_write(const char *path, uint64_t run_id)
     }
     free(lost);
     free(list);
-    int werr = ferror(f);
-    if (fclose(f) != 0 || werr || rename(tmp, path) != 0) {
-        if (!errno)
-            errno = EIO;
-        return -1;
-    }
-    return 0;
+    return truth_file_commit(&t, path);
 }
