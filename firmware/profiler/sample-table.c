@@ -44,11 +44,18 @@ static inline uint32_t bucket_of(const struct sample_area *a, uint64_t pc, unsig
     return (uint32_t)(h & (a->st.nbuckets - 1));
 }
 
+/* Invariant 4: set before a bucket takes its first entry. */
+static inline void mark_used(struct sample_area *a, uint32_t bucket)
+{
+    a->used[bucket / 64] |= (uint64_t)1 << (bucket % 64);
+}
+
 /* ---- rr4: DCPI's 4-way round robin ---------------------------------- */
 
 static void record_rr4(struct sample_area *a, uint64_t pc, unsigned event)
 {
-    struct sample_entry *bkt = &a->table.rr4[bucket_of(a, pc, event) * 4];
+    uint32_t bucket = bucket_of(a, pc, event);
+    struct sample_entry *bkt = &a->table.rr4[bucket * 4];
     for (unsigned i = 0; i < 4; i++) {
         struct sample_entry *e = &bkt[i];
         if (e->pc == pc && e->event == event && e->count) {
@@ -61,6 +68,7 @@ static void record_rr4(struct sample_area *a, uint64_t pc, unsigned event)
         }
     }
     a->st.misses++;
+    mark_used(a, bucket);
     struct sample_entry fresh = {.pc = pc, .count = 1, .event = (uint16_t)event};
     for (unsigned i = 0; i < 4; i++)
         if (!bkt[i].count) {
@@ -119,7 +127,8 @@ static void record_stf6(struct sample_area *a, uint64_t pc, unsigned event)
         overflow_append(a, &one);
         return;
     }
-    struct stf6_bucket *b = &a->table.stf6[bucket_of(a, pc, event)];
+    uint32_t bucket = bucket_of(a, pc, event);
+    struct stf6_bucket *b = &a->table.stf6[bucket];
     unsigned i = 0;
     for (; i < STF6_WAYS && b->count[i]; i++) {
         if (b->pc[i] != pc || ((b->events >> (STF6_EVENT_BITS * i)) & ((1u << STF6_EVENT_BITS) - 1)) != code)
@@ -135,6 +144,7 @@ static void record_stf6(struct sample_area *a, uint64_t pc, unsigned event)
         return;
     }
     a->st.misses++;
+    mark_used(a, bucket);
     if (i == STF6_WAYS) {                       /* full bucket: the last is least recently used */
         i = STF6_WAYS - 1;
         struct sample_entry last = stf6_entry(b, i);
@@ -168,23 +178,29 @@ static void flush_entry(struct sample_area *a, const struct sample_entry *e, voi
 uint32_t sample_table_flush(struct sample_area *a, void (*wait)(void))
 {
     uint32_t moved = 0;
-    if (a->st.policy == POLICY_STF6) {
-        for (unsigned l = 0; l < a->st.nbuckets; l++) {
-            struct stf6_bucket *b = &a->table.stf6[l];
-            for (unsigned i = 0; i < STF6_WAYS && b->count[i]; i++, moved++) {
-                struct sample_entry e = stf6_entry(b, i);
-                flush_entry(a, &e, wait);
+    for (unsigned w = 0; w < a->st.nbuckets / 64; w++) {
+        /* invariant 4: only the buckets that took an entry since the last flush */
+        uint64_t bits = a->used[w];
+        a->used[w] = 0;                 /* before: a bucket used meanwhile stays marked */
+        for (; bits; bits &= bits - 1) {
+            unsigned l = w * 64 + (unsigned)__builtin_ctzll(bits);
+            if (a->st.policy == POLICY_STF6) {
+                struct stf6_bucket *b = &a->table.stf6[l];
+                for (unsigned i = 0; i < STF6_WAYS && b->count[i]; i++, moved++) {
+                    struct sample_entry e = stf6_entry(b, i);
+                    flush_entry(a, &e, wait);
+                }
+                memset(b, 0, sizeof *b);
+            } else {
+                for (unsigned i = l * 4; i < l * 4 + 4; i++) {
+                    struct sample_entry *e = &a->table.rr4[i];
+                    if (!e->count)
+                        continue;
+                    flush_entry(a, e, wait);
+                    e->count = 0;
+                    moved++;
+                }
             }
-            memset(b, 0, sizeof *b);
-        }
-    } else {
-        for (unsigned i = 0; i < a->st.nbuckets * 4; i++) {
-            struct sample_entry *e = &a->table.rr4[i];
-            if (!e->count)
-                continue;
-            flush_entry(a, e, wait);
-            e->count = 0;
-            moved++;
         }
     }
     /* Hand over the partly filled buffer too. */

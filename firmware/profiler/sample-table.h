@@ -25,6 +25,12 @@
  *     when the next sample would pass 65535, which then counts 1).
  *  3. ovf[i].ready == 1 means the owner will not touch ovf[i] until the
  *     flusher has sent it and cleared ready (and fill).
+ *  4. A bucket holding a live entry has its bit set in `used` (set when
+ *     an entry goes in); a bucket whose bit is clear holds none (stf6:
+ *     is all zero).  A flush visits only the buckets
+ *     whose bits are set and clears them: sweeping the whole 256 KiB
+ *     every drain cost a timer sample about a tenth of its cycles, half
+ *     of it in the workload's evicted lines.
  */
 #ifndef FIRMWARE_PROFILER_SAMPLE_TABLE_H
 #define FIRMWARE_PROFILER_SAMPLE_TABLE_H
@@ -91,6 +97,7 @@ _Static_assert(sizeof(struct table_state) == 64, "one cache line of state");
 struct sample_area {
     struct table_state st;
     uint8_t pad[64];
+    uint64_t used[TABLE_LINES / 64];    /* invariant 4: a bit per bucket */
     union {                     /* one 256 KiB table, laid out by the policy */
         struct sample_entry rr4[TABLE_ENTRIES];
         struct stf6_bucket stf6[TABLE_LINES];

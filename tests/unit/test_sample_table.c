@@ -318,11 +318,15 @@ static struct sample_area *waiting_area;
 static unsigned waits;
 
 /* The flusher of the flush test: sends (empties) every ready buffer. */
+static uint64_t flusher_sent;          /* samples flusher_sends took */
+
 static void flusher_sends(void)
 {
     waits++;
     for (unsigned b = 0; b < 2; b++)
         if (waiting_area->ovf[b].ready) {
+            for (uint32_t k = 0; k < waiting_area->ovf[b].fill; k++)
+                flusher_sent += waiting_area->ovf[b].e[k].count;
             waiting_area->ovf[b].fill = 0;
             waiting_area->ovf[b].ready = 0;
         }
@@ -395,6 +399,52 @@ static void every_sample_is_in_the_table_a_buffer_or_dropped_exactly_once(void *
     }
 }
 
+/* Invariant 4: a flush visits only the buckets marked used, so every
+ * bucket that took an entry must be marked: flushes between random
+ * streams leave no live entry behind and no mark set, and every sample is
+ * sent exactly once, under both policies. */
+static void every_flush_empties_the_table_though_it_visits_only_used_buckets(void **state)
+{
+    for (enum table_policy policy = POLICY_RR4; policy <= POLICY_STF6; policy++) {
+        struct sample_area *a = new_area(policy);
+        *state = a;
+        waiting_area = a;
+        flusher_sent = 0;
+        uint64_t sent = 0;
+        uint32_t x = 777;
+        for (unsigned round = 0; round < 20; round++) {
+            unsigned n = 1000u << (round % 6);  /* a few buckets up to most of them */
+            for (unsigned i = 0; i < n; i++) {
+                x = x * 1103515245u + 12345u;
+                sample_table_record(a, PC0 + 4 * ((x >> 8) % (n / 2 + 1)), (x >> 4) & 1);
+            }
+            for (unsigned b = 0; b < 2; b++)    /* evictions sent before the flush */
+                if (a->ovf[b].ready) {
+                    for (uint32_t k = 0; k < a->ovf[b].fill; k++)
+                        sent += a->ovf[b].e[k].count;
+                    a->ovf[b].fill = 0;
+                    a->ovf[b].ready = 0;
+                }
+            sample_table_flush(a, flusher_sends);
+            for (unsigned i = 0; i < sample_table_capacity(a); i++)
+                assert_int_equal(entry_at(a, i).count, 0);
+            for (unsigned w = 0; w < TABLE_LINES / 64; w++)
+                assert_int_equal(a->used[w], 0);
+            for (unsigned b = 0; b < 2; b++)
+                if (a->ovf[b].ready) {
+                    for (uint32_t k = 0; k < a->ovf[b].fill; k++)
+                        sent += a->ovf[b].e[k].count;
+                    a->ovf[b].fill = 0;
+                    a->ovf[b].ready = 0;
+                }
+        }
+        assert_int_equal(a->st.dropped, 0);
+        assert_int_equal(sent + flusher_sent, a->st.samples);
+        free(a);
+        *state = NULL;
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +463,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(flush_moves_every_entry_and_hands_over_the_partly_filled_buffer, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(flush_waits_for_the_flusher_when_both_buffers_are_full, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(every_sample_is_in_the_table_a_buffer_or_dropped_exactly_once, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(every_flush_empties_the_table_though_it_visits_only_used_buckets, area_setup,
+                                        area_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
