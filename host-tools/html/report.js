@@ -99,7 +99,7 @@
     S.events.forEach(function (e) { stored += e.total; });
     row('samples', num(stored) + (S.pme_samples ? ' + ' + num(S.pme_samples) + ' ProfileMe' : ''));
     var F = D.flame;
-    row('flame graph', F.cct
+    row('flame graph', !D.stacks.length ? 'none: no timer or counter samples' : F.cct
       ? 'call stacks from the calling context tree (instrument --cct): ' + num(F.sites_in_contexts) + ' of ' +
         num(F.sites) + ' sampled instructions in procedures the tree knows, their samples split among the ' +
         'contexts by measured exclusive cycles'
