@@ -100,11 +100,9 @@
     row('samples', num(stored) + (S.pme_samples ? ' + ' + num(S.pme_samples) + ' ProfileMe' : ''));
     var F = D.flame;
     row('flame graph', !D.stacks.length ? 'none: no timer or counter samples' : F.cct
-      ? 'call stacks from the calling context tree (instrument --cct): ' + num(F.sites_in_contexts) + ' of ' +
-        num(F.sites) + ' sampled instructions in procedures the tree knows, their samples split among the ' +
-        'contexts by measured exclusive cycles'
-      : 'image, procedure, inlined calls, source line (no calling context tree: record an image from ' +
-        'alphaprof instrument --cct for call stacks)');
+      ? 'call stacks from the calling context tree (' + num(F.sites_in_contexts) + ' of ' + num(F.sites) +
+        ' sampled instructions in procedures it knows)'
+      : 'image, procedure, inlined calls, line (no calling context tree: see instrument --cct)');
     if (D.paths) row('paths', num(D.paths.samples) + ' paired ProfileMe samples in procedures, ' + num(D.paths.used) +
                      ' on a unique path (section Paths)');
     s.appendChild(kv);
