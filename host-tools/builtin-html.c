@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/cct-view.h"
 #include "util/compare-rank.h"
 #include "util/html-assets.h"
 #include "util/html-data.h"
 #include "util/json-out.h"
-#include "util/cct-view.h"
 #include "util/option-groups.h"
 #include "util/path-profile.h"
 #include "util/pme-view.h"
