@@ -252,8 +252,9 @@ def test_html_flame_graph_of_an_instrumented_run_shows_the_cct_call_stacks():
         r = alphaprof(["instrument", "--cct", orig, "-o", inst])
         check(r.status == 0, "instrument --cct calltree", r)
         db = os.path.join(d, "cct.db")
-        r = alphaprof(["record", "--board", "clipper-pm", "--db", db, "--timeout", "250", inst, "--", "16"],
-                      timeout=300)
+        # counters in deterministic mode: the same samples every run
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--events", "cycles:2000-2200",
+                       "--db", db, "--timeout", "250", inst, "--", "2000"], timeout=300)
         check(r.status == 0, "record the instrumented calltree", r)
         out = os.path.join(d, "cct.html")
         data = report_data(html(db, out))
@@ -293,6 +294,7 @@ def test_html_flame_graph_of_an_instrumented_run_shows_the_cct_call_stacks():
             chains.append((p and p["name"], g and g["name"]))
         check(("main", "_start") in chains,
               "a fib frame is drawn under main, itself under _start (a real caller->callee stack): %s" % chains)
+        check(("via", "main") in chains, "and fib called through via is drawn under via: %s" % chains)
         leaf_parents = {(drawn_parent(frames, f) or {}).get("name") for f in frames if f["name"] == "leaf"}
         check("fib" in leaf_parents, "leaf is drawn under its caller fib: %s" % leaf_parents)
     finally:
