@@ -1,8 +1,10 @@
 /*
  * alphaprof html: the profile as one self-contained HTML file, readable
- * offline in any browser: summary, zoomable flame graph, sortable
- * procedure table, heat-mapped listings, ProfileMe charts and, with
- * --base, the diff against another profile.
+ * offline in any browser: summary, zoomable flame graph (real call
+ * stacks from the calling context tree of an instrumented run, as the
+ * exports have them), sortable procedure table, heat-mapped listings,
+ * ProfileMe charts, hot paths from paired samples (as `paths` finds them)
+ * and, with --base, the diff against another profile.
  *
  * Invariants:
  *   1. One file, nothing fetched: the data (util/html-data), stylesheet and
@@ -21,11 +23,13 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/cct-view.h"
 #include "util/compare-rank.h"
 #include "util/html-assets.h"
 #include "util/html-data.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
+#include "util/path-profile.h"
 #include "util/pme-view.h"
 #include "util/profile-compare.h"
 #include "util/strvec.h"
@@ -35,10 +39,13 @@ static const struct opt_command html_command = {
     .synopsis = "-o REPORT.html [options]",
     .about = "Writes the profile as one self-contained HTML file (no network, nothing\n"
              "else to copy): summary with drops explained, a zoomable flame graph\n"
-             "(image, procedure, inlined calls, source line), the procedures sortable,\n"
-             "heat-mapped source and disassembly of the hottest procedures,\n"
-             "ProfileMe charts when the profile has ProfileMe samples, and with\n"
-             "--base the per-procedure diff against another profile.",
+             "(image, procedure, inlined calls, source line; with a calling context\n"
+             "tree, from instrument --cct, the real call stacks as export has them),\n"
+             "the procedures sortable, heat-mapped source and disassembly of the\n"
+             "hottest procedures, ProfileMe charts when the profile has ProfileMe\n"
+             "samples, hot paths per procedure when it has paired ones (record\n"
+             "--paired; as alphaprof paths shows them), and with --base the\n"
+             "per-procedure diff against another profile.",
     .epilog = "A link may say where the report opens: REPORT.html#proc=NAME (its\n"
               "listing), #sort=COLUMN or #sort=-COLUMN (the procedure table by that\n"
               "column, - descending), #zoom=NAME (the flame graph zoomed to that frame),\n"
@@ -129,7 +136,11 @@ static int html_report(const struct html_options *o)
     struct profile_view v, bv;
     struct pme_view pv;
     struct value_view vals;
+    struct cct_view cv;
+    struct ps_samples ps;
+    struct path_profile pp;
     bool have_v = false, have_bv = false, have_pv = false, have_t = false, have_vals = false;
+    bool have_cv = false, have_ps = false, have_pp = false;
     struct cmp_table t;
     struct diff_rank *rows = NULL;
     char *tmp = NULL;
@@ -148,7 +159,20 @@ static int html_report(const struct html_options *o)
         ap_err_set(&err, "%s holds no samples for this selection; record some with alphaprof record", db_path);
         goto fail;
     }
+    /* an instrumented run's calling context tree (the newest session's, as
+     * export takes it): the flame graph's real stacks */
+    struct ap_err no_tree;
+    have_cv = cv_load(db, 0, &cv, &no_tree) == 0;
+    if (ps_load(db, &o->po.sel, &ps, &err))
+        goto fail;
+    have_ps = true;
+    if (ps.n) {
+        path_profile_build(&ps, PR_DEFAULT_BITS, NULL, &pp);
+        have_pp = true;
+    }
     struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .vals = &vals, .alpha = o->alpha,
+                            .cct = have_cv ? &cv : NULL, .paths = have_pp ? &pp : NULL,
+                            .paths_interval = ps.interval,
                             .listing_budget = (size_t)o->listing_kb * 1024,
                             .max_listings = o->listings};
     if (o->base) {
@@ -220,6 +244,12 @@ out:
         pme_view_free(&pv);
     if (have_vals)
         vv_free(&vals);
+    if (have_pp)
+        path_profile_free(&pp);
+    if (have_ps)
+        ps_free(&ps);
+    if (have_cv)
+        cv_free(&cv);
     if (have_v)
         pv_free(&v);
     if (db)

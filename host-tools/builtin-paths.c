@@ -40,43 +40,6 @@ struct paths_options {
     unsigned bits, limit;
 };
 
-/* "file:line" of pc, or its address. */
-static void where(const struct pv_image *img, uint64_t pc, char *buf, size_t len)
-{
-    const struct source_line *l = img->st ? symtab_line(img->st, pc) : NULL;
-    if (l && l->file) {
-        const char *slash = strrchr(l->file, '/');
-        snprintf(buf, len, "%s:%u", slash ? slash + 1 : l->file, l->line);
-    } else {
-        snprintf(buf, len, "%llx", (unsigned long long)pc);
-    }
-}
-
-/* The path's blocks oldest first; a callee's blocks as one [name]. */
-static void path_text(const struct path_proc *pr, const struct path_row *row, char *out, size_t len)
-{
-    size_t k = 0;
-    out[0] = '\0';
-    char prev[160] = "";
-    for (size_t i = row->seg.nblocks; i-- > 0 && k + 1 < len;) {
-        char item[160];
-        uint64_t pc = row->seg.block[i];
-        if (row->seg.depth[i]) {
-            const struct symbol *s = pr->img->st ? symtab_lookup(pr->img->st, pc) : NULL;
-            snprintf(item, sizeof item, "[%s]", s ? s->name : "?");
-        } else {
-            where(pr->img, pc, item, sizeof item);
-        }
-        if (!strcmp(item, prev))
-            continue;
-        snprintf(prev, sizeof prev, "%s", item);
-        int n = snprintf(out + k, len - k, "%s%s", k ? " > " : "", item);
-        if (n < 0 || (size_t)n >= len - k)
-            break;
-        k += (size_t)n;
-    }
-}
-
 static void print_json(const struct paths_options *o, const struct path_profile *pp, const struct ps_samples *ps)
 {
     printf("{\"history_bits\": %u, \"interval\": ", pp->nbits);
@@ -97,7 +60,7 @@ static void print_json(const struct paths_options *o, const struct path_profile 
         for (size_t i = 0; i < pr->nrows && (!o->limit || i < o->limit); i++) {
             const struct path_row *row = &pr->rows[i];
             char text[2048];
-            path_text(pr, row, text, sizeof text);
+            path_row_text(pr, row, text, sizeof text);
             printf("%s\n  {\"samples\": %llu, \"share\": ", i ? "," : "", (unsigned long long)row->samples);
             json_num(stdout, pr->samples ? (double)row->samples / (double)pr->samples : 0);
             printf(", \"executions\": ");
@@ -106,7 +69,7 @@ static void print_json(const struct paths_options *o, const struct path_profile 
                    row->seg.reached_entry ? "true" : "false");
             for (size_t b = row->seg.nblocks; b-- > 0;) {
                 char w[160];
-                where(pr->img, row->seg.block[b], w, sizeof w);
+                path_block_where(pr->img, row->seg.block[b], w, sizeof w);
                 printf("%s{\"pc\": %llu, \"depth\": %u, \"line\": ", b + 1 == row->seg.nblocks ? "" : ", ",
                        (unsigned long long)row->seg.block[b], row->seg.depth[b]);
                 json_str(stdout, w);
@@ -144,7 +107,7 @@ static void print_text(const struct paths_options *o, const struct path_profile 
         for (size_t i = 0; i < pr->nrows && i < limit; i++) {
             const struct path_row *row = &pr->rows[i];
             char text[2048];
-            path_text(pr, row, text, sizeof text);
+            path_row_text(pr, row, text, sizeof text);
             printf("  %8llu %7.1f %12.0f  %s%s\n", (unsigned long long)row->samples,
                    100.0 * (double)row->samples / (double)pr->samples, row->executions,
                    row->seg.reached_entry ? "(entry) " : "", text);
@@ -156,7 +119,7 @@ static void print_text(const struct paths_options *o, const struct path_profile 
 
 int cmd_paths(int argc, char **argv)
 {
-    struct paths_options o = {.po = PROFILE_OPTS_INIT, .bits = 8, .limit = OPT_LIMIT_UNSET};
+    struct paths_options o = {.po = PROFILE_OPTS_INIT, .bits = PR_DEFAULT_BITS, .limit = OPT_LIMIT_UNSET};
     const struct option options[] = {
         OPT_STRING(0, "proc", &o.proc, "NAME", "only this procedure"),
         OPT_UINT(0, "bits", &o.bits, "N", 1, PR_MAX_BITS,

@@ -2,7 +2,8 @@
  * alphaprof html: the report's script (inline in every report, written for
  * this project).  It reads the data document (host-tools/util/html-data.h
  * describes it) and renders the summary, flame graph, procedure table,
- * listings, ProfileMe charts and diff.  Nothing is fetched.
+ * listings, ProfileMe charts, hot paths, values and diff.  Nothing is
+ * fetched.
  *
  * Large profiles stay quick: the flame graph draws only frames at least
  * half a pixel wide, the table shows its first rows until asked for all,
@@ -97,6 +98,13 @@
     var stored = 0;
     S.events.forEach(function (e) { stored += e.total; });
     row('samples', num(stored) + (S.pme_samples ? ' + ' + num(S.pme_samples) + ' ProfileMe' : ''));
+    var F = D.flame;
+    row('flame graph', !D.stacks.length ? 'none: no timer or counter samples' : F.cct
+      ? 'call stacks from the calling context tree (' + num(F.sites_in_contexts) + ' of ' + num(F.sites) +
+        ' sampled instructions in procedures it knows)'
+      : 'image, procedure, inlined calls, line (no calling context tree: see instrument --cct)');
+    if (D.paths) row('paths', num(D.paths.samples) + ' paired ProfileMe samples in procedures, ' + num(D.paths.used) +
+                     ' on a unique path (section Paths)');
     s.appendChild(kv);
 
     var ev = el('table', {id: 'events'}, el('tr', null, el('th', {text: 'event'}), el('th', {cls: 'num', text: 'samples'}),
@@ -148,6 +156,13 @@
 
   /* ------------------------------------------------------------ flame graph */
   var procDelta = null;     /* "image\u0001proc" -> delta of share, in diff mode */
+  /* with call stacks, a frame is coloured by its own procedure's delta
+   * (callers are procedures too); otherwise by the procedure at depth 2 */
+  var procKeys = null;
+  if (D.flame.cct) {
+    procKeys = new Set();
+    D.procs.forEach(function (p) { procKeys.add(p[1] + '\u0001' + p[0]); });
+  }
   var flameBox, flameInfo, flameRoot, trees = [];
   function tree(e) {
     if (trees[e]) return trees[e];
@@ -163,7 +178,8 @@
         var k = n.kids.get(id);
         if (!k) {
           k = {name: D.names[id], value: 0, kids: new Map(), parent: n, depth: n.depth + 1,
-               image: i === 0 ? D.names[id] : n.image, proc: i === 1 ? D.names[id] : n.proc};
+               image: i === 0 ? D.names[id] : n.image,
+               proc: i === 1 || (procKeys && i > 0 && procKeys.has(n.image + '\u0001' + D.names[id])) ? D.names[id] : n.proc};
           n.kids.set(id, k);
         }
         k.value += v;
@@ -191,7 +207,10 @@
     var s = section('flamegraph', 'Flame graph');
     var reset = el('button', {id: 'flame-reset', text: 'Reset zoom', onclick: function () { state.zoom = null; drawFlame(); }});
     s.appendChild(el('div', {cls: 'controls'}, eventSelect(), reset,
-      el('span', {cls: 'muted', text: 'Stacks: image, procedure, inlined calls, source line. Click a frame to zoom in' +
+      el('span', {cls: 'muted', text: (D.flame.cct
+        ? 'Call stacks from the calling context tree: image, callers outermost first, procedure, inlined calls, ' +
+          'source line; a procedure\'s samples are split among its contexts by their measured exclusive cycles.'
+        : 'Stacks: image, procedure, inlined calls, source line.') + ' Click a frame to zoom in' +
         (D.diff ? '; colours: red grew, blue shrank against the base' : '') + '.'})));
     flameInfo = el('div', {id: 'flame-info', cls: 'muted', text: ' '});
     flameBox = el('div', {id: 'flame'});
@@ -519,6 +538,44 @@
     s.appendChild(el('div', {cls: 'tablewrap'}, t));
   }
 
+  /* ------------------------------------------------------------ paths */
+  /* Hot paths per procedure from paired ProfileMe samples, as alphaprof
+   * paths prints them: samples on the path, share of the procedure's
+   * samples, estimated executions, blocks oldest first. */
+  function renderPaths() {
+    var P = D.paths;
+    var s = section('paths', 'Paths');
+    s.appendChild(el('p', {text: 'Hot paths from ' + num(P.samples) + ' retired paired ProfileMe samples in procedures (' +
+      P.bits + ' history bits; ' + num(P.used) + ' with a unique path, ' + num(P.not_retired) + ' aborted, ' +
+      num(P.no_code) + ' outside any procedure\'s code). Estimated executions: samples \u00d7 the interval ' +
+      Number(P.interval).toFixed(0) + ' / the sampled block\'s length. Samples without a unique path are counted ' +
+      'per procedure, never spread over paths; alphaprof check --paths measures the reconstruction.'}));
+    var t = el('table', {id: 'paths-table'});
+    t.appendChild(el('thead', null, el('tr', null, el('th', {text: 'procedure'}), el('th', {cls: 'num', text: 'samples'}),
+      el('th', {cls: 'num', text: 'share'}), el('th', {cls: 'num', text: 'executions'}),
+      el('th', {text: 'path (oldest block first)'}))));
+    var body = el('tbody');
+    P.procs.forEach(function (pr) {
+      var o = pr[3];
+      body.appendChild(el('tr', {cls: 'path-proc'}, el('td', {colspan: '5'},
+        el('a', {cls: 'proc', text: pr[0], onclick: function () {
+          var p = D.procs.filter(function (q) { return q[0] === pr[0] && q[1] === pr[1] && q[3] >= 0; })[0];
+          if (p) openListing(p);
+        }}),
+        ' (' + pr[1] + '): ' + num(pr[2]) + ' samples; ' + num(o[0]) + ' on a unique path, ' + num(o[1]) +
+        ' ambiguous, ' + num(o[2]) + ' none, ' + num(o[3]) + ' unresolved')));
+      pr[5].forEach(function (r) {
+        body.appendChild(el('tr', {cls: 'path-row'}, td(pr[0]), td(num(r[0]), 'num'),
+          td(pct(pr[2] ? r[0] / pr[2] : 0, 1), 'num'), td(num(Math.round(r[1])), 'num'),
+          td((r[2] ? '(entry) ' : '') + r[3], 'mono')));
+      });
+      if (pr[4]) body.appendChild(el('tr', {cls: 'path-more'}, el('td', {colspan: '5', cls: 'muted',
+        text: num(pr[4]) + ' more paths (alphaprof paths --proc ' + pr[0] + ' --limit 0)'})));
+    });
+    t.appendChild(body);
+    s.appendChild(el('div', {cls: 'tablewrap'}, t));
+  }
+
   /* ------------------------------------------------------------ diff */
   function renderDiff() {
     var X = D.diff;
@@ -552,6 +609,7 @@
   renderTable();
   renderListingSection();
   if (D.pme) renderProfileMe();
+  if (D.paths) renderPaths();
   if (D.values) renderValues();
   /* A link may say where to start: #proc=NAME (its listing), sort=COLUMN
    * or sort=-COLUMN (the table, descending), zoom=NAME (the flame graph,

@@ -130,6 +130,7 @@ static int stacks(struct jw *w, const struct html_input *in, struct str_index *n
     struct xp_profile x;
     if (export_from_view(in->db, v, &x, err))
         return -1;
+    size_t sites = x.nsites, split = in->cct ? export_add_contexts(&x, in->cct) : 0;
     struct str_index paths = {0};
     size_t cap = 1024;
     uint64_t *sum = xmalloc(cap * PV_MAX_EVENTS * sizeof *sum);
@@ -163,7 +164,8 @@ static int stacks(struct jw *w, const struct html_input *in, struct str_index *n
         counts(w, &sum[k * PV_MAX_EVENTS], v->nevents);
         fputc(']', w->f);
     }
-    fprintf(w->f, "]");
+    fprintf(w->f, "],\n\"flame\": {\"cct\": %s, \"sites\": %zu, \"sites_in_contexts\": %zu}",
+            in->cct ? "true" : "false", sites, split);
     free(sum);
     str_index_free(&paths);
     export_free(&x);
@@ -434,6 +436,56 @@ static void values(struct jw *w, const struct html_input *in)
     fprintf(w->f, "]}");
 }
 
+/* ---------------------------------------------------------------- paths */
+
+/* "paths": null, or {"bits", "interval", "samples", "used", "not_retired",
+ * "no_code", "procs": [[procedure, image, samples, [outcomes by
+ * pr_outcome], paths left out, [[samples, executions, from entry, path
+ * text], ...]], ...]}: `alphaprof paths`'s numbers. */
+static void paths(struct jw *w, const struct html_input *in)
+{
+    const struct path_profile *pp = in->paths;
+    fprintf(w->f, "\"paths\": ");
+    if (!pp || !pp->samples) {
+        fprintf(w->f, "null");
+        return;
+    }
+    fprintf(w->f, "{\"bits\": %u, \"interval\": ", pp->nbits);
+    jnum(w, in->paths_interval);
+    fprintf(w->f, ", \"samples\": %llu, \"used\": %llu, \"not_retired\": %llu, \"no_code\": %llu, \"outcomes\": [",
+            (unsigned long long)pp->samples, (unsigned long long)pp->used, (unsigned long long)pp->not_retired,
+            (unsigned long long)pp->no_code);
+    for (unsigned x = 0; x < 5; x++) {
+        if (x)
+            fputc(',', w->f);
+        jstr(w, pr_outcome_names[x]);
+    }
+    fprintf(w->f, "], \"procs\": [");
+    for (size_t k = 0; k < pp->nprocs; k++) {
+        const struct path_proc *pr = &pp->procs[k];
+        size_t n = pr->nrows < HTML_PATH_ROWS ? pr->nrows : HTML_PATH_ROWS;
+        fprintf(w->f, "%s\n[", k ? "," : "");
+        jstr(w, pr->name);
+        fputc(',', w->f);
+        jstr(w, pr->img->name);
+        fprintf(w->f, ",%llu,", (unsigned long long)pr->samples);
+        counts(w, pr->outcomes, 5);
+        fprintf(w->f, ",%zu,[", pr->nrows - n);
+        for (size_t i = 0; i < n; i++) {
+            const struct path_row *row = &pr->rows[i];
+            char text[2048];
+            path_row_text(pr, row, text, sizeof text);
+            fprintf(w->f, "%s[%llu,", i ? "," : "", (unsigned long long)row->samples);
+            jnum(w, row->executions);
+            fprintf(w->f, ",%s,", row->seg.reached_entry ? "true" : "false");
+            jstr(w, text);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "]]");
+    }
+    fprintf(w->f, "]}");
+}
+
 /* ---------------------------------------------------------------- diff */
 
 static void diff(struct jw *w, const struct html_input *in)
@@ -495,6 +547,8 @@ int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err)
         profileme(&w, in);
         fprintf(f, ",\n");
         values(&w, in);
+        fprintf(f, ",\n");
+        paths(&w, in);
         fprintf(f, ",\n");
         diff(&w, in);
         fprintf(f, "}\n");

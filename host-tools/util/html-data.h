@@ -4,10 +4,18 @@
  * (workloads, board, cores, events, achieved periods, samples, drops with
  * what each means), every procedure's samples, the flame graph's stacks
  * (image, procedure, inlined calls, source line), the heat-mapped listings
- * of the hottest procedures, ProfileMe aggregates, value profiles (the
+ * of the hottest procedures, ProfileMe aggregates, hot paths from paired
+ * ProfileMe samples (util/path-profile, at most HTML_PATH_ROWS per
+ * procedure, as `alphaprof paths` prints them), value profiles (the
  * top values of each sampled instruction and value kind, semi-invariants
  * first, at most HTML_VALUE_ROWS of them) and, given a base profile, the
  * per-procedure diff.
+ *
+ * The flame graph's stacks are the exports' (export_from_view): with a
+ * calling context tree (instrument --cct) they are real call stacks
+ * (export_add_contexts: each procedure's samples split among its contexts
+ * by their measured exclusive cycles), else image, procedure, inlined
+ * calls, line; "flame" says which.
  *
  * Sizes: the report stays small for large profiles because everything is
  * aggregated (stacks are distinct (image, procedure, inline chain, line)
@@ -30,7 +38,9 @@
 #include <stdio.h>
 
 #include "util/compare-rank.h"
+#include "util/cct-view.h"
 #include "util/error.h"
+#include "util/path-profile.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
@@ -38,6 +48,7 @@
 
 #define HTML_VALUE_ROWS 2000    /* value rows written (the rest are counted) */
 #define HTML_VALUE_TOP  4       /* values per row */
+#define HTML_PATH_ROWS  10      /* paths per procedure written (as paths prints; the rest are counted) */
 
 struct html_input {
     struct pdb *db;
@@ -45,6 +56,9 @@ struct html_input {
     const struct profile_view *v;
     const struct pme_view *pv;          /* may be empty */
     const struct value_view *vals;      /* may be empty */
+    const struct cct_view *cct;         /* NULL: no calling context tree */
+    const struct path_profile *paths;   /* NULL: no paired samples */
+    double paths_interval;              /* the ProfileMe interval of the paths' estimates */
     /* diff, or all NULL: */
     const char *base_path;
     const struct cmp_table *diff;       /* set 0 the base, set 1 this profile */

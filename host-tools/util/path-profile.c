@@ -220,3 +220,40 @@ void path_profile_free(struct path_profile *pp)
     free(pp->procs);
     memset(pp, 0, sizeof *pp);
 }
+
+/* "file:line" of pc, or its address. */
+void path_block_where(const struct pv_image *img, uint64_t pc, char *buf, size_t len)
+{
+    const struct source_line *l = img->st ? symtab_line(img->st, pc) : NULL;
+    if (l && l->file) {
+        const char *slash = strrchr(l->file, '/');
+        snprintf(buf, len, "%s:%u", slash ? slash + 1 : l->file, l->line);
+    } else {
+        snprintf(buf, len, "%llx", (unsigned long long)pc);
+    }
+}
+
+/* The path's blocks oldest first; a callee's blocks as one [name]. */
+void path_row_text(const struct path_proc *pr, const struct path_row *row, char *out, size_t len)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    char prev[160] = "";
+    for (size_t i = row->seg.nblocks; i-- > 0 && k + 1 < len;) {
+        char item[160];
+        uint64_t pc = row->seg.block[i];
+        if (row->seg.depth[i]) {
+            const struct symbol *s = pr->img->st ? symtab_lookup(pr->img->st, pc) : NULL;
+            snprintf(item, sizeof item, "[%s]", s ? s->name : "?");
+        } else {
+            path_block_where(pr->img, pc, item, sizeof item);
+        }
+        if (!strcmp(item, prev))
+            continue;
+        snprintf(prev, sizeof prev, "%s", item);
+        int n = snprintf(out + k, len - k, "%s%s", k ? " > " : "", item);
+        if (n < 0 || (size_t)n >= len - k)
+            break;
+        k += (size_t)n;
+    }
+}

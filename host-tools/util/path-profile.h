@@ -32,6 +32,8 @@
 #include "util/profile-db.h"
 #include "util/profile-view.h"
 
+#define PR_DEFAULT_BITS 8   /* history bits a path reaches back, unless asked (paths --bits) */
+
 /* One ProfileMe record of a pair. */
 struct ps_sample {
     struct pv_image *img;
@@ -91,5 +93,11 @@ struct path_profile {
 /* Reconstructs and groups (note 2); name: only that procedure (NULL all). */
 void path_profile_build(struct ps_samples *ps, unsigned nbits, const char *name, struct path_profile *pp);
 void path_profile_free(struct path_profile *pp);
+
+/* "file:line" of pc in img, or its address in hex. */
+void path_block_where(const struct pv_image *img, uint64_t pc, char *buf, size_t len);
+/* A path as `paths` and the HTML report show it: its blocks' lines oldest
+ * first, "a > b > c", a callee's blocks as one "[name]". */
+void path_row_text(const struct path_proc *pr, const struct path_row *row, char *out, size_t len);
 
 #endif

@@ -209,3 +209,131 @@ def test_html_bad_input_is_one_line():
         check(r.status == 2 and "-o" in r.err, "no -o: a usage error", r)
     finally:
         cleanup(d)
+
+
+def report_data(text):
+    """The report's embedded data document (html-data.h)."""
+    m = re.search(r'<script type="application/json" id="alphaprof-data">(.*?)</script>', text, re.S)
+    check(m is not None, "the report holds its data document")
+    return json.loads(m.group(1).replace("<\\/", "</"))
+
+
+def summary_row(page, key):
+    for tr in page.root.by_id("summary").find("tr"):
+        cells = [td.all_text() for td in tr.find("td")]
+        if len(cells) == 2 and cells[0] == key:
+            return cells[1]
+    return None
+
+
+def drawn_frames(page):
+    """Every flame-graph frame drawn: name, left, width, top (px)."""
+    out = []
+    for f in page.root.find("div", cls="frame"):
+        style = f.attrs.get("style", "")
+        left, width, top = [float(re.search(k + r":\s*(-?[\d.]+)px", style).group(1)) for k in ("left", "width", "top")]
+        name = f.all_text() or f.attrs.get("title", "").rsplit(": ", 1)[0]
+        out.append({"name": name, "left": left, "width": width, "top": top})
+    return out
+
+
+def drawn_parent(frames, f):
+    """The frame drawn right above f that spans it: its caller on screen."""
+    above = [p for p in frames if abs(p["top"] - (f["top"] - 18)) < 0.5 and p["left"] <= f["left"] + 0.5
+             and p["left"] + p["width"] >= f["left"] + f["width"] - 1]
+    return above[0] if len(above) == 1 else None
+
+
+def test_html_flame_graph_of_an_instrumented_run_shows_the_cct_call_stacks():
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "calltree.elf"), "the calltree workload")
+        inst = os.path.join(d, "calltree-cct.elf")
+        r = alphaprof(["instrument", "--cct", orig, "-o", inst])
+        check(r.status == 0, "instrument --cct calltree", r)
+        db = os.path.join(d, "cct.db")
+        # counters in deterministic mode: the same samples every run
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--events", "cycles:2000-2200",
+                       "--db", db, "--timeout", "250", inst, "--", "2000"], timeout=300)
+        check(r.status == 0, "record the instrumented calltree", r)
+        out = os.path.join(d, "cct.html")
+        data = report_data(html(db, out))
+        check(data["flame"]["cct"] and data["flame"]["sites_in_contexts"] > 0,
+              "the report says its flame graph comes from the calling context tree: %s" % data["flame"])
+        # the same stacks as export --format folded (one stack builder): the
+        # report's, less their source-line frame, summed, are the export's
+        folded = alphaprof(["export", "--db", db, "--format", "folded"])
+        check(folded.status == 0, "folded export", folded)
+        want = {}
+        for line in folded.out.splitlines():
+            st, c = line.rsplit(" ", 1)
+            want[st] = want.get(st, 0) + int(c)
+        have = {}
+        for path, c in data["stacks"]:
+            names = [data["names"][i] for i in path]
+            if len(names) >= 3 and re.match(r"^[^;\s]+:\d+$", names[-1]):
+                names = names[:-1]
+            if c[0]:
+                key = ";".join(n.replace(";", ":") for n in names)
+                have[key] = have.get(key, 0) + c[0]
+        check(have == want, "the flame graph's stacks are export's folded stacks: %s"
+              % sorted(set(have.items()) ^ set(want.items()))[:6])
+        check(any(";_start;main;fib" in st for st in have), "fib's samples sit under main and _start")
+
+        page = open_page(out, screenshot=os.path.join(d, "cct.png"))
+        rendered(page)
+        said = summary_row(page, "flame graph") or ""
+        check("calling context tree" in said, "the summary says the flame graph shows CCT call stacks: %r" % said)
+        frames = drawn_frames(page)
+        chains = []
+        for f in frames:
+            if f["name"] != "fib":
+                continue
+            p = drawn_parent(frames, f)
+            g = p and drawn_parent(frames, p)
+            chains.append((p and p["name"], g and g["name"]))
+        check(("main", "_start") in chains,
+              "a fib frame is drawn under main, itself under _start (a real caller->callee stack): %s" % chains)
+        check(("via", "main") in chains, "and fib called through via is drawn under via: %s" % chains)
+        leaf_parents = {(drawn_parent(frames, f) or {}).get("name") for f in frames if f["name"] == "leaf"}
+        check("fib" in leaf_parents, "leaf is drawn under its caller fib: %s" % leaf_parents)
+    finally:
+        cleanup(d)
+
+
+def test_html_report_of_a_paired_profile_has_the_path_tables():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "paired.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, "--paired", "--pme-interval", "8000-8800",
+                       require(build_path("workloads", "hotspots.elf"))], timeout=600)
+        check(r.status == 0, "record hotspots with paired ProfileMe", r)
+        want = json.loads(alphaprof(["paths", "--db", db, "--json", "--limit", "10"], timeout=300).out)
+        out = os.path.join(d, "paired.html")
+        data = report_data(html(db, out))
+        check(not data["flame"]["cct"], "no calling context tree here")
+        page = open_page(out, screenshot=os.path.join(d, "paired.png"))
+        rendered(page)
+        check(page.root.by_id("paths") is not None, "the Paths section is there")
+        t = page.root.by_id("paths-table")
+        check(t is not None, "the paths table is there")
+        heads = t.find("tr", cls="path-proc")
+        check(len(heads) == len(want["procedures"]), "a heading row per procedure with samples (%d, paths %d)"
+              % (len(heads), len(want["procedures"])))
+        rows = [[c.all_text() for c in tr.find("td")] for tr in t.find("tr", cls="path-row")]
+        expect = [(p["procedure"], x) for p in want["procedures"] for x in p["paths"]]
+
+        def same(row, proc, x):     # shown rounded: share to 0.1 %, executions to 1
+            return (row[0] == proc and row[1] == "{:,}".format(x["samples"])
+                    and abs(float(row[2].rstrip("%")) - 100 * x["share"]) <= 0.05 + 1e-9
+                    and abs(int(row[3].replace(",", "")) - x["executions"]) <= 0.5 + 1e-9
+                    and row[4] == ("(entry) " if x["from_entry"] else "") + x["path"])
+        check(len(rows) >= 10 and len(rows) == len(expect) and all(same(r, *e) for r, e in zip(rows, expect)),
+              "the path rows are alphaprof paths' top 10 per procedure, in its order with its samples, shares, "
+              "executions and blocks (%d rows, paths %d; first difference %s)"
+              % (len(rows), len(expect), next(((r, e) for r, e in zip(rows, expect) if not same(r, *e)), None)))
+        check(any(" > " in r[4] for r in rows), "paths of several blocks are shown oldest first")
+        said = summary_row(page, "paths") or ""
+        check("{:,}".format(want["samples"]) in said, "the summary counts the paired samples: %r" % said)
+    finally:
+        cleanup(d)
