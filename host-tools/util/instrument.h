@@ -56,4 +56,20 @@ struct instrument_site_map {
 int instrument_site_table(const char *path, struct instrument_site_map **map, size_t *n, uint64_t *lo,
                           uint64_t *hi, struct ap_err *err);
 
+/* --paths (firmware/abi/path-region.h): Ball-Larus path counters. */
+struct instrument_path_stats {
+    unsigned procs;             /* procedures instrumented */
+    unsigned skipped[5];        /* procedures with paths left alone, by enum path_skip */
+    uint64_t patched;           /* instructions patched */
+    uint64_t counters;          /* per core */
+    uint64_t region_addr, region_size;
+};
+int instrument_paths(const char *in, const char *out, struct instrument_path_stats *st, struct ap_err *err);
+
+/* An image instrumented with --paths: its path table (path-region.h), one
+ * entry per function symbol; an image not instrumented gives n = 0, one
+ * instrumented otherwise an error. */
+struct path_table_proc;
+int instrument_path_table(const char *path, struct path_table_proc **procs, size_t *n, struct ap_err *err);
+
 #endif

@@ -36,26 +36,34 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+int path_plan_number(const struct symtab *st, const struct symbol *sym, struct calc_proc *cfg, struct bl_proc *bl)
+{
+    uint64_t start = sym->start, end = symtab_symbol_end(st, sym);
+    size_t n = (size_t)((end - start) / 4);
+    if (!n)
+        return -1;
+    uint32_t *words = xmalloc(n * sizeof *words);
+    struct model_params mp;
+    model_params_default(&mp);
+    if (!symtab_read(st, start, words, n * 4) || calc_cfg_build(cfg, &mp, start, words, n)) {
+        free(words);
+        return -1;
+    }
+    free(words);
+    bl_number(bl, cfg, NULL);
+    return 0;
+}
+
 /* One procedure's edges appended to *edges; fills *pp. */
 static void plan_proc(const struct symtab *st, const struct symbol *sym, struct oracle_plan_proc *pp,
                       struct oracle_plan_edge **edges, size_t *nedges, size_t *cap)
 {
     uint64_t start = sym->start, end = symtab_symbol_end(st, sym);
     *pp = (struct oracle_plan_proc){.start = start, .end = end, .status = BL_OVERFLOW, .first_edge = *nedges};
-    size_t n = (size_t)((end - start) / 4);
-    if (!n)
-        return;
-    uint32_t *words = xmalloc(n * sizeof *words);
-    struct model_params mp;
-    model_params_default(&mp);
     struct calc_proc cfg;
     struct bl_proc bl;
-    if (!symtab_read(st, start, words, n * 4) || calc_cfg_build(&cfg, &mp, start, words, n)) {
-        free(words);
+    if (path_plan_number(st, sym, &cfg, &bl))
         return;
-    }
-    free(words);
-    bl_number(&bl, &cfg, NULL);
     pp->npaths = bl.npaths;
     pp->status = bl.status;
     for (size_t e = 0; e < cfg.nedges; e++) {

@@ -15,4 +15,13 @@
  * as an ELF adds nothing: the run names it); 0, or -1 (err set). */
 int path_plan_write(const char *path, const char *const *images, size_t nimages, struct ap_err *err);
 
+/* One function symbol's CFG and Ball-Larus numbering exactly as the plan
+ * makes them (the instrumenter numbers by this too): 0, or -1 (no code,
+ * or unreadable; nothing to free). */
+struct symtab;
+struct symbol;
+struct calc_proc;
+struct bl_proc;
+int path_plan_number(const struct symtab *st, const struct symbol *sym, struct calc_proc *cfg, struct bl_proc *bl);
+
 #endif
