@@ -854,7 +854,14 @@ static void put_save(struct code *c)
 {
     for (unsigned i = 1; i <= 4; i++)
         put(c, mem(OP_STQ, i, R_SP, -8 * (int)i));
-    put_core_state(c, 1);
+    /* the core from sp - 1: at a procedure's entry sp may still be the top
+     * of its stack slot, which is the next slot's first address */
+    put(c, mem(OP_LDA, 1, R_SP, -1));
+    put(c, mem(OP_LDAH, 1, 1, -(int)(USER_STACK_PHYS >> 16)));
+    put(c, opl(OP_INTS, F_SRL, 1, 22, 1));
+    put(c, opl(OP_INTL, F_AND, 1, MAX_CORES - 1, 1));
+    put(c, opl(OP_INTS, F_SLL, 1, 18, 1));
+    put(c, mem(OP_LDAH, 1, 1, (int)(CCT_PHYS >> 16)));
 }
 
 static void put_restore(struct code *c)
@@ -982,11 +989,6 @@ static bool relocatable(uint32_t w)
     return op != 0 && op != OP_JMP && op < 0x30;
 }
 
-struct path_patch {
-    uint64_t pc;
-    uint32_t word;              /* the original */
-};
-
 struct path_out {
     struct code *c;
     struct path_patch *patches;
@@ -1004,7 +1006,7 @@ static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp)
     }
     uint8_t *w = at_addr(po->e, pc, 4);
     uint32_t old;
-    memcpy(&old, w, 4);
+    memcpy(&old, w, 4);     /* (the instruction was read from here: it is there) */
     po->patches[po->npatches++] = (struct path_patch){pc, old};
     uint32_t br = branch_word(OP_BR, R_ZERO, pc, tramp, &po->c->out_of_reach);
     memcpy(w, &br, 4);
@@ -1206,7 +1208,7 @@ int instrument_paths(const char *in, const char *out, struct instrument_path_sta
         *tp = (struct path_table_proc){.start = syms[k].start, .status = PATH_SKIP_NUMBERING};
         struct calc_proc cfg;
         struct bl_proc bl;
-        if (path_plan_number(sy, &syms[k], &cfg, &bl))
+        if (path_plan_number(sy, &syms[k], NULL, 0, &cfg, &bl))
             continue;
         tp->npaths = bl.npaths;
         uint64_t E = 0;
@@ -1304,4 +1306,38 @@ int instrument_path_table(const char *path, struct path_table_proc **procs, size
     }
     free(e.buf);
     return rc;
+}
+
+static int cmp_patch(const void *a, const void *b)
+{
+    const struct path_patch *x = a, *y = b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+int instrument_path_patches(const char *path, struct path_patch **patches, size_t *n, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    *patches = NULL;
+    *n = 0;
+    if (read_file(path, &e, err)) {
+        free(e.buf);
+        return -1;
+    }
+    int sec = find_section(&e, INSTRUMENT_SECTION);
+    if (sec >= 0) {
+        const Elf64_Shdr *s = &e.sh[sec];
+        uint64_t tr[3];
+        if (s->sh_size >= sizeof tr && s->sh_offset + s->sh_size <= e.size) {
+            memcpy(tr, e.buf + s->sh_offset + s->sh_size - sizeof tr, sizeof tr);
+            uint64_t room = s->sh_size - sizeof tr;
+            if (tr[0] == PATH_TABLE_MAGIC && tr[2] <= room / 16) {
+                *n = tr[2];
+                *patches = calloc(*n ? *n : 1, sizeof **patches);
+                memcpy(*patches, e.buf + s->sh_offset + room - *n * 16, *n * 16);
+                qsort(*patches, *n, sizeof **patches, cmp_patch);
+            }
+        }
+    }
+    free(e.buf);
+    return 0;
 }

@@ -72,4 +72,12 @@ int instrument_paths(const char *in, const char *out, struct instrument_path_sta
 struct path_table_proc;
 int instrument_path_table(const char *path, struct path_table_proc **procs, size_t *n, struct ap_err *err);
 
+/* Its patch table: every replaced instruction with its original word,
+ * sorted by pc; none (n = 0) for an image not instrumented for paths. */
+struct path_patch {
+    uint64_t pc;
+    uint64_t word;              /* the original instruction (low 32 bits) */
+};
+int instrument_path_patches(const char *path, struct path_patch **patches, size_t *n, struct ap_err *err);
+
 #endif

@@ -2,7 +2,9 @@
  * The Ball-Larus path plan the model counts paths by (oracle-format.h,
  * PATH.plan): every function of each workload image numbered with
  * util/ball-larus.c over calc's CFG, written before the run so the
- * plugin's truth and the instrumenter share one numbering.
+ * plugin's truth and the instrumenter share one numbering.  An image
+ * instrumented with --paths is numbered as its original (its patch table
+ * gives the replaced words back; its trampolines are not planned).
  */
 #ifndef ALPHAPROF_UTIL_PATH_PLAN_H
 #define ALPHAPROF_UTIL_PATH_PLAN_H
@@ -22,6 +24,10 @@ struct symtab;
 struct symbol;
 struct calc_proc;
 struct bl_proc;
-int path_plan_number(const struct symtab *st, const struct symbol *sym, struct calc_proc *cfg, struct bl_proc *bl);
+struct path_patch;
+/* patches (by pc, npatches of them): an instrumented image's replaced
+ * instructions (instrument.h), numbered as the original ones. */
+int path_plan_number(const struct symtab *st, const struct symbol *sym, const struct path_patch *patches,
+                     size_t npatches, struct calc_proc *cfg, struct bl_proc *bl);
 
 #endif
