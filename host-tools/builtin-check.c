@@ -18,6 +18,7 @@
 #include "util/calc-accuracy.h"
 #include "util/path-accuracy.h"
 #include "util/cct-accuracy.h"
+#include "firmware/abi/path-region.h"
 #include "util/path-count-accuracy.h"
 #include "util/cycle-stacks.h"
 #include "util/json-out.h"
@@ -768,6 +769,12 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
                    (unsigned long long)pc.bad_paths, (unsigned long long)pc.unnamed,
                    (unsigned long long)pc.truth_unknown, (unsigned long long)pc.truth_lost);
+            printf(", \"left_alone\": [");
+            for (unsigned i = 0; i < pc.nleft_alone; i++)
+                printf("%s{\"start\": %llu, \"executions\": %llu, \"why\": \"%s\"}", i ? ", " : "",
+                       (unsigned long long)pc.left_alone[i].start, (unsigned long long)pc.left_alone[i].executions,
+                       path_skip_name(pc.left_alone[i].why));
+            printf("]");
         } else {
             printf("null, \"instrumented\": null");
         }
@@ -833,6 +840,10 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)pc.procs_left_alone_run, (unsigned long long)pc.paths_left_alone,
                    (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
                    (unsigned long long)pc.bad_paths);
+            for (unsigned i = 0; i < pc.nleft_alone; i++)
+                printf("    left alone: proc 0x%llx, %llu path executions (%s)\n",
+                       (unsigned long long)pc.left_alone[i].start,
+                       (unsigned long long)pc.left_alone[i].executions, path_skip_name(pc.left_alone[i].why));
             for (unsigned i = 0; i < pc.nworst; i++)
                 printf("    proc 0x%llx path %llu: instrumented %llu, truth %llu\n",
                        (unsigned long long)pc.worst[i].proc, (unsigned long long)pc.worst[i].path,

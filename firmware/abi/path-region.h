@@ -85,7 +85,18 @@ struct path_table_proc {
     uint32_t reserved;
 };
 
+/* Why a procedure is left alone: its numbering cannot be counted in an
+ * array (an indirect jump, too many paths), no counters left, its entry
+ * instruction cannot move (a branch, or a branch target), or an edge's
+ * source cannot (an indirect jump, an odd block end). */
 enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE };
+
+static inline const char *path_skip_name(uint32_t why)
+{
+    static const char *const names[] = {"instrumented", "numbering not countable", "no counter room",
+                                        "entry cannot move", "an edge's source cannot move"};
+    return why < sizeof names / sizeof *names ? names[why] : "?";
+}
 
 _Static_assert(sizeof(struct path_core) <= PATH_STACK_OFFSET, "core state fits before the stack");
 _Static_assert(__builtin_offsetof(struct path_core, depth) == PATH_OFF_DEPTH, "depth offset");

@@ -166,6 +166,11 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
                     ran += truth[i].count;
             a->paths_left_alone += ran;
             a->procs_left_alone_run += ran > 0;
+            if (ran && a->nleft_alone < PCA_WORST) {
+                a->left_alone[a->nleft_alone].start = p->start;
+                a->left_alone[a->nleft_alone].executions = ran;
+                a->left_alone[a->nleft_alone++].why = p->status;
+            }
             continue;
         }
         a->procs_instrumented++;

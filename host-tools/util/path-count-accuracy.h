@@ -40,6 +40,11 @@ struct path_count_accuracy {
     uint64_t truth_unknown, truth_lost; /* the oracle's own counts */
     struct path_count_mismatch worst[PCA_WORST];
     unsigned nworst;
+    struct {                            /* procedures left alone that ran, first ones by address */
+        uint64_t start, executions;
+        uint32_t why;                   /* enum path_skip (path-region.h) */
+    } left_alone[PCA_WORST];
+    unsigned nleft_alone;
 };
 
 /* session 0: the newest with path counts.  No path counts: 0 with
