@@ -9,8 +9,12 @@
  *  1. The input file is only read; the output is written to a temporary
  *     file beside it and renamed, so a failed run leaves no half image.
  *  2. Only instructions that are standard calls (bsr/jsr through $26,
- *     firmware/abi/cct-region.h note 2) change, each into one `br`; all
- *     other bytes of the loaded image stay where and what they were.
+ *     firmware/abi/cct-region.h note 2; --cct), or, with --paths, block
+ *     ends whose Ball-Larus edge action does something and one instruction
+ *     at each instrumented entry (firmware/abi/path-region.h), change, each
+ *     into one `br`; all other bytes of the loaded image stay where and
+ *     what they were.  --paths lists every replaced word in the image's
+ *     patch table, so the original can be numbered from the copy.
  *  3. The output is a sealed image (new build-id, both CRCs), with the
  *     trampoline segment inside [load_base, load_base + load_size) and a
  *     symbol of its own, INSTRUMENT_SYMBOL, so samples in it are named.
