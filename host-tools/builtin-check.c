@@ -18,6 +18,8 @@
 #include "util/calc-accuracy.h"
 #include "util/path-accuracy.h"
 #include "util/cct-accuracy.h"
+#include "firmware/abi/path-region.h"
+#include "util/path-count-accuracy.h"
 #include "util/cycle-stacks.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -187,7 +189,9 @@ int cmd_check(int argc, char **argv)
                     "check the paths reconstructed from paired ProfileMe samples'\n"
                     "branch history (record --paired) against the model's exact\n"
                     "sample paths (FILE.pmepaths): reconstruction_success by\n"
-                    "history bits, as ProfileMe's Figure 6"),
+                    "history bits, as ProfileMe's Figure 6; and for an image\n"
+                    "instrumented with `instrument --paths`, its path counts\n"
+                    "against the model's (FILE.blpaths): path_count_error, must be 0"),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_JSON(&o.po),
         OPT_END(),
@@ -708,13 +712,21 @@ static int check_paths(const struct check_options *opts)
         pmepath_oracle_free(&po);
         return 1;
     }
+    struct path_count_accuracy pc;      /* an instrumented image's counts (instrument --paths) */
+    if (path_count_accuracy(db, 0, oracle_path, &pc, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pdb_close(db);
+        ps_free(&ps);
+        pmepath_oracle_free(&po);
+        return 1;
+    }
     pdb_close(db);
     struct path_accuracy a;
     path_accuracy(&ps, &po, &a);
     struct bl_truth bt;
     bool have_bl = bl_truth_read(oracle_path, &bt, &err) == 0;
     int rc = 0;
-    if (a.matched == 0) {
+    if (a.matched == 0 && !pc.present) {
         fprintf(stderr, "alphaprof check: no paired ProfileMe sample of %s is in %s.pmepaths (%llu retired samples "
                         "with code, %llu unmatched); record with --paired and --oracle in one run\n",
                 db_path, oracle_path, (unsigned long long)a.samples, (unsigned long long)a.unmatched);
@@ -742,7 +754,31 @@ static int check_paths(const struct check_options *opts)
             json_num(stdout, r->pair_evaluated ? (double)r->pair_success / (double)r->pair_evaluated : 0);
             printf("}");
         }
-        printf("], \"ball_larus\": ");
+        printf("], \"path_count_error\": ");
+        if (pc.present) {
+            printf("%llu, \"instrumented\": {\"session\": %lld, \"paths_profile\": %llu, \"paths_truth\": %llu, "
+                   "\"distinct_profile\": %llu, \"distinct_truth\": %llu, \"distinct_equal\": %llu, "
+                   "\"procedures_instrumented\": %llu, \"procedures_left_alone_run\": %llu, "
+                   "\"paths_left_alone\": %llu, \"lost_paths\": %llu, \"unmatched_exits\": %llu, "
+                   "\"bad_paths\": %llu, \"unnamed\": %llu, \"truth_unknown\": %llu, \"truth_lost\": %llu}",
+                   (unsigned long long)pc.path_count_error, (long long)pc.session,
+                   (unsigned long long)pc.paths_profile, (unsigned long long)pc.paths_truth,
+                   (unsigned long long)pc.distinct_profile, (unsigned long long)pc.distinct_truth,
+                   (unsigned long long)pc.distinct_equal, (unsigned long long)pc.procs_instrumented,
+                   (unsigned long long)pc.procs_left_alone_run, (unsigned long long)pc.paths_left_alone,
+                   (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
+                   (unsigned long long)pc.bad_paths, (unsigned long long)pc.unnamed,
+                   (unsigned long long)pc.truth_unknown, (unsigned long long)pc.truth_lost);
+            printf(", \"left_alone\": [");
+            for (unsigned i = 0; i < pc.nleft_alone; i++)
+                printf("%s{\"start\": %llu, \"executions\": %llu, \"why\": \"%s\"}", i ? ", " : "",
+                       (unsigned long long)pc.left_alone[i].start, (unsigned long long)pc.left_alone[i].executions,
+                       path_skip_name(pc.left_alone[i].why));
+            printf("]");
+        } else {
+            printf("null, \"instrumented\": null");
+        }
+        printf(", \"ball_larus\": ");
         if (have_bl) {
             printf("{\"procedures\": %zu, \"exact\": %zu, \"paths\": %llu, \"counted\": %llu, "
                    "\"unknown\": %llu, \"lost\": %llu, \"by_procedure\": [",
@@ -790,6 +826,29 @@ static int check_paths(const struct check_options *opts)
         if (a.history_mismatch)
             printf("\n  %llu samples' logged branch directions disagree with their history bits\n",
                    (unsigned long long)a.history_mismatch);
+        if (pc.present) {
+            printf("\nInstrumented path counts (alphaprof instrument --paths, session %lld) against %s.blpaths:\n"
+                   "  path_count_error %llu (sum over paths of |instrumented - truth|; exact: 0)\n"
+                   "  %llu path executions counted, %llu by the truth, in %llu instrumented procedures;\n"
+                   "  %llu distinct paths counted, %llu by the truth, %llu equal\n"
+                   "  left alone: %llu procedures that ran (%llu path executions, not in the error)\n"
+                   "  the board: %llu paths lost (register stack full), %llu unmatched exits, %llu bad numbers\n",
+                   (long long)pc.session, oracle_path, (unsigned long long)pc.path_count_error,
+                   (unsigned long long)pc.paths_profile, (unsigned long long)pc.paths_truth,
+                   (unsigned long long)pc.procs_instrumented, (unsigned long long)pc.distinct_profile,
+                   (unsigned long long)pc.distinct_truth, (unsigned long long)pc.distinct_equal,
+                   (unsigned long long)pc.procs_left_alone_run, (unsigned long long)pc.paths_left_alone,
+                   (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
+                   (unsigned long long)pc.bad_paths);
+            for (unsigned i = 0; i < pc.nleft_alone; i++)
+                printf("    left alone: proc 0x%llx, %llu path executions (%s)\n",
+                       (unsigned long long)pc.left_alone[i].start,
+                       (unsigned long long)pc.left_alone[i].executions, path_skip_name(pc.left_alone[i].why));
+            for (unsigned i = 0; i < pc.nworst; i++)
+                printf("    proc 0x%llx path %llu: instrumented %llu, truth %llu\n",
+                       (unsigned long long)pc.worst[i].proc, (unsigned long long)pc.worst[i].path,
+                       (unsigned long long)pc.worst[i].profile, (unsigned long long)pc.worst[i].truth);
+        }
     }
     if (have_bl)
         bl_truth_free(&bt);

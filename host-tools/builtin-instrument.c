@@ -1,8 +1,8 @@
 /*
  * alphaprof instrument: an instrumented copy of a sealed workload image
  * (util/instrument.c; what the copy does at run time is
- * firmware/abi/cct-region.h).  Only --cct exists yet; --paths and --both
- * are the next step on the same trampolines (cct-region.h note 7).
+ * firmware/abi/cct-region.h for --cct, firmware/abi/path-region.h for
+ * --paths).  --both (paths per context) is not built yet: refused.
  *
  * Invariants: the input image is never written; the output is complete and
  * sealed or not there.  Exit status: 0 written, 1 the image could not be
@@ -17,26 +17,31 @@
 
 static const struct opt_command instrument_command = {
     .name = "instrument",
-    .synopsis = "--cct IMAGE.elf -o OUT.elf",
+    .synopsis = "--cct|--paths IMAGE.elf -o OUT.elf",
     .about = "Writes an instrumented copy of the sealed workload image IMAGE.elf to\n"
              "OUT.elf.  --cct builds a calling context tree at run time: every call\n"
              "goes through a trampoline that counts it per calling context (call\n"
              "sites distinguished, recursion folded) with its inclusive cycles and\n"
-             "instructions.  The original procedures keep their addresses; the\n"
+             "instructions.  --paths counts every procedure's Ball-Larus paths (the\n"
+             "numbering of the model's oracle) in per-core counters.  The original\n"
+             "procedures keep their addresses; the\n"
              "trampolines are a new segment after the image, named " INSTRUMENT_SYMBOL ".",
     .epilog = "Run the copy like the original (alphaprof record OUT.elf); the monitor\n"
-              "sends the tree with the profile and `alphaprof cct --db P` prints it.\n"
+              "sends the tree (or the path counts) with the profile; `alphaprof cct --db P`\n"
+              "prints the tree, `alphaprof check --paths` checks the path counts.\n"
               "\n"
               "Exit status: 0 written, 1 the image could not be instrumented, 2 bad options.",
 };
 
 int cmd_instrument(int argc, char **argv)
 {
-    bool cct = false, quiet = false;
+    bool cct = false, paths = false, both = false, quiet = false;
     const char *out = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
         OPT_BOOLEAN(0, "cct", &cct, "calling context tree: call counts and inclusive metrics per context"),
+        OPT_BOOLEAN(0, "paths", &paths, "Ball-Larus path counts per procedure"),
+        OPT_BOOLEAN(0, "both", &both, "paths per calling context (not built yet: refused)"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
         OPT_END(),
@@ -47,8 +52,11 @@ int cmd_instrument(int argc, char **argv)
         rc = opt_exit(r);
     else if (operands.n != 1)
         rc = opt_usage_error(&instrument_command, operands.n ? "give one image" : "which image? give IMAGE.elf");
-    else if (!cct)
-        rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct");
+    else if (both || (cct && paths))
+        rc = opt_usage_error(&instrument_command, "--both (paths per calling context) is not built yet; "
+                             "instrument with --cct or --paths");
+    else if (!cct && !paths)
+        rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct or --paths");
     else if (!out)
         rc = opt_usage_error(&instrument_command, "where to? give -o OUT.elf");
     else if (!strcmp(out, operands.v[0]))
@@ -56,7 +64,23 @@ int cmd_instrument(int argc, char **argv)
     else {
         struct ap_err err;
         struct instrument_stats st;
-        if (instrument_cct(operands.v[0], out, &st, &err)) {
+        struct instrument_path_stats ps;
+        if (paths) {
+            if (instrument_paths(operands.v[0], out, &ps, &err)) {
+                fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
+                rc = 1;
+            } else {
+                if (!quiet)
+                    printf("alphaprof instrument: %s: paths of %u procedures counted (%llu counters, %llu "
+                           "instructions patched), %u left alone (%u numbering not countable, %u no counter "
+                           "room, %u entry, %u edge), trampolines at 0x%llx (%llu bytes)\n",
+                           out, ps.procs, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
+                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4], ps.skipped[1],
+                           ps.skipped[2], ps.skipped[3], ps.skipped[4], (unsigned long long)ps.region_addr,
+                           (unsigned long long)ps.region_size);
+                rc = 0;
+            }
+        } else if (instrument_cct(operands.v[0], out, &st, &err)) {
             fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
             rc = 1;
         } else {

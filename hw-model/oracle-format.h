@@ -235,7 +235,15 @@ _Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_D
 #define ORACLE_PLAN_OK            0     /* status: as enum bl_status (BL_OK, BL_INDIRECT, BL_TOO_MANY, BL_OVERFLOW) */
 #define ORACLE_PLAN_TOO_MANY      2
 #define ORACLE_PLAN_MAGIC      0x4e414c50524f7270ULL  /* "prORPLAN" */
-#define ORACLE_PLAN_VERSION    1
+#define ORACLE_PLAN_VERSION    2
+/* from_flow: what the source instruction is in the image as built.  An
+ * image instrumented with --paths has some replaced by branches to its
+ * trampolines (path-region.h); the plan numbers the original instructions
+ * (the image's patch table) and says which were calls and returns, so the
+ * model follows the instrumented run along the original's paths. */
+#define ORACLE_PLAN_FLOW_OTHER   0
+#define ORACLE_PLAN_FLOW_CALL    1
+#define ORACLE_PLAN_FLOW_RETURN  2
 #define ORACLE_BLPATHS_MAGIC   0x48544150424c7270ULL  /* "prBLPATH" */
 #define ORACLE_BLPATHS_VERSION 1
 
@@ -258,7 +266,8 @@ struct oracle_plan_edge {
     uint64_t from;              /* last PC of the source block; ENTRY's edge: 0 */
     uint64_t to;                /* first PC of the target block; 0: EXIT */
     uint32_t action;            /* enum bl_action_kind */
-    uint32_t cfg_kind;          /* enum calc_edge_kind */
+    uint16_t cfg_kind;          /* enum calc_edge_kind */
+    uint16_t from_flow;         /* the source instruction: ORACLE_PLAN_FLOW_* */
     int64_t add, reset;
 };
 

@@ -66,7 +66,10 @@
  *     slow path, which initialises the core (magic, root, overflow record).
  *     After the image exits, the monitor drains every core whose magic is
  *     CCT_MAGIC as CCT frames (firmware/abi/link-protocol.h).
- *  7. Paths next (issue 15 item 2, --paths / --both).  The same trampoline
+ *  7. Paths (--paths) are built with a region layout of their own,
+ *     firmware/abi/path-region.h (a register stack instead of the shadow
+ *     frame's `path`); what follows is the plan for --both, not built.
+ *     Paths next (issue 15 item 2, --paths / --both).  The same trampoline
  *     mechanism and region carry Ball-Larus path profiling: a per-core path
  *     register slot in struct cct_core (reserved[] below), saved in the
  *     shadow frame at a call and restored at its return, increments placed

@@ -1234,6 +1234,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_VALUE_STATS: return "VALUE_STATS";
     case LK_T_PART: return "PART";
     case LK_T_CCT: return "CCT";
+    case LK_T_PATHS: return "PATHS";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";
@@ -1407,6 +1408,28 @@ int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec)
     return commit_entry(w, m);
 }
 
+int lk_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_paths_head *h)
+{
+    lk_begin(w, buf, cap, LK_T_PATHS);
+    put_uvarint(w, h->core);
+    put_uvarint(w, h->lost_paths);
+    put_uvarint(w, h->unmatched_exits);
+    put_uvarint(w, h->bad_paths);
+    put_uvarint(w, h->first);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c)
+{
+    if (!list_open(w))
+        return LK_E_FULL;
+    struct mark m = mark(w);
+    put_uvarint(w, c->index);
+    put_uvarint(w, c->count);
+    return commit_entry(w, m);
+}
+
 int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reader *r)
 {
     GET(open_frame(f, LK_T_CCT, r));
@@ -1429,6 +1452,28 @@ int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec)
     GET(lk_get_uvarint(r, &rec->calls));
     GET(lk_get_uvarint(r, &rec->cycles));
     GET(lk_get_uvarint(r, &rec->retired));
+    r->left--;
+    return 1;
+}
+
+int lk_paths_open(const struct lk_frame *f, struct lk_paths_head *h, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_PATHS, r));
+    GET(get_u32(r, &h->core));
+    GET(lk_get_uvarint(r, &h->lost_paths));
+    GET(lk_get_uvarint(r, &h->unmatched_exits));
+    GET(lk_get_uvarint(r, &h->bad_paths));
+    GET(lk_get_uvarint(r, &h->first));
+    GET(open_list_reader(r));
+    return LK_OK;
+}
+
+int lk_paths_next(struct lk_reader *r, struct lk_path_count *c)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_uvarint(r, &c->index));
+    GET(lk_get_uvarint(r, &c->count));
     r->left--;
     return 1;
 }

@@ -261,6 +261,16 @@ struct lk_cct_record {
     uint64_t parent, callee, site, calls, cycles, retired;
 };
 
+/* PATHS: the frame's head and one counter (link-protocol.h section 3). */
+struct lk_paths_head {
+    uint32_t core;
+    uint64_t lost_paths, unmatched_exits, bad_paths, first;
+};
+
+struct lk_path_count {
+    uint64_t index, count;
+};
+
 /* ------------------------------------------------------- typed encoders */
 /* Single-shot frames: begin, fill, leave the writer ready for lk_finish.
  * Each returns LK_OK, LK_E_RANGE or LK_E_FULL. */
@@ -301,6 +311,8 @@ int lk_values_add(struct lk_writer *w, const struct lk_hotlist *h);
 int lk_enc_value_stats(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_value_stats *v);
 int lk_cct_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_cct_head *h);
 int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec);
+int lk_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_paths_head *h);
+int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c);
 
 /* ----------------------------------------------------------------- decoder */
 
@@ -404,6 +416,8 @@ int lk_values_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r
 int lk_values_next(struct lk_reader *r, struct lk_hotlist *h);
 int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reader *r);
 int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec);
+int lk_paths_open(const struct lk_frame *f, struct lk_paths_head *h, struct lk_reader *r);
+int lk_paths_next(struct lk_reader *r, struct lk_path_count *c);
 int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v);
 
 /* Names for messages and status lines ("SAMPLES", "overflow_full"...);

@@ -131,6 +131,16 @@
  *             (records of a frame have consecutive ids).  A record no
  *             frame carried (the link had no room) is missing on the host:
  *             it counts total minus the records it got.
+ *   PATHS     Ball-Larus path counters of one core (an image instrumented
+ *             with `alphaprof instrument --paths`, firmware/abi/
+ *             path-region.h), sent once after the image exited: u core,
+ *             u lost_paths (paths of activations deeper than the register
+ *             stack: not counted), u unmatched_exits, u bad_paths,
+ *             u first (the first counter index this frame looked at),
+ *             n16 count, count x { u index (counter, >= first, increasing),
+ *             u count (nonzero) }.  The host names an index with the
+ *             image's path table; a frame the link had no room for is
+ *             counted by the monitor's console line, not the host.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -317,6 +327,7 @@
 #define LK_T_VALUE_STATS    0x0d
 #define LK_T_PART           0x0e
 #define LK_T_CCT            0x0f
+#define LK_T_PATHS          0x10
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -402,7 +413,7 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
-_Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START, "target frames are below 0x40");
+_Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START && LK_T_PATHS < LK_T_START, "target frames are below 0x40");
 _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");

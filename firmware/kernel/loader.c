@@ -10,6 +10,7 @@
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/crc32.h"
 #include "firmware/abi/cct-region.h"
+#include "firmware/abi/path-region.h"
 #include "firmware/kernel/halt.h"
 #include "linker/ram-map.h"
 
@@ -123,6 +124,8 @@ void loader_prepare(const struct loaded_image *img)
         if (c->magic == CCT_MAGIC) {
             uint64_t used = c->alloc > base && c->alloc <= base + CCT_PER_CORE ? c->alloc - base : CCT_PER_CORE;
             memset(c, 0, used);
+        } else if (((struct path_core *)c)->magic == PATH_MAGIC32) {
+            memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it */
         }
     }
 }

@@ -14,11 +14,18 @@
  *     missing) instead of reading outside it.
  *  3. Waiting for room is bounded by FINISH_NS of virtual time, as value
  *     sampling's final send (value-sampling.c note 6).
+ *  4. A region whose magic is path-region.h's (an image instrumented with
+ *     --paths) is sent as PATHS frames instead: its nonzero counters by
+ *     index, in increasing order, with the core's loss counts in every
+ *     frame's head.
  */
 #include "firmware/profiler/cct-drain.h"
 
+#include <stdbool.h>
+
 #include "firmware/abi/cct-region.h"
 #include "firmware/abi/link-codec.h"
+#include "firmware/abi/path-region.h"
 #include "firmware/drivers/alarm.h"
 #include "firmware/kernel/console.h"
 #include "firmware/profiler/link-tx.h"
@@ -53,10 +60,50 @@ static int send_waiting(struct lk_writer *w, uint64_t deadline)
     return 1;
 }
 
+static void drain_paths(unsigned c, const struct path_core *s, uint64_t deadline)
+{
+    const uint64_t *counter = (const uint64_t *)((const uint8_t *)s + PATH_COUNTERS_OFFSET);
+    struct lk_paths_head h = {.core = c, .lost_paths = s->lost_paths, .unmatched_exits = s->unmatched_exits,
+                              .bad_paths = s->bad_paths};
+    uint64_t i = 0, sent = 0, unsent = 0;
+    bool any = false;
+    while (i < PATH_MAX_COUNTERS || !any) {
+        struct lk_writer w;
+        h.first = i;
+        lk_paths_begin(&w, frame_buf, link_tx_data_frame(), &h);
+        unsigned n = 0;
+        for (; i < PATH_MAX_COUNTERS; i++) {
+            if (!counter[i])
+                continue;
+            struct lk_path_count e = {.index = i, .count = counter[i]};
+            if (lk_paths_add(&w, &e) != LK_OK)
+                break;
+            n++;
+        }
+        any = true;
+        if (!send_waiting(&w, deadline)) {
+            for (; i < PATH_MAX_COUNTERS; i++)
+                unsent += counter[i] != 0;
+            unsent += n;
+            break;
+        }
+        sent += n;
+    }
+    mon_printf("monitor: paths: core %u: %lu path counters sent, %lu not (no room on the link), %lu paths "
+               "lost (register stack full), %lu unmatched exits, %lu bad path numbers\n", c,
+               (unsigned long)sent, (unsigned long)unsent, (unsigned long)s->lost_paths,
+               (unsigned long)s->unmatched_exits, (unsigned long)s->bad_paths);
+}
+
 static void drain_core(unsigned c, uint64_t deadline)
 {
     uint64_t base = CCT_PHYS + (uint64_t)c * CCT_PER_CORE;
     const struct cct_core *s = kseg(base);
+    const struct path_core *ps = kseg(base);
+    if (ps->magic == PATH_MAGIC32) {
+        drain_paths(c, ps, deadline);
+        return;
+    }
     if (s->magic != CCT_MAGIC)
         return;
     uint64_t lo = base + CCT_RECORDS_OFFSET, hi = s->alloc;

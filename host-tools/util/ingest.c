@@ -469,6 +469,25 @@ static int on_values(struct ingest *in, const struct lk_frame *f)
     return rc == 0 ? 0 : 1;
 }
 
+/* PATHS: Ball-Larus path counters of an instrumented image, stored by
+ * index (the image's path table names them when they are read). */
+static int on_paths(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    struct lk_paths_head h;
+    struct lk_reader r;
+    struct lk_path_count c;
+    if (lk_paths_open(f, &h, &r) != LK_OK || !core_ok(h.core))
+        return 1;
+    if (pdb_put_path_core(in->db, in->session, in->epoch, (int32_t)h.core, h.lost_paths, h.unmatched_exits,
+                          h.bad_paths, err))
+        return -1;
+    int rc;
+    while ((rc = lk_paths_next(&r, &c)) == 1)
+        if (pdb_put_path_count(in->db, in->session, in->epoch, (int32_t)h.core, c.index, c.count, err))
+            return -1;
+    return rc == 0 ? 0 : 1;
+}
+
 /* CCT: call records of an instrumented image, stored as they come
  * (profile-db-cct.c); the root and overflow records have no callee. */
 static int on_cct(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
@@ -766,6 +785,7 @@ static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *
     case LK_T_VALUES: return on_values(in, f);
     case LK_T_VALUE_STATS: return on_value_stats(in, f);
     case LK_T_CCT: return on_cct(in, f, err);
+    case LK_T_PATHS: return on_paths(in, f, err);
     case LK_T_ACK: return 0;
     default: return 1;          /* not a target-to-host frame */
     }

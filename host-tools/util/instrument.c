@@ -29,9 +29,14 @@
 #include <unistd.h>
 
 #include "firmware/abi/cct-region.h"
+#include "firmware/abi/path-region.h"
+#include "hw-model/isa/alpha-isa.h"
 #include "linker/image-header.h"
 #include "linker/ram-map.h"
+#include "util/ball-larus.h"
 #include "util/image-file.h"
+#include "util/path-plan.h"
+#include "util/symbols.h"
 
 /* ---- Alpha encodings (hw-model/isa/alpha-insn.def names them) ---- */
 enum {
@@ -604,6 +609,111 @@ fail:
     return -1;
 }
 
+/* Writes e (patched in place) with the code segment c appended as a new
+ * loaded section named INSTRUMENT_SECTION and symbol INSTRUMENT_SYMBOL
+ * from sym_start, sealed, to out (atomically). */
+static int write_instrumented(struct elf_in *e, const struct image_header *hdr0, const struct code *cc,
+                              uint64_t sym_start, int symtab, const char *out, struct ap_err *err)
+{
+    struct elf_in ee = *e;
+    struct elf_in *ep = &ee;
+    const struct code *cp = cc;
+    struct outbuf o = {0};
+    char *tmp = NULL;
+    int rc = -1;
+    /* header: the segment is part of the loaded image */
+    int hsec = find_section(ep, IMAGE_HEADER_SECTION);
+    struct image_header *h = (struct image_header *)(ep->buf + ep->sh[hsec].sh_offset);
+    h->load_size = cp->base + cp->len - h->load_base;
+    h->bss_end = cp->base + cp->len;
+    /* a new build-id: the original's mixed with the trampolines (FNV-1a) */
+    int nsec = find_section(ep, ".note.gnu.build-id");
+    if (nsec >= 0) {
+        Elf64_Nhdr *nh = (Elf64_Nhdr *)(ep->buf + ep->sh[nsec].sh_offset);
+        uint8_t *id = (uint8_t *)(nh + 1) + align_up(nh->n_namesz, 4);
+        uint64_t fnv = 0xcbf29ce484222325ULL;
+        for (size_t i = 0; i < cp->len; i++)
+            fnv = (fnv ^ cp->bytes[i]) * 0x100000001b3ULL;
+        for (uint32_t i = 0; i < nh->n_descsz; i++)
+            id[i] ^= (uint8_t)(fnv >> (8 * (i % 8))) ^ (uint8_t)(i / 8 * 0x5b);
+    }
+
+    /* the new file: the old bytes, then the new pieces */
+    out_put(&o, ep->buf, ep->size, 1);
+    size_t seg_off = out_put(&o, cp->bytes, cp->len, 64);
+    const Elf64_Shdr *sym_sh = &ep->sh[symtab];
+    const Elf64_Shdr *str_sh = &ep->sh[sym_sh->sh_link];
+    size_t str_off = out_put(&o, ep->buf + str_sh->sh_offset, str_sh->sh_size, 1);
+    size_t name_at = str_sh->sh_size;
+    out_put(&o, INSTRUMENT_SYMBOL, sizeof INSTRUMENT_SYMBOL, 1);
+    size_t str_size = o.len - str_off;
+    size_t sym_off = out_put(&o, ep->buf + sym_sh->sh_offset, sym_sh->sh_size, 8);
+    Elf64_Sym sym = {.st_name = (uint32_t)name_at, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+                     .st_shndx = ep->eh->e_shnum, .st_value = sym_start, .st_size = cp->base + cp->len - sym_start};
+    out_put(&o, &sym, sizeof sym, 1);
+    size_t sym_size = o.len - sym_off;
+    const Elf64_Shdr *shs = &ep->sh[ep->eh->e_shstrndx];
+    size_t shstr_off = out_put(&o, ep->buf + shs->sh_offset, shs->sh_size, 1);
+    size_t secname_at = shs->sh_size;
+    out_put(&o, INSTRUMENT_SECTION, sizeof INSTRUMENT_SECTION, 1);
+    size_t shstr_size = o.len - shstr_off;
+    Elf64_Phdr seg = {.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X, .p_offset = seg_off,
+                      .p_vaddr = cp->base, .p_paddr = cp->base, .p_filesz = cp->len, .p_memsz = cp->len,
+                      .p_align = 64};
+    size_t ph_off = out_put(&o, ep->ph, (size_t)ep->eh->e_phnum * sizeof(Elf64_Phdr), 8);
+    out_put(&o, &seg, sizeof seg, 1);
+    Elf64_Shdr sec = {.sh_name = (uint32_t)secname_at, .sh_type = SHT_PROGBITS,
+                      .sh_flags = SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE, .sh_addr = cp->base,
+                      .sh_offset = seg_off, .sh_size = cp->len, .sh_addralign = 64};
+    size_t sh_off = out_put(&o, ep->sh, (size_t)ep->eh->e_shnum * sizeof(Elf64_Shdr), 8);
+    out_put(&o, &sec, sizeof sec, 1);
+    Elf64_Ehdr *oeh = (Elf64_Ehdr *)o.b;
+    Elf64_Shdr *osh = (Elf64_Shdr *)(o.b + sh_off);
+    osh[symtab].sh_offset = sym_off;
+    osh[symtab].sh_size = sym_size;
+    osh[sym_sh->sh_link].sh_offset = str_off;
+    osh[sym_sh->sh_link].sh_size = str_size;
+    osh[oeh->e_shstrndx].sh_offset = shstr_off;
+    osh[oeh->e_shstrndx].sh_size = shstr_size;
+    oeh->e_phoff = ph_off;
+    oeh->e_phnum++;
+    oeh->e_shoff = sh_off;
+    oeh->e_shnum++;
+
+    if (asprintf(&tmp, "%s.tmp", out) < 0)
+        abort();
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(o.b, 1, o.len, f) != o.len) {
+        if (f)
+            fclose(f);
+        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (fclose(f)) {
+        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+        goto done;
+    }
+    struct image_file img;
+    if (image_open(&img, tmp, true, err) || image_seal(&img, hdr0->name, err) ||
+        image_check_sealed(&img, err)) {
+        if (img.fd >= 0)
+            image_close(&img);
+        goto done;
+    }
+    image_close(&img);
+    if (rename(tmp, out)) {
+        ap_err_set(err, "%s: cannot write: %s", out, strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    if (rc && tmp)
+        unlink(tmp);
+    free(tmp);
+    free(o.b);
+    return rc;
+}
+
 int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
                    struct ap_err *err)
 {
@@ -614,10 +724,8 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
     struct proc *procs = NULL;
     struct site *sites = NULL;
     struct code c = {0};
-    struct outbuf o = {0};
     unsigned nprocs = 0, nsites = 0;
     int symtab, rc = -1;
-    char *tmp = NULL;
     memset(st, 0, sizeof *st);
 
     if (read_file(in, &e, err))
@@ -698,99 +806,538 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
     st->region_addr = c.base;
     st->region_size = c.len;
 
-    /* header: the segment is part of the loaded image */
-    int hsec = find_section(&e, IMAGE_HEADER_SECTION);
-    struct image_header *h = (struct image_header *)(e.buf + e.sh[hsec].sh_offset);
-    h->load_size = c.base + c.len - h->load_base;
-    h->bss_end = c.base + c.len;
-    /* a new build-id: the original's mixed with the trampolines (FNV-1a) */
-    int nsec = find_section(&e, ".note.gnu.build-id");
-    if (nsec >= 0) {
-        Elf64_Nhdr *nh = (Elf64_Nhdr *)(e.buf + e.sh[nsec].sh_offset);
-        uint8_t *id = (uint8_t *)(nh + 1) + align_up(nh->n_namesz, 4);
-        uint64_t fnv = 0xcbf29ce484222325ULL;
-        for (size_t i = 0; i < c.len; i++)
-            fnv = (fnv ^ c.bytes[i]) * 0x100000001b3ULL;
-        for (uint32_t i = 0; i < nh->n_descsz; i++)
-            id[i] ^= (uint8_t)(fnv >> (8 * (i % 8))) ^ (uint8_t)(i / 8 * 0x5b);
-    }
-
-    /* the new file: the old bytes, then the new pieces */
-    out_put(&o, e.buf, e.size, 1);
-    size_t seg_off = out_put(&o, c.bytes, c.len, 64);
-    const Elf64_Shdr *sym_sh = &e.sh[symtab];
-    const Elf64_Shdr *str_sh = &e.sh[sym_sh->sh_link];
-    size_t str_off = out_put(&o, e.buf + str_sh->sh_offset, str_sh->sh_size, 1);
-    size_t name_at = str_sh->sh_size;
-    out_put(&o, INSTRUMENT_SYMBOL, sizeof INSTRUMENT_SYMBOL, 1);
-    size_t str_size = o.len - str_off;
-    size_t sym_off = out_put(&o, e.buf + sym_sh->sh_offset, sym_sh->sh_size, 8);
-    Elf64_Sym sym = {.st_name = (uint32_t)name_at, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
-                     .st_shndx = e.eh->e_shnum, .st_value = stub, .st_size = c.base + c.len - stub};
-    out_put(&o, &sym, sizeof sym, 1);
-    size_t sym_size = o.len - sym_off;
-    const Elf64_Shdr *shs = &e.sh[e.eh->e_shstrndx];
-    size_t shstr_off = out_put(&o, e.buf + shs->sh_offset, shs->sh_size, 1);
-    size_t secname_at = shs->sh_size;
-    out_put(&o, INSTRUMENT_SECTION, sizeof INSTRUMENT_SECTION, 1);
-    size_t shstr_size = o.len - shstr_off;
-    Elf64_Phdr seg = {.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X, .p_offset = seg_off,
-                      .p_vaddr = c.base, .p_paddr = c.base, .p_filesz = c.len, .p_memsz = c.len,
-                      .p_align = 64};
-    size_t ph_off = out_put(&o, e.ph, (size_t)e.eh->e_phnum * sizeof(Elf64_Phdr), 8);
-    out_put(&o, &seg, sizeof seg, 1);
-    Elf64_Shdr sec = {.sh_name = (uint32_t)secname_at, .sh_type = SHT_PROGBITS,
-                      .sh_flags = SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE, .sh_addr = c.base,
-                      .sh_offset = seg_off, .sh_size = c.len, .sh_addralign = 64};
-    size_t sh_off = out_put(&o, e.sh, (size_t)e.eh->e_shnum * sizeof(Elf64_Shdr), 8);
-    out_put(&o, &sec, sizeof sec, 1);
-    Elf64_Ehdr *oeh = (Elf64_Ehdr *)o.b;
-    Elf64_Shdr *osh = (Elf64_Shdr *)(o.b + sh_off);
-    osh[symtab].sh_offset = sym_off;
-    osh[symtab].sh_size = sym_size;
-    osh[sym_sh->sh_link].sh_offset = str_off;
-    osh[sym_sh->sh_link].sh_size = str_size;
-    osh[oeh->e_shstrndx].sh_offset = shstr_off;
-    osh[oeh->e_shstrndx].sh_size = shstr_size;
-    oeh->e_phoff = ph_off;
-    oeh->e_phnum++;
-    oeh->e_shoff = sh_off;
-    oeh->e_shnum++;
-
-    if (asprintf(&tmp, "%s.tmp", out) < 0)
-        abort();
-    FILE *f = fopen(tmp, "wb");
-    if (!f || fwrite(o.b, 1, o.len, f) != o.len) {
-        if (f)
-            fclose(f);
-        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+    if (write_instrumented(&e, &hdr, &c, stub, symtab, out, err))
         goto done;
-    }
-    if (fclose(f)) {
-        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
-        goto done;
-    }
-    struct image_file img;
-    if (image_open(&img, tmp, true, err) || image_seal(&img, hdr.name, err) ||
-        image_check_sealed(&img, err)) {
-        if (img.fd >= 0)
-            image_close(&img);
-        goto done;
-    }
-    image_close(&img);
-    if (rename(tmp, out)) {
-        ap_err_set(err, "%s: cannot write: %s", out, strerror(errno));
-        goto done;
-    }
     rc = 0;
 done:
-    if (rc && tmp)
-        unlink(tmp);
-    free(tmp);
     free(e.buf);
     free(procs);
     free(sites);
     free(c.bytes);
-    free(o.b);
     return rc;
+}
+
+/* ---- --paths: Ball-Larus path counting (firmware/abi/path-region.h) ---- */
+
+#define F_S8ADDQ 0x32
+
+static bool fits16(int64_t v) { return v >= -32768 && v <= 32767; }
+
+/* r += k (|k| < 2^31, else *bad). */
+static void put_addk(struct code *c, unsigned r, int64_t k, bool *bad)
+{
+    if (!k)
+        return;
+    if (fits16(k)) {
+        put(c, mem(OP_LDA, r, r, (int)k));
+        return;
+    }
+    int64_t hi = (k + 0x8000) >> 16, lo = k - hi * 65536;
+    if (!fits16(hi)) {
+        *bad = true;
+        return;
+    }
+    put(c, mem(OP_LDAH, r, r, (int)hi));
+    if (lo)
+        put(c, mem(OP_LDA, r, r, (int)lo));
+}
+
+static void put_setk(struct code *c, unsigned r, int64_t k, bool *bad)
+{
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, r));
+    put_addk(c, r, k, bad);
+}
+
+/* Nothing is dead inside a procedure: $1-$4 are kept below sp (a trap
+ * from user mode runs on the kernel stack) and $1 gets the core's region. */
+static void put_save(struct code *c)
+{
+    for (unsigned i = 1; i <= 4; i++)
+        put(c, mem(OP_STQ, i, R_SP, -8 * (int)i));
+    /* the core from sp - 1: at a procedure's entry sp may still be the top
+     * of its stack slot, which is the next slot's first address */
+    put(c, mem(OP_LDA, 1, R_SP, -1));
+    put(c, mem(OP_LDAH, 1, 1, -(int)(USER_STACK_PHYS >> 16)));
+    put(c, opl(OP_INTS, F_SRL, 1, 22, 1));
+    put(c, opl(OP_INTL, F_AND, 1, MAX_CORES - 1, 1));
+    put(c, opl(OP_INTS, F_SLL, 1, 18, 1));
+    put(c, mem(OP_LDAH, 1, 1, (int)(CCT_PHYS >> 16)));
+}
+
+static void put_restore(struct code *c)
+{
+    for (unsigned i = 1; i <= 4; i++)
+        put(c, mem(OP_LDQ, i, R_SP, -8 * (int)i));
+}
+
+/* Counts path $3 of a procedure with npaths paths whose counters start at
+ * base (path-region.h note 4); clobbers $3, $4. */
+static void put_count(struct code *c, uint64_t npaths, uint32_t base, bool *bad)
+{
+    put_setk(c, 4, (int64_t)npaths, bad);
+    put(c, opr(OP_INTA, F_CMPULT, 3, 4, 4));
+    struct fixup ok = put_fwd(c, OP_BNE, 4);
+    put_incq(c, 4, 1, PATH_OFF_BAD);
+    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, ok);
+    put(c, opr(OP_INTA, F_S8ADDQ, 3, 1, 3));
+    put_addk(c, 3, PATH_COUNTERS_OFFSET + 8 * (int64_t)base, bad);
+    put_incq(c, 4, 3, 0);
+    land(c, done);
+}
+
+/* What a CFG edge's Ball-Larus action does (ball-larus.h note 5, with the
+ * register stack of path-region.h notes 2-3); $1 = region, $2-$4 free. */
+static void put_action(struct code *c, const struct bl_action *a, uint64_t npaths, uint32_t base, bool *bad)
+{
+    switch (a->kind) {
+    case BL_ACT_ENTRY: {
+        put_setk(c, 3, (int32_t)PATH_MAGIC32, bad);
+        put(c, mem(OP_STL, 3, 1, PATH_OFF_MAGIC));
+        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
+        put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK - 1));
+        put(c, opr(OP_INTA, F_CMPULT, 2, 3, 3));
+        struct fixup to_sink = put_fwd(c, OP_BEQ, 3);
+        put(c, opl(OP_INTA, F_ADDQ, 2, 1, 2));
+        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        struct fixup to_set = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_sink);
+        put_incq(c, 3, 1, PATH_OFF_EXCESS);
+        put(c, mem(OP_LDA, 2, R_ZERO, PATH_SINK));
+        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        land(c, to_set);
+        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 2));
+        put_setk(c, 3, a->add, bad);
+        put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
+        break;
+    }
+    case BL_ACT_ADD:
+        if (!a->add)
+            break;
+        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
+        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 2));
+        put(c, mem(OP_LDQ, 3, 2, PATH_STACK_OFFSET));
+        put_addk(c, 3, a->add, bad);
+        put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
+        break;
+    case BL_ACT_EXIT: {
+        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
+        struct fixup to_unmatched = put_fwd(c, OP_BEQ, 2);
+        put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK));
+        put(c, opr(OP_INTA, F_CMPEQ, 2, 3, 3));
+        struct fixup to_sink = put_fwd(c, OP_BNE, 3);
+        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 3));
+        put(c, mem(OP_LDQ, 3, 3, PATH_STACK_OFFSET));
+        put_addk(c, 3, a->add, bad);
+        put(c, opl(OP_INTA, F_SUBQ, 2, 1, 2));
+        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        put_count(c, npaths, base, bad);
+        struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_unmatched);
+        put_incq(c, 3, 1, PATH_OFF_UNMATCHED);
+        struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_sink);
+        put_incq(c, 3, 1, PATH_OFF_LOST);
+        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_EXCESS));
+        put(c, opl(OP_INTA, F_SUBQ, 2, 1, 2));
+        put(c, mem(OP_STQ, 2, 1, PATH_OFF_EXCESS));
+        struct fixup done3 = put_fwd(c, OP_BNE, 2);
+        put(c, mem(OP_LDA, 2, R_ZERO, PATH_SINK - 1));
+        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        land(c, done1);
+        land(c, done2);
+        land(c, done3);
+        break;
+    }
+    case BL_ACT_BACKEDGE: {
+        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
+        struct fixup to_unmatched = put_fwd(c, OP_BEQ, 2);
+        put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK));
+        put(c, opr(OP_INTA, F_CMPEQ, 2, 3, 3));
+        struct fixup to_sink = put_fwd(c, OP_BNE, 3);
+        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 3));
+        put(c, mem(OP_LDQ, 3, 3, PATH_STACK_OFFSET));
+        put_addk(c, 3, a->add, bad);
+        put_count(c, npaths, base, bad);
+        struct fixup to_reset = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_sink);
+        put_incq(c, 3, 1, PATH_OFF_LOST);
+        land(c, to_reset);
+        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 2));
+        put_setk(c, 3, a->reset, bad);
+        put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
+        struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_unmatched);
+        put_incq(c, 3, 1, PATH_OFF_UNMATCHED);
+        land(c, done);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static bool action_trivial(const struct bl_action *a)
+{
+    return a->kind == BL_ACT_UNREACHABLE || (a->kind == BL_ACT_ADD && a->add == 0);
+}
+
+/* An instruction that runs the same at another address. */
+static bool relocatable(uint32_t w)
+{
+    unsigned op = w >> 26;
+    return op != 0 && op != OP_JMP && op < 0x30;
+}
+
+struct path_out {
+    struct code *c;
+    struct path_patch *patches;
+    size_t npatches, cap;
+    struct elf_in *e;
+};
+
+static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp)
+{
+    if (po->npatches == po->cap) {
+        po->cap = po->cap ? 2 * po->cap : 1024;
+        po->patches = realloc(po->patches, po->cap * sizeof *po->patches);
+        if (!po->patches)
+            abort();
+    }
+    uint8_t *w = at_addr(po->e, pc, 4);
+    uint32_t old;
+    memcpy(&old, w, 4);     /* (the instruction was read from here: it is there) */
+    po->patches[po->npatches++] = (struct path_patch){pc, old};
+    uint32_t br = branch_word(OP_BR, R_ZERO, pc, tramp, &po->c->out_of_reach);
+    memcpy(w, &br, 4);
+}
+
+static void align_tramp(struct code *c)
+{
+    while (here(c) % 16)
+        put(c, UNOP);
+}
+
+/* The out edge of block b of that kind, or -1. */
+static int edge_of(const struct calc_proc *cfg, uint32_t b, int kind)
+{
+    const struct calc_block *bl = &cfg->blocks[b];
+    for (uint32_t i = 0; i < bl->nout; i++)
+        if (cfg->edges[bl->out[i]].kind == kind)
+            return (int)bl->out[i];
+    return -1;
+}
+
+/* Whether one procedure can be instrumented (enum path_skip), and E, the
+ * instruction its entry action goes on. */
+static enum path_skip paths_check(const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t start,
+                                  uint64_t *entry_pc)
+{
+    if (!bl_countable(bl) || bl->npaths >= (1u << 31))
+        return PATH_SKIP_NUMBERING;
+    uint64_t E = start;
+    if (cfg->n > 3 && (cfg->insns[0].s.word & 0xffff0000u) == mem(OP_LDAH, R_GP, R_PV, 0) &&
+        (cfg->insns[1].s.word & 0xffff0000u) == mem(OP_LDA, R_GP, R_GP, 0))
+        E = start + 8;
+    *entry_pc = E;
+    const struct calc_insn *ei = &cfg->insns[(E - start) / 4];
+    if (!relocatable(ei->s.word) || calc_flow_of(ei->s.word, ei->s.cls) != FLOW_NONE)
+        return PATH_SKIP_ENTRY;
+    const struct calc_block *eb = &cfg->blocks[ei->block];
+    if (cfg->insns[eb->first].pc == E && (eb->nin != 1 || cfg->edges[eb->in[0]].kind != EDGE_ENTRY))
+        return PATH_SKIP_ENTRY;         /* a branch to E would run the entry action again */
+    for (uint32_t b = 0; b < cfg->nblocks; b++) {
+        const struct calc_block *x = &cfg->blocks[b];
+        bool any = false;
+        for (uint32_t i = 0; i < x->nout; i++)
+            if (!action_trivial(&bl->action[x->out[i]]))
+                any = true;
+        if (!any || !x->n)
+            continue;
+        const struct calc_insn *L = &cfg->insns[x->first + x->n - 1];
+        enum calc_flow f = calc_flow_of(L->s.word, L->s.cls);
+        if (L->pc == E || f == FLOW_INDIRECT || (f == FLOW_NONE && !relocatable(L->s.word)))
+            return PATH_SKIP_EDGE;
+        if (f == FLOW_COND && (x->nout != 2 || edge_of(cfg, b, EDGE_FALL) < 0))
+            return PATH_SKIP_EDGE;
+        if (f != FLOW_COND && x->nout != 1)
+            return PATH_SKIP_EDGE;
+    }
+    return PATH_INSTRUMENTED;
+}
+
+/* A trampoline that does edge e's action and then goes where the edge goes
+ * (to `to`, with `link` = the link register to set, 31 none). */
+static void put_edge_code(struct code *c, const struct bl_action *a, uint64_t npaths, uint32_t base, bool *bad)
+{
+    if (action_trivial(a))
+        return;
+    put_save(c);
+    put_action(c, a, npaths, base, bad);
+    put_restore(c);
+}
+
+/* Emits every trampoline of one procedure and patches its instructions. */
+static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t E,
+                       uint64_t npaths, uint32_t base, bool *bad)
+{
+    struct code *c = po->c;
+    /* the entry */
+    align_tramp(c);
+    uint64_t t = here(c);
+    const struct bl_action *entry = NULL;
+    for (size_t k = 0; k < cfg->nedges; k++)
+        if (cfg->edges[k].kind == EDGE_ENTRY)
+            entry = &bl->action[k];
+    struct bl_action push = {.kind = BL_ACT_ENTRY, .add = entry ? entry->add : 0};
+    put_save(c);
+    put_action(c, &push, npaths, base, bad);
+    put_restore(c);
+    put(c, cfg->insns[(E - cfg->start) / 4].s.word);
+    put_branch(c, OP_BR, R_ZERO, E + 4);
+    add_patch(po, E, t);
+    /* the block ends */
+    for (uint32_t b = 0; b < cfg->nblocks; b++) {
+        const struct calc_block *x = &cfg->blocks[b];
+        bool any = false;
+        for (uint32_t i = 0; i < x->nout; i++)
+            if (!action_trivial(&bl->action[x->out[i]]))
+                any = true;
+        if (!any || !x->n)
+            continue;
+        const struct calc_insn *L = &cfg->insns[x->first + x->n - 1];
+        uint32_t w = L->s.word;
+        uint64_t pc = L->pc, next = pc + 4;
+        unsigned ra = (w >> 21) & 31, rb = (w >> 16) & 31;
+        enum calc_flow f = calc_flow_of(w, L->s.cls);
+        const struct bl_action *a = &bl->action[x->out[0]];
+        align_tramp(c);
+        t = here(c);
+        switch (f) {
+        case FLOW_COND: {
+            const struct bl_action *fall = &bl->action[edge_of(cfg, b, EDGE_FALL)];
+            const struct bl_action *taken = fall;
+            for (uint32_t i = 0; i < x->nout; i++)
+                if (cfg->edges[x->out[i]].kind != EDGE_FALL)
+                    taken = &bl->action[x->out[i]];
+            struct fixup to_taken = put_fwd(c, w >> 26, ra);
+            put_edge_code(c, fall, npaths, base, bad);
+            put_branch(c, OP_BR, R_ZERO, next);
+            land(c, to_taken);
+            put_edge_code(c, taken, npaths, base, bad);
+            put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+            break;
+        }
+        case FLOW_BRANCH:
+            put_edge_code(c, a, npaths, base, bad);
+            if (ra != R_ZERO)
+                put_const(c, ra, next);
+            put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+            break;
+        case FLOW_CALL:
+            put_edge_code(c, a, npaths, base, bad);
+            if (w >> 26 == OP_BSR) {
+                put_const(c, ra, next);
+                put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+            } else if (rb != ra) {
+                put_const(c, ra, next);
+                put(c, (w & ~(31u << 21)) | (uint32_t)R_ZERO << 21);
+            } else {
+                put(c, w);
+                put_const(c, ra, next);
+                put_branch(c, OP_BR, R_ZERO, next);
+            }
+            break;
+        case FLOW_RETURN:
+            put_edge_code(c, a, npaths, base, bad);
+            put(c, w);
+            break;
+        case FLOW_HALT:
+            put_edge_code(c, a, npaths, base, bad);
+            put(c, w);
+            put_branch(c, OP_BR, R_ZERO, next);
+            break;
+        default:                /* FLOW_NONE: falls into a block others branch to */
+            put(c, w);
+            put_edge_code(c, a, npaths, base, bad);
+            put_branch(c, OP_BR, R_ZERO, next);
+            break;
+        }
+        add_patch(po, pc, t);
+    }
+}
+
+int instrument_paths(const char *in, const char *out, struct instrument_path_stats *st, struct ap_err *err)
+{
+    struct image_header hdr;
+    if (image_check_file(in, &hdr, err))
+        return -1;
+    struct elf_in e = {0};
+    struct symtab *sy = NULL;
+    struct code c = {0};
+    struct path_out po = {.c = &c, .e = &e};
+    struct path_table_proc *table = NULL;
+    int symtab, rc = -1;
+    memset(st, 0, sizeof *st);
+
+    if (read_file(in, &e, err))
+        goto done;
+    if (find_section(&e, INSTRUMENT_SECTION) >= 0) {
+        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
+        goto done;
+    }
+    symtab = find_section(&e, ".symtab");
+    if (symtab < 0) {
+        ap_err_set(err, "%s: no symbol table; build it without stripping (make)", in);
+        goto done;
+    }
+    if (symtab_open(in, &sy, err))
+        goto done;
+    uint64_t end = hdr.bss_end;
+    for (unsigned i = 0; i < e.eh->e_phnum; i++)
+        if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_paddr + e.ph[i].p_memsz > end)
+            end = e.ph[i].p_paddr + e.ph[i].p_memsz;
+    c.base = align_up(end, 64);
+    size_t nsyms;
+    const struct symbol *syms = symtab_symbols(sy, &nsyms);
+    table = calloc(nsyms + 1, sizeof *table);
+    uint64_t counters = 0;
+    bool bad = false;
+    for (size_t k = 0; k < nsyms; k++) {
+        struct path_table_proc *tp = &table[k];
+        *tp = (struct path_table_proc){.start = syms[k].start, .status = PATH_SKIP_NUMBERING};
+        struct calc_proc cfg;
+        struct bl_proc bl;
+        if (path_plan_number(sy, &syms[k], NULL, 0, &cfg, &bl))
+            continue;
+        tp->npaths = bl.npaths;
+        uint64_t E = 0;
+        bool runtime = !strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
+        enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
+        if (why == PATH_INSTRUMENTED && counters + bl.npaths > PATH_MAX_COUNTERS)
+            why = PATH_SKIP_NO_ROOM;
+        tp->status = why;
+        if (why == PATH_INSTRUMENTED) {
+            tp->instrumented = 1;
+            tp->base = (uint32_t)counters;
+            size_t before = po.npatches;
+            paths_emit(&po, &cfg, &bl, E, bl.npaths, tp->base, &bad);
+            counters += bl.npaths;
+            st->procs++;
+            st->patched += po.npatches - before;
+        } else if (bl.npaths) {
+            st->skipped[why]++;
+        }
+        bl_free(&bl);
+        calc_proc_free(&cfg);
+    }
+    st->counters = counters;
+    /* the path table, the patches, the trailer (path-region.h) */
+    while (here(&c) % 8)
+        put(&c, 0);
+    for (size_t k = 0; k < nsyms; k++)
+        for (size_t b = 0; b < sizeof table[k] / 4; b++)
+            put(&c, ((uint32_t *)&table[k])[b]);
+    for (size_t k = 0; k < po.npatches; k++) {
+        put64(&c, po.patches[k].pc);
+        put64(&c, po.patches[k].word);
+    }
+    put64(&c, PATH_TABLE_MAGIC);
+    put64(&c, nsyms);
+    put64(&c, po.npatches);
+    if (bad) {
+        ap_err_set(err, "%s: a path number or counter offset does not fit 31 bits; this instrumenter cannot count it", in);
+        goto done;
+    }
+    if (c.out_of_reach) {
+        ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
+                   "the image's data and bss are too large for this instrumenter",
+                   in, (unsigned long long)c.base);
+        goto done;
+    }
+    if (c.base + c.len > IMAGE_AREA_END) {
+        ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in, IMAGE_AREA_END);
+        goto done;
+    }
+    st->region_addr = c.base;
+    st->region_size = c.len;
+    if (write_instrumented(&e, &hdr, &c, c.base, symtab, out, err))
+        goto done;
+    rc = 0;
+done:
+    if (sy)
+        symtab_close(sy);
+    free(e.buf);
+    free(table);
+    free(po.patches);
+    free(c.bytes);
+    return rc;
+}
+
+int instrument_path_table(const char *path, struct path_table_proc **procs, size_t *n, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    *procs = NULL;
+    *n = 0;
+    if (read_file(path, &e, err)) {
+        free(e.buf);
+        return -1;
+    }
+    int sec = find_section(&e, INSTRUMENT_SECTION);
+    int rc = 0;
+    if (sec >= 0) {
+        const Elf64_Shdr *s = &e.sh[sec];
+        uint64_t tr[3];
+        if (s->sh_size < sizeof tr || s->sh_offset + s->sh_size > e.size) {
+            free(e.buf);
+            return ap_err_set(err, "%s: section %s is cut short; instrument the image again", path, INSTRUMENT_SECTION);
+        }
+        memcpy(tr, e.buf + s->sh_offset + s->sh_size - sizeof tr, sizeof tr);
+        uint64_t room = s->sh_size - sizeof tr;
+        if (tr[0] != PATH_TABLE_MAGIC || tr[1] > room / sizeof **procs || tr[2] > room / 16 ||
+            tr[1] * sizeof **procs + tr[2] * 16 > room) {
+            rc = ap_err_set(err, "%s: not instrumented for paths (no path table at the end of %s); "
+                            "use alphaprof instrument --paths", path, INSTRUMENT_SECTION);
+        } else {
+            *n = tr[1];
+            *procs = calloc(*n ? *n : 1, sizeof **procs);
+            memcpy(*procs, e.buf + s->sh_offset + room - tr[2] * 16 - *n * sizeof **procs, *n * sizeof **procs);
+        }
+    }
+    free(e.buf);
+    return rc;
+}
+
+static int cmp_patch(const void *a, const void *b)
+{
+    const struct path_patch *x = a, *y = b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+int instrument_path_patches(const char *path, struct path_patch **patches, size_t *n, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    *patches = NULL;
+    *n = 0;
+    if (read_file(path, &e, err)) {
+        free(e.buf);
+        return -1;
+    }
+    int sec = find_section(&e, INSTRUMENT_SECTION);
+    if (sec >= 0) {
+        const Elf64_Shdr *s = &e.sh[sec];
+        uint64_t tr[3];
+        if (s->sh_size >= sizeof tr && s->sh_offset + s->sh_size <= e.size) {
+            memcpy(tr, e.buf + s->sh_offset + s->sh_size - sizeof tr, sizeof tr);
+            uint64_t room = s->sh_size - sizeof tr;
+            if (tr[0] == PATH_TABLE_MAGIC && tr[2] <= room / 16) {
+                *n = tr[2];
+                *patches = calloc(*n ? *n : 1, sizeof **patches);
+                memcpy(*patches, e.buf + s->sh_offset + room - *n * 16, *n * 16);
+                qsort(*patches, *n, sizeof **patches, cmp_patch);
+            }
+        }
+    }
+    free(e.buf);
+    return 0;
 }

@@ -9,8 +9,12 @@
  *  1. The input file is only read; the output is written to a temporary
  *     file beside it and renamed, so a failed run leaves no half image.
  *  2. Only instructions that are standard calls (bsr/jsr through $26,
- *     firmware/abi/cct-region.h note 2) change, each into one `br`; all
- *     other bytes of the loaded image stay where and what they were.
+ *     firmware/abi/cct-region.h note 2; --cct), or, with --paths, block
+ *     ends whose Ball-Larus edge action does something and one instruction
+ *     at each instrumented entry (firmware/abi/path-region.h), change, each
+ *     into one `br`; all other bytes of the loaded image stay where and
+ *     what they were.  --paths lists every replaced word in the image's
+ *     patch table, so the original can be numbered from the copy.
  *  3. The output is a sealed image (new build-id, both CRCs), with the
  *     trampoline segment inside [load_base, load_base + load_size) and a
  *     symbol of its own, INSTRUMENT_SYMBOL, so samples in it are named.
@@ -55,5 +59,29 @@ struct instrument_site_map {
 };
 int instrument_site_table(const char *path, struct instrument_site_map **map, size_t *n, uint64_t *lo,
                           uint64_t *hi, struct ap_err *err);
+
+/* --paths (firmware/abi/path-region.h): Ball-Larus path counters. */
+struct instrument_path_stats {
+    unsigned procs;             /* procedures instrumented */
+    unsigned skipped[5];        /* procedures with paths left alone, by enum path_skip */
+    uint64_t patched;           /* instructions patched */
+    uint64_t counters;          /* per core */
+    uint64_t region_addr, region_size;
+};
+int instrument_paths(const char *in, const char *out, struct instrument_path_stats *st, struct ap_err *err);
+
+/* An image instrumented with --paths: its path table (path-region.h), one
+ * entry per function symbol; an image not instrumented gives n = 0, one
+ * instrumented otherwise an error. */
+struct path_table_proc;
+int instrument_path_table(const char *path, struct path_table_proc **procs, size_t *n, struct ap_err *err);
+
+/* Its patch table: every replaced instruction with its original word,
+ * sorted by pc; none (n = 0) for an image not instrumented for paths. */
+struct path_patch {
+    uint64_t pc;
+    uint64_t word;              /* the original instruction (low 32 bits) */
+};
+int instrument_path_patches(const char *path, struct path_patch **patches, size_t *n, struct ap_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "hw-model/oracle-format.h"
 #include "util/ball-larus.h"
+#include "util/instrument.h"
 #include "util/strvec.h"
 #include "util/symbols.h"
 
@@ -36,26 +37,56 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* One procedure's edges appended to *edges; fills *pp. */
-static void plan_proc(const struct symtab *st, const struct symbol *sym, struct oracle_plan_proc *pp,
-                      struct oracle_plan_edge **edges, size_t *nedges, size_t *cap)
+/* The original word at pc of an instrumented image (patches by pc). */
+static void unpatch(uint32_t *words, uint64_t start, size_t n, const struct path_patch *patches, size_t npatches)
+{
+    size_t lo = 0, hi = npatches;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (patches[mid].pc < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < npatches && patches[lo].pc < start + 4 * n; lo++)
+        words[(patches[lo].pc - start) / 4] = (uint32_t)patches[lo].word;
+}
+
+int path_plan_number(const struct symtab *st, const struct symbol *sym, const struct path_patch *patches,
+                     size_t npatches, struct calc_proc *cfg, struct bl_proc *bl)
 {
     uint64_t start = sym->start, end = symtab_symbol_end(st, sym);
-    *pp = (struct oracle_plan_proc){.start = start, .end = end, .status = BL_OVERFLOW, .first_edge = *nedges};
     size_t n = (size_t)((end - start) / 4);
     if (!n)
-        return;
+        return -1;
     uint32_t *words = xmalloc(n * sizeof *words);
     struct model_params mp;
     model_params_default(&mp);
-    struct calc_proc cfg;
-    struct bl_proc bl;
-    if (!symtab_read(st, start, words, n * 4) || calc_cfg_build(&cfg, &mp, start, words, n)) {
+    if (!symtab_read(st, start, words, n * 4)) {
         free(words);
-        return;
+        return -1;
+    }
+    unpatch(words, start, n, patches, npatches);
+    if (calc_cfg_build(cfg, &mp, start, words, n)) {
+        free(words);
+        return -1;
     }
     free(words);
-    bl_number(&bl, &cfg, NULL);
+    bl_number(bl, cfg, NULL);
+    return 0;
+}
+
+/* One procedure's edges appended to *edges; fills *pp. */
+static void plan_proc(const struct symtab *st, const struct symbol *sym, const struct path_patch *patches,
+                      size_t npatches, struct oracle_plan_proc *pp, struct oracle_plan_edge **edges,
+                      size_t *nedges, size_t *cap)
+{
+    uint64_t start = sym->start, end = symtab_symbol_end(st, sym);
+    *pp = (struct oracle_plan_proc){.start = start, .end = end, .status = BL_OVERFLOW, .first_edge = *nedges};
+    struct calc_proc cfg;
+    struct bl_proc bl;
+    if (path_plan_number(st, sym, patches, npatches, &cfg, &bl))
+        return;
     pp->npaths = bl.npaths;
     pp->status = bl.status;
     for (size_t e = 0; e < cfg.nedges; e++) {
@@ -68,8 +99,12 @@ static void plan_proc(const struct symtab *st, const struct symbol *sym, struct 
             *edges = xrealloc(*edges, *cap * sizeof **edges);
         }
         const struct calc_block *src = x->from == CALC_NONE ? NULL : &cfg.blocks[x->from];
+        const struct calc_insn *last = src ? &cfg.insns[src->first + src->n - 1] : NULL;
+        enum calc_flow flow = last ? calc_flow_of(last->s.word, last->s.cls) : FLOW_NONE;
         (*edges)[(*nedges)++] = (struct oracle_plan_edge){
-            .from = src ? cfg.insns[src->first + src->n - 1].pc : 0,
+            .from = last ? last->pc : 0,
+            .from_flow = flow == FLOW_CALL ? ORACLE_PLAN_FLOW_CALL
+                         : flow == FLOW_RETURN ? ORACLE_PLAN_FLOW_RETURN : ORACLE_PLAN_FLOW_OTHER,
             .to = x->to == CALC_EXIT ? 0 : cfg.insns[cfg.blocks[x->to].first].pc,
             .action = a->kind, .cfg_kind = x->kind, .add = a->add, .reset = a->reset};
     }
@@ -88,15 +123,23 @@ int path_plan_write(const char *path, const char *const *images, size_t nimages,
         struct symtab *st;
         if (symtab_open(images[i], &st, err))
             continue;           /* (the run itself names a bad image) */
+        struct path_patch *patches = NULL;
+        size_t npatches = 0;
+        struct ap_err e2;
+        if (instrument_path_patches(images[i], &patches, &npatches, &e2))
+            npatches = 0;
         size_t nsyms;
         const struct symbol *syms = symtab_symbols(st, &nsyms);
         for (size_t k = 0; k < nsyms; k++) {
+            if (!strcmp(syms[k].name, INSTRUMENT_SYMBOL))
+                continue;       /* the trampolines: the original has no such code */
             if (nprocs == pcap) {
                 pcap *= 2;
                 procs = xrealloc(procs, pcap * sizeof *procs);
             }
-            plan_proc(st, &syms[k], &procs[nprocs++], &edges, &nedges, &ecap);
+            plan_proc(st, &syms[k], patches, npatches, &procs[nprocs++], &edges, &nedges, &ecap);
         }
+        free(patches);
         symtab_close(st);
     }
     qsort(procs, nprocs, sizeof *procs, by_start);

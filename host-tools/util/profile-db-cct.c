@@ -1,7 +1,9 @@
 /*
  * Calling context tree rows of the profile database (schema v5,
  * profile-db-schema.c): written by the ingest as CCT frames arrive, read by
- * `alphaprof cct`, the exports and `check --cct` (util/cct-view.c).
+ * `alphaprof cct`, the exports and `check --cct` (util/cct-view.c); and
+ * the Ball-Larus path counters of PATHS frames (schema v6), read by
+ * `check --paths` (util/path-count-accuracy.c).
  *
  * Invariants: rows are keyed by (session, core, id) and written with
  * INSERT OR REPLACE, so a frame taken twice (a host that takes over a
@@ -48,6 +50,34 @@ int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t cor
                            "overflow_calls) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return ap_err_set(err, "cannot store a core's calling context tree: %s", sqlite3_errmsg(db->db));
     const int64_t v[] = {session, core, epoch, (int64_t)total, (int64_t)skipped_calls, (int64_t)overflow_calls};
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    return step_once(db, st, err);
+}
+
+int pdb_put_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t counter,
+                       uint64_t count, struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->db,
+                           "INSERT OR REPLACE INTO path_counts(session, core, counter, epoch, count) "
+                           "VALUES (?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return ap_err_set(err, "cannot store a path counter: %s", sqlite3_errmsg(db->db));
+    const int64_t v[] = {session, core, (int64_t)counter, epoch, (int64_t)count};
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    return step_once(db, st, err);
+}
+
+int pdb_put_path_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t lost_paths,
+                      uint64_t unmatched_exits, uint64_t bad_paths, struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->db,
+                           "INSERT OR REPLACE INTO path_cores(session, core, epoch, lost_paths, unmatched_exits, "
+                           "bad_paths) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return ap_err_set(err, "cannot store a core's path counts: %s", sqlite3_errmsg(db->db));
+    const int64_t v[] = {session, core, epoch, (int64_t)lost_paths, (int64_t)unmatched_exits, (int64_t)bad_paths};
     for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
         sqlite3_bind_int64(st, i + 1, v[i]);
     return step_once(db, st, err);

@@ -82,9 +82,35 @@
     "    PRIMARY KEY (session, core)\n"                                             \
     ") WITHOUT ROWID;\n"
 
+/* Ball-Larus path counts (v6) of images instrumented with `alphaprof
+ * instrument --paths` (firmware/abi/path-region.h), as the board's PATHS
+ * frames carry them: per session and core, one row per nonzero counter,
+ * by its index; the image's path table (util/instrument.h) names it
+ * (procedure, path number).  path_cores keeps each core's counts of paths
+ * it could not count, so nothing is missing without a count. */
+#define PATH_TABLES_SQL_(if_not_exists)                                                 \
+    "CREATE TABLE " if_not_exists "path_counts (\n"                                   \
+    "    session  INTEGER NOT NULL,\n"                                              \
+    "    core     INTEGER NOT NULL,\n"                                              \
+    "    counter  INTEGER NOT NULL,   -- index in the image's path table\n"         \
+    "    epoch    INTEGER NOT NULL,\n"                                              \
+    "    count    INTEGER NOT NULL,\n"                                              \
+    "    PRIMARY KEY (session, core, counter)\n"                                    \
+    ") WITHOUT ROWID;\n"                                                            \
+    "CREATE TABLE " if_not_exists "path_cores (\n"                                    \
+    "    session         INTEGER NOT NULL,\n"                                       \
+    "    core            INTEGER NOT NULL,\n"                                       \
+    "    epoch           INTEGER NOT NULL,\n"                                       \
+    "    lost_paths      INTEGER NOT NULL, -- activations past the register stack\n" \
+    "    unmatched_exits INTEGER NOT NULL, -- exits with no activation\n"           \
+    "    bad_paths       INTEGER NOT NULL, -- path numbers out of range\n"          \
+    "    PRIMARY KEY (session, core)\n"                                             \
+    ") WITHOUT ROWID;\n"
+
 /*
  * ======================================================================
- * Schema, version 5 (version 4 lacked the calling context tables
+ * Schema, version 6 (version 5 lacked the path tables path_counts and
+ * path_cores); version 5 (version 4 lacked the calling context tables
  * cct_records and cct_cores); version 4 (version 1 lacked sessions.oracle_run_id and
  * sessions.oracle, version 2 the view achieved_periods, version 3 the value
  * tables value_lists and value_counts; see the migrations at the end).
@@ -274,6 +300,7 @@ static const char schema_sql[] =
     ACHIEVED_PERIODS_VIEW
     VALUE_TABLES_SQL_("")
     CCT_TABLES_SQL_("")
+    PATH_TABLES_SQL_("")
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -286,7 +313,7 @@ const char *pdb_schema_sql(void)
 const char *const pdb_tables[] = {
     "meta", "epochs", "sessions", "images", "loadmaps", "names", "samples", "periods",
     "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats",
-    "value_lists", "value_counts", "cct_records", "cct_cores", NULL,
+    "value_lists", "value_counts", "cct_records", "cct_cores", "path_counts", "path_cores", NULL,
 };
 
 int pdb_create_schema(struct pdb *db, struct ap_err *err)
@@ -331,6 +358,7 @@ static const char *const migrations[] = {
     [3] = ACHIEVED_PERIODS_VIEW,
     [4] = VALUE_TABLES_SQL_("IF NOT EXISTS "),
     [5] = CCT_TABLES_SQL_("IF NOT EXISTS "),
+    [6] = PATH_TABLES_SQL_("IF NOT EXISTS "),
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* 2: sessions.oracle_run_id and sessions.oracle.  Older files are migrated
  * when opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  5
+#define PDB_SCHEMA_VERSION  6
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -154,6 +154,13 @@ int pdb_put_cct_record(struct pdb *db, int64_t session, int64_t epoch, int32_t c
                        const struct pdb_cct_record *r, struct ap_err *err);
 int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t total,
                      uint64_t skipped_calls, uint64_t overflow_calls, struct ap_err *err);
+
+/* Ball-Larus path counters (profile-db-cct.c): a core's nonzero counter
+ * by its index, and the core's counts of paths it could not count. */
+int pdb_put_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t counter,
+                       uint64_t count, struct ap_err *err);
+int pdb_put_path_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t lost_paths,
+                      uint64_t unmatched_exits, uint64_t bad_paths, struct ap_err *err);
 
 /* Merges waiting for pdb_commit (distinct rows + pairs). */
 size_t pdb_pending(const struct pdb *db);

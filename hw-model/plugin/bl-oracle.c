@@ -134,6 +134,9 @@ bool bl_oracle_insn(uint64_t pc, uint32_t word, unsigned cls, struct bl_insn *ou
         out->flow = 1;
     else if (cls == ALPHA_JUMP && jkind == 2)
         out->flow = 2;
+    for (uint32_t i = 0; i < out->nedges; i++)      /* an instrumented image's replaced instruction */
+        if (out->edges[i].from_flow != ORACLE_PLAN_FLOW_OTHER)
+            out->flow = (uint8_t)out->edges[i].from_flow;
     return true;
 }
 

@@ -99,6 +99,30 @@ static void reencode_cct(const struct lk_frame *f)
     }
 }
 
+/* A parsed PATHS frame's counters re-encode one by one under the same head. */
+static void reencode_paths(const struct lk_frame *f)
+{
+    static uint8_t raw2[LK_MAX_RAW];
+    struct lk_reader r;
+    struct lk_paths_head h;
+    if (lk_paths_open(f, &h, &r) != LK_OK)
+        return;
+    struct lk_path_count a, b;
+    while (lk_paths_next(&r, &a) == 1) {
+        struct lk_writer one;
+        CHECK(lk_paths_begin(&one, raw2, sizeof raw2, &h) == LK_OK);
+        CHECK(lk_paths_add(&one, &a) == LK_OK);
+        struct lk_frame g = {LK_T_PATHS, 0, raw2 + LK_HDR_SIZE, lk_payload_len(&one)};
+        struct lk_paths_head h2;
+        struct lk_reader r2;
+        CHECK(lk_paths_open(&g, &h2, &r2) == LK_OK);
+        CHECK(h2.core == h.core && h2.lost_paths == h.lost_paths && h2.unmatched_exits == h.unmatched_exits &&
+              h2.bad_paths == h.bad_paths && h2.first == h.first);
+        CHECK(lk_paths_next(&r2, &b) == 1);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+}
+
 /* A parsed hotlist encodes back to one that parses the same. */
 static void reencode_values(const struct lk_frame *f)
 {
@@ -194,6 +218,7 @@ static void parse_any(const struct lk_frame *f)
             CHECK(u.vs.nstops <= LK_MAX_VALUE_STOPS);
         break;
     case LK_T_CCT: reencode_cct(f); break;
+    case LK_T_PATHS: reencode_paths(f); break;
     case LK_T_PAIRS:
         if (lk_pairs_open(f, &u.ph, &r) == LK_OK)
             while (lk_pairs_next(&r, &u.p) == 1)
@@ -206,7 +231,7 @@ static void parse_any(const struct lk_frame *f)
 static const uint8_t types[] = {
     LK_T_HELLO, LK_T_NAMES, LK_T_LOADMAP, LK_T_SAMPLES, LK_T_PME_AGG, LK_T_PAIRS,
     LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_VALUES, LK_T_VALUE_STATS, LK_T_PART,
-    LK_T_CCT, LK_T_START, LK_T_STOP,
+    LK_T_CCT, LK_T_PATHS, LK_T_START, LK_T_STOP,
     LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW, LK_T_LINK_ACK,
 };
 

@@ -856,6 +856,47 @@ static void test_cct_records_round_trip_and_fill_frames(void **state)
     assert_string_equal(lk_type_name(LK_T_CCT), "CCT");
 }
 
+/* PATHS: a core's path counters round-trip with their head; a full
+ * frame keeps the counters before the one that did not fit. */
+static void test_path_counters_round_trip_and_fill_frames(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_paths_head h = {.core = 1, .lost_paths = 5, .unmatched_exits = 2, .bad_paths = 0, .first = 300};
+    struct lk_path_count a = {.index = 300, .count = 1}, b = {.index = 31000, .count = ~0ull};
+    assert_int_equal(lk_paths_begin(&w, raw, sizeof raw, &h), LK_OK);
+    assert_int_equal(lk_paths_add(&w, &a), LK_OK);
+    assert_int_equal(lk_paths_add(&w, &b), LK_OK);
+    roundtrip(&w, 13, &d, &f);
+    assert_int_equal(f.type, LK_T_PATHS);
+    struct lk_reader r;
+    struct lk_paths_head g;
+    struct lk_path_count x;
+    assert_int_equal(lk_paths_open(&f, &g, &r), LK_OK);
+    assert_true(g.core == h.core && g.lost_paths == h.lost_paths && g.unmatched_exits == h.unmatched_exits &&
+                g.bad_paths == h.bad_paths && g.first == h.first);
+    assert_int_equal(lk_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &b, sizeof b);
+    assert_int_equal(lk_paths_next(&r, &x), 0);
+    assert_int_equal(lk_paths_begin(&w, raw, 100, &h), LK_OK);
+    unsigned n = 0;
+    while (lk_paths_add(&w, &b) == LK_OK)
+        n++;
+    assert_true(n > 0 && n < 20);
+    roundtrip(&w, 14, &d, &f);
+    assert_int_equal(lk_paths_open(&f, &g, &r), LK_OK);
+    unsigned got = 0;
+    while (lk_paths_next(&r, &x) == 1)
+        got++;
+    assert_int_equal(got, n);
+    assert_string_equal(lk_type_name(LK_T_PATHS), "PATHS");
+}
+
 /* PART (link-protocol.h 5.7): a piece round-trips with its place in the
  * frame; a piece outside its frame, or a frame no frame could be, is
  * refused at both ends. */
@@ -898,6 +939,7 @@ int main(void)
         cmocka_unit_test(test_hello_and_small_frames),
         cmocka_unit_test(test_values_and_value_stats_round_trip),
         cmocka_unit_test(test_cct_records_round_trip_and_fill_frames),
+        cmocka_unit_test(test_path_counters_round_trip_and_fill_frames),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
         cmocka_unit_test(test_pme_aggregates),

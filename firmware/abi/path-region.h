@@ -1,0 +1,111 @@
+/*
+ * The Ball-Larus path region: the one definition of the per-core RAM an
+ * image instrumented with `alphaprof instrument --paths` counts its paths
+ * in.  Written by the generated edge trampolines (host-tools/util/
+ * instrument-paths.c), read by the monitor (firmware/profiler/cct-drain.c)
+ * after the run, cleared by the loader before one.  It is the same per-core
+ * region as the calling context tree's (cct-region.h note 1: found from sp,
+ * CCT_PHYS + core * CCT_PER_CORE); an image is instrumented for one or the
+ * other, told apart by the magic.
+ *
+ * Design notes
+ *  1. Numbering.  The model's: util/ball-larus.c over calc's CFG of every
+ *     function symbol (util/path-plan.c), so the instrumented counts and
+ *     the oracle's PATH.blpaths name the same paths by (procedure start,
+ *     path number).  A procedure is instrumented when its numbering is
+ *     countable in an array (BL_OK) and fits the counters left; the others
+ *     are listed in the image's path table with no counters (the host
+ *     reports them, never guesses).
+ *  2. Path register.  A stack of per-activation registers: the entry
+ *     trampoline (at the procedure's entry, or at entry + 8 after ldgp, so
+ *     both entries pass it) pushes r = ENTRY's add; an edge to EXIT counts
+ *     count[r + add] and pops; a backedge counts and sets r = reset; other
+ *     chord edges add.  Only edges whose action does something carry code
+ *     (increments on spanning-tree chords, ball-larus.h note 4).
+ *  3. Bounds.  PATH_STACK_SLOTS registers; an activation deeper than that
+ *     runs on the sink slot (depth = PATH_SINK), `excess` counts how many
+ *     are on it, and each of their paths is counted in `lost_paths`, not in
+ *     a counter.  An exit with no activation (depth 0: entered other than
+ *     by its entry) counts `unmatched_exits`.  A path number out of
+ *     [0, npaths) (cannot happen with a right numbering) counts
+ *     `bad_paths`.  Nothing is dropped silently.
+ *  4. Counters.  One 64-bit counter per path of each instrumented
+ *     procedure, at PATH_COUNTERS_OFFSET + 8 * (base + r), base given per
+ *     procedure by the image's path table (instrument.h); the monitor sends
+ *     the nonzero ones by index and the host names them with that table.
+ *
+ * Invariants
+ *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
+ *  - the offsets are the asserted ones; counters lie in
+ *    [PATH_COUNTERS_OFFSET, CCT_PER_CORE).
+ */
+#ifndef ALPHAPROF_PATH_REGION_H
+#define ALPHAPROF_PATH_REGION_H
+
+#include "linker/ram-map.h"
+
+#define PATH_MAGIC32            0x48545041u     /* "APTH": set by every entry trampoline */
+#define PATH_STACK_SLOTS        1024
+#define PATH_SINK               PATH_STACK_SLOTS
+#define PATH_OFF_MAGIC          0
+#define PATH_OFF_DEPTH          8
+#define PATH_OFF_EXCESS         16
+#define PATH_OFF_LOST           24
+#define PATH_OFF_UNMATCHED      32
+#define PATH_OFF_BAD            40
+#define PATH_STACK_OFFSET       256
+#define PATH_COUNTERS_OFFSET    (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))
+#define PATH_MAX_COUNTERS       ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / 8)
+
+/* The instrumented image's path table ends the instrumentation section:
+ * nprocs x struct path_table_proc (by start), npatches x { u64 pc, u64
+ * original word } (every patched instruction), then the trailer
+ * { PATH_TABLE_MAGIC, nprocs, npatches }. */
+#define PATH_TABLE_MAGIC        0x534854415052504fULL   /* "OPRPATHS" */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct path_core {
+    uint32_t magic;             /* PATH_MAGIC32 once an instrumented procedure ran */
+    uint32_t reserved;
+    uint64_t depth;             /* activations on the register stack (note 3) */
+    uint64_t excess;            /* activations on the sink slot */
+    uint64_t lost_paths;
+    uint64_t unmatched_exits;
+    uint64_t bad_paths;
+};
+
+struct path_table_proc {
+    uint64_t start;             /* the procedure (its symbol's address) */
+    uint64_t npaths;
+    uint32_t base;              /* first counter */
+    uint32_t instrumented;      /* 1, or 0: why not in `status` */
+    uint32_t status;            /* enum path_skip */
+    uint32_t reserved;
+};
+
+/* Why a procedure is left alone: its numbering cannot be counted in an
+ * array (an indirect jump, too many paths), no counters left, its entry
+ * instruction cannot move (a branch, or a branch target), or an edge's
+ * source cannot (an indirect jump, an odd block end). */
+enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE };
+
+static inline const char *path_skip_name(uint32_t why)
+{
+    static const char *const names[] = {"instrumented", "numbering not countable", "no counter room",
+                                        "entry cannot move", "an edge's source cannot move"};
+    return why < sizeof names / sizeof *names ? names[why] : "?";
+}
+
+_Static_assert(sizeof(struct path_core) <= PATH_STACK_OFFSET, "core state fits before the stack");
+_Static_assert(__builtin_offsetof(struct path_core, depth) == PATH_OFF_DEPTH, "depth offset");
+_Static_assert(__builtin_offsetof(struct path_core, excess) == PATH_OFF_EXCESS, "excess offset");
+_Static_assert(__builtin_offsetof(struct path_core, lost_paths) == PATH_OFF_LOST, "lost offset");
+_Static_assert(__builtin_offsetof(struct path_core, unmatched_exits) == PATH_OFF_UNMATCHED, "unmatched offset");
+_Static_assert(__builtin_offsetof(struct path_core, bad_paths) == PATH_OFF_BAD, "bad offset");
+_Static_assert(sizeof(struct path_table_proc) == 32, "path table entry layout");
+_Static_assert(PATH_COUNTERS_OFFSET < 32768, "counters start within one lda displacement");
+#endif
+
+#endif

@@ -1,0 +1,194 @@
+/* Instrumented path counts against the model's: see path-count-accuracy.h. */
+#include "util/path-count-accuracy.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "firmware/abi/path-region.h"
+#include "hw-model/oracle-format.h"
+#include "util/instrument.h"
+
+static int sql_error(sqlite3 *db, struct ap_err *err)
+{
+    return ap_err_set(err, "cannot read the path counts: %s", sqlite3_errmsg(db));
+}
+
+static void note_worst(struct path_count_accuracy *a, uint64_t proc, uint64_t path, uint64_t profile, uint64_t truth)
+{
+    uint64_t d = profile > truth ? profile - truth : truth - profile;
+    unsigned i = a->nworst < PCA_WORST ? a->nworst++ : PCA_WORST - 1;
+    const struct path_count_mismatch *last = &a->worst[i];
+    if (i == PCA_WORST - 1 && a->nworst == PCA_WORST &&
+        (last->profile > last->truth ? last->profile - last->truth : last->truth - last->profile) >= d)
+        return;
+    a->worst[i] = (struct path_count_mismatch){proc, path, profile, truth};
+    for (; i > 0; i--) {
+        const struct path_count_mismatch *x = &a->worst[i - 1];
+        if ((x->profile > x->truth ? x->profile - x->truth : x->truth - x->profile) >= d)
+            break;
+        struct path_count_mismatch t = a->worst[i - 1];
+        a->worst[i - 1] = a->worst[i];
+        a->worst[i] = t;
+    }
+}
+
+/* The oracle's PATH.blpaths (header and records, by proc then path). */
+static struct oracle_blpath *read_blpaths(const char *oracle_path, struct oracle_blpaths_header *h,
+                                          struct ap_err *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s.blpaths", oracle_path);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ap_err_set(err, "%s: %s; record the instrumented image with --oracle %s", path, strerror(errno),
+                   oracle_path);
+        return NULL;
+    }
+    struct oracle_blpath *p = NULL;
+    if (fread(h, sizeof *h, 1, f) != 1 || h->magic != ORACLE_BLPATHS_MAGIC || h->version != ORACLE_BLPATHS_VERSION ||
+        h->n > (1ull << 32) || !(p = calloc(h->n + 1, sizeof *p)) || fread(p, sizeof *p, h->n, f) != h->n) {
+        free(p);
+        p = NULL;
+        ap_err_set(err, "%s: not the model's path counts of this build; record again", path);
+    }
+    fclose(f);
+    return p;
+}
+
+static uint64_t truth_of(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
+{
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (t[mid].proc < proc || (t[mid].proc == proc && t[mid].path < path))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && t[lo].proc == proc && t[lo].path == path ? t[lo].count : 0;
+}
+
+int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
+                        struct ap_err *err)
+{
+    memset(a, 0, sizeof *a);
+    sqlite3 *s = pdb_sqlite(db);
+    sqlite3_stmt *st;
+    int64_t has = 0;
+    if (sqlite3_prepare_v2(s, "SELECT count(*) FROM sqlite_schema WHERE name = 'path_cores'", -1, &st, NULL) !=
+        SQLITE_OK)
+        return sql_error(s, err);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        has = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (!has)
+        return 0;
+    if (session == 0) {
+        if (sqlite3_prepare_v2(s, "SELECT coalesce(max(session), 0) FROM path_cores", -1, &st, NULL) != SQLITE_OK)
+            return sql_error(s, err);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            session = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (session == 0)
+            return 0;
+    }
+    a->session = session;
+    a->present = true;
+    if (sqlite3_prepare_v2(s, "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths) FROM path_cores "
+                              "WHERE session = ?", -1, &st, NULL) != SQLITE_OK)
+        return sql_error(s, err);
+    sqlite3_bind_int64(st, 1, session);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        a->lost_paths = (uint64_t)sqlite3_column_int64(st, 0);
+        a->unmatched_exits = (uint64_t)sqlite3_column_int64(st, 1);
+        a->bad_paths = (uint64_t)sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    /* the instrumented image: the session's image with a path table */
+    struct path_table_proc *table = NULL;
+    size_t ntable = 0;
+    if (sqlite3_prepare_v2(s, "SELECT DISTINCT i.path FROM images i JOIN loadmaps l ON l.image = i.id "
+                              "WHERE l.session = ? AND i.path IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+        return sql_error(s, err);
+    sqlite3_bind_int64(st, 1, session);
+    while (ntable == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        struct ap_err e2;
+        free(table);
+        table = NULL;
+        if (instrument_path_table((const char *)sqlite3_column_text(st, 0), &table, &ntable, &e2))
+            ntable = 0;
+    }
+    sqlite3_finalize(st);
+    if (!ntable) {
+        free(table);
+        return ap_err_set(err, "session %lld has path counts but no image of it with a path table can be read; "
+                          "keep the instrumented image where it was recorded", (long long)session);
+    }
+    /* counters by index, summed over cores */
+    uint64_t ncount = 0;
+    for (size_t k = 0; k < ntable; k++)
+        if (table[k].instrumented && table[k].base + table[k].npaths > ncount)
+            ncount = table[k].base + table[k].npaths;
+    uint64_t *count = calloc(ncount + 1, sizeof *count);
+    if (sqlite3_prepare_v2(s, "SELECT counter, sum(count) FROM path_counts WHERE session = ? GROUP BY counter",
+                           -1, &st, NULL) != SQLITE_OK) {
+        free(table);
+        free(count);
+        return sql_error(s, err);
+    }
+    sqlite3_bind_int64(st, 1, session);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        uint64_t i = (uint64_t)sqlite3_column_int64(st, 0), n = (uint64_t)sqlite3_column_int64(st, 1);
+        if (i < ncount)
+            count[i] += n;
+        else
+            a->unnamed += n;
+    }
+    sqlite3_finalize(st);
+    struct oracle_blpaths_header h;
+    struct oracle_blpath *truth = read_blpaths(oracle_path, &h, err);
+    if (!truth) {
+        free(table);
+        free(count);
+        return -1;
+    }
+    a->truth_unknown = h.unknown;
+    a->truth_lost = h.lost;
+    for (size_t k = 0; k < ntable; k++) {
+        const struct path_table_proc *p = &table[k];
+        if (!p->instrumented) {
+            uint64_t ran = 0;
+            for (uint64_t i = 0; i < h.n; i++)
+                if (truth[i].proc == p->start)
+                    ran += truth[i].count;
+            a->paths_left_alone += ran;
+            a->procs_left_alone_run += ran > 0;
+            if (ran && a->nleft_alone < PCA_WORST) {
+                a->left_alone[a->nleft_alone].start = p->start;
+                a->left_alone[a->nleft_alone].executions = ran;
+                a->left_alone[a->nleft_alone++].why = p->status;
+            }
+            continue;
+        }
+        a->procs_instrumented++;
+        for (uint64_t r = 0; r < p->npaths; r++) {
+            uint64_t got = count[p->base + r], want = truth_of(truth, h.n, p->start, r);
+            a->paths_profile += got;
+            a->paths_truth += want;
+            a->distinct_profile += got > 0;
+            a->distinct_truth += want > 0;
+            a->distinct_equal += got == want && got > 0;
+            if (got != want) {
+                a->path_count_error += got > want ? got - want : want - got;
+                note_worst(a, p->start, r, got, want);
+            }
+        }
+    }
+    free(truth);
+    free(table);
+    free(count);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * check --paths, instrumented half: the Ball-Larus path counts an image
+ * instrumented with `alphaprof instrument --paths` counted at run time
+ * (path_counts, schema v6) against the model's exact counts of the same
+ * run (PATH.blpaths, hw-model/oracle-format.h).  Both number paths by
+ * util/path-plan.c (the plan numbers an instrumented image as its
+ * original), so a path is (procedure start, number) on both sides and the
+ * image's path table (util/instrument.h) turns a counter index into one.
+ *
+ * path_count_error is the sum over the paths of instrumented procedures
+ * of |instrumented - truth|: exactly 0 when every path was counted.
+ * Procedures left alone (path-region.h note 1) are not in it; their
+ * executions by the truth are reported beside it, never hidden.
+ */
+#ifndef ALPHAPROF_UTIL_PATH_COUNT_ACCURACY_H
+#define ALPHAPROF_UTIL_PATH_COUNT_ACCURACY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/error.h"
+#include "util/profile-db.h"
+
+#define PCA_WORST 10
+
+struct path_count_mismatch {
+    uint64_t proc, path, profile, truth;
+};
+
+struct path_count_accuracy {
+    int64_t session;
+    bool present;                       /* the session has instrumented path counts */
+    uint64_t path_count_error;
+    uint64_t paths_profile, paths_truth;                /* executions, instrumented procedures */
+    uint64_t distinct_profile, distinct_truth, distinct_equal;
+    uint64_t procs_instrumented, procs_left_alone_run;  /* ... the latter: ran, by the truth */
+    uint64_t paths_left_alone;                          /* truth executions of those */
+    uint64_t lost_paths, unmatched_exits, bad_paths;    /* the board's own counts */
+    uint64_t unnamed;                   /* counters the path table does not name */
+    uint64_t truth_unknown, truth_lost; /* the oracle's own counts */
+    struct path_count_mismatch worst[PCA_WORST];
+    unsigned nworst;
+    struct {                            /* procedures left alone that ran, first ones by address */
+        uint64_t start, executions;
+        uint32_t why;                   /* enum path_skip (path-region.h) */
+    } left_alone[PCA_WORST];
+    unsigned nleft_alone;
+};
+
+/* session 0: the newest with path counts.  No path counts: 0 with
+ * a->present false. */
+int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
+                        struct ap_err *err);
+
+#endif
