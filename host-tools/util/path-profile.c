@@ -22,9 +22,6 @@ int ps_load(struct pdb *pdb, const struct pv_selection *sel, struct ps_samples *
         return -1;
     sqlite3 *db = pdb_sqlite(pdb);
     sqlite3_stmt *st;
-    char filter[160] = "";
-    if (sel->image)
-        snprintf(filter, sizeof filter, " AND r.image IN (SELECT id FROM images WHERE name = ?3)");
     char sql[1024];
     snprintf(sql, sizeof sql,
              "SELECT s.image, coalesce(i.name, '[unknown]'), i.path, "
