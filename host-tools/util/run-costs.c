@@ -5,13 +5,13 @@
 static const struct {
     unsigned interval, lost_pct;
 } pme_loss[] = {
-    {256, 86}, {512, 73}, {1024, 52}, {2048, 19}, {3072, 2}, {PME_LOSSLESS_INTERVAL, 0},
+    {256, 86}, {512, 73}, {1024, 47}, {2048, 12}, {3072, 0}, {PME_LOSSLESS_INTERVAL, 0},
 };
 
 /* bench/results/costs_profileme.md: copy, matmul, qsort, compress at the
  * default interval, fixed start-up and final-flush costs included. */
-#define PME_COST_MIN_PCT "1.3"
-#define PME_COST_MAX_PCT "6.2"
+#define PME_COST_MIN_PCT "1.2"
+#define PME_COST_MAX_PCT "6.4"
 
 /* README, ProfileMe, "The monitor's own share": each paired record costs
  * the monitor about this many instructions of its own (encoding and
