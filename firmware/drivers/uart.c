@@ -63,11 +63,6 @@ int uart_port_can_send(unsigned port)
     return (inb(port + UART_LSR) & LSR_THR_EMPTY) != 0;
 }
 
-void uart_port_send(unsigned port, uint8_t byte)
-{
-    outb(port + UART_RBR, byte);
-}
-
 /* THR empty with the FIFOs on means the whole transmit FIFO is free, so a
  * burst needs one status read, not one per byte (the link's bytes are the
  * monitor's hottest loop under ProfileMe). */

@@ -17,7 +17,6 @@ void uart_enable_rx_interrupt(void);
 /* Any 16550 by its base port (COM2 carries the profile link): polled. */
 void uart_port_init(unsigned port);
 int uart_port_can_send(unsigned port);
-void uart_port_send(unsigned port, uint8_t byte);
 /* Up to UART_TX_FIFO_BYTES of bytes[0..n) when the transmitter is empty
  * (port initialised by uart_port_init, FIFOs on); the bytes written. */
 #define UART_TX_FIFO_BYTES 16u
