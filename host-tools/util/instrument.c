@@ -888,6 +888,22 @@ static void put_count(struct code *c, uint64_t npaths, uint32_t base, bool *bad)
 
 /* What a CFG edge's Ball-Larus action does (ball-larus.h note 5, with the
  * register stack of path-region.h notes 2-3); $1 = region, $2-$4 free. */
+
+/* An exit or a backedge: $2 = the activation's depth, $3 = its path
+ * register plus this edge's increment; branches out when there is no
+ * activation (depth 0) or it is the sink's (lost past the stack). */
+static void put_path_ending(struct code *c, int64_t add, bool *bad, struct fixup *to_unmatched,
+                            struct fixup *to_sink)
+{
+    put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
+    *to_unmatched = put_fwd(c, OP_BEQ, 2);
+    put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK));
+    put(c, opr(OP_INTA, F_CMPEQ, 2, 3, 3));
+    *to_sink = put_fwd(c, OP_BNE, 3);
+    put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 3));
+    put(c, mem(OP_LDQ, 3, 3, PATH_STACK_OFFSET));
+    put_addk(c, 3, add, bad);
+}
 static void put_action(struct code *c, const struct bl_action *a, uint64_t npaths, uint32_t base, bool *bad)
 {
     switch (a->kind) {
@@ -921,14 +937,8 @@ static void put_action(struct code *c, const struct bl_action *a, uint64_t npath
         put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
         break;
     case BL_ACT_EXIT: {
-        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
-        struct fixup to_unmatched = put_fwd(c, OP_BEQ, 2);
-        put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK));
-        put(c, opr(OP_INTA, F_CMPEQ, 2, 3, 3));
-        struct fixup to_sink = put_fwd(c, OP_BNE, 3);
-        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 3));
-        put(c, mem(OP_LDQ, 3, 3, PATH_STACK_OFFSET));
-        put_addk(c, 3, a->add, bad);
+        struct fixup to_unmatched, to_sink;
+        put_path_ending(c, a->add, bad, &to_unmatched, &to_sink);
         put(c, opl(OP_INTA, F_SUBQ, 2, 1, 2));
         put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
         put_count(c, npaths, base, bad);
@@ -950,14 +960,8 @@ static void put_action(struct code *c, const struct bl_action *a, uint64_t npath
         break;
     }
     case BL_ACT_BACKEDGE: {
-        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
-        struct fixup to_unmatched = put_fwd(c, OP_BEQ, 2);
-        put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK));
-        put(c, opr(OP_INTA, F_CMPEQ, 2, 3, 3));
-        struct fixup to_sink = put_fwd(c, OP_BNE, 3);
-        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 3));
-        put(c, mem(OP_LDQ, 3, 3, PATH_STACK_OFFSET));
-        put_addk(c, 3, a->add, bad);
+        struct fixup to_unmatched, to_sink;
+        put_path_ending(c, a->add, bad, &to_unmatched, &to_sink);
         put_count(c, npaths, base, bad);
         struct fixup to_reset = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_sink);
