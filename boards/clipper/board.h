@@ -53,6 +53,12 @@
 #define BOARD_PVPANIC_DEVICE    0x0011
 #define BOARD_PCI_MAX_SLOTS     32
 
+/* RAM reads zero at reset: QEMU's guest RAM is, and so is the launcher's
+ * RAM file (memory-backend-file, made anew for each run).  The profiler
+ * relies on it for its tables (firmware/profiler/sample-table.h,
+ * invariant 5) instead of clearing them at every start. */
+#define BOARD_RAM_ZERO_AT_RESET 1
+
 /* Time: the alarm (CSERVE) counts virtual ns; rpcc's low 32 bits are ns/4. */
 #define BOARD_CYCLE_HZ          250000000UL
 

@@ -19,7 +19,16 @@
 #include "firmware/profiler/session.h"
 #include "firmware/profiler/table-send.h"
 
-#define POLL_NS             1000000ull      /* receiver polled at least this often */
+/* The receiver is polled every POLL_NS while anything is under way (bytes
+ * came at the last poll, a frame is half decoded, the control machine is
+ * busy, the link has bytes to send), else every POLL_IDLE_NS.  Each poll
+ * is a tick down the full path (~350 modelled cycles); at 1 ms they were
+ * a tenth of the timer's overhead on a long run.  A 16-byte receive FIFO
+ * lasts 1.4 ms at 115200 baud, so a busy link keeps the fast poll; an idle
+ * one answers a short control frame (FLUSH_NOW) within POLL_IDLE_NS,
+ * a tenth of its 50 ms budget (link-protocol.h section 6). */
+#define POLL_NS             1000000ull
+#define POLL_IDLE_NS        5000000ull
 #define RX_BATCH            64
 
 volatile uint64_t control_due_ns;
@@ -349,7 +358,8 @@ static void send_reply(const struct ctl_reply *r)
  * rate (a 16-byte FIFO's worth saved up at most), so the host's control
  * frames, too, travel as over an N-baud UART: the rest waits in the UART
  * and, behind it, in the host's socket. */
-static void poll_rx(void)
+/* Returns the bytes read. */
+static size_t poll_rx(void)
 {
     uint8_t buf[RX_BATCH];
     size_t n = 0, room = sizeof buf;
@@ -368,6 +378,7 @@ static void poll_rx(void)
     while (n < room && (ch = uart_port_receive(BOARD_COM2_PORT)) >= 0)
         buf[n++] = (uint8_t)ch;
     rx_next_ns += n * byte_ns;
+    size_t got_bytes = n;
     const uint8_t *p = buf;
     while (n > 0) {
         size_t used;
@@ -378,14 +389,14 @@ static void poll_rx(void)
         if (got)
             handle(&f, arrived);
     }
+    return got_bytes;
 }
 
 void control_tick(void)
 {
     uint64_t now = clock_ns();
-    control_due_ns = now + POLL_NS;
     check_watch();
-    poll_rx();
+    size_t got = poll_rx();
     if (machine.state == CTL_FLUSHING) {
         flush_send_pre_flush();
         if (ctl_flush_step(&machine, flush_pending(), clock_ns()) == CTL_GIVE_UP)
@@ -394,6 +405,14 @@ void control_tick(void)
     struct ctl_reply r;
     if (ctl_take_reply(&machine, link_tx_free() >= link_tx_reserve(), &r))
         send_reply(&r);
+    int under_way = got || dec.len || dec.chunk_bytes || machine.state != CTL_IDLE || !link_tx_idle();
+    control_due_ns = now + (under_way ? POLL_NS : POLL_IDLE_NS);
+}
+
+void control_poll_soon(uint64_t now)
+{
+    if (control_due_ns > now + POLL_NS)
+        control_due_ns = now + POLL_NS;
 }
 
 uint64_t control_takeovers(void)

@@ -40,6 +40,8 @@ void control_init(unsigned ncores);
 /* Boot core's profiler tick: polls the receiver, runs the control frame in
  * progress. */
 void control_tick(void);
+/* The link has bytes to send: the next poll (and its pump) within POLL_NS. */
+void control_poll_soon(uint64_t now);
 /* A control frame is in progress: the profiler's periodic drain waits
  * (the flush in progress decides what is sent before its answer). */
 int control_busy(void);

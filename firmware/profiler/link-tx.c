@@ -87,8 +87,17 @@ struct core_base {
     struct lk_flush flush;              /* its last stored FLUSH (flush.nstats 0: none) */
 };
 
+/* The buffers: every byte is written before it is read (the positions
+ * in tx say which hold data), so a start does not clear them (320 KiB:
+ * a long run's timer tick paid about 5 modelled cycles for it). */
 static struct {
     uint8_t ring[RING_SIZE];
+    uint8_t ctx[CTX_SIZE];              /* the session's context frames */
+    uint8_t raw[LK_MAX_RAW];            /* the frame being sealed */
+    uint8_t wire[LK_MAX_WIRE];          /* the frame on the line */
+} txbuf;
+
+static struct {
     uint32_t head, acked, send;         /* free-running byte offsets */
     uint32_t cap;                       /* unsent bytes, at most (pacing bounds latency) */
     uint32_t window_cap;                /* head - acked, at most */
@@ -97,7 +106,6 @@ static struct {
     uint32_t data_raw_max;              /* ... on a clean link */
     uint64_t clean_since_ns;            /* no RESEND since */
 
-    uint8_t ctx[CTX_SIZE];              /* the session's context frames */
     uint32_t ctx_len, ctx_n;
     int capturing;                      /* link_tx_send goes to ctx */
 
@@ -117,8 +125,6 @@ static struct {
     uint32_t watch_pos;
     uint64_t watch_ns, watch_sent;      /* when its last byte ended, bytes sent by then */
 
-    uint8_t raw[LK_MAX_RAW];            /* the frame being sealed */
-    uint8_t wire[LK_MAX_WIRE];          /* the frame on the line */
     size_t wire_len, wire_pos;
 
     unsigned port;
@@ -132,22 +138,22 @@ static struct {
 
 static uint32_t ring_get16(uint32_t off)
 {
-    return (uint32_t)tx.ring[off % RING_SIZE] | (uint32_t)tx.ring[(off + 1) % RING_SIZE] << 8;
+    return (uint32_t)txbuf.ring[off % RING_SIZE] | (uint32_t)txbuf.ring[(off + 1) % RING_SIZE] << 8;
 }
 
 /* The ring's bytes go in and out in at most two pieces (the wrap). */
 static void ring_copy_out(uint32_t off, uint8_t *dst, uint32_t n)
 {
     uint32_t at = off % RING_SIZE, first = RING_SIZE - at < n ? RING_SIZE - at : n;
-    memcpy(dst, tx.ring + at, first);
-    memcpy(dst + first, tx.ring, n - first);
+    memcpy(dst, txbuf.ring + at, first);
+    memcpy(dst + first, txbuf.ring, n - first);
 }
 
 static void ring_copy_in(uint32_t off, const uint8_t *src, uint32_t n)
 {
     uint32_t at = off % RING_SIZE, first = RING_SIZE - at < n ? RING_SIZE - at : n;
-    memcpy(tx.ring + at, src, first);
-    memcpy(tx.ring, src + first, n - first);
+    memcpy(txbuf.ring + at, src, first);
+    memcpy(txbuf.ring, src + first, n - first);
 }
 
 void link_tx_init(unsigned port, unsigned baud)
@@ -240,17 +246,17 @@ int link_tx_send(struct lk_writer *w)
     if (tx.capturing) {
         if (tx.ctx_len + LEN_BYTES + n > CTX_SIZE)
             return 0;
-        tx.ctx[tx.ctx_len] = (uint8_t)n;
-        tx.ctx[tx.ctx_len + 1] = (uint8_t)(n >> 8);
-        memcpy(tx.ctx + tx.ctx_len + LEN_BYTES, w->buf, n);
+        txbuf.ctx[tx.ctx_len] = (uint8_t)n;
+        txbuf.ctx[tx.ctx_len + 1] = (uint8_t)(n >> 8);
+        memcpy(txbuf.ctx + tx.ctx_len + LEN_BYTES, w->buf, n);
         tx.ctx_len += LEN_BYTES + (uint32_t)n;
         tx.ctx_n++;
         return 1;
     }
     if (LEN_BYTES + n > link_tx_free())
         return 0;
-    tx.ring[tx.head % RING_SIZE] = (uint8_t)n;
-    tx.ring[(tx.head + 1) % RING_SIZE] = (uint8_t)(n >> 8);
+    txbuf.ring[tx.head % RING_SIZE] = (uint8_t)n;
+    txbuf.ring[(tx.head + 1) % RING_SIZE] = (uint8_t)(n >> 8);
     ring_copy_in(tx.head + LEN_BYTES, w->buf, (uint32_t)n);
     tx.head += LEN_BYTES + (uint32_t)n;
     tx.head_pos++;
@@ -303,30 +309,30 @@ static void free_before(uint32_t pos)
     while (tx.ring_pos < pos && tx.acked != tx.head && tx.acked != tx.send) {
         uint32_t n = ring_get16(tx.acked);
         if (tx.reliable) {
-            ring_copy_out(tx.acked + LEN_BYTES, tx.raw, n);
-            note_stored_frame(tx.raw, n);
+            ring_copy_out(tx.acked + LEN_BYTES, txbuf.raw, n);
+            note_stored_frame(txbuf.raw, n);
         }
         tx.acked += LEN_BYTES + n;
         tx.ring_pos++;
     }
 }
 
-/* The frame at position pos: its raw bytes into tx.raw.  Returns the
+/* The frame at position pos: its raw bytes into txbuf.raw.  Returns the
  * length, 0 if there is none. */
 static uint32_t load_frame(uint32_t pos)
 {
     if (pos < tx.ctx_n) {
         uint32_t off = 0;
         for (uint32_t i = 0; i < pos; i++)
-            off += LEN_BYTES + (tx.ctx[off] | (uint32_t)tx.ctx[off + 1] << 8);
-        uint32_t n = tx.ctx[off] | (uint32_t)tx.ctx[off + 1] << 8;
-        memcpy(tx.raw, tx.ctx + off + LEN_BYTES, n);
+            off += LEN_BYTES + (txbuf.ctx[off] | (uint32_t)txbuf.ctx[off + 1] << 8);
+        uint32_t n = txbuf.ctx[off] | (uint32_t)txbuf.ctx[off + 1] << 8;
+        memcpy(txbuf.raw, txbuf.ctx + off + LEN_BYTES, n);
         return n;
     }
     if (tx.send == tx.head)
         return 0;
     uint32_t n = ring_get16(tx.send);
-    ring_copy_out(tx.send + LEN_BYTES, tx.raw, n);
+    ring_copy_out(tx.send + LEN_BYTES, txbuf.raw, n);
     return n;
 }
 
@@ -358,11 +364,11 @@ static int next_frame(void)
         static uint8_t part[LK_MAX_RAW];
         struct lk_writer w;
         uint32_t off = tx.part_off, len = n - off < piece ? n - off : piece;
-        tx.raw[2] = tx.raw[3] = 0;      /* a piece of the frame as queued: seq 0 */
-        if (lk_enc_part(&w, part, sizeof part, tx.raw, n, off, len) != LK_OK)
+        txbuf.raw[2] = txbuf.raw[3] = 0;      /* a piece of the frame as queued: seq 0 */
+        if (lk_enc_part(&w, part, sizeof part, txbuf.raw, n, off, len) != LK_OK)
             return 0;
         size_t plen = lk_frame_raw(&w);
-        tx.wire_len = plen ? lk_seal(part, plen, (uint16_t)tx.send_pos, tx.wire, sizeof tx.wire) : 0;
+        tx.wire_len = plen ? lk_seal(part, plen, (uint16_t)tx.send_pos, txbuf.wire, sizeof txbuf.wire) : 0;
         tx.wire_pos = 0;
         if (off + len < n) {
             tx.part_off = off + len;    /* the frame stays at send_pos */
@@ -370,7 +376,7 @@ static int next_frame(void)
         }
         tx.part_off = 0;
     } else {
-        tx.wire_len = lk_seal(tx.raw, n, (uint16_t)tx.send_pos, tx.wire, sizeof tx.wire);
+        tx.wire_len = lk_seal(txbuf.raw, n, (uint16_t)tx.send_pos, txbuf.wire, sizeof txbuf.wire);
         tx.wire_pos = 0;
     }
     if (tx.send_pos >= tx.ctx_n)
@@ -565,10 +571,14 @@ int link_tx_reliable(void)
     return tx.reliable;
 }
 
+int link_tx_idle(void)
+{
+    return tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n;
+}
+
 int link_tx_settled(void)
 {
-    return tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n &&
-           (!tx.reliable || tx.acked == tx.head);
+    return link_tx_idle() && (!tx.reliable || tx.acked == tx.head);
 }
 
 void link_tx_ending(void)
@@ -614,7 +624,7 @@ static int line_put(uint64_t now)
     }
     if (n == 0)
         return 0;
-    n = uart_port_send_burst(tx.port, tx.wire + tx.wire_pos, n);
+    n = uart_port_send_burst(tx.port, txbuf.wire + tx.wire_pos, n);
     if (n == 0)
         return 0;
     tx.wire_pos += n;
@@ -657,8 +667,7 @@ static int held_for_host(void)
 
 void link_tx_drain(void)
 {
-    while (tx.ready && !(tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n) &&
-           !held_for_host())
+    while (tx.ready && !link_tx_idle() && !held_for_host())
         link_tx_pump();
 }
 

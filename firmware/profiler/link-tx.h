@@ -51,6 +51,8 @@ void link_tx_previous(uint64_t *nonce, uint64_t *pos);
 int link_tx_reliable(void);
 /* A host's LINK_ACK: frees what it stored, goes back if it asks. */
 void link_tx_ack(const struct lk_link_ack *a);
+/* Nothing waits to be sent (frames in flight may wait for their ack). */
+int link_tx_idle(void);
 /* Nothing left to send, and (reliable) everything stored by the host. */
 int link_tx_settled(void);
 /* The run ends: retransmit time kept short (at most twice its least). */

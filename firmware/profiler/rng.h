@@ -34,4 +34,42 @@ static inline uint32_t minstd_seed(uint32_t seed)
     return seed ? seed : 1;
 }
 
+/* Marsaglia's xorshift32 (period 2^32 - 1, the state never 0): shifts and
+ * xors only, for the timer's every tick, where minstd's two dependent
+ * multiplies cost about 13 modelled cycles. */
+static inline uint32_t xorshift32_next(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+static inline uint32_t xorshift32_seed(uint32_t seed)
+{
+    return seed ? seed : 0x9e3779b9u;
+}
+
+/* The top bits a draw of [0, span] takes: span < 2^bits. */
+static inline unsigned xorshift32_bits(uint32_t span)
+{
+    unsigned bits = 0;
+    while (bits < 32 && (uint64_t)span >> bits)
+        bits++;
+    return bits;
+}
+
+/* Uniform in [lo, lo + span], bits = xorshift32_bits(span) (at least 1):
+ * the generator's top bits, a draw past span drawn again (less than half
+ * of them), no multiply and no division. */
+static inline uint64_t xorshift32_within(uint32_t *state, uint64_t lo, uint32_t span, unsigned bits)
+{
+    uint32_t r;
+    do
+        r = xorshift32_next(state) >> (32 - bits);
+    while (r > span);
+    return lo + r;
+}
+
 #endif

@@ -6,160 +6,44 @@
 #include "firmware/profiler/sample-table.h"
 
 #include <string.h>
-#include "firmware/abi/link-protocol.h"
-#include "firmware/arch/barrier.h"
+#include "firmware/profiler/sample-table-record.h"
 
 _Static_assert(sizeof(struct sample_area) <= PROFILER_PER_CORE, "sample area fits the core's profiler RAM");
 _Static_assert(sizeof(((struct sample_area *)0)->table) == TABLE_BYTES, "both layouts fill the same table");
 _Static_assert(LK_EVENT_TIMER > STF6_EVENT_TIMER, "timer samples need their own stf6 code");
 
+/* Empties the buckets marked used (invariant 4: every other one is empty)
+ * and clears their marks. */
+static void clear_used_buckets(struct sample_area *a)
+{
+    for (unsigned w = 0; w < TABLE_LINES / 64; w++) {
+        for (uint64_t bits = a->used[w]; bits; bits &= bits - 1) {
+            unsigned l = w * 64 + (unsigned)__builtin_ctzll(bits);
+            memset(&a->table.stf6[l], 0, sizeof a->table.stf6[l]);     /* either layout: the line */
+        }
+        a->used[w] = 0;
+    }
+}
+
 void sample_table_init(struct sample_area *a, enum table_policy policy)
 {
-    memset(a, 0, sizeof *a);
+    /* Not the whole area: 512 KiB cleared at every start cost a timer tick
+     * a tenth of its cycles on a long run.  The buckets hold nothing
+     * outside the used ones (invariant 5), and the overflow buffers' entries
+     * are written before they are read (fill). */
+    clear_used_buckets(a);
+    a->st = (struct table_state){0};
+    for (unsigned i = 0; i < 2; i++)
+        a->ovf[i].fill = a->ovf[i].ready = 0;
     a->st.policy = policy;
     a->st.ways = policy == POLICY_STF6 ? STF6_WAYS : 4;
     a->st.nbuckets = TABLE_LINES;       /* one bucket per line, every line used */
     mb();
 }
 
-static void overflow_append(struct sample_area *a, const struct sample_entry *e)
-{
-    struct overflow_buffer *b = &a->ovf[a->st.active];
-    if (b->ready) {                 /* both full: the flusher is behind */
-        a->st.dropped += e->count;
-        return;
-    }
-    b->e[b->fill] = *e;
-    a->st.evicted++;
-    if (++b->fill == OVERFLOW_ENTRIES) {
-        wmb();                      /* entries before the flag */
-        b->ready = 1;
-        a->st.active ^= 1;
-    }
-}
-
-static inline uint32_t bucket_of(const struct sample_area *a, uint64_t pc, unsigned event)
-{
-    uint64_t h = (pc >> 2) ^ (pc >> 17) ^ ((uint64_t)event * 0x9e3779b1u);
-    return (uint32_t)(h & (a->st.nbuckets - 1));
-}
-
-/* Invariant 4: set before a bucket takes its first entry. */
-static inline void mark_used(struct sample_area *a, uint32_t bucket)
-{
-    a->used[bucket / 64] |= (uint64_t)1 << (bucket % 64);
-}
-
-/* ---- rr4: DCPI's 4-way round robin ---------------------------------- */
-
-static void record_rr4(struct sample_area *a, uint64_t pc, unsigned event)
-{
-    uint32_t bucket = bucket_of(a, pc, event);
-    struct sample_entry *bkt = &a->table.rr4[bucket * 4];
-    for (unsigned i = 0; i < 4; i++) {
-        struct sample_entry *e = &bkt[i];
-        if (e->pc == pc && e->event == event && e->count) {
-            a->st.hits++;
-            if (++e->count == UINT32_MAX) {     /* saturated: hand it over */
-                overflow_append(a, e);
-                e->count = 0;
-            }
-            return;
-        }
-    }
-    a->st.misses++;
-    mark_used(a, bucket);
-    struct sample_entry fresh = {.pc = pc, .count = 1, .event = (uint16_t)event};
-    for (unsigned i = 0; i < 4; i++)
-        if (!bkt[i].count) {
-            uint16_t rr = bkt[0].aux;
-            bkt[i] = fresh;
-            bkt[0].aux = rr;
-            return;
-        }
-    uint16_t victim = bkt[0].aux % 4;
-    uint16_t next = (uint16_t)((victim + 1) % 4);
-    overflow_append(a, &bkt[victim]);
-    bkt[victim] = fresh;
-    bkt[0].aux = next;
-}
-
-/* ---- stf6: six entries per line, swap-to-front ---------------------- */
-
-static inline unsigned stf6_code(unsigned event)
-{
-    return event == LK_EVENT_TIMER ? STF6_EVENT_TIMER : event;
-}
-
-static inline unsigned stf6_event_at(const struct stf6_bucket *b, unsigned i)
-{
-    unsigned code = (b->events >> (STF6_EVENT_BITS * i)) & ((1u << STF6_EVENT_BITS) - 1);
-    return code == STF6_EVENT_TIMER ? LK_EVENT_TIMER : code;
-}
-
-static inline struct sample_entry stf6_entry(const struct stf6_bucket *b, unsigned i)
-{
-    return (struct sample_entry){.pc = b->pc[i], .count = b->count[i], .event = (uint16_t)stf6_event_at(b, i)};
-}
-
-/* Entries 0..n-1 move one slot back (entry n is overwritten) and
- * (pc, count, code) goes in at the front. */
-static inline void stf6_push_front(struct stf6_bucket *b, unsigned n, uint64_t pc, uint16_t count, unsigned code)
-{
-    for (unsigned i = n; i > 0; i--) {
-        b->pc[i] = b->pc[i - 1];
-        b->count[i] = b->count[i - 1];
-    }
-    uint32_t moved = b->events & ((1u << (STF6_EVENT_BITS * n)) - 1);          /* codes 0..n-1 */
-    uint32_t kept = b->events & ~((1u << (STF6_EVENT_BITS * (n + 1))) - 1);   /* codes n+1.. */
-    b->events = kept | moved << STF6_EVENT_BITS | code;
-    b->pc[0] = pc;
-    b->count[0] = count;
-}
-
-static void record_stf6(struct sample_area *a, uint64_t pc, unsigned event)
-{
-    unsigned code = stf6_code(event);
-    if (code >= STF6_EVENT_TIMER && event != LK_EVENT_TIMER) {
-        /* (no such event today) no code for it: straight to the overflow buffer */
-        struct sample_entry one = {.pc = pc, .count = 1, .event = (uint16_t)event};
-        a->st.misses++;
-        overflow_append(a, &one);
-        return;
-    }
-    uint32_t bucket = bucket_of(a, pc, event);
-    struct stf6_bucket *b = &a->table.stf6[bucket];
-    unsigned i = 0;
-    for (; i < STF6_WAYS && b->count[i]; i++) {
-        if (b->pc[i] != pc || ((b->events >> (STF6_EVENT_BITS * i)) & ((1u << STF6_EVENT_BITS) - 1)) != code)
-            continue;
-        a->st.hits++;
-        uint16_t count = b->count[i];
-        if (count == UINT16_MAX) {              /* full: hand it over, this sample restarts it */
-            struct sample_entry full = stf6_entry(b, i);
-            overflow_append(a, &full);
-            count = 0;
-        }
-        stf6_push_front(b, i, pc, (uint16_t)(count + 1), code);
-        return;
-    }
-    a->st.misses++;
-    mark_used(a, bucket);
-    if (i == STF6_WAYS) {                       /* full bucket: the last is least recently used */
-        i = STF6_WAYS - 1;
-        struct sample_entry last = stf6_entry(b, i);
-        overflow_append(a, &last);
-    }
-    stf6_push_front(b, i, pc, 1, code);
-}
-
 void sample_table_record(struct sample_area *a, uint64_t pc, unsigned event)
 {
-    a->st.samples++;
-    if (a->st.policy == POLICY_STF6)
-        record_stf6(a, pc, event);
-    else
-        record_rr4(a, pc, event);
+    sample_table_record_inline(a, pc, event);
 }
 
 uint32_t sample_table_capacity(const struct sample_area *a)
@@ -190,17 +74,16 @@ uint32_t sample_table_flush(struct sample_area *a, void (*wait)(void))
                     struct sample_entry e = stf6_entry(b, i);
                     flush_entry(a, &e, wait);
                 }
-                memset(b, 0, sizeof *b);
             } else {
                 for (unsigned i = l * 4; i < l * 4 + 4; i++) {
                     struct sample_entry *e = &a->table.rr4[i];
                     if (!e->count)
                         continue;
                     flush_entry(a, e, wait);
-                    e->count = 0;
                     moved++;
                 }
             }
+            memset(&a->table.stf6[l], 0, sizeof a->table.stf6[l]);     /* invariant 5: the whole line */
         }
     }
     /* Hand over the partly filled buffer too. */

@@ -26,11 +26,16 @@
  *  3. ovf[i].ready == 1 means the owner will not touch ovf[i] until the
  *     flusher has sent it and cleared ready (and fill).
  *  4. A bucket holding a live entry has its bit set in `used` (set when
- *     an entry goes in); a bucket whose bit is clear holds none (stf6:
- *     is all zero).  A flush visits only the buckets
- *     whose bits are set and clears them: sweeping the whole 256 KiB
- *     every drain cost a timer sample about a tenth of its cycles, half
- *     of it in the workload's evicted lines.
+ *     an entry goes in); a bucket whose bit is clear holds none.  A flush
+ *     visits only the buckets whose bits are set and clears them:
+ *     sweeping the whole 256 KiB every drain cost a timer sample about a
+ *     tenth of its cycles, half of it in the workload's evicted lines.
+ *  5. Outside the used buckets the table is all zero (either layout reads
+ *     that as free entries), so init clears only the used ones: clearing
+ *     the whole area at start cost a long run's timer tick another tenth.
+ *     It holds of zeroed memory (the board's RAM at reset,
+ *     BOARD_RAM_ZERO_AT_RESET; the unit tests' zeroed allocations), and
+ *     every flush and init keeps it.  Never give init other memory.
  */
 #ifndef FIRMWARE_PROFILER_SAMPLE_TABLE_H
 #define FIRMWARE_PROFILER_SAMPLE_TABLE_H
@@ -114,8 +119,8 @@ static inline struct sample_area *sample_area_of(unsigned core)
     return (struct sample_area *)(KSEG_BASE + PROFILER_PHYS + (uint64_t)core * PROFILER_PER_CORE);
 }
 
-/* Empties the area and sets its replacement policy (any memory: the unit
- * tests use the host's). */
+/* Empties the area and sets its replacement policy (the unit tests use
+ * the host's memory: zeroed, invariant 5). */
 void sample_table_init(struct sample_area *a, enum table_policy policy);
 /* Interrupt context on `core`: count one sample of (pc, event). */
 void sample_table_record(struct sample_area *a, uint64_t pc, unsigned event);

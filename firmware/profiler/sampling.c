@@ -46,6 +46,7 @@ void sampling_boot(int on)
 
 void sampling_select(void)
 {
+    timer_configure();          /* CONFIG may have changed the period */
     if (config->mode == LK_MODE_TIMER)
         sampling_current = &timer_source;
     else if (config->mode == LK_MODE_COUNTERS)

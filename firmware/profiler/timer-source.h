@@ -5,9 +5,33 @@
 #ifndef FIRMWARE_PROFILER_TIMER_SOURCE_H
 #define FIRMWARE_PROFILER_TIMER_SOURCE_H
 
+#include "firmware/profiler/rng.h"
 #include "firmware/profiler/sample-source.h"
 
 extern const struct sample_source timer_source;
+
+/* The draw of a sampling interval, inline for profiler.c's lean tick (no
+ * call, so no registers of its own to save), all in one cache line: the
+ * range (the configured period raised to the floor) and each core's
+ * generator, used only by that core's tick.  The range is written before
+ * sampling starts and again by timer_configure on CONFIG, while stopped. */
+struct timer_draw {
+    uint64_t lo, hi;
+    uint64_t floor_ns;
+    uint32_t span;              /* hi - lo, at most 2^32 - 1 */
+    uint32_t bits;              /* xorshift32_bits(span), at least 1 */
+    uint32_t rng[MAX_CORES];
+} __attribute__((aligned(64)));
+extern struct timer_draw timer_draw;
+
+/* ns from this deadline to the core's next, uniform over the period. */
+static inline uint64_t timer_draw_interval(unsigned core)
+{
+    return xorshift32_within(&timer_draw.rng[core], timer_draw.lo, timer_draw.span, timer_draw.bits);
+}
+
+/* The range again after the host's CONFIG (sampling_select). */
+void timer_configure(void);
 
 /* The range the timer samples at: the configured period raised to the
  * shortest one the board can keep (HELLO tells the host both). */

@@ -97,7 +97,8 @@ struct value_send {
 };
 
 static struct value_send sends[MAX_CORES];
-static unsigned every, length, skip_max, cores;
+unsigned value_sampling_every;     /* value-sampling.h */
+static unsigned length, skip_max, cores;
 static uint64_t handover_ns;
 static struct value_capture capture;
 static uint8_t frame_buf[LK_MAX_RAW];
@@ -107,27 +108,22 @@ static struct value_core *core_area(unsigned core)
     return (struct value_core *)(KSEG_BASE + VALUES_PHYS + (uint64_t)core * VALUES_PER_CORE);
 }
 
-int value_sampling_on(void)
-{
-    return every != 0;
-}
-
 void value_sampling_init(const struct boot_options *b, unsigned ncores, unsigned flush_ms)
 {
-    every = b->value_every;
+    value_sampling_every = b->value_every;
     length = b->value_length;
     skip_max = b->value_skip;
     capture = b->value_capture;
     cores = ncores;
     handover_ns = (uint64_t)flush_ms * 1000000ull;
-    if (!every)
+    if (!value_sampling_every)
         return;
     for (unsigned c = 0; c < ncores; c++) {
         struct value_core *v = core_area(c);
         uint8_t *p = (uint8_t *)v;
         for (uint64_t i = 0; i < sizeof *v - sizeof v->bank; i++)
             p[i] = 0;
-        v->countdown = every;
+        v->countdown = value_sampling_every;
         v->rng = minstd_seed(b->seed * 7919u + c + 1);
         for (unsigned k = 0; k < 2; k++) {
             hotlist_area_init(&v->bank[k].h, ((uint64_t)b->seed << 32) + c * 2 + k + 1);
@@ -140,7 +136,7 @@ void value_sampling_init(const struct boot_options *b, unsigned ncores, unsigned
 
 int value_sampling_fast_tick(unsigned core)
 {
-    if (!every)
+    if (!value_sampling_every)
         return 0;
     struct value_core *v = core_area(core);
     if (v->countdown <= 1)
@@ -303,14 +299,14 @@ static void run(unsigned core, struct value_core *v, struct trap_frame *f, uint6
 
 void value_sampling_tick(unsigned core, struct trap_frame *f, uint64_t now_ns)
 {
-    if (!every)
+    if (!value_sampling_every)
         return;
     struct value_core *v = core_area(core);
     if (v->countdown > 1) {
         v->countdown--;
         return;
     }
-    v->countdown = every;
+    v->countdown = value_sampling_every;
     run(core, v, f, now_ns);
 }
 
@@ -399,7 +395,7 @@ static void send_stats(unsigned c)
 
 void value_sampling_send(void)
 {
-    if (!every)
+    if (!value_sampling_every)
         return;
     for (unsigned c = 0; c < cores; c++) {
         struct value_core *v = core_area(c);
@@ -412,7 +408,7 @@ void value_sampling_send(void)
 
 void value_sampling_finish(void)
 {
-    if (!every)
+    if (!value_sampling_every)
         return;
     for (unsigned c = 0; c < cores; c++) {
         struct value_core *v = core_area(c);
@@ -452,7 +448,7 @@ void value_sampling_finish(void)
 
 void value_sampling_summary(unsigned ncores)
 {
-    if (!every)
+    if (!value_sampling_every)
         return;
     for (unsigned c = 0; c < ncores; c++) {
         struct value_core *v = core_area(c);

@@ -17,7 +17,10 @@
 
 /* At profiler start, from the boot line: off unless value_every > 0. */
 void value_sampling_init(const struct boot_options *b, unsigned ncores, unsigned flush_ms);
-int value_sampling_on(void);
+/* A run every value_sampling_every-th sampling interrupt; 0: off.
+ * Written by value_sampling_init only. */
+extern unsigned value_sampling_every;
+static inline int value_sampling_on(void) { return value_sampling_every != 0; }
 
 /* The fast clock path (only caller-saved registers saved) asks whether
  * this tick must take the full path because a run is due; otherwise it

@@ -27,6 +27,7 @@ static struct sample_area *new_area(enum table_policy policy)
 {
     struct sample_area *a = aligned_alloc(64, sizeof *a);
     assert_non_null(a);
+    memset(a, 0, sizeof *a);            /* invariant 5: as the board's RAM at reset */
     sample_table_init(a, policy);
     return a;
 }
@@ -171,6 +172,30 @@ static void stf6_buckets_are_whole_cache_lines_and_every_line_is_used(void **sta
     assert_int_equal(sample_table_capacity(a), TABLE_BYTES / 64 * 6);
     sample_table_init(a, POLICY_RR4);
     assert_int_equal(sample_table_capacity(a), TABLE_BYTES / 16);
+}
+
+/* Invariant 5: init clears only the buckets marked used, and that is
+ * enough: a table that took samples (and a full buffer's worth of
+ * evictions) starts again empty, under either policy. */
+static void init_after_use_empties_every_bucket_though_it_clears_only_used_ones(void **state)
+{
+    for (int policy = POLICY_RR4; policy <= POLICY_STF6; policy++) {
+        free(*state);
+        struct sample_area *a = *state = new_area((enum table_policy)policy);
+        for (uint32_t i = 0; i < 3 * sample_table_capacity(a); i++)
+            sample_table_record(a, PC0 + 4ull * (i * 7919u % 50000u), i % 3 ? PMU_EV_CYCLES : LK_EVENT_TIMER);
+        sample_table_init(a, (enum table_policy)(policy ^ 1));     /* the other layout over the same lines */
+        for (uint32_t i = 0; i < TABLE_BYTES / sizeof(uint64_t); i++)
+            assert_int_equal(((const uint64_t *)&a->table)[i], 0);
+        for (unsigned w = 0; w < TABLE_LINES / 64; w++)
+            assert_int_equal(a->used[w], 0);
+        assert_int_equal(a->st.samples + a->st.evicted + a->st.dropped, 0);
+        assert_int_equal(a->ovf[0].fill + a->ovf[0].ready + a->ovf[1].fill + a->ovf[1].ready, 0);
+        sample_table_record(a, PC0, PMU_EV_CYCLES);
+        sample_table_record(a, PC0, PMU_EV_CYCLES);
+        assert_int_equal(table_count(a, PC0, PMU_EV_CYCLES), 2);
+        assert_int_equal(accounted(a), 2);
+    }
 }
 
 static void stf6_holds_24576_spread_keys_without_evicting(void **state)
@@ -439,6 +464,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(round_robin_evicts_each_way_in_turn, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(stf6_buckets_are_whole_cache_lines_and_every_line_is_used, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(stf6_holds_24576_spread_keys_without_evicting, area_setup, area_teardown),
+        cmocka_unit_test_setup_teardown(init_after_use_empties_every_bucket_though_it_clears_only_used_ones,
+                                        area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(stf6_hit_moves_the_entry_to_the_front, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(stf6_miss_goes_in_front_and_evicts_the_least_recently_used, area_setup, area_teardown),
         cmocka_unit_test_setup_teardown(stf6_same_pc_with_other_events_are_other_entries, area_setup, area_teardown),
