@@ -32,8 +32,6 @@
  * in-order core's, and on the out-of-order core the stacks come from
  * ProfileMe.
  */
-
-#define HTML_PME_BOARD "clipper-pm"     /* pme --stacks's default board */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +51,8 @@
 #include "util/pme-view.h"
 #include "util/profile-compare.h"
 #include "util/strvec.h"
+
+#define HTML_PME_BOARD "clipper-pm"     /* pme --stacks's default board (design note 1) */
 
 static const struct opt_command html_command = {
     .name = "html",
@@ -103,8 +103,9 @@ int cmd_html(int argc, char **argv)
                  "listings of the hottest procedures up to this size (default 2500)"),
         OPT_UINT(0, "listings", &o.listings, "N", 0, OPT_NUMBER_MAX,
                  "and of at most N procedures (default 200)"),
-        OPT_STRING(0, "board", &o.board, "NAME", "the board recorded on, for the cycle stacks' core\n"
-                   "(default: the one the profile's newest session names)"),
+        OPT_STRING(0, "board", &o.board, "NAME", "the board recorded on, for the cycle stacks' core (an\n"
+                   "in-order one, e.g. clipper-ev5, adds calc's columns; default for\n"
+                   "ProfileMe's stacks clipper-pm, as pme --stacks)"),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_IMAGE(&o.po),
         OPT_END(),
@@ -220,7 +221,6 @@ static int html_report(const struct html_options *o)
             if (calc_board_params(board, &mp, &err))
                 goto fail;
             have_mp = true;
-            want_calc = want_calc && mp.inorder;
         } else if (!have_mp) {
             fprintf(stderr, "alphaprof html: the profile does not say which core its cycle samples are from; "
                             "for dcpicalc's columns give the in-order board, e.g. --board clipper-ev5\n");

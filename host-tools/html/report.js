@@ -407,9 +407,11 @@
       el('th', {text: 'cycle stack'}))));
     var body = el('tbody');
     var maxc = X.procedures.length ? X.procedures[0][2] : 1;
+    var listed = new Map();     /* "image\u0001procedure" -> its row of D.procs, when it has a listing */
+    D.procs.forEach(function (q) { if (q[3] >= 0) listed.set(q[1] + '\u0001' + q[0], q); });
     X.procedures.slice(0, 300).forEach(function (r) {
       var stall = r[3], unexpl = r[4][r[4].length - 1];
-      var p = D.procs.filter(function (q) { return q[0] === r[0] && q[1] === r[1] && q[3] >= 0; })[0];
+      var p = listed.get(r[1] + '\u0001' + r[0]);
       var name = p ? el('a', {cls: 'proc', text: r[0], onclick: openListing.bind(null, p)}) : document.createTextNode(r[0]);
       var tr = el('tr', null, td(pct(X.cycles > 0 ? r[2] / X.cycles : 0), 'num'), td(pct(r[2] > 0 ? stall / r[2] : 0, 1), 'num'),
                   td(pct(stall > 0 ? unexpl / stall : 0, 1), 'num'), el('td', null, name), td(r[1]),
