@@ -392,10 +392,41 @@
     return el('div', {cls: 'stack-summary', id: id}, el('p', {text: title}),
               stackBar(causes, total, total, 600, id + '-bar'), stackLegend(causes), stackTable(causes, total, id + '-table'));
   }
-  /* calc --summary: where the cycles went, per procedure. */
+  /* Where the cycles went, per procedure: pme --stacks's procedures and
+   * calc --summary's, each a table with a stack bar per row. */
   function renderCycles() {
-    var X = D.cycles.calc;
     var s = section('cycles', 'Cycles');
+    var listed = new Map();     /* "image\u0001procedure" -> its row of D.procs, when it has a listing */
+    D.procs.forEach(function (q) { if (q[3] >= 0) listed.set(q[1] + '\u0001' + q[0], q); });
+    function procCell(name, image) {
+      var p = listed.get(image + '\u0001' + name);
+      return el('td', null, p ? el('a', {cls: 'proc', text: name, onclick: openListing.bind(null, p)})
+                              : document.createTextNode(name || '[outside any procedure]'));
+    }
+    var P = D.cycles.pme;
+    if (P) {
+      s.appendChild(el('p', {text: 'Cycle stacks estimated from ' + num(P.pairs) + ' ProfileMe pairs (one every ' +
+        num(Math.round(P.pair_interval)) + ' fetched instructions) for the core of board ' + D.cycles.board +
+        ', as alphaprof pme --stacks: ' + num(Math.round(P.cycles)) + ' cycles in ' + num(P.procedures.length) +
+        ' procedures. The listings show them per instruction.'}));
+      s.appendChild(stackBar(P.stack, P.cycles, P.cycles, 600, 'pme-all-bar'));
+      s.appendChild(stackLegend(P.stack));
+      var pt = el('table', {id: 'pme-summary'});
+      pt.appendChild(el('thead', null, el('tr', null, el('th', {cls: 'num', text: 'cycles%'}), el('th', {cls: 'num', text: 'cycles'}),
+        el('th', {text: 'procedure'}), el('th', {text: 'image'}), el('th', {text: 'cycle stack'}))));
+      var pb = el('tbody');
+      var pmax = P.procedures.length ? P.procedures[0][2] : 1;
+      P.procedures.slice(0, 300).forEach(function (r) {
+        var tr = el('tr', null, td(pct(P.cycles > 0 ? r[2] / P.cycles : 0), 'num'), td(num(Math.round(r[2])), 'num'),
+                    procCell(r[0], r[1]), td(r[1]), el('td', null, stackBar(r[3], r[2], pmax, 240)));
+        tr.dataset.cycles = String(r[2]);
+        pb.appendChild(tr);
+      });
+      pt.appendChild(pb);
+      s.appendChild(el('div', {cls: 'tablewrap'}, pt));
+    }
+    var X = D.cycles.calc;
+    if (!X) return;
     s.appendChild(el('p', {text: 'Where the cycles went (dcpicalc, alphaprof calc --summary, board ' + D.cycles.board + '): ' +
       num(Math.round(X.cycles)) + ' cycles in ' + num(X.procedures.length) + ' procedures, estimated from the cycle samples ' +
       '(and the event samples bounding the culprits). The listings show it per instruction.'}));
@@ -407,14 +438,10 @@
       el('th', {text: 'cycle stack'}))));
     var body = el('tbody');
     var maxc = X.procedures.length ? X.procedures[0][2] : 1;
-    var listed = new Map();     /* "image\u0001procedure" -> its row of D.procs, when it has a listing */
-    D.procs.forEach(function (q) { if (q[3] >= 0) listed.set(q[1] + '\u0001' + q[0], q); });
     X.procedures.slice(0, 300).forEach(function (r) {
       var stall = r[3], unexpl = r[4][r[4].length - 1];
-      var p = listed.get(r[1] + '\u0001' + r[0]);
-      var name = p ? el('a', {cls: 'proc', text: r[0], onclick: openListing.bind(null, p)}) : document.createTextNode(r[0]);
       var tr = el('tr', null, td(pct(X.cycles > 0 ? r[2] / X.cycles : 0), 'num'), td(pct(r[2] > 0 ? stall / r[2] : 0, 1), 'num'),
-                  td(pct(stall > 0 ? unexpl / stall : 0, 1), 'num'), el('td', null, name), td(r[1]),
+                  td(pct(stall > 0 ? unexpl / stall : 0, 1), 'num'), procCell(r[0], r[1]), td(r[1]),
                   el('td', null, stackBar(r[4], r[2], maxc, 240)));
       tr.dataset.cycles = String(r[2]);
       body.appendChild(tr);
@@ -758,7 +785,7 @@
   if (D.stacks.length) renderFlame();
   renderTable();
   renderListingSection();
-  if (D.cycles && D.cycles.calc) renderCycles();
+  if (D.cycles) renderCycles();
   if (D.pme) renderProfileMe();
   if (D.paths) renderPaths();
   if (D.values) renderValues();

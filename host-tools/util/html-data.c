@@ -539,7 +539,9 @@ static void profileme(struct jw *w, const struct html_input *in)
 
 /* "cycles": null, or {"board", "causes": [names], "whats": [meanings],
  * "letters": calc's bubble letters, "pme": null or {"pairs",
- * "pair_interval", "cycles"}, "calc": null or {"cycles", "stack",
+ * "pair_interval", "cycles", "stack", "procedures": [[procedure ("" outside
+ * any), image, cycles, [stack]], ...] (pme --stacks's rows, in its
+ * order)}, "calc": null or {"cycles", "stack",
  * "procedures": [[procedure, image, cycles, stall cycles, [stack]], ...]}
  * (calc --summary's rows, in its order)}. */
 static void cycles(struct jw *w, const struct html_input *in)
@@ -580,7 +582,28 @@ static void cycles(struct jw *w, const struct html_input *in)
         jnum(w, in->pv->pair_interval);
         fprintf(w->f, ", \"cycles\": ");
         jnum(w, total);
-        fputc('}', w->f);
+        size_t np;
+        struct pme_proc_stack *ps = pme_stacks_by_procedure(in->pme_stacks, in->pv->ninsns, &np);
+        double all[CAUSE_COUNT] = {0};
+        for (size_t k = 0; k < np; k++)
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                all[c] += ps[k].cause[c];
+        fprintf(w->f, ", \"stack\": ");
+        stack_nums(w, all, CAUSE_COUNT);
+        fprintf(w->f, ", \"procedures\": [");
+        for (size_t k = 0; k < np; k++) {
+            fprintf(w->f, "%s\n[", k ? "," : "");
+            jstr(w, ps[k].name);
+            fputc(',', w->f);
+            jstr(w, ps[k].image);
+            fputc(',', w->f);
+            jnum(w, ps[k].total);
+            fputc(',', w->f);
+            stack_nums(w, ps[k].cause, CAUSE_COUNT);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "]}");
+        free(ps);
     } else {
         fprintf(w->f, "null");
     }

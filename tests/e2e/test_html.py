@@ -383,6 +383,15 @@ def test_html_listing_draws_profilemes_cycle_stacks_as_pme_stacks_estimates_them
               "the report's stacks are from pme --stacks's pairs and total: %s" % data["cycles"]["pme"])
         page = open_page(out, "proc=chase", screenshot=os.path.join(d, "stacks.png"))
         rendered(page)
+        # the Cycles section: pme --stacks's procedures, in its order
+        srows = [tr for tr in page.root.by_id("pme-summary").find("tr") if tr.find("td")]
+        check(len(srows) == min(300, len(want["procedures"])) and len(srows) >= 3, "a row per procedure (%d)" % len(srows))
+        for tr, w in zip(srows, want["procedures"]):
+            cells = [td.all_text() for td in tr.find("td")]
+            check(cells[2] == (w["procedure"] or "[outside any procedure]") and cells[3] == w["image"]
+                  and close(float(tr.attrs["data-cycles"]), w["cycles"])
+                  and same_stack(bar_stack(tr.find("div", cls="stackbar")[0]), w["stack"]),
+                  "Cycles row %s is pme --stacks's %s" % (cells[:4], w["procedure"]))
         box = page.root.by_id("listing-box")
         # the procedure's summary: pme --stacks's row for chase, cause by cause
         wp = [p for p in want["procedures"] if p["procedure"] == "chase"]
