@@ -17,8 +17,8 @@
  * estimates them (util/pme-stacks) and, on an in-order core, from cycle
  * samples with dcpicalc's executions, CPI, culprits and bubbles as `calc`
  * estimates them (util/calc-profile); a listing's stack is the sum of its
- * rows' (as pme --stacks sums a procedure's), calc's procedure table is
- * `calc --summary`'s.  Estimates are written to 10 significant digits
+ * rows' (as pme --stacks sums a procedure's); the procedure tables are
+ * `pme --stacks`'s (pme_stacks_by_procedure) and `calc --summary`'s.  Estimates are written to 10 significant digits
  * (the subcommands' values to far below any difference they can show).
  *
  * The flame graph's stacks are the exports' (export_from_view): with a

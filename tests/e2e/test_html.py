@@ -207,6 +207,15 @@ def test_html_bad_input_is_one_line():
         check(not os.path.exists(os.path.join(d, "r.html")), "and no report")
         r = alphaprof(["html", "--db", missing])
         check(r.status == 2 and "-o" in r.err, "no -o: a usage error", r)
+        db = os.path.join(d, "t.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, require(build_path("workloads", "qsort.elf"))],
+                      timeout=120)
+        check(r.status == 0, "record qsort", r)
+        for board, why in (("nosuch", "unknown board"), ("clipper", "no hardware model")):
+            r = alphaprof(["html", "--db", db, "--board", board, "-o", os.path.join(d, "r.html")])
+            lines = r.err.strip().splitlines()
+            check(r.status == 1 and len(lines) == 1 and why in lines[0] and not os.path.exists(os.path.join(d, "r.html")),
+                  "--board %s: exit 1, one line saying %s, no report" % (board, why), r)
     finally:
         cleanup(d)
 
