@@ -97,20 +97,6 @@ static double insn_stall(const struct calc_insn *in)
     return s;
 }
 
-/* The letters of an instruction's culprits, static first. */
-static void culprit_letters(const struct calc_insn *in, char *out, size_t len)
-{
-    size_t k = 0;
-    if (in->m > 1 && k + 1 < len)
-        out[k++] = calc_stack_letters[in->static_cause];
-    for (unsigned c = 0; c < CALC_NSTACK && k + 1 < len; c++)
-        if (in->culprits & (1u << c) && !memchr(out, calc_stack_letters[c], k))
-            out[k++] = calc_stack_letters[c];       /* (d: the L2 and memory alike) */
-    if (in->stack[CALC_UNEXPLAINED] > 0 && k + 1 < len)
-        out[k++] = '?';
-    out[k] = '\0';
-}
-
 static void print_listing_text(const struct calc_proc *p, const struct pv_proc *pp, const char *board)
 {
     struct calc_totals t;
@@ -144,9 +130,9 @@ static void print_listing_text(const struct calc_proc *p, const struct pv_proc *
         printf("\n");
         for (uint32_t i = blk->first; i < blk->first + blk->n; i++) {
             const struct calc_insn *in = &p->insns[i];
-            double per = f > 0 ? (in->dynamic + (in->m > 1 ? f * (in->m - 1) : 0)) / f : 0;
+            double per = calc_bubble_cycles(p, i);
             char letters[16];
-            culprit_letters(in, letters, sizeof letters);
+            calc_culprit_letters(in, letters, sizeof letters);
             if (per >= 1 && letters[0]) {
                 unsigned lines = per > 3 ? 3 : (unsigned)per;
                 for (unsigned l = 0; l < lines; l++)
@@ -163,7 +149,7 @@ static void print_listing_text(const struct calc_proc *p, const struct pv_proc *
                 printf("%8s", "(paired)");
             else
                 printf("%6.1fcy", cpi);
-            uint32_t culprit = in->culprit_insn != CALC_NONE ? in->culprit_insn : in->static_culprit;
+            uint32_t culprit = calc_culprit_of(in);
             if (culprit != CALC_NONE && (per >= 0.5))
                 printf("  %llx", (unsigned long long)p->insns[culprit].pc);
             printf("\n");
@@ -251,7 +237,7 @@ static void print_listing_json(const struct calc_proc *p, const struct pv_proc *
                 first = 0;
             }
         printf("], \"culprit\": ");
-        uint32_t culprit = in->culprit_insn != CALC_NONE ? in->culprit_insn : in->static_culprit;
+        uint32_t culprit = calc_culprit_of(in);
         if (culprit != CALC_NONE)
             printf("%llu", (unsigned long long)p->insns[culprit].pc);
         else

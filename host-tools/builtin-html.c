@@ -3,8 +3,10 @@
  * offline in any browser: summary, zoomable flame graph (real call
  * stacks from the calling context tree of an instrumented run, as the
  * exports have them), sortable procedure table, heat-mapped listings,
- * ProfileMe charts, hot paths from paired samples (as `paths` finds them)
- * and, with --base, the diff against another profile.
+ * ProfileMe charts, hot paths from paired samples (as `paths` finds them),
+ * cycle stacks (from paired samples as `pme --stacks` estimates them; on
+ * an in-order core from cycle samples as `calc` does) and, with --base,
+ * the diff against another profile.
  *
  * Invariants:
  *   1. One file, nothing fetched: the data (util/html-data), stylesheet and
@@ -15,6 +17,20 @@
  *      partial report.
  *   3. Exit status: 0 written, 1 a profile could not be read or the file
  *      not written, 2 bad options.
+ *   4. The cycle analyses are the subcommands' own (util/pme-stacks,
+ *      util/calc-profile), so the report's numbers are theirs.  A profile
+ *      they cannot analyse gets a one-line warning and a report without
+ *      them.
+ *
+ * Design note 1: which core.  A profile database names its board as the
+ * monitor does ("clipper"), not the board configuration it ran on, so it
+ * does not say which core (out-of-order or in-order) the samples came
+ * from.  --board names it; without it, a session board with a hardware
+ * model is used, else ProfileMe's stacks take pme --stacks's default
+ * (clipper-pm, the out-of-order core ProfileMe belongs to) and calc's
+ * columns are left out with a hint: calc's static schedule is the
+ * in-order core's, and on the out-of-order core the stacks come from
+ * ProfileMe.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +39,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/calc-profile.h"
 #include "util/cct-view.h"
 #include "util/compare-rank.h"
 #include "util/html-assets.h"
@@ -30,9 +47,12 @@
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/path-profile.h"
+#include "util/pme-stacks.h"
 #include "util/pme-view.h"
 #include "util/profile-compare.h"
 #include "util/strvec.h"
+
+#define HTML_PME_BOARD "clipper-pm"     /* pme --stacks's default board (design note 1) */
 
 static const struct opt_command html_command = {
     .name = "html",
@@ -44,8 +64,10 @@ static const struct opt_command html_command = {
              "the procedures sortable, heat-mapped source and disassembly of the\n"
              "hottest procedures, ProfileMe charts when the profile has ProfileMe\n"
              "samples, hot paths per procedure when it has paired ones (record\n"
-             "--paired; as alphaprof paths shows them), and with --base the\n"
-             "per-procedure diff against another profile.",
+             "--paired; as alphaprof paths shows them), cycle stacks per instruction\n"
+             "(from paired samples as alphaprof pme --stacks estimates them; on an\n"
+             "in-order core from cycle samples with dcpicalc's columns, as alphaprof\n"
+             "calc), and with --base the per-procedure diff against another profile.",
     .epilog = "A link may say where the report opens: REPORT.html#proc=NAME (its\n"
               "listing), #sort=COLUMN or #sort=-COLUMN (the procedure table by that\n"
               "column, - descending), #zoom=NAME (the flame graph zoomed to that frame),\n"
@@ -57,7 +79,7 @@ static const struct opt_command html_command = {
 
 struct html_options {
     struct profile_opts po;
-    const char *output, *base, *event_spec;
+    const char *output, *base, *event_spec, *board;
     int64_t base_epoch;
     unsigned listing_kb, listings;
     double alpha;
@@ -81,6 +103,9 @@ int cmd_html(int argc, char **argv)
                  "listings of the hottest procedures up to this size (default 2500)"),
         OPT_UINT(0, "listings", &o.listings, "N", 0, OPT_NUMBER_MAX,
                  "and of at most N procedures (default 200)"),
+        OPT_STRING(0, "board", &o.board, "NAME", "the board recorded on, for the cycle stacks' core (an\n"
+                   "in-order one, e.g. clipper-ev5, adds calc's columns; default for\n"
+                   "ProfileMe's stacks clipper-pm, as pme --stacks)"),
         OPT_GROUP("selecting the profile"),
         OPT_PROFILE_DB(&o.po), OPT_PROFILE_EPOCH(&o.po), OPT_PROFILE_CORE(&o.po), OPT_PROFILE_IMAGE(&o.po),
         OPT_END(),
@@ -140,7 +165,10 @@ static int html_report(const struct html_options *o)
     struct ps_samples ps;
     struct path_profile pp;
     bool have_v = false, have_bv = false, have_pv = false, have_t = false, have_vals = false;
-    bool have_cv = false, have_ps = false, have_pp = false;
+    bool have_cv = false, have_ps = false, have_pp = false, have_ca = false;
+    struct pme_stack *pst = NULL;
+    struct calc_analysed ca;
+    char *board = NULL;
     struct cmp_table t;
     struct diff_rank *rows = NULL;
     char *tmp = NULL;
@@ -170,7 +198,52 @@ static int html_report(const struct html_options *o)
         path_profile_build(&ps, PR_DEFAULT_BITS, NULL, &pp);
         have_pp = true;
     }
+    /* cycle stacks: from ProfileMe pairs (pme --stacks), and on an in-order
+     * core from cycle samples (calc), with the recording board's core
+     * (invariant 4, note 1) */
+    int idx[CALC_NEV];
+    calc_event_indices(&v, idx);
+    bool want_pme = pv.nraw > 0, want_calc = idx[CALC_EV_CYCLES] >= 0;
+    struct model_params mp;
+    bool have_mp = false;
+    if (o->board) {
+        board = xstrdup(o->board);
+        if (calc_board_params(board, &mp, &err))
+            goto fail;
+        have_mp = true;
+    } else if (want_pme || want_calc) {
+        struct ap_err no_model;
+        board = html_profile_board(db, v.epoch);
+        have_mp = board && calc_board_params(board, &mp, &no_model) == 0;
+        if (!have_mp && want_pme) {         /* as pme --stacks without --board */
+            free(board);
+            board = xstrdup(HTML_PME_BOARD);
+            if (calc_board_params(board, &mp, &err))
+                goto fail;
+            have_mp = true;
+        } else if (!have_mp) {
+            fprintf(stderr, "alphaprof html: the profile does not say which core its cycle samples are from; "
+                            "for dcpicalc's columns give the in-order board, e.g. --board clipper-ev5\n");
+            want_calc = false;
+        }
+    }
+    if (have_mp && want_pme) {
+        struct pme_stack_params sp;
+        pme_stack_params_of(&mp, &sp);
+        pst = xmalloc((pv.ninsns ? pv.ninsns : 1) * sizeof *pst);
+        struct ap_err why;
+        if (pme_stacks_estimate(&pv, &sp, pst, &why)) {
+            fprintf(stderr, "alphaprof html: no cycle stacks from ProfileMe: %s\n", why.msg);
+            free(pst);
+            pst = NULL;
+        }
+    }
+    if (have_mp && want_calc && mp.inorder) {
+        calc_analyse_view_pme(&v, &pv, &mp, &ca);
+        have_ca = true;
+    }
     struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .vals = &vals, .alpha = o->alpha,
+                            .board = board, .pme_stacks = pst, .calc = have_ca ? &ca : NULL,
                             .cct = have_cv ? &cv : NULL, .paths = have_pp ? &pp : NULL,
                             .paths_interval = ps.interval,
                             .listing_budget = (size_t)o->listing_kb * 1024,
@@ -233,6 +306,10 @@ fail:
         unlink(tmp);
 out:
     free(tmp);
+    free(board);
+    free(pst);
+    if (have_ca)
+        calc_analysed_free(&ca);
     free(rows);
     if (have_t)
         cmp_free(&t);

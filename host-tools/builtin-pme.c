@@ -518,20 +518,6 @@ static int pme_report(const struct pme_options *o)
 
 /* --- --stacks ------------------------------------------------------------ */
 
-struct proc_stack {
-    const char *name, *image;
-    double cause[CAUSE_COUNT], total;
-    uint64_t retired;                   /* retired samples (the aggregates) */
-};
-
-static int cmp_proc_stack(const void *a, const void *b)
-{
-    const struct proc_stack *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 static int cmp_insn_stack(const void *a, const void *b)
 {
     const struct pme_stack *x = a, *y = b;
@@ -539,38 +525,6 @@ static int cmp_insn_stack(const void *a, const void *b)
     if (tx != ty)
         return tx > ty ? -1 : 1;
     return x->pc < y->pc ? -1 : x->pc > y->pc;
-}
-
-static const char *proc_name(const struct pme_insn *in, uint64_t pc)
-{
-    const struct symbol *sym = in->img->st ? symtab_lookup(in->img->st, pc) : NULL;
-    return sym ? sym->name : "";
-}
-
-/* The procedures' stacks (sums of their instructions'), most cycles first. */
-static struct proc_stack *group_procedures(const struct pme_stack *st, size_t n, size_t *np)
-{
-    struct proc_stack *ps = xmalloc((n ? n : 1) * sizeof *ps);
-    *np = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = proc_name(st[i].in, st[i].pc);
-        struct proc_stack *p = NULL;
-        for (size_t k = 0; k < *np && !p; k++)      /* (procedures are few) */
-            if (!strcmp(ps[k].name, name) && !strcmp(ps[k].image, st[i].in->img->name))
-                p = &ps[k];
-        if (!p) {
-            p = &ps[(*np)++];
-            memset(p, 0, sizeof *p);
-            p->name = name;
-            p->image = st[i].in->img->name;
-        }
-        for (unsigned c = 0; c < CAUSE_COUNT; c++)
-            p->cause[c] += st[i].cause[c];
-        p->total += pme_stack_total(&st[i]);
-        p->retired += st[i].in->retired;
-    }
-    qsort(ps, *np, sizeof *ps, cmp_proc_stack);
-    return ps;
 }
 
 static void json_stack(const double *cause)
@@ -600,7 +554,7 @@ static void json_executions(const struct pme_view *v, double retired, const doub
 }
 
 static void print_stacks(const struct pme_view *v, const struct pme_stack *st, size_t n,
-                         const struct proc_stack *ps, size_t np, size_t limit, bool json)
+                         const struct pme_proc_stack *ps, size_t np, size_t limit, bool json)
 {
     static const char *const names[] = {CYCLE_CAUSE_NAMES};
     double total = 0;
@@ -625,7 +579,7 @@ static void print_stacks(const struct pme_view *v, const struct pme_stack *st, s
         printf("],\n \"instructions\": [");
         for (size_t i = 0; i < n && i < limit; i++) {
             printf("%s\n  {\"pc\": %llu, \"procedure\": ", i ? "," : "", (unsigned long long)st[i].pc);
-            json_str(stdout, proc_name(st[i].in, st[i].pc));
+            json_str(stdout, pme_stack_procedure(&st[i]));
             printf(", \"cycles\": ");
             json_num(stdout, pme_stack_total(&st[i]));
             printf(", \"records\": %.0f, \"retire_share\": ", st[i].records);
@@ -658,7 +612,7 @@ static void print_stacks(const struct pme_view *v, const struct pme_stack *st, s
         double t = pme_stack_total(&st[i]);
         if (!(t > 0))
             break;
-        printf("%18llx %-24.24s %8.2f %10.0f", (unsigned long long)st[i].pc, proc_name(st[i].in, st[i].pc),
+        printf("%18llx %-24.24s %8.2f %10.0f", (unsigned long long)st[i].pc, pme_stack_procedure(&st[i]),
                total > 0 ? 100 * t / total : 0, st[i].records);
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             printf(" %6.1f", 100 * st[i].cause[c] / t);
@@ -689,7 +643,7 @@ static int pme_stacks_report(const struct pme_options *o)
     }
     size_t n = 0;
     for (size_t i = 0; i < v.ninsns; i++)
-        if (!o->proc || !strcmp(proc_name(st[i].in, st[i].pc), o->proc))
+        if (!o->proc || !strcmp(pme_stack_procedure(&st[i]), o->proc))
             st[n++] = st[i];
     if (o->proc && !n) {
         fprintf(stderr, "alphaprof pme: no ProfileMe samples in a procedure '%s'; alphaprof pme --stacks "
@@ -697,7 +651,7 @@ static int pme_stacks_report(const struct pme_options *o)
         rc = 1;
     } else {
         size_t np;
-        struct proc_stack *ps = group_procedures(st, n, &np);
+        struct pme_proc_stack *ps = pme_stacks_by_procedure(st, n, &np);
         qsort(st, n, sizeof *st, cmp_insn_stack);
         size_t limit = opt_limit(o->limit, o->po.json);
         print_stacks(&v, st, n, ps, np, limit ? limit : SIZE_MAX, o->po.json);     /* 0: all */

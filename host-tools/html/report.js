@@ -2,7 +2,8 @@
  * alphaprof html: the report's script (inline in every report, written for
  * this project).  It reads the data document (host-tools/util/html-data.h
  * describes it) and renders the summary, flame graph, procedure table,
- * listings, ProfileMe charts, hot paths, values and diff.  Nothing is
+ * listings (with cycle stacks as stacked bars, dcpicalc's columns and
+ * bubbles), ProfileMe charts, hot paths, values and diff.  Nothing is
  * fetched.
  *
  * Large profiles stay quick: the flame graph draws only frames at least
@@ -334,6 +335,121 @@
     }
   }
 
+  /* ------------------------------------------------------------ cycle stacks */
+  /* One colour per cause (hw-model/cycle-causes.h's order, then calc's
+   * "unexplained"); the names and meanings come with the data. */
+  var CAUSE_COLOURS = ['#b0bec5', '#7e57c2', '#b39ddb', '#e53935', '#5d4037', '#ffb74d', '#ef6c00', '#fdd835',
+                       '#42a5f5', '#26a69a', '#66bb6a', '#ec407a', '#8d6e63', '#78909c', '#212121'];
+  function causeName(k) { return D.cycles.causes[k]; }
+  /* A stacked bar of cycles by cause, width px for `scale` cycles; each
+   * segment carries its cause and cycles (data-cause, data-cycles). */
+  function stackBar(causes, total, scale, width, id) {
+    var bar = el('div', {cls: 'stackbar'});
+    if (id) bar.id = id;
+    bar.style.width = Math.max(1, width * (scale > 0 ? total / scale : 0)) + 'px';
+    bar.dataset.cycles = String(total);
+    var tip = [];
+    causes.forEach(function (c, k) {
+      if (!c) return;
+      var seg = el('span', {cls: 'seg'});
+      seg.style.width = (total > 0 ? 100 * c / total : 0) + '%';
+      seg.style.background = CAUSE_COLOURS[k % CAUSE_COLOURS.length];
+      seg.dataset.cause = causeName(k);
+      seg.dataset.cycles = String(c);
+      bar.appendChild(seg);
+      tip.push(causeName(k) + ' ' + num(Math.round(c)) + ' (' + pct(total > 0 ? c / total : 0, 1) + ')');
+    });
+    bar.title = num(Math.round(total)) + ' cycles: ' + tip.join(', ');
+    return bar;
+  }
+  /* The legend of the causes with cycles, and a table of them. */
+  function stackLegend(causes) {
+    var lg = el('div', {cls: 'legend'});
+    causes.forEach(function (c, k) {
+      if (!c) return;
+      var sw = el('span', {cls: 'swatch'});
+      sw.style.background = CAUSE_COLOURS[k % CAUSE_COLOURS.length];
+      lg.appendChild(el('span', {cls: 'legend-item', title: D.cycles.whats[k]}, sw, causeName(k)));
+    });
+    return lg;
+  }
+  function stackTable(causes, total, id) {
+    var t = el('table', {cls: 'stack-table', id: id},
+               el('tr', null, el('th', {text: 'cause'}), el('th', {cls: 'num', text: 'cycles'}),
+                  el('th', {cls: 'num', text: 'share'}), el('th', {text: 'what it means'})));
+    causes.forEach(function (c, k) {
+      if (!c) return;
+      var tr = el('tr', null, td(causeName(k)), td(num(Math.round(c)), 'num'), td(pct(total > 0 ? c / total : 0, 1), 'num'),
+                  td(D.cycles.whats[k]));
+      tr.dataset.cause = causeName(k);
+      tr.dataset.cycles = String(c);
+      t.appendChild(tr);
+    });
+    return t;
+  }
+  /* A procedure's stack: a title, the bar, its legend and table. */
+  function stackSummary(id, title, causes, total) {
+    return el('div', {cls: 'stack-summary', id: id}, el('p', {text: title}),
+              stackBar(causes, total, total, 600, id + '-bar'), stackLegend(causes), stackTable(causes, total, id + '-table'));
+  }
+  /* Where the cycles went, per procedure: pme --stacks's procedures and
+   * calc --summary's, each a table with a stack bar per row. */
+  function renderCycles() {
+    var s = section('cycles', 'Cycles');
+    var listed = new Map();     /* "image\u0001procedure" -> its row of D.procs, when it has a listing */
+    D.procs.forEach(function (q) { if (q[3] >= 0) listed.set(q[1] + '\u0001' + q[0], q); });
+    function procCell(name, image) {
+      var p = listed.get(image + '\u0001' + name);
+      return el('td', null, p ? el('a', {cls: 'proc', text: name, onclick: openListing.bind(null, p)})
+                              : document.createTextNode(name || '[outside any procedure]'));
+    }
+    var P = D.cycles.pme;
+    if (P) {
+      s.appendChild(el('p', {text: 'Cycle stacks estimated from ' + num(P.pairs) + ' ProfileMe pairs (one every ' +
+        num(Math.round(P.pair_interval)) + ' fetched instructions) for the core of board ' + D.cycles.board +
+        ', as alphaprof pme --stacks: ' + num(Math.round(P.cycles)) + ' cycles in ' + num(P.procedures.length) +
+        ' procedures. The listings show them per instruction.'}));
+      s.appendChild(stackBar(P.stack, P.cycles, P.cycles, 600, 'pme-all-bar'));
+      s.appendChild(stackLegend(P.stack));
+      var pt = el('table', {id: 'pme-summary'});
+      pt.appendChild(el('thead', null, el('tr', null, el('th', {cls: 'num', text: 'cycles%'}), el('th', {cls: 'num', text: 'cycles'}),
+        el('th', {text: 'procedure'}), el('th', {text: 'image'}), el('th', {text: 'cycle stack'}))));
+      var pb = el('tbody');
+      var pmax = P.procedures.length ? P.procedures[0][2] : 1;
+      P.procedures.slice(0, 300).forEach(function (r) {
+        var tr = el('tr', null, td(pct(P.cycles > 0 ? r[2] / P.cycles : 0), 'num'), td(num(Math.round(r[2])), 'num'),
+                    procCell(r[0], r[1]), td(r[1]), el('td', null, stackBar(r[3], r[2], pmax, 240)));
+        tr.dataset.cycles = String(r[2]);
+        pb.appendChild(tr);
+      });
+      pt.appendChild(pb);
+      s.appendChild(el('div', {cls: 'tablewrap'}, pt));
+    }
+    var X = D.cycles.calc;
+    if (!X) return;
+    s.appendChild(el('p', {text: 'Where the cycles went (dcpicalc, alphaprof calc --summary, board ' + D.cycles.board + '): ' +
+      num(Math.round(X.cycles)) + ' cycles in ' + num(X.procedures.length) + ' procedures, estimated from the cycle samples ' +
+      '(and the event samples bounding the culprits). The listings show it per instruction.'}));
+    s.appendChild(stackBar(X.stack, X.cycles, X.cycles, 600, 'calc-all-bar'));
+    s.appendChild(stackLegend(X.stack));
+    var t = el('table', {id: 'calc-summary'});
+    t.appendChild(el('thead', null, el('tr', null, el('th', {cls: 'num', text: 'cycles%'}), el('th', {cls: 'num', text: 'stall%'}),
+      el('th', {cls: 'num', text: 'unexpl%'}), el('th', {text: 'procedure'}), el('th', {text: 'image'}),
+      el('th', {text: 'cycle stack'}))));
+    var body = el('tbody');
+    var maxc = X.procedures.length ? X.procedures[0][2] : 1;
+    X.procedures.slice(0, 300).forEach(function (r) {
+      var stall = r[3], unexpl = r[4][r[4].length - 1];
+      var tr = el('tr', null, td(pct(X.cycles > 0 ? r[2] / X.cycles : 0), 'num'), td(pct(r[2] > 0 ? stall / r[2] : 0, 1), 'num'),
+                  td(pct(stall > 0 ? unexpl / stall : 0, 1), 'num'), procCell(r[0], r[1]), td(r[1]),
+                  el('td', null, stackBar(r[4], r[2], maxc, 240)));
+      tr.dataset.cycles = String(r[2]);
+      body.appendChild(tr);
+    });
+    t.appendChild(body);
+    s.appendChild(el('div', {cls: 'tablewrap'}, t));
+  }
+
   /* ------------------------------------------------------------ listings */
   var listingBox;
   function renderListingSection() {
@@ -366,11 +482,29 @@
       head.appendChild(el('th', {cls: 'num', text: 'share'}));
       head.appendChild(el('th', {cls: 'num', text: 'sampled'}));
     }
+    var C = D.cycles;
+    var stackOn = !!(L.stack && C && C.pme), calcOn = !!(L.calc && C && C.calc);
+    var stackMax = 0, calcMax = 0;
+    L.rows.forEach(function (r) {
+      if (r[5]) stackMax = Math.max(stackMax, r[5][0]);
+      if (r[6]) calcMax = Math.max(calcMax, r[6][7].reduce(function (a, b) { return a + b; }, 0));
+    });
+    if (stackOn) {
+      head.appendChild(el('th', {cls: 'num', text: 'cycles'}));
+      head.appendChild(el('th', {text: 'cycle stack'}));
+    }
+    if (calcOn) {
+      head.appendChild(el('th', {cls: 'num', text: 'executions'}));
+      head.appendChild(el('th', {text: 'conf'}));
+      head.appendChild(el('th', {cls: 'num', text: 'CPI'}));
+      head.appendChild(el('th', {text: 'culprit'}));
+      head.appendChild(el('th', {text: 'calc stack'}));
+    }
     head.appendChild(el('th', {text: 'address'}));
     head.appendChild(el('th', {text: 'instruction'}));
     t.appendChild(el('thead', null, head));
     var body = el('tbody');
-    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0) + (valsOn ? 3 : 0);
+    var ncols = nev + 3 + (pmeOn ? 2 + D.pme.bits.length : 0) + (valsOn ? 3 : 0) + (stackOn ? 2 : 0) + (calcOn ? 5 : 0);
     L.rows.forEach(function (r, i) {
       if (r[2]) {
         var where = r[2][2] ? r[2][2].split('/').pop() + ':' + r[2][0] : 'line ' + r[2][0];
@@ -378,7 +512,16 @@
         body.appendChild(el('tr', {cls: 'src'}, el('td', {colspan: String(ncols), cls: 'srctext',
                                                           text: where + '  ' + (r[2][1] || '') + inl})));
       }
+      /* dcpicalc's bubbles: a line per stall cycle per execution (at most
+       * 3, then the count), the letters of the culprits (calc's listing) */
+      var cr = calcOn ? r[6] : null;
+      if (cr && cr[5] >= 1 && cr[4]) {
+        var lines = cr[5] > 3 ? 3 : Math.floor(cr[5]);
+        for (var b = 0; b < lines; b++) body.appendChild(el('tr', {cls: 'bubble'}, el('td', {colspan: String(ncols), text: cr[4]})));
+        if (cr[5] > 3) body.appendChild(el('tr', {cls: 'bubble'}, el('td', {colspan: String(ncols), text: cr[4] + ' ... ' + cr[5].toFixed(1) + 'cy'})));
+      }
       var tr = el('tr', {cls: 'insn-row'});
+      tr.dataset.pc = String(L.start + 4 * i);
       var c = heat(r);
       for (var e = 0; e < nev; e++) tr.appendChild(td(r[1][e] ? num(r[1][e]) : '.', 'num'));
       tr.appendChild(td(c ? pct(c / procTotal, 1) : '', 'num'));
@@ -393,6 +536,25 @@
         tr.appendChild(td(v ? v[0] + (v[3] === 'result' ? '' : '*') : '.', 'num mono'));
         tr.appendChild(td(v ? pct(v[1], 1) : '', 'num'));
         tr.appendChild(td(v ? num(v[2]) : '', 'num'));
+      }
+      if (stackOn) {
+        var ps = r[5];   /* [cycles, pair records, retire share, [by cause]] */
+        tr.appendChild(td(ps ? num(Math.round(ps[0])) : '', 'num'));
+        tr.appendChild(el('td', {cls: 'stack-cell'}, ps ? stackBar(ps[3], ps[0], stackMax, 160) : null));
+      }
+      if (calcOn) {     /* [executions, confidence, CPI, culprit pc, letters, bubbles, dynamic stall, [stack]] */
+        var cs = cr ? cr[7].reduce(function (a, b) { return a + b; }, 0) : 0;
+        tr.appendChild(td(cr ? num(Math.round(cr[0])) : '', 'num'));
+        tr.appendChild(td(cr ? cr[1] : ''));
+        tr.appendChild(td(cr ? (cr[2] === 0 && cr[0] > 0 ? '(paired)' : cr[2].toFixed(1) + 'cy') : '', 'num'));
+        tr.appendChild(td(cr ? (cr[4] || '') + (cr[3] !== null && cr[5] >= 0.5 ? ' ' + hex(cr[3]) : '') : '', 'mono'));
+        tr.appendChild(el('td', {cls: 'stack-cell'}, cr && cs ? stackBar(cr[7], cs, calcMax, 160) : null));
+        if (cr) {
+          tr.dataset.executions = String(cr[0]);
+          tr.dataset.cpi = String(cr[2]);
+          tr.dataset.culprit = cr[3] === null ? '' : String(cr[3]);
+          tr.dataset.letters = cr[4];
+        }
       }
       tr.appendChild(td(hex(L.start + 4 * i)));
       tr.appendChild(td(r[0], 'insn'));
@@ -410,6 +572,21 @@
       ' of the profile)' : num(p[4]) + ' ProfileMe samples here';
     listingBox.appendChild(el('p', {cls: 'muted', text: what + '; rows coloured by their share of the hottest instruction.' +
       (L.file ? ' Source: ' + L.file : '')}));
+    if (stackOn) {
+      listingBox.appendChild(stackSummary('listing-stack', 'Cycle stack of ' + p[0] + ': ' + num(Math.round(L.stack[0])) +
+        ' cycles, estimated from ' + num(C.pme.pairs) + ' ProfileMe pairs (one every ' + num(Math.round(C.pme.pair_interval)) +
+        ' fetched instructions) for the core of board ' + C.board + ', as alphaprof pme --stacks; per instruction in ' +
+        'the columns cycles and cycle stack.', L.stack[1], L.stack[0]));
+    }
+    if (calcOn) {
+      listingBox.appendChild(stackSummary('listing-calc', 'dcpicalc (alphaprof calc, board ' + C.board + '): ' +
+        num(Math.round(L.calc.cycles)) + ' cycles, ' + pct(L.calc.cycles > 0 ? L.calc.stall / L.calc.cycles : 0, 1) +
+        ' stalls; ' + L.calc.blocks + ' blocks in ' + L.calc.classes + ' frequency classes' +
+        (L.calc.missing_edges ? ' (CFG missing edges: an indirect jump)' : '') + '. Per instruction its executions, ' +
+        'confidence, cycles per execution and culprits (letters: ' + C.causes.map(function (c, k) {
+          return C.letters.charAt(k) + ' ' + c; }).filter(function (x, k) { return k > 0; }).join(', ') +
+        '), each stall cycle a bubble line above it.', L.calc.stack, L.calc.cycles));
+    }
     listingBox.appendChild(el('div', {cls: 'tablewrap'}, t));
     listingBox.dataset.proc = p[0];
     document.getElementById('listing').scrollIntoView();
@@ -608,6 +785,7 @@
   if (D.stacks.length) renderFlame();
   renderTable();
   renderListingSection();
+  if (D.cycles) renderCycles();
   if (D.pme) renderProfileMe();
   if (D.paths) renderPaths();
   if (D.values) renderValues();

@@ -172,6 +172,31 @@ void calc_proc_totals(const struct calc_proc *p, struct calc_totals *t)
     }
 }
 
+void calc_culprit_letters(const struct calc_insn *in, char *out, size_t len)
+{
+    size_t k = 0;
+    if (in->m > 1 && k + 1 < len)
+        out[k++] = calc_stack_letters[in->static_cause];
+    for (unsigned c = 0; c < CALC_NSTACK && k + 1 < len; c++)
+        if (in->culprits & (1u << c) && !memchr(out, calc_stack_letters[c], k))
+            out[k++] = calc_stack_letters[c];       /* (d: the L2 and memory alike) */
+    if (in->stack[CALC_UNEXPLAINED] > 0 && k + 1 < len)
+        out[k++] = '?';
+    out[k] = '\0';
+}
+
+double calc_bubble_cycles(const struct calc_proc *p, uint32_t i)
+{
+    const struct calc_insn *in = &p->insns[i];
+    double f = p->insns[p->blocks[in->block].first].freq;
+    return f > 0 ? (in->dynamic + (in->m > 1 ? f * (in->m - 1) : 0)) / f : 0;
+}
+
+uint32_t calc_culprit_of(const struct calc_insn *in)
+{
+    return in->culprit_insn != CALC_NONE ? in->culprit_insn : in->static_culprit;
+}
+
 void calc_analyse_view(const struct profile_view *v, const struct model_params *mp, struct calc_analysed *a)
 {
     calc_analyse_view_pme(v, NULL, mp, a);

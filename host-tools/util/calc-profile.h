@@ -52,4 +52,14 @@ struct calc_totals {
 };
 void calc_proc_totals(const struct calc_proc *p, struct calc_totals *t);
 
+/* What calc's listing shows of instruction i (text, JSON and html alike):
+ * the letters of its culprits, static first, '?' when some of its stall is
+ * unexplained (calc_stack_letters; len >= 2); its stall cycles per
+ * execution of its block, the listing's "bubbles" (0 when the block never
+ * ran); the instruction it waited for (the dynamic culprit, else the
+ * static one), or CALC_NONE. */
+void calc_culprit_letters(const struct calc_insn *in, char *out, size_t len);
+double calc_bubble_cycles(const struct calc_proc *p, uint32_t i);
+uint32_t calc_culprit_of(const struct calc_insn *in);
+
 #endif

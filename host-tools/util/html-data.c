@@ -24,6 +24,22 @@ static const struct {
 #include "firmware/abi/counter-names.def"
 };
 
+char *html_profile_board(struct pdb *db, int64_t epoch)
+{
+    sqlite3_stmt *st;
+    char sql[200], *out = NULL;
+    snprintf(sql, sizeof sql, "SELECT board FROM sessions WHERE board IS NOT NULL AND board != ''%s "
+             "ORDER BY id DESC LIMIT 1", epoch >= 0 ? " AND epoch = ?1" : "");
+    if (sqlite3_prepare_v2(pdb_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    if (epoch >= 0)
+        sqlite3_bind_int64(st, 1, epoch);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        out = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out;
+}
+
 const char *html_drop_what(const char *reason)
 {
     for (size_t i = 0; i < sizeof drop_whats / sizeof drop_whats[0]; i++)
@@ -54,6 +70,32 @@ static void counts(struct jw *w, const uint64_t *c, size_t n)
     fputc('[', w->f);
     for (size_t e = 0; e < n; e++)
         fprintf(w->f, "%s%llu", e ? "," : "", (unsigned long long)c[e]);
+    fputc(']', w->f);
+}
+
+/* An estimate to 10 significant digits (the subcommands' values to far
+ * below any difference they can show, in half the bytes of full
+ * precision: listings are the bulk of a report). */
+static void jest(struct jw *w, double x)
+{
+    if (x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308)
+        fputs("null", w->f);
+    else
+        fprintf(w->f, "%.10g", x);
+}
+
+/* Cycles by cause, 0 as 0. */
+static void stack_nums(struct jw *w, const double *c, size_t n)
+{
+    fputc('[', w->f);
+    for (size_t k = 0; k < n; k++) {
+        if (k)
+            fputc(',', w->f);
+        if (c[k] == 0)
+            fputc('0', w->f);
+        else
+            jest(w, c[k]);
+    }
     fputc(']', w->f);
 }
 
@@ -192,6 +234,21 @@ static const struct vv_row *insn_values(const struct html_input *in, const struc
     return other;
 }
 
+/* calc's analysis of the procedure, or NULL. */
+static const struct calc_proc *listing_calc(const struct html_input *in, const char *name,
+                                            const struct pv_image *img)
+{
+    for (size_t k = 0; in->calc && k < in->calc->n; k++)
+        if (!strcmp(in->calc->pp[k]->name, name) && !strcmp(in->calc->pp[k]->img->name, img->name))
+            return &in->calc->procs[k];
+    return NULL;
+}
+
+static uint64_t cp_n(const struct calc_proc *cp)
+{
+    return cp ? cp->n : 0;
+}
+
 /* One procedure's listing as JSON into a string (its size decides whether
  * it fits the budget). */
 static char *listing_json(const struct html_input *in, const char *name, const struct pv_image *img,
@@ -213,8 +270,41 @@ static char *listing_json(const struct html_input *in, const char *name, const s
     bool with_values = false;
     for (size_t k = 0; k < l.n && !with_values; k++)
         with_values = insn_values(in, l.img, l.insns[k].pc) != NULL;
-    fprintf(f, ", \"pme\": %s, \"values\": %s, \"rows\": [", l.pme_samples ? "true" : "false",
-            with_values ? "true" : "false");
+    fprintf(f, ", \"pme\": %s, \"values\": %s", l.pme_samples ? "true" : "false", with_values ? "true" : "false");
+    const struct calc_proc *cp = listing_calc(in, name, img);
+    /* the procedure's ProfileMe stack: its rows' summed in pc order, as
+     * pme --stacks sums a procedure's */
+    double pst[CAUSE_COUNT] = {0}, pst_total = 0;
+    bool with_pst = false;
+    for (size_t k = 0; in->pme_stacks && k < l.n; k++) {
+        const struct pme_stack *ps = l.insns[k].pme ? &in->pme_stacks[l.insns[k].pme - in->pv->insns] : NULL;
+        if (!ps)
+            continue;
+        with_pst = true;
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            pst[c] += ps->cause[c];
+        pst_total += pme_stack_total(ps);
+    }
+    if (with_pst) {
+        fprintf(f, ", \"stack\": [");
+        jest(&w, pst_total);
+        fputc(',', f);
+        stack_nums(&w, pst, CAUSE_COUNT);
+        fputc(']', f);
+    }
+    if (cp) {
+        struct calc_totals t;
+        calc_proc_totals(cp, &t);
+        fprintf(f, ", \"calc\": {\"cycles\": ");
+        jest(&w, t.cycles);
+        fprintf(f, ", \"stall\": ");
+        jest(&w, t.stall);
+        fprintf(f, ", \"stack\": ");
+        stack_nums(&w, t.stack, CALC_NSTACK);
+        fprintf(f, ", \"blocks\": %zu, \"classes\": %zu, \"missing_edges\": %s}", cp->nblocks, cp->nclasses,
+                cp->missing_edges ? "true" : "false");
+    }
+    fprintf(f, ", \"rows\": [");
     for (size_t k = 0; k < l.n; k++) {
         const struct listing_insn *li = &l.insns[k];
         fprintf(f, "%s\n[", k ? "," : "");
@@ -249,12 +339,59 @@ static char *listing_json(const struct html_input *in, const char *name, const s
         } else if (vr) {
             fprintf(f, ",null");
         }
+        const struct pme_stack *ps = in->pme_stacks && li->pme ? &in->pme_stacks[li->pme - in->pv->insns] : NULL;
+        uint64_t ci = cp && li->pc >= cp->start ? (li->pc - cp->start) / 4 : UINT64_MAX;
+        const struct calc_insn *cin = ci < cp_n(cp) ? &cp->insns[ci] : NULL;
+        bool tail = ps || cin;
+        if (!(li->pme && li->pme->samples) && !vr && tail)
+            fprintf(f, ",null");
         /* value sampling: [top value (hex), its share, values sampled, kind] */
         if (vr) {
             fprintf(f, ",[\"%llx\",", (unsigned long long)vr->values[0].value);
             jnum(&w, vr->values[0].share);
             fprintf(f, ",%llu,", (unsigned long long)vr->offered);
             jstr(&w, value_any_kind_name(vr->kind));
+            fputc(']', f);
+        } else if (tail) {
+            fprintf(f, ",null");
+        }
+        /* ProfileMe's cycle stack: [cycles, pair records, retire share, [by cause]] */
+        if (ps) {
+            fputc(',', f);
+            fputc('[', f);
+            jest(&w, pme_stack_total(ps));
+            fprintf(f, ",%.0f,", ps->records);
+            jest(&w, ps->share);
+            fputc(',', f);
+            stack_nums(&w, ps->cause, CAUSE_COUNT);
+            fputc(']', f);
+        } else if (cin) {
+            fprintf(f, ",null");
+        }
+        /* calc: [executions, confidence, CPI, culprit pc or null, culprit
+         * letters, bubble cycles per execution, dynamic stall, [stack]] */
+        if (cin) {
+            char letters[16];
+            calc_culprit_letters(cin, letters, sizeof letters);
+            uint32_t culprit = calc_culprit_of(cin);
+            fputc(',', f);
+            fputc('[', f);
+            jest(&w, cin->freq);
+            fputc(',', f);
+            jstr(&w, calc_confidence_names[cp->classes[cp->blocks[cin->block].cls].confidence]);
+            fputc(',', f);
+            jest(&w, cin->freq > 0 ? cin->m + cin->dynamic / cin->freq : 0);
+            if (culprit != CALC_NONE)
+                fprintf(f, ",%llu,", (unsigned long long)cp->insns[culprit].pc);
+            else
+                fprintf(f, ",null,");
+            jstr(&w, letters);
+            fputc(',', f);
+            jest(&w, calc_bubble_cycles(cp, (uint32_t)ci));
+            fputc(',', f);
+            jest(&w, cin->dynamic);
+            fputc(',', f);
+            stack_nums(&w, cin->stack, CALC_NSTACK);
             fputc(']', f);
         }
         fputc(']', f);
@@ -396,6 +533,115 @@ static void profileme(struct jw *w, const struct html_input *in)
         fputc(']', w->f);
     }
     fprintf(w->f, "]}");
+}
+
+/* ---------------------------------------------------------------- cycles */
+
+/* "cycles": null, or {"board", "causes": [names], "whats": [meanings],
+ * "letters": calc's bubble letters, "pme": null or {"pairs",
+ * "pair_interval", "cycles", "stack", "procedures": [[procedure ("" outside
+ * any), image, cycles, [stack]], ...] (pme --stacks's rows, in its
+ * order)}, "calc": null or {"cycles", "stack",
+ * "procedures": [[procedure, image, cycles, stall cycles, [stack]], ...]}
+ * (calc --summary's rows, in its order)}. */
+static void cycles(struct jw *w, const struct html_input *in)
+{
+    static const char *const whats[] = {
+#define CAUSE_WHAT_(NAME, name, what) what,
+        CYCLE_CAUSES(CAUSE_WHAT_)
+#undef CAUSE_WHAT_
+        "stall no culprit left could take (calc: every cause ruled out or spent)"};
+    _Static_assert(sizeof whats / sizeof whats[0] == CALC_NSTACK, "a meaning per stack slot");
+    fprintf(w->f, "\"cycles\": ");
+    if (!in->pme_stacks && !in->calc) {
+        fprintf(w->f, "null");
+        return;
+    }
+    fprintf(w->f, "{\"board\": ");
+    jstr(w, in->board);
+    fprintf(w->f, ", \"causes\": [");
+    for (unsigned c = 0; c < CALC_NSTACK; c++) {
+        if (c)
+            fputc(',', w->f);
+        jstr(w, calc_stack_names[c]);
+    }
+    fprintf(w->f, "], \"whats\": [");
+    for (unsigned c = 0; c < CALC_NSTACK; c++) {
+        if (c)
+            fputc(',', w->f);
+        jstr(w, whats[c]);
+    }
+    fprintf(w->f, "], \"letters\": ");
+    jstr(w, calc_stack_letters);
+    fprintf(w->f, ", \"pme\": ");
+    if (in->pme_stacks) {
+        double total = 0;
+        for (size_t i = 0; i < in->pv->ninsns; i++)
+            total += pme_stack_total(&in->pme_stacks[i]);
+        fprintf(w->f, "{\"pairs\": %llu, \"pair_interval\": ", (unsigned long long)in->pv->npairs);
+        jnum(w, in->pv->pair_interval);
+        fprintf(w->f, ", \"cycles\": ");
+        jnum(w, total);
+        size_t np;
+        struct pme_proc_stack *ps = pme_stacks_by_procedure(in->pme_stacks, in->pv->ninsns, &np);
+        double all[CAUSE_COUNT] = {0};
+        for (size_t k = 0; k < np; k++)
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                all[c] += ps[k].cause[c];
+        fprintf(w->f, ", \"stack\": ");
+        stack_nums(w, all, CAUSE_COUNT);
+        fprintf(w->f, ", \"procedures\": [");
+        for (size_t k = 0; k < np; k++) {
+            fprintf(w->f, "%s\n[", k ? "," : "");
+            jstr(w, ps[k].name);
+            fputc(',', w->f);
+            jstr(w, ps[k].image);
+            fputc(',', w->f);
+            jnum(w, ps[k].total);
+            fputc(',', w->f);
+            stack_nums(w, ps[k].cause, CAUSE_COUNT);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "]}");
+        free(ps);
+    } else {
+        fprintf(w->f, "null");
+    }
+    fprintf(w->f, ", \"calc\": ");
+    if (in->calc) {
+        const struct calc_analysed *a = in->calc;
+        double all[CALC_NSTACK] = {0}, all_cycles = 0;
+        struct calc_totals *t = xmalloc((a->n + 1) * sizeof *t);
+        for (size_t k = 0; k < a->n; k++) {
+            calc_proc_totals(&a->procs[k], &t[k]);
+            for (unsigned c = 0; c < CALC_NSTACK; c++)
+                all[c] += t[k].stack[c];
+            all_cycles += t[k].cycles;
+        }
+        fprintf(w->f, "{\"cycles\": ");
+        jnum(w, all_cycles);
+        fprintf(w->f, ", \"stack\": ");
+        stack_nums(w, all, CALC_NSTACK);
+        fprintf(w->f, ", \"procedures\": [");
+        for (size_t k = 0; k < a->n; k++) {
+            fprintf(w->f, "%s\n[", k ? "," : "");
+            jstr(w, a->pp[k]->name);
+            fputc(',', w->f);
+            jstr(w, a->pp[k]->img->name);
+            fputc(',', w->f);
+            jnum(w, t[k].cycles);
+            fputc(',', w->f);
+            jnum(w, t[k].stall);
+            fputc(',', w->f);
+            stack_nums(w, t[k].stack, CALC_NSTACK);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "]}");
+        free(t);
+    } else {
+        fprintf(w->f, "null");
+    }
+    fputc('}', w->f);
 }
 
 /* ---------------------------------------------------------------- values */
@@ -549,6 +795,8 @@ int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err)
         values(&w, in);
         fprintf(f, ",\n");
         paths(&w, in);
+        fprintf(f, ",\n");
+        cycles(&w, in);
         fprintf(f, ",\n");
         diff(&w, in);
         fprintf(f, "}\n");

@@ -8,8 +8,18 @@
  * ProfileMe samples (util/path-profile, at most HTML_PATH_ROWS per
  * procedure, as `alphaprof paths` prints them), value profiles (the
  * top values of each sampled instruction and value kind, semi-invariants
- * first, at most HTML_VALUE_ROWS of them) and, given a base profile, the
- * per-procedure diff.
+ * first, at most HTML_VALUE_ROWS of them), cycle stacks and, given a base
+ * profile, the per-procedure diff.
+ *
+ * Cycle stacks ("cycles", and per listing and listing row): the cycles
+ * of each instruction by cause (hw-model/cycle-causes.h, then calc's
+ * "unexplained"), from paired ProfileMe samples as `pme --stacks`
+ * estimates them (util/pme-stacks) and, on an in-order core, from cycle
+ * samples with dcpicalc's executions, CPI, culprits and bubbles as `calc`
+ * estimates them (util/calc-profile); a listing's stack is the sum of its
+ * rows' (as pme --stacks sums a procedure's); the procedure tables are
+ * `pme --stacks`'s (pme_stacks_by_procedure) and `calc --summary`'s.  Estimates are written to 10 significant digits
+ * (the subcommands' values to far below any difference they can show).
  *
  * The flame graph's stacks are the exports' (export_from_view): with a
  * calling context tree (instrument --cct) they are real call stacks
@@ -38,9 +48,11 @@
 #include <stdio.h>
 
 #include "util/compare-rank.h"
+#include "util/calc-profile.h"
 #include "util/cct-view.h"
 #include "util/error.h"
 #include "util/path-profile.h"
+#include "util/pme-stacks.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
 #include "util/profile-view.h"
@@ -59,6 +71,10 @@ struct html_input {
     const struct cct_view *cct;         /* NULL: no calling context tree */
     const struct path_profile *paths;   /* NULL: no paired samples */
     double paths_interval;              /* the ProfileMe interval of the paths' estimates */
+    /* cycle stacks (html-data.c's "cycles"), each NULL when absent: */
+    const char *board;                  /* the board whose core they were estimated for */
+    const struct pme_stack *pme_stacks; /* one per pv->insns[] (util/pme-stacks, as pme --stacks) */
+    const struct calc_analysed *calc;   /* every sampled procedure (util/calc-profile, as calc) */
     /* diff, or all NULL: */
     const char *base_path;
     const struct cmp_table *diff;       /* set 0 the base, set 1 this profile */
@@ -70,6 +86,10 @@ struct html_input {
 
 /* Writes the document to out (0), or -1 with err set. */
 int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err);
+
+/* The board the profile's newest session (of epoch, -1 any) names:
+ * malloc'd, or NULL. */
+char *html_profile_board(struct pdb *db, int64_t epoch);
 
 /* What a drop reason means, for people; NULL if the name is unknown. */
 const char *html_drop_what(const char *reason);

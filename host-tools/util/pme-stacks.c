@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/strvec.h"
+#include "util/symbols.h"
 
 void pme_stack_params_of(const struct model_params *p, struct pme_stack_params *out)
 {
@@ -277,4 +278,43 @@ int pme_stack_accuracy(const struct pme_stack *est, size_t n, const struct oracl
     out->share_stack_error /= 2;
     out->time_error /= 2;
     return 0;
+}
+
+const char *pme_stack_procedure(const struct pme_stack *s)
+{
+    const struct symbol *sym = s->in->img->st ? symtab_lookup(s->in->img->st, s->pc) : NULL;
+    return sym ? sym->name : "";
+}
+
+static int cmp_proc_stack(const void *a, const void *b)
+{
+    const struct pme_proc_stack *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+struct pme_proc_stack *pme_stacks_by_procedure(const struct pme_stack *st, size_t n, size_t *np)
+{
+    struct pme_proc_stack *ps = xmalloc((n ? n : 1) * sizeof *ps);
+    *np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = pme_stack_procedure(&st[i]);
+        struct pme_proc_stack *p = NULL;
+        for (size_t k = *np; k-- > 0 && !p;)       /* (an instruction's procedure is mostly the last one) */
+            if (!strcmp(ps[k].name, name) && !strcmp(ps[k].image, st[i].in->img->name))
+                p = &ps[k];
+        if (!p) {
+            p = &ps[(*np)++];
+            memset(p, 0, sizeof *p);
+            p->name = name;
+            p->image = st[i].in->img->name;
+        }
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            p->cause[c] += st[i].cause[c];
+        p->total += pme_stack_total(&st[i]);
+        p->retired += st[i].in->retired;
+    }
+    qsort(ps, *np, sizeof *ps, cmp_proc_stack);
+    return ps;
 }

@@ -130,6 +130,21 @@ double pme_stack_total(const struct pme_stack *s);
 int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
                         struct ap_err *err);
 
+/* The procedure an instruction's stack is in, by its image's symbols ("":
+ * outside any). */
+const char *pme_stack_procedure(const struct pme_stack *s);
+
+/* A procedure's stack: the sum of its instructions' (by procedure and
+ * image), in their order. */
+struct pme_proc_stack {
+    const char *name, *image;
+    double cause[CAUSE_COUNT], total;
+    uint64_t retired;                   /* retired samples (the aggregates) */
+};
+/* The procedures of n stacks (each with its instruction, in), most cycles
+ * first, then by name: malloc'd, *np of them (pme --stacks, html). */
+struct pme_proc_stack *pme_stacks_by_procedure(const struct pme_stack *st, size_t n, size_t *np);
+
 struct pme_stack_accuracy {
     double stack_error;                 /* over (instruction, cause), cycles / true cycles */
     double time_error;                  /* over instructions, shares */

@@ -25,12 +25,12 @@ class Page:
         self.root = parse(dom)
 
 
-def _run(args, width, height, budget_ms):
+def _run(args, width, height, budget_ms, extra=()):
     profile = tempfile.mkdtemp(prefix="alphaprof-chromium-")
     try:
         cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                "--disable-extensions", "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0",
-               "--virtual-time-budget=%d" % budget_ms, "--window-size=%d,%d" % (width, height)] + args
+               "--virtual-time-budget=%d" % budget_ms, "--window-size=%d,%d" % (width, height)] + list(extra) + args
         start = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
         return p, time.perf_counter() - start
@@ -42,12 +42,18 @@ def open_page(path, fragment="", screenshot=None, width=1400, height=1800, budge
     """Loads file PATH (with #fragment) and returns a Page; screenshot: a
     PNG path to write as well (a second load, as a person would see it)."""
     url = "file://" + os.path.abspath(path) + (("#" + fragment) if fragment else "")
-    p, seconds = _run(["--dump-dom", url], width, height, budget_ms)
+    return open_url(url, screenshot, width, height, budget_ms)
+
+
+def open_url(url, screenshot=None, width=1400, height=1800, budget_ms=10000, extra=()):
+    """open_page for any URL (a page served from 127.0.0.1); extra:
+    more Chromium switches."""
+    p, seconds = _run(["--dump-dom", url], width, height, budget_ms, extra)
     if p.returncode != 0:
         raise AssertionError("chromium failed on %s (exit %d):\n%s" % (url, p.returncode, p.stderr[-3000:]))
     console = [l for l in p.stderr.splitlines() if ":CONSOLE" in l]
     if screenshot:
-        s, _ = _run(["--screenshot=" + screenshot, url], width, height, budget_ms)
+        s, _ = _run(["--screenshot=" + screenshot, url], width, height, budget_ms, extra)
         if s.returncode != 0 or not os.path.exists(screenshot):
             raise AssertionError("chromium could not take a screenshot of %s:\n%s" % (url, s.stderr[-3000:]))
         console += [l for l in s.stderr.splitlines() if ":CONSOLE" in l]

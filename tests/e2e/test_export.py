@@ -252,3 +252,97 @@ def test_speedscope_export_validates_against_speedscopes_schema():
         check(bad.status == 1 and len(bad.err.strip().splitlines()) == 1, "a missing database: one line, exit 1", bad)
     finally:
         cleanup(d)
+
+
+def speedscope_percent(x):
+    """A share as speedscope's tables print it (percent, digits by size)."""
+    if x == 100:
+        return "100%"
+    if x > 99:
+        return ">99%"
+    if x < 0.01:
+        return "<0.01%"
+    return "%.*f%%" % (2 if x < 1 else 1 if x < 10 else 0, x)
+
+
+# Console lines speedscope and headless Chromium print on every load,
+# whatever the file: speedscope's version banner, WebGL set-up and its
+# own import progress (console.log), and the GPU emulation's (SwiftShader:
+# headless Chromium has no GPU) performance notes.  Anything else fails.
+SPEEDSCOPE_CONSOLE_NOISE = [r'"speedscope v[\d.]+"', r'"WebGL initialized\.', r'"Importing as speedscope json file"',
+                            r'"import: [\d.]+ ms"', r'GL Driver Message \(OpenGL, Performance, .*GPU stall due to ReadPixels']
+
+
+def test_speedscope_itself_loads_the_export_in_headless_chromium():
+    import functools
+    import http.server
+    import threading
+    from browser import open_url
+
+    pkg = npm_package("speedscope", SPEEDSCOPE_VERSION)
+    app = require(os.path.join(pkg, "dist", "release"), "speedscope's built web app")
+    require(os.path.join(app, "index.html"), "speedscope's index.html")
+    d = tmpdir()
+    server = None
+    try:
+        db, rep = record(d)
+        out = os.path.join(d, "p.speedscope.json")
+        r = alphaprof(["export", "--db", db, "--format", "speedscope", "-o", out])
+        check(r.status == 0, "export speedscope", r)
+        with open(out) as f:
+            doc = json.load(f)
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def translate_path(self, path):     # the app's files, and the export as /profile.json
+                return out if path.split("?")[0] == "/profile.json" else super().translate_path(path)
+
+            def log_message(self, *args):
+                pass
+
+        # speedscope fetches ?profileURL= itself, so it must be served (it refuses file:// URLs)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=app))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = "http://127.0.0.1:%d" % server.server_address[1]
+        # the sandwich view: a table of every frame's total and self weight
+        page = open_url(base + "/index.html#profileURL=" + base + "/profile.json&view=sandwich",
+                        screenshot=os.path.join(d, "speedscope.png"), width=1400, height=1200,
+                        extra=["--enable-unsafe-swiftshader"])
+        unexpected = [l for l in page.console if not any(re.search(p, l) for p in SPEEDSCOPE_CONSOLE_NOISE)]
+        check(not unexpected, "speedscope said nothing but its usual lines: %s" % unexpected[:5])
+        check(any("Importing as speedscope json file" in l for l in page.console),
+              "speedscope read the file as its own format: %s" % page.console[:8])
+        titles = [t.all_text() for t in page.root.find("title")]
+        check(titles == [doc["name"] + " - speedscope"], "the page is titled with the profile's name: %s" % titles)
+        prof = doc["profiles"][0]
+        check(prof["name"] in page.root.all_text(), "the toolbar shows the profile %r" % prof["name"])
+        check(os.path.getsize(page.screenshot) > 20000, "a screenshot was taken")
+
+        # each frame's self and total share as speedscope computed them from the file
+        frames, total = doc["shared"]["frames"], prof["endValue"]
+        self_w, total_w = [0] * len(frames), [0] * len(frames)
+        for stack, w in zip(prof["samples"], prof["weights"]):
+            self_w[stack[-1]] += w
+            for i in set(stack):
+                total_w[i] += w
+        rows = [tr for tr in page.root.find("tr") if len(tr.find("td")) == 3      # (not the profile picker's)
+                and all(re.search(r"\(.*%\)", td.all_text()) for td in tr.find("td")[:2])]
+        check(len(rows) >= 5, "the sandwich table lists the frames (%d rows drawn)" % len(rows))
+        shown = []
+        for tr in rows:
+            tot, slf, sym = tr.find("td")
+            name, file = sym.all_text(), sym.attrs.get("title", "")
+            pct = [re.search(r"\(([^)]*)\)", c.all_text()).group(1) for c in (tot, slf)]
+            cands = [i for i, f in enumerate(frames) if f["name"] == name and f.get("file", "") == file]
+            check(any(pct == [speedscope_percent(100 * total_w[i] / total), speedscope_percent(100 * self_w[i] / total)]
+                      for i in cands),
+                  "%s (%s): speedscope's total and self %s are the export's %s"
+                  % (name, file, pct, [(speedscope_percent(100 * total_w[i] / total),
+                                        speedscope_percent(100 * self_w[i] / total)) for i in cands]))
+            shown.append(max(self_w[i] for i in cands))
+        check(shown[0] == max(self_w) and shown == sorted(shown, reverse=True),
+              "sorted by self weight, the heaviest frame first")
+    finally:
+        if server:
+            server.shutdown()
+            server.server_close()
+        cleanup(d)

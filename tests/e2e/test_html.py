@@ -207,6 +207,15 @@ def test_html_bad_input_is_one_line():
         check(not os.path.exists(os.path.join(d, "r.html")), "and no report")
         r = alphaprof(["html", "--db", missing])
         check(r.status == 2 and "-o" in r.err, "no -o: a usage error", r)
+        db = os.path.join(d, "t.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, require(build_path("workloads", "qsort.elf"))],
+                      timeout=120)
+        check(r.status == 0, "record qsort", r)
+        for board, why in (("nosuch", "unknown board"), ("clipper", "no hardware model")):
+            r = alphaprof(["html", "--db", db, "--board", board, "-o", os.path.join(d, "r.html")])
+            lines = r.err.strip().splitlines()
+            check(r.status == 1 and len(lines) == 1 and why in lines[0] and not os.path.exists(os.path.join(d, "r.html")),
+                  "--board %s: exit 1, one line saying %s, no report" % (board, why), r)
     finally:
         cleanup(d)
 
@@ -335,5 +344,174 @@ def test_html_report_of_a_paired_profile_has_the_path_tables():
         check(any(" > " in r[4] for r in rows), "paths of several blocks are shown oldest first")
         said = summary_row(page, "paths") or ""
         check("{:,}".format(want["samples"]) in said, "the summary counts the paired samples: %r" % said)
+    finally:
+        cleanup(d)
+
+
+def close(a, b, rel=1e-8):
+    """The report writes estimates to 10 significant digits."""
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1.0)
+
+
+def bar_stack(bar):
+    """A drawn stack bar's cycles by cause (its segments' data)."""
+    return {s.attrs["data-cause"]: float(s.attrs["data-cycles"]) for s in bar.find("span", cls="seg")}
+
+
+def same_stack(drawn, want):
+    """drawn: cause -> cycles of the segments; want: a subcommand's JSON
+    stack (cause -> cycles, zeros allowed)."""
+    nonzero = {k: v for k, v in want.items() if v}
+    return set(drawn) == set(nonzero) and all(close(drawn[k], nonzero[k]) for k in nonzero)
+
+
+def listing_rows(box):
+    """The listing's rows in order: ("bubble", text) and ("insn", tr)."""
+    out = []
+    for tr in box.by_id("listing-table").find("tr"):
+        if "bubble" in tr.classes():
+            out.append(("bubble", tr.all_text()))
+        elif "insn-row" in tr.classes():
+            out.append(("insn", tr))
+    return out
+
+
+def test_html_listing_draws_profilemes_cycle_stacks_as_pme_stacks_estimates_them():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "paired.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, "--paired", "--pme-interval", "8000-8800",
+                       require(build_path("workloads", "chase.elf"))], timeout=300)
+        check(r.status == 0, "record chase with paired ProfileMe", r)
+        s = alphaprof(["pme", "--stacks", "--db", db, "--json", "--limit", "0"], timeout=120)
+        check(s.status == 0, "pme --stacks", s)
+        want = json.loads(s.out)
+        out = os.path.join(d, "stacks.html")
+        data = report_data(html(db, out))
+        check(data["cycles"]["pme"]["pairs"] == want["pairs"] and close(data["cycles"]["pme"]["cycles"], want["cycles"]),
+              "the report's stacks are from pme --stacks's pairs and total: %s" % data["cycles"]["pme"])
+        page = open_page(out, "proc=chase", screenshot=os.path.join(d, "stacks.png"))
+        rendered(page)
+        # the Cycles section: pme --stacks's procedures, in its order
+        srows = [tr for tr in page.root.by_id("pme-summary").find("tr") if tr.find("td")]
+        check(len(srows) == min(300, len(want["procedures"])) and len(srows) >= 3, "a row per procedure (%d)" % len(srows))
+        for tr, w in zip(srows, want["procedures"]):
+            cells = [td.all_text() for td in tr.find("td")]
+            check(cells[2] == (w["procedure"] or "[outside any procedure]") and cells[3] == w["image"]
+                  and close(float(tr.attrs["data-cycles"]), w["cycles"])
+                  and same_stack(bar_stack(tr.find("div", cls="stackbar")[0]), w["stack"]),
+                  "Cycles row %s is pme --stacks's %s" % (cells[:4], w["procedure"]))
+        box = page.root.by_id("listing-box")
+        # the procedure's summary: pme --stacks's row for chase, cause by cause
+        wp = [p for p in want["procedures"] if p["procedure"] == "chase"]
+        check(len(wp) == 1, "pme --stacks has chase")
+        bar = page.root.by_id("listing-stack-bar")
+        check(bar is not None and close(float(bar.attrs["data-cycles"]), wp[0]["cycles"]),
+              "chase's stack bar holds its %.0f cycles" % wp[0]["cycles"])
+        check(same_stack(bar_stack(bar), wp[0]["stack"]) and len(bar_stack(bar)) >= 2,
+              "chase's stack, cause by cause, is pme --stacks's: %s vs %s" % (bar_stack(bar), wp[0]["stack"]))
+        table = {tr.attrs["data-cause"]: float(tr.attrs["data-cycles"])
+                 for tr in page.root.by_id("listing-stack-table").find("tr") if "data-cause" in tr.attrs}
+        check(same_stack(table, wp[0]["stack"]), "and so is the table under it")
+        legend = [i.all_text() for i in box.find("span", cls="legend-item")]
+        check(set(legend) >= set(bar_stack(bar)), "every cause drawn is in the legend: %s" % legend)
+        colours = {s.attrs.get("style", "").split("background:")[-1].strip() for s in bar.find("span", cls="seg")}
+        check(len(colours) == len(bar_stack(bar)), "one colour per cause: %s" % colours)
+        # every instruction: its bar is pme --stacks's instruction row
+        wi = {i["pc"]: i for i in want["instructions"] if i["procedure"] == "chase"}
+        drawn = {}
+        for kind, tr in listing_rows(box):
+            bars = tr.find("div", cls="stackbar") if kind == "insn" else []
+            if bars:
+                drawn[int(tr.attrs["data-pc"])] = bars[0]
+        hot = [pc for pc, i in wi.items() if i["cycles"] > 0]
+        check(len(hot) >= 3 and all(pc in drawn for pc in hot),
+              "a stack bar for each of chase's %d instructions with cycles" % len(hot))
+        for pc, b in drawn.items():
+            check(pc in wi and close(float(b.attrs["data-cycles"]), wi[pc]["cycles"])
+                  and same_stack(bar_stack(b), wi[pc]["stack"]),
+                  "the bar at %x is pme --stacks's: %s vs %s" % (pc, bar_stack(b), wi.get(pc, {}).get("stack")))
+    finally:
+        cleanup(d)
+
+
+def calc_bubbles(text):
+    """calc PROC's text listing: pc -> the bubble lines above it."""
+    out, pending = {}, []
+    for line in text.splitlines():
+        if re.match(r"^ {10}\S", line):
+            pending.append(line.strip())
+        elif re.match(r"^\s*[0-9a-f]+  \S", line) and not line.startswith("***"):
+            out[int(line.split()[0], 16)] = pending
+            pending = []
+    return out
+
+
+def test_html_listing_has_dcpicalcs_columns_on_the_in_order_core_as_calc_gives_them():
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "ev5.db")
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--events",
+                       "cycles:4000-4400,imiss,dmiss,branchmp", "--db", db,
+                       require(build_path("workloads", "qsort.elf"))], timeout=300)
+        check(r.status == 0, "record qsort on the in-order board", r)
+        summary = json.loads(alphaprof(["calc", "--summary", "--db", db, "--json", "--limit", "0"], timeout=120).out)
+        proc = summary["procedures"][0]["procedure"]
+        c = alphaprof(["calc", "--db", db, "--json", proc], timeout=120)
+        check(c.status == 0, "calc %s" % proc, c)
+        want = json.loads(c.out)
+        bubbles = calc_bubbles(alphaprof(["calc", "--db", db, proc], timeout=120).out)
+
+        # the database does not say its core: without --board, no calc columns and a hint
+        out = os.path.join(d, "nocore.html")
+        r = alphaprof(["html", "--db", db, "-o", out], timeout=120)
+        check(r.status == 0 and report_data(open(out).read())["cycles"] is None, "without --board no calc", r)
+        check(len(r.err.strip().splitlines()) == 1 and "--board clipper-ev5" in r.err, "and one line says why", r)
+
+        out = os.path.join(d, "calc.html")
+        data = report_data(html(db, out, "--board", "clipper-ev5"))
+        check(data["cycles"]["board"] == "clipper-ev5" and data["cycles"]["pme"] is None, "calc's stacks only")
+        page = open_page(out, "proc=" + proc, screenshot=os.path.join(d, "calc.png"))
+        rendered(page)
+        # calc --summary's table, in its order
+        srows = [tr for tr in page.root.by_id("calc-summary").find("tr") if tr.find("td")]
+        check(len(srows) == min(300, len(summary["procedures"])) and len(srows) >= 5, "a row per procedure")
+        for tr, w in zip(srows, summary["procedures"]):
+            cells = [td.all_text() for td in tr.find("td")]
+            check(cells[3] == w["procedure"] and close(float(tr.attrs["data-cycles"]), w["cycles"])
+                  and same_stack(bar_stack(tr.find("div", cls="stackbar")[0]), w["stack"]),
+                  "summary row %s is calc --summary's %s" % (cells[:5], w["procedure"]))
+        # the procedure's stack, and each instruction's columns, bubbles and stack
+        bar = page.root.by_id("listing-calc-bar")
+        check(close(float(bar.attrs["data-cycles"]), want["cycles"]) and same_stack(bar_stack(bar), want["stack"]),
+              "%s's stack is calc's: %s vs %s" % (proc, bar_stack(bar), want["stack"]))
+        box = page.root.by_id("listing-box")
+        heads = [th.all_text() for th in box.by_id("listing-table").find("th")]
+        check({"executions", "conf", "CPI", "culprit", "calc stack"} <= set(heads), "calc's columns: %s" % heads)
+        wi = {i["address"]: i for i in want["instructions"]}
+        seen, above, with_bubbles, with_culprit = set(), [], 0, 0
+        for kind, x in listing_rows(box):
+            if kind == "bubble":
+                above.append(x)
+                continue
+            pc = int(x.attrs["data-pc"])
+            w = wi.get(pc)
+            check(w is not None, "instruction %x is in calc's listing" % pc)
+            seen.add(pc)
+            culprit = x.attrs.get("data-culprit")
+            check(close(float(x.attrs["data-executions"]), w["executions"]) and close(float(x.attrs["data-cpi"]), w["cpi"])
+                  and (culprit == "" if w["culprit"] is None else int(culprit) == w["culprit"]),
+                  "%x: executions, CPI and culprit are calc's (%s, %s, %s vs %s, %s, %s)"
+                  % (pc, x.attrs["data-executions"], x.attrs["data-cpi"], culprit, w["executions"], w["cpi"], w["culprit"]))
+            bars = x.find("div", cls="stackbar")
+            check(same_stack(bar_stack(bars[0]) if bars else {}, w["stack"]),
+                  "%x: its stack is calc's: %s" % (pc, w["stack"]))
+            check(above == bubbles.get(pc), "%x: the bubbles above it are calc's: %s vs %s" % (pc, above, bubbles.get(pc)))
+            with_bubbles += bool(above)
+            with_culprit += culprit != ""
+            above = []
+        check(seen == set(wi), "every instruction of %s listed (%d of %d)" % (proc, len(seen), len(wi)))
+        check(with_bubbles >= 2 and with_culprit >= 1, "stalls drawn as bubbles (%d instructions), culprits named (%d)"
+              % (with_bubbles, with_culprit))
     finally:
         cleanup(d)

@@ -20,6 +20,7 @@
 #include <math.h>
 
 #include "util/calc.h"
+#include "util/calc-profile.h"
 
 #define LDQ(ra, disp, rb)   (0x29u << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
 #define STQ(ra, disp, rb)   (0x2du << 26 | (ra) << 21 | (rb) << 16 | ((disp) & 0xffff))
@@ -350,6 +351,40 @@ static void test_edge_samples_split_a_branch_that_flow_cannot(void **state)
     calc_proc_free(&p);
 }
 
+/* What every listing of calc shows (calc's text and JSON, html): the
+ * culprits' letters static first, each once, '?' for unexplained stall;
+ * the bubbles, stall cycles per execution of the block; the culprit. */
+static void test_a_listing_shows_culprits_static_first_and_stall_per_execution(void **state)
+{
+    (void)state;
+    struct calc_insn insns[2] = {{0}};
+    struct calc_block block = {.first = 0, .n = 2};
+    struct calc_proc p = {.insns = insns, .n = 2, .blocks = &block, .nblocks = 1};
+    insns[0].freq = 10;
+    insns[1].freq = 10;
+    insns[1].m = 3;                             /* 2 static stall cycles... */
+    insns[1].static_cause = CAUSE_DEPENDENCY;
+    insns[1].static_culprit = 0;
+    insns[1].culprit_insn = CALC_NONE;
+    insns[1].dynamic = 15;                      /* ... and 1.5 dynamic, per execution */
+    insns[1].culprits = 1u << CAUSE_DCACHE_L2 | 1u << CAUSE_DCACHE_MEM | 1u << CAUSE_DEPENDENCY;
+    insns[1].stack[CALC_UNEXPLAINED] = 1;
+    char letters[16];
+    calc_culprit_letters(&insns[1], letters, sizeof letters);
+    assert_string_equal(letters, "ad?");        /* a dependency, d the L2 and memory alike, ? unexplained */
+    assert_true(near(calc_bubble_cycles(&p, 1), 3.5));
+    assert_int_equal(calc_culprit_of(&insns[1]), 0);
+    insns[1].culprit_insn = 1;                  /* a dynamic culprit comes first */
+    assert_int_equal(calc_culprit_of(&insns[1]), 1);
+    insns[0].culprit_insn = insns[0].static_culprit = CALC_NONE;
+    calc_culprit_letters(&insns[0], letters, sizeof letters);
+    assert_string_equal(letters, "");
+    assert_true(near(calc_bubble_cycles(&p, 0), 0) && calc_culprit_of(&insns[0]) == CALC_NONE);
+    block.first = 0;
+    insns[0].freq = 0;                          /* a block that never ran: no bubbles */
+    assert_true(near(calc_bubble_cycles(&p, 1), 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup(test_a_strided_load_bounds_its_dtb_misses_by_the_pages_it_crosses, setup),
         cmocka_unit_test_setup(test_a_loops_back_edge_gets_the_loop_less_its_entry, setup),
         cmocka_unit_test_setup(test_edge_samples_split_a_branch_that_flow_cannot, setup),
+        cmocka_unit_test_setup(test_a_listing_shows_culprits_static_first_and_stall_per_execution, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
