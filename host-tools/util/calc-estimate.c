@@ -405,6 +405,15 @@ static double page_changes(const struct calc_proc *p, uint32_t j)
     return changes;
 }
 
+/* What one mispredict adds at the right path's first instruction i
+ * (issue-rules.h, MODEL_REFILL_CYCLES): the empty window, then its own map
+ * and issue cycles; and its retire cycle if the schedule had it pair with
+ * the branch (M_i = 0). */
+static double mispredict_cost(const struct model_params *mp, const struct calc_insn *in)
+{
+    return mp->mispredict_penalty + MODEL_REFILL_CYCLES + (in->m == 0);
+}
+
 static void find_candidates(const struct calc_proc *p, const struct calc_rates *r, uint32_t i,
                             struct candidates *cs, uint32_t *branch_culprit)
 {
@@ -532,7 +541,7 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
                 continue;
             double mp_events = events_at(p, r, last, CALC_EV_BRANCHMP);
             add_candidate(cs, CAUSE_MISPREDICT, r->period[CALC_EV_BRANCHMP] > 0
-                          ? mp_events * (mp->mispredict_penalty + 3) : INFINITY, last);
+                          ? mp_events * mispredict_cost(mp, in) : INFINITY, last);
             if (mp_events > most) {
                 most = mp_events;
                 *branch_culprit = last;
@@ -559,7 +568,7 @@ static double typical_cost(const struct model_params *mp, unsigned c)
     case CAUSE_DCACHE_MEM:  return mp->memory_latency;
     case CAUSE_ITB:
     case CAUSE_DTB:         return mp->tlb_miss_latency;
-    case CAUSE_MISPREDICT:  return mp->mispredict_penalty + 3;
+    case CAUSE_MISPREDICT:  return mp->mispredict_penalty + MODEL_REFILL_CYCLES;
     default:                return 4;
     }
 }
@@ -607,10 +616,20 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
     if (left < 0)
         left = 0;
     /* Each stalled execution also spends its issue cycle at the head
-     * (calc.h note 5): about give / cost executions stalled for cause c. */
-    double stalled = 0, given = 0;
+     * (calc.h note 5): about give / cost executions stalled for cause c.
+     * After a mispredict the head also maps and issues anew: of each
+     * mispredict's cost only the penalty is the empty window, the rest
+     * is the head's own (base) time (mispredict_cost). */
+    const struct model_params *mp = &p->params;
+    double stalled = 0, given = 0, refill = 0;
     for (unsigned k = 0; k < cs->n; k++) {
-        stalled += give[k] / typical_cost(&p->params, cs->c[k].cause);
+        if (cs->c[k].cause == CAUSE_MISPREDICT) {
+            double cost = mispredict_cost(mp, in);
+            refill += give[k] * (cost - mp->mispredict_penalty) / cost;
+            give[k] -= give[k] * (cost - mp->mispredict_penalty) / cost;
+            continue;
+        }
+        stalled += give[k] / typical_cost(mp, cs->c[k].cause);
         given += give[k];
     }
     double avail = in->m >= 2 ? 0 : in->freq;   /* (a static stall already counted it) */
@@ -618,9 +637,10 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
     if (issue_cycles > given)
         issue_cycles = given;
     double keep = given > 0 ? (given - issue_cycles) / given : 0;
-    in->stack[CAUSE_BASE] += issue_cycles;
+    in->stack[CAUSE_BASE] += issue_cycles + refill;
     for (unsigned k = 0; k < cs->n; k++) {
-        give[k] *= keep;
+        if (cs->c[k].cause != CAUSE_MISPREDICT)
+            give[k] *= keep;
         if (give[k] <= 0)
             continue;
         unsigned c = cs->c[k].cause;
