@@ -228,12 +228,24 @@ static void frequencies(struct calc_proc *p, double period)
         order[count[c] + fill[c]++] = b;
     }
     for (uint32_t c = 0; c < p->nclasses; c++) {
-        size_t n = 0;
+        /* An instruction whose M_i depends on how its block was entered
+         * (m_alt: after a taken branch, a mispredict, or falling through)
+         * may have paired (0 cycles) or not: no issue point when the class
+         * has two others or more whose M_i is sure. */
+        size_t n = 0, sure = 0, points = 0;
+        for (uint32_t k = count[c]; k < count[c + 1]; k++) {
+            const struct calc_block *blk = &p->blocks[order[k]];
+            for (uint32_t i = blk->first; i < blk->first + blk->n; i++) {
+                points += p->insns[i].m > 0;
+                sure += p->insns[i].m > 0 && p->insns[i].m == p->insns[i].m_alt;
+            }
+        }
+        bool only_sure = sure >= 2 && sure < points;
         for (uint32_t k = count[c]; k < count[c + 1]; k++) {
             const struct calc_block *blk = &p->blocks[order[k]];
             for (uint32_t i = blk->first; i < blk->first + blk->n; i++) {
                 const struct calc_insn *in = &p->insns[i];
-                if (!in->m)
+                if (!in->m || (only_sure && in->m != in->m_alt))
                     continue;
                 double s = in->samples[CALC_EV_CYCLES], m = in->m;
                 uint32_t j = in->static_culprit;
@@ -268,16 +280,36 @@ static void frequencies(struct calc_proc *p, double period)
      * the better sampled first (a branch's edge samples beat a class of
      * no samples): a loop's entry with next to no samples still tells its
      * back edge (the loop's frequency less the entry's). */
-    for (int stage = 0; stage < 2; stage++) {
-        for (uint32_t c = 0; c < p->nclasses; c++)
-            if (p->classes[c].freq < 0 && own[c] >= 0 && (stage == 1 || own_conf[c] > CONF_LOW)) {
-                p->classes[c].freq = own[c];
-                p->classes[c].propagated = false;
-                p->classes[c].confidence = CONF_LOW;
-                p->classes[c].by = BY_SAMPLES;
-            }
+    /* One at a time, the best told first (two issue points or more
+     * before one: a lone point's stall goes unseen; then the most samples
+     * in the cluster), each followed by propagation, so that a poor
+     * estimate never overrides what flow gets from a better one. */
+    for (;;) {
+        uint32_t best = CALC_NONE;
+        for (uint32_t c = 0; c < p->nclasses; c++) {
+            const struct calc_class *k = &p->classes[c];
+            if (k->freq >= 0 || own[c] < 0 || own_conf[c] <= CONF_LOW)
+                continue;
+            if (best == CALC_NONE || (k->used >= 2) > (p->classes[best].used >= 2) ||
+                ((k->used >= 2) == (p->classes[best].used >= 2) && own[c] * k->used > own[best] * p->classes[best].used))
+                best = c;
+        }
+        if (best == CALC_NONE)
+            break;
+        p->classes[best].freq = own[best];
+        p->classes[best].propagated = false;
+        p->classes[best].confidence = CONF_LOW;
+        p->classes[best].by = BY_SAMPLES;
         propagate(p);
     }
+    for (uint32_t c = 0; c < p->nclasses; c++)
+        if (p->classes[c].freq < 0 && own[c] >= 0) {
+            p->classes[c].freq = own[c];
+            p->classes[c].propagated = false;
+            p->classes[c].confidence = CONF_LOW;
+            p->classes[c].by = BY_SAMPLES;
+        }
+    propagate(p);
     for (uint32_t c = 0; c < p->nclasses; c++)
         if (p->classes[c].freq < 0) {
             p->classes[c].freq = 0;
