@@ -606,7 +606,7 @@ static double typical_cost(const struct model_params *mp, unsigned c)
 }
 
 /* The dynamic stall split among the candidates (calc.h, note 3). */
-static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, uint32_t branch)
+static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, uint32_t branch, double period)
 {
     struct calc_insn *in = &p->insns[i];
     double left = in->dynamic, bounded = 0;
@@ -680,6 +680,14 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
         uint32_t to = c == CAUSE_MISPREDICT && branch != CALC_NONE ? branch : i;
         p->insns[to].stack[c] += give[k];
     }
+    /* What no culprit took is unexplained only if the samples exceed the
+     * schedule's cycles beyond sampling noise (calc.h note 6); within it,
+     * nothing shows a stall: base. */
+    double s = in->samples[CALC_EV_CYCLES], want = s - in->dynamic / period;
+    if (s <= want + CALC_NOISE_Z * sqrt(want > 0 ? want : 0)) {
+        in->stack[CAUSE_BASE] += left;
+        left = 0;
+    }
     in->stack[CALC_UNEXPLAINED] += left;
 }
 
@@ -719,7 +727,7 @@ void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
         struct candidates cs;
         uint32_t branch;
         find_candidates(p, r, i, &cs, &branch);
-        blame(p, i, &cs, branch);
+        blame(p, i, &cs, branch, period);
     }
 }
 
