@@ -63,12 +63,13 @@ static bool in_cluster(double r, double s, double m)
     return s <= CALC_CLUSTER_SLACK * want + noise && s >= want / CALC_CLUSTER_SLACK - noise;
 }
 
-static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
+/* Sets class c's frequency from its points; returns the samples it rests on. */
+static double estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
 {
     struct calc_class *k = &p->classes[c];
     k->points = (uint32_t)n;
     if (!n)
-        return;
+        return 0;
     double all_s = 0, all_m = 0;
     for (size_t i = 0; i < n; i++) {
         all_s += pts[i].s;
@@ -78,7 +79,7 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
         k->freq = all_m > 0 ? all_s / all_m : 0;
         k->used = (uint32_t)n;
         k->confidence = CONF_LOW;
-        return;
+        return all_s;
     }
     qsort(pts, n, sizeof *pts, by_ratio);
     /* A dynamic stall only adds samples: a point far below the median
@@ -120,6 +121,48 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
     k->used = (uint32_t)(end - first);
     k->confidence = k->used >= 3 && 2 * k->used >= n && cs >= 100 ? CONF_HIGH
                   : k->used >= 2 || cs >= 30 ? CONF_MEDIUM : CONF_LOW;
+    return cs;
+}
+
+/* Events that happen at most once per execution of their instruction (a
+ * load's or store's D-cache, L2 and DTB miss, a branch's mispredict; not
+ * the I-side ones, which bad-path fetches also take). */
+static const enum calc_event once_per_execution[] = {CALC_EV_DMISS, CALC_EV_L2MISS, CALC_EV_DTBMISS,
+                                                     CALC_EV_BRANCHMP};
+
+/*
+ * A class runs at least as often as any of its instructions took such an
+ * event: estimated executions E = n P_e from n samples, with sd sqrt(n)
+ * P_e.  When the cycles' estimate F (sd F / sqrt(its samples)) falls
+ * below E, the likeliest frequency under F >= E is their inverse-variance
+ * mean (the pointer chase: every load misses, and its thousands of D-cache
+ * miss samples tell the executions better than a few hundred cycle
+ * samples on the loop's unstalled instructions).
+ */
+static void event_floor(struct calc_proc *p, uint32_t c, const uint32_t *blocks, uint32_t nb, double cs,
+                        const struct calc_rates *r)
+{
+    struct calc_class *k = &p->classes[c];
+    double period = r->period[CALC_EV_CYCLES];
+    if (k->freq < 0 || cs <= 0 || period <= 0)
+        return;
+    double best = 0, best_var = 0;
+    for (uint32_t q = 0; q < nb; q++) {
+        const struct calc_block *blk = &p->blocks[blocks[q]];
+        for (uint32_t i = blk->first; i < blk->first + blk->n; i++)
+            for (size_t e = 0; e < sizeof once_per_execution / sizeof once_per_execution[0]; e++) {
+                enum calc_event ev = once_per_execution[e];
+                double n = p->insns[i].samples[ev], pe = r->period[ev];
+                if (pe <= 0 || n <= 0 || n * pe / period <= best)
+                    continue;
+                best = n * pe / period;         /* (in the class's units: per cycles period) */
+                best_var = n * (pe / period) * (pe / period);
+            }
+    }
+    if (best <= k->freq)
+        return;
+    double var_f = k->freq * k->freq / cs;
+    k->freq = var_f > 0 ? (k->freq / var_f + best / best_var) / (1 / var_f + 1 / best_var) : best;
 }
 
 static double class_freq(const struct calc_proc *p, uint32_t c)
@@ -212,8 +255,9 @@ static void propagate(struct calc_proc *p)
     }
 }
 
-static void frequencies(struct calc_proc *p, double period)
+static void frequencies(struct calc_proc *p, const struct calc_rates *r)
 {
+    double period = r->period[CALC_EV_CYCLES];
     struct point *pts = calc_zalloc(p->n + 1, sizeof *pts);
     /* points by class: blocks are in address order, classes collect them */
     uint32_t *order = calc_zalloc(p->nblocks + 1, sizeof *order);
@@ -259,7 +303,8 @@ static void frequencies(struct calc_proc *p, double period)
                 pts[n++] = (struct point){s, m, m > 0 ? s / m : 0, i};
             }
         }
-        estimate_class(p, c, pts, n);
+        double cs = estimate_class(p, c, pts, n);
+        event_floor(p, c, &order[count[c]], count[c + 1] - count[c], cs, r);
     }
     /* Thinly sampled classes, and those resting on one or two issue points
      * (all of which may have stalled: a block of one instruction after a
@@ -694,7 +739,7 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
 void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
 {
     double period = r->period[CALC_EV_CYCLES];
-    frequencies(p, period);
+    frequencies(p, r);
     for (uint32_t i = 0; i < p->n; i++) {
         struct calc_insn *in = &p->insns[i];
         double f = in->freq, s = in->samples[CALC_EV_CYCLES] * period;
