@@ -22,7 +22,12 @@
  * schedule thinks alone often pairs in practice (its ratio falls to near
  * zero), while the instructions that truly run unstalled agree with each
  * other.  A class with few samples takes
- * sum S / sum M over all its points.
+ * sum S / sum M over all its points.  An instruction whose M_i depends on
+ * how its block was entered (m != m_alt) is no issue point when the class
+ * has two sure ones; a class's estimate is floored by the executions its
+ * instructions' once-per-execution events tell (event_floor).  Classes
+ * left to their own estimates after propagation are set one at a time,
+ * the best told first, each followed by propagation.
  *
  * Invariants: classes with an estimate have freq >= 0; propagation never
  * sets a negative frequency; every instruction's stack is >= 0 in every
