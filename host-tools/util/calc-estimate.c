@@ -22,7 +22,12 @@
  * schedule thinks alone often pairs in practice (its ratio falls to near
  * zero), while the instructions that truly run unstalled agree with each
  * other.  A class with few samples takes
- * sum S / sum M over all its points.
+ * sum S / sum M over all its points.  An instruction whose M_i depends on
+ * how its block was entered (m != m_alt) is no issue point when the class
+ * has two sure ones; a class's estimate is floored by the executions its
+ * instructions' once-per-execution events tell (event_floor).  Classes
+ * left to their own estimates after propagation are set one at a time,
+ * the best told first, each followed by propagation.
  *
  * Invariants: classes with an estimate have freq >= 0; propagation never
  * sets a negative frequency; every instruction's stack is >= 0 in every
@@ -63,12 +68,13 @@ static bool in_cluster(double r, double s, double m)
     return s <= CALC_CLUSTER_SLACK * want + noise && s >= want / CALC_CLUSTER_SLACK - noise;
 }
 
-static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
+/* Sets class c's frequency from its points; returns the samples it rests on. */
+static double estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
 {
     struct calc_class *k = &p->classes[c];
     k->points = (uint32_t)n;
     if (!n)
-        return;
+        return 0;
     double all_s = 0, all_m = 0;
     for (size_t i = 0; i < n; i++) {
         all_s += pts[i].s;
@@ -78,7 +84,7 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
         k->freq = all_m > 0 ? all_s / all_m : 0;
         k->used = (uint32_t)n;
         k->confidence = CONF_LOW;
-        return;
+        return all_s;
     }
     qsort(pts, n, sizeof *pts, by_ratio);
     /* A dynamic stall only adds samples: a point far below the median
@@ -120,6 +126,48 @@ static void estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, s
     k->used = (uint32_t)(end - first);
     k->confidence = k->used >= 3 && 2 * k->used >= n && cs >= 100 ? CONF_HIGH
                   : k->used >= 2 || cs >= 30 ? CONF_MEDIUM : CONF_LOW;
+    return cs;
+}
+
+/* Events that happen at most once per execution of their instruction (a
+ * load's or store's D-cache, L2 and DTB miss, a branch's mispredict; not
+ * the I-side ones, which bad-path fetches also take). */
+static const enum calc_event once_per_execution[] = {CALC_EV_DMISS, CALC_EV_L2MISS, CALC_EV_DTBMISS,
+                                                     CALC_EV_BRANCHMP};
+
+/*
+ * A class runs at least as often as any of its instructions took such an
+ * event: estimated executions E = n P_e from n samples, with sd sqrt(n)
+ * P_e.  When the cycles' estimate F (sd F / sqrt(its samples)) falls
+ * below E, the likeliest frequency under F >= E is their inverse-variance
+ * mean (the pointer chase: every load misses, and its thousands of D-cache
+ * miss samples tell the executions better than a few hundred cycle
+ * samples on the loop's unstalled instructions).
+ */
+static void event_floor(struct calc_proc *p, uint32_t c, const uint32_t *blocks, uint32_t nb, double cs,
+                        const struct calc_rates *r)
+{
+    struct calc_class *k = &p->classes[c];
+    double period = r->period[CALC_EV_CYCLES];
+    if (k->freq < 0 || cs <= 0 || period <= 0)
+        return;
+    double best = 0, best_var = 0;
+    for (uint32_t q = 0; q < nb; q++) {
+        const struct calc_block *blk = &p->blocks[blocks[q]];
+        for (uint32_t i = blk->first; i < blk->first + blk->n; i++)
+            for (size_t e = 0; e < sizeof once_per_execution / sizeof once_per_execution[0]; e++) {
+                enum calc_event ev = once_per_execution[e];
+                double n = p->insns[i].samples[ev], pe = r->period[ev];
+                if (pe <= 0 || n <= 0 || n * pe / period <= best)
+                    continue;
+                best = n * pe / period;         /* (in the class's units: per cycles period) */
+                best_var = n * (pe / period) * (pe / period);
+            }
+    }
+    if (best <= k->freq)
+        return;
+    double var_f = k->freq * k->freq / cs;
+    k->freq = var_f > 0 ? (k->freq / var_f + best / best_var) / (1 / var_f + 1 / best_var) : best;
 }
 
 static double class_freq(const struct calc_proc *p, uint32_t c)
@@ -212,8 +260,9 @@ static void propagate(struct calc_proc *p)
     }
 }
 
-static void frequencies(struct calc_proc *p, double period)
+static void frequencies(struct calc_proc *p, const struct calc_rates *r)
 {
+    double period = r->period[CALC_EV_CYCLES];
     struct point *pts = calc_zalloc(p->n + 1, sizeof *pts);
     /* points by class: blocks are in address order, classes collect them */
     uint32_t *order = calc_zalloc(p->nblocks + 1, sizeof *order);
@@ -228,12 +277,24 @@ static void frequencies(struct calc_proc *p, double period)
         order[count[c] + fill[c]++] = b;
     }
     for (uint32_t c = 0; c < p->nclasses; c++) {
-        size_t n = 0;
+        /* An instruction whose M_i depends on how its block was entered
+         * (m_alt: after a taken branch, a mispredict, or falling through)
+         * may have paired (0 cycles) or not: no issue point when the class
+         * has two others or more whose M_i is sure. */
+        size_t n = 0, sure = 0, points = 0;
+        for (uint32_t k = count[c]; k < count[c + 1]; k++) {
+            const struct calc_block *blk = &p->blocks[order[k]];
+            for (uint32_t i = blk->first; i < blk->first + blk->n; i++) {
+                points += p->insns[i].m > 0;
+                sure += p->insns[i].m > 0 && p->insns[i].m == p->insns[i].m_alt;
+            }
+        }
+        bool only_sure = sure >= 2 && sure < points;
         for (uint32_t k = count[c]; k < count[c + 1]; k++) {
             const struct calc_block *blk = &p->blocks[order[k]];
             for (uint32_t i = blk->first; i < blk->first + blk->n; i++) {
                 const struct calc_insn *in = &p->insns[i];
-                if (!in->m)
+                if (!in->m || (only_sure && in->m != in->m_alt))
                     continue;
                 double s = in->samples[CALC_EV_CYCLES], m = in->m;
                 uint32_t j = in->static_culprit;
@@ -247,7 +308,8 @@ static void frequencies(struct calc_proc *p, double period)
                 pts[n++] = (struct point){s, m, m > 0 ? s / m : 0, i};
             }
         }
-        estimate_class(p, c, pts, n);
+        double cs = estimate_class(p, c, pts, n);
+        event_floor(p, c, &order[count[c]], count[c + 1] - count[c], cs, r);
     }
     /* Thinly sampled classes, and those resting on one or two issue points
      * (all of which may have stalled: a block of one instruction after a
@@ -268,16 +330,36 @@ static void frequencies(struct calc_proc *p, double period)
      * the better sampled first (a branch's edge samples beat a class of
      * no samples): a loop's entry with next to no samples still tells its
      * back edge (the loop's frequency less the entry's). */
-    for (int stage = 0; stage < 2; stage++) {
-        for (uint32_t c = 0; c < p->nclasses; c++)
-            if (p->classes[c].freq < 0 && own[c] >= 0 && (stage == 1 || own_conf[c] > CONF_LOW)) {
-                p->classes[c].freq = own[c];
-                p->classes[c].propagated = false;
-                p->classes[c].confidence = CONF_LOW;
-                p->classes[c].by = BY_SAMPLES;
-            }
+    /* One at a time, the best told first (two issue points or more
+     * before one: a lone point's stall goes unseen; then the most samples
+     * in the cluster), each followed by propagation, so that a poor
+     * estimate never overrides what flow gets from a better one. */
+    for (;;) {
+        uint32_t best = CALC_NONE;
+        for (uint32_t c = 0; c < p->nclasses; c++) {
+            const struct calc_class *k = &p->classes[c];
+            if (k->freq >= 0 || own[c] < 0 || own_conf[c] <= CONF_LOW)
+                continue;
+            if (best == CALC_NONE || (k->used >= 2) > (p->classes[best].used >= 2) ||
+                ((k->used >= 2) == (p->classes[best].used >= 2) && own[c] * k->used > own[best] * p->classes[best].used))
+                best = c;
+        }
+        if (best == CALC_NONE)
+            break;
+        p->classes[best].freq = own[best];
+        p->classes[best].propagated = false;
+        p->classes[best].confidence = CONF_LOW;
+        p->classes[best].by = BY_SAMPLES;
         propagate(p);
     }
+    for (uint32_t c = 0; c < p->nclasses; c++)
+        if (p->classes[c].freq < 0 && own[c] >= 0) {
+            p->classes[c].freq = own[c];
+            p->classes[c].propagated = false;
+            p->classes[c].confidence = CONF_LOW;
+            p->classes[c].by = BY_SAMPLES;
+        }
+    propagate(p);
     for (uint32_t c = 0; c < p->nclasses; c++)
         if (p->classes[c].freq < 0) {
             p->classes[c].freq = 0;
@@ -403,6 +485,15 @@ static double page_changes(const struct calc_proc *p, uint32_t j)
         }
     }
     return changes;
+}
+
+/* What one mispredict adds at the right path's first instruction i
+ * (issue-rules.h, MODEL_REFILL_CYCLES): the empty window, then its own map
+ * and issue cycles; and its retire cycle if the schedule had it pair with
+ * the branch (M_i = 0). */
+static double mispredict_cost(const struct model_params *mp, const struct calc_insn *in)
+{
+    return mp->mispredict_penalty + MODEL_REFILL_CYCLES + (in->m == 0);
 }
 
 static void find_candidates(const struct calc_proc *p, const struct calc_rates *r, uint32_t i,
@@ -532,7 +623,7 @@ static void find_candidates(const struct calc_proc *p, const struct calc_rates *
                 continue;
             double mp_events = events_at(p, r, last, CALC_EV_BRANCHMP);
             add_candidate(cs, CAUSE_MISPREDICT, r->period[CALC_EV_BRANCHMP] > 0
-                          ? mp_events * (mp->mispredict_penalty + 3) : INFINITY, last);
+                          ? mp_events * mispredict_cost(mp, in) : INFINITY, last);
             if (mp_events > most) {
                 most = mp_events;
                 *branch_culprit = last;
@@ -559,13 +650,13 @@ static double typical_cost(const struct model_params *mp, unsigned c)
     case CAUSE_DCACHE_MEM:  return mp->memory_latency;
     case CAUSE_ITB:
     case CAUSE_DTB:         return mp->tlb_miss_latency;
-    case CAUSE_MISPREDICT:  return mp->mispredict_penalty + 3;
+    case CAUSE_MISPREDICT:  return mp->mispredict_penalty + MODEL_REFILL_CYCLES;
     default:                return 4;
     }
 }
 
 /* The dynamic stall split among the candidates (calc.h, note 3). */
-static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, uint32_t branch)
+static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, uint32_t branch, double period)
 {
     struct calc_insn *in = &p->insns[i];
     double left = in->dynamic, bounded = 0;
@@ -607,10 +698,20 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
     if (left < 0)
         left = 0;
     /* Each stalled execution also spends its issue cycle at the head
-     * (calc.h note 5): about give / cost executions stalled for cause c. */
-    double stalled = 0, given = 0;
+     * (calc.h note 5): about give / cost executions stalled for cause c.
+     * After a mispredict the head also maps and issues anew: of each
+     * mispredict's cost only the penalty is the empty window, the rest
+     * is the head's own (base) time (mispredict_cost). */
+    const struct model_params *mp = &p->params;
+    double stalled = 0, given = 0, refill = 0;
     for (unsigned k = 0; k < cs->n; k++) {
-        stalled += give[k] / typical_cost(&p->params, cs->c[k].cause);
+        if (cs->c[k].cause == CAUSE_MISPREDICT) {
+            double cost = mispredict_cost(mp, in);
+            refill += give[k] * (cost - mp->mispredict_penalty) / cost;
+            give[k] -= give[k] * (cost - mp->mispredict_penalty) / cost;
+            continue;
+        }
+        stalled += give[k] / typical_cost(mp, cs->c[k].cause);
         given += give[k];
     }
     double avail = in->m >= 2 ? 0 : in->freq;   /* (a static stall already counted it) */
@@ -618,9 +719,10 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
     if (issue_cycles > given)
         issue_cycles = given;
     double keep = given > 0 ? (given - issue_cycles) / given : 0;
-    in->stack[CAUSE_BASE] += issue_cycles;
+    in->stack[CAUSE_BASE] += issue_cycles + refill;
     for (unsigned k = 0; k < cs->n; k++) {
-        give[k] *= keep;
+        if (cs->c[k].cause != CAUSE_MISPREDICT)
+            give[k] *= keep;
         if (give[k] <= 0)
             continue;
         unsigned c = cs->c[k].cause;
@@ -628,13 +730,21 @@ static void blame(struct calc_proc *p, uint32_t i, const struct candidates *cs, 
         uint32_t to = c == CAUSE_MISPREDICT && branch != CALC_NONE ? branch : i;
         p->insns[to].stack[c] += give[k];
     }
+    /* What no culprit took is unexplained only if the samples exceed the
+     * schedule's cycles beyond sampling noise (calc.h note 6); within it,
+     * nothing shows a stall: base. */
+    double s = in->samples[CALC_EV_CYCLES], want = s - in->dynamic / period;
+    if (s <= want + CALC_NOISE_Z * sqrt(want > 0 ? want : 0)) {
+        in->stack[CAUSE_BASE] += left;
+        left = 0;
+    }
     in->stack[CALC_UNEXPLAINED] += left;
 }
 
 void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
 {
     double period = r->period[CALC_EV_CYCLES];
-    frequencies(p, period);
+    frequencies(p, r);
     for (uint32_t i = 0; i < p->n; i++) {
         struct calc_insn *in = &p->insns[i];
         double f = in->freq, s = in->samples[CALC_EV_CYCLES] * period;
@@ -667,7 +777,7 @@ void calc_estimate(struct calc_proc *p, const struct calc_rates *r)
         struct candidates cs;
         uint32_t branch;
         find_candidates(p, r, i, &cs, &branch);
-        blame(p, i, &cs, branch);
+        blame(p, i, &cs, branch, period);
     }
 }
 

@@ -16,7 +16,12 @@
  * other schedule's M_i (m_alt): the estimate weighs the two by the
  * ways' estimated frequencies (DCPI 6.1.3's "no one static schedule"
  * when a block has several predecessors; a lone instruction after a
- * taken branch pairs when fallen into).  Only the out-of-order core has no static schedule: there M_i is
+ * taken branch pairs when fallen into).  A block entered only by falling
+ * through also gets m_alt, its fresh schedule: after a mispredict of the
+ * branch before it, the fall-through path starts anew, so an
+ * instruction's M_i may be either (the estimate uses those whose M_i is
+ * the same both ways as issue points, when it can).  Only the
+ * out-of-order core has no static schedule: there M_i is
  * 1 per instruction divided by the map width, a bound, not a schedule.
  *
  * Invariants: sum over a group of share is 1; static_cause is set only
@@ -171,7 +176,7 @@ void calc_schedule(struct calc_proc *p)
         blk->alt_entry = mixed_entry(p, b);
         for (uint32_t i = blk->first; i < blk->first + blk->n; i++)
             p->insns[i].m_alt = p->insns[i].m;
-        if (!blk->alt_entry)
+        if (!blk->alt_entry && !only_fall_through(p, b))
             continue;
         /* (scheduled on from the blocks before, those get what their own
          * schedule gave them: the same chain from the same start) */

@@ -58,6 +58,11 @@
  *     share + 1 base cycles and M_i - 2 static stall cycles per execution,
  *     and a dynamic stall gives one base cycle per stalled execution
  *     (stall cycles over the typical cost of its causes, at most F).
+ *  6. A dynamic stall is S_i P - F M_i, and both S_i and F carry sampling
+ *     noise: what no culprit can take is shown as unexplained only when
+ *     S_i exceeds F M_i / P by more than Poisson noise (2.5 sigma, as the
+ *     clustering's); within it, nothing in the samples shows a stall and
+ *     the cycles are the instruction's base.
  */
 #ifndef ALPHAPROF_UTIL_CALC_H
 #define ALPHAPROF_UTIL_CALC_H

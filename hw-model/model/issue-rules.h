@@ -64,6 +64,15 @@ struct insn_static {
 
 #define REG_NONE 0xff
 
+/* Stages in front of issue (core-model.c: map = fetch + 1, ready = map +
+ * 1): after a redirect (a mispredict, a trap) the right path's first
+ * instruction issues this many cycles after its fetch, which starts
+ * mispredict_penalty cycles after the branch completes.  So a mispredict
+ * costs the target penalty + MODEL_REFILL_CYCLES cycles more than issuing
+ * behind the branch: penalty of empty window (the branch's, TIP), then
+ * its own map and issue cycles. */
+#define MODEL_REFILL_CYCLES 2
+
 /* The out-of-order core's parameters (21264-like). */
 void model_params_default(struct model_params *p);
 /* The in-order core's parameters (21164-like). */
