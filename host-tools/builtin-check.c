@@ -178,7 +178,10 @@ int cmd_check(int argc, char **argv)
                     "check the value profiles (record --value-every K) against the\n"
                     "model's value oracle (FILE.values): top_value_recall and\n"
                     "top_value_freq_error over the loads whose top value covers\n"
-                    "at least 10% of their executions"),
+                    "at least 10% of their executions; beside the strict recall,\n"
+                    "top_value_recall_within_error (near-ties at the load's sample\n"
+                    "count count, util/value-accuracy.h) and what a fair sampler\n"
+                    "would reach (top_value_recall_expected)"),
         OPT_BOOLEAN(0, "cct", &o.cct,
                     "check the calling context tree of an instrumented image\n"
                     "(alphaprof instrument --cct) against the model's exact one\n"
@@ -648,11 +651,19 @@ static int check_values(const struct check_options *opts)
     } else if (opts->po.json) {
         printf("{\"top_value_recall\": ");
         json_num(stdout, a.recall);
+        printf(", \"top_value_recall_within_error\": ");
+        json_num(stdout, a.recall_within_error);
+        printf(", \"top_value_recall_expected\": ");
+        json_num(stdout, a.recall_expected);
+        printf(", \"tie_z\": ");
+        json_num(stdout, VALUE_TIE_Z);
         printf(", \"top_value_freq_error\": ");
         json_num(stdout, a.freq_error);
-        printf(", \"loads_checked\": %zu, \"hits\": %zu, \"too_few_samples\": %zu, \"no_top_value\": %zu, "
-               "\"not_loads\": %zu, \"min_samples\": %u, \"loads\": [",
-               a.checked, a.hits, a.too_few, a.no_top, a.not_in_oracle, opts->min_samples);
+        printf(", \"loads_checked\": %zu, \"hits\": %zu, \"hits_within_error\": %zu, \"near_ties\": %zu, "
+               "\"too_few_samples\": %zu, \"no_top_value\": %zu, \"not_loads\": %zu, \"min_samples\": %u, "
+               "\"loads\": [",
+               a.checked, a.hits, a.hits_within_error, a.near_ties, a.too_few, a.no_top, a.not_in_oracle,
+               opts->min_samples);
         for (size_t i = 0; i < a.checked; i++) {
             const struct value_check_row *c = &a.rows[i];
             printf("%s\n  {\"pc\": %llu, \"offered\": %llu, \"true_value\": %llu, \"true_share\": ", i ? "," : "",
@@ -661,23 +672,38 @@ static int check_values(const struct check_options *opts)
             json_num(stdout, c->true_share);
             printf(", \"estimated_share\": ");
             json_num(stdout, c->est_share);
-            printf(", \"ranked_first\": %s}", c->hit ? "true" : "false");
+            printf(", \"ranked_first\": %s, \"first_value\": %llu, \"first_true_share\": ",
+                   c->hit ? "true" : "false", (unsigned long long)c->first_value);
+            json_num(stdout, c->first_true_share);
+            printf(", \"tie_margin\": ");
+            json_num(stdout, c->tie_margin);
+            printf(", \"within_error\": %s, \"fair_hit_probability\": ", c->within_error ? "true" : "false");
+            json_num(stdout, c->fair_hit);
+            printf("}");
         }
         printf("]}\n");
     } else {
         printf("Value profiles of loads against the model's value oracle: %zu loads checked\n"
                "(%zu with fewer than %u values sampled, %zu without a value covering 10%%, %zu not loads).\n\n"
-               "  top_value_recall      %.1f%% (%zu of %zu loads rank their true top value first)\n"
-               "  top_value_freq_error  %.2f points (mean |estimated - true share| of the true top value)\n\n"
-               "  %16s %10s %18s %8s %8s  %s\n",
+               "  top_value_recall                %.1f%% (%zu of %zu loads rank their true top value first)\n"
+               "  top_value_recall_within_error   %.1f%% (%zu of %zu: first is the true top, or a value whose true\n"
+               "                                  share is within %.2f standard errors of the top's at the load's\n"
+               "                                  sample count: %zu near-ties)\n"
+               "  top_value_recall_expected       %.1f%% (what a fair sampler of these sample counts reaches\n"
+               "                                  on average)\n"
+               "  top_value_freq_error            %.2f points (mean |estimated - true share| of the true top value)\n\n"
+               "  %16s %10s %18s %8s %8s  %-5s %18s %8s %7s\n",
                a.checked, a.too_few, opts->min_samples, a.no_top, a.not_in_oracle, 100 * a.recall, a.hits, a.checked,
-               a.freq_error, "pc", "offered", "true top value", "true%", "est%", "first");
+               100 * a.recall_within_error, a.hits_within_error, a.checked, VALUE_TIE_Z, a.near_ties,
+               100 * a.recall_expected, a.freq_error, "pc", "offered", "true top value", "true%", "est%", "first",
+               "first value", "true%", "margin%");
         for (size_t i = 0; i < a.checked && i < 10; i++) {
             const struct value_check_row *c = &a.rows[i];
-            printf("  %16llx %10llu %18llx %8.2f %8.2f  %s\n",
+            printf("  %16llx %10llu %18llx %8.2f %8.2f  %-5s %18llx %8.2f %7.2f\n",
                    (unsigned long long)((c->row->img ? c->row->img->address : 0) + c->row->offset),
                    (unsigned long long)c->row->offered, (unsigned long long)c->true_value, 100 * c->true_share,
-                   100 * c->est_share, c->hit ? "yes" : "NO");
+                   100 * c->est_share, c->hit ? "yes" : c->within_error ? "tie" : "NO",
+                   (unsigned long long)c->first_value, 100 * c->first_true_share, 100 * c->tie_margin);
         }
     }
     value_accuracy_free(&a);

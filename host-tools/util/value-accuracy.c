@@ -61,6 +61,33 @@ const struct oracle_value_pc *value_oracle_find(const struct value_oracle *vo, u
     return lo < vo->h.npcs && vo->pcs[lo].pc == pc ? &vo->pcs[lo] : NULL;
 }
 
+double value_share_difference_se(double p1, double p2, uint64_t n)
+{
+    double v = p1 + p2 - (p1 - p2) * (p1 - p2);
+    return n && v > 0 ? sqrt(v / (double)n) : 0;
+}
+
+/* The true share of value x at this load: 0 outside the oracle's top
+ * values (its lower bound). */
+static double oracle_share(const struct oracle_value_pc *t, uint64_t x)
+{
+    for (unsigned k = 0; k < ORACLE_VALUES_TOP && t->count[k]; k++)
+        if (t->value[k] == x)
+            return (double)t->count[k] / (double)t->loads;
+    return 0;
+}
+
+/* Header: top_value_recall_expected, the normal approximation. */
+static double fair_hit_probability(const struct oracle_value_pc *t, uint64_t n)
+{
+    double p1 = (double)t->count[0] / (double)t->loads, prob = 1;
+    for (unsigned k = 1; k < ORACLE_VALUES_TOP && t->count[k]; k++) {
+        double pk = (double)t->count[k] / (double)t->loads, se = value_share_difference_se(p1, pk, n);
+        prob *= se > 0 ? 0.5 * erfc(-(p1 - pk) / se / sqrt(2.0)) : (p1 > pk ? 1 : 0.5);
+    }
+    return prob;
+}
+
 static int worst_first(const void *a, const void *b)
 {
     const struct value_check_row *x = a, *y = b;
@@ -75,7 +102,7 @@ int value_accuracy(const struct value_view *v, const struct value_oracle *vo, ui
     out->rows = calloc(v->nrows ? v->nrows : 1, sizeof *out->rows);
     if (!out->rows)
         return -1;
-    double err_sum = 0;
+    double err_sum = 0, fair_sum = 0;
     for (size_t i = 0; i < v->nrows; i++) {
         const struct vv_row *r = &v->rows[i];
         uint64_t pc = (r->img ? r->img->address : 0) + r->offset;
@@ -103,8 +130,22 @@ int value_accuracy(const struct value_view *v, const struct value_oracle *vo, ui
         c->hit = r->nvalues && r->values[0].value == t->value[0];
         out->hits += (size_t)c->hit;
         err_sum += fabs(c->est_share - c->true_share);
+        if (r->nvalues) {
+            c->first_value = r->values[0].value;
+            c->first_true_share = oracle_share(t, c->first_value);
+            /* against the runner-up when the first is the top: how near a tie the load is */
+            double rival = c->hit ? (t->count[1] ? (double)t->count[1] / (double)t->loads : 0) : c->first_true_share;
+            c->tie_margin = VALUE_TIE_Z * value_share_difference_se(share, rival, r->offered);
+            c->within_error = c->hit || share - c->first_true_share <= c->tie_margin;
+        }
+        out->hits_within_error += (size_t)c->within_error;
+        c->fair_hit = fair_hit_probability(t, r->offered);
+        fair_sum += c->fair_hit;
     }
+    out->near_ties = out->hits_within_error - out->hits;
     out->recall = out->checked ? (double)out->hits / (double)out->checked : 0;
+    out->recall_within_error = out->checked ? (double)out->hits_within_error / (double)out->checked : 0;
+    out->recall_expected = out->checked ? fair_sum / (double)out->checked : 0;
     out->freq_error = out->checked ? 100 * err_sum / (double)out->checked : 0;
     qsort(out->rows, out->checked, sizeof *out->rows, worst_first);
     return 0;

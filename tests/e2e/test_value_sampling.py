@@ -105,6 +105,21 @@ def test_values_finds_the_semi_invariant_and_the_known_distributions_of_valuemix
         a = json.loads(c.out)
         check(a["loads_checked"] >= 3, "the dominant loads are checked", c)
         check(a["top_value_recall"] >= 0.95, "the true top value is first (recall %.3f)" % a["top_value_recall"], c)
+        # beside the strict recall, the near-tie rule (util/value-accuracy.h): a
+        # first value counts when its true share is within 1.96 standard errors
+        # of the sampled difference from the true top's; recomputed here
+        for load in a["loads"]:
+            p1, pk, n = load["true_share"], load["first_true_share"], load["offered"]
+            margin = a["tie_z"] * ((p1 + pk - (p1 - pk) ** 2) / n) ** 0.5
+            tied = load["ranked_first"] or p1 - pk <= margin
+            check(load["within_error"] == tied and (load["ranked_first"] or abs(load["tie_margin"] - margin) < 1e-9),
+                  "load at %#x: within_error follows the rule" % load["pc"], c)
+            check(0 <= load["fair_hit_probability"] <= 1, "a probability", c)
+        check(a["hits_within_error"] == sum(l["within_error"] for l in a["loads"]) and
+              a["near_ties"] == a["hits_within_error"] - a["hits"] and
+              abs(a["top_value_recall_within_error"] - a["hits_within_error"] / a["loads_checked"]) < 1e-9,
+              "top_value_recall_within_error counts the strict hits and the near-ties", c)
+        check(a["top_value_recall_within_error"] >= a["top_value_recall"], "the rule only adds near-ties", c)
         # the 2-point goal is a benchmark's (bench_value_accuracy,
         # README: 0.86 on this run's size).  Here ~650 values per load give a
         # standard error of ~2 points, so a fair sampler's mean error over
