@@ -26,9 +26,9 @@
  * a tenth of the timer's overhead on a long run.  A 16-byte receive FIFO
  * lasts 1.4 ms at 115200 baud, so a busy link keeps the fast poll; an idle
  * one answers a short control frame (FLUSH_NOW) within POLL_IDLE_NS,
- * a tenth of its 50 ms budget (link-protocol.h section 6). */
+ * a fifth of its 50 ms budget (link-protocol.h section 6). */
 #define POLL_NS             1000000ull
-#define POLL_IDLE_NS        5000000ull
+#define POLL_IDLE_NS        10000000ull
 #define RX_BATCH            64
 
 volatile uint64_t control_due_ns;
@@ -207,7 +207,7 @@ static void flush_values(unsigned core, struct lk_flush *out)
                   {LK_DROP_RING_OVERFLOW, 0},
                   {LK_DROP_LINK_FULL, s->link_full}},
     };
-    const struct sampling_timing *t = &sampling_timing[core];
+    const struct sampling_core *t = &sampling_cores[core];
     if (t->timed || t->missed) {        /* the achieved period (sampling.h) */
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_TIMER_NS, t->timer_ns};
         f.stats[f.nstats++] = (struct lk_counter){LK_STAT_TIMER_TIMED, t->timed};

@@ -29,7 +29,7 @@
  *     (a late alarm keeps the period's count: without -icount the host
  *     wakes QEMU's timers tens to hundreds of microseconds late), but one
  *     more than CATCH_UP_NS behind is given up and re-armed from now
- *     (counted: sampling_timing.missed).  An unbounded backlog of past
+ *     (counted: sampling_core.missed).  An unbounded backlog of past
  *     deadlines fired back to back and starved the workload (the livelock
  *     of 4 cores at 1000 ns);
  *  2. the boot core's duties (link, control polling, drain) are due by
@@ -81,18 +81,10 @@ _Static_assert(BOARD_RAM_ZERO_AT_RESET, "sample-table.h invariant 5: on a board 
 #define FINISH_SETTLE_NS 3000000000ull
 #define FINISH_SETTLE_MAX_NS 120000000000ull     /* a host still storing is worth waiting for */
 
-struct core_sampling {
-    uint64_t next_ns;           /* absolute deadline of the next tick */
-    uint64_t last_ns;           /* virtual time of the last tick */
-    volatile int active;        /* between core start and its final flush */
-    int timing;                 /* the interval to next_ns was armed sampling a timed source */
-} __attribute__((aligned(64)));
-
 /* How far behind a core still fires its past deadlines (note 1): the
  * boot core's duties' own period, so a catch-up never outlasts it. */
 #define CATCH_UP_NS 1000000ull
 
-static struct core_sampling sampling[MAX_CORES];
 static int profiling;
 static const struct profiler_config *config;
 static uint64_t next_drain_ns;
@@ -126,10 +118,8 @@ void profiler_start(void)
     value_sampling_init(&boot_options, ncores, config->flush_ms);
     request_oracle(ORACLE_SNAPSHOT_START);
     link_tx_init(BOARD_COM2_PORT, config->baud);
-    for (unsigned c = 0; c < ncores; c++) {
+    for (unsigned c = 0; c < ncores; c++)
         sample_table_init(sample_area_of(c), (enum table_policy)config->table_policy);
-        sampling[c] = (struct core_sampling){0};
-    }
     table_send_init(config, ncores);
     flush_init(ncores);
     session_init(config, ncores);
@@ -146,30 +136,30 @@ void profiler_start(void)
 /* The next deadline, interval after the last one; re-armed from now if it
  * is past already (note 1).  timing: the interval spaces samples of a
  * timed source (note 3). */
-static inline __attribute__((always_inline)) void arm_after(unsigned core, struct core_sampling *s,
+static inline __attribute__((always_inline)) void arm_after(struct sampling_core *s,
                                                             uint64_t interval, uint64_t now, int timing)
 {
     s->next_ns += interval;
     if (s->next_ns + CATCH_UP_NS <= now) {
         s->next_ns = now + interval;
-        sampling_timing[core].missed++;
+        s->missed++;
     }
     s->timing = timing;
     pal_cserve(CSERVE_SET_ALARM_ABS, s->next_ns);
 }
 
-static void arm_next(unsigned core, struct core_sampling *s, uint64_t now)
+static void arm_next(unsigned core, struct sampling_core *s, uint64_t now)
 {
     const struct sample_source *src = sampling_source();
     int on = sampling_on();
-    arm_after(core, s, source_interval(src, core, on), now, on && src->timed);
+    arm_after(s, source_interval(src, core, on), now, on && src->timed);
 }
 
 void profiler_core_start(unsigned core)
 {
     if (!profiling)
         return;
-    struct core_sampling *s = &sampling[core];
+    struct sampling_core *s = &sampling_cores[core];
     s->next_ns = s->last_ns = clock_ns();
     source_core_start(sampling_source(), core, s->next_ns);
     s->active = 1;
@@ -187,43 +177,42 @@ static inline unsigned core_from_stack(void)
 
 /* Note 3: the spacing of a timed source's samples, measured at the tick
  * at virtual time now. */
-static inline __attribute__((always_inline)) void time_the_tick(unsigned core, struct core_sampling *s,
+static inline __attribute__((always_inline)) void time_the_tick(struct sampling_core *s,
                                                                 uint64_t now, int on)
 {
     if (on && s->timing) {
-        struct sampling_timing *t = &sampling_timing[core];
-        t->timer_ns += now - s->last_ns;
-        t->timed++;
+        s->timer_ns += now - s->last_ns;
+        s->timed++;
     }
     s->last_ns = now;
 }
 
 /* The core's tick at virtual time now: its source samples, the spacing
  * is measured (note 3), the next deadline is armed. */
-static inline void tick(unsigned core, struct core_sampling *s, uint64_t pc, uint64_t now)
+static inline void tick(unsigned core, struct sampling_core *s, uint64_t pc, uint64_t now)
 {
     const struct sample_source *src = sampling_source();
     int on = sampling_on();
     src->tick(core, pc, s->next_ns, on);
-    time_the_tick(core, s, now, on);
+    time_the_tick(s, now, on);
     arm_next(core, s, now);
 }
 
 /* The timer's tick while it samples (note 4), all inline: what tick()
  * does through the source's hooks, without a call, so the fast path
  * needs no registers beyond the ones trap-entry.S saved. */
-static inline __attribute__((always_inline)) void lean_timer_tick(unsigned core, struct core_sampling *s,
+static inline __attribute__((always_inline)) void lean_timer_tick(unsigned core, struct sampling_core *s,
                                                                   uint64_t pc, uint64_t now)
 {
     uint64_t interval = timer_draw_interval(core);
     sample_table_record_inline(sample_area_of(core), pc, LK_EVENT_TIMER);
-    time_the_tick(core, s, now, 1);
-    arm_after(core, s, interval, now, 1);
+    time_the_tick(s, now, 1);
+    arm_after(s, interval, now, 1);
 }
 
 /* The fast path's rest, out of line so that the lean tick's path makes
  * no call (note 4): 1 when the tick was handled, 0 for the full path. */
-static __attribute__((noinline)) long fast_clock_through_hooks(unsigned core, struct core_sampling *s,
+static __attribute__((noinline)) long fast_clock_through_hooks(unsigned core, struct sampling_core *s,
                                                                 uint64_t pc, uint64_t now)
 {
     if (core == 0 && source_any_pending(sampling_source(), ncores))
@@ -238,7 +227,7 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
 {
     (void)ps;
     unsigned core = core_from_stack();
-    struct core_sampling *s = &sampling[core];
+    struct sampling_core *s = &sampling_cores[core];
     sample_table_touch(sample_area_of(core), pc, LK_EVENT_TIMER);   /* the misses overlap the checks */
     if (!profiling || !s->active)
         return 0;
@@ -246,7 +235,7 @@ long profiler_fast_clock(uint64_t pc, uint64_t ps)
     if (core == 0 && (now >= next_drain_ns || now >= control_due_ns))
         return 0;
     /* the timer has no pending hook (source_any_pending) */
-    if (sampling_source() == &timer_source && sampling_on() && !value_sampling_on()) {
+    if (sampling_lean()) {
         lean_timer_tick(core, s, pc, now);
         return 1;
     }
@@ -285,7 +274,7 @@ static void boot_core_duties(uint64_t now)
 int profiler_clock_interrupt(struct trap_frame *f)
 {
     unsigned core = this_core();
-    struct core_sampling *s = &sampling[core];
+    struct sampling_core *s = &sampling_cores[core];
     if (!profiling || !s->active)
         return 0;
     uint64_t now = clock_ns();
@@ -299,7 +288,7 @@ int profiler_clock_interrupt(struct trap_frame *f)
 void profiler_ipi(void)
 {
     unsigned core = this_core();
-    struct core_sampling *s = &sampling[core];
+    struct sampling_core *s = &sampling_cores[core];
     source_interrupt(sampling_source(), core, s->active && sampling_on());
     if (!profiling || !flush_requested(core))
         return;
@@ -340,7 +329,7 @@ void profiler_finish(long status, unsigned how)
         return;
     unsigned ipl = pal_swpipl(IPL_ALL_MASKED);  /* our own alarm must not sample now */
     request_oracle(ORACLE_SNAPSHOT_STOP);       /* what follows is the final flush */
-    sampling[0].active = 0;
+    sampling_cores[0].active = 0;
     pal_cserve(CSERVE_SET_ALARM_ABS, 0);
     flush_final(ipl);
     value_sampling_finish();

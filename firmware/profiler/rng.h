@@ -34,40 +34,40 @@ static inline uint32_t minstd_seed(uint32_t seed)
     return seed ? seed : 1;
 }
 
-/* Marsaglia's xorshift32 (period 2^32 - 1, the state never 0): shifts and
- * xors only, for the timer's every tick, where minstd's two dependent
- * multiplies cost about 13 modelled cycles. */
-static inline uint32_t xorshift32_next(uint32_t *state)
+/* Marsaglia's xorshift64 (period 2^64 - 1, the state never 0): three
+ * shifts and xors, for the timer's every tick, where minstd's two
+ * dependent multiplies cost about 13 modelled cycles. */
+static inline uint64_t xorshift64_next(uint64_t *state)
 {
-    uint32_t x = *state;
+    uint64_t x = *state;
     x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
+    x ^= x >> 7;
+    x ^= x << 17;
     return *state = x;
 }
 
-static inline uint32_t xorshift32_seed(uint32_t seed)
+static inline uint64_t xorshift64_seed(uint64_t seed)
 {
-    return seed ? seed : 0x9e3779b9u;
+    return seed ? seed : 0x9e3779b97f4a7c15ull;
 }
 
 /* The top bits a draw of [0, span] takes: span < 2^bits. */
-static inline unsigned xorshift32_bits(uint32_t span)
+static inline unsigned xorshift_bits(uint64_t span)
 {
     unsigned bits = 0;
-    while (bits < 32 && (uint64_t)span >> bits)
+    while (bits < 64 && span >> bits)
         bits++;
     return bits;
 }
 
-/* Uniform in [lo, lo + span], bits = xorshift32_bits(span) (at least 1):
+/* Uniform in [lo, lo + span], bits = xorshift_bits(span) (at least 1):
  * the generator's top bits, a draw past span drawn again (less than half
  * of them), no multiply and no division. */
-static inline uint64_t xorshift32_within(uint32_t *state, uint64_t lo, uint32_t span, unsigned bits)
+static inline uint64_t xorshift64_within(uint64_t *state, uint64_t lo, uint64_t span, unsigned bits)
 {
-    uint32_t r;
+    uint64_t r;
     do
-        r = xorshift32_next(state) >> (32 - bits);
+        r = xorshift64_next(state) >> (64 - bits);
     while (r > span);
     return lo + r;
 }

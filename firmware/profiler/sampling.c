@@ -7,13 +7,24 @@
 #include "firmware/profiler/counter-source.h"
 #include "firmware/profiler/pme-capture.h"
 #include "firmware/profiler/timer-source.h"
+#include "firmware/profiler/value-sampling.h"
 
 const struct sample_source *sampling_current = &timer_source;
 volatile int sampling_enabled;
-struct sampling_timing sampling_timing[MAX_CORES];
+volatile int sampling_lean_timer;
+struct sampling_core sampling_cores[MAX_CORES];
 
 static const struct profiler_config *config;
 static unsigned ncores;
+
+/* After the source or the switch changed (value sampling is set once,
+ * before sampling_boot). */
+static void update_lean(void)
+{
+    mb();
+    sampling_lean_timer = sampling_enabled && sampling_current == &timer_source && !value_sampling_on();
+    mb();
+}
 
 void sampling_init(const struct profiler_config *c, unsigned n)
 {
@@ -21,8 +32,9 @@ void sampling_init(const struct profiler_config *c, unsigned n)
     config = c;
     ncores = n;
     sampling_enabled = 0;
+    update_lean();
     for (unsigned c = 0; c < MAX_CORES; c++)
-        sampling_timing[c] = (struct sampling_timing){0};
+        sampling_cores[c] = (struct sampling_core){0};
     for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
         all[i]->init(c, n);
     sampling_current = c->mode == LK_MODE_COUNTERS && counter_source.start(n) ? &counter_source
@@ -40,6 +52,7 @@ void sampling_boot(int on)
             sampling_current = pme_caps() ? &pme_source : &timer_source;
     }
     sampling_enabled = on;
+    update_lean();
     if (!on && sampling_current->stop)
         sampling_current->stop(ncores);
 }
@@ -51,12 +64,13 @@ void sampling_select(void)
         sampling_current = &timer_source;
     else if (config->mode == LK_MODE_COUNTERS)
         sampling_current = &counter_source;
+    update_lean();
 }
 
 void sampling_pause(void)
 {
     sampling_enabled = 0;
-    mb();
+    update_lean();
     if (sampling_current->stop)
         sampling_current->stop(ncores);
 }
@@ -69,5 +83,5 @@ void sampling_resume(void)
         sampling_current = &pme_source;
     mb();
     sampling_enabled = 1;
-    mb();
+    update_lean();
 }

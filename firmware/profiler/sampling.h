@@ -20,19 +20,27 @@
 #include "firmware/profiler/sample-source.h"
 #include "linker/ram-map.h"
 
-/* How a core's samples were really spaced (issue 12, rate honesty):
- * written by the owner core's tick only (profiler.c), read by the boot core
- * for its FLUSH frames (aligned 64-bit words: whole on Alpha).  Only
- * ticks of a source whose samples the alarm spaces (sample_source.timed)
- * are timed; the first sample after a (re)start is not (its interval began
- * before sampling did), so achieved mean period = timer_ns / timed. */
-struct sampling_timing {
+/* A core's tick: its schedule (profiler.c, notes 1-4) and how its
+ * samples were really spaced (issue 12, rate honesty), in one cache line
+ * (the tick's only per-core state besides its table).  Written by the
+ * owner core's tick only, read by the boot core for its FLUSH frames
+ * (aligned 64-bit words: whole on Alpha).  Only ticks of a source whose
+ * samples the alarm spaces (sample_source.timed) are timed; the first
+ * sample after a (re)start is not (its interval began before sampling
+ * did), so achieved mean period = timer_ns / timed. */
+struct sampling_core {
+    uint64_t next_ns;           /* absolute deadline of the next tick */
+    uint64_t last_ns;           /* virtual time of the last tick */
+    volatile int active;        /* between core start and its final flush */
+    int timing;                 /* the interval to next_ns was armed sampling a timed source */
     uint64_t timer_ns;          /* virtual ns from each timed sample's previous tick to it */
     uint64_t timed;             /* samples with a measured interval */
     uint64_t missed;            /* deadlines given up (too far behind): re-armed from now */
 } __attribute__((aligned(64)));
 
-extern struct sampling_timing sampling_timing[MAX_CORES];
+_Static_assert(sizeof(struct sampling_core) == 64, "a core's tick state is one cache line");
+
+extern struct sampling_core sampling_cores[MAX_CORES];
 
 /* Read through the inline functions below; written by sampling.c only. */
 extern const struct sample_source *sampling_current;
@@ -41,6 +49,12 @@ extern volatile int sampling_enabled;
 static inline const struct sample_source *sampling_source(void) { return sampling_current; }
 /* The host has not stopped sampling (start=host: not started yet). */
 static inline int sampling_on(void) { return sampling_enabled; }
+/* Sampling is on, with the timer, and nothing else rides on its ticks (no
+ * value sampling): profiler.c's lean tick (its note 4) may run.  One load
+ * for the three conditions; written by sampling.c beside every change of
+ * the two above. */
+extern volatile int sampling_lean_timer;
+static inline int sampling_lean(void) { return sampling_lean_timer; }
 
 /* profiler_start: every source's per-core state; the counters are
  * programmed now when the mode asks for them (a board without the model

@@ -1,7 +1,7 @@
 /*
  * Timer PC sampling (the plain board's source): each core's alarm fires at
  * a random period drawn from [period_min, period_max] ns of virtual time
- * (a xorshift32 generator per core, seeded from seed=N and the core
+ * (a xorshift64 generator per core, seeded from seed=N and the core
  * number: DCPI's minimal-standard generator took two dependent multiplies
  * a tick, rng.h), and the interrupted PC goes into the core's DCPI
  * sample table as event LK_EVENT_TIMER.  Deadlines are absolute (the
@@ -36,32 +36,31 @@
 #define TIMER_TICK_COST_NS 350u
 #define TIMER_WORKLOAD_SHARE 2u     /* the floor leaves the workload at least 1/2 */
 
-_Static_assert(BOOT_NUMBER_MAX < UINT32_MAX, "a period's range fits the draw's 32 bits");
-
 struct timer_draw timer_draw;
 static const struct profiler_config *config;
+static uint64_t floor_ns, range_hi;   /* the draw's floor and top */
 
 static uint64_t at_least_floor(uint64_t ns)
 {
-    return ns < timer_draw.floor_ns ? timer_draw.floor_ns : ns;
+    return ns < floor_ns ? floor_ns : ns;
 }
 
 void timer_configure(void)
 {
     timer_draw.lo = at_least_floor(config->period_min);
-    timer_draw.hi = at_least_floor(config->period_max);
-    timer_draw.span = timer_draw.hi > timer_draw.lo ? (uint32_t)(timer_draw.hi - timer_draw.lo) : 0;
-    unsigned bits = xorshift32_bits(timer_draw.span);
+    range_hi = at_least_floor(config->period_max);
+    timer_draw.span = range_hi > timer_draw.lo ? range_hi - timer_draw.lo : 0;
+    unsigned bits = xorshift_bits(timer_draw.span);
     timer_draw.bits = bits ? bits : 1;
 }
 
 static void timer_init(const struct profiler_config *c, unsigned ncores)
 {
     config = c;
-    timer_draw.floor_ns = (uint64_t)ncores * TIMER_TICK_COST_NS * TIMER_WORKLOAD_SHARE;
+    floor_ns = (uint64_t)ncores * TIMER_TICK_COST_NS * TIMER_WORKLOAD_SHARE;
     timer_configure();
     for (unsigned core = 0; core < ncores; core++)
-        timer_draw.rng[core] = xorshift32_seed(c->seed * 7919u + core + 1);
+        timer_draw.rng[core] = xorshift64_seed(c->seed * 7919u + core + 1);
 }
 
 static uint32_t timer_caps(void)
@@ -90,26 +89,26 @@ static uint64_t timer_interval(unsigned core, int sampling)
 void timer_sampling_range(uint64_t *min, uint64_t *max)
 {
     *min = timer_draw.lo;
-    *max = timer_draw.hi;
+    *max = range_hi;
 }
 
 static uint64_t timer_mean_period(unsigned event)
 {
     (void)event;
-    return (timer_draw.lo + timer_draw.hi) / 2;
+    return (timer_draw.lo + range_hi) / 2;
 }
 
 static void timer_announce(unsigned ncores)
 {
-    if (config->period_min < timer_draw.floor_ns)
+    if (config->period_min < floor_ns)
         mon_printf("monitor: warning: period=%lu-%lu is below the shortest period %u cores "
                    "sharing virtual time can keep (%lu ns: a tick costs each about %u ns); "
                    "sampling every %lu..%lu ns instead\n",
                    (unsigned long)config->period_min, (unsigned long)config->period_max, ncores,
-                   (unsigned long)timer_draw.floor_ns, TIMER_TICK_COST_NS, (unsigned long)timer_draw.lo,
-                   (unsigned long)timer_draw.hi);
+                   (unsigned long)floor_ns, TIMER_TICK_COST_NS, (unsigned long)timer_draw.lo,
+                   (unsigned long)range_hi);
     mon_printf("monitor: profiling with the timer every %lu..%lu ns on %u cores, link on COM2%s\n",
-               (unsigned long)timer_draw.lo, (unsigned long)timer_draw.hi, ncores, config->baud ? " (paced)" : "");
+               (unsigned long)timer_draw.lo, (unsigned long)range_hi, ncores, config->baud ? " (paced)" : "");
 }
 
 const struct sample_source timer_source = {
