@@ -266,7 +266,8 @@
  *    the monitor's "control latency" lines; firmware/profiler/control.c)
  *
  *   6.1 Arrival: a control frame is decoded at a poll of the receiver
- *       (at least every millisecond of virtual time); it arrived after
+ *       (every millisecond of virtual time while the link is busy, every
+ *       10 ms while it is idle); it arrived after
  *       the poll before, so every latency counts from that poll.
  *   6.2 Cut: the flush a frame asks for has begun (what it covers is
  *       decided: the tables and buffers of that moment).

@@ -34,14 +34,15 @@
  *     of 4 cores at 1000 ns);
  *  2. the boot core's duties (link, control polling, drain) are due by
  *     their own clock, compared with now, never with the sample schedule:
- *     a control frame waits at most POLL_NS plus one tick;
+ *     a control frame waits at most POLL_IDLE_NS (control.c) plus one
+ *     tick;
  *  3. the spacing of a timed source's ticks is measured per core
  *     (sampling.h): the achieved period the host stores and estimates by.
  *
  * 4. The timer's lean tick.  A timer tick that only samples (no value
  * sampling, not the boot core's duties) runs lean_timer_tick: the
  * table's update, the spacing and the next deadline inline, the same
- * code as tick()'s hooks (sample-table-record.h, timer-source.h).  Through
+ * code as tick()'s hooks (sample-table.h, timer-source.h).  Through
  * the hooks a tick cost about 300 modelled cycles on qsort, calls and
  * their saved registers a large part; the timer samples by virtual time,
  * which runs ahead of the core's cycles wherever it retires more than an
@@ -65,7 +66,7 @@
 #include "firmware/profiler/flush.h"
 #include "firmware/profiler/link-tx.h"
 #include "firmware/profiler/pmu.h"
-#include "firmware/profiler/sample-table-record.h"
+#include "firmware/profiler/sample-table.h"
 #include "firmware/profiler/sampling.h"
 #include "firmware/profiler/session.h"
 #include "firmware/profiler/table-send.h"

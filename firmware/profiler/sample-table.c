@@ -6,7 +6,6 @@
 #include "firmware/profiler/sample-table.h"
 
 #include <string.h>
-#include "firmware/profiler/sample-table-record.h"
 
 _Static_assert(sizeof(struct sample_area) <= PROFILER_PER_CORE, "sample area fits the core's profiler RAM");
 _Static_assert(sizeof(((struct sample_area *)0)->table) == TABLE_BYTES, "both layouts fill the same table");

@@ -518,7 +518,7 @@
       if (cr && cr[5] >= 1 && cr[4]) {
         var lines = cr[5] > 3 ? 3 : Math.floor(cr[5]);
         for (var b = 0; b < lines; b++) body.appendChild(el('tr', {cls: 'bubble'}, el('td', {colspan: String(ncols), text: cr[4]})));
-        if (cr[5] > 3) body.appendChild(el('tr', {cls: 'bubble'}, el('td', {colspan: String(ncols), text: cr[4] + ' ... ' + cr[5].toFixed(1) + 'cy'})));
+        if (cr[5] > 3) body.appendChild(el('tr', {cls: 'bubble'}, el('td', {colspan: String(ncols), text: cr[4] + ' ... ' + cr[9] + 'cy'})));
       }
       var tr = el('tr', {cls: 'insn-row'});
       tr.dataset.pc = String(L.start + 4 * i);
@@ -542,11 +542,12 @@
         tr.appendChild(td(ps ? num(Math.round(ps[0])) : '', 'num'));
         tr.appendChild(el('td', {cls: 'stack-cell'}, ps ? stackBar(ps[3], ps[0], stackMax, 160) : null));
       }
-      if (calcOn) {     /* [executions, confidence, CPI, culprit pc, letters, bubbles, dynamic stall, [stack]] */
+      if (calcOn) {     /* [executions, confidence, CPI, culprit pc, letters, bubbles, dynamic stall, [stack],
+                           CPI and bubbles as calc prints them] */
         var cs = cr ? cr[7].reduce(function (a, b) { return a + b; }, 0) : 0;
         tr.appendChild(td(cr ? num(Math.round(cr[0])) : '', 'num'));
         tr.appendChild(td(cr ? cr[1] : ''));
-        tr.appendChild(td(cr ? (cr[2] === 0 && cr[0] > 0 ? '(paired)' : cr[2].toFixed(1) + 'cy') : '', 'num'));
+        tr.appendChild(td(cr ? (cr[2] === 0 && cr[0] > 0 ? '(paired)' : cr[8] + 'cy') : '', 'num'));
         tr.appendChild(td(cr ? (cr[4] || '') + (cr[3] !== null && cr[5] >= 0.5 ? ' ' + hex(cr[3]) : '') : '', 'mono'));
         tr.appendChild(el('td', {cls: 'stack-cell'}, cr && cs ? stackBar(cr[7], cs, calcMax, 160) : null));
         if (cr) {

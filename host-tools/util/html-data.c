@@ -99,6 +99,16 @@ static void stack_nums(struct jw *w, const double *c, size_t n)
     fputc(']', w->f);
 }
 
+/* A Cycles table row's start, [procedure, image, (the k-th row). */
+static void procedure_row_open(struct jw *w, size_t k, const char *name, const char *image)
+{
+    fprintf(w->f, "%s\n[", k ? "," : "");
+    jstr(w, name);
+    fputc(',', w->f);
+    jstr(w, image);
+    fputc(',', w->f);
+}
+
 /* ---------------------------------------------------------------- summary */
 
 static void summary(struct jw *w, const struct html_input *in)
@@ -369,7 +379,10 @@ static char *listing_json(const struct html_input *in, const char *name, const s
             fprintf(f, ",null");
         }
         /* calc: [executions, confidence, CPI, culprit pc or null, culprit
-         * letters, bubble cycles per execution, dynamic stall, [stack]] */
+         * letters, bubble cycles per execution, dynamic stall, [stack],
+         * CPI and bubble cycles as calc prints them (%.1f: JavaScript's
+         * toFixed rounds a half up, C to even, and from the 10 digits
+         * here, not the whole value)] */
         if (cin) {
             char letters[16];
             calc_culprit_letters(cin, letters, sizeof letters);
@@ -392,7 +405,8 @@ static char *listing_json(const struct html_input *in, const char *name, const s
             jest(&w, cin->dynamic);
             fputc(',', f);
             stack_nums(&w, cin->stack, CALC_NSTACK);
-            fputc(']', f);
+            fprintf(f, ",\"%.1f\",\"%.1f\"]", cin->freq > 0 ? cin->m + cin->dynamic / cin->freq : 0,
+                    calc_bubble_cycles(cp, (uint32_t)ci));
         }
         fputc(']', f);
     }
@@ -592,11 +606,7 @@ static void cycles(struct jw *w, const struct html_input *in)
         stack_nums(w, all, CAUSE_COUNT);
         fprintf(w->f, ", \"procedures\": [");
         for (size_t k = 0; k < np; k++) {
-            fprintf(w->f, "%s\n[", k ? "," : "");
-            jstr(w, ps[k].name);
-            fputc(',', w->f);
-            jstr(w, ps[k].image);
-            fputc(',', w->f);
+            procedure_row_open(w, k, ps[k].name, ps[k].image);
             jnum(w, ps[k].total);
             fputc(',', w->f);
             stack_nums(w, ps[k].cause, CAUSE_COUNT);
@@ -624,11 +634,7 @@ static void cycles(struct jw *w, const struct html_input *in)
         stack_nums(w, all, CALC_NSTACK);
         fprintf(w->f, ", \"procedures\": [");
         for (size_t k = 0; k < a->n; k++) {
-            fprintf(w->f, "%s\n[", k ? "," : "");
-            jstr(w, a->pp[k]->name);
-            fputc(',', w->f);
-            jstr(w, a->pp[k]->img->name);
-            fputc(',', w->f);
+            procedure_row_open(w, k, a->pp[k]->name, a->pp[k]->img->name);
             jnum(w, t[k].cycles);
             fputc(',', w->f);
             jnum(w, t[k].stall);

@@ -199,16 +199,21 @@ def speedscope_validator():
     return jsonschema.Draft7Validator(schema)
 
 
+def export_speedscope(d, db):
+    """The profile exported as speedscope's file: its path and document."""
+    out = os.path.join(d, "p.speedscope.json")
+    r = alphaprof(["export", "--db", db, "--format", "speedscope", "-o", out])
+    check(r.status == 0, "export speedscope", r)
+    with open(out) as f:
+        return out, json.load(f)
+
+
 def test_speedscope_export_validates_against_speedscopes_schema():
     validator = speedscope_validator()
     d = tmpdir()
     try:
         db, rep = record(d)
-        out = os.path.join(d, "p.speedscope.json")
-        r = alphaprof(["export", "--db", db, "--format", "speedscope", "-o", out])
-        check(r.status == 0, "export speedscope", r)
-        with open(out) as f:
-            doc = json.load(f)
+        out, doc = export_speedscope(d, db)
         errors = sorted(validator.iter_errors(doc), key=str)
         check(not errors, "valid against speedscope's file-format schema: %s" % "; ".join(e.message for e in errors[:5]))
         frames = doc["shared"]["frames"]
@@ -286,11 +291,7 @@ def test_speedscope_itself_loads_the_export_in_headless_chromium():
     server = None
     try:
         db, rep = record(d)
-        out = os.path.join(d, "p.speedscope.json")
-        r = alphaprof(["export", "--db", db, "--format", "speedscope", "-o", out])
-        check(r.status == 0, "export speedscope", r)
-        with open(out) as f:
-            doc = json.load(f)
+        out, doc = export_speedscope(d, db)
 
         class Handler(http.server.SimpleHTTPRequestHandler):
             def translate_path(self, path):     # the app's files, and the export as /profile.json
