@@ -173,6 +173,58 @@ static void test_the_smallest_cluster_of_ratios_gives_the_frequency(void **state
     calc_proc_free(&p);
 }
 
+/* A class runs at least as often as its load took D-cache misses (one
+ * at most per execution).  The cycles' cluster gives F = 100 from 200
+ * samples (variance F^2 / 200 = 50); 150 miss samples at period 1 say
+ * E = 150 (variance 150): below E, F becomes their inverse-variance mean,
+ * (100/50 + 150/150) / (1/50 + 1/150) = 112.5.  80 miss samples say
+ * nothing F does not: it stays. */
+static void test_miss_samples_floor_a_class_the_cycles_underestimate(void **state)
+{
+    (void)state;
+    struct calc_proc p;
+    run_stalled_block(&p, 1, 150);
+    assert_true(near(p.insns[0].freq, 112.5) && near(p.insns[2].freq, 112.5));
+    calc_proc_free(&p);
+    run_stalled_block(&p, 1, 80);
+    assert_true(p.insns[0].freq == 100 && p.insns[2].freq == 100);
+    calc_proc_free(&p);
+}
+
+/* calc.h note 6: a stall no culprit can take is unexplained only when
+ * the samples exceed the schedule's cycles beyond Poisson noise.  Three
+ * shifts (E0, a cycle each: M 1) at F = 100; the third's samples are
+ * S - 100 over its schedule.  112: within 2.5 sqrt(100) = 25, base; 200:
+ * beyond it, and with every event counted and none sampled nothing can
+ * have caused it: unexplained. */
+static void run_shifts(struct calc_proc *p, double third)
+{
+    const uint32_t w[] = {SLL(4, 5, 6), SLL(7, 8, 9), SLL(10, 11, 12), RET};
+    const double s[] = {100, 100, third, 0};
+    assert_int_equal(calc_cfg_build(p, &params, 0x1000, w, 4), 0);
+    for (int i = 0; i < 4; i++)
+        p->insns[i].samples[CALC_EV_CYCLES] = s[i];
+    calc_equivalence(p);
+    calc_schedule(p);
+    /* every event counted, none sampled here: no culprit is left */
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1, [CALC_EV_IMISS] = 1, [CALC_EV_ITBMISS] = 1,
+                                      [CALC_EV_DMISS] = 1, [CALC_EV_L2MISS] = 1, [CALC_EV_DTBMISS] = 1,
+                                      [CALC_EV_BRANCHMP] = 1}};
+    calc_estimate(p, &r);
+}
+
+static void test_a_stall_within_sampling_noise_is_base_and_beyond_it_unexplained(void **state)
+{
+    (void)state;
+    struct calc_proc p;
+    run_shifts(&p, 112);
+    assert_true(p.insns[2].stack[CALC_UNEXPLAINED] == 0);
+    calc_proc_free(&p);
+    run_shifts(&p, 200);
+    assert_true(p.insns[2].stack[CALC_UNEXPLAINED] > 0);
+    calc_proc_free(&p);
+}
+
 /* 4 D-cache-miss samples at period 1 on the load: at most 4 x (60 + 2 +
  * 20: memory, L1 and a DTB miss, pessimistically) = 328 cycles, less the
  * sll's cycle between them on each of the 4 misses (the miss's latency
@@ -394,6 +446,8 @@ int main(void)
         cmocka_unit_test_setup(test_the_schedule_follows_the_models_issue_rules, setup),
         cmocka_unit_test_setup(test_the_smallest_cluster_of_ratios_gives_the_frequency, setup),
         cmocka_unit_test_setup(test_event_samples_bound_a_culprit, setup),
+        cmocka_unit_test_setup(test_miss_samples_floor_a_class_the_cycles_underestimate, setup),
+        cmocka_unit_test_setup(test_a_stall_within_sampling_noise_is_base_and_beyond_it_unexplained, setup),
         cmocka_unit_test_setup(test_a_cluster_takes_the_points_that_agree_within_sampling_noise, setup),
         cmocka_unit_test_setup(test_a_miss_already_waited_for_bounds_the_next_consumer_less, setup),
         cmocka_unit_test_setup(test_a_strided_load_bounds_its_dtb_misses_by_the_pages_it_crosses, setup),
