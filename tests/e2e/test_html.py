@@ -15,12 +15,12 @@ from browser import open_page
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
 
-def record(d, name, image, *opts):
+def record(d, name, image, *opts, timeout=300):
     db = os.path.join(d, name + ".db")
     r = alphaprof(["record", "--deterministic", "--db", db] + list(opts) + [require(build_path("workloads", image))],
-                  timeout=300)
+                  timeout=timeout)
     check(r.status == 0, "record %s" % image, r)
-    if "--profileme" in opts:
+    if "--profileme" in opts or "--paired" in opts:
         return db, None
     rep = json.loads(alphaprof(["report", "--db", db, "--json", "--limit", "0"]).out)
     return db, rep
@@ -313,10 +313,7 @@ def test_html_flame_graph_of_an_instrumented_run_shows_the_cct_call_stacks():
 def test_html_report_of_a_paired_profile_has_the_path_tables():
     d = tmpdir()
     try:
-        db = os.path.join(d, "paired.db")
-        r = alphaprof(["record", "--deterministic", "--db", db, "--paired", "--pme-interval", "8000-8800",
-                       require(build_path("workloads", "hotspots.elf"))], timeout=600)
-        check(r.status == 0, "record hotspots with paired ProfileMe", r)
+        db, _ = record(d, "paired", "hotspots.elf", "--paired", "--pme-interval", "8000-8800", timeout=600)
         want = json.loads(alphaprof(["paths", "--db", db, "--json", "--limit", "10"], timeout=300).out)
         out = os.path.join(d, "paired.html")
         data = report_data(html(db, out))
@@ -379,10 +376,7 @@ def listing_rows(box):
 def test_html_listing_draws_profilemes_cycle_stacks_as_pme_stacks_estimates_them():
     d = tmpdir()
     try:
-        db = os.path.join(d, "paired.db")
-        r = alphaprof(["record", "--deterministic", "--db", db, "--paired", "--pme-interval", "8000-8800",
-                       require(build_path("workloads", "chase.elf"))], timeout=300)
-        check(r.status == 0, "record chase with paired ProfileMe", r)
+        db, _ = record(d, "paired", "chase.elf", "--paired", "--pme-interval", "8000-8800")
         s = alphaprof(["pme", "--stacks", "--db", db, "--json", "--limit", "0"], timeout=120)
         check(s.status == 0, "pme --stacks", s)
         want = json.loads(s.out)
