@@ -53,7 +53,8 @@ static const struct opt_command topstalls_command = {
 
 struct calc_options {
     struct profile_opts po;
-    const char *board;
+    const char *board;          /* --board, then the profile's (calc_profile_board) */
+    bool board_known;           /* ... given or stored, not CALC_DEFAULT_BOARD by default */
     bool summary;
     unsigned limit;
 };
@@ -386,7 +387,7 @@ static int calc_from_profileme(const struct calc_options *o, const char *proc)
     argv[n++] = "--db";
     argv[n++] = profile_opts_db(&o->po);
     argv[n++] = "--board";
-    argv[n++] = strcmp(o->board, CALC_DEFAULT_BOARD) ? o->board : "clipper-pm";
+    argv[n++] = o->board_known ? o->board : "clipper-pm";
     snprintf(epoch, sizeof epoch, "--epoch=%lld", (long long)o->po.sel.epoch);
     if (o->po.sel.epoch > 0)
         argv[n++] = epoch;
@@ -412,13 +413,55 @@ static int calc_from_profileme(const struct calc_options *o, const char *proc)
     return cmd_pme(n, (char **)argv);
 }
 
+/* calc once its options are parsed and its board is known. */
+static int calc_run(const struct calc_options *o, const struct strvec *operands)
+{
+    if (operands->n > 1)
+        return opt_usage_error(&calc_command, "unexpected argument '%s'", operands->v[1]);
+    if (has_pme_pairs(o))
+        return calc_from_profileme(o, operands->n ? operands->v[0] : NULL);
+    struct profile_view v;
+    struct pme_view pme;
+    struct model_params mp;
+    if (load(o, "alphaprof calc", &v, &pme, &mp))
+        return 1;
+    int rc = 0;
+    if (o->summary || operands->n == 0) {
+        rc = summary(o, &v, &pme, &mp);
+    } else {
+        const struct pv_proc *pp = pv_find_proc(&v, operands->v[0]);
+        struct calc_proc p;
+        struct ap_err err;
+        if (!pp) {
+            fprintf(stderr, "alphaprof calc: no samples in a procedure '%s' in %s; alphaprof report lists "
+                            "the procedures with samples\n", operands->v[0], profile_opts_db(&o->po));
+            rc = 1;
+        } else if (calc_view_proc_pme(&v, &pme, pp, &mp, &p, &err)) {
+            fprintf(stderr, "alphaprof calc: %s\n", err.msg);
+            rc = 1;
+        } else {
+            int idx[CALC_NEV];
+            calc_event_indices(&v, idx);
+            if (o->po.json)
+                print_listing_json(&p, pp, o->board, (double)v.periods[idx[CALC_EV_CYCLES]]);
+            else
+                print_listing_text(&p, pp, o->board);
+            calc_proc_free(&p);
+        }
+    }
+    pv_free(&v);
+    pme_view_free(&pme);
+    return rc;
+}
+
 int cmd_calc(int argc, char **argv)
 {
-    struct calc_options o = {.po = PROFILE_OPTS_INIT, .board = CALC_DEFAULT_BOARD, .limit = OPT_LIMIT_UNSET};
+    struct calc_options o = {.po = PROFILE_OPTS_INIT, .limit = OPT_LIMIT_UNSET};
     struct strvec operands = {0};
     const struct option options[] = {
         OPT_STRING(0, "board", &o.board, "NAME", "the board the profile was recorded on: its core's\n"
-                   "issue rules and latencies (default " CALC_DEFAULT_BOARD ")"),
+                   "issue rules and latencies (default: the one record stored\n"
+                   "with the profile, else " CALC_DEFAULT_BOARD ")"),
         OPT_BOOLEAN(0, "summary", &o.summary, "where the cycles went, per procedure and in all"),
         OPT_LIMIT(&o.limit, "procedures in the summary"),
         OPT_PROFILE_SELECT(&o.po),
@@ -429,49 +472,11 @@ int cmd_calc(int argc, char **argv)
         strvec_free(&operands);
         return opt_exit(r);
     }
-    if (operands.n > 1) {
-        int rc = opt_usage_error(&calc_command, "unexpected argument '%s'", operands.v[1]);
-        strvec_free(&operands);
-        return rc;
-    }
-    struct profile_view v;
-    struct pme_view pme;
-    struct model_params mp;
-    if (has_pme_pairs(&o)) {
-        int rc = calc_from_profileme(&o, operands.n ? operands.v[0] : NULL);
-        strvec_free(&operands);
-        return rc;
-    }
-    if (load(&o, "alphaprof calc", &v, &pme, &mp)) {
-        strvec_free(&operands);
-        return 1;
-    }
-    int rc = 0;
-    if (o.summary || operands.n == 0) {
-        rc = summary(&o, &v, &pme, &mp);
-    } else {
-        const struct pv_proc *pp = pv_find_proc(&v, operands.v[0]);
-        struct calc_proc p;
-        struct ap_err err;
-        if (!pp) {
-            fprintf(stderr, "alphaprof calc: no samples in a procedure '%s' in %s; alphaprof report lists "
-                            "the procedures with samples\n", operands.v[0], profile_opts_db(&o.po));
-            rc = 1;
-        } else if (calc_view_proc_pme(&v, &pme, pp, &mp, &p, &err)) {
-            fprintf(stderr, "alphaprof calc: %s\n", err.msg);
-            rc = 1;
-        } else {
-            int idx[CALC_NEV];
-            calc_event_indices(&v, idx);
-            if (o.po.json)
-                print_listing_json(&p, pp, o.board, (double)v.periods[idx[CALC_EV_CYCLES]]);
-            else
-                print_listing_text(&p, pp, o.board);
-            calc_proc_free(&p);
-        }
-    }
-    pv_free(&v);
-    pme_view_free(&pme);
+    char *board = calc_profile_board(o.board, profile_opts_db(&o.po), o.po.sel.epoch, CALC_DEFAULT_BOARD,
+                                     &o.board_known);
+    o.board = board;
+    int rc = calc_run(&o, &operands);
+    free(board);
     strvec_free(&operands);
     return rc;
 }
@@ -493,10 +498,10 @@ static int by_stall_desc(const void *a, const void *b)
 
 int cmd_topstalls(int argc, char **argv)
 {
-    struct calc_options o = {.po = PROFILE_OPTS_INIT, .board = CALC_DEFAULT_BOARD, .limit = OPT_LIMIT_UNSET};
+    struct calc_options o = {.po = PROFILE_OPTS_INIT, .limit = OPT_LIMIT_UNSET};
     const struct option options[] = {
-        OPT_STRING(0, "board", &o.board, "NAME", "the board the profile was recorded on (default "
-                   CALC_DEFAULT_BOARD ")"),
+        OPT_STRING(0, "board", &o.board, "NAME", "the board the profile was recorded on (default: the one\n"
+                   "record stored with the profile, else " CALC_DEFAULT_BOARD ")"),
         OPT_LIMIT(&o.limit, "instructions"),
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
@@ -504,10 +509,15 @@ int cmd_topstalls(int argc, char **argv)
     enum opt_result r = opt_parse(&topstalls_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
+    char *board = calc_profile_board(o.board, profile_opts_db(&o.po), o.po.sel.epoch, CALC_DEFAULT_BOARD,
+                                     &o.board_known);
+    o.board = board;
     struct profile_view v;
     struct pme_view pme;
     struct model_params mp;
-    if (load(&o, "alphaprof topstalls", &v, &pme, &mp))
+    int failed = load(&o, "alphaprof topstalls", &v, &pme, &mp);
+    free(board);
+    if (failed)
         return 1;
     struct calc_analysed a;
     calc_analyse_view_pme(&v, &pme, &mp, &a);

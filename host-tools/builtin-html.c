@@ -22,12 +22,14 @@
  *      they cannot analyse gets a one-line warning and a report without
  *      them.
  *
- * Design note 1: which core.  A profile database names its board as the
- * monitor does ("clipper"), not the board configuration it ran on, so it
- * does not say which core (out-of-order or in-order) the samples came
- * from.  --board names it; without it, a session board with a hardware
- * model is used, else ProfileMe's stacks take pme --stacks's default
- * (clipper-pm, the out-of-order core ProfileMe belongs to) and calc's
+ * Design note 1: which core.  HELLO names the board as the monitor does
+ * ("clipper"), not the board configuration it ran on, so only the
+ * configuration record stored with the sessions (sessions.board_config,
+ * schema 7) says which core (out-of-order or in-order) the samples came
+ * from.  --board names it; without it, that stored board is used, else
+ * (a daemon's profile, an older file) ProfileMe's stacks take pme
+ * --stacks's default (clipper-pm, the out-of-order core ProfileMe belongs
+ * to) and calc's
  * columns are left out with a hint: calc's static schedule is the
  * in-order core's, and on the out-of-order core the stacks come from
  * ProfileMe.
@@ -213,7 +215,7 @@ static int html_report(const struct html_options *o)
         have_mp = true;
     } else if (want_pme || want_calc) {
         struct ap_err no_model;
-        board = html_profile_board(db, v.epoch);
+        board = pdb_board_config(db, v.epoch);
         have_mp = board && calc_board_params(board, &mp, &no_model) == 0;
         if (!have_mp && want_pme) {         /* as pme --stacks without --board */
             free(board);

@@ -370,8 +370,7 @@ static int pme_stacks_report(const struct pme_options *o);
 int cmd_pme(int argc, char **argv)
 {
     struct pme_options o = {.po = PROFILE_OPTS_INIT, .rates_arg = "dmiss,imiss,mispredict", .limit = OPT_LIMIT_UNSET,
-                            .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW,
-                            .board = "clipper-pm"};
+                            .sort = SORT_RETIRED, .C = DEFAULT_ISSUE_WIDTH, .T = DEFAULT_IPC_WINDOW};
     struct strvec operands = {0};
     const struct option options[] = {
         OPT_CHOICE(0, "sort", &o.sort, sort_names, "KEY", "retired (default), samples, latency or wasted"),
@@ -385,7 +384,8 @@ int cmd_pme(int argc, char **argv)
         POSITIVE("ipc-window", &o.T, "T", "cycles of the IPC window (default " GRAMMAR_STR(DEFAULT_IPC_WINDOW) ")"),
         OPT_BOOLEAN(0, "stacks", &o.stacks, "cycle stacks per procedure and instruction (needs --paired)"),
         OPT_STRING(0, "board", &o.board, "NAME", "with --stacks: the board recorded on, for its core's\n"
-                   "latencies and penalty (default clipper-pm)"),
+                   "latencies and penalty (default: the one record stored\n"
+                   "with the profile, else " DEFAULT_MODEL_BOARD ")"),
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
     };
@@ -624,7 +624,10 @@ static int pme_stacks_report(const struct pme_options *o)
 {
     struct ap_err err;
     struct model_params mp;
-    if (calc_board_params(o->board, &mp, &err)) {
+    char *board = calc_profile_board(o->board, profile_opts_db(&o->po), o->po.sel.epoch, DEFAULT_MODEL_BOARD, NULL);
+    int bad_board = calc_board_params(board, &mp, &err);
+    free(board);
+    if (bad_board) {
         fprintf(stderr, "alphaprof pme: %s\n", err.msg);
         return 1;
     }

@@ -371,6 +371,8 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
         store_pme_intervals(db, o->mode, (unsigned)o->boot.pme_min, (unsigned)o->boot.pme_max,
                             o->boot.pair_window, &sink.err))
         sink.failed = true;
+    if (!sink.failed && br->launched && pdb_set_board_config(db, sessions_before, br->board_name, &sink.err))
+        sink.failed = true;
     if (!sink.failed && o->bo.oracle && br->launched &&
         store_oracle_run(db, sessions_before, o->bo.oracle, &sink.err))
         sink.failed = true;

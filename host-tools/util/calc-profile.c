@@ -9,6 +9,7 @@
 
 #include "hw-model/isa/alpha-isa.h"
 #include "util/board.h"
+#include "util/profile-db.h"
 #include "util/strvec.h"
 
 int calc_board_params(const char *board, struct model_params *p, struct ap_err *err)
@@ -41,6 +42,25 @@ int calc_board_params(const char *board, struct model_params *p, struct ap_err *
         }
     }
     return 0;
+}
+
+char *calc_profile_board(const char *given, const char *db_path, int64_t epoch, const char *fallback,
+                         bool *known)
+{
+    char *name = NULL;
+    if (given) {
+        name = xstrdup(given);
+    } else {
+        struct pdb *db;
+        struct ap_err ignored;      /* a database that cannot be read is the profile load's to report */
+        if (pdb_open(db_path, PDB_READ, &db, &ignored) == 0) {
+            name = pdb_board_config(db, epoch);
+            pdb_close(db);
+        }
+    }
+    if (known)
+        *known = name != NULL;
+    return name ? name : xstrdup(fallback);
 }
 
 void calc_event_indices(const struct profile_view *v, int idx[CALC_NEV])

@@ -19,6 +19,14 @@
  * and model parameters, read with the model's own parser). */
 int calc_board_params(const char *board, struct model_params *p, struct ap_err *err);
 
+/* The board whose core analyses a profile: `given` (--board) when not
+ * NULL; else the board configuration record stored with the newest session
+ * of the epoch (0: current, -1: every one) in the database at db_path;
+ * else `fallback`.  Malloc'd.  *known (may be NULL) says whether the name
+ * came from the profile or --board, not from the fallback. */
+char *calc_profile_board(const char *given, const char *db_path, int64_t epoch, const char *fallback,
+                         bool *known);
+
 /* The view's index of each calc event, -1 if the profile has none. */
 void calc_event_indices(const struct profile_view *v, int idx[CALC_NEV]);
 

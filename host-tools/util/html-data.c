@@ -24,22 +24,6 @@ static const struct {
 #include "firmware/abi/counter-names.def"
 };
 
-char *html_profile_board(struct pdb *db, int64_t epoch)
-{
-    sqlite3_stmt *st;
-    char sql[200], *out = NULL;
-    snprintf(sql, sizeof sql, "SELECT board FROM sessions WHERE board IS NOT NULL AND board != ''%s "
-             "ORDER BY id DESC LIMIT 1", epoch >= 0 ? " AND epoch = ?1" : "");
-    if (sqlite3_prepare_v2(pdb_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return NULL;
-    if (epoch >= 0)
-        sqlite3_bind_int64(st, 1, epoch);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        out = xstrdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return out;
-}
-
 const char *html_drop_what(const char *reason)
 {
     for (size_t i = 0; i < sizeof drop_whats / sizeof drop_whats[0]; i++)

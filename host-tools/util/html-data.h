@@ -87,10 +87,6 @@ struct html_input {
 /* Writes the document to out (0), or -1 with err set. */
 int html_write_data(const struct html_input *in, FILE *out, struct ap_err *err);
 
-/* The board the profile's newest session (of epoch, -1 any) names:
- * malloc'd, or NULL. */
-char *html_profile_board(struct pdb *db, int64_t epoch);
-
 /* What a drop reason means, for people; NULL if the name is unknown. */
 const char *html_drop_what(const char *reason);
 

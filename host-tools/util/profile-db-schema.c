@@ -109,8 +109,8 @@
 
 /*
  * ======================================================================
- * Schema, version 6 (version 5 lacked the path tables path_counts and
- * path_cores); version 5 (version 4 lacked the calling context tables
+ * Schema, version 7 (version 6 lacked sessions.board_config); version 6
+ * (version 5 lacked the path tables path_counts and path_cores); version 5 (version 4 lacked the calling context tables
  * cct_records and cct_cores); version 4 (version 1 lacked sessions.oracle_run_id and
  * sessions.oracle, version 2 the view achieved_periods, version 3 the value
  * tables value_lists and value_counts; see the migrations at the end).
@@ -169,7 +169,9 @@ static const char schema_sql[] =
     "    end_how     INTEGER,            -- LK_END_*: 0 exit, 1 fatal, 2 stopped\n"
     "    oracle_run_id INTEGER,          -- (v2) run id of the hw-model's oracle of this\n"
     "                                    -- boot (oracle-format.h), NULL if none was written\n"
-    "    oracle      TEXT                -- (v2) that oracle file, as record was given it\n"
+    "    oracle      TEXT,               -- (v2) that oracle file, as record was given it\n"
+    "    board_config TEXT               -- (v7) the board configuration (boards/NAME) record ran\n"
+    "                                    -- it on, which names the core; NULL if not known\n"
     ");\n"
     /* Executable images by name and GNU build-id; image 0 is '[unknown]'. */
     "CREATE TABLE images (\n"
@@ -350,26 +352,41 @@ int pdb_create_schema(struct pdb *db, struct ap_err *err)
 /*
  * Migrations, oldest first: each brings version N-1 to N, only adding.
  * All run in one transaction with the new schema_version, so a file is
- * either wholly migrated or untouched.
+ * either wholly migrated or untouched.  A migration that adds a column
+ * names it, and is skipped where the column is there already (SQLite has
+ * no ADD COLUMN IF NOT EXISTS; a file taken back to an older version by
+ * hand keeps its columns), as the tables' IF NOT EXISTS does for tables.
  */
-static const char *const migrations[] = {
-    [2] = "ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
-          "ALTER TABLE sessions ADD COLUMN oracle TEXT;",
-    [3] = ACHIEVED_PERIODS_VIEW,
-    [4] = VALUE_TABLES_SQL_("IF NOT EXISTS "),
-    [5] = CCT_TABLES_SQL_("IF NOT EXISTS "),
-    [6] = PATH_TABLES_SQL_("IF NOT EXISTS "),
+static const struct migration {
+    const char *sql;
+    const char *table, *column;     /* not NULL: skipped if table has column */
+} migrations[] = {
+    [2] = {"ALTER TABLE sessions ADD COLUMN oracle_run_id INTEGER;"
+           "ALTER TABLE sessions ADD COLUMN oracle TEXT;", "sessions", "oracle_run_id"},
+    [3] = {ACHIEVED_PERIODS_VIEW, NULL, NULL},
+    [4] = {VALUE_TABLES_SQL_("IF NOT EXISTS "), NULL, NULL},
+    [5] = {CCT_TABLES_SQL_("IF NOT EXISTS "), NULL, NULL},
+    [6] = {PATH_TABLES_SQL_("IF NOT EXISTS "), NULL, NULL},
+    [7] = {"ALTER TABLE sessions ADD COLUMN board_config TEXT;", "sessions", "board_config"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");
+
+static bool has_column(struct pdb *db, const char *table, const char *column)
+{
+    return sqlite3_table_column_metadata(db->db, NULL, table, column, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
+}
 
 int pdb_migrate(struct pdb *db, struct ap_err *err)
 {
     if (pdb_exec(db, "BEGIN IMMEDIATE", err) != 0)
         return -1;
     int rc = 0;
-    for (int64_t v = db->schema_version + 1; rc == 0 && v <= PDB_SCHEMA_VERSION; v++)
-        rc = pdb_exec(db, migrations[v], err);
+    for (int64_t v = db->schema_version + 1; rc == 0 && v <= PDB_SCHEMA_VERSION; v++) {
+        const struct migration *m = &migrations[v];
+        if (!m->column || !has_column(db, m->table, m->column))
+            rc = pdb_exec(db, m->sql, err);
+    }
     if (rc == 0) {
         char *sql = sqlite3_mprintf("UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
                                     PDB_SCHEMA_VERSION);

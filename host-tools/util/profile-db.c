@@ -413,6 +413,35 @@ int pdb_set_oracle(struct pdb *db, int64_t after, uint64_t run_id, const char *p
     return step_done(db, st, "recording the oracle's run id", err);
 }
 
+int pdb_set_board_config(struct pdb *db, int64_t after, const char *name, struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (pdb_need_write(db, err) != 0)
+        return -1;
+    if (sqlite3_prepare_v2(db->db, "UPDATE sessions SET board_config = ? WHERE id > ?", -1, &st, NULL) != SQLITE_OK)
+        return pdb_sql_err(db, err, "recording the board configuration");
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, after);
+    return step_done(db, st, "recording the board configuration", err);
+}
+
+char *pdb_board_config(struct pdb *db, int64_t epoch)
+{
+    struct ap_err ignored;
+    sqlite3_stmt *st;
+    char *out = NULL;
+    if (db->schema_version < 7 || (epoch == 0 && pdb_current_epoch(db, &epoch, &ignored) != 0))
+        return NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT board_config FROM sessions WHERE board_config IS NOT NULL"
+                                   " AND (?1 < 0 OR epoch = ?1) ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_int64(st, 1, epoch);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out;
+}
+
 int pdb_oracle_runs(struct pdb *db, int64_t epoch, uint64_t *ids, size_t max, size_t *n,
                     char *path_out, size_t path_cap, struct ap_err *err)
 {

@@ -32,9 +32,9 @@
 #include "util/error.h"
 
 #define PDB_FORMAT          "alphaprof-profile-db"
-/* 2: sessions.oracle_run_id and sessions.oracle.  Older files are migrated
- * when opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  6
+/* The history is profile-db-schema.c's.  Older files are migrated when
+ * opened for writing and read as they are otherwise. */
+#define PDB_SCHEMA_VERSION  7
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -94,6 +94,14 @@ int pdb_session_end(struct pdb *db, int64_t session, const struct lk_end *end,
  * run's oracle. */
 int pdb_set_oracle(struct pdb *db, int64_t after, uint64_t run_id, const char *path,
                    struct ap_err *err);
+/* The board configuration (boards/NAME) the sessions after `after` ran
+ * on, as record started them: it names the core (out-of-order or in-order)
+ * that calc, pme --stacks and html need. */
+int pdb_set_board_config(struct pdb *db, int64_t after, const char *name, struct ap_err *err);
+/* The board configuration of the newest session of epoch (> 0; 0 the
+ * current one, -1 every epoch) that has one, malloc'd; NULL when none
+ * does (a daemon's sessions, a file of schema 6 or older). */
+char *pdb_board_config(struct pdb *db, int64_t epoch);
 /* The oracle run ids of the sessions of epoch (> 0; 0 the current one, -1
  * every epoch), distinct, at most max into ids; *n how many (0 for a file
  * of schema 1, or sessions recorded without an oracle).  path_out (may be

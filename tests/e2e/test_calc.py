@@ -13,9 +13,9 @@ from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 EVENTS = "cycles:4000-4400,imiss,dmiss,branchmp"
 
 
-def record(d, name, image, events=EVENTS, args=()):
+def record(d, name, image, events=EVENTS, args=(), board="clipper-ev5"):
     db, oracle = os.path.join(d, name + ".db"), os.path.join(d, name + ".bin")
-    r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--events", events, "--db", db,
+    r = alphaprof(["record", "--deterministic", "--board", board, "--events", events, "--db", db,
                    "--oracle", oracle, require(build_path("workloads", image + ".elf"))] +
                   (["--"] + list(args) if args else []), timeout=300)
     check(r.status == 0, "record %s on the in-order board" % image, r)
@@ -126,6 +126,23 @@ def test_deterministic_runs_give_byte_identical_calc_json():
             check(r.status == 0 and s.status == 0, "calc runs", r)
             outs.append(r.out + s.out)
         check(outs[0] == outs[1], "the same bytes from two deterministic runs")
+    finally:
+        cleanup(d)
+
+
+def test_calc_takes_the_core_from_the_board_record_stored_with_the_profile():
+    d = tmpdir()
+    try:
+        for board, core in (("clipper-pm", "ooo"), ("clipper-ev5", "inorder")):
+            db, oracle = record(d, board, "copy", board=board)
+            j = json.loads(alphaprof(["calc", "--db", db, "--json", "run_once"]).out)
+            check(j["board"] == board and j["core"] == core, "no --board: the recording board's core: %s"
+                  % {k: j[k] for k in ("board", "core")}, j)
+            s = json.loads(alphaprof(["calc", "--db", db, "--json", "--summary"]).out)
+            check(s["board"] == board, "the summary names it too", s)
+            other = "clipper-ev5" if board == "clipper-pm" else "clipper-pm"
+            j = json.loads(alphaprof(["calc", "--db", db, "--json", "--board", other, "run_once"]).out)
+            check(j["board"] == other, "--board overrides what record stored", j)
     finally:
         cleanup(d)
 

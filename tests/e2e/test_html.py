@@ -10,6 +10,8 @@ charts and the diff's significant rows.  Each also takes a screenshot
 import json
 import os
 import re
+import shutil
+import sqlite3
 
 from browser import open_page
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
@@ -456,9 +458,18 @@ def test_html_listing_has_dcpicalcs_columns_on_the_in_order_core_as_calc_gives_t
         want = json.loads(c.out)
         bubbles = calc_bubbles(alphaprof(["calc", "--db", db, proc], timeout=120).out)
 
-        # the database does not say its core: without --board, no calc columns and a hint
-        out = os.path.join(d, "nocore.html")
+        # without --board: the core record stored with the profile
+        out = os.path.join(d, "stored.html")
         r = alphaprof(["html", "--db", db, "-o", out], timeout=120)
+        cyc = report_data(open(out).read())["cycles"] if r.status == 0 else None
+        check(cyc is not None and cyc["board"] == "clipper-ev5", "without --board, the recording board's calc", r)
+        # a profile that does not say its core (a daemon's): no calc columns and a hint
+        nocore = os.path.join(d, "nocore.db")
+        shutil.copy(db, nocore)
+        with sqlite3.connect(nocore) as c:
+            c.execute("UPDATE sessions SET board_config = NULL")
+        out = os.path.join(d, "nocore.html")
+        r = alphaprof(["html", "--db", nocore, "-o", out], timeout=120)
         check(r.status == 0 and report_data(open(out).read())["cycles"] is None, "without --board no calc", r)
         check(len(r.err.strip().splitlines()) == 1 and "--board clipper-ev5" in r.err, "and one line says why", r)
 

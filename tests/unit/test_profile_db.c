@@ -544,6 +544,53 @@ static void test_oracle_run_ids_and_the_schema_1_migration(void **state)
     pdb_close(db);
 }
 
+/* The board configuration record ran on (schema 7) names the core calc,
+ * pme --stacks and html analyse with: the newest session's of the epoch
+ * that has one; a schema-6 file reads as having none and gains the column,
+ * empty, when opened for writing. */
+static void test_the_board_config_is_the_newest_sessions_and_the_schema_6_migration(void **state)
+{
+    struct fixture *f = *state;
+    struct ap_err err;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    int64_t s, last;
+    char *b = pdb_board_config(db, 0);
+    assert_null(b);                                     /* no sessions */
+    begin_session(db, &s);                              /* a daemon's: not known */
+    assert_int_equal(pdb_last_session(db, &last, &err), 0);
+    begin_session(db, &s);
+    assert_int_equal(pdb_set_board_config(db, last, "clipper-ev5", &err), 0);
+    assert_int_equal(pdb_last_session(db, &last, &err), 0);
+    begin_session(db, &s);
+    assert_int_equal(pdb_set_board_config(db, last, "clipper-pm", &err), 0);
+    begin_session(db, &s);                              /* newer, but not known */
+    assert_int_equal(pdb_commit(db, &err), 0);
+    b = pdb_board_config(db, 0);
+    assert_string_equal(b, "clipper-pm");
+    free(b);
+    b = pdb_board_config(db, 2);                        /* an epoch with no sessions */
+    assert_null(b);
+    assert_int_equal(q(db, "SELECT count(*) FROM sessions WHERE board_config IS NULL"), 2);
+    pdb_close(db);
+
+    raw_sql(f->path, "CREATE TABLE old AS SELECT id, epoch, started, ended, board, firmware, ncores, caps,"
+                     " timebase_hz, exit_status, end_how, oracle_run_id, oracle FROM sessions;"
+                     "DROP TABLE sessions; ALTER TABLE old RENAME TO sessions;"
+                     "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_READ);
+    assert_null(pdb_board_config(db, -1));
+    pdb_close(db);
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(q(db, "SELECT count(*) FROM sessions WHERE board_config IS NULL"), 4);
+    assert_int_equal(pdb_set_board_config(db, 3, "clipper-ev5", &err), 0);
+    assert_int_equal(pdb_commit(db, &err), 0);
+    b = pdb_board_config(db, -1);
+    assert_string_equal(b, "clipper-ev5");
+    free(b);
+    pdb_close(db);
+}
+
 /* The period each core achieved (schema 3): the FLUSH stats timer_ns over
  * timer_timed, per epoch and core, summed as merged; a schema-2 file gains
  * the view when opened for writing. */
@@ -612,6 +659,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_schema_3_migration_adds_the_value_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oracle_run_ids_and_the_schema_1_migration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_board_config_is_the_newest_sessions_and_the_schema_6_migration,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration,
                                         setup, teardown),
     };
