@@ -338,6 +338,9 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
     int rc = pme_stacks_estimate(&pv, &sp, st, &err);
     if (!rc && pme_stack_accuracy(st, pv.ninsns, t, &a))
         rc = ap_err_set(&err, "no cycles to compare: the profile's stacks or the oracle's are empty");
+    double stack_noise = 0, time_noise = 0;
+    if (!rc)
+        rc = pme_stacks_noise(&pv, &sp, &stack_noise, &time_noise, &err);
     struct pme_pair_accuracy pa;
     bool have_pa = !rc && !pme_pair_accuracy(&pv, t, mp.width, &pa);
     size_t nl = 0;
@@ -348,11 +351,12 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
     } else if (opts->po.json) {
         static const char *const names[] = {CYCLE_CAUSE_NAMES};
-        printf("{\"stack_error\": %.6f, \"time_error\": %.6f, \"share_stack_error\": %.6f, "
+        printf("{\"stack_error\": %.6f, \"time_error\": %.6f, \"stack_error_noise\": %.6f, "
+               "\"time_error_noise\": %.6f, \"share_stack_error\": %.6f, "
                "\"estimated_cycles\": %.0f, \"oracle_cycles\": %.0f, \"pairs\": %llu, "
                "\"pair_interval\": %.3f, \"instructions_estimated\": %zu, \"oracle_pcs\": %zu, "
                "\"oracle_scope\": \"%s\", \"causes\": {",
-               a.stack_error, a.time_error, a.share_stack_error, a.estimate_cycles, a.true_cycles,
+               a.stack_error, a.time_error, stack_noise, time_noise, a.share_stack_error, a.estimate_cycles, a.true_cycles,
                (unsigned long long)pv.npairs, pv.pair_interval, a.estimated, a.true_pcs,
                interval ? "interval" : "run");
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
@@ -405,6 +409,9 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
                100 * a.stack_error, a.true_cycles, a.estimate_cycles);
         printf("  time error    %6.2f%%  (instruction level: half the L1 distance of the time shares)\n",
                100 * a.time_error);
+        printf("  sampling noise about %.2f%% and %.2f%% of those (half their distance between the\n"
+               "                          estimates from the even and from the odd pairs)\n",
+               100 * stack_noise, 100 * time_noise);
         printf("  %-12s %14s %14s\n", "cause", "estimate", "oracle");
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             if (a.cause_estimate[c] > 0 || a.cause_true[c] > 0)

@@ -280,6 +280,46 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     return 0;
 }
 
+int pme_stacks_noise(const struct pme_view *v, const struct pme_stack_params *p, double *stack_noise,
+                     double *time_noise, struct ap_err *err)
+{
+    struct pme_stack *half[2];
+    struct pme_view h = *v;
+    struct pme_pair_raw *sub = xmalloc((v->nraw / 2 + 1) * sizeof *sub);
+    int rc = 0;
+    for (int k = 0; k < 2; k++) {
+        half[k] = xmalloc((v->ninsns ? v->ninsns : 1) * sizeof *half[k]);
+        size_t m = 0;
+        for (size_t j = (size_t)k; j < v->nraw; j += 2)
+            sub[m++] = v->raw[j];
+        h.raw = sub;
+        h.nraw = m;
+        h.pair_interval = m ? v->pair_interval * (double)v->nraw / (double)m : 0;
+        if (!rc && pme_stacks_estimate(&h, p, half[k], err))
+            rc = -1;
+    }
+    free(sub);
+    *stack_noise = *time_noise = 0;
+    if (!rc) {
+        double t[2] = {0, 0};
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; i < v->ninsns; i++)
+                t[k] += pme_stack_total(&half[k][i]);
+        for (size_t i = 0; i < v->ninsns && t[0] > 0 && t[1] > 0; i++) {
+            *time_noise += fabs(pme_stack_total(&half[0][i]) / t[0] - pme_stack_total(&half[1][i]) / t[1]);
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                *stack_noise += fabs(half[0][i].cause[c] - half[1][i].cause[c]);
+        }
+        /* |e1 - e2| is about twice the whole estimate's own noise (each
+         * half has twice its variance); the stack's over the mean total */
+        *time_noise /= 2 * 2;
+        *stack_noise = t[0] + t[1] > 0 ? *stack_noise / (t[0] + t[1]) / 2 : 0;
+    }
+    free(half[0]);
+    free(half[1]);
+    return rc;
+}
+
 static int by_pc(const void *a, const void *b)
 {
     const struct pme_stack *x = *(const struct pme_stack *const *)a, *y = *(const struct pme_stack *const *)b;

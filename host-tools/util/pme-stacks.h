@@ -146,6 +146,13 @@ double pme_stack_total(const struct pme_stack *s);
 int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
                         struct ap_err *err);
 
+/* The sampling noise of the estimate: stack_error and time_error between
+ * the estimates from the view's even and odd pairs, halved (each half has
+ * twice the whole's variance; a bias cancels): what check --pme's errors
+ * would be with an unbiased estimator.  -1 with err as pme_stacks_estimate. */
+int pme_stacks_noise(const struct pme_view *v, const struct pme_stack_params *p, double *stack_noise,
+                     double *time_noise, struct ap_err *err);
+
 /* The procedure an instruction's stack is in, by its image's symbols ("":
  * outside any). */
 const char *pme_stack_procedure(const struct pme_stack *s);

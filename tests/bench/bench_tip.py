@@ -23,7 +23,8 @@ from harness import alphaprof, build_path, require
 # a repetition, qsort QSORT_RECORDS); chase's 31 took 21 minutes on a
 # loaded 2-core machine.
 PME_REPEAT = {"chase": 31, "qsort": 12}
-PME_COLUMNS = ["workload", "records", "pairs", "stack error %", "time error %", "estimated / true cycles",
+PME_COLUMNS = ["workload", "records", "pairs", "stack error %", "time error %", "of which noise % (stack / time)",
+               "estimated / true cycles",
                "top cause (est / true %)", "loops", "loop share error max (points)", "loop executions error %"]
 
 
@@ -37,6 +38,7 @@ def pme_row(t, w, db, orc):
     top = max(causes, key=lambda k: causes[k]["oracle"])
     lo = c["loops"] or {"loops": 0, "share_error_max": float("nan"), "executions_error": float("nan")}
     t.add(w, 2 * c["pairs"], c["pairs"], 100 * c["stack_error"], 100 * c["time_error"],
+          "%.2f / %.2f" % (100 * c["stack_error_noise"], 100 * c["time_error_noise"]),
           "%.3f" % (c["estimated_cycles"] / c["oracle_cycles"]),
           "%s %.1f / %.1f" % (top, 100 * causes[top]["estimate"] / c["estimated_cycles"],
                               100 * causes[top]["oracle"] / c["oracle_cycles"]),
@@ -59,7 +61,9 @@ def pme_verdicts(t, worst):
                "event bits, stage latencies and retire-gap register (util/pme-stacks.h) against the oracle's "
                "cycle stacks of the profiled interval. Stack error: half the sum over (instruction, cause) of "
                "|estimate - truth| over the true cycles; time error: half the L1 distance of the instructions' "
-               "time shares. Both include the sampling error of the records (about 1/sqrt(k) per instruction). "
+               "time shares. Both include the sampling error of the records (about 1/sqrt(k) per instruction): "
+               "the noise column is what check --pme estimates it to be (half the distance between the "
+               "estimates from the even and from the odd pairs; a bias cancels there). "
                "Loops: the natural loops of the sampled procedures (util/pme-loops.h); share error: the largest "
                "|estimated - true| share of all cycles, in points; executions: the header's, relative error "
                "weighted by the true cycles over loops with >= 30 header records.")

@@ -138,6 +138,8 @@ def test_pme_cycle_stacks_per_instruction_and_loop_match_the_tip_truth():
         check(c["stack_error"] <= 0.08, "stack error %.4f within 8 %%" % c["stack_error"], r)
         check(c["time_error"] <= 0.08, "time error %.4f within 8 %%" % c["time_error"], r)
         check(abs(c["estimated_cycles"] / c["oracle_cycles"] - 1) < 0.1, "the cycles, within 10 %", r)
+        check(0 < c["time_error_noise"] < 0.05 and 0 < c["stack_error_noise"] < 0.05,
+              "the sampling noise is estimated (%s, %s)" % (c["stack_error_noise"], c["time_error_noise"]), r)
         # the paired metrics against the model's exact values (measured on a
         # 724 k-pair chase run: useful issues 6 %, in-progress cycles 4 %)
         pa = c["paired"]

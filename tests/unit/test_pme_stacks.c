@@ -4,7 +4,7 @@
  * cycles by cause (a memory wait, a flush's bubble moved to its branch, a
  * store-buffer wait, a trap, the bad path, a barrier), the retire-cycle
  * shares of straight-line code (the mean of 1/n over varying groups), a whole synthetic view against its known stacks,
- * and the stack and time errors against an oracle.
+ * the stack and time errors against an oracle, and their sampling noise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -356,6 +356,32 @@ static void test_a_synthetic_stream_gives_its_hand_computed_stacks(void **state)
     free(v.raw);
 }
 
+/* The sampling noise from even against odd pairs: a stream of identical
+ * pairs has none; pairs <A, A> and <B, B> alternating give halves with
+ * all of the time on A and all on B: half-distances 1 (time and stacks),
+ * so about 1/2 of the whole's. */
+static void test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    struct ap_err err;
+    double sn, tn;
+    synthetic_view(&v, &img, 6);
+    assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
+    assert_float_equal(sn, 0, 1e-12);
+    assert_float_equal(tn, 0, 1e-12);
+    for (size_t k = 0; k < v.nraw; k++)
+        v.raw[k].rec[k % 2] = v.raw[k].rec[1 - k % 2];      /* even <A, A>, odd <B, B> */
+    assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
+    assert_float_equal(sn, 0.5, 1e-12);
+    assert_float_equal(tn, 0.5, 1e-12);
+    free(v.insns);
+    free(v.raw);
+}
+
 static void test_a_profile_without_pairs_or_interval_is_refused_with_the_fix(void **state)
 {
     (void)state;
@@ -384,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_retiring_with_the_one_before_costs_only_its_share),
         cmocka_unit_test(test_a_barriers_execution_is_serialise_and_anothers_execute),
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
+        cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
         cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
         cmocka_unit_test(test_a_map_held_back_after_an_early_fetch_is_queue_full),
         cmocka_unit_test(test_own_execution_is_dtb_for_a_dtb_missing_load_execute_for_a_multiply),
