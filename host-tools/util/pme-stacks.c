@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/calc.h"
 #include "util/strvec.h"
 #include "util/symbols.h"
 
@@ -177,6 +178,60 @@ static size_t insn_index(const struct pme_view *v, const struct pme_pair_rec *re
     return in ? (size_t)(in - v->insns) : SIZE_MAX;
 }
 
+static bool read_image(const void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return symtab_read(ctx, addr, buf, len);
+}
+
+void pme_stacks_pool(const struct calc_proc *cfg, struct pme_stack *st, const double *rec, size_t n)
+{
+    double *pooled = calc_zalloc(cfg->nclasses + 1, sizeof *pooled), *len = calc_zalloc(cfg->nclasses + 1, sizeof *len);
+    for (size_t b = 0; b < cfg->nblocks; b++)
+        len[cfg->blocks[b].cls] += cfg->blocks[b].n;
+    for (size_t k = 0; k < n; k++)
+        pooled[cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls] += rec[k];
+    for (size_t k = 0; k < n; k++) {
+        uint32_t c = cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls;
+        if (rec[k] > 0)
+            for (unsigned q = 0; q < CAUSE_COUNT; q++)
+                st[k].cause[q] *= pooled[c] / len[c] / rec[k];
+    }
+    free(pooled);
+    free(len);
+}
+
+/* Note 5 for every procedure of the view with symbols.  rec[i]: retired
+ * records of v->insns[i] (sorted by image and offset, as the view keeps
+ * them). */
+static void pool_blocks(const struct pme_view *v, const double *rec, struct pme_stack *out)
+{
+    struct model_params mp;
+    model_params_default(&mp);          /* (the CFG does not depend on them) */
+    for (size_t i = 0; i < v->ninsns;) {
+        const struct pv_image *img = v->insns[i].img;
+        const struct symbol *sym = img->st ? symtab_lookup(img->st, out[i].pc) : NULL;
+        size_t j = i + 1;
+        while (j < v->ninsns && v->insns[j].img == img && sym && symtab_lookup(img->st, out[j].pc) == sym)
+            j++;
+        uint64_t start = sym ? sym->start : 0, end = sym ? symtab_symbol_end(img->st, sym) : 0;
+        size_t n = end > start ? (size_t)((end - start) / 4) : 0;
+        if (!sym || !n || n > (1u << 20)) {
+            i = j;
+            continue;
+        }
+        uint32_t *words = xmalloc(n * sizeof *words);
+        struct calc_proc cfg;
+        const struct calc_image ci = {read_image, img->st};
+        if (symtab_read(img->st, start, words, n * 4) && !calc_cfg_build_image(&cfg, &mp, start, words, n, &ci)) {
+            calc_equivalence(&cfg);
+            pme_stacks_pool(&cfg, out + i, rec + i, j - i);
+            calc_proc_free(&cfg);
+        }
+        free(words);
+        i = j;
+    }
+}
+
 int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
                         struct ap_err *err)
 {
@@ -246,7 +301,7 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         out[i].share = out[i].shares.mean;
     }
     free(seq);
-    /* which instructions serialise (barriers, PAL calls: note 5), from the image */
+    /* which instructions serialise (barriers, PAL calls: point 5 of a record), from the image */
     bool *serialising = calloc(v->ninsns + 1, sizeof *serialising);
     if (!serialising)
         return ap_err_set(err, "out of memory");
@@ -258,6 +313,11 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             insn_static_decode(&is, out[i].pc, word);
             serialising[i] = model_class_serialises(is.cls);
         }
+    }
+    double *rec = calloc(v->ninsns + 1, sizeof *rec);
+    if (!rec) {
+        free(serialising);
+        return ap_err_set(err, "out of memory");
     }
     /* pass 2: each record's cycles */
     for (size_t k = 0; k < v->nraw; k++)
@@ -271,8 +331,11 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             pme_record_stack(p, &o, o.lat[PME_LAT_RETIRE_GAP] ? out[i].shares.first : out[i].shares.joined,
                              out[i].cause);
             out[i].records++;
+            rec[i] += o.retired;
         }
     free(serialising);
+    pool_blocks(v, rec, out);
+    free(rec);
     double scale = v->pair_interval / 2;
     for (size_t i = 0; i < v->ninsns; i++)
         for (unsigned c = 0; c < CAUSE_COUNT; c++)

@@ -121,8 +121,9 @@ def test_pme_cycle_stacks_per_instruction_and_loop_match_the_tip_truth():
     the profiled interval, within 8 %, and per natural loop
     (util/pme-loops.h): chase's loop holds its procedure's cycles, its
     share of the cycles and its header's executions match the truth's.
-    Measured on this recording: stack error 1.8 %, time error 0.7 %;
-    loop shares within 0.13 points, header executions 0.2 % off;
+    Measured on this recording: stack error 0.6 %, time error 0.5 %,
+    about all of it sampling noise (0.5 %, from its even and odd pairs);
+    loop shares within 0.2 points, header executions 0.2 % off;
     attributing each record's fetch-to-retire latency instead of its time
     at the head (IBS-style) is off by far more, as is leaving the missing
     load's wait to dependency or the refetch bubbles on the branches'

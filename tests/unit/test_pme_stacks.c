@@ -4,7 +4,8 @@
  * cycles by cause (a memory wait, a flush's bubble moved to its branch, a
  * store-buffer wait, a trap, the bad path, a barrier), the retire-cycle
  * shares of straight-line code (the mean of 1/n over varying groups), a whole synthetic view against its known stacks,
- * the stack and time errors against an oracle, and their sampling noise.
+ * the stack and time errors against an oracle, and their sampling noise;
+ * a frequency-equivalence class's records pooled for its executions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/calc.h"
 #include "util/pme-stacks.h"
 
 /* penalty 7, L1 3, L2 13, memory 120: waits of 9.5 and 76 cycles part the causes */
@@ -382,6 +384,38 @@ static void test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pai
     free(v.raw);
 }
 
+/* Note 5: 1000 addq, 1004 addq, 1008 bne -> 1000 (a loop, one block), 100c
+ * ret.  The loop's three instructions run equally often: with 10, 20 and 30
+ * retired records (one cycle each) each is estimated from 60 / 3 = 20
+ * records' executions, its own records giving its cycles per execution
+ * (1): 20 cycles each.  The ret, a class of its own, keeps its 1. */
+static void test_a_blocks_instructions_share_their_records_executions(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {0x10u << 26 | 1u << 21 | 2u << 16 | 0x20 << 5 | 1u,
+                          0x10u << 26 | 3u << 21 | 4u << 16 | 0x20 << 5 | 3u,
+                          0x3du << 26 | 1u << 21 | (0x1fffffu & (uint32_t)-3),
+                          0x1au << 26 | 31u << 21 | 26u << 16 | 2u << 14};
+    struct model_params mp;
+    model_params_default(&mp);
+    struct calc_proc cfg;
+    assert_int_equal(calc_cfg_build(&cfg, &mp, 0x1000, w, 4), 0);
+    calc_equivalence(&cfg);
+    assert_int_equal(cfg.nblocks, 2);
+    struct pme_stack st[4];
+    const double rec[4] = {10, 20, 30, 1};
+    memset(st, 0, sizeof st);
+    for (int k = 0; k < 4; k++) {
+        st[k].pc = 0x1000 + 4 * (uint64_t)k;
+        st[k].cause[CAUSE_BASE] = rec[k];
+    }
+    pme_stacks_pool(&cfg, st, rec, 4);
+    for (int k = 0; k < 3; k++)
+        assert_float_equal(st[k].cause[CAUSE_BASE], 20, 1e-12);
+    assert_float_equal(st[3].cause[CAUSE_BASE], 1, 1e-12);
+    calc_proc_free(&cfg);
+}
+
 static void test_a_profile_without_pairs_or_interval_is_refused_with_the_fix(void **state)
 {
     (void)state;
@@ -411,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_a_barriers_execution_is_serialise_and_anothers_execute),
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
+        cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
         cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
         cmocka_unit_test(test_a_map_held_back_after_an_early_fetch_is_queue_full),
         cmocka_unit_test(test_own_execution_is_dtb_for_a_dtb_missing_load_execute_for_a_multiply),
