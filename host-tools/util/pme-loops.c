@@ -46,6 +46,14 @@ static void proc_loops(const struct pme_stack *const *g, size_t ng, const struct
         return;
     }
     free(words);
+    calc_equivalence(&p);
+    /* retired records and instructions per frequency-equivalence class (note 2) */
+    uint64_t *class_records = calc_zalloc(p.nclasses + 1, sizeof *class_records);
+    unsigned *class_len = calc_zalloc(p.nclasses + 1, sizeof *class_len);
+    for (size_t b = 0; b < p.nblocks; b++)
+        class_len[p.blocks[b].cls] += p.blocks[b].n;
+    for (size_t i = 0; i < ng; i++)
+        class_records[p.blocks[p.insns[(g[i]->pc - start) / 4].block].cls] += g[i]->in->retired;
     struct calc_loop *cl;
     size_t nl = calc_loops_find(&p, &cl);
     for (size_t k = 0; k < nl; k++) {
@@ -59,7 +67,9 @@ static void proc_loops(const struct pme_stack *const *g, size_t ng, const struct
         l->image = img->name;
         const struct calc_block *hb = &p.blocks[cl[k].header];
         l->header = start + 4 * (uint64_t)hb->first;
-        l->header_len = hb->n;
+        l->header_len = class_len[hb->cls];
+        l->header_block = hb->n;
+        l->header_retired = class_records[hb->cls];
         l->depth = cl[k].depth;
         l->nblocks = cl[k].nblocks;
         if (cl[k].parent != CALC_NONE)
@@ -85,11 +95,11 @@ static void proc_loops(const struct pme_stack *const *g, size_t ng, const struct
             for (unsigned c = 0; c < CAUSE_COUNT; c++)
                 l->cause[c] += g[i]->cause[c];
             l->total += pme_stack_total(g[i]);
-            if (block == cl[k].header)
-                l->header_retired += g[i]->in->retired;
         }
     }
     calc_loops_free(cl, nl);
+    free(class_records);
+    free(class_len);
     calc_proc_free(&p);
 }
 
@@ -169,11 +179,11 @@ void pme_loop_truth(const struct pme_loop *l, const struct oracle *o, double *cy
         for (uint64_t i = first_pc_at(o, l->spans[s].lo); i < o->h.npcs && o->pcs[i].pc < l->spans[s].hi; i++)
             for (unsigned c = 0; c < CAUSE_COUNT; c++)
                 units += o->pcs[i].stack[c];
-    uint64_t hend = l->header + 4 * (uint64_t)l->header_len;
+    uint64_t hend = l->header + 4 * (uint64_t)l->header_block;
     for (uint64_t i = first_pc_at(o, l->header); i < o->h.npcs && o->pcs[i].pc < hend; i++)
         runs += o->pcs[i].executions;
     *cycles = (double)units / CYCLE_UNIT;
-    *executions = l->header_len ? (double)runs / l->header_len : 0;
+    *executions = l->header_block ? (double)runs / l->header_block : 0;
 }
 
 int pme_loop_accuracy(const struct pme_loop *l, size_t n, double interval, double estimate_cycles,

@@ -10,8 +10,10 @@
  *     too); a call from a loop is not in it (the callee's instructions are
  *     another procedure's).
  *  2. Executions are the header block's: once per entry and once per back
- *     edge taken.  Estimated from the retired records of the header
- *     block's instructions, which all run as often: k records over its L
+ *     edge taken.  Estimated from the retired records of the instructions
+ *     of the header's frequency-equivalence class (calc's cycle
+ *     equivalence: its block's and those of every block that always runs
+ *     as often), which all run as often: k records over its L
  *     instructions give k S / L (S the fetched instructions per record),
  *     with the 95 % interval of k S scaled the same way.  The truth is the
  *     mean of the oracle's executions over the header block's PCs.
@@ -54,8 +56,9 @@ struct pme_loop {
     const char *file;                   /* the header's source file and line (NULL: unknown) */
     unsigned line;
     double cause[CAUSE_COUNT], total;   /* cycles (note 1) */
-    uint64_t header_retired;            /* retired records of the header block's instructions */
-    unsigned header_len;                /* instructions in the header block */
+    uint64_t header_retired;            /* retired records of the header's class's instructions */
+    unsigned header_len;                /* instructions in the header's class (note 2) */
+    unsigned header_block;              /* instructions in the header block */
     unsigned nblocks;
     struct pme_span *spans;             /* the body, ascending */
     size_t nspans;
