@@ -19,10 +19,10 @@ from harness import alphaprof, build_path, require
 
 
 # ProfileMe stacks: repetitions for about 1 M records (two a pair) at one
-# pair every ~8400 fetched instructions (measured: chase gives 32 k records
-# a repetition, qsort QSORT_RECORDS); chase's 31 took 21 minutes on a
-# loaded 2-core machine.
-PME_REPEAT = {"chase": 31, "qsort": 12}
+# pair every ~8400 fetched instructions: chase gives 32 k records a
+# repetition, qsort 170 k; on a loaded 2-core machine chase's 31 took 47
+# minutes and qsort's 6 about as long (README, ProfileMe cycle stacks).
+PME_REPEAT = {"chase": 31, "qsort": 6}
 PME_COLUMNS = ["workload", "records", "pairs", "stack error %", "time error %", "of which noise % (stack / time)",
                "estimated / true cycles",
                "top cause (est / true %)", "loops", "loop share error max (points)", "loop executions error %"]
@@ -76,8 +76,8 @@ def run_pme(d):
         img = require(build_path("workloads", w + ".elf"))
         db, orc = os.path.join(d, w + "-pme.db"), os.path.join(d, w + "-pme.oracle")
         r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--db", db, "--oracle", orc,
-                       "--paired", "--pme-interval", "8000-8800", "--timeout", "3600", img, "--", str(n)],
-                      timeout=3700)
+                       "--paired", "--pme-interval", "8000-8800", "--timeout", "5400", img, "--", str(n)],
+                      timeout=5500)
         if r.status != 0:
             raise RuntimeError("record failed:\n%s" % r)
         worst.append(pme_row(t, w, db, orc))
