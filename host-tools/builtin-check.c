@@ -26,6 +26,7 @@
 #include "util/oracle-file.h"
 #include "util/pme-account.h"
 #include "util/pme-accuracy.h"
+#include "util/pme-loops.h"
 #include "util/pme-stacks.h"
 #include "util/profile-accuracy.h"
 #include "util/profile-db.h"
@@ -34,6 +35,9 @@
 #include "util/loss-note.h"
 #include "util/value-accuracy.h"
 #include "util/value-view.h"
+
+/* check --pme --json lists the loops with the most cycles, this many. */
+#define CHECK_PME_LOOPS_LISTED 20
 
 static const struct opt_command check_command = {
     .name = "check",
@@ -334,17 +338,25 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
     int rc = pme_stacks_estimate(&pv, &sp, st, &err);
     if (!rc && pme_stack_accuracy(st, pv.ninsns, t, &a))
         rc = ap_err_set(&err, "no cycles to compare: the profile's stacks or the oracle's are empty");
+    double stack_noise = 0, time_noise = 0;
+    if (!rc)
+        rc = pme_stacks_noise(&pv, &sp, &stack_noise, &time_noise, &err);
     struct pme_pair_accuracy pa;
     bool have_pa = !rc && !pme_pair_accuracy(&pv, t, mp.width, &pa);
+    size_t nl = 0;
+    struct pme_loop *lp = rc ? NULL : pme_stacks_by_loop(st, pv.ninsns, &mp, &nl);
+    struct pme_loop_accuracy la;
+    bool have_la = !rc && !pme_loop_accuracy(lp, nl, pv.interval, a.estimate_cycles, t, a.true_cycles, &la);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
     } else if (opts->po.json) {
         static const char *const names[] = {CYCLE_CAUSE_NAMES};
-        printf("{\"stack_error\": %.6f, \"time_error\": %.6f, \"share_stack_error\": %.6f, "
+        printf("{\"stack_error\": %.6f, \"time_error\": %.6f, \"stack_error_noise\": %.6f, "
+               "\"time_error_noise\": %.6f, \"share_stack_error\": %.6f, "
                "\"estimated_cycles\": %.0f, \"oracle_cycles\": %.0f, \"pairs\": %llu, "
                "\"pair_interval\": %.3f, \"instructions_estimated\": %zu, \"oracle_pcs\": %zu, "
                "\"oracle_scope\": \"%s\", \"causes\": {",
-               a.stack_error, a.time_error, a.share_stack_error, a.estimate_cycles, a.true_cycles,
+               a.stack_error, a.time_error, stack_noise, time_noise, a.share_stack_error, a.estimate_cycles, a.true_cycles,
                (unsigned long long)pv.npairs, pv.pair_interval, a.estimated, a.true_pcs,
                interval ? "interval" : "run");
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
@@ -362,6 +374,30 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
                    pa.top_wasted_agrees ? "true" : "false");
         else
             printf("null");
+        printf(", \"loops\": ");
+        if (have_la) {
+            printf("{\"loops\": %zu, \"share_error_max\": %.6f, \"share_error_mean\": %.6f, "
+                   "\"executions_error\": %.6f, \"executions_checked\": %zu, \"top_estimate\": %llu, "
+                   "\"top_oracle\": %llu, \"top_agrees\": %s, \"list\": [",
+                   la.loops, la.share_error_max, la.share_error_mean, la.executions_error, la.executions_checked,
+                   (unsigned long long)la.top_estimate, (unsigned long long)la.top_oracle,
+                   la.top_estimate == la.top_oracle ? "true" : "false");
+            for (size_t k = 0; k < nl && k < CHECK_PME_LOOPS_LISTED; k++) {
+                double tc, te;
+                struct pme_count_est e;
+                pme_loop_truth(&lp[k], t, &tc, &te);
+                pme_loop_executions(&lp[k], pv.interval, &e);
+                printf("%s{\"header\": %llu, \"procedure\": ", k ? ", " : "", (unsigned long long)lp[k].header);
+                json_str(stdout, lp[k].proc);
+                printf(", \"depth\": %u, \"estimate_share\": %.6f, \"oracle_share\": %.6f, "
+                       "\"header_records\": %llu, \"executions\": %.0f, \"oracle_executions\": %.0f}",
+                       lp[k].depth, lp[k].total / a.estimate_cycles, tc / a.true_cycles,
+                       (unsigned long long)lp[k].header_retired, e.estimate, te);
+            }
+            printf("]}");
+        } else {
+            printf("null");
+        }
         printf("}\n");
     } else {
         static const char *const names[] = {CYCLE_CAUSE_NAMES};
@@ -373,6 +409,9 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
                100 * a.stack_error, a.true_cycles, a.estimate_cycles);
         printf("  time error    %6.2f%%  (instruction level: half the L1 distance of the time shares)\n",
                100 * a.time_error);
+        printf("  sampling noise about %.2f%% and %.2f%% of those (half their distance between the\n"
+               "                          estimates from the even and from the odd pairs)\n",
+               100 * stack_noise, 100 * time_noise);
         printf("  %-12s %14s %14s\n", "cause", "estimate", "oracle");
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             if (a.cause_estimate[c] > 0 || a.cause_true[c] > 0)
@@ -389,7 +428,27 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
                    pa.useful_true, 100 * pa.latency_error, 100 * pa.wasted_error, pa.wasted_estimate,
                    pa.wasted_true, pa.concurrency_error, (unsigned long long)pa.top_estimate_pc,
                    (unsigned long long)pa.top_true_pc, pa.top_wasted_agrees ? ": the same" : ": DIFFERENT");
+        if (have_la) {
+            printf("Loops (%zu natural loops of the sampled procedures) against the oracle's:\n"
+                   "  share of the cycles     error max %.2f, mean %.2f points (weighted by true cycles)\n"
+                   "  header executions       error %6.2f%%  (%zu loops with >= %d header records)\n"
+                   "  most cycles: %llx (estimate), %llx (oracle)%s\n"
+                   "  %18s %-24s %10s %10s %14s %14s\n",
+                   la.loops, 100 * la.share_error_max, 100 * la.share_error_mean, 100 * la.executions_error,
+                   la.executions_checked, PME_LOOP_MIN_RECORDS, (unsigned long long)la.top_estimate,
+                   (unsigned long long)la.top_oracle, la.top_estimate == la.top_oracle ? ": the same" : ": DIFFERENT",
+                   "header", "procedure", "est. %", "oracle %", "executions", "oracle");
+            for (size_t k = 0; k < nl && k < 5; k++) {
+                double tc, te;
+                struct pme_count_est e;
+                pme_loop_truth(&lp[k], t, &tc, &te);
+                pme_loop_executions(&lp[k], pv.interval, &e);
+                printf("  %18llx %-24.24s %10.2f %10.2f %14.0f %14.0f\n", (unsigned long long)lp[k].header,
+                       lp[k].proc, 100 * lp[k].total / a.estimate_cycles, 100 * tc / a.true_cycles, e.estimate, te);
+            }
+        }
     }
+    pme_loops_free(lp, nl);
     free(st);
     pme_view_free(&pv);
     return rc ? 1 : 0;

@@ -29,6 +29,7 @@
 #include "util/option-groups.h"
 #include "util/calc-profile.h"
 #include "util/pme-estimate.h"
+#include "util/pme-loops.h"
 #include "util/pme-stacks.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
@@ -49,7 +50,7 @@ static const struct opt_command pme_command = {
              "samples also the issue slots wasted while the instruction was in progress\n"
              "(L C S/2 - U W S), its useful concurrency and the IPC around it, most wasted\n"
              "first: the bottlenecks.  PROCEDURE keeps that procedure's instructions.\n"
-             "--stacks: where the cycles went, per procedure and instruction, in the causes of\n"
+             "--stacks: where the cycles went, per procedure, loop and instruction, in the causes of\n"
              "the model's exact cycle stacks, estimated from the paired samples' records\n"
              "(util/pme-stacks.h; check them with alphaprof check --pme).",
 };
@@ -382,7 +383,7 @@ int cmd_pme(int argc, char **argv)
         POSITIVE("issue-width", &o.C, "C", "issue slots per cycle (default " GRAMMAR_STR(DEFAULT_ISSUE_WIDTH)
                  ", the model's)"),
         POSITIVE("ipc-window", &o.T, "T", "cycles of the IPC window (default " GRAMMAR_STR(DEFAULT_IPC_WINDOW) ")"),
-        OPT_BOOLEAN(0, "stacks", &o.stacks, "cycle stacks per procedure and instruction (needs --paired)"),
+        OPT_BOOLEAN(0, "stacks", &o.stacks, "cycle stacks per procedure, loop and instruction (needs --paired)"),
         OPT_STRING(0, "board", &o.board, "NAME", "with --stacks: the board recorded on, for its core's\n"
                    "latencies and penalty (default: the one record stored\n"
                    "with the profile, else " DEFAULT_MODEL_BOARD ")"),
@@ -553,8 +554,84 @@ static void json_executions(const struct pme_view *v, double retired, const doub
     json_stack(cause);
 }
 
+/* A loop's name column: its procedure indented by its depth. */
+static void loop_name(const struct pme_loop *l, char *out, size_t n)
+{
+    snprintf(out, n, "%*s%s", 2 * (int)(l->depth - 1), "", l->proc);
+}
+
+static void print_loops(const struct pme_view *v, const struct pme_loop *lp, size_t nl, size_t limit,
+                        double total, bool json)
+{
+    static const char *const names[] = {CYCLE_CAUSE_NAMES};
+    if (json) {
+        printf(",\n \"loops\": [");
+        for (size_t k = 0; k < nl && k < limit; k++) {
+            const struct pme_loop *l = &lp[k];
+            struct pme_count_est e;
+            pme_loop_executions(l, v->interval, &e);
+            printf("%s\n  {\"header\": %llu, \"procedure\": ", k ? "," : "", (unsigned long long)l->header);
+            json_str(stdout, l->proc);
+            printf(", \"image\": ");
+            json_str(stdout, l->image);
+            printf(", \"depth\": %u, \"parent\": ", l->depth);
+            if (l->parent)
+                printf("%llu", (unsigned long long)l->parent);
+            else
+                printf("null");
+            printf(", \"file\": ");
+            if (l->file)
+                json_str(stdout, l->file);
+            else
+                printf("null");
+            printf(", \"line\": %u, \"blocks\": %u, \"cycles\": ", l->line, l->nblocks);
+            json_num(stdout, l->total);
+            printf(", \"header_records\": %llu, \"executions\": ", (unsigned long long)l->header_retired);
+            json_num(stdout, v->interval ? e.estimate : NAN);
+            printf(", \"executions_lo\": ");
+            json_num(stdout, v->interval ? e.lo : NAN);
+            printf(", \"executions_hi\": ");
+            json_num(stdout, v->interval ? e.hi : NAN);
+            printf(", \"stack\": ");
+            json_stack(l->cause);
+            printf("}");
+        }
+        printf("]");
+        return;
+    }
+    if (!nl) {
+        printf("\nno loops in the sampled procedures\n");
+        return;
+    }
+    printf("\nloops (natural loops of each procedure's CFG; cycles include inner loops', executions are the "
+           "header's):\n%-18s %-24s %-20s %8s %12s %12s", "header", "procedure", "line", "cycles%", "cycles",
+           "executions");
+    for (unsigned c = 0; c < CAUSE_COUNT; c++)
+        printf(" %6.6s", names[c]);
+    printf("\n");
+    for (size_t k = 0; k < nl && k < limit; k++) {
+        const struct pme_loop *l = &lp[k];
+        char name[64], line[64];
+        struct pme_count_est e;
+        pme_loop_executions(l, v->interval, &e);
+        loop_name(l, name, sizeof name);
+        if (l->file) {
+            const char *base = strrchr(l->file, '/');
+            snprintf(line, sizeof line, "%s:%u", base ? base + 1 : l->file, l->line);
+        } else {
+            snprintf(line, sizeof line, "?");
+        }
+        printf("%18llx %-24.24s %-20.20s %8.2f %12.0f %12.0f", (unsigned long long)l->header, name, line,
+               total > 0 ? 100 * l->total / total : 0, l->total, v->interval ? e.estimate : NAN);
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            printf(" %6.1f", l->total > 0 ? 100 * l->cause[c] / l->total : 0);
+        printf("\n");
+    }
+}
+
 static void print_stacks(const struct pme_view *v, const struct pme_stack *st, size_t n,
-                         const struct pme_proc_stack *ps, size_t np, size_t limit, bool json)
+                         const struct pme_proc_stack *ps, size_t np, const struct pme_loop *lp, size_t nl,
+                         size_t limit, bool json)
 {
     static const char *const names[] = {CYCLE_CAUSE_NAMES};
     double total = 0;
@@ -576,7 +653,9 @@ static void print_stacks(const struct pme_view *v, const struct pme_stack *st, s
             json_executions(v, ps[k].retired, ps[k].cause);
             printf("}");
         }
-        printf("],\n \"instructions\": [");
+        printf("]");
+        print_loops(v, lp, nl, limit, total, true);
+        printf(",\n \"instructions\": [");
         for (size_t i = 0; i < n && i < limit; i++) {
             printf("%s\n  {\"pc\": %llu, \"procedure\": ", i ? "," : "", (unsigned long long)st[i].pc);
             json_str(stdout, pme_stack_procedure(&st[i]));
@@ -604,6 +683,7 @@ static void print_stacks(const struct pme_view *v, const struct pme_stack *st, s
             printf(" %6.1f", ps[k].total > 0 ? 100 * ps[k].cause[c] / ps[k].total : 0);
         printf("\n");
     }
+    print_loops(v, lp, nl, limit, total, false);
     printf("\n%-18s %-24s %8s %10s", "pc", "procedure", "cycles%", "records");
     for (unsigned c = 0; c < CAUSE_COUNT; c++)
         printf(" %6.6s", names[c]);
@@ -655,9 +735,12 @@ static int pme_stacks_report(const struct pme_options *o)
     } else {
         size_t np;
         struct pme_proc_stack *ps = pme_stacks_by_procedure(st, n, &np);
+        size_t nl;
+        struct pme_loop *lp = pme_stacks_by_loop(st, n, &mp, &nl);
         qsort(st, n, sizeof *st, cmp_insn_stack);
         size_t limit = opt_limit(o->limit, o->po.json);
-        print_stacks(&v, st, n, ps, np, limit ? limit : SIZE_MAX, o->po.json);     /* 0: all */
+        print_stacks(&v, st, n, ps, np, lp, nl, limit ? limit : SIZE_MAX, o->po.json);     /* 0: all */
+        pme_loops_free(lp, nl);
         free(ps);
     }
     free(st);

@@ -32,6 +32,9 @@
  *                    then per instruction CPI and
  *                    the dynamic stall S_i - F M_i split among the culprits
  *                    not ruled out, each bounded by its event samples
+ *   calc-loops.c     natural loops of the CFG (dominators, back edges,
+ *                    nesting): what per-loop aggregates (pme --stacks)
+ *                    sum over
  *
  * Design notes:
  *  1. Units: a frequency F is executions in the profiled interval (the
@@ -199,6 +202,21 @@ void calc_equivalence(struct calc_proc *p);
  */
 uint32_t calc_cycle_equivalence(uint32_t nv, uint32_t ne, const uint32_t *ea, const uint32_t *eb,
                                 const bool *alive, uint32_t root, uint32_t *cls);
+/* A natural loop (calc-loops.c: a header that dominates the source of a
+ * back edge to it, and the blocks reaching that source without passing
+ * through the header). */
+struct calc_loop {
+    uint32_t header;            /* block */
+    uint32_t *blocks, nblocks;  /* its body, header included, ascending */
+    uint32_t backedges;         /* edges back to the header */
+    uint32_t parent;            /* the smallest loop holding it (index), or CALC_NONE */
+    uint32_t depth;             /* 1: outermost */
+};
+/* The natural loops of p's CFG in their headers' address order: how many,
+ * *out malloc'd (NULL when none). */
+size_t calc_loops_find(const struct calc_proc *p, struct calc_loop **out);
+bool calc_loop_holds(const struct calc_loop *l, uint32_t block);
+void calc_loops_free(struct calc_loop *loops, size_t n);
 /* The static schedule of every block (calc-schedule.c). */
 void calc_schedule(struct calc_proc *p);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/calc.h"
 #include "util/strvec.h"
 #include "util/symbols.h"
 
@@ -59,7 +60,8 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     double wait = D - (M + 1);
     unsigned wait_cause = wait >= p->mem_wait ? CAUSE_DCACHE_MEM
                         : wait >= p->l2_wait ? CAUSE_DCACHE_L2 : CAUSE_DEPENDENCY;
-    unsigned exec_cause = r->load && r->dtbmiss ? CAUSE_DTB
+    unsigned exec_cause = r->serialising ? CAUSE_SERIALISE
+                        : r->load && r->dtbmiss ? CAUSE_DTB
                         : r->load || r->store ? CAUSE_BASE
                         : l[PME_LAT_ISSUE_RETREADY] > 1 ? CAUSE_EXECUTE : CAUSE_BASE;
     double b1 = clampd(M + 1, lo, hi), b2 = clampd(D, lo, hi), b3 = clampd(I, lo, hi), b4 = clampd(RR, lo, hi);
@@ -75,26 +77,77 @@ static double zero_share(const struct pme_seq_stats *st, size_t i)
     return i != SIZE_MAX && st[i].retired > 0 ? st[i].zero_gap / st[i].retired : 0;
 }
 
+/* P(O >= g) for g < width into po (po[0] = 1): O the older instructions
+ * retiring in i's cycle, given that i retired with the one before it
+ * (its record's retire-gap is 0), along the usual predecessors. */
+static void older_tail(const struct pme_seq_stats *st, size_t i, unsigned width, double *po)
+{
+    po[0] = 1;
+    if (width > 1)
+        po[1] = 1;
+    size_t cur = st[i].prev;
+    for (unsigned g = 2; g < width; g++) {
+        po[g] = cur == SIZE_MAX ? 0 : po[g - 1] * zero_share(st, cur);
+        cur = cur == SIZE_MAX ? SIZE_MAX : st[cur].prev;
+    }
+}
+
+/* P(Y >= g) for g < width into py: Y the younger instructions retiring in
+ * i's cycle, each successor with the one before it, along the usual path. */
+static void younger_tail(const struct pme_seq_stats *st, size_t i, unsigned width, double *py)
+{
+    py[0] = 1;
+    size_t cur = i;
+    for (unsigned g = 1; g < width; g++) {
+        if (cur == SIZE_MAX) {
+            py[g] = 0;
+            continue;
+        }
+        const struct pme_seq_stats *c = &st[cur];
+        double taken = c->retired > 0 ? c->taken / c->retired : 0;
+        py[g] = py[g - 1] * ((1 - taken) * zero_share(st, c->next) + taken * zero_share(st, c->target));
+        cur = taken > 0.5 ? c->target : c->next;
+    }
+}
+
+/* E[1 / (1 + O + Y)] for O and Y independent with tails po, py (note 3). */
+static double mean_share(const double *po, const double *py, unsigned width)
+{
+    double e = 0;
+    for (unsigned o = 0; o < width; o++) {
+        double pov = po[o] - (o + 1 < width ? po[o + 1] : 0);
+        if (!(pov > 0))
+            continue;
+        for (unsigned y = 0; y < width; y++) {
+            double pyv = py[y] - (y + 1 < width ? py[y + 1] : 0);
+            if (pyv > 0)
+                e += pov * pyv / (1 + o + y);
+        }
+    }
+    return e;
+}
+
+void pme_share_estimates(const struct pme_seq_stats *st, size_t i, unsigned width, struct pme_share *out)
+{
+    double po[CYCLE_MAX_RETIRE_WIDTH] = {0}, py[CYCLE_MAX_RETIRE_WIDTH] = {0}, alone[CYCLE_MAX_RETIRE_WIDTH] = {1};
+    if (width < 1)
+        width = 1;
+    if (width > CYCLE_MAX_RETIRE_WIDTH)
+        width = CYCLE_MAX_RETIRE_WIDTH;
+    older_tail(st, i, width, po);
+    younger_tail(st, i, width, py);
+    out->first = mean_share(alone, py, width);
+    out->joined = width > 1 ? mean_share(po, py, width) : out->first;
+    double z = zero_share(st, i);
+    out->mean = (1 - z) * out->first + z * out->joined;
+}
+
 double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width)
 {
     (void)n;
-    double others = 0, p = 1;
-    /* older: while each retired with its predecessor */
-    for (size_t cur = i, g = 1; g < width && cur != SIZE_MAX; g++) {
-        p *= zero_share(st, cur);
-        others += p;
-        cur = st[cur].prev;
-    }
-    p = 1;
-    /* younger: while each successor retired with the one before */
-    for (size_t cur = i, g = 1; g < width && cur != SIZE_MAX; g++) {
-        const struct pme_seq_stats *c = &st[cur];
-        double taken = c->retired > 0 ? c->taken / c->retired : 0;
-        p *= (1 - taken) * zero_share(st, c->next) + taken * zero_share(st, c->target);
-        others += p;
-        cur = taken > 0.5 ? c->target : c->next;
-    }
-    return 1 / (1 + others);
+    struct pme_share s;
+    pme_share_estimates(st, i, width, &s);
+    return s.mean;
 }
 
 double pme_stack_total(const struct pme_stack *s)
@@ -123,6 +176,60 @@ static size_t insn_index(const struct pme_view *v, const struct pme_pair_rec *re
 {
     const struct pme_insn *in = rec->img ? pme_view_find(v, rec->img, rec->offset) : NULL;
     return in ? (size_t)(in - v->insns) : SIZE_MAX;
+}
+
+static bool read_image(const void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return symtab_read(ctx, addr, buf, len);
+}
+
+void pme_stacks_pool(const struct calc_proc *cfg, struct pme_stack *st, const double *rec, size_t n)
+{
+    double *pooled = calc_zalloc(cfg->nclasses + 1, sizeof *pooled), *len = calc_zalloc(cfg->nclasses + 1, sizeof *len);
+    for (size_t b = 0; b < cfg->nblocks; b++)
+        len[cfg->blocks[b].cls] += cfg->blocks[b].n;
+    for (size_t k = 0; k < n; k++)
+        pooled[cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls] += rec[k];
+    for (size_t k = 0; k < n; k++) {
+        uint32_t c = cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls;
+        if (rec[k] > 0)
+            for (unsigned q = 0; q < CAUSE_COUNT; q++)
+                st[k].cause[q] *= pooled[c] / len[c] / rec[k];
+    }
+    free(pooled);
+    free(len);
+}
+
+/* Note 5 for every procedure of the view with symbols.  rec[i]: retired
+ * records of v->insns[i] (sorted by image and offset, as the view keeps
+ * them). */
+static void pool_blocks(const struct pme_view *v, const double *rec, struct pme_stack *out)
+{
+    struct model_params mp;
+    model_params_default(&mp);          /* (the CFG does not depend on them) */
+    for (size_t i = 0; i < v->ninsns;) {
+        const struct pv_image *img = v->insns[i].img;
+        const struct symbol *sym = img->st ? symtab_lookup(img->st, out[i].pc) : NULL;
+        size_t j = i + 1;
+        while (j < v->ninsns && v->insns[j].img == img && sym && symtab_lookup(img->st, out[j].pc) == sym)
+            j++;
+        uint64_t start = sym ? sym->start : 0, end = sym ? symtab_symbol_end(img->st, sym) : 0;
+        size_t n = end > start ? (size_t)((end - start) / 4) : 0;
+        if (!sym || !n || n > (1u << 20)) {
+            i = j;
+            continue;
+        }
+        uint32_t *words = xmalloc(n * sizeof *words);
+        struct calc_proc cfg;
+        const struct calc_image ci = {read_image, img->st};
+        if (symtab_read(img->st, start, words, n * 4) && !calc_cfg_build_image(&cfg, &mp, start, words, n, &ci)) {
+            calc_equivalence(&cfg);
+            pme_stacks_pool(&cfg, out + i, rec + i, j - i);
+            calc_proc_free(&cfg);
+        }
+        free(words);
+        i = j;
+    }
 }
 
 int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
@@ -190,9 +297,28 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         memset(&out[i], 0, sizeof out[i]);
         out[i].pc = pme_insn_pc(&v->insns[i]);
         out[i].in = &v->insns[i];
-        out[i].share = pme_share_estimate(seq, v->ninsns, i, p->retire_width);
+        pme_share_estimates(seq, i, p->retire_width, &out[i].shares);
+        out[i].share = out[i].shares.mean;
     }
     free(seq);
+    /* which instructions serialise (barriers, PAL calls: point 5 of a record), from the image */
+    bool *serialising = calloc(v->ninsns + 1, sizeof *serialising);
+    if (!serialising)
+        return ap_err_set(err, "out of memory");
+    for (size_t i = 0; i < v->ninsns; i++) {
+        uint32_t word;
+        struct insn_static is;
+        const struct pv_image *img = v->insns[i].img;
+        if (img->st && symtab_read(img->st, out[i].pc, &word, sizeof word)) {
+            insn_static_decode(&is, out[i].pc, word);
+            serialising[i] = model_class_serialises(is.cls);
+        }
+    }
+    double *rec = calloc(v->ninsns + 1, sizeof *rec);
+    if (!rec) {
+        free(serialising);
+        return ap_err_set(err, "out of memory");
+    }
     /* pass 2: each record's cycles */
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
@@ -201,14 +327,60 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
                 continue;
             struct pme_rec_obs o;
             obs_of(&v->raw[k].rec[s], bit, &o);
-            pme_record_stack(p, &o, out[i].share, out[i].cause);
+            o.serialising = serialising[i];
+            pme_record_stack(p, &o, o.lat[PME_LAT_RETIRE_GAP] ? out[i].shares.first : out[i].shares.joined,
+                             out[i].cause);
             out[i].records++;
+            rec[i] += o.retired;
         }
+    free(serialising);
+    pool_blocks(v, rec, out);
+    free(rec);
     double scale = v->pair_interval / 2;
     for (size_t i = 0; i < v->ninsns; i++)
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             out[i].cause[c] *= scale;
     return 0;
+}
+
+int pme_stacks_noise(const struct pme_view *v, const struct pme_stack_params *p, double *stack_noise,
+                     double *time_noise, struct ap_err *err)
+{
+    struct pme_stack *half[2];
+    struct pme_view h = *v;
+    struct pme_pair_raw *sub = xmalloc((v->nraw / 2 + 1) * sizeof *sub);
+    int rc = 0;
+    for (int k = 0; k < 2; k++) {
+        half[k] = xmalloc((v->ninsns ? v->ninsns : 1) * sizeof *half[k]);
+        size_t m = 0;
+        for (size_t j = (size_t)k; j < v->nraw; j += 2)
+            sub[m++] = v->raw[j];
+        h.raw = sub;
+        h.nraw = m;
+        h.pair_interval = m ? v->pair_interval * (double)v->nraw / (double)m : 0;
+        if (!rc && pme_stacks_estimate(&h, p, half[k], err))
+            rc = -1;
+    }
+    free(sub);
+    *stack_noise = *time_noise = 0;
+    if (!rc) {
+        double t[2] = {0, 0};
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; i < v->ninsns; i++)
+                t[k] += pme_stack_total(&half[k][i]);
+        for (size_t i = 0; i < v->ninsns && t[0] > 0 && t[1] > 0; i++) {
+            *time_noise += fabs(pme_stack_total(&half[0][i]) / t[0] - pme_stack_total(&half[1][i]) / t[1]);
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                *stack_noise += fabs(half[0][i].cause[c] - half[1][i].cause[c]);
+        }
+        /* |e1 - e2| is about twice the whole estimate's own noise (each
+         * half has twice its variance); the stack's over the mean total */
+        *time_noise /= 2 * 2;
+        *stack_noise = t[0] + t[1] > 0 ? *stack_noise / (t[0] + t[1]) / 2 : 0;
+    }
+    free(half[0]);
+    free(half[1]);
+    return rc;
 }
 
 static int by_pc(const void *a, const void *b)

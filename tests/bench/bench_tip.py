@@ -18,38 +18,41 @@ from benchlib import Table
 from harness import alphaprof, build_path, require
 
 
-# ProfileMe stacks: repetitions for about 1 M records at one pair every
-# ~8400 fetched instructions (two records a pair); at this model's ~850
-# records a second of a loaded machine that is ~20 minutes a workload.
-PME_REPEAT = {"chase": 6, "branches": 8, "qsort": 12}
+# ProfileMe stacks: repetitions for about 1 M records (two a pair) at one
+# pair every ~8400 fetched instructions: chase gives 32 k records a
+# repetition, qsort 170 k; on a loaded 2-core machine chase's 31 took 47
+# minutes and qsort's 6 about as long (README, ProfileMe cycle stacks).
+PME_REPEAT = {"chase": 31, "qsort": 6}
+PME_COLUMNS = ["workload", "records", "pairs", "stack error %", "time error %", "of which noise % (stack / time)",
+               "estimated / true cycles",
+               "top cause (est / true %)", "loops", "loop share error max (points)", "loop executions error %"]
 
 
-def run_pme(d):
-    t = Table("tip_accuracy_profileme",
-              "Cycle stacks from ProfileMe pairs against the exact TIP stacks (out-of-order core, deterministic runs)",
-              ["workload", "records", "pairs", "stack error %", "time error %", "estimated / true cycles",
-               "top cause (est / true %)"])
-    worst = []
-    for w, n in sorted(PME_REPEAT.items()):
-        img = require(build_path("workloads", w + ".elf"))
-        db, orc = os.path.join(d, w + "-pme.db"), os.path.join(d, w + "-pme.oracle")
-        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--db", db, "--oracle", orc,
-                       "--paired", "--pme-interval", "8000-8800", "--timeout", "3600", img, "--", str(n)],
-                      timeout=3700)
-        if r.status != 0:
-            raise RuntimeError("record failed:\n%s" % r)
-        c = json.loads(alphaprof(["check", "--pme", "--db", db, "--oracle", orc, "--json"]).out)
-        if c["oracle_scope"] != "interval":
-            raise RuntimeError("%s: no profiled interval in the oracle (the run was cut short)" % w)
-        causes = c["causes"]
-        top = max(causes, key=lambda k: causes[k]["oracle"])
-        t.add(w, 2 * c["pairs"], c["pairs"], 100 * c["stack_error"], 100 * c["time_error"],
-              "%.3f" % (c["estimated_cycles"] / c["oracle_cycles"]),
-              "%s %.1f / %.1f" % (top, 100 * causes[top]["estimate"] / c["estimated_cycles"],
-                                  100 * causes[top]["oracle"] / c["oracle_cycles"]))
-        worst.append((c["stack_error"], c["time_error"]))
-        for f in os.listdir(d):
-            os.unlink(os.path.join(d, f))
+def pme_row(t, w, db, orc):
+    """One row of the ProfileMe table from a recording and its oracle;
+    returns (stack error, time error)."""
+    c = json.loads(alphaprof(["check", "--pme", "--db", db, "--oracle", orc, "--json"]).out)
+    if c["oracle_scope"] != "interval":
+        raise RuntimeError("%s: no profiled interval in the oracle (the run was cut short)" % w)
+    causes = c["causes"]
+    top = max(causes, key=lambda k: causes[k]["oracle"])
+    lo = c["loops"] or {"loops": 0, "share_error_max": float("nan"), "executions_error": float("nan")}
+    t.add(w, 2 * c["pairs"], c["pairs"], 100 * c["stack_error"], 100 * c["time_error"],
+          "%.2f / %.2f" % (100 * c["stack_error_noise"], 100 * c["time_error_noise"]),
+          "%.3f" % (c["estimated_cycles"] / c["oracle_cycles"]),
+          "%s %.1f / %.1f" % (top, 100 * causes[top]["estimate"] / c["estimated_cycles"],
+                              100 * causes[top]["oracle"] / c["oracle_cycles"]),
+          lo["loops"], 100 * lo["share_error_max"], 100 * lo["executions_error"])
+    return c["stack_error"], c["time_error"]
+
+
+def pme_table():
+    return Table("tip_accuracy_profileme",
+                 "Cycle stacks from ProfileMe pairs against the exact TIP stacks (out-of-order core, deterministic runs)",
+                 PME_COLUMNS)
+
+
+def pme_verdicts(t, worst):
     t.target("worst stack error (issue 14: <= 2 %)", "%.1f%%" % (100 * max(x[0] for x in worst)), "<= 2 %",
              max(x[0] for x in worst) <= 0.02)
     t.target("worst instruction time error (issue 14: <= 1.5 %)", "%.1f%%" % (100 * max(x[1] for x in worst)),
@@ -58,7 +61,29 @@ def run_pme(d):
                "event bits, stage latencies and retire-gap register (util/pme-stacks.h) against the oracle's "
                "cycle stacks of the profiled interval. Stack error: half the sum over (instruction, cause) of "
                "|estimate - truth| over the true cycles; time error: half the L1 distance of the instructions' "
-               "time shares. Both include the sampling error of the records (about 1/sqrt(k) per instruction).")
+               "time shares. Both include the sampling error of the records (about 1/sqrt(k) per instruction): "
+               "the noise column is what check --pme estimates it to be (half the distance between the "
+               "estimates from the even and from the odd pairs; a bias cancels there). "
+               "Loops: the natural loops of the sampled procedures (util/pme-loops.h); share error: the largest "
+               "|estimated - true| share of all cycles, in points; executions: the header's, relative error "
+               "weighted by the true cycles over loops with >= 30 header records.")
+
+
+def run_pme(d):
+    t = pme_table()
+    worst = []
+    for w, n in sorted(PME_REPEAT.items()):
+        img = require(build_path("workloads", w + ".elf"))
+        db, orc = os.path.join(d, w + "-pme.db"), os.path.join(d, w + "-pme.oracle")
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--db", db, "--oracle", orc,
+                       "--paired", "--pme-interval", "8000-8800", "--timeout", "5400", img, "--", str(n)],
+                      timeout=5500)
+        if r.status != 0:
+            raise RuntimeError("record failed:\n%s" % r)
+        worst.append(pme_row(t, w, db, orc))
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+    pme_verdicts(t, worst)
     return t
 
 

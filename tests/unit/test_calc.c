@@ -9,7 +9,10 @@
  * load's D-cache and DTB (guilty while unbounded; bounded by D-cache-miss
  * samples once there are some, less what overlapped the miss); a
  * cluster of the points that agree within sampling noise; a loop's back
- * edge by flow; a branch's edge samples splitting what flow cannot.
+ * edge by flow; a branch's edge samples splitting what flow cannot; a
+ * mispredict's cost split into the branch's penalty and the target's
+ * refill (MODEL_REFILL_CYCLES, base); an issue point whose M_i depends on
+ * how its block was entered left out beside two sure ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -403,6 +406,111 @@ static void test_edge_samples_split_a_branch_that_flow_cannot(void **state)
     calc_proc_free(&p);
 }
 
+/* Every event counted at period 1, none sampled but what a test gives. */
+static void estimate_all_counted(struct calc_proc *p)
+{
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1, [CALC_EV_IMISS] = 1, [CALC_EV_ITBMISS] = 1,
+                                      [CALC_EV_DMISS] = 1, [CALC_EV_L2MISS] = 1, [CALC_EV_DTBMISS] = 1,
+                                      [CALC_EV_BRANCHMP] = 1}};
+    calc_equivalence(p);
+    calc_schedule(p);
+    calc_estimate(p, &r);
+}
+
+/* 1000-1008 three shifts, 100c beq out of the procedure (pairs with the
+ * third: M 0); the fall-through block 1010 sll, 1014 sll, 1018 sll, 101c
+ * ret (pairs: M 0), 100 samples on each shift but the head's, at period
+ * 1: F = 100 for both blocks.  The head (M 1 both ways: a new issue
+ * group) has 100 + D samples: D dynamic stall cycles, and the only
+ * culprit left is the beq's mispredict (every event counted; the head is
+ * in the beq's line and page).  One mispredict costs the head penalty +
+ * MODEL_REFILL_CYCLES = 5 + 2 = 7 cycles (issue-rules.h): of those the
+ * penalty is the branch's empty window (TIP), the 2 refill cycles the
+ * head's own map and issue, base.
+ *   10 mispredicts, D 70 = 10 x 7: the beq gets 10 x 5 = 50 mispredict,
+ *   the head 10 x 2 = 20 base on top of its own 100; nothing unexplained.
+ *   20 mispredicts, D 300: bounded at 20 x 7 = 140: 100 to the beq, 40
+ *   base to the head; the other 160 are beyond noise (400 samples, 100
+ *   expected): unexplained. */
+static void run_mispredicted_fall_through(struct calc_proc *p, double stall, double mispredicts)
+{
+    const uint32_t w[] = {SLL(4, 5, 6), SLL(4, 5, 6), SLL(4, 5, 6), BEQ(1, 100),
+                          SLL(7, 8, 9), SLL(10, 11, 12), SLL(13, 14, 15), RET};
+    const double s[] = {100, 100, 100, 0, 100 + stall, 100, 100, 0};
+    assert_int_equal(calc_cfg_build(p, &params, 0x1000, w, 8), 0);
+    for (int i = 0; i < 8; i++)
+        p->insns[i].samples[CALC_EV_CYCLES] = s[i];
+    p->insns[3].samples[CALC_EV_BRANCHMP] = mispredicts;
+    estimate_all_counted(p);
+    assert_int_equal(p->nblocks, 2);
+    assert_true(p->insns[4].m == 1 && p->insns[4].m_alt == 1 && p->insns[3].m == 0);
+    assert_true(near(p->insns[4].freq, 100) && near(p->insns[3].freq, 100));
+    assert_true(near(p->insns[4].dynamic, stall));
+}
+
+static void test_a_mispredicts_penalty_is_the_branchs_and_the_refill_the_targets_base(void **state)
+{
+    (void)state;
+    struct calc_proc p;
+    run_mispredicted_fall_through(&p, 70, 10);
+    assert_true(near(p.insns[3].stack[CAUSE_MISPREDICT], 10 * 5.0));
+    assert_true(near(p.insns[3].stack[CAUSE_BASE], 100 * 0.5));    /* its half of the issue cycle only */
+    assert_true(near(p.insns[4].stack[CAUSE_MISPREDICT], 0));
+    assert_true(near(p.insns[4].stack[CAUSE_BASE], 100 + 10 * MODEL_REFILL_CYCLES));
+    assert_true(near(p.insns[4].stack[CALC_UNEXPLAINED], 0));
+    assert_true(p.insns[4].culprits & (1u << CAUSE_MISPREDICT));
+    assert_int_equal(p.insns[4].culprit_insn, 3);
+    calc_proc_free(&p);
+    run_mispredicted_fall_through(&p, 300, 20);
+    assert_true(near(p.insns[3].stack[CAUSE_MISPREDICT], 20 * 5.0));
+    assert_true(near(p.insns[4].stack[CAUSE_BASE], 100 + 20 * MODEL_REFILL_CYCLES));
+    assert_true(near(p.insns[4].stack[CALC_UNEXPLAINED], 300 - 20 * 7.0));
+    calc_proc_free(&p);
+}
+
+/* 1000 ldq r1, 1004 beq out (pairs with it); the fall-through block's
+ * head 1008 addq r1,r1 waits for the load when fallen into (issues at 3
+ * after the beq retired at 2: M 2) but not after a mispredict, when it
+ * starts fresh (M 1): its M_i depends on how the block was entered.
+ * With two sure points in its class (1 cycle each both ways: 100c sll,
+ * 1010 sll; the ret pairs, M 0) it is no issue point: F = 200 / 2 = 100
+ * from the shifts, not (250 + 200) / (2 + 2) = 112.5 with it, and the
+ * head's 250 - 100 x 2 = 50 cycles are a stall.  Without them (1008
+ * addq, 100c ret pairing with it: no sure point) it is the class's only
+ * point: F = 250 / 2 = 125. */
+static void test_an_issue_point_whose_cycles_depend_on_the_entry_is_skipped_beside_two_sure_ones(void **state)
+{
+    (void)state;
+    const uint32_t two[] = {LDQ(1, 0, 2), BEQ(3, 100), ADDQ(1, 1, 4), SLL(7, 8, 9), SLL(10, 11, 12), RET};
+    const double s2[] = {100, 0, 250, 100, 100, 0};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, two, 6), 0);
+    for (int i = 0; i < 6; i++)
+        p.insns[i].samples[CALC_EV_CYCLES] = s2[i];
+    estimate_all_counted(&p);
+    const struct calc_insn *head = &p.insns[2];
+    assert_true(head->m == 2 && head->m_alt == 1);
+    assert_true(p.insns[3].m == 1 && p.insns[3].m_alt == 1 && p.insns[4].m == 1 && p.insns[4].m_alt == 1);
+    const struct calc_class *k = &p.classes[p.blocks[head->block].cls];
+    assert_int_equal(k->points, 2);
+    assert_true(near(k->freq, 100) && near(head->freq, 100));
+    assert_true(near(head->dynamic, 50));
+    calc_proc_free(&p);
+
+    const uint32_t none[] = {LDQ(1, 0, 2), BEQ(3, 100), ADDQ(1, 1, 4), RET};
+    const double s0[] = {100, 0, 250, 0};
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, none, 4), 0);
+    for (int i = 0; i < 4; i++)
+        p.insns[i].samples[CALC_EV_CYCLES] = s0[i];
+    estimate_all_counted(&p);
+    head = &p.insns[2];
+    assert_true(head->m == 2 && head->m_alt == 1 && p.insns[3].m == 0);
+    k = &p.classes[p.blocks[head->block].cls];
+    assert_int_equal(k->points, 1);
+    assert_true(near(k->freq, 125) && near(head->dynamic, 0));
+    calc_proc_free(&p);
+}
+
 /* What every listing of calc shows (calc's text and JSON, html): the
  * culprits' letters static first, each once, '?' for unexplained stall;
  * the bubbles, stall cycles per execution of the block; the culprit. */
@@ -454,6 +562,9 @@ int main(void)
         cmocka_unit_test_setup(test_a_loops_back_edge_gets_the_loop_less_its_entry, setup),
         cmocka_unit_test_setup(test_edge_samples_split_a_branch_that_flow_cannot, setup),
         cmocka_unit_test_setup(test_a_listing_shows_culprits_static_first_and_stall_per_execution, setup),
+        cmocka_unit_test_setup(test_a_mispredicts_penalty_is_the_branchs_and_the_refill_the_targets_base, setup),
+        cmocka_unit_test_setup(test_an_issue_point_whose_cycles_depend_on_the_entry_is_skipped_beside_two_sure_ones,
+                               setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,10 @@
  * Cycle stacks from ProfileMe records (util/pme-stacks) on synthetic
  * records and sample streams with hand-computed answers: one record's
  * cycles by cause (a memory wait, a flush's bubble moved to its branch, a
- * store-buffer wait, a trap, the bad path), the retire-cycle shares of
- * straight-line code, a whole synthetic view against its known stacks,
- * and the stack and time errors against an oracle.
+ * store-buffer wait, a trap, the bad path, a barrier), the retire-cycle
+ * shares of straight-line code (the mean of 1/n over varying groups), a whole synthetic view against its known stacks,
+ * the stack and time errors against an oracle, and their sampling noise;
+ * a frequency-equivalence class's records pooled for its executions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/calc.h"
 #include "util/pme-stacks.h"
 
 /* penalty 7, L1 3, L2 13, memory 120: waits of 9.5 and 76 cycles part the causes */
@@ -179,6 +181,56 @@ static void test_a_trap_owns_penalty_plus_one_and_the_bad_path_nothing(void **st
     assert_float_equal(sum(s), 8, 0);
 }
 
+/* A barrier (or PAL call) executing several cycles at the head serialises:
+ * the image says what it is (the record does not); any other instruction
+ * as long is executing.  M 1, D 2, I 2, RR 7, R 7, the previous at 1:
+ * (1, 7) is [2, 2) nothing, wait, [2, 7) its execution. */
+static void test_a_barriers_execution_is_serialise_and_anothers_execute(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_rec_obs r = rec(1, 1, 0, 5, 0, 6);
+    double own[CAUSE_COUNT] = {0}, barrier[CAUSE_COUNT] = {0};
+    pme_record_stack(&p, &r, 1, own);
+    assert_float_equal(own[CAUSE_EXECUTE], 5, 1e-12);
+    assert_float_equal(own[CAUSE_SERIALISE], 0, 0);
+    r.serialising = true;
+    pme_record_stack(&p, &r, 1, barrier);
+    assert_float_equal(barrier[CAUSE_SERIALISE], 5, 1e-12);
+    assert_float_equal(barrier[CAUSE_EXECUTE], 0, 0);
+    assert_float_equal(sum(barrier), sum(own), 1e-12);
+}
+
+/* X then Y then Z (straight line, each once per iteration): Y retires in
+ * X's cycle half the time, Z never with Y.  X's share is 1 when alone and
+ * 1/2 with Y: 0.75 on average, not 1 / (1 + 0.5) = 2/3 (the mean of 1/n,
+ * not one over the mean group).  Y's record after a gap (alone: Z never
+ * joins) has 1, one with gap 0 (with X) 1/2: 0.75 on average too.  Z
+ * retires alone: 1. */
+static void test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group(void **state)
+{
+    (void)state;
+    struct pme_seq_stats st[3] = {
+        {.retired = 100, .zero_gap = 0, .prev = SIZE_MAX, .next = 1, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 50, .prev = 0, .next = 2, .target = SIZE_MAX},
+        {.retired = 100, .zero_gap = 0, .prev = 1, .next = SIZE_MAX, .target = SIZE_MAX},
+    };
+    struct pme_share x, y, z;
+    pme_share_estimates(st, 0, 8, &x);
+    pme_share_estimates(st, 1, 8, &y);
+    pme_share_estimates(st, 2, 8, &z);
+    assert_float_equal(x.first, 0.75, 1e-12);
+    assert_float_equal(x.mean, 0.75, 1e-12);
+    assert_float_equal(y.first, 1, 1e-12);
+    assert_float_equal(y.joined, 0.5, 1e-12);
+    assert_float_equal(y.mean, 0.75, 1e-12);
+    assert_float_equal(z.mean, 1, 1e-12);
+    /* X and Y take one retire cycle half the time, two the other half:
+     * 1.5 a iteration, what their shares add up to */
+    assert_float_equal(x.mean + y.mean, 1.5, 1e-12);
+}
+
 static void test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle(void **state)
 {
     (void)state;
@@ -306,6 +358,64 @@ static void test_a_synthetic_stream_gives_its_hand_computed_stacks(void **state)
     free(v.raw);
 }
 
+/* The sampling noise from even against odd pairs: a stream of identical
+ * pairs has none; pairs <A, A> and <B, B> alternating give halves with
+ * all of the time on A and all on B: half-distances 1 (time and stacks),
+ * so about 1/2 of the whole's. */
+static void test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    struct ap_err err;
+    double sn, tn;
+    synthetic_view(&v, &img, 6);
+    assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
+    assert_float_equal(sn, 0, 1e-12);
+    assert_float_equal(tn, 0, 1e-12);
+    for (size_t k = 0; k < v.nraw; k++)
+        v.raw[k].rec[k % 2] = v.raw[k].rec[1 - k % 2];      /* even <A, A>, odd <B, B> */
+    assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
+    assert_float_equal(sn, 0.5, 1e-12);
+    assert_float_equal(tn, 0.5, 1e-12);
+    free(v.insns);
+    free(v.raw);
+}
+
+/* Note 5: 1000 addq, 1004 addq, 1008 bne -> 1000 (a loop, one block), 100c
+ * ret.  The loop's three instructions run equally often: with 10, 20 and 30
+ * retired records (one cycle each) each is estimated from 60 / 3 = 20
+ * records' executions, its own records giving its cycles per execution
+ * (1): 20 cycles each.  The ret, a class of its own, keeps its 1. */
+static void test_a_blocks_instructions_share_their_records_executions(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {0x10u << 26 | 1u << 21 | 2u << 16 | 0x20 << 5 | 1u,
+                          0x10u << 26 | 3u << 21 | 4u << 16 | 0x20 << 5 | 3u,
+                          0x3du << 26 | 1u << 21 | (0x1fffffu & (uint32_t)-3),
+                          0x1au << 26 | 31u << 21 | 26u << 16 | 2u << 14};
+    struct model_params mp;
+    model_params_default(&mp);
+    struct calc_proc cfg;
+    assert_int_equal(calc_cfg_build(&cfg, &mp, 0x1000, w, 4), 0);
+    calc_equivalence(&cfg);
+    assert_int_equal(cfg.nblocks, 2);
+    struct pme_stack st[4];
+    const double rec[4] = {10, 20, 30, 1};
+    memset(st, 0, sizeof st);
+    for (int k = 0; k < 4; k++) {
+        st[k].pc = 0x1000 + 4 * (uint64_t)k;
+        st[k].cause[CAUSE_BASE] = rec[k];
+    }
+    pme_stacks_pool(&cfg, st, rec, 4);
+    for (int k = 0; k < 3; k++)
+        assert_float_equal(st[k].cause[CAUSE_BASE], 20, 1e-12);
+    assert_float_equal(st[3].cause[CAUSE_BASE], 1, 1e-12);
+    calc_proc_free(&cfg);
+}
+
 static void test_a_profile_without_pairs_or_interval_is_refused_with_the_fix(void **state)
 {
     (void)state;
@@ -332,6 +442,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_wait_as_long_as_a_memory_miss_is_booked_to_dcache_mem),
         cmocka_unit_test(test_retiring_with_the_one_before_costs_only_its_share),
+        cmocka_unit_test(test_a_barriers_execution_is_serialise_and_anothers_execute),
+        cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
+        cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
+        cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
         cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
         cmocka_unit_test(test_a_map_held_back_after_an_early_fetch_is_queue_full),
         cmocka_unit_test(test_own_execution_is_dtb_for_a_dtb_missing_load_execute_for_a_multiply),
