@@ -16,7 +16,8 @@
 
 /* The ProfileMe notes of a record run: its cost in modelled cycles, and a
  * warning with the measured loss when records come closer together than
- * PME_LOSSLESS_INTERVAL (profileme 1: single, 2: paired; lo, hi the
+ * PME_LOSSLESS_INTERVAL and the measured loss there is not 0 (profileme 1:
+ * single, 2: paired; lo, hi the
  * interval asked, per pair when paired).  Nothing when profileme is 0. */
 void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned lo, unsigned hi);
 

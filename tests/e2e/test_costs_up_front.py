@@ -47,6 +47,8 @@ def test_short_pme_interval_warns_at_start_and_loses_about_what_it_said():
         check(p["balanced"] and p["ring_dropped"] > 0, "every lost record counted, most in the ring", c)
         r, _, _ = record(d, "--profileme", "--pme-interval", "4096-4400")
         check("warning: --pme-interval" not in r.err, "no warning from 4096 up", r)
+        r, _, _ = record(d, "--profileme", "--pme-interval", "3500-3800")
+        check("warning: --pme-interval" not in r.err, "none where the measured loss is 0 %", r)
     finally:
         cleanup(d)
 
