@@ -63,6 +63,8 @@ int instrument_site_table(const char *path, struct instrument_site_map **map, si
 /* --paths (firmware/abi/path-region.h): Ball-Larus path counters. */
 struct instrument_path_stats {
     unsigned procs;             /* procedures instrumented */
+    unsigned leaf_procs;        /* of them, with the path register in a register of their own */
+    unsigned saved_procs;       /* ... in a callee-saved register they never name */
     unsigned skipped[5];        /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */
