@@ -42,9 +42,14 @@
 #ifndef ALPHAPROF_PATH_REGION_H
 #define ALPHAPROF_PATH_REGION_H
 
+#include "firmware/abi/cct-region.h"
 #include "linker/ram-map.h"
 
-#define PATH_MAGIC32            0x48545041u     /* "APTH": set by every entry trampoline */
+/* A path region's first word holds its own address (low 32 bits): one
+ * store of the region pointer a trampoline already has sets it; a zeroed
+ * region (0) and a calling context tree's (CCT_MAGIC's low half, not an
+ * address in [CCT_PHYS, CCT_END)) never match it. */
+#define PATH_MAGIC32(region)    ((uint32_t)(region))
 #define PATH_STACK_SLOTS        1024
 #define PATH_SINK               PATH_STACK_SLOTS
 #define PATH_OFF_MAGIC          0
@@ -67,7 +72,7 @@
 #include <stdint.h>
 
 struct path_core {
-    uint32_t magic;             /* PATH_MAGIC32 once an instrumented procedure ran */
+    uint32_t magic;             /* PATH_MAGIC32(region) once an instrumented procedure ran */
     uint32_t reserved;
     uint64_t depth;             /* activations on the register stack (note 3) */
     uint64_t excess;            /* activations on the sink slot */
@@ -106,6 +111,7 @@ _Static_assert(__builtin_offsetof(struct path_core, unmatched_exits) == PATH_OFF
 _Static_assert(__builtin_offsetof(struct path_core, bad_paths) == PATH_OFF_BAD, "bad offset");
 _Static_assert(sizeof(struct path_table_proc) == 32, "path table entry layout");
 _Static_assert(PATH_COUNTERS_OFFSET < 32768, "counters start within one lda displacement");
+_Static_assert((uint32_t)CCT_MAGIC < CCT_PHYS || (uint32_t)CCT_MAGIC >= CCT_END, "a tree is never a path region");
 #endif
 
 #endif

@@ -973,8 +973,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct bl_ac
 {
     switch (a->kind) {
     case BL_ACT_ENTRY: {
-        put_setk(c, t->B, (int32_t)PATH_MAGIC32, bad);
-        put(c, mem(OP_STL, t->B, t->R, PATH_OFF_MAGIC));
+        put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
         put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         put(c, opl(OP_INTA, F_ADDQ, t->A, 1, t->A));
         put(c, opl(OP_INTS, F_SRL, t->A, 10, t->B));     /* depth + 1 reaches the sink */
@@ -1141,6 +1140,8 @@ static enum path_skip paths_check(const struct calc_proc *cfg, const struct bl_p
  * second such register, then holds the procedure's counters' address from
  * its entry on when it has loops. */
 struct pmode {
+    bool constant;              /* one path number per exit, known here: no path register */
+    int64_t entry_add;
     bool leaf;                  /* P a register of its own (else: saved, or in memory) */
     bool saved;                 /* P a callee-saved register the procedure never names,
                                  * the caller's value pushed on the register stack */
@@ -1181,8 +1182,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
             /* the region's magic, which other procedures set at their
              * entry: so a core that ran only leaves without loops is
              * drained too */
-            put_setk(c, t->A, (int32_t)PATH_MAGIC32, m->bad);
-            put(c, mem(OP_STL, t->A, t->R, PATH_OFF_MAGIC));
+            put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
         }
         at = t->R;
         off = PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base;
@@ -1228,8 +1228,7 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     tregs_pick(&t, live, bit(m->P));
     tregs_save(c, &t);
     put_region(c, t.R);
-    put_setk(c, t.B, (int32_t)PATH_MAGIC32, m->bad);
-    put(c, mem(OP_STL, t.B, t.R, PATH_OFF_MAGIC));
+    put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opl(OP_INTA, F_ADDQ, t.A, 1, t.A));
     put(c, opl(OP_INTS, F_SRL, t.A, 10, t.B));
@@ -1315,6 +1314,23 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
 {
     if (action_trivial(a))
         return;
+    if (m->constant) {
+        if (a->kind == BL_ACT_EXIT) {
+            struct tregs t;
+            tregs_pick(&t, live, 0);
+            tregs_save(c, &t);
+            put_region(c, t.R);
+            put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
+            if (!fits16(off)) {
+                put_addk(c, t.R, off, m->bad);
+                off = 0;
+            }
+            put_incq(c, t.A, t.R, (int)off);
+            tregs_restore(c, &t);
+        }
+        return;
+    }
     if (m->saved) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
@@ -1348,8 +1364,7 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
             put_region(c, m->Y);
-            put_setk(c, m->P, (int32_t)PATH_MAGIC32, m->bad);
-            put(c, mem(OP_STL, m->P, m->Y, PATH_OFF_MAGIC));
+            put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
             put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
         }
         put_setk(c, m->P, a->add, m->bad);
@@ -1375,6 +1390,17 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
 {
     m->leaf = m->saved = false;
     m->P = m->Y = R_ZERO;
+    /* no increment inside and no backedge: every exit's number is known */
+    m->constant = true;
+    for (size_t e = 0; e < cfg->nedges; e++) {
+        const struct bl_action *a = &bl->action[e];
+        if (a->kind == BL_ACT_ENTRY)
+            m->entry_add = a->add;
+        if (a->kind == BL_ACT_BACKEDGE || (a->kind == BL_ACT_ADD && a->add))
+            m->constant = false;
+    }
+    if (m->constant)
+        return;
     uint32_t named = 0, needed = live[0];
     bool loops = false, calls = false, odd = false;
     for (size_t i = 0; i < cfg->n; i++) {
@@ -1477,9 +1503,12 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
                        struct pmode *m, const uint32_t *live)
 {
     struct code *c = po->c;
+    uint64_t t;
     /* the entry */
+    if (m->constant)
+        goto block_ends;
     align_tramp(c);
-    uint64_t t = here(c);
+    t = here(c);
     const struct bl_action *entry = NULL;
     for (size_t k = 0; k < cfg->nedges; k++)
         if (cfg->edges[k].kind == EDGE_ENTRY)
@@ -1491,6 +1520,7 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     put_branch(c, OP_BR, R_ZERO, E + 4);
     put_stubs(c, m);
     add_patch(po, E, t, OP_BR, R_ZERO);
+block_ends:
     /* the block ends */
     for (uint32_t b = 0; b < cfg->nblocks; b++) {
         const struct calc_block *x = &cfg->blocks[b];
@@ -1644,6 +1674,7 @@ int instrument_paths(const char *in, const char *out, struct instrument_path_sta
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
             st->leaf_procs += m.leaf;
+            st->constant_procs += m.constant;
             st->saved_procs += m.saved;
             paths_emit(&po, &cfg, &bl, E, &m, live);
             free(live);

@@ -65,6 +65,7 @@ struct instrument_path_stats {
     unsigned procs;             /* procedures instrumented */
     unsigned leaf_procs;        /* of them, with the path register in a register of their own */
     unsigned saved_procs;       /* ... in a callee-saved register they never name */
+    unsigned constant_procs;    /* ... none: one known path number per exit */
     unsigned skipped[5];        /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */
