@@ -59,7 +59,8 @@
 #define PATH_OFF_UNMATCHED      32
 #define PATH_OFF_BAD            40
 #define PATH_STACK_OFFSET       256
-#define PATH_COUNTERS_OFFSET    (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))
+#define PATH_STACK2_OFFSET      (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))   /* a second register per slot */
+#define PATH_COUNTERS_OFFSET    (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))
 #define PATH_MAX_COUNTERS       ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / 8)
 
 /* The instrumented image's path table ends the instrumentation section:

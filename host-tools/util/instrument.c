@@ -1215,6 +1215,8 @@ static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_
 
 #define PATH_POISON 0x40000000          /* a path register no numbering reaches (npaths < 2^31) */
 #define PATH_SINK_SLOT (PATH_STACK_OFFSET + 8 * PATH_SINK)
+#define PATH_SINK_SLOT2 (PATH_STACK2_OFFSET + 8 * PATH_SINK)
+#define STACK2 (PATH_STACK2_OFFSET - PATH_STACK_OFFSET)
 
 /* The callee-saved mode's entry and exit (pmode.saved; path-region.h
  * note 2): the caller's P goes on the register stack, P = ENTRY's add; at
@@ -1236,6 +1238,8 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
     put(c, mem(OP_STQ, m->P, t.B, PATH_STACK_OFFSET));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_STQ, m->Y, t.B, PATH_STACK2_OFFSET));
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_sink);
     put(c, mem(OP_LDQ, t.B, t.R, PATH_OFF_EXCESS));
@@ -1243,11 +1247,17 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put(c, mem(OP_STQ, t.C, t.R, PATH_OFF_EXCESS));
     struct fixup deeper = put_fwd(c, OP_BNE, t.B);
     put(c, mem(OP_STQ, m->P, t.R, PATH_SINK_SLOT));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_STQ, m->Y, t.R, PATH_SINK_SLOT2));
     put(c, mem(OP_LDA, t.A, R_ZERO, PATH_SINK));
     put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
     land(c, deeper);
     land(c, done);
     put_setk(c, m->P, add, m->bad);
+    if (m->Y != R_ZERO) {
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
+        put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+    }
     tregs_restore(c, &t);
 }
 
@@ -1264,6 +1274,8 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     struct fixup to_sink = put_fwd(c, OP_BNE, t.B);
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
     put(c, mem(OP_LDQ, m->P, t.B, PATH_STACK_OFFSET));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_LDQ, m->Y, t.B, PATH_STACK2_OFFSET));
     put(c, opl(OP_INTA, F_SUBQ, t.A, 1, t.A));
     put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
@@ -1273,11 +1285,18 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     put(c, mem(OP_STQ, t.B, t.R, PATH_OFF_EXCESS));
     struct fixup to_poison = put_fwd(c, OP_BNE, t.B);
     put(c, mem(OP_LDQ, m->P, t.R, PATH_SINK_SLOT));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_LDQ, m->Y, t.R, PATH_SINK_SLOT2));
     put(c, mem(OP_LDA, t.A, R_ZERO, PATH_SINK - 1));
     put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_poison);
     put(c, mem(OP_LDAH, m->P, R_ZERO, PATH_POISON >> 16));
+    if (m->Y != R_ZERO) {
+        /* the caller's counters' address is lost too: one that keeps any
+         * number below PATH_MAX_COUNTERS inside the region */
+        put(c, mem(OP_LDA, m->Y, t.R, PATH_COUNTERS_OFFSET));
+    }
     struct fixup done3 = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_unmatched);
     put_incq(c, t.B, t.R, PATH_OFF_UNMATCHED);
@@ -1392,17 +1411,18 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
     m->P = m->Y = R_ZERO;
     /* no increment inside and no backedge: every exit's number is known */
     m->constant = true;
+    bool loops = false, calls = false, odd = false;
     for (size_t e = 0; e < cfg->nedges; e++) {
         const struct bl_action *a = &bl->action[e];
         if (a->kind == BL_ACT_ENTRY)
             m->entry_add = a->add;
         if (a->kind == BL_ACT_BACKEDGE || (a->kind == BL_ACT_ADD && a->add))
             m->constant = false;
+        loops |= a->kind == BL_ACT_BACKEDGE;
     }
     if (m->constant)
         return;
     uint32_t named = 0, needed = live[0];
-    bool loops = false, calls = false, odd = false;
     for (size_t i = 0; i < cfg->n; i++) {
         uint32_t w = cfg->insns[i].s.word;
         enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
@@ -1417,9 +1437,12 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         /* callees keep a callee-saved register the procedure never names */
         for (unsigned r = 9; r <= 15; r++)
             if (!(named & 1u << r)) {
-                m->P = r;
-                m->saved = true;
-                return;
+                if (m->P == R_ZERO) {
+                    m->P = r;
+                    m->saved = true;
+                } else if (m->Y == R_ZERO && loops) {
+                    m->Y = r;
+                }
             }
         return;
     }
@@ -1428,7 +1451,6 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         if (x->to == CALC_EXIT && x->from != CALC_NONE)
             needed |= liveness_at_edge(cfg, live, cfg->blocks[x->from].first + cfg->blocks[x->from].n - 1,
                                        CALC_EXIT);
-        loops |= bl->action[e].kind == BL_ACT_BACKEDGE;
     }
     uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
     for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order; i++) {
