@@ -821,6 +821,7 @@ done:
 /* ---- --paths: Ball-Larus path counting (firmware/abi/path-region.h) ---- */
 
 #define F_S8ADDQ 0x32
+#define SINK_BIT 9              /* PATH_SINK == 1 << SINK_BIT (path-region.h) */
 
 static bool fits16(int64_t v) { return v >= -32768 && v <= 32767; }
 
@@ -958,10 +959,10 @@ static void put_count(struct code *c, const struct tregs *t, uint64_t npaths, ui
 static void put_path_ending(struct code *c, const struct tregs *t, int64_t add, bool *bad,
                             struct fixup *to_unmatched, struct fixup *to_sink)
 {
-    _Static_assert(PATH_SINK == 1 << 10, "the sink is the depth with bit 10 set");
+    _Static_assert(PATH_SINK == 1 << SINK_BIT, "the sink is the depth with bit SINK_BIT set");
     put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
     *to_unmatched = put_fwd(c, OP_BEQ, t->A);
-    put(c, opl(OP_INTS, F_SRL, t->A, 10, t->B));
+    put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));
     *to_sink = put_fwd(c, OP_BNE, t->B);
     put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->B));
     put(c, mem(OP_LDQ, t->B, t->B, PATH_STACK_OFFSET));
@@ -976,7 +977,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct bl_ac
         put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
         put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         put(c, opl(OP_INTA, F_ADDQ, t->A, 1, t->A));
-        put(c, opl(OP_INTS, F_SRL, t->A, 10, t->B));     /* depth + 1 reaches the sink */
+        put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));     /* depth + 1 reaches the sink */
         struct fixup to_sink = put_fwd(c, OP_BNE, t->B);
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         struct fixup to_set = put_fwd(c, OP_BR, R_ZERO);
@@ -1233,7 +1234,7 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opl(OP_INTA, F_ADDQ, t.A, 1, t.A));
-    put(c, opl(OP_INTS, F_SRL, t.A, 10, t.B));
+    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
     struct fixup to_sink = put_fwd(c, OP_BNE, t.B);
     put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
@@ -1270,7 +1271,7 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup to_unmatched = put_fwd(c, OP_BEQ, t.A);
     put_reg_count(c, m, &t, add, true);
-    put(c, opl(OP_INTS, F_SRL, t.A, 10, t.B));
+    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
     struct fixup to_sink = put_fwd(c, OP_BNE, t.B);
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
     put(c, mem(OP_LDQ, m->P, t.B, PATH_STACK_OFFSET));
@@ -1316,7 +1317,7 @@ static void put_stubs(struct code *c, struct pmode *m)
         if (m->saved) {
             /* on the sink: a caller whose P was lost (PATH_POISON) */
             put(c, mem(OP_LDQ, x, r, PATH_OFF_DEPTH));
-            put(c, opl(OP_INTS, F_SRL, x, 10, x));
+            put(c, opl(OP_INTS, F_SRL, x, SINK_BIT, x));
             struct fixup not_sink = put_fwd(c, OP_BEQ, x);
             put_incq(c, x, r, PATH_OFF_LOST);
             put_branch(c, OP_BR, R_ZERO, m->stub[i].back);

@@ -11,8 +11,9 @@
  *  2. Only instructions that are standard calls (bsr/jsr through $26,
  *     firmware/abi/cct-region.h note 2; --cct), or, with --paths, block
  *     ends whose Ball-Larus edge action does something and one instruction
- *     at each instrumented entry (firmware/abi/path-region.h), change, each
- *     into one `br`; all other bytes of the loaded image stay where and
+ *     at each instrumented entry with a path register (firmware/abi/
+ *     path-region.h), change, each into one `br` (a conditional branch
+ *     whose taken edge alone acts: the same branch, to its trampoline); all other bytes of the loaded image stay where and
  *     what they were.  --paths lists every replaced word in the image's
  *     patch table, so the original can be numbered from the copy.
  *  3. The output is a sealed image (new build-id, both CRCs), with the
