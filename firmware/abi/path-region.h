@@ -52,8 +52,9 @@
  *     other than by its entry) counts `unmatched_exits`.  A path number out
  *     of [0, npaths) (cannot happen with a right numbering and control that
  *     enters procedures by their entries) counts `bad_paths`: every count
- *     is checked, so a wrong register never writes outside its counters.
- *     Nothing is dropped silently.
+ *     is checked against npaths.  A counters' address kept in a register
+ *     is set at the entry: a jump into a procedure's middle from outside
+ *     (no compiler emits one) is not guarded.  Nothing is dropped silently.
  *  4. Counters.  One 64-bit counter per path of each instrumented
  *     procedure, at PATH_COUNTERS_OFFSET + 8 * (base + r), base given per
  *     procedure by the image's path table (instrument.h); the monitor sends
