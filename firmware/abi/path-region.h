@@ -24,7 +24,8 @@
  *       temporary the procedure never names, dead at its entry and exits,
  *       set at the entry (r = ENTRY's add); with loops, a second one holds
  *       the counters' address from the entry on;
- *     - with calls: a callee-saved register ($9-$15) it never names, so
+ *     - with calls (or a leaf whose returns keep every register, such as
+ *       millicode): a callee-saved register ($9-$15) it never names, so
  *       callees keep it; the entry pushes the caller's value on the
  *       register stack (slot depth + 1; a second such register, the
  *       counters' address when it has loops, in the same slot of the

@@ -1434,38 +1434,41 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
     }
     if (odd)
         return;
-    if (calls) {
-        /* callees keep a callee-saved register the procedure never names */
-        for (unsigned r = 9; r <= 15; r++)
-            if (!(named & 1u << r)) {
-                if (m->P == R_ZERO) {
-                    m->P = r;
-                    m->saved = true;
-                } else if (m->Y == R_ZERO && loops) {
-                    m->Y = r;
-                }
+    if (!calls) {
+        for (size_t e = 0; e < cfg->nedges; e++) {
+            const struct calc_edge *x = &cfg->edges[e];
+            if (x->to == CALC_EXIT && x->from != CALC_NONE)
+                needed |= liveness_at_edge(cfg, live, cfg->blocks[x->from].first + cfg->blocks[x->from].n - 1,
+                                           CALC_EXIT);
+        }
+        uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
+        for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order; i++) {
+            unsigned r = scratch_order[i];
+            if (taken & 1u << r)
+                continue;
+            if (m->P == R_ZERO)
+                m->P = r;
+            else if (loops && m->Y == R_ZERO)
+                m->Y = r;
+            taken |= 1u << r;
+        }
+        m->leaf = m->P != R_ZERO;
+        if (m->leaf)
+            return;
+        m->Y = R_ZERO;      /* a leaf whose exits keep every register (millicode): as one with calls */
+    }
+    /* callees keep a callee-saved register the procedure never names */
+    for (unsigned r = 9; r <= 15; r++)
+        if (!(named & 1u << r)) {
+            if (m->P == R_ZERO) {
+                m->P = r;
+                m->saved = true;
+            } else if (m->Y == R_ZERO && loops) {
+                m->Y = r;
             }
-        return;
-    }
-    for (size_t e = 0; e < cfg->nedges; e++) {
-        const struct calc_edge *x = &cfg->edges[e];
-        if (x->to == CALC_EXIT && x->from != CALC_NONE)
-            needed |= liveness_at_edge(cfg, live, cfg->blocks[x->from].first + cfg->blocks[x->from].n - 1,
-                                       CALC_EXIT);
-    }
-    uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
-    for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order; i++) {
-        unsigned r = scratch_order[i];
-        if (taken & 1u << r)
-            continue;
-        if (m->P == R_ZERO)
-            m->P = r;
-        else if (loops && m->Y == R_ZERO)
-            m->Y = r;
-        taken |= 1u << r;
-    }
-    m->leaf = m->P != R_ZERO;
+        }
 }
+
 
 /* The spanning tree's weights (ball-larus.h note 4): what an increment on
  * each edge would cost.  Edges whose action is there anyway (ENTRY's, the
