@@ -71,10 +71,12 @@ int cmd_instrument(int argc, char **argv)
                 rc = 1;
             } else {
                 if (!quiet)
-                    printf("alphaprof instrument: %s: paths of %u procedures counted (%llu counters, %llu "
+                    printf("alphaprof instrument: %s: paths of %u procedures counted (the path register: %u none "
+                           "needed, %u in a register of their own (leaves), %u in a callee-saved register, "
+                           "the others in memory; %llu counters, %llu "
                            "instructions patched), %u left alone (%u numbering not countable, %u no counter "
                            "room, %u entry, %u edge), trampolines at 0x%llx (%llu bytes)\n",
-                           out, ps.procs, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
+                           out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
                            ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4], ps.skipped[1],
                            ps.skipped[2], ps.skipped[3], ps.skipped[4], (unsigned long long)ps.region_addr,
                            (unsigned long long)ps.region_size);

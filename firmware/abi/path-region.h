@@ -2,7 +2,7 @@
  * The Ball-Larus path region: the one definition of the per-core RAM an
  * image instrumented with `alphaprof instrument --paths` counts its paths
  * in.  Written by the generated edge trampolines (host-tools/util/
- * instrument-paths.c), read by the monitor (firmware/profiler/cct-drain.c)
+ * instrument.c), read by the monitor (firmware/profiler/cct-drain.c)
  * after the run, cleared by the loader before one.  It is the same per-core
  * region as the calling context tree's (cct-region.h note 1: found from sp,
  * CCT_PHYS + core * CCT_PER_CORE); an image is instrumented for one or the
@@ -16,19 +16,46 @@
  *     countable in an array (BL_OK) and fits the counters left; the others
  *     are listed in the image's path table with no counters (the host
  *     reports them, never guesses).
- *  2. Path register.  A stack of per-activation registers: the entry
- *     trampoline (at the procedure's entry, or at entry + 8 after ldgp, so
- *     both entries pass it) pushes r = ENTRY's add; an edge to EXIT counts
- *     count[r + add] and pops; a backedge counts and sets r = reset; other
- *     chord edges add.  Only edges whose action does something carry code
- *     (increments on spanning-tree chords, ball-larus.h note 4).
+ *  2. Path register r, per procedure where it costs least (util/
+ *     instrument.c, struct pmode; registers from util/liveness.h):
+ *     - none: no increment inside and no backedge, so every exit's number
+ *       is known when instrumenting; only the exits count (no entry code);
+ *     - a leaf (no calls, no PAL calls, only standard returns): a
+ *       temporary the procedure never names, dead at its entry and exits,
+ *       set at the entry (r = ENTRY's add); with loops, a second one holds
+ *       the counters' address from the entry on;
+ *     - with calls (or a leaf whose returns keep every register, such as
+ *       millicode): a callee-saved register ($9-$15) it never names, so
+ *       callees keep it; the entry pushes the caller's value on the
+ *       register stack (slot depth + 1; a second such register, the
+ *       counters' address when it has loops, in the same slot of the
+ *       second stack), an exit counts and pops them back;
+ *     - else in memory: the entry pushes r itself on the stack, chords add
+ *       to it there.
+ *     The entry trampoline sits at the procedure's entry, or at entry + 8
+ *     after ldgp, so both entries pass it.  An edge to EXIT counts
+ *     count[r + add]; a backedge counts and sets r = reset; other chord
+ *     edges add.  Only edges whose action does something carry code
+ *     (increments on spanning-tree chords, ball-larus.h note 4, the tree
+ *     weighted so that chords fall where their code is there anyway).
+ *     Scratch registers are ones dead at the trampoline; only when too few
+ *     are, some are kept below sp (a trap from user mode runs on the kernel
+ *     stack).  A trampoline finds the region from sp (cct-region.h note 1)
+ *     and marks it by storing its address in `magic`.
  *  3. Bounds.  PATH_STACK_SLOTS registers; an activation deeper than that
  *     runs on the sink slot (depth = PATH_SINK), `excess` counts how many
- *     are on it, and each of their paths is counted in `lost_paths`, not in
- *     a counter.  An exit with no activation (depth 0: entered other than
- *     by its entry) counts `unmatched_exits`.  A path number out of
- *     [0, npaths) (cannot happen with a right numbering) counts
- *     `bad_paths`.  Nothing is dropped silently.
+ *     are on it.  Memory registers on the sink are counted in `lost_paths`,
+ *     not in a counter; callee-saved ones count their own paths, but only
+ *     the outermost's caller gets its register back (kept in the sink
+ *     slot): a deeper one's caller gets PATH_POISON (instrument.c), which
+ *     no numbering reaches, so its paths count as `lost_paths` until a
+ *     backedge resets it.  An exit with no activation (depth 0: entered
+ *     other than by its entry) counts `unmatched_exits`.  A path number out
+ *     of [0, npaths) (cannot happen with a right numbering and control that
+ *     enters procedures by their entries) counts `bad_paths`: every count
+ *     is checked against npaths.  A counters' address kept in a register
+ *     is set at the entry: a jump into a procedure's middle from outside
+ *     (no compiler emits one) is not guarded.  Nothing is dropped silently.
  *  4. Counters.  One 64-bit counter per path of each instrumented
  *     procedure, at PATH_COUNTERS_OFFSET + 8 * (base + r), base given per
  *     procedure by the image's path table (instrument.h); the monitor sends
@@ -42,10 +69,15 @@
 #ifndef ALPHAPROF_PATH_REGION_H
 #define ALPHAPROF_PATH_REGION_H
 
+#include "firmware/abi/cct-region.h"
 #include "linker/ram-map.h"
 
-#define PATH_MAGIC32            0x48545041u     /* "APTH": set by every entry trampoline */
-#define PATH_STACK_SLOTS        1024
+/* A path region's first word holds its own address (low 32 bits): one
+ * store of the region pointer a trampoline already has sets it; a zeroed
+ * region (0) and a calling context tree's (CCT_MAGIC's low half, not an
+ * address in [CCT_PHYS, CCT_END)) never match it. */
+#define PATH_MAGIC32(region)    ((uint32_t)(region))
+#define PATH_STACK_SLOTS        512     /* two stacks in the room one of 1024 had */
 #define PATH_SINK               PATH_STACK_SLOTS
 #define PATH_OFF_MAGIC          0
 #define PATH_OFF_DEPTH          8
@@ -54,7 +86,8 @@
 #define PATH_OFF_UNMATCHED      32
 #define PATH_OFF_BAD            40
 #define PATH_STACK_OFFSET       256
-#define PATH_COUNTERS_OFFSET    (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))
+#define PATH_STACK2_OFFSET      (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))   /* a second register per slot */
+#define PATH_COUNTERS_OFFSET    (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))
 #define PATH_MAX_COUNTERS       ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / 8)
 
 /* The instrumented image's path table ends the instrumentation section:
@@ -67,7 +100,7 @@
 #include <stdint.h>
 
 struct path_core {
-    uint32_t magic;             /* PATH_MAGIC32 once an instrumented procedure ran */
+    uint32_t magic;             /* PATH_MAGIC32(region) once an instrumented procedure ran */
     uint32_t reserved;
     uint64_t depth;             /* activations on the register stack (note 3) */
     uint64_t excess;            /* activations on the sink slot */
@@ -106,6 +139,7 @@ _Static_assert(__builtin_offsetof(struct path_core, unmatched_exits) == PATH_OFF
 _Static_assert(__builtin_offsetof(struct path_core, bad_paths) == PATH_OFF_BAD, "bad offset");
 _Static_assert(sizeof(struct path_table_proc) == 32, "path table entry layout");
 _Static_assert(PATH_COUNTERS_OFFSET < 32768, "counters start within one lda displacement");
+_Static_assert((uint32_t)CCT_MAGIC < CCT_PHYS || (uint32_t)CCT_MAGIC >= CCT_END, "a tree is never a path region");
 #endif
 
 #endif

@@ -100,7 +100,7 @@ static void drain_core(unsigned c, uint64_t deadline)
     uint64_t base = CCT_PHYS + (uint64_t)c * CCT_PER_CORE;
     const struct cct_core *s = kseg(base);
     const struct path_core *ps = kseg(base);
-    if (ps->magic == PATH_MAGIC32) {
+    if (ps->magic == PATH_MAGIC32(base)) {
         drain_paths(c, ps, deadline);
         return;
     }

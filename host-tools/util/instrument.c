@@ -35,6 +35,7 @@
 #include "linker/ram-map.h"
 #include "util/ball-larus.h"
 #include "util/image-file.h"
+#include "util/liveness.h"
 #include "util/path-plan.h"
 #include "util/symbols.h"
 
@@ -820,6 +821,7 @@ done:
 /* ---- --paths: Ball-Larus path counting (firmware/abi/path-region.h) ---- */
 
 #define F_S8ADDQ 0x32
+#define SINK_BIT 9              /* PATH_SINK == 1 << SINK_BIT (path-region.h) */
 
 static bool fits16(int64_t v) { return v >= -32768 && v <= 32767; }
 
@@ -844,116 +846,178 @@ static void put_addk(struct code *c, unsigned r, int64_t k, bool *bad)
 
 static void put_setk(struct code *c, unsigned r, int64_t k, bool *bad)
 {
+    if (fits16(k)) {
+        put(c, mem(OP_LDA, r, R_ZERO, (int)k));
+        return;
+    }
     put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, r));
     put_addk(c, r, k, bad);
 }
 
-/* Nothing is dead inside a procedure: $1-$4 are kept below sp (a trap
- * from user mode runs on the kernel stack) and $1 gets the core's region. */
-static void put_save(struct code *c)
+/* The registers a trampoline works in: the region R and temporaries A, B,
+ * C, each one dead where the trampoline runs (util/liveness.h), or, when
+ * too few are, one kept below sp while it runs (a trap from user mode runs
+ * on the kernel stack). */
+struct tregs {
+    unsigned R, A, B, C;
+    unsigned nsaved, saved[4];
+};
+
+static const unsigned scratch_order[] = {1, 2, 3, 4, 5, 6, 7, 8, 22, 23, 24, 25, 28, 27,
+                                         16, 17, 18, 19, 20, 21, 0, 26, 29, 9, 10, 11, 12, 13, 14, 15};
+
+/* Four registers outside live and exclude. */
+static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    for (unsigned i = 1; i <= 4; i++)
-        put(c, mem(OP_STQ, i, R_SP, -8 * (int)i));
-    /* the core from sp - 1: at a procedure's entry sp may still be the top
-     * of its stack slot, which is the next slot's first address */
-    put(c, mem(OP_LDA, 1, R_SP, -1));
-    put(c, mem(OP_LDAH, 1, 1, -(int)(USER_STACK_PHYS >> 16)));
-    put(c, opl(OP_INTS, F_SRL, 1, 22, 1));
-    put(c, opl(OP_INTL, F_AND, 1, MAX_CORES - 1, 1));
-    put(c, opl(OP_INTS, F_SLL, 1, 18, 1));
-    put(c, mem(OP_LDAH, 1, 1, (int)(CCT_PHYS >> 16)));
+    unsigned got[4], n = 0;
+    uint32_t taken = live | exclude | 1u << R_SP | 1u << R_ZERO;
+    for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && n < 4; i++)
+        if (!(taken & 1u << scratch_order[i])) {
+            got[n++] = scratch_order[i];
+            taken |= 1u << scratch_order[i];
+        }
+    t->nsaved = 0;
+    for (unsigned r = 1; n < 4; r++)
+        if (!((exclude | 1u << R_SP) & 1u << r) && !(taken & 1u << r & ~live)) {
+            bool used = false;
+            for (unsigned k = 0; k < n; k++)
+                used |= got[k] == r;
+            if (used)
+                continue;
+            got[n++] = r;
+            t->saved[t->nsaved++] = r;
+        }
+    t->R = got[0];
+    t->A = got[1];
+    t->B = got[2];
+    t->C = got[3];
 }
 
-static void put_restore(struct code *c)
+static void tregs_save(struct code *c, const struct tregs *t)
 {
-    for (unsigned i = 1; i <= 4; i++)
-        put(c, mem(OP_LDQ, i, R_SP, -8 * (int)i));
+    for (unsigned i = 0; i < t->nsaved; i++)
+        put(c, mem(OP_STQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
 }
 
-/* Counts path $3 of a procedure with npaths paths whose counters start at
- * base (path-region.h note 4); clobbers $3, $4. */
-static void put_count(struct code *c, uint64_t npaths, uint32_t base, bool *bad)
+static void tregs_restore(struct code *c, const struct tregs *t)
 {
-    put_setk(c, 4, (int64_t)npaths, bad);
-    put(c, opr(OP_INTA, F_CMPULT, 3, 4, 4));
-    struct fixup ok = put_fwd(c, OP_BNE, 4);
-    put_incq(c, 4, 1, PATH_OFF_BAD);
+    for (unsigned i = 0; i < t->nsaved; i++)
+        put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
+}
+
+/* r = this core's path region, from sp - 1: at a procedure's entry or
+ * after its return sp may be the top of its stack slot, which is the next
+ * slot's first address (cct-region.h note 1). */
+static void put_region(struct code *c, unsigned r)
+{
+    put(c, mem(OP_LDA, r, R_SP, -1));
+    put(c, mem(OP_LDAH, r, r, -(int)(USER_STACK_PHYS >> 16)));
+    put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));
+    put(c, opl(OP_INTS, F_SLL, r, 18, r));
+    put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
+}
+
+/* k = (x < n): n a literal when it fits 8 bits, else built in k. */
+static void put_below(struct code *c, unsigned x, uint64_t n, unsigned k, bool *bad)
+{
+    if (n < 256) {
+        put(c, opl(OP_INTA, F_CMPULT, x, (unsigned)n, k));
+        return;
+    }
+    put_setk(c, k, (int64_t)n, bad);
+    put(c, opr(OP_INTA, F_CMPULT, x, k, k));
+}
+
+/* Counts path t->B of a procedure with npaths paths whose counters start at
+ * base (path-region.h note 4); clobbers B, C. */
+static void put_count(struct code *c, const struct tregs *t, uint64_t npaths, uint32_t base, bool *bad)
+{
+    put_below(c, t->B, npaths, t->C, bad);
+    struct fixup ok = put_fwd(c, OP_BNE, t->C);
+    put_incq(c, t->C, t->R, PATH_OFF_BAD);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, ok);
-    put(c, opr(OP_INTA, F_S8ADDQ, 3, 1, 3));
-    put_addk(c, 3, PATH_COUNTERS_OFFSET + 8 * (int64_t)base, bad);
-    put_incq(c, 4, 3, 0);
+    put(c, opr(OP_INTA, F_S8ADDQ, t->B, t->R, t->B));
+    int64_t off = PATH_COUNTERS_OFFSET + 8 * (int64_t)base;
+    if (!fits16(off)) {
+        put_addk(c, t->B, off, bad);
+        off = 0;
+    }
+    put_incq(c, t->C, t->B, (int)off);
     land(c, done);
 }
 
-/* What a CFG edge's Ball-Larus action does (ball-larus.h note 5, with the
- * register stack of path-region.h notes 2-3); $1 = region, $2-$4 free. */
+/* What a CFG edge's Ball-Larus action does with the path register in
+ * memory (ball-larus.h note 5, the register stack of path-region.h notes
+ * 2-3); R = region, A, B, C free. */
 
-/* An exit or a backedge: $2 = the activation's depth, $3 = its path
- * register plus this edge's increment; branches out when there is no
- * activation (depth 0) or it is the sink's (lost past the stack). */
-static void put_path_ending(struct code *c, int64_t add, bool *bad, struct fixup *to_unmatched,
-                            struct fixup *to_sink)
+/* An exit or a backedge: A = the activation's depth, B = its path
+ * register plus this edge's increment; branches
+ * out when there is no activation (depth 0) or it is the sink's (lost
+ * past the stack). */
+static void put_path_ending(struct code *c, const struct tregs *t, int64_t add, bool *bad,
+                            struct fixup *to_unmatched, struct fixup *to_sink)
 {
-    put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
-    *to_unmatched = put_fwd(c, OP_BEQ, 2);
-    put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK));
-    put(c, opr(OP_INTA, F_CMPEQ, 2, 3, 3));
-    *to_sink = put_fwd(c, OP_BNE, 3);
-    put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 3));
-    put(c, mem(OP_LDQ, 3, 3, PATH_STACK_OFFSET));
-    put_addk(c, 3, add, bad);
+    _Static_assert(PATH_SINK == 1 << SINK_BIT, "the sink is the depth with bit SINK_BIT set");
+    put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
+    *to_unmatched = put_fwd(c, OP_BEQ, t->A);
+    put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));
+    *to_sink = put_fwd(c, OP_BNE, t->B);
+    put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->B));
+    put(c, mem(OP_LDQ, t->B, t->B, PATH_STACK_OFFSET));
+    put_addk(c, t->B, add, bad);
 }
-static void put_action(struct code *c, const struct bl_action *a, uint64_t npaths, uint32_t base, bool *bad)
+
+static void put_action(struct code *c, const struct tregs *t, const struct bl_action *a, uint64_t npaths,
+                       uint32_t base, bool *bad)
 {
     switch (a->kind) {
     case BL_ACT_ENTRY: {
-        put_setk(c, 3, (int32_t)PATH_MAGIC32, bad);
-        put(c, mem(OP_STL, 3, 1, PATH_OFF_MAGIC));
-        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
-        put(c, mem(OP_LDA, 3, R_ZERO, PATH_SINK - 1));
-        put(c, opr(OP_INTA, F_CMPULT, 2, 3, 3));
-        struct fixup to_sink = put_fwd(c, OP_BEQ, 3);
-        put(c, opl(OP_INTA, F_ADDQ, 2, 1, 2));
-        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
+        put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
+        put(c, opl(OP_INTA, F_ADDQ, t->A, 1, t->A));
+        put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));     /* depth + 1 reaches the sink */
+        struct fixup to_sink = put_fwd(c, OP_BNE, t->B);
+        put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         struct fixup to_set = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_sink);
-        put_incq(c, 3, 1, PATH_OFF_EXCESS);
-        put(c, mem(OP_LDA, 2, R_ZERO, PATH_SINK));
-        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        put_incq(c, t->B, t->R, PATH_OFF_EXCESS);
+        put(c, mem(OP_LDA, t->A, R_ZERO, PATH_SINK));
+        put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         land(c, to_set);
-        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 2));
-        put_setk(c, 3, a->add, bad);
-        put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
+        put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
+        put_setk(c, t->B, a->add, bad);
+        put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
         break;
     }
     case BL_ACT_ADD:
         if (!a->add)
             break;
-        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_DEPTH));
-        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 2));
-        put(c, mem(OP_LDQ, 3, 2, PATH_STACK_OFFSET));
-        put_addk(c, 3, a->add, bad);
-        put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
+        put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
+        put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
+        put(c, mem(OP_LDQ, t->B, t->A, PATH_STACK_OFFSET));
+        put_addk(c, t->B, a->add, bad);
+        put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
         break;
     case BL_ACT_EXIT: {
         struct fixup to_unmatched, to_sink;
-        put_path_ending(c, a->add, bad, &to_unmatched, &to_sink);
-        put(c, opl(OP_INTA, F_SUBQ, 2, 1, 2));
-        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
-        put_count(c, npaths, base, bad);
+        put_path_ending(c, t, a->add, bad, &to_unmatched, &to_sink);
+        put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
+        put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
+        put_count(c, t, npaths, base, bad);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_unmatched);
-        put_incq(c, 3, 1, PATH_OFF_UNMATCHED);
+        put_incq(c, t->B, t->R, PATH_OFF_UNMATCHED);
         struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_sink);
-        put_incq(c, 3, 1, PATH_OFF_LOST);
-        put(c, mem(OP_LDQ, 2, 1, PATH_OFF_EXCESS));
-        put(c, opl(OP_INTA, F_SUBQ, 2, 1, 2));
-        put(c, mem(OP_STQ, 2, 1, PATH_OFF_EXCESS));
-        struct fixup done3 = put_fwd(c, OP_BNE, 2);
-        put(c, mem(OP_LDA, 2, R_ZERO, PATH_SINK - 1));
-        put(c, mem(OP_STQ, 2, 1, PATH_OFF_DEPTH));
+        put_incq(c, t->B, t->R, PATH_OFF_LOST);
+        put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_EXCESS));
+        put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
+        put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_EXCESS));
+        struct fixup done3 = put_fwd(c, OP_BNE, t->A);
+        put(c, mem(OP_LDA, t->A, R_ZERO, PATH_SINK - 1));
+        put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         land(c, done1);
         land(c, done2);
         land(c, done3);
@@ -961,19 +1025,19 @@ static void put_action(struct code *c, const struct bl_action *a, uint64_t npath
     }
     case BL_ACT_BACKEDGE: {
         struct fixup to_unmatched, to_sink;
-        put_path_ending(c, a->add, bad, &to_unmatched, &to_sink);
-        put_count(c, npaths, base, bad);
-        struct fixup to_reset = put_fwd(c, OP_BR, R_ZERO);
-        land(c, to_sink);
-        put_incq(c, 3, 1, PATH_OFF_LOST);
-        land(c, to_reset);
-        put(c, opr(OP_INTA, F_S8ADDQ, 2, 1, 2));
-        put_setk(c, 3, a->reset, bad);
-        put(c, mem(OP_STQ, 3, 2, PATH_STACK_OFFSET));
+        put_path_ending(c, t, a->add, bad, &to_unmatched, &to_sink);
+        put_count(c, t, npaths, base, bad);
+        put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
+        put_setk(c, t->B, a->reset, bad);
+        put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
         struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_sink);
+        put_incq(c, t->B, t->R, PATH_OFF_LOST);
+        struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_unmatched);
-        put_incq(c, 3, 1, PATH_OFF_UNMATCHED);
+        put_incq(c, t->B, t->R, PATH_OFF_UNMATCHED);
         land(c, done);
+        land(c, done2);
         break;
     }
     default:
@@ -1000,7 +1064,7 @@ struct path_out {
     struct elf_in *e;
 };
 
-static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp)
+static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp, unsigned op, unsigned ra)
 {
     if (po->npatches == po->cap) {
         po->cap = po->cap ? 2 * po->cap : 1024;
@@ -1012,7 +1076,7 @@ static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp)
     uint32_t old;
     memcpy(&old, w, 4);     /* (the instruction was read from here: it is there) */
     po->patches[po->npatches++] = (struct path_patch){pc, old};
-    uint32_t br = branch_word(OP_BR, R_ZERO, pc, tramp, &po->c->out_of_reach);
+    uint32_t br = branch_word(op, ra, pc, tramp, &po->c->out_of_reach);
     memcpy(w, &br, 4);
 }
 
@@ -1070,36 +1134,419 @@ static enum path_skip paths_check(const struct calc_proc *cfg, const struct bl_p
     return PATH_INSTRUMENTED;
 }
 
-/* A trampoline that does edge e's action and then goes where the edge goes
- * (to `to`, with `link` = the link register to set, 31 none). */
-static void put_edge_code(struct code *c, const struct bl_action *a, uint64_t npaths, uint32_t base, bool *bad)
+/* How one procedure keeps its path register (path-region.h note 2):
+ * in memory, on the core's register stack, or (a leaf: no calls, no PAL
+ * calls, only standard returns) in a register P the procedure never names
+ * and that is dead at its entry and exits, so it needs no saving; Y, a
+ * second such register, then holds the procedure's counters' address from
+ * its entry on when it has loops. */
+struct pmode {
+    bool constant;              /* one path number per exit, known here: no path register */
+    int64_t entry_add;
+    bool leaf;                  /* P a register of its own (else: saved, or in memory) */
+    bool saved;                 /* P a callee-saved register the procedure never names,
+                                 * the caller's value pushed on the register stack */
+    unsigned P, Y;              /* Y = R_ZERO: none */
+    uint64_t npaths;
+    uint32_t base;
+    bool *bad;
+    /* out of line, after the trampoline: counting a bad path number */
+    struct bad_stub { struct fixup from; uint64_t back; unsigned r, x; } stub[4];
+    unsigned nstubs;
+};
+
+static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
+
+/* A leaf's path count: B = P + add, counted at Y (or the region). */
+/* Counts path P + add (P in a register) with t's registers; t.R is the
+ * region already when region_ready. */
+static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready)
+{
+    unsigned x = m->P;
+    if (add) {
+        if (fits16(add)) {
+            put(c, mem(OP_LDA, t->B, m->P, (int)add));
+        } else {
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, m->P, t->B));
+            put_addk(c, t->B, add, m->bad);
+        }
+        x = t->B;
+    }
+    put_below(c, x, m->npaths, t->C, m->bad);
+    struct fixup to_bad = put_fwd(c, OP_BEQ, t->C);
+    int64_t off = 0;
+    unsigned at = m->Y;
+    if (at == R_ZERO) {
+        if (!region_ready)
+            put_region(c, t->R);
+        if (!region_ready && m->leaf) {
+            /* the region's magic, which other procedures set at their
+             * entry: so a core that ran only leaves without loops is
+             * drained too */
+            put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
+        }
+        at = t->R;
+        off = PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base;
+    }
+    put(c, opr(OP_INTA, F_S8ADDQ, x, at, t->B));
+    if (!fits16(off)) {
+        put_addk(c, t->B, off, m->bad);
+        off = 0;
+    }
+    put_incq(c, t->C, t->B, (int)off);
+    if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C};
+    } else {
+        struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+        land(c, to_bad);
+        put_region(c, t->R);
+        put_incq(c, t->C, t->R, PATH_OFF_BAD);
+        land(c, done);
+    }
+}
+
+static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y));
+    tregs_save(c, &t);
+    put_reg_count(c, m, &t, add, false);
+    tregs_restore(c, &t);
+}
+
+#define PATH_POISON 0x40000000          /* a path register no numbering reaches (npaths < 2^31) */
+#define PATH_SINK_SLOT (PATH_STACK_OFFSET + 8 * PATH_SINK)
+#define PATH_SINK_SLOT2 (PATH_STACK2_OFFSET + 8 * PATH_SINK)
+#define STACK2 (PATH_STACK2_OFFSET - PATH_STACK_OFFSET)
+
+/* The callee-saved mode's entry and exit (pmode.saved; path-region.h
+ * note 2): the caller's P goes on the register stack, P = ENTRY's add; at
+ * an exit the path is counted and the caller's P comes back.  Past the
+ * stack the outermost activation on the sink keeps its caller's P in the
+ * sink slot; a deeper one's caller gets PATH_POISON back, so its path is
+ * counted as lost (the bad-number stub sees the sink). */
+static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P));
+    tregs_save(c, &t);
+    put_region(c, t.R);
+    put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+    put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
+    put(c, opl(OP_INTA, F_ADDQ, t.A, 1, t.A));
+    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
+    struct fixup to_sink = put_fwd(c, OP_BNE, t.B);
+    put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
+    put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
+    put(c, mem(OP_STQ, m->P, t.B, PATH_STACK_OFFSET));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_STQ, m->Y, t.B, PATH_STACK2_OFFSET));
+    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, to_sink);
+    put(c, mem(OP_LDQ, t.B, t.R, PATH_OFF_EXCESS));
+    put(c, opl(OP_INTA, F_ADDQ, t.B, 1, t.C));
+    put(c, mem(OP_STQ, t.C, t.R, PATH_OFF_EXCESS));
+    struct fixup deeper = put_fwd(c, OP_BNE, t.B);
+    put(c, mem(OP_STQ, m->P, t.R, PATH_SINK_SLOT));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_STQ, m->Y, t.R, PATH_SINK_SLOT2));
+    put(c, mem(OP_LDA, t.A, R_ZERO, PATH_SINK));
+    put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
+    land(c, deeper);
+    land(c, done);
+    put_setk(c, m->P, add, m->bad);
+    if (m->Y != R_ZERO) {
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
+        put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+    }
+    tregs_restore(c, &t);
+}
+
+static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P));
+    tregs_save(c, &t);
+    put_region(c, t.R);
+    put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
+    struct fixup to_unmatched = put_fwd(c, OP_BEQ, t.A);
+    put_reg_count(c, m, &t, add, true);
+    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
+    struct fixup to_sink = put_fwd(c, OP_BNE, t.B);
+    put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
+    put(c, mem(OP_LDQ, m->P, t.B, PATH_STACK_OFFSET));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_LDQ, m->Y, t.B, PATH_STACK2_OFFSET));
+    put(c, opl(OP_INTA, F_SUBQ, t.A, 1, t.A));
+    put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
+    struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
+    land(c, to_sink);
+    put(c, mem(OP_LDQ, t.B, t.R, PATH_OFF_EXCESS));
+    put(c, opl(OP_INTA, F_SUBQ, t.B, 1, t.B));
+    put(c, mem(OP_STQ, t.B, t.R, PATH_OFF_EXCESS));
+    struct fixup to_poison = put_fwd(c, OP_BNE, t.B);
+    put(c, mem(OP_LDQ, m->P, t.R, PATH_SINK_SLOT));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_LDQ, m->Y, t.R, PATH_SINK_SLOT2));
+    put(c, mem(OP_LDA, t.A, R_ZERO, PATH_SINK - 1));
+    put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
+    struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
+    land(c, to_poison);
+    put(c, mem(OP_LDAH, m->P, R_ZERO, PATH_POISON >> 16));
+    if (m->Y != R_ZERO) {
+        /* the caller's counters' address is lost too: one that keeps any
+         * number below PATH_MAX_COUNTERS inside the region */
+        put(c, mem(OP_LDA, m->Y, t.R, PATH_COUNTERS_OFFSET));
+    }
+    struct fixup done3 = put_fwd(c, OP_BR, R_ZERO);
+    land(c, to_unmatched);
+    put_incq(c, t.B, t.R, PATH_OFF_UNMATCHED);
+    land(c, done1);
+    land(c, done2);
+    land(c, done3);
+    tregs_restore(c, &t);
+}
+
+/* The bad-number stubs of the trampoline just ended. */
+static void put_stubs(struct code *c, struct pmode *m)
+{
+    for (unsigned i = 0; i < m->nstubs; i++) {
+        unsigned r = m->stub[i].r, x = m->stub[i].x;
+        land(c, m->stub[i].from);
+        put_region(c, r);
+        if (m->saved) {
+            /* on the sink: a caller whose P was lost (PATH_POISON) */
+            put(c, mem(OP_LDQ, x, r, PATH_OFF_DEPTH));
+            put(c, opl(OP_INTS, F_SRL, x, SINK_BIT, x));
+            struct fixup not_sink = put_fwd(c, OP_BEQ, x);
+            put_incq(c, x, r, PATH_OFF_LOST);
+            put_branch(c, OP_BR, R_ZERO, m->stub[i].back);
+            land(c, not_sink);
+        }
+        put_incq(c, x, r, PATH_OFF_BAD);
+        put_branch(c, OP_BR, R_ZERO, m->stub[i].back);
+    }
+    m->nstubs = 0;
+}
+
+/* The code of an edge's action where the registers of live are live. */
+static void put_edge_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
 {
     if (action_trivial(a))
         return;
-    put_save(c);
-    put_action(c, a, npaths, base, bad);
-    put_restore(c);
+    if (m->constant) {
+        if (a->kind == BL_ACT_EXIT) {
+            struct tregs t;
+            tregs_pick(&t, live, 0);
+            tregs_save(c, &t);
+            put_region(c, t.R);
+            put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
+            if (!fits16(off)) {
+                put_addk(c, t.R, off, m->bad);
+                off = 0;
+            }
+            put_incq(c, t.A, t.R, (int)off);
+            tregs_restore(c, &t);
+        }
+        return;
+    }
+    if (m->saved) {
+        switch (a->kind) {
+        case BL_ACT_ENTRY:
+            put_saved_entry(c, m, a->add, live);
+            break;
+        case BL_ACT_ADD:
+            put_addk(c, m->P, a->add, m->bad);
+            break;
+        case BL_ACT_EXIT:
+            put_saved_exit(c, m, a->add, live);
+            break;
+        case BL_ACT_BACKEDGE:
+            put_leaf_count(c, m, a->add, live);
+            put_setk(c, m->P, a->reset, m->bad);
+            break;
+        default:
+            break;
+        }
+        return;
+    }
+    if (!m->leaf) {
+        struct tregs t;
+        tregs_pick(&t, live, 0);
+        tregs_save(c, &t);
+        put_region(c, t.R);
+        put_action(c, &t, a, m->npaths, m->base, m->bad);
+        tregs_restore(c, &t);
+        return;
+    }
+    switch (a->kind) {
+    case BL_ACT_ENTRY:
+        if (m->Y != R_ZERO) {
+            put_region(c, m->Y);
+            put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
+            put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+        }
+        put_setk(c, m->P, a->add, m->bad);
+        break;
+    case BL_ACT_ADD:
+        put_addk(c, m->P, a->add, m->bad);
+        break;
+    case BL_ACT_EXIT:
+        put_leaf_count(c, m, a->add, live);
+        break;
+    case BL_ACT_BACKEDGE:
+        put_leaf_count(c, m, a->add, live);
+        put_setk(c, m->P, a->reset, m->bad);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Whether cfg can keep its path register in registers (struct pmode). */
+static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
+                        struct pmode *m)
+{
+    m->leaf = m->saved = false;
+    m->P = m->Y = R_ZERO;
+    /* no increment inside and no backedge: every exit's number is known */
+    m->constant = true;
+    bool loops = false, calls = false, odd = false;
+    for (size_t e = 0; e < cfg->nedges; e++) {
+        const struct bl_action *a = &bl->action[e];
+        if (a->kind == BL_ACT_ENTRY)
+            m->entry_add = a->add;
+        if (a->kind == BL_ACT_BACKEDGE || (a->kind == BL_ACT_ADD && a->add))
+            m->constant = false;
+        loops |= a->kind == BL_ACT_BACKEDGE;
+    }
+    if (m->constant)
+        return;
+    uint32_t named = 0, needed = live[0];
+    for (size_t i = 0; i < cfg->n; i++) {
+        uint32_t w = cfg->insns[i].s.word;
+        enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
+        const struct alpha_insn_info *in = alpha_decode(w);
+        calls |= f == FLOW_CALL || (in && in->format == ALPHA_FMT_PAL);
+        odd |= !in || in->format == ALPHA_FMT_HW;
+        named |= liveness_named(w);
+    }
+    if (odd)
+        return;
+    if (!calls) {
+        for (size_t e = 0; e < cfg->nedges; e++) {
+            const struct calc_edge *x = &cfg->edges[e];
+            if (x->to == CALC_EXIT && x->from != CALC_NONE)
+                needed |= liveness_at_edge(cfg, live, cfg->blocks[x->from].first + cfg->blocks[x->from].n - 1,
+                                           CALC_EXIT);
+        }
+        uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
+        for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order; i++) {
+            unsigned r = scratch_order[i];
+            if (taken & 1u << r)
+                continue;
+            if (m->P == R_ZERO)
+                m->P = r;
+            else if (loops && m->Y == R_ZERO)
+                m->Y = r;
+            taken |= 1u << r;
+        }
+        m->leaf = m->P != R_ZERO;
+        if (m->leaf)
+            return;
+        m->Y = R_ZERO;      /* a leaf whose exits keep every register (millicode): as one with calls */
+    }
+    /* callees keep a callee-saved register the procedure never names */
+    for (unsigned r = 9; r <= 15; r++)
+        if (!(named & 1u << r)) {
+            if (m->P == R_ZERO) {
+                m->P = r;
+                m->saved = true;
+            } else if (m->Y == R_ZERO && loops) {
+                m->Y = r;
+            }
+        }
+}
+
+
+/* The spanning tree's weights (ball-larus.h note 4): what an increment on
+ * each edge would cost.  Edges whose action is there anyway (ENTRY's, the
+ * edges to EXIT, a backedge's pseudo edges) cost nothing more, so they are
+ * the cheapest chords; an edge inside a loop runs about 8 times as often
+ * per loop around it; a fall-through edge of a conditional branch costs
+ * its taken edge a trampoline too. */
+static double *tree_weights(const struct calc_proc *cfg, const struct bl_proc *bl)
+{
+    size_t nb = cfg->nblocks;
+    double *w = calc_zalloc(cfg->nedges, sizeof *w);
+    unsigned *depth = calc_zalloc(nb, sizeof *depth);
+    bool *in = calc_zalloc(nb, sizeof *in);
+    uint32_t *stack = calc_zalloc(nb + 1, sizeof *stack);
+    for (size_t e = 0; e < cfg->nedges; e++) {
+        if (!bl->backedge[e])
+            continue;
+        /* the natural loop of backedge t -> h: h and what reaches t without h */
+        uint32_t t = cfg->edges[e].from, h = cfg->edges[e].to;
+        memset(in, 0, nb * sizeof *in);
+        in[h] = true;
+        size_t sp = 0;
+        if (!in[t]) {
+            in[t] = true;
+            stack[sp++] = t;
+        }
+        while (sp) {
+            uint32_t v = stack[--sp];
+            for (uint32_t k = 0; k < cfg->blocks[v].nin; k++) {
+                uint32_t u = cfg->edges[cfg->blocks[v].in[k]].from;
+                if (u != CALC_NONE && !in[u]) {
+                    in[u] = true;
+                    stack[sp++] = u;
+                }
+            }
+        }
+        for (size_t b = 0; b < nb; b++)
+            depth[b] += in[b];
+    }
+    for (size_t e = 0; e < cfg->nedges; e++) {
+        const struct calc_edge *x = &cfg->edges[e];
+        if (x->from == CALC_NONE || x->to == CALC_EXIT || bl->backedge[e])
+            continue;
+        unsigned d = depth[x->from] < depth[x->to] ? depth[x->from] : depth[x->to];
+        double f = 1;
+        for (unsigned k = 0; k < d && k < 30; k++)
+            f *= 8;
+        w[e] = f * (x->kind == EDGE_FALL ? 3 : 2);
+    }
+    free(depth);
+    free(in);
+    free(stack);
+    return w;
 }
 
 /* Emits every trampoline of one procedure and patches its instructions. */
 static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t E,
-                       uint64_t npaths, uint32_t base, bool *bad)
+                       struct pmode *m, const uint32_t *live)
 {
     struct code *c = po->c;
+    uint64_t t;
     /* the entry */
+    if (m->constant)
+        goto block_ends;
     align_tramp(c);
-    uint64_t t = here(c);
+    t = here(c);
     const struct bl_action *entry = NULL;
     for (size_t k = 0; k < cfg->nedges; k++)
         if (cfg->edges[k].kind == EDGE_ENTRY)
             entry = &bl->action[k];
     struct bl_action push = {.kind = BL_ACT_ENTRY, .add = entry ? entry->add : 0};
-    put_save(c);
-    put_action(c, &push, npaths, base, bad);
-    put_restore(c);
-    put(c, cfg->insns[(E - cfg->start) / 4].s.word);
+    size_t ei = (E - cfg->start) / 4;
+    put_edge_code(c, m, &push, live[ei]);
+    put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
-    add_patch(po, E, t);
+    put_stubs(c, m);
+    add_patch(po, E, t, OP_BR, R_ZERO);
+block_ends:
     /* the block ends */
     for (uint32_t b = 0; b < cfg->nblocks; b++) {
         const struct calc_block *x = &cfg->blocks[b];
@@ -1109,37 +1556,54 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
                 any = true;
         if (!any || !x->n)
             continue;
-        const struct calc_insn *L = &cfg->insns[x->first + x->n - 1];
+        uint32_t li = x->first + x->n - 1;
+        const struct calc_insn *L = &cfg->insns[li];
         uint32_t w = L->s.word;
         uint64_t pc = L->pc, next = pc + 4;
         unsigned ra = (w >> 21) & 31, rb = (w >> 16) & 31;
         enum calc_flow f = calc_flow_of(w, L->s.cls);
         const struct bl_action *a = &bl->action[x->out[0]];
+        uint32_t after = liveness_at_edge(cfg, live, li, cfg->edges[x->out[0]].to);
         align_tramp(c);
         t = here(c);
+        unsigned patch_op = OP_BR, patch_ra = R_ZERO;
         switch (f) {
         case FLOW_COND: {
-            const struct bl_action *fall = &bl->action[edge_of(cfg, b, EDGE_FALL)];
-            const struct bl_action *taken = fall;
+            int fe = edge_of(cfg, b, EDGE_FALL), te = fe;
             for (uint32_t i = 0; i < x->nout; i++)
                 if (cfg->edges[x->out[i]].kind != EDGE_FALL)
-                    taken = &bl->action[x->out[i]];
-            struct fixup to_taken = put_fwd(c, w >> 26, ra);
-            put_edge_code(c, fall, npaths, base, bad);
-            put_branch(c, OP_BR, R_ZERO, next);
-            land(c, to_taken);
-            put_edge_code(c, taken, npaths, base, bad);
-            put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+                    te = (int)x->out[i];
+            const struct bl_action *fall = &bl->action[fe], *taken = &bl->action[te];
+            uint32_t fall_live = liveness_at_edge(cfg, live, li, cfg->edges[fe].to);
+            uint32_t taken_live = liveness_at_edge(cfg, live, li, cfg->edges[te].to);
+            if (action_trivial(fall)) {
+                /* only the taken edge acts: the branch itself goes to the trampoline */
+                patch_op = w >> 26;
+                patch_ra = ra;
+                put_edge_code(c, m, taken, taken_live);
+                put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+            } else if (action_trivial(taken)) {
+                put_branch(c, w >> 26, ra, alpha_branch_target(pc, w));
+                put_edge_code(c, m, fall, fall_live);
+                put_branch(c, OP_BR, R_ZERO, next);
+            } else {
+                struct fixup to_taken = put_fwd(c, w >> 26, ra);
+                put_edge_code(c, m, fall, fall_live);
+                put_branch(c, OP_BR, R_ZERO, next);
+                land(c, to_taken);
+                put_edge_code(c, m, taken, taken_live);
+                put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+            }
             break;
         }
         case FLOW_BRANCH:
-            put_edge_code(c, a, npaths, base, bad);
+            put_edge_code(c, m, a, after | bit(ra));
             if (ra != R_ZERO)
                 put_const(c, ra, next);
             put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
             break;
         case FLOW_CALL:
-            put_edge_code(c, a, npaths, base, bad);
+            put_edge_code(c, m, a, live[li]);
             if (w >> 26 == OP_BSR) {
                 put_const(c, ra, next);
                 put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
@@ -1153,21 +1617,22 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
             }
             break;
         case FLOW_RETURN:
-            put_edge_code(c, a, npaths, base, bad);
+            put_edge_code(c, m, a, live[li]);
             put(c, w);
             break;
         case FLOW_HALT:
-            put_edge_code(c, a, npaths, base, bad);
+            put_edge_code(c, m, a, live[li]);
             put(c, w);
             put_branch(c, OP_BR, R_ZERO, next);
             break;
         default:                /* FLOW_NONE: falls into a block others branch to */
             put(c, w);
-            put_edge_code(c, a, npaths, base, bad);
+            put_edge_code(c, m, a, after);
             put_branch(c, OP_BR, R_ZERO, next);
             break;
         }
-        add_patch(po, pc, t);
+        put_stubs(c, m);
+        add_patch(po, pc, t, patch_op, patch_ra);
     }
 }
 
@@ -1225,7 +1690,20 @@ int instrument_paths(const char *in, const char *out, struct instrument_path_sta
             tp->instrumented = 1;
             tp->base = (uint32_t)counters;
             size_t before = po.npatches;
-            paths_emit(&po, &cfg, &bl, E, bl.npaths, tp->base, &bad);
+            /* the same numbers, increments placed where they cost least */
+            double *wt = tree_weights(&cfg, &bl);
+            bl_free(&bl);
+            bl_number(&bl, &cfg, wt);
+            free(wt);
+            uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
+            liveness_compute(&cfg, live);
+            struct pmode m = {.npaths = bl.npaths, .base = tp->base, .bad = &bad};
+            choose_mode(&cfg, &bl, live, &m);
+            st->leaf_procs += m.leaf;
+            st->constant_procs += m.constant;
+            st->saved_procs += m.saved;
+            paths_emit(&po, &cfg, &bl, E, &m, live);
+            free(live);
             counters += bl.npaths;
             st->procs++;
             st->patched += po.npatches - before;

@@ -11,8 +11,9 @@
  *  2. Only instructions that are standard calls (bsr/jsr through $26,
  *     firmware/abi/cct-region.h note 2; --cct), or, with --paths, block
  *     ends whose Ball-Larus edge action does something and one instruction
- *     at each instrumented entry (firmware/abi/path-region.h), change, each
- *     into one `br`; all other bytes of the loaded image stay where and
+ *     at each instrumented entry with a path register (firmware/abi/
+ *     path-region.h), change, each into one `br` (a conditional branch
+ *     whose taken edge alone acts: the same branch, to its trampoline); all other bytes of the loaded image stay where and
  *     what they were.  --paths lists every replaced word in the image's
  *     patch table, so the original can be numbered from the copy.
  *  3. The output is a sealed image (new build-id, both CRCs), with the
@@ -63,6 +64,9 @@ int instrument_site_table(const char *path, struct instrument_site_map **map, si
 /* --paths (firmware/abi/path-region.h): Ball-Larus path counters. */
 struct instrument_path_stats {
     unsigned procs;             /* procedures instrumented */
+    unsigned leaf_procs;        /* of them, with the path register in a register of their own */
+    unsigned saved_procs;       /* ... in a callee-saved register they never name */
+    unsigned constant_procs;    /* ... none: one known path number per exit */
     unsigned skipped[5];        /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */

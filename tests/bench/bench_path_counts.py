@@ -49,9 +49,11 @@ def run(build):
         shutil.rmtree(d, ignore_errors=True)
     t.target("path_count_error on every workload", 0 if all_exact else 1, "0", all_exact)
     t.target("largest overhead, modelled cycles", "%.0f %%" % worst, "<= 30 %", worst <= 30)
-    t.notes = ("Increments sit on spanning-tree chords only (ball-larus.h note 4), but each instrumented edge "
-               "branches to a trampoline that keeps $1-$4 below sp, finds the core's region from sp and keeps "
-               "the path register in memory (firmware/abi/path-region.h): about 25-45 instructions per "
-               "instrumented edge, so tight loops pay several times their own cost.  A register allocated "
-               "to the path (rewriting at the compiler's output) is what would bring this near the seed's.")
+    t.notes = ("Increments sit on spanning-tree chords weighted so that they fall where code is there anyway "
+               "(ball-larus.h note 4); the path register is kept per procedure where it costs least "
+               "(firmware/abi/path-region.h note 2): nowhere when every exit's number is known, in a "
+               "temporary a leaf never names, in a callee-saved register a procedure with calls never names "
+               "(pushed at entry, popped at exit), in memory only when none is left; trampolines work in "
+               "registers dead where they run (util/liveness.c).  What is left is mostly finding the core's "
+               "region from sp at each count (6 instructions) and the two branches to and from a trampoline.")
     return [t]

@@ -9,7 +9,8 @@ import os
 from harness import alphaprof, build_path, check, cleanup, require, run_image, tmpdir
 
 # Workloads whose console output does not depend on time, with arguments.
-SAME_OUTPUT = [("branches", []), ("qsort", []), ("calltree", ["64"]), ("hello", []), ("compress", [])]
+SAME_OUTPUT = [("branches", []), ("qsort", []), ("calltree", ["64"]), ("hello", []), ("compress", []),
+               ("libcheck", []), ("valuediff", []), ("chatter", []), ("matmul", []), ("copy", [])]
 
 
 def _instrument(d, name):
@@ -40,10 +41,10 @@ def test_path_instrumented_images_print_and_exit_as_the_originals():
         cleanup(d)
 
 
-def _record(d, img, args):
+def _record(d, img, args, cores=1):
     db, oracle = os.path.join(d, "p.db"), os.path.join(d, "p.oracle")
-    r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250", img, "--"]
-                  + args, timeout=280)
+    r = alphaprof(["record", "--board", "clipper-pm", "--cores", str(cores), "--oracle", oracle, "--db", db,
+                   "--timeout", "250", img, "--"] + args, timeout=280)
     check(r.status == 0, "record of the instrumented image succeeds", r)
     check(any(l.startswith("monitor: paths: core 0:") for l in r.lines()), "the monitor says what it sent", r)
     return db, oracle
@@ -67,6 +68,24 @@ def test_path_counts_equal_the_models_exact_counts():
               "nothing lost or unmatched on the board", r)
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
         check(r.status == 0 and "path_count_error 0" in r.out, "the text report says it too", r)
+    finally:
+        cleanup(d)
+
+
+def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
+    """parallel: both cores count, each found its region from its own sp, and
+    the path registers kept in registers never mix the cores' paths."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "parallel")
+        db, oracle = _record(d, inst, [], cores=2)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        check(j["path_count_error"] == 0, "every path's count on both cores equals the model's", r)
+        i = j["instrumented"]
+        check(i["paths_profile"] == i["paths_truth"] > 1000000, "every path execution was counted", r)
+        check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0, "nothing lost on the board", r)
     finally:
         cleanup(d)
 
