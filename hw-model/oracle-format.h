@@ -214,7 +214,9 @@ _Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_D
  * whose status is not BL_OK-or-BL_TOO_MANY (an indirect jump; numbers
  * beyond 64 bits) are not counted; `unknown` counts transitions of
  * planned code the plan has no edge for (the activation is then not
- * counted until it returns), `lost` the paths a full table could not keep.
+ * counted until it returns), `lost` the paths a full table could not keep
+ * and those left open when calls nest deeper than the model follows (256
+ * frames: it starts again from the call that went past).
  *
  *   PATH.plan:     struct oracle_plan_header, struct oracle_plan_proc x
  *                  nprocs (by start), struct oracle_plan_edge x nedges

@@ -245,7 +245,10 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
             __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
             top->counting = false;
         }
-        if (c->depth == MAX_FRAMES) {           /* deeper than we follow: start again */
+        if (c->depth == MAX_FRAMES) {           /* deeper than we follow: start again, */
+            for (unsigned d = 0; d < c->depth; d++)     /* the paths left open counted as lost */
+                if (c->f[d].counting)
+                    __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
             c->depth = 0;
             return;
         }
