@@ -283,6 +283,14 @@
  *       host still sends one every LK_ACK_IDLE_MS within the budget, so a
  *       target settling after END under heavy damage hears it is there.
  *
+ *   5.9 Go-back-N, for comparison only (tests/bench/bench_link.py runs it
+ *       beside selective repeat; ALPHAPROF_LINK_GO_BACK_N=1 in the host's
+ *       environment): the host holds nothing ahead (a frame ahead is
+ *       discarded, its sack always 0) and sets LK_LACK_GO_BACK in every
+ *       LINK_ACK; a target that sees it sends, on a RESEND or its
+ *       retransmit time, frame `expected` and every frame after it sent
+ *       so far again, as protocol 2 did.
+ *
  * 6. Control latency (issue 12, measured by the board in virtual time,
  *    the monitor's "control latency" lines; firmware/profiler/control.c)
  *
@@ -360,6 +368,7 @@
 
 /* LINK_ACK flags and the host's timing (section 5). */
 #define LK_LACK_RESEND      0x01    /* a gap: resend what the host lacks (5.3) */
+#define LK_LACK_GO_BACK     0x02    /* (a measurement's baseline) go-back-N instead (5.9) */
 #define LK_SACK_BITS        32      /* LINK_ACK sack: frames after `expected` it covers (5.3) */
 #define LK_ACK_EVERY_MS     100     /* host: a LINK_ACK at least this often while frames come */
 #define LK_NAK_MS           50      /* host: one RESEND per `expected` per this time */

@@ -95,6 +95,15 @@ uint32_t link_resend_timeout(struct link_resend *r)
     return out;
 }
 
+uint32_t link_resend_go_back(struct link_resend *r)
+{
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < 32 && r->base + i < r->top; i++)
+        out |= (uint32_t)1 << i;
+    r->lack |= out;
+    return out;
+}
+
 int link_resend_next(struct link_resend *r, uint32_t *pos)
 {
     if (!r->lack)

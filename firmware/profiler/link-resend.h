@@ -48,6 +48,9 @@ uint32_t link_resend_ack(struct link_resend *r, uint32_t expected, uint32_t sack
 /* The retransmit time passed without progress: `expected` and every
  * frame after it sent but not known held go into `lack` (returned). */
 uint32_t link_resend_timeout(struct link_resend *r);
+/* Go-back-N (link-protocol.h 5.9): every frame sent from base on goes
+ * into `lack` (returned). */
+uint32_t link_resend_go_back(struct link_resend *r);
 /* The lowest frame to send again: 1 with *pos set and its bit cleared,
  * 0 when none. */
 int link_resend_next(struct link_resend *r, uint32_t *pos);

@@ -146,6 +146,7 @@ static struct {
     uint32_t hint_pos, hint_off;        /* a ring frame's position and offset (note 4) */
     int ending;                         /* the run ends: retransmit time kept short */
     int heard_since_timeout;            /* a LINK_ACK came since the last retransmit timeout */
+    int go_back_n;                      /* the host asked for go-back-N (link-protocol.h 5.9) */
     uint64_t frames_sent, retransmits, retransmit_bytes;
     int watching, watch_sealed, watch_done;   /* note 10 */
     uint32_t watch_pos;
@@ -494,7 +495,7 @@ static void check_timeout(void)
     uint64_t now = clock_ns();
     if (now - tx.progress_ns < tx.rto_ns)
         return;
-    if (link_resend_timeout(&tx.rs) & 1)
+    if ((tx.go_back_n ? link_resend_go_back(&tx.rs) : link_resend_timeout(&tx.rs)) & 1)
         lost_again(tx.host_pos);
     tx.progress_ns = now;
     uint64_t max = tx.ending ? 2 * tx.rto_min_ns : LK_RTO_MAX_MS * 1000000ull;
@@ -551,7 +552,15 @@ void link_tx_ack(const struct lk_link_ack *a)
         if (tx.part_off && tx.resend_pos < expected)
             tx.part_off = 0;            /* the host has it: the rest of its pieces is moot */
     }
-    uint32_t lost = link_resend_ack(&tx.rs, expected, a->sack, (a->flags & LK_LACK_RESEND) != 0);
+    tx.go_back_n = (a->flags & LK_LACK_GO_BACK) != 0;
+    uint32_t lost = 0;
+    if (!tx.go_back_n) {
+        lost = link_resend_ack(&tx.rs, expected, a->sack, (a->flags & LK_LACK_RESEND) != 0);
+    } else {
+        link_resend_advance(&tx.rs, expected);
+        if (a->flags & LK_LACK_RESEND)
+            lost = link_resend_go_back(&tx.rs);
+    }
     if (lost & 1)
         lost_again(tx.host_pos);
     adapt_frames(lost || (a->flags & LK_LACK_RESEND));
@@ -617,6 +626,7 @@ void link_tx_session_ready(void)
     tx.send = tx.acked;
     tx.part_off = 0;
     link_resend_reset(&tx.rs, 0);
+    tx.go_back_n = 0;
     tx.hint_pos = tx.ring_pos;
     tx.hint_off = tx.acked;
     tx.gap_pos = tx.gap_tries = 0;

@@ -23,7 +23,9 @@
  *     order, right after the frame that fills the gap before it; so every
  *     handler still sees the session in order.  Every LINK_ACK carries the
  *     buffer's bitmap; a frame held already is a duplicate.  A new
- *     session (HELLO) empties the buffer.
+ *     session (HELLO) empties the buffer.  ALPHAPROF_LINK_GO_BACK_N=1
+ *     holds nothing and asks for go-back-N instead (link-protocol.h 5.9:
+ *     the bench's baseline).
  *  7. LINK_ACK pacing (link-protocol.h 5.8): a LINK_ACK goes only when
  *     `expected` or `stored` moved since the last one (or a RESEND is
  *     due), and only while the bytes the host has sent in LINK_ACKs stay
@@ -111,6 +113,7 @@ struct ingest {
     uint16_t nak_for;                   /* `expected` of the last RESEND */
     uint32_t nak_holes;                 /* ... and the holes it showed (bit i: expected + 1 + i) */
     struct link_reorder reorder;        /* frames that came early (invariant 8) */
+    bool go_back_n;                     /* hold nothing: link-protocol.h 5.9, for comparison */
     struct timespec last_nak, last_ack;
     uint16_t ack_seq, acked_expected, acked_stored;
     /* LINK_ACK bytes the host may still send (invariant 7): earned by the
@@ -228,6 +231,7 @@ int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **
         in->opts.commit_ms = 250;
     in->ack_credit = LK_ACK_CREDIT_MAX / LK_ACK_BYTES_SHARE;     /* one LINK_ACK to start with */
     link_reorder_init(&in->reorder);
+    in->go_back_n = getenv("ALPHAPROF_LINK_GO_BACK_N") && strcmp(getenv("ALPHAPROF_LINK_GO_BACK_N"), "1") == 0;
     in->stats = calloc(1, sizeof *in->stats);
     in->drops = calloc(1, sizeof *in->drops);
     lk_dec_init(&in->dec);
@@ -838,7 +842,7 @@ static bool send_link_ack(struct ingest *in, uint32_t flags, bool force)
         return false;
     uint8_t raw[64], wire[96];
     struct lk_writer w;
-    struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags,
+    struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags | (in->go_back_n ? LK_LACK_GO_BACK : 0),
                             link_reorder_sack(&in->reorder, in->expected)};
     if (lk_enc_link_ack(&w, raw, sizeof raw, &a) != LK_OK)
         return false;
@@ -1220,7 +1224,8 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
             continue;
         }
         if (o == AHEAD) {
-            enum link_reorder_put held = link_reorder_put(&in->reorder, in->expected, &f);
+            enum link_reorder_put held = in->go_back_n ? LINK_REORDER_BEYOND
+                                                       : link_reorder_put(&in->reorder, in->expected, &f);
             if (held == LINK_REORDER_DUPLICATE) {
                 in->t.dup_frames++;
                 continue;

@@ -163,6 +163,22 @@ static void nothing_sent_nothing_resent_and_progress_forgets_what_the_host_took(
     assert_int_equal(r.held, 0);
 }
 
+static void go_back_n_for_comparison_resends_every_frame_from_expected(void **st)
+{
+    (void)st;
+    struct link_resend r;
+    link_resend_reset(&r, 0);
+    send_new(&r, 0, 5);
+    link_resend_advance(&r, 3);
+    assert_int_equal(link_resend_go_back(&r), 7u);          /* 3, 4, 5 */
+    uint32_t got[6];
+    drain(&r, got, 6);
+    assert_int_equal(got[0], 3);
+    assert_int_equal(got[1], 4);
+    assert_int_equal(got[2], 5);
+    assert_int_equal(got[3], ~0u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +189,7 @@ int main(void)
         cmocka_unit_test(a_resend_without_a_bitmap_asks_for_expected_alone),
         cmocka_unit_test(the_retransmit_time_resends_expected_and_what_the_last_bitmap_did_not_hold),
         cmocka_unit_test(nothing_sent_nothing_resent_and_progress_forgets_what_the_host_took),
+        cmocka_unit_test(go_back_n_for_comparison_resends_every_frame_from_expected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
