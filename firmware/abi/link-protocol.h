@@ -278,11 +278,10 @@
  *       control frames'.  Liveness: a session that sends little still
  *       gets its LINK_ACKs from the credit saved up, and with something
  *       unacknowledged and no LINK_ACK for LK_ACK_IDLE_MS of host time one
- *       goes regardless; a target that hears nothing goes back by itself
+ *       goes regardless; a target that hears nothing resends by itself
  *       (5.3), which brings bytes, hence credit.  With nothing moved the
  *       host still sends one every LK_ACK_IDLE_MS within the budget, so a
  *       target settling after END under heavy damage hears it is there.
- *
  *   5.9 Go-back-N, for comparison only (tests/bench/bench_link.py runs it
  *       beside selective repeat; ALPHAPROF_LINK_GO_BACK_N=1 in the host's
  *       environment): the host holds nothing ahead (a frame ahead is
