@@ -231,8 +231,8 @@
  *       was.  Without any progress of `expected` for its retransmit time
  *       (a lost last frame, a lost LINK_ACK) the target resends by itself
  *       frame `expected` and every frame after it that the last bitmap
- *       did not show held; that time doubles while no LINK_ACK at all
- *       comes, up to LK_RTO_MAX_MS.
+ *       did not show held; that time doubles while nothing gets
+ *       through, up to LK_RTO_MAX_MS.
  *   5.4 HELLO of another nonce than the host's own START is not its
  *       session: skipped.  A HELLO of a nonce seen before is a replay.
  *       LINK_ACK of another nonce than the target's session is ignored.

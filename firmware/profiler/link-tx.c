@@ -42,8 +42,7 @@
  *     while frames are out, `expected` and every frame after it that the
  *     host's last bitmap did not show held go again.  The retransmit time
  *     starts at LK_RTO_MIN_MS (or 8 frame times of the link) and doubles
- *     while no LINK_ACK at all comes between two timeouts, up to
- *     LK_RTO_MAX_MS; a LINK_ACK puts it back to the least.
+ *     while the host's `expected` does not move, up to LK_RTO_MAX_MS.
  *  5. Freed frames are read once more: the samples each core's stored
  *     frames carried, and its last stored FLUSH, make the base FLUSH frames
  *     of the next session (takeover): what an earlier host stored is
@@ -145,7 +144,6 @@ static struct {
     struct link_resend rs;              /* what the host lacks (note 4) */
     uint32_t hint_pos, hint_off;        /* a ring frame's position and offset (note 4) */
     int ending;                         /* the run ends: retransmit time kept short */
-    int heard_since_timeout;            /* a LINK_ACK came since the last retransmit timeout */
     int go_back_n;                      /* the host asked for go-back-N (link-protocol.h 5.9) */
     uint64_t frames_sent, retransmits, retransmit_bytes;
     int watching, watch_sealed, watch_done;   /* note 10 */
@@ -499,11 +497,7 @@ static void check_timeout(void)
         lost_again(tx.host_pos);
     tx.progress_ns = now;
     uint64_t max = tx.ending ? 2 * tx.rto_min_ns : LK_RTO_MAX_MS * 1000000ull;
-    if (tx.heard_since_timeout)
-        tx.rto_ns = tx.rto_min_ns;      /* the host is there: frames were lost, not it */
-    else
-        tx.rto_ns = 2 * tx.rto_ns < max ? 2 * tx.rto_ns : max;
-    tx.heard_since_timeout = 0;
+    tx.rto_ns = 2 * tx.rto_ns < max ? 2 * tx.rto_ns : max;
 }
 
 /* A damaged link (the host asked again, or a frame was found lost)
@@ -543,7 +537,6 @@ void link_tx_ack(const struct lk_link_ack *a)
     tx.reliable = 1;
     tx.session_acked = 1;
     tx.host_heard_ns = clock_ns();
-    tx.heard_since_timeout = 1;
     free_before(stored);
     if (expected > tx.host_pos) {
         tx.host_pos = expected;

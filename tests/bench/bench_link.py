@@ -85,18 +85,19 @@ def one_run(rates=None, rules=(), seed=1, image="compress.elf", arg=DAMAGE_REPEA
 def damage_table():
     t = Table("link_damage", "Profile link: byte damage both ways, 2 cores, compress 60 times, --deterministic "
               "(daemon through the proxy); selective repeat (SR) beside go-back-N (GBN), same seed",
-              ["mode", "flip rate", "exit", "taken", "stored", "counted", "stored %", "exact", "TV vs clean %",
+              ["mode", "flip rate", "seed", "exit", "taken", "stored", "counted", "stored %", "exact", "TV vs clean %",
                "frames sent", "sent again", "bytes sent again", "after a gap", "dups", "link B/sample"])
     gbn = os.environ.get("ALPHAPROF_BENCH_LINK_GBN", "1") != "0"
     clean = one_run(deterministic=True)
-    rows = [("SR", "0", clean)]
-    for rate in (1e-5, 1e-4, 1e-3):
+    rows = [("SR", "0", 0, clean)]
+    # 1e-3 with three seeds: what is sent again moves with the damage pattern
+    for rate, seed in ((1e-5, 11), (1e-4, 11), (1e-3, 11), (1e-3, 12), (1e-3, 13)):
         for mode in ("SR", "GBN") if gbn else ("SR",):
-            rows.append((mode, "%g" % rate, one_run(rates={"t2h_flip": rate, "h2t_flip": rate}, seed=11,
-                                                    deterministic=True, go_back_n=mode == "GBN")))
-    worst_tv, all_exact, stored_1e3 = 0.0, True, 0.0
+            rows.append((mode, "%g" % rate, seed, one_run(rates={"t2h_flip": rate, "h2t_flip": rate}, seed=seed,
+                                                          deterministic=True, go_back_n=mode == "GBN")))
+    worst_tv, all_exact, stored_1e3 = 0.0, True, 100.0
     again = {"SR": [0, 0], "GBN": [0, 0]}
-    for mode, name, o in rows:
+    for mode, name, seed, o in rows:
         exact = o["stored"] + o["counted"] == o["taken"]
         all_exact &= exact
         d = 100 * tv(o["shares"], clean["shares"])
@@ -104,14 +105,14 @@ def damage_table():
         if mode == "SR" and name != "0":
             worst_tv = max(worst_tv, d)
         if mode == "SR" and name == "0.001":
-            stored_1e3 = pct
+            stored_1e3 = min(stored_1e3, pct)
         if name != "0":
             again[mode][0] += o["again"]
             again[mode][1] += o["again_bytes"]
-        t.add(mode, name, o["rc"], o["taken"], o["stored"], o["counted"], pct, "yes" if exact else "NO", d,
+        t.add(mode, name, seed or "-", o["rc"], o["taken"], o["stored"], o["counted"], pct, "yes" if exact else "NO", d,
               o["sent"], o["again"], o["again_bytes"], o["after_gap"], o["dups"], o["bytes"] / max(1, o["taken"]))
     t.target("stored + counted = taken, every run (SR and GBN)", "yes" if all_exact else "no", "yes", all_exact)
-    t.target("stored at 1e-3 (SR)", "%.2f%%" % stored_1e3, ">= 99.9%", stored_1e3 >= 99.9)
+    t.target("stored at 1e-3 (SR, worst seed)", "%.2f%%" % stored_1e3, ">= 99.9%", stored_1e3 >= 99.9)
     t.target("procedure shares vs undamaged, SR (total variation)", "%.2f%%" % worst_tv, "<= 1%", worst_tv <= 1.0)
     lbs = clean["bytes"] / max(1, clean["taken"])
     t.target("link bytes per sample, undamaged", "%.3f" % lbs, "<= 0.25", lbs <= 0.25)
