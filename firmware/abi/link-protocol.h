@@ -232,7 +232,8 @@
  *       (a lost last frame, a lost LINK_ACK) the target resends by itself
  *       frame `expected` and every frame after it that the last bitmap
  *       did not show held; that time doubles while nothing gets
- *       through, up to LK_RTO_MAX_MS.
+ *       through, up to LK_RTO_MAX_MS, and is back at its least after a
+ *       LINK_ACK that shows a gap (held frames or RESEND).
  *   5.4 HELLO of another nonce than the host's own START is not its
  *       session: skipped.  A HELLO of a nonce seen before is a replay.
  *       LINK_ACK of another nonce than the target's session is ignored.
