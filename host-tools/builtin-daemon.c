@@ -758,10 +758,10 @@ static int daemon_run(const struct daemon_options *o)
             "alphaprof daemon: %" PRIu64 " samples (%" PRIu64 " in no image) from %" PRIu64
             " link bytes into %s, epoch %lld; %" PRIu64 " samples dropped, %" PRIu64
             " frames damaged or lost; %" PRIu64 " control frames "
-            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " sent again, %" PRIu64
-            " frame pieces taken%s\n",
+            "answered; %" PRIu64 " duplicate frames discarded, %" PRIu64 " came after a gap (%" PRIu64
+            " held until it filled), %" PRIu64 " frame pieces taken%s\n",
             t->samples + t->pme_samples, t->unknown, t->bytes, db_path, (long long)epoch,
-            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames, t->parts,
+            t->dropped, t->dropped_frames, d.acks, t->dup_frames, t->gap_frames, t->held_frames, t->parts,
             !d.eof || cut ? "" : t->ended ? "; the board ended (END) and closed the link"
             : "; the board's run stopped it (STOP from alphaprof run) and closed the link");
     if (cut)

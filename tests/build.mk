@@ -10,7 +10,8 @@ UNIT_TEST_LIBS   = $(HOST_TOOLS_LIBS) $(or $(shell pkg-config --libs cmocka 2>/d
 
 # Host unit tests of pure firmware code: each also compiles the firmware
 # sources it tests (extra prerequisites below, picked up by the recipes).
-FW_UNIT_TESTS := test_sample_table test_control_machine test_value_interp test_value_hotlist
+FW_UNIT_TESTS := test_sample_table test_control_machine test_value_interp test_value_hotlist test_link_resend
+$(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_link_resend): firmware/profiler/link-resend.c
 $(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_value_hotlist): firmware/profiler/value-hotlist.c
 $(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_value_interp): firmware/profiler/value-interp.c
 $(foreach v,unit unit-asan,$(BUILD)/tests/$(v)/test_sample_table): firmware/profiler/sample-table.c

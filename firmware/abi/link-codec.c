@@ -458,6 +458,7 @@ int lk_enc_link_ack(struct lk_writer *w, uint8_t *buf, size_t cap, const struct 
     put_uvarint(w, a->stored);
     put_uvarint(w, a->expected);
     put_uvarint(w, a->flags);
+    put_uvarint(w, a->sack);
     return begun(w);
 }
 
@@ -969,6 +970,9 @@ int lk_parse_link_ack(const struct lk_frame *f, struct lk_link_ack *a)
     GET(lk_get_uvarint(&r, &stored));
     GET(lk_get_uvarint(&r, &expected));
     GET(get_u32(&r, &a->flags));
+    a->sack = 0;
+    if (r.p < r.end)                        /* absent from older senders: none held */
+        GET(get_u32(&r, &a->sack));
     if (stored > 0xffff || expected > 0xffff)
         return LK_E_RANGE;
     a->stored = (uint16_t)stored;

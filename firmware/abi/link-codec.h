@@ -181,6 +181,7 @@ struct lk_link_ack {
     uint16_t stored;                    /* every frame before this seq is stored */
     uint16_t expected;                  /* the next seq the host takes */
     uint32_t flags;                     /* LK_LACK_* */
+    uint32_t sack;                      /* bit i: the host holds expected + 1 + i (i < LK_SACK_BITS) */
 };
 
 struct lk_epoch {

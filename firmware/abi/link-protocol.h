@@ -24,8 +24,8 @@
  *
  *   seq counts the frames one side sends (wrapping at 2^16; each direction
  *   has its own).  Target -> host, seq is the link session's frame number
- *   (section 5): the host takes frames in seq order only and asks for the
- *   rest again.  Host -> target, seq names a control frame, so that a
+ *   (section 5): the host delivers frames in seq order only, holding the
+ *   few that come early, and asks for the missing ones again.  Host -> target, seq names a control frame, so that a
  *   retried one is recognised (section 4).
  *
  * 2. Payload encoding
@@ -156,8 +156,10 @@
  *   START     u nonce (the host's random nonce for the link session it
  *             starts; a START without payload: the target picks one)
  *   STOP, FLUSH_NOW  no payload
- *   LINK_ACK  u nonce, u stored, u expected, u flags (LK_LACK_*): section 5;
- *             not answered, not "one at a time"
+ *   LINK_ACK  u nonce, u stored, u expected, u flags (LK_LACK_*),
+ *             u sack (bit i set: the host holds frame expected + 1 + i,
+ *             i < LK_SACK_BITS; absent from older senders: none held):
+ *             section 5; not answered, not "one at a time"
  *   CONFIG    u mode (LK_MODE_*), u flush_ms (periodic flush interval),
  *             u pme_min, u pme_max (ProfileMe fetch-counter interval range),
  *             u pair_window (W: paired minor interval is uniform 1..W),
@@ -192,27 +194,46 @@
  *   5.2 The target keeps every frame it sent in a retransmit window in
  *       fixed RAM until the host acknowledges it.  The host sends LINK_ACK
  *       with `stored` = the seq before which every frame is committed to
- *       its database (the target frees them), and `expected` = the next
- *       seq it will take.  It acknowledges only when one of them moved
- *       (or to ask again, 5.3): after a commit, as soon as `expected`
- *       moved LK_ACK_FRAMES frames, else LK_ACK_EVERY_MS after the last
+ *       its database (the target frees them), `expected` = the next seq
+ *       it will take, and `sack`, the frames after `expected` it holds
+ *       already (5.3).  It acknowledges only when one of them moved (or
+ *       to ask again, 5.3): after a commit, as soon as `expected` moved
+ *       LK_ACK_FRAMES frames, else LK_ACK_EVERY_MS after the last
  *       LINK_ACK, and (at most every LK_NAK_MS) when a duplicate comes;
- *       all within the byte budget of 5.8.  The target sends at most LK_IN_FLIGHT_FRAMES
- *       frames beyond the host's last `expected`: on a fast link the
- *       frames after a gap queue in buffers on the way, and a retry
- *       would wait behind all of them.
- *   5.3 The host takes frames in seq order only: a frame behind `expected`
- *       is a duplicate or a replay (discarded, counted link_dup_frames); a
- *       frame ahead of it means one was damaged or lost: it is discarded
- *       and the host sends LINK_ACK with LK_LACK_RESEND (at most once per
- *       LK_NAK_MS for the same `expected`).  The target then goes back to
- *       `expected` and sends everything from there again (go-back-N: a
- *       UART delivers in order and a paced sender has little in flight,
- *       so going back costs little; in-order delivery keeps the context
- *       ahead of the data and every FLUSH behind the samples it counts).
- *       Without any progress for its retransmit time the target goes back
- *       by itself (a lost last frame, a lost LINK_ACK); that time doubles
- *       while nothing gets through, up to LK_RTO_MAX_MS.
+ *       all within the byte budget of 5.8.  The target sends at most
+ *       LK_IN_FLIGHT_FRAMES frames beyond the host's last `expected`: on
+ *       a fast link the frames after a gap queue in buffers on the way,
+ *       and a retry would wait behind all of them; and so the host never
+ *       needs to hold more than LK_SACK_BITS frames ahead.
+ *   5.3 Selective repeat.  The host delivers frames to its database in
+ *       seq order only (the context ahead of the data, every FLUSH behind
+ *       the samples it counts), but it does not throw away what comes
+ *       early: a frame behind `expected`, or one it holds already, is a
+ *       duplicate or a replay (discarded, counted link_dup_frames); a
+ *       frame 1..LK_SACK_BITS ahead of `expected` is held in a reorder
+ *       buffer of that many frames (one beyond it is discarded), and the
+ *       held frames go to the database the moment the gap before them
+ *       fills.  A frame ahead means one before it was damaged or lost, so
+ *       the host sends LINK_ACK with LK_LACK_RESEND and the bitmap: at
+ *       once when the frame shows a hole the last RESEND did not, else at
+ *       most once per LK_NAK_MS for the same `expected`.  Every LINK_ACK
+ *       carries the bitmap of the moment.
+ *       The target resends only what the host lacks: frame `expected`
+ *       and every frame between it and the highest frame the host holds
+ *       that the bitmap leaves clear, and of those only the ones whose
+ *       last copy must have been lost: the link delivers in order, so a
+ *       hole whose last copy went out before some frame the host holds
+ *       went out first is lost, and one sent again after it may still be
+ *       on its way (so a LINK_ACK delayed or repeated asks for nothing
+ *       twice).  A RESEND whose bitmap is empty (the frame ahead was not
+ *       held) asks for `expected` alone.  The resent frames go first,
+ *       lowest first; then the target carries on with new frames where it
+ *       was.  Without any progress of `expected` for its retransmit time
+ *       (a lost last frame, a lost LINK_ACK) the target resends by itself
+ *       frame `expected` and every frame after it that the last bitmap
+ *       did not show held; that time doubles while nothing gets
+ *       through, up to LK_RTO_MAX_MS, and is back at its least after a
+ *       LINK_ACK that shows a gap (held frames or RESEND).
  *   5.4 HELLO of another nonce than the host's own START is not its
  *       session: skipped.  A HELLO of a nonce seen before is a replay.
  *       LINK_ACK of another nonce than the target's session is ignored.
@@ -234,9 +255,10 @@
  *       frames as they are sent (a one-way link).
  *   5.7 Parts: a frame built before the link turned bad may be too long
  *       to get through whole (at byte error rate e a frame of n bytes
- *       arrives with (1-e)^n: 12 % for 1 KiB at 2e-3).  When the host has
- *       asked for the same frame twice, the target sends it as PART frames
- *       of at most LK_PART_BYTES (halved on each further request, down to
+ *       arrives with (1-e)^n: 12 % for 1 KiB at 2e-3).  When the frame at
+ *       the host's `expected` was lost twice (5.3: the host's bitmap or the
+ *       target's retransmit time said so), the target sends it as PART frames
+ *       of at most LK_PART_BYTES (halved on each further loss, down to
  *       a sixteenth of that), all with the frame's seq.  The host keeps the
  *       pieces of its `expected` frame across retries (a seq names one
  *       frame within a session, so pieces of two tries fit together) and
@@ -257,10 +279,17 @@
  *       control frames'.  Liveness: a session that sends little still
  *       gets its LINK_ACKs from the credit saved up, and with something
  *       unacknowledged and no LINK_ACK for LK_ACK_IDLE_MS of host time one
- *       goes regardless; a target that hears nothing goes back by itself
+ *       goes regardless; a target that hears nothing resends by itself
  *       (5.3), which brings bytes, hence credit.  With nothing moved the
  *       host still sends one every LK_ACK_IDLE_MS within the budget, so a
  *       target settling after END under heavy damage hears it is there.
+ *   5.9 Go-back-N, for comparison only (tests/bench/bench_link.py runs it
+ *       beside selective repeat; ALPHAPROF_LINK_GO_BACK_N=1 in the host's
+ *       environment): the host holds nothing ahead (a frame ahead is
+ *       discarded, its sack always 0) and sets LK_LACK_GO_BACK in every
+ *       LINK_ACK; a target that sees it sends, on a RESEND or its
+ *       retransmit time, frame `expected` and every frame after it sent
+ *       so far again, as protocol 2 did.
  *
  * 6. Control latency (issue 12, measured by the board in virtual time,
  *    the monitor's "control latency" lines; firmware/profiler/control.c)
@@ -289,7 +318,7 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    2
+#define LK_PROTO_VERSION    3       /* 3: LINK_ACK's sack (selective repeat) */
 
 /* Frame geometry. */
 #define LK_HDR_SIZE         6       /* type, version, seq, len */
@@ -338,7 +367,9 @@
 #define LK_T_LINK_ACK       0x45
 
 /* LINK_ACK flags and the host's timing (section 5). */
-#define LK_LACK_RESEND      0x01    /* go back to `expected` now */
+#define LK_LACK_RESEND      0x01    /* a gap: resend what the host lacks (5.3) */
+#define LK_LACK_GO_BACK     0x02    /* (a measurement's baseline) go-back-N instead (5.9) */
+#define LK_SACK_BITS        32      /* LINK_ACK sack: frames after `expected` it covers (5.3) */
 #define LK_ACK_EVERY_MS     100     /* host: a LINK_ACK at least this often while frames come */
 #define LK_NAK_MS           50      /* host: one RESEND per `expected` per this time */
 #define LK_ACK_FRAMES       8       /* host: a LINK_ACK once `expected` moved this many */
@@ -346,7 +377,7 @@
 #define LK_ACK_CREDIT_MAX   256     /* host: LINK_ACK bytes saved up, at most */
 #define LK_ACK_IDLE_MS      1000    /* host: something unacknowledged this long: a LINK_ACK regardless */
 #define LK_IN_FLIGHT_FRAMES 32      /* target: frames sent beyond the host's `expected`, at most */
-#define LK_PART_BYTES       256     /* target: a frame asked for twice goes in pieces of this */
+#define LK_PART_BYTES       256     /* target: the gap frame lost twice goes in pieces of this */
 #define LK_RTO_MIN_MS       250     /* target: retransmit time, at least (virtual time) */
 #define LK_RTO_MAX_MS       4000    /* ... doubling up to this while nothing gets through */
 
@@ -419,6 +450,11 @@ _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MA
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");
 _Static_assert(LK_ACK_FRAMES < LK_IN_FLIGHT_FRAMES, "the host acknowledges before the target must wait");
+_Static_assert(LK_SACK_BITS <= 32, "a sack bitmap is a u32");
+_Static_assert(LK_IN_FLIGHT_FRAMES <= LK_SACK_BITS + 1,
+               "the bitmap covers every frame the target may have out beyond `expected` (5.2)");
+_Static_assert((LK_IN_FLIGHT_FRAMES & (LK_IN_FLIGHT_FRAMES - 1)) == 0,
+               "the target indexes its in-flight frames by seq mod LK_IN_FLIGHT_FRAMES");
 _Static_assert(LK_PART_BYTES / 16 > 0 && LK_PART_BYTES + 16 <= LK_MAX_PAYLOAD, "a PART holds a piece");
 
 #endif

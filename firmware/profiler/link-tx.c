@@ -16,20 +16,42 @@
  *     FLUSH frames) are 0 .. ctx_n-1 and live in their own buffer for the
  *     whole session; ring frames follow: the frame at `acked` (the oldest
  *     one the host has not stored) is ring_pos, the next ring_pos + 1 ...
- *     up to head_pos (exclusive).  send_pos is the next frame to seal;
- *     top_pos the highest position ever sealed + 1; host_pos the host's
- *     last `expected`.  ring_pos <= send_pos <= head_pos (or send_pos in
- *     the context); host_pos <= top_pos.
+ *     up to head_pos (exclusive).  send_pos is the next frame to seal for
+ *     the first time (send its byte offset in the ring) and only moves
+ *     forward within a session; top_pos the highest position ever sealed
+ *     + 1 (send_pos, but for a session that skipped stored frames);
+ *     host_pos the host's last `expected`.  ring_pos <= send_pos <=
+ *     head_pos (or send_pos in the context); host_pos <= top_pos.
  *  3. Reliable mode (after START or a LINK_ACK of this session): ring
  *     frames are freed only when the host says it stored them.  Best-effort
  *     mode (nobody acknowledges: `alphaprof record`): a frame is freed as
  *     soon as it is sealed, as before the protocol had acknowledgements.
- *  4. Going back: a LINK_ACK with LK_LACK_RESEND, or no progress of the
- *     host's `expected` for the retransmit time while frames are out, sets
- *     send_pos back to host_pos; the frame on the wire is finished first
- *     (a frame is never cut).  The retransmit time starts at LK_RTO_MIN_MS
- *     (or 8 frame times of the link) and doubles while nothing gets
- *     through, up to LK_RTO_MAX_MS.
+ *  4. Sending again (selective repeat, link-protocol.h 5.3): which frames
+ *     the host lacks is link-resend.c's to say, from each LINK_ACK's
+ *     `expected` and bitmap and from the retransmit time: a frame goes
+ *     again only when its last copy is known lost (a frame the host holds
+ *     went out first after it), never because it is merely unacknowledged.
+ *     The frames to send again go before any new frame, lowest first; a
+ *     frame on the wire is finished first (a frame is never cut); then
+ *     sending goes on at send_pos.  A resent frame is found in the ring by
+ *     walking the length prefixes from a remembered (position, offset)
+ *     pair at or before it (the oldest unstored frame's, else the last one
+ *     found): the frames to resend lie within LK_IN_FLIGHT_FRAMES of the
+ *     host's `expected`, which only moves forward, so a walk is short.
+ *     Without progress of the host's `expected` for the retransmit time
+ *     while frames are out, `expected` and every frame after it that the
+ *     host's last bitmap did not show held go again.  The retransmit time
+ *     starts at LK_RTO_MIN_MS (or 8 frame times of the link) and doubles
+ *     while the host's `expected` does not move, up to LK_RTO_MAX_MS;
+ *     but a LINK_ACK that shows a gap (frames held after `expected`, or a
+ *     RESEND) puts it back to the least: the host is there and taking
+ *     frames, only the one at the gap is lost, so it is retried at the
+ *     least retransmit time.  (Go-back-N got its retries from the frames
+ *     after the gap, which it sent again too; with nothing else to send,
+ *     a gap frame lost again under heavy damage waited up to 4 s a try
+ *     and the 6e-3 test's run ended as a cut link.)  A LINK_ACK that only
+ *     moves `stored` leaves it: on a slow host that acknowledges late,
+ *     resetting it sent 35-86 frames again in a short undamaged run.
  *  5. Freed frames are read once more: the samples each core's stored
  *     frames carried, and its last stored FLUSH, make the base FLUSH frames
  *     of the next session (takeover): what an earlier host stored is
@@ -47,16 +69,23 @@
  *  7. Pacing (baud N > 0): each byte occupies the line for 10 bits =
  *     ceil(1e10 / N) ns of virtual time; a byte may start when the previous
  *     one has left, and an idle line saves up no more than a 16-byte FIFO.
- *  8. In flight (reliable mode): at most LK_IN_FLIGHT_FRAMES frames beyond
- *     host_pos are sent.  An unpaced line fills the socket buffers between
+ *  8. In flight (reliable mode): new frames go out only while send_pos is
+ *     less than host_pos + LK_IN_FLIGHT_FRAMES; frames sent again lie
+ *     below that anyway.  An unpaced line fills the socket buffers between
  *     here and the host, and a frame sent again after a gap would arrive
  *     only behind all of them: retries were seconds apart, a frame at the
- *     gap missed the end's settle and the run ended as a cut link.
- *  9. Parts (link-protocol.h 5.7): a frame the host asked for again twice
- *     (gap_tries >= 2 at gap_pos) goes as PART frames, the piece halving
- *     with each further request down to LK_PART_BYTES / 16; send and
- *     send_pos move on only after its last piece.  Frames built before the
- *     link turned bad keep their size; their pieces get through.
+ *     gap missed the end's settle and the run ended as a cut link.  The
+ *     bound is also what the host's reorder buffer holds (LK_SACK_BITS)
+ *     and what link-resend.c keeps stamps for.
+ *  9. Parts (link-protocol.h 5.7): the frame at the host's `expected`,
+ *     once its copies were lost twice (gap_tries >= 2 at gap_pos: a
+ *     bitmap proved it lost, or the retransmit time ran out), goes again
+ *     as PART frames, the piece halving with each further loss down to
+ *     LK_PART_BYTES / 16; the resend moves on to the next frame only after
+ *     its last piece (resend_pos holds it meanwhile), and drops the rest
+ *     of the pieces when the host's `expected` passes it.  Frames built
+ *     before the link turned bad keep their size; their pieces get
+ *     through.
  * 10. Watching a frame (control latency, link-protocol.h section 6): the
  *     position of the frame last queued is remembered; when that frame
  *     (whole, or its last piece) is sealed its last wire byte is known,
@@ -68,6 +97,7 @@
 #include <string.h>
 #include "firmware/drivers/alarm.h"
 #include "firmware/drivers/uart.h"
+#include "firmware/profiler/link-resend.h"
 
 #define RING_SIZE (256u * 1024)         /* power of two */
 #define CTX_SIZE (16u * 1024)
@@ -117,10 +147,14 @@ static struct {
     uint64_t rto_ns, rto_min_ns, progress_ns;
     uint64_t host_progress_ns;          /* when the host's `expected` last moved */
     uint64_t host_heard_ns;             /* when a LINK_ACK of the session last came */
-    uint32_t gap_pos, gap_tries;        /* the frame the host asked for again, how often */
-    uint32_t part_off;                  /* next piece of the frame at send_pos (0: none yet) */
+    uint32_t gap_pos, gap_tries;        /* the frame at the host's `expected` lost, how often */
+    uint32_t resend_pos;                /* the frame going again in pieces (note 9) */
+    uint32_t part_off;                  /* its next piece (0: none under way) */
+    struct link_resend rs;              /* what the host lacks (note 4) */
+    uint32_t hint_pos, hint_off;        /* a ring frame's position and offset (note 4) */
     int ending;                         /* the run ends: retransmit time kept short */
-    uint64_t retransmits;
+    int go_back_n;                      /* the host asked for go-back-N (link-protocol.h 5.9) */
+    uint64_t frames_sent, retransmits, retransmit_bytes;
     int watching, watch_sealed, watch_done;   /* note 10 */
     uint32_t watch_pos;
     uint64_t watch_ns, watch_sent;      /* when its last byte ended, bytes sent by then */
@@ -317,9 +351,26 @@ static void free_before(uint32_t pos)
     }
 }
 
-/* The frame at position pos: its raw bytes into txbuf.raw.  Returns the
- * length, 0 if there is none. */
-static uint32_t load_frame(uint32_t pos)
+/* The byte offset of ring frame pos (ring_pos <= pos < head_pos): a walk
+ * over the length prefixes from the nearest known frame (note 4). */
+static uint32_t ring_offset(uint32_t pos)
+{
+    uint32_t p = tx.ring_pos, off = tx.acked;
+    if (tx.hint_pos >= tx.ring_pos && tx.hint_pos <= pos) {
+        p = tx.hint_pos;
+        off = tx.hint_off;
+    }
+    for (; p < pos && off != tx.head; p++)
+        off += LEN_BYTES + ring_get16(off);
+    tx.hint_pos = pos;
+    tx.hint_off = off;
+    return off;
+}
+
+/* The frame at position pos: its raw bytes into txbuf.raw.  `again`: a
+ * frame sent before (found by its position), else the next new one (at
+ * send).  Returns the length, 0 if there is none. */
+static uint32_t load_frame(uint32_t pos, int again)
 {
     if (pos < tx.ctx_n) {
         uint32_t off = 0;
@@ -329,10 +380,16 @@ static uint32_t load_frame(uint32_t pos)
         memcpy(txbuf.raw, txbuf.ctx + off + LEN_BYTES, n);
         return n;
     }
-    if (tx.send == tx.head)
+    uint32_t off = tx.send;
+    if (again) {
+        if (pos < tx.ring_pos || pos >= tx.send_pos)
+            return 0;                   /* stored already, or never sent */
+        off = ring_offset(pos);
+    }
+    if (off == tx.head)
         return 0;
-    uint32_t n = ring_get16(tx.send);
-    ring_copy_out(tx.send + LEN_BYTES, txbuf.raw, n);
+    uint32_t n = ring_get16(off);
+    ring_copy_out(off + LEN_BYTES, txbuf.raw, n);
     return n;
 }
 
@@ -345,6 +402,25 @@ static uint32_t part_bytes(uint32_t pos)
     return LK_PART_BYTES >> halvings;
 }
 
+/* The frame to seal next: a piece under way, a frame the host lacks
+ * (note 4), or the next new one within the in-flight bound (note 8).
+ * 0 when there is none. */
+static int pick_frame(uint32_t *pos, int *again)
+{
+    if (tx.part_off) {
+        *pos = tx.resend_pos;
+        *again = 1;
+        return 1;
+    }
+    *again = 1;
+    while (tx.reliable && link_resend_next(&tx.rs, pos))
+        if (*pos < tx.ctx_n || (*pos >= tx.ring_pos && *pos < tx.send_pos))
+            return 1;                   /* else stored meanwhile: nothing to send */
+    *again = 0;
+    *pos = tx.send_pos;
+    return !(tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES);
+}
+
 /* Seals the next frame (or piece of one) for the wire; 0 when there is
  * nothing to send. */
 static int next_frame(void)
@@ -352,39 +428,52 @@ static int next_frame(void)
     if (tx.send_pos >= tx.ctx_n && tx.send_pos < tx.ring_pos) {
         tx.send_pos = tx.ring_pos;      /* stored already: skip */
         tx.send = tx.acked;
-        tx.part_off = 0;
     }
-    if (tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES)
-        return 0;                       /* note 8: the host catches up first */
-    uint32_t n = load_frame(tx.send_pos);
-    if (n == 0)
+    uint32_t pos;
+    int again;
+    if (!pick_frame(&pos, &again))
         return 0;
-    uint32_t piece = part_bytes(tx.send_pos);
+    uint32_t n = load_frame(pos, again);
+    if (n == 0) {
+        tx.part_off = 0;
+        return 0;
+    }
+    uint32_t piece = again ? part_bytes(pos) : 0;
     if (piece && n > piece) {
         static uint8_t part[LK_MAX_RAW];
         struct lk_writer w;
         uint32_t off = tx.part_off, len = n - off < piece ? n - off : piece;
         txbuf.raw[2] = txbuf.raw[3] = 0;      /* a piece of the frame as queued: seq 0 */
+        tx.part_off = 0;
         if (lk_enc_part(&w, part, sizeof part, txbuf.raw, n, off, len) != LK_OK)
             return 0;
         size_t plen = lk_frame_raw(&w);
-        tx.wire_len = plen ? lk_seal(part, plen, (uint16_t)tx.send_pos, txbuf.wire, sizeof txbuf.wire) : 0;
+        tx.wire_len = plen ? lk_seal(part, plen, (uint16_t)pos, txbuf.wire, sizeof txbuf.wire) : 0;
         tx.wire_pos = 0;
+        link_resend_sent(&tx.rs, pos, 1);
+        tx.retransmit_bytes += tx.wire_len;
         if (off + len < n) {
-            tx.part_off = off + len;    /* the frame stays at send_pos */
+            tx.part_off = off + len;    /* the frame stays under way */
+            tx.resend_pos = pos;
             return tx.wire_len != 0;
         }
-        tx.part_off = 0;
     } else {
-        tx.wire_len = lk_seal(txbuf.raw, n, (uint16_t)tx.send_pos, txbuf.wire, sizeof txbuf.wire);
+        tx.part_off = 0;
+        tx.wire_len = lk_seal(txbuf.raw, n, (uint16_t)pos, txbuf.wire, sizeof txbuf.wire);
         tx.wire_pos = 0;
+        link_resend_sent(&tx.rs, pos, again);
+        if (again)
+            tx.retransmit_bytes += tx.wire_len;
     }
+    if (tx.watching && !tx.watch_done && pos == tx.watch_pos)
+        tx.watch_sealed = 1;            /* its last byte is this wire frame's */
+    if (again) {
+        tx.retransmits++;
+        return tx.wire_len != 0;
+    }
+    tx.frames_sent++;
     if (tx.send_pos >= tx.ctx_n)
         tx.send += LEN_BYTES + n;
-    if (tx.watching && !tx.watch_done && tx.send_pos == tx.watch_pos)
-        tx.watch_sealed = 1;            /* its last byte is this wire frame's */
-    if (tx.send_pos < tx.top_pos)
-        tx.retransmits++;
     if (tx.top_pos == tx.host_pos)
         tx.progress_ns = clock_ns();    /* the first frame out: its clock starts */
     tx.send_pos++;
@@ -395,28 +484,8 @@ static int next_frame(void)
     return tx.wire_len != 0;
 }
 
-/* Goes back to position pos (>= what the host stored) at the next frame. */
-static void go_back(uint32_t pos)
-{
-    if (pos >= tx.send_pos && !(pos == tx.send_pos && tx.part_off))
-        return;
-    tx.part_off = 0;                    /* a frame in pieces starts again */
-    if (pos < tx.ctx_n) {
-        tx.send_pos = pos;
-        tx.send = tx.acked;
-        return;
-    }
-    if (pos < tx.ring_pos)
-        pos = tx.ring_pos;
-    uint32_t off = tx.acked;
-    for (uint32_t p = tx.ring_pos; p < pos && off != tx.head; p++)
-        off += LEN_BYTES + ring_get16(off);
-    tx.send = off;
-    tx.send_pos = pos;
-}
-
-/* The host (or its silence) asks for the frame at pos again (note 9). */
-static void asked_again(uint32_t pos)
+/* The frame at the host's `expected` was lost again (note 9). */
+static void lost_again(uint32_t pos)
 {
     if (pos == tx.gap_pos) {
         tx.gap_tries++;
@@ -433,17 +502,18 @@ static void check_timeout(void)
     uint64_t now = clock_ns();
     if (now - tx.progress_ns < tx.rto_ns)
         return;
-    asked_again(tx.host_pos);
-    go_back(tx.host_pos);
+    if ((tx.go_back_n ? link_resend_go_back(&tx.rs) : link_resend_timeout(&tx.rs)) & 1)
+        lost_again(tx.host_pos);
     tx.progress_ns = now;
     uint64_t max = tx.ending ? 2 * tx.rto_min_ns : LK_RTO_MAX_MS * 1000000ull;
     tx.rto_ns = 2 * tx.rto_ns < max ? 2 * tx.rto_ns : max;
 }
 
-/* A damaged link (the host asked again) halves the data frames built from
- * now on, down to DATA_RAW_MIN: at byte error rate e a frame of n bytes
- * gets through with (1-e)^n, and go-back-N resends a whole frame.  A
- * second without a RESEND doubles them again, up to the clean size. */
+/* A damaged link (the host asked again, or a frame was found lost)
+ * halves the data frames built from now on, down to DATA_RAW_MIN: at byte
+ * error rate e a frame of n bytes gets through with (1-e)^n, and a lost
+ * frame goes again whole.  A second without a loss doubles them again, up
+ * to the clean size. */
 static void adapt_frames(int damaged)
 {
     uint64_t now = clock_ns();
@@ -481,14 +551,23 @@ void link_tx_ack(const struct lk_link_ack *a)
         tx.host_pos = expected;
         tx.progress_ns = tx.host_progress_ns = clock_ns();
         tx.rto_ns = tx.rto_min_ns;
+        if (tx.part_off && tx.resend_pos < expected)
+            tx.part_off = 0;            /* the host has it: the rest of its pieces is moot */
     }
-    if (a->flags & LK_LACK_RESEND) {
-        asked_again(expected);
-        go_back(expected);
-        adapt_frames(1);
+    tx.go_back_n = (a->flags & LK_LACK_GO_BACK) != 0;
+    uint32_t lost = 0;
+    if (!tx.go_back_n) {
+        lost = link_resend_ack(&tx.rs, expected, a->sack, (a->flags & LK_LACK_RESEND) != 0);
     } else {
-        adapt_frames(0);
+        link_resend_advance(&tx.rs, expected);
+        if (a->flags & LK_LACK_RESEND)
+            lost = link_resend_go_back(&tx.rs);
     }
+    if (lost & 1)
+        lost_again(tx.host_pos);
+    if (a->sack || (a->flags & LK_LACK_RESEND))
+        tx.rto_ns = tx.rto_min_ns;      /* a gap, not a slow host: note 4 */
+    adapt_frames(lost || (a->flags & LK_LACK_RESEND));
 }
 
 /* ---------------------------------------------------------- sessions */
@@ -550,6 +629,10 @@ void link_tx_session_ready(void)
     tx.send_pos = tx.top_pos = tx.host_pos = 0;
     tx.send = tx.acked;
     tx.part_off = 0;
+    link_resend_reset(&tx.rs, 0);
+    tx.go_back_n = 0;
+    tx.hint_pos = tx.ring_pos;
+    tx.hint_off = tx.acked;
     tx.gap_pos = tx.gap_tries = 0;
     tx.rto_ns = tx.rto_min_ns;
     tx.progress_ns = clock_ns();
@@ -573,7 +656,8 @@ int link_tx_reliable(void)
 
 int link_tx_idle(void)
 {
-    return tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n;
+    return tx.wire_pos == tx.wire_len && tx.send == tx.head && tx.send_pos >= tx.ctx_n &&
+           !tx.part_off && !(tx.reliable && tx.rs.lack);
 }
 
 int link_tx_settled(void)
@@ -600,6 +684,16 @@ uint64_t link_tx_host_heard_ns(void)
 uint64_t link_tx_retransmits(void)
 {
     return tx.retransmits;
+}
+
+uint64_t link_tx_retransmit_bytes(void)
+{
+    return tx.retransmit_bytes;
+}
+
+uint64_t link_tx_frames_sent(void)
+{
+    return tx.frames_sent;
 }
 
 /* ------------------------------------------------------------ the line */
@@ -662,7 +756,8 @@ void link_tx_pump(void)
  * the control channel reads: a loop here would wait for nothing. */
 static int held_for_host(void)
 {
-    return tx.wire_pos == tx.wire_len && tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES;
+    return tx.wire_pos == tx.wire_len && tx.reliable && tx.send_pos >= tx.host_pos + LK_IN_FLIGHT_FRAMES &&
+           !tx.part_off && !tx.rs.lack;
 }
 
 void link_tx_drain(void)

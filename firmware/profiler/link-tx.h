@@ -49,7 +49,8 @@ uint64_t link_tx_nonce(void);
  * position there (HELLO's prev_nonce, prev_pos). */
 void link_tx_previous(uint64_t *nonce, uint64_t *pos);
 int link_tx_reliable(void);
-/* A host's LINK_ACK: frees what it stored, goes back if it asks. */
+/* A host's LINK_ACK: frees what it stored, sends again what it lacks
+ * (link-tx.c note 4). */
 void link_tx_ack(const struct lk_link_ack *a);
 /* Nothing waits to be sent (frames in flight may wait for their ack). */
 int link_tx_idle(void);
@@ -61,8 +62,11 @@ void link_tx_ending(void);
 uint64_t link_tx_host_progress_ns(void);
 /* Virtual time a LINK_ACK of the session last came (the host is there). */
 uint64_t link_tx_host_heard_ns(void);
-/* Frames sealed again (retransmissions). */
+/* Frames sealed again (retransmissions, a frame in pieces once), their
+ * wire bytes (pieces included), and frames sealed the first time. */
 uint64_t link_tx_retransmits(void);
+uint64_t link_tx_retransmit_bytes(void);
+uint64_t link_tx_frames_sent(void);
 /* Moves queued bytes to the UART as the baud budget allows. */
 void link_tx_pump(void);
 /* Pumps until every frame has been sent once (not waiting for the host),

@@ -355,6 +355,10 @@ void profiler_finish(long status, unsigned how)
                "%lu dropped, %lu link bytes\n", (unsigned long)taken, (unsigned long)hits,
                (unsigned long)misses, (unsigned long)entries, (unsigned long)dropped,
                (unsigned long)link_tx_bytes_sent());
+    /* what selective repeat cost (link-tx.c note 4) */
+    mon_printf("monitor: link: %lu frames sent, %lu sent again, %lu of the link bytes sent again\n",
+               (unsigned long)link_tx_frames_sent(), (unsigned long)link_tx_retransmits(),
+               (unsigned long)link_tx_retransmit_bytes());
     source_summary(sampling_source(), ncores);
     control_summary();
     value_sampling_summary(ncores);

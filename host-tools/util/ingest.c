@@ -17,6 +17,15 @@
  *  6. PART pieces (link-protocol.h 5.7) are kept only for `expected` of
  *     the current session; a piece of another frame, length or session
  *     starts over.  The frame they make is taken like a whole one.
+ *  8. Selective repeat (link-protocol.h 5.3): a frame that comes early
+ *     (1..LK_SACK_BITS ahead of `expected`, acknowledging hosts only) is
+ *     held in the reorder buffer (util/link-reorder.h) and taken, in seq
+ *     order, right after the frame that fills the gap before it; so every
+ *     handler still sees the session in order.  Every LINK_ACK carries the
+ *     buffer's bitmap; a frame held already is a duplicate.  A new
+ *     session (HELLO) empties the buffer.  ALPHAPROF_LINK_GO_BACK_N=1
+ *     holds nothing and asks for go-back-N instead (link-protocol.h 5.9:
+ *     the bench's baseline).
  *  7. LINK_ACK pacing (link-protocol.h 5.8): a LINK_ACK goes only when
  *     `expected` or `stored` moved since the last one (or a RESEND is
  *     due), and only while the bytes the host has sent in LINK_ACKs stay
@@ -47,6 +56,7 @@
 #include "firmware/profiler/value-interp.h"
 #include "util/value-transform.h"
 #include "util/image-file.h"
+#include "util/link-reorder.h"
 #include "util/symbols.h"
 #include "util/strvec.h"
 
@@ -101,6 +111,9 @@ struct ingest {
     uint64_t nonces[MAX_NONCES];
     size_t nnonces;
     uint16_t nak_for;                   /* `expected` of the last RESEND */
+    uint32_t nak_holes;                 /* ... and the holes it showed (bit i: expected + 1 + i) */
+    struct link_reorder reorder;        /* frames that came early (invariant 8) */
+    bool go_back_n;                     /* hold nothing: link-protocol.h 5.9, for comparison */
     struct timespec last_nak, last_ack;
     uint16_t ack_seq, acked_expected, acked_stored;
     /* LINK_ACK bytes the host may still send (invariant 7): earned by the
@@ -217,6 +230,8 @@ int ingest_open(struct pdb *db, const struct ingest_opts *opts, struct ingest **
     if (in->opts.commit_ms == 0)
         in->opts.commit_ms = 250;
     in->ack_credit = LK_ACK_CREDIT_MAX / LK_ACK_BYTES_SHARE;     /* one LINK_ACK to start with */
+    link_reorder_init(&in->reorder);
+    in->go_back_n = getenv("ALPHAPROF_LINK_GO_BACK_N") && strcmp(getenv("ALPHAPROF_LINK_GO_BACK_N"), "1") == 0;
     in->stats = calloc(1, sizeof *in->stats);
     in->drops = calloc(1, sizeof *in->drops);
     lk_dec_init(&in->dec);
@@ -827,7 +842,8 @@ static bool send_link_ack(struct ingest *in, uint32_t flags, bool force)
         return false;
     uint8_t raw[64], wire[96];
     struct lk_writer w;
-    struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags};
+    struct lk_link_ack a = {in->nonce, in->stored, in->expected, flags | (in->go_back_n ? LK_LACK_GO_BACK : 0),
+                            link_reorder_sack(&in->reorder, in->expected)};
     if (lk_enc_link_ack(&w, raw, sizeof raw, &a) != LK_OK)
         return false;
     size_t n = lk_finish(&w, in->ack_seq, wire, sizeof wire);
@@ -1051,6 +1067,7 @@ static enum order in_order(struct ingest *in, const struct lk_frame *f)
         in->prev_stored = h.prev_nonce ? link_position(in, h.prev_nonce) : 0;
         in->resent_seen = false;
         in->skip_until = 0;
+        link_reorder_clear(&in->reorder);
         return TAKE;
     }
     if (in->t.sessions == 0)
@@ -1071,14 +1088,28 @@ static enum order in_order(struct ingest *in, const struct lk_frame *f)
     return TAKE;
 }
 
-/* A gap: ask the target to go back to `expected`, once per LK_NAK_MS. */
+/* The frames after `expected` missing below the highest one held (bit i:
+ * expected + 1 + i), as a sack bitmap shows them. */
+static uint32_t holes_of(uint32_t sack)
+{
+    uint32_t below = 0;
+    for (uint32_t top = sack; top; top >>= 1)
+        below = below << 1 | 1;
+    return ~sack & (below >> 1);
+}
+
+/* A gap: ask the target for what the host lacks (link-protocol.h 5.3): at
+ * once when `expected` moved or a new hole shows, else once per LK_NAK_MS. */
 static void ask_again(struct ingest *in)
 {
-    if (in->nak_for == in->expected && since(&in->last_nak) * 1000 < LK_NAK_MS)
+    uint32_t holes = holes_of(link_reorder_sack(&in->reorder, in->expected));
+    if (in->nak_for == in->expected && !(holes & ~in->nak_holes) &&
+        since(&in->last_nak) * 1000 < LK_NAK_MS)
         return;
     if (!send_link_ack(in, LK_LACK_RESEND, false))
         return;                         /* over budget: asked at the next frame ahead */
     in->nak_for = in->expected;
+    in->nak_holes = holes;
     now_s(&in->last_nak);
     in->t.resend_requests++;
 }
@@ -1118,6 +1149,40 @@ static int take_part(struct ingest *in, const struct lk_frame *f, struct lk_fram
     return 1;
 }
 
+/* A frame in its session's order (TAKE) or outside any session (SKIP):
+ * to the handlers and the database.  -1 on a database error. */
+static int take_frame(struct ingest *in, const struct lk_frame *f, enum order o, struct ap_err *err)
+{
+    if (in->opts.frame_hook) {
+        in->t.link = in->dec.st;
+        in->opts.frame_hook(in->opts.hook_ctx, f);
+    }
+    if (o == SKIP) {
+        in->t.skipped++;
+        return 0;
+    }
+    if (absorb_stored(in, f)) {
+        in->t.dup_frames++;
+        in->t.already_stored++;
+        return 0;
+    }
+    int rc = on_frame(in, f, err);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        in->t.malformed++;
+        pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_MALFORMED), 1);
+        in->t.dropped_frames++;
+    }
+    if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)
+        return -1;
+    /* a daemon commits whole flushes: after the last core's FLUSH */
+    if (in->opts.commit_on_flush && f->type == LK_T_FLUSH && rc == 0 &&
+        flush_is_last(f, in->t.ncores) && ingest_commit(in, err) != 0)
+        return -1;
+    return 0;
+}
+
 int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *err)
 {
     in->t.bytes += n;
@@ -1153,43 +1218,34 @@ int ingest_feed(struct ingest *in, const uint8_t *buf, size_t n, struct ap_err *
         enum order o = in_order(in, &f);
         if (o == DUPLICATE) {
             in->t.dup_frames++;
-            /* the target went back (its retransmit time): tell it where we are */
+            /* the target resent (its retransmit time): tell it where we are */
             if (in->opts.send_acks && since(&in->last_ack) * 1000 >= LK_NAK_MS)
                 send_link_ack(in, 0, false);
             continue;
         }
         if (o == AHEAD) {
+            enum link_reorder_put held = in->go_back_n ? LINK_REORDER_BEYOND
+                                                       : link_reorder_put(&in->reorder, in->expected, &f);
+            if (held == LINK_REORDER_DUPLICATE) {
+                in->t.dup_frames++;
+                continue;
+            }
             in->t.gap_frames++;
+            if (held == LINK_REORDER_HELD)
+                in->t.held_frames++;
             ask_again(in);
             continue;
         }
-        if (in->opts.frame_hook) {
-            in->t.link = in->dec.st;
-            in->opts.frame_hook(in->opts.hook_ctx, &f);
-        }
-        if (o == SKIP) {
-            in->t.skipped++;
-            continue;
-        }
-        if (absorb_stored(in, &f)) {
-            in->t.dup_frames++;
-            in->t.already_stored++;
-            continue;
-        }
-        int rc = on_frame(in, &f, err);
-        if (rc < 0)
+        if (take_frame(in, &f, o, err) != 0)
             return -1;
-        if (rc > 0) {
-            in->t.malformed++;
-            pdb_add_drop(in->db, in->epoch, PDB_CORE_HOST, lk_host_drop_name(LK_HOST_DROP_LINK_MALFORMED), 1);
-            in->t.dropped_frames++;
+        /* the frames held behind it, now in order (invariant 8) */
+        struct lk_frame next;
+        while (o == TAKE && in->t.sessions && link_reorder_take(&in->reorder, in->expected, &next)) {
+            in->expected++;
+            in->pos++;
+            if (take_frame(in, &next, TAKE, err) != 0)
+                return -1;
         }
-        if (pdb_pending(in->db) >= PENDING_LIMIT && ingest_commit(in, err) != 0)
-            return -1;
-        /* a daemon commits whole flushes: after the last core's FLUSH */
-        if (in->opts.commit_on_flush && f.type == LK_T_FLUSH && rc == 0 &&
-            flush_is_last(&f, in->t.ncores) && ingest_commit(in, err) != 0)
-            return -1;
     }
     in->t.link = in->dec.st;
     if (!in->opts.commit_on_flush && since(&in->last_commit) * 1000 >= in->opts.commit_ms &&

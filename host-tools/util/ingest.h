@@ -88,7 +88,8 @@ struct ingest_totals {
     uint64_t skipped;           /* frames skipped before the first HELLO */
     uint64_t dup_frames;        /* duplicates and replays discarded (incl. already_stored) */
     uint64_t already_stored;    /* frames an earlier host had stored (takeover) */
-    uint64_t gap_frames;        /* frames ahead of a gap, discarded (sent again) */
+    uint64_t gap_frames;        /* frames that came after a gap (ahead of `expected`) */
+    uint64_t held_frames;       /* ... of them held until it filled (selective repeat) */
     uint64_t lost_frames;       /* gaps taken as lost (no acks) */
     uint64_t resend_requests;   /* LINK_ACK RESEND sent */
     uint64_t parts;             /* PART pieces taken (link-protocol.h 5.7) */

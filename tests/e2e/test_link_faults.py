@@ -33,6 +33,13 @@ def unknown(db):
     return td.one(db, "SELECT sum(count) FROM samples WHERE image = 0")
 
 
+def monitor_link(board):
+    """The monitor's link line: (frames sent, frames sent again, bytes sent again)."""
+    m = re.search(r"monitor: link: (\d+) frames sent, (\d+) sent again, (\d+) of the link bytes", board.out())
+    check(m, "the monitor prints its link line", board)
+    return tuple(int(g) for g in m.groups())
+
+
 class Rig:
     """Board, proxy and daemon(s) in one temporary directory."""
 
@@ -117,6 +124,34 @@ def test_link_lost_ack_and_lost_start_are_recovered():
 
 def test_link_replayed_hello_and_flush_start_nothing_new():
     run_with_rules(["t2h:HELLO:1:replay", "t2h:FLUSH:3:replay", "t2h:SAMPLES:5:truncate"])
+
+
+def test_link_one_dropped_samples_frame_costs_one_frame_sent_again():
+    """Selective repeat (link-protocol.h 5.3): the third SAMPLES frame is dropped once; the
+    frames sent after it are held by the daemon until it comes again, so the board sends
+    that one frame again and nothing else.  Go-back-N sent it and every frame after it that
+    was out: here the daemon held some, so go-back-N would have sent those again too."""
+    r = Rig(1500, rules=["t2h:SAMPLES:3:drop"], board_opts=("--cores", "2", "--deterministic"),
+            image="sprawl.elf")
+    try:
+        dm = r.daemon()
+        rc = dm.wait(120)
+        r.board.wait(60)
+        check(rc == 0, "the daemon ends with the board", r.explain())
+        check(any(" drop SAMPLES 3" in a for a in r.proxy.actions()), "the proxy dropped it", r.explain())
+        r.check_accounting("one SAMPLES frame dropped")
+        sent, again, again_bytes = monitor_link(r.board)
+        m = re.search(r"(\d+) came after a gap \((\d+) held until it filled\)", dm.err())
+        check(m, "the daemon says what came after the gap", dm)
+        after, held = int(m.group(1)), int(m.group(2))
+        check(held >= 1 and held == after, "frames after the gap were held, none thrown away "
+              "(%d after it, %d held)" % (after, held), r.explain())
+        check(again == 1 and 0 < again_bytes < 2 * 1100,
+              "one frame sent again (%d of %d frames, %d bytes), where go-back-N sends %d or more"
+              % (again, sent, again_bytes, 1 + held), r.explain())
+        check(td.stat(r.db, "link_dup_frames") == 0, "nothing arrived twice", r.explain())
+    finally:
+        r.close()
 
 
 def test_link_byte_damage_both_ways_loses_nothing():

@@ -197,7 +197,7 @@ static void parse_any(const struct lk_frame *f)
             CHECK(n > 0 && lk_frame_of_raw(raw2, n, &g) == LK_OK);
             CHECK(lk_parse_link_ack(&g, &back) == LK_OK);
             CHECK(back.nonce == u.la.nonce && back.stored == u.la.stored &&
-                  back.expected == u.la.expected && back.flags == u.la.flags);
+                  back.expected == u.la.expected && back.flags == u.la.flags && back.sack == u.la.sack);
         }
         break;
     case LK_T_NAMES:

@@ -747,6 +747,79 @@ static void test_link_acks_stay_within_a_quarter_of_the_bytes_received(void **st
     free(t.bytes);
 }
 
+/* Selective repeat (link-protocol.h 5.3): the frames after a lost one are
+ * held, one of them twice (a duplicate, counted), and stored in order
+ * right after the lost frame comes again; the RESEND names the frames
+ * held in its bitmap, and nothing is counted lost. */
+static void test_frames_after_a_lost_one_are_held_and_stored_in_order_once_it_comes(void **state)
+{
+    struct fixture *f = *state;
+    struct target t;
+    make_run(&t);
+    int k = 5;                      /* the lost frame; k+1..k+3 come early */
+    assert_true(k + 4 < t.nframes);
+    struct lk_decoder dec;
+    lk_dec_init(&dec);
+    size_t used;
+    struct lk_frame fr;
+    assert_int_equal(lk_dec_push(&dec, t.bytes + t.frame_at[k], t.frame_len[k], &used, &fr), 1);
+    uint16_t lost_seq = fr.seq;
+    uint8_t *s = NULL;
+    size_t len = 0;
+    put_wire(&s, &len, t.bytes, t.frame_at[k]);
+    for (int i = k + 1; i <= k + 3; i++)
+        put_wire(&s, &len, t.bytes + t.frame_at[i], t.frame_len[i]);
+    put_wire(&s, &len, t.bytes + t.frame_at[k + 2], t.frame_len[k + 2]);   /* a second copy */
+    put_wire(&s, &len, t.bytes + t.frame_at[k], t.frame_len[k]);           /* the lost one, again */
+    put_wire(&s, &len, t.bytes + t.frame_at[k + 4], t.len - t.frame_at[k + 4]);
+
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
+    struct pdb *db = open_db(f->db);
+    struct ingest *in;
+    struct ap_err err;
+    struct ingest_opts o = {.send_acks = true, .ack_fd = pipefd[1]};
+    assert_int_equal(ingest_open(db, &o, &in, &err), 0);
+    assert_int_equal(ingest_feed(in, s, len, &err), 0);
+    assert_int_equal(ingest_finish(in, &err), 0);
+    const struct ingest_totals *tot = ingest_totals(in);
+    assert_int_equal(tot->gap_frames, 3);
+    assert_int_equal(tot->held_frames, 3);
+    assert_int_equal(tot->dup_frames, 1);
+    assert_true(tot->resend_requests >= 1);         /* one hole: asked once per LK_NAK_MS */
+    check_clean_run(db, &t);
+    assert_int_equal(q(db, "SELECT count(*) FROM drops WHERE reason LIKE 'link%' AND count > 0"), 0);
+    close(pipefd[1]);
+
+    static uint8_t acks[1 << 16];
+    ssize_t n = read(pipefd[0], acks, sizeof acks);
+    close(pipefd[0]);
+    assert_true(n > 0);
+    lk_dec_init(&dec);
+    const uint8_t *p = acks;
+    size_t left = (size_t)n;
+    int resends = 0;
+    while (left > 0) {
+        int got = lk_dec_push(&dec, p, left, &used, &fr);
+        p += used;
+        left -= used;
+        struct lk_link_ack a;
+        if (!got || lk_parse_link_ack(&fr, &a) != LK_OK || !(a.flags & LK_LACK_RESEND))
+            continue;
+        assert_int_equal(a.expected, lost_seq);
+        if (resends == 0)
+            assert_int_equal(a.sack, 1);           /* it held lost + 1 when it first asked */
+        assert_true(a.sack & 1);
+        resends++;
+    }
+    assert_int_equal(resends, tot->resend_requests);
+    ingest_close(in);
+    pdb_close(db);
+    free(s);
+    free(t.bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -759,6 +832,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_daemon_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame_in_pieces_over_two_tries_is_taken_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_link_acks_stay_within_a_quarter_of_the_bytes_received, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frames_after_a_lost_one_are_held_and_stored_in_order_once_it_comes,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

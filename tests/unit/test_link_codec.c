@@ -616,14 +616,25 @@ static void test_reliability_frames(void **state)
     assert_int_equal(lk_parse_start(&f, &nonce), LK_OK);
     assert_true(nonce == 0);
 
-    struct lk_link_ack a = {0x1122334455667788ull, 65530, 65535, LK_LACK_RESEND}, b;
+    struct lk_link_ack a = {0x1122334455667788ull, 65530, 65535, LK_LACK_RESEND, 0x80000005u}, b;
     assert_int_equal(lk_enc_link_ack(&w, raw, sizeof raw, &a), LK_OK);
     n = lk_frame_raw(&w);
     assert_int_equal(lk_frame_of_raw(raw, n, &f), LK_OK);
     assert_int_equal(lk_parse_link_ack(&f, &b), LK_OK);
     assert_true(b.nonce == a.nonce && b.stored == a.stored && b.expected == a.expected &&
-                b.flags == a.flags);
+                b.flags == a.flags && b.sack == a.sack);
     assert_int_equal(lk_frame_of_raw(raw, n - 1, &f), LK_E_MALFORMED);  /* length disagrees */
+    /* a LINK_ACK of protocol 2 (no sack field) holds nothing ahead */
+    lk_begin(&w, raw, sizeof raw, LK_T_LINK_ACK);
+    lk_put_uvarint(&w, a.nonce);
+    lk_put_uvarint(&w, 7);
+    lk_put_uvarint(&w, 9);
+    lk_put_uvarint(&w, LK_LACK_RESEND);
+    n = lk_frame_raw(&w);
+    assert_int_equal(lk_frame_of_raw(raw, n, &f), LK_OK);
+    b.sack = 1;
+    assert_int_equal(lk_parse_link_ack(&f, &b), LK_OK);
+    assert_true(b.expected == 9 && b.flags == LK_LACK_RESEND && b.sack == 0);
 
     struct lk_flush fl = {.core = 2, .flush_no = 5, .nstats = 1, .base = 1}, got;
     fl.stats[0] = (struct lk_counter){LK_STAT_SAMPLES_SENT, 1234};

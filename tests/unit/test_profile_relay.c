@@ -44,7 +44,7 @@ static void host_ack(struct profile_relay *r, uint64_t nonce, uint16_t stored)
 {
     uint8_t raw[LK_MAX_RAW], wire[LK_MAX_WIRE];
     struct lk_writer w;
-    struct lk_link_ack a = {nonce, stored, stored, 0};
+    struct lk_link_ack a = {nonce, stored, stored, 0, 0};
     assert_int_equal(lk_enc_link_ack(&w, raw, sizeof raw, &a), LK_OK);
     profile_relay_from_host(r, wire, wire_of(&w, 7, wire));
 }
