@@ -83,6 +83,11 @@ def run(build):
                 except RuntimeError as e:
                     lines = [l for l in str(e).splitlines() if l.strip()]
                     results[futures[f]] = lines[-1] if lines else "failed"
+                res = results[futures[f]]
+                print("values_accuracy: %s %s seed %d: %s" % (futures[f][0], " ".join(futures[f][1]), futures[f][2],
+                      res if isinstance(res, str) else "recall %.4g%% (%d of %d), error %.3g points, misses %s" % (
+                          100 * res[0]["top_value_recall"], res[0]["hits"], res[0]["loads_checked"],
+                          res[0]["top_value_freq_error"], misses(res[0]))), flush=True)
     finally:
         shutil.rmtree(d, ignore_errors=True)
     every_ok = True
