@@ -91,7 +91,7 @@ def run(build):
                           res[0]["top_value_freq_error"], misses(res[0]))), flush=True)
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    every_ok = True
+    every_ok, every_err_ok = True, True
     for w, args in ACCURACY_WORKLOADS:
         label = "%s %s" % (w, " ".join(args))
         recalls, expected, errors, ok = [], [], [], True
@@ -111,17 +111,18 @@ def run(build):
             errors.append(a["top_value_freq_error"])
         if not recalls:
             summary.add(label, 0, "-", "-", "-", "no", "no")
-            every_ok = False
+            every_ok = every_err_ok = False
             continue
         rec_ok, err_ok = ok and min(recalls) >= 95, ok and max(errors) <= 2
-        every_ok &= rec_ok and err_ok
+        every_ok &= rec_ok
+        every_err_ok &= err_ok
         summary.add(label, len(recalls), "%.3g-%.3g" % (min(recalls), max(recalls)),
                     "%.3g-%.3g" % (min(expected), max(expected)), "%.3g-%.3g" % (min(errors), max(errors)),
                     "yes" if rec_ok else "no", "yes" if err_ok else "no")
     summary.target("top_value_recall (strict), the lowest over %d seeds, every workload" % len(SEEDS), "see rows",
                    ">= 95%", every_ok)
     summary.target("top_value_freq_error, the highest over the seeds, every workload", "see rows", "<= 2 points",
-                   every_ok)
+                   every_err_ok)
     settings = ("record --seed S --value-every 1 --value-length %d, the default timer (the paper's rate and length, "
                 "and their cost, are bench_values's), deterministic runs." % LENGTH)
     acc.notes = (settings + "  Loads whose true top value covers >= 10% of executions and with >= 30 values "
