@@ -21,10 +21,10 @@ def cycles(oracle):
     return json.loads(r.out)["cycles"]
 
 
-def record(d, name, img, args, *opts):
+def record(d, name, img, args, *opts, timeout=1500):
     oracle, db = os.path.join(d, name + ".o"), os.path.join(d, name + ".db")
-    r = alphaprof(["record", "--board", "clipper-pm", "--deterministic", "--timeout", "1500", "--oracle", oracle,
-                   "--db", db] + list(opts) + [img, "--"] + args, timeout=1600)
+    r = alphaprof(["record", "--board", "clipper-pm", "--deterministic", "--timeout", str(timeout), "--oracle", oracle,
+                   "--db", db] + list(opts) + [img, "--"] + args, timeout=timeout + 100)
     if r.status != 0:
         raise RuntimeError("record failed:\n%s" % r)
     return oracle, db, r
