@@ -539,19 +539,26 @@ static void json_stack(const double *cause)
     printf("}");
 }
 
-/* A row's estimated executions with their 95 % interval, and its stack. */
+/* Estimated executions with their 95 % interval (NaN without the
+ * database's interval), and the stack. */
+static void json_estimate_stack(const struct pme_view *v, const struct pme_count_est *e, const double *cause)
+{
+    printf(", \"executions\": ");
+    json_num(stdout, v->interval ? e->estimate : NAN);
+    printf(", \"executions_lo\": ");
+    json_num(stdout, v->interval ? e->lo : NAN);
+    printf(", \"executions_hi\": ");
+    json_num(stdout, v->interval ? e->hi : NAN);
+    printf(", \"stack\": ");
+    json_stack(cause);
+}
+
+/* A row's estimated executions from its retired records, and its stack. */
 static void json_executions(const struct pme_view *v, double retired, const double *cause)
 {
     struct pme_count_est e;
     pme_count_estimate(retired, v->interval, PME_Z95, &e);
-    printf(", \"executions\": ");
-    json_num(stdout, v->interval ? e.estimate : NAN);
-    printf(", \"executions_lo\": ");
-    json_num(stdout, v->interval ? e.lo : NAN);
-    printf(", \"executions_hi\": ");
-    json_num(stdout, v->interval ? e.hi : NAN);
-    printf(", \"stack\": ");
-    json_stack(cause);
+    json_estimate_stack(v, &e, cause);
 }
 
 /* A loop's name column: its procedure indented by its depth. */
@@ -586,14 +593,8 @@ static void print_loops(const struct pme_view *v, const struct pme_loop *lp, siz
                 printf("null");
             printf(", \"line\": %u, \"blocks\": %u, \"cycles\": ", l->line, l->nblocks);
             json_num(stdout, l->total);
-            printf(", \"header_records\": %llu, \"executions\": ", (unsigned long long)l->header_retired);
-            json_num(stdout, v->interval ? e.estimate : NAN);
-            printf(", \"executions_lo\": ");
-            json_num(stdout, v->interval ? e.lo : NAN);
-            printf(", \"executions_hi\": ");
-            json_num(stdout, v->interval ? e.hi : NAN);
-            printf(", \"stack\": ");
-            json_stack(l->cause);
+            printf(", \"header_records\": %llu", (unsigned long long)l->header_retired);
+            json_estimate_stack(v, &e, l->cause);
             printf("}");
         }
         printf("]");
