@@ -15,12 +15,16 @@ TARGET_GCC_INC := $(shell $(TARGET_CC) -print-file-name=include 2>/dev/null)
 TARGET_LIBGCC  := $(shell $(TARGET_CC) -print-libgcc-file-name 2>/dev/null)
 
 # Flags for everything that runs on the board (monitor and workload images).
+# The checkout's path is mapped out of the images (__FILE__, DWARF), so an
+# image's bytes, its build-id and so a deterministic run's samples are the
+# same wherever the tree is cloned (the build-id travels to the board).
+TARGET_PATH_MAP := -ffile-prefix-map=$(CURDIR)=.
 TARGET_CFLAGS := -std=gnu11 -O2 -g -mcpu=ev67 -mlong-double-64 \
     -nostdinc -isystem $(NEWLIB)/include -idirafter $(TARGET_GCC_INC) \
     -fno-pic -fno-stack-protector -fno-asynchronous-unwind-tables \
     -fno-unwind-tables -ffunction-sections -fdata-sections \
-    -Wall -Wextra -Werror -I.
-TARGET_ASFLAGS := -mcpu=ev67 -I. -D__ASSEMBLER__
+    -Wall -Wextra -Werror -I. $(TARGET_PATH_MAP)
+TARGET_ASFLAGS := -mcpu=ev67 -I. -D__ASSEMBLER__ $(TARGET_PATH_MAP)
 # One RWX segment is intended: bare metal, no loader to honour permissions.
 TARGET_LDFLAGS := -nostdlib -static -Wl,--gc-sections -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 TARGET_LIBS    := -L$(NEWLIB)/lib -lm -lc $(TARGET_LIBGCC)

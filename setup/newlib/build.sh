@@ -2,6 +2,8 @@
 # Builds newlib for bare-metal Alpha from Debian's newlib-source with
 # alpha-bare-metal.patch, installing into $1 (default build/newlib).
 # Rebuilds only when the patch or this script changes (stamp file).
+# The build directory's path is mapped out of the objects (DWARF, __FILE__)
+# so images linked with them do not depend on where the tree is cloned.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=$(mkdir -p "${1:-build/newlib}" && cd "${1:-build/newlib}" && pwd)
@@ -32,7 +34,7 @@ cd "$work/obj"
     NM_FOR_TARGET=$cross-nm RANLIB_FOR_TARGET=$cross-ranlib \
     OBJDUMP_FOR_TARGET=$cross-objdump READELF_FOR_TARGET=$cross-readelf \
     STRIP_FOR_TARGET=$cross-strip \
-    CFLAGS_FOR_TARGET="-O2 -g -mcpu=ev67 -mlong-double-64 -ffunction-sections -fdata-sections -fno-pic -fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables" \
+    CFLAGS_FOR_TARGET="-O2 -g -mcpu=ev67 -mlong-double-64 -ffunction-sections -fdata-sections -fno-pic -fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables -ffile-prefix-map=$work=newlib" \
     --disable-newlib-supplied-syscalls --enable-newlib-nano-malloc \
     --enable-newlib-reent-small --disable-newlib-fvwrite-in-streamio \
     --disable-newlib-fseek-optimization --disable-newlib-wide-orient \
