@@ -46,6 +46,22 @@
  *     (__alphaprof_cct_lookup: children list, then ancestors, then a new
  *     record).  Tree children are linked from their parent; a folded call
  *     is only cached in the slot.
+ *  3a. Leaf calls.  A call whose callee makes no calls and never leaves
+ *     its own code but by returning (the instrumenter's CCT_PROC_LEAF:
+ *     no standard call, no branch out of its range, no `jmp`; millicode
+ *     calls through another link register are fine; never setjmp and
+ *     the other functions that return twice, whose second return must
+ *     unwind what a longjmp abandoned, note 8) needs no shadow
+ *     frame: nothing under it looks at `cur`, and it cannot recurse.  Its
+ *     record carries CCT_REC_LEAF (set by the slow path from the
+ *     procedure table); the trampoline, when the record it found has it
+ *     and the shadow stack is not full, counts the call, keeps the record
+ *     and the PMU counts in the core's leaf_* fields, makes the call from
+ *     a third call instruction and on return adds the differences to the
+ *     record (about 20 instructions fewer than a framed call).  A leaf
+ *     that never returns (longjmp) leaves the leaf_* fields stale: the
+ *     next leaf call overwrites them, and its time is not added, as for
+ *     frames a longjmp abandons (note 8).
  *  4. Metrics.  At the call the frame keeps the PMU page's cycles and
  *     retired counts; at the return the differences are added to the
  *     record's inclusive metrics only when its `active` count drops to 0
@@ -116,6 +132,9 @@
 /* struct cct_core offsets used by generated code. */
 #define CCT_OFF_CUR             16
 #define CCT_OFF_TOP             24
+#define CCT_OFF_LEAF_REC        96
+#define CCT_OFF_LEAF_CYCLES     104
+#define CCT_OFF_LEAF_RETIRED    112
 /* struct cct_record offsets used by generated code. */
 #define CCT_REC_CALLEE          0
 #define CCT_REC_SITE            8
@@ -124,6 +143,8 @@
 #define CCT_REC_RETIRED         56
 #define CCT_REC_ACTIVE          64
 #define CCT_REC_NSLOTS          68
+#define CCT_REC_FLAGS           76
+#define CCT_REC_LEAF            1       /* flags: the callee is a leaf (note 3a) */
 #define CCT_REC_SLOTS           CCT_RECORD_HEADER
 /* struct cct_frame offsets. */
 #define CCT_FR_PARENT           0
@@ -136,7 +157,8 @@
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
 /* The segment ends with the site table, for the host only: count pairs
  * { trampoline's call PC, original call site } sorted by the first (two
- * per trampoline: its call with a frame and its call without), then
+ * or three per trampoline: its call with a frame, its leaf call when the
+ * callee may be a leaf (note 3a), and its call without), then
  * the trailer { CCT_SITES_MAGIC, count }.  The model's oracle sees the
  * trampolines make the calls; `check --cct` maps them back with it. */
 #define CCT_SITES_MAGIC         0x53455449534f5250ULL   /* "PROSITES" */
@@ -164,7 +186,7 @@ struct cct_record {
     uint32_t active;            /* activations under way (folded recursion) */
     uint32_t nslots;            /* call sites of the callee procedure */
     uint32_t id;                /* creation ordinal on this core */
-    uint32_t flags;             /* reserved, zero */
+    uint32_t flags;             /* CCT_REC_LEAF from the procedure table (note 3a) */
     /* uint64_t slots[nslots]: child cache per call site (note 3) */
 };
 
@@ -182,15 +204,20 @@ struct cct_core {
     uint64_t procs;             /* the image's struct cct_procs */
     uint64_t root;
     uint64_t overflow;          /* the overflow record */
-    uint64_t reserved[20];      /* paths (note 7) */
+    uint64_t leaf_rec;          /* the record of the leaf call under way (note 3a) */
+    uint64_t leaf_cycles;       /* PMU cycles at that call */
+    uint64_t leaf_retired;      /* PMU retired instructions at that call */
+    uint64_t reserved[17];      /* paths (note 7) */
 };
 
 struct cct_proc {
     uint64_t entry;             /* the procedure's address */
     uint64_t alt_entry;         /* entry + 8 when it starts with ldgp, else 0 */
     uint32_t nslots;            /* its instrumented call sites */
-    uint32_t reserved;
+    uint32_t flags;             /* CCT_PROC_LEAF (note 3a) */
 };
+
+#define CCT_PROC_LEAF           CCT_REC_LEAF    /* copied into its records' flags */
 
 struct cct_procs {
     uint64_t magic;             /* CCT_PROCS_MAGIC */
@@ -215,6 +242,10 @@ _Static_assert(__builtin_offsetof(struct cct_record, cycles) == CCT_REC_CYCLES, 
 _Static_assert(__builtin_offsetof(struct cct_record, retired) == CCT_REC_RETIRED, "retired offset");
 _Static_assert(__builtin_offsetof(struct cct_record, active) == CCT_REC_ACTIVE, "active offset");
 _Static_assert(__builtin_offsetof(struct cct_record, nslots) == CCT_REC_NSLOTS, "nslots offset");
+_Static_assert(__builtin_offsetof(struct cct_record, flags) == CCT_REC_FLAGS, "flags offset");
+_Static_assert(__builtin_offsetof(struct cct_core, leaf_rec) == CCT_OFF_LEAF_REC &&
+               __builtin_offsetof(struct cct_core, leaf_cycles) == CCT_OFF_LEAF_CYCLES &&
+               __builtin_offsetof(struct cct_core, leaf_retired) == CCT_OFF_LEAF_RETIRED, "leaf fields");
 _Static_assert(sizeof(struct cct_proc) == 24, "procedure table entry layout");
 _Static_assert(CCT_PER_CORE == PMU_WINDOW_PER_CORE, "one per-core offset reaches both (note 1)");
 _Static_assert(CCT_RECORDS_OFFSET < 32768 && CCT_RECORDS_OFFSET < CCT_PER_CORE / 2,

@@ -44,6 +44,7 @@ enum {
     OP_LDA = 0x08, OP_LDAH = 0x09, OP_INTA = 0x10, OP_INTL = 0x11, OP_INTS = 0x12,
     OP_JMP = 0x1a, OP_LDL = 0x28, OP_LDQ = 0x29, OP_STL = 0x2c, OP_STQ = 0x2d,
     OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e, OP_BLT = 0x3a,
+    OP_BLBS = 0x3c,
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
 enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
@@ -158,6 +159,7 @@ struct proc {
     const char *name;
     unsigned nsites;
     bool runtime;               /* __alphaprof_cct_*: never instrumented */
+    bool leaf;                  /* no call, no way out but its return (cct-region.h note 3a) */
 };
 
 struct site {
@@ -170,6 +172,7 @@ struct site {
     unsigned slot;
     uint64_t call;              /* its trampoline's call instruction */
     uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
+    uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
 };
 
 struct elf_in {
@@ -233,6 +236,49 @@ static int cmp_proc(const void *a, const void *b)
     return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
+/* A leaf (cct-region.h note 3a): no standard call (bsr/jsr through ra,
+ * not a PC read), no branch out of [entry, end), no jmp or coroutine
+ * jump; returns and millicode calls through another link register are
+ * fine (millicode makes no standard calls). */
+/* setjmp's second return must go through a framed call's return, whose
+ * unwinding drops what the longjmp abandoned (cct-region.h note 8); names
+ * as GCC's own returns_twice list has them. */
+static bool returns_twice(const char *name)
+{
+    static const char *const names[] = {"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
+                                        "savectx", "vfork", "getcontext"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+static bool is_leaf(const struct elf_in *e, const struct proc *p)
+{
+    const uint8_t *code = at_addr(e, p->entry, p->end - p->entry);
+    if (!code || p->end <= p->entry)
+        return false;
+    for (uint64_t pc = p->entry; pc < p->end; pc += 4) {
+        uint32_t w;
+        memcpy(&w, code + (pc - p->entry), 4);
+        unsigned op = w >> 26, ra = (w >> 21) & 31, func = (w >> 14) & 3;
+        if (op == OP_JMP) {
+            if (func == 0 || func == 3 || (func == JMP_FUNC_JSR && ra == R_RA))
+                return false;
+            continue;
+        }
+        if (op < OP_BR)
+            continue;
+        int64_t d = (int32_t)(w << 11) >> 11;
+        uint64_t target = pc + 4 + (uint64_t)(d * 4);
+        if (op == OP_BSR && ra == R_RA && target != pc + 4)
+            return false;
+        if (target < p->entry || target >= p->end)
+            return false;
+    }
+    return true;
+}
+
 /* Procedures: the function symbols, one per address, each running to the
  * next one (or its section's end). */
 static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n, int *symtab,
@@ -273,6 +319,7 @@ static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n,
         if (i + 1 < m && p[i + 1].entry < p[i].end)
             p[i].end = p[i + 1].entry;
         p[i].runtime = !strncmp(p[i].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
+        p[i].leaf = is_leaf(e, &p[i]) && !returns_twice(p[i].name);
         const uint8_t *w = at_addr(e, p[i].entry, 8);
         if (w) {
             uint32_t a, b;
@@ -425,14 +472,17 @@ static void put_incq(struct code *c, unsigned x, unsigned base, int off)
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
-struct tramp_calls { uint64_t pushed, unpushed; };
+struct tramp_calls { uint64_t pushed, leaf, unpushed; };
 
-static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs,
+static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
                            uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
     bool fast = p && slot_off <= 0x7fff;
+    /* a jsr may reach a leaf; a bsr's callee is known */
+    int callee = s->jsr ? -1 : proc_of(procs, nprocs, s->target);
+    bool maybe_leaf = s->jsr || (callee >= 0 && procs[callee].leaf);
     struct fixup to_slow[5];
     unsigned nslow = 0;
 
@@ -460,6 +510,11 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put(c, opr(OP_INTA, F_SUBQ, 4, 1, 5));
     put(c, mem(OP_LDA, 5, 5, -CCT_RECORDS_OFFSET));
     struct fixup to_full = put_fwd(c, OP_BGE, 5);
+    struct fixup to_leaf = {0};
+    if (maybe_leaf) {
+        put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
+        to_leaf = put_fwd(c, OP_BLBS, 5);
+    }
     put(c, mem(OP_STQ, 2, 4, FR_PARENT));
     put(c, mem(OP_STQ, R_SP, 4, FR_SP));
     put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
@@ -518,6 +573,40 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put_branch(c, OP_BSR, R_AT, unwind);
     put_branch(c, OP_BNE, 25, matched);
     put_branch(c, OP_BR, R_ZERO, back);
+    /* a leaf callee (cct-region.h note 3a): count, keep the record and the
+     * PMU counts in the core, call; on return add the differences */
+    calls->leaf = 0;
+    if (maybe_leaf) {
+        land(c, to_leaf);
+        put_incq(c, 7, 3, CCT_REC_CALLS);
+        put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
+        put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+        put(c, mem(OP_LDQ, 7, 6, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, 8, 6, PMU_RETIRED_OFF));
+        put(c, mem(OP_STQ, 7, 1, CCT_OFF_LEAF_CYCLES));
+        put(c, mem(OP_STQ, 8, 1, CCT_OFF_LEAF_RETIRED));
+        calls->leaf = here(c);
+        if (s->jsr)
+            put(c, s->insn);
+        else
+            put_branch(c, OP_BSR, R_RA, s->target);
+        put_core_state(c, 22);
+        put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
+        put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+        put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, 25, 22, CCT_OFF_LEAF_CYCLES));
+        put(c, opr(OP_INTA, F_SUBQ, 7, 25, 7));
+        put(c, mem(OP_LDQ, 25, 24, CCT_REC_CYCLES));
+        put(c, opr(OP_INTA, F_ADDQ, 25, 7, 25));
+        put(c, mem(OP_STQ, 25, 24, CCT_REC_CYCLES));
+        put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
+        put(c, mem(OP_LDQ, 25, 22, CCT_OFF_LEAF_RETIRED));
+        put(c, opr(OP_INTA, F_SUBQ, 8, 25, 8));
+        put(c, mem(OP_LDQ, 25, 24, CCT_REC_RETIRED));
+        put(c, opr(OP_INTA, F_ADDQ, 25, 8, 25));
+        put(c, mem(OP_STQ, 25, 24, CCT_REC_RETIRED));
+        put_branch(c, OP_BR, R_ZERO, back);
+    }
     /* shadow stack full: count, and make the call with a return of its
      * own that pops nothing (the calls under it find the stack full too,
      * so the frames stay in LIFO order) */
@@ -760,7 +849,7 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
         put64(&c, procs[i].entry);
         put64(&c, procs[i].alt_entry);
         put(&c, procs[i].nsites);
-        put(&c, 0);
+        put(&c, procs[i].leaf ? CCT_PROC_LEAF : 0);
     }
     while (here(&c) % 16)
         put(&c, 0);
@@ -773,9 +862,10 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
             put(&c, UNOP);
         uint64_t t = here(&c);
         struct tramp_calls tc;
-        put_trampoline(&c, &sites[i], procs, stub, unwind, &tc);
+        put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
+        sites[i].call_leaf = tc.leaf;
         uint8_t *w = at_addr(&e, sites[i].pc, 4);
         bool bad = false;
         uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
@@ -783,15 +873,23 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
             c.out_of_reach = true;
         memcpy(w, &br, 4);
     }
-    /* the site table and its trailer (cct-region.h) */
+    /* the site table and its trailer (cct-region.h), in address order:
+     * a trampoline's framed call, its leaf call, its unpushed call */
+    uint64_t npairs = 0;
     for (unsigned i = 0; i < nsites; i++) {
         put64(&c, sites[i].call);
         put64(&c, sites[i].pc);
+        if (sites[i].call_leaf) {
+            put64(&c, sites[i].call_leaf);
+            put64(&c, sites[i].pc);
+            npairs++;
+        }
         put64(&c, sites[i].call_unpushed);
         put64(&c, sites[i].pc);
+        npairs += 2;
     }
     put64(&c, CCT_SITES_MAGIC);
-    put64(&c, 2 * (uint64_t)nsites);
+    put64(&c, npairs);
     if (c.out_of_reach) {
         ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
                    "the image's data and bss are too large for this instrumenter",

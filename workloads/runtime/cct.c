@@ -21,7 +21,7 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
 static struct cct_record *rec(uint64_t addr) { return (struct cct_record *)addr; }
 
 static struct cct_record *new_record(struct cct_core *c, uint64_t callee, uint64_t site,
-                                     uint64_t parent, uint32_t nslots)
+                                     uint64_t parent, uint32_t nslots, uint32_t flags)
 {
     uint64_t end = (uint64_t)c + CCT_PER_CORE;
     uint64_t size = cct_record_size(nslots);
@@ -33,6 +33,7 @@ static struct cct_record *new_record(struct cct_core *c, uint64_t callee, uint64
     r->site = site;
     r->parent = parent;
     r->nslots = nslots;
+    r->flags = flags;
     r->id = (uint32_t)c->nrecords++;
     if (parent) {
         r->next = rec(parent)->children;
@@ -48,8 +49,8 @@ static void init_core(struct cct_core *c, const struct cct_procs *procs)
     c->top = (uint64_t)c + CCT_STACK_OFFSET;
     c->alloc = (uint64_t)c + CCT_RECORDS_OFFSET;
     c->procs = (uint64_t)procs;
-    c->root = (uint64_t)new_record(c, 0, 0, 0, 0);
-    c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0);
+    c->root = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
+    c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
     c->cur = c->root;
     c->magic = CCT_MAGIC;
 }
@@ -93,7 +94,7 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
         if (a->callee == callee && a != rec(c->root))
             found = a;
     if (!found)
-        found = new_record(c, callee, site, (uint64_t)cur, p ? p->nslots : 0);
+        found = new_record(c, callee, site, (uint64_t)cur, p ? p->nslots : 0, p ? p->flags : 0);
     if (!found) {
         c->overflow_calls++;
         return rec(c->overflow);
