@@ -6,7 +6,11 @@
  * caller (2000 bsr -> 1000; 2004 ret): three trips round the loop leave
  * the counts 0:1 2:2 3:1, an interrupt between instructions changes
  * nothing, a call does not end the caller's path, and the counts come out
- * in the file's layout.
+ * in the file's layout.  Metrics: each instruction takes 2 cycles and
+ * 1008 misses once; a path's deltas run from the counters after the
+ * instruction before its first (the entry's: the call) or after its
+ * backedge, to those after its last, so loop paths tile and the caller's
+ * path holds its callee's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,10 +72,13 @@ static void run(uint64_t pc, uint32_t word, unsigned cls)
     assert_true(used < 64);
     struct bl_insn *in = &pool[used++];
     assert_true(bl_oracle_insn(pc, word, cls, in));
-    bl_oracle_retired(0, pc, in);
+    static struct bl_meter now;
+    now.v[PMU_EV_CYCLES] += 2;
+    now.v[PMU_EV_DMISS] += pc == 0x1008;
+    bl_oracle_retired(0, pc, in, &now);
 }
 
-static void test_the_loops_paths_are_counted_through_a_call_and_an_interrupt(void **state)
+static void test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_interrupt(void **state)
 {
     (void)state;
     struct bl_insn none;
@@ -105,18 +112,22 @@ static void test_the_loops_paths_are_counted_through_a_call_and_an_interrupt(voi
     assert_int_equal(fread(b, sizeof b[0], 4, f), 4);
     fclose(f);
     unlink(path);
-    static const uint64_t want[4][3] = {{0x1000, 0, 1}, {0x1000, 2, 2}, {0x1000, 3, 1}, {0x2000, 0, 1}};
+    /* proc, path, count, cycles, misses */
+    static const uint64_t want[4][5] = {
+        {0x1000, 0, 1, 8, 1}, {0x1000, 2, 2, 16, 2}, {0x1000, 3, 1, 6, 0}, {0x2000, 0, 1, 34, 3}};
     for (int i = 0; i < 4; i++) {
         assert_int_equal(b[i].proc, want[i][0]);
         assert_int_equal(b[i].path, want[i][1]);
         assert_int_equal(b[i].count, want[i][2]);
+        assert_int_equal(b[i].metric[PMU_EV_CYCLES], want[i][3]);
+        assert_int_equal(b[i].metric[PMU_EV_DMISS], want[i][4]);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_the_loops_paths_are_counted_through_a_call_and_an_interrupt),
+        cmocka_unit_test(test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_interrupt),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
