@@ -329,6 +329,12 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         conc_note(&v->conc, r.fetch, r.issue, r.retire_ready, &o->useful_issued);
     }
     struct pmu_window *w = v->win;
+    struct bl_meter before = {{0}};         /* the counters before it (bl-oracle.h note 6) */
+    if (in->planned && w) {
+        memcpy(before.v, w->totals, sizeof before.v);
+        before.v[PMU_EV_CYCLES] = w->cycles;
+        before.v[PMU_EV_RETIRED] = w->retired;
+    }
     if (w) {
         if (w->config_gen != v->cu.config_gen)
             reload_config(v);
@@ -357,7 +363,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             now.v[PMU_EV_CYCLES] = w->cycles;
             now.v[PMU_EV_RETIRED] = w->retired;
         }
-        bl_oracle_retired(core, in->s.pc, &in->bl, &now);
+        bl_oracle_retired(core, in->s.pc, &in->bl, &before, &now);
     }
 
     /* The wrong path fetched after a mispredicted branch: aborted. */

@@ -33,8 +33,7 @@ struct core_state {
     unsigned depth;
     const struct bl_insn *prev;         /* the last planned instruction, not yet followed */
     uint64_t prev_pc;
-    struct bl_meter meter[2];           /* after prev ([cur]) and after the planned one before it */
-    unsigned cur;
+    struct bl_meter before, after;      /* the counters around prev */
     struct entry *table;
     size_t cap, n;
 };
@@ -241,7 +240,7 @@ static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc
 /* Planned instruction pc (in) took the way to next_pc (note 5). */
 static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, uint64_t next_pc)
 {
-    const struct bl_meter *after = &c->meter[c->cur], *before = &c->meter[c->cur ^ 1];
+    const struct bl_meter *after = &c->after, *before = &c->before;
     if (!c->depth)
         c->f[c->depth++] = (struct frame){.expect_entry = true};
     struct frame *top = &c->f[c->depth - 1];
@@ -319,15 +318,16 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
     step(c, top, e, after);
 }
 
-void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, const struct bl_meter *now)
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, const struct bl_meter *before,
+                       const struct bl_meter *after)
 {
     struct core_state *c = &plan.cores[core];
     if (c->prev)
         follow(c, c->prev_pc, c->prev, pc);
     c->prev = in;
     c->prev_pc = pc;
-    c->cur ^= 1;
-    c->meter[c->cur] = *now;
+    c->before = *before;
+    c->after = *after;
 }
 
 static int by_proc_path(const void *a, const void *b)
