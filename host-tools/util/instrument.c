@@ -1281,7 +1281,9 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     struct fixup to_bad = put_fwd(c, OP_BEQ, t->C);
     int64_t off = 0;
     unsigned at = m->Y;
-    if (at == R_ZERO) {
+    if (at != R_ZERO && m->mt.on) {
+        off = PATH_COUNTERS_OFFSET + slot_size(&m->mt) * (int64_t)m->base;     /* Y: the region (metered) */
+    } else if (at == R_ZERO) {
         if (!region_ready)
             put_region(c, t->R);
         if (!region_ready && m->leaf) {
@@ -1330,10 +1332,8 @@ static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t liv
     tregs_save(c, &t);
     put_region(c, t.R);
     put_magic(c, &m->mt, t.R, t.C);
-    if (m->Y != R_ZERO) {
+    if (m->Y != R_ZERO)         /* metered: Y keeps the region, each count finds its slot from it */
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
-        put_addk(c, m->Y, PATH_COUNTERS_OFFSET + slot_size(&m->mt) * (int64_t)m->base, m->bad);
-    }
     put_meter_start(c, &m->mt, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
     tregs_restore(c, &t);
 }
@@ -1345,7 +1345,10 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
     struct tregs t;
     pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
-    put_region(c, t.R);
+    if (m->Y != R_ZERO)
+        t.R = m->Y;             /* the region, since the entry */
+    else
+        put_region(c, t.R);
     put_meter_end(c, &m->mt, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT, restart);
     put_reg_count(c, m, &t, add, true, true);
     tregs_restore(c, &t);
@@ -1358,7 +1361,10 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
     struct tregs t;
     pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
-    put_region(c, t.R);
+    if (m->Y != R_ZERO)
+        t.R = m->Y;             /* the region, since the entry */
+    else
+        put_region(c, t.R);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup none = put_fwd(c, OP_BEQ, t.A);
     put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
@@ -1420,7 +1426,8 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put_setk(c, m->P, add, m->bad);
     if (m->Y != R_ZERO) {
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
-        put_addk(c, m->Y, PATH_COUNTERS_OFFSET + slot_size(&m->mt) * (int64_t)m->base, m->bad);
+        if (!m->mt.on)          /* metered: Y keeps the region */
+            put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
     }
     tregs_restore(c, &t);
 }
@@ -1473,7 +1480,7 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     if (m->Y != R_ZERO) {
         /* the caller's counters' address is lost too: one that keeps any
          * number below PATH_MAX_COUNTERS inside the region */
-        put(c, mem(OP_LDA, m->Y, t.R, PATH_COUNTERS_OFFSET));
+        put(c, mem(OP_LDA, m->Y, t.R, m->mt.on ? 0 : PATH_COUNTERS_OFFSET));
     }
     struct fixup done3 = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_unmatched);
