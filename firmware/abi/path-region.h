@@ -81,8 +81,11 @@
  *     ldgp pair) is outside the measured window; everything inside it
  *     counts, callees and other trampolines included (the seed's
  *     inclusive path metrics).  Every procedure keeps a path register
- *     (no constant mode): the start must be kept.  The image's path
- *     table says the event (path_table_proc.metrics).
+ *     (no constant mode): the start must be kept.  A metered procedure's
+ *     second register (note 2, with loops) holds the region itself, so
+ *     a count finds the PMU page and its start slots without finding the
+ *     region again.  The image's path table says the event
+ *     (path_table_proc.metrics).
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
