@@ -193,3 +193,21 @@ def test_paths_ranks_counted_paths_by_a_metric_with_shares_and_the_top_paths_sha
         check(r.status == 2 and "go with --paths" in r.err, "--metrics is for paths", r)
     finally:
         cleanup(d)
+
+
+def test_metered_paths_on_two_cores_keep_each_cores_starts_apart():
+    """parallel on 2 cores: each core's leaf slots and start stacks are its
+    own region's, so the counts stay exact and the metrics near the truth."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument_metered(d, "parallel")
+        db, oracle = _record(d, inst, [], cores=2)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        check(j["path_count_error"] == 0, "every path's count on both cores equals the model's", r)
+        check(j["metered"] is True and j["unmetered"] == 0, "every path is metered", r)
+        check(j["path_metric_error"]["cycles"] < 0.10 and j["path_metric_error"]["dmiss"] < 0.10,
+              "both cores' per-path metrics within 10 % of the model's", r)
+    finally:
+        cleanup(d)
