@@ -989,10 +989,8 @@ static void put_meter_start(struct code *c, const struct meter *mt, const struct
 static void put_meter_end(struct code *c, const struct meter *mt, const struct tregs *t, unsigned S, int off_cycles,
                           int off_event, bool restart)
 {
-    put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION));
-    put(c, mem(OP_LDQ, t->C, S, off_cycles));          /* (first: its add does not wait) */
-    put(c, mem(OP_LDQ, t->D, t->E, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, t->E, t->E, mt->ev_off));
+    put_meter_read(c, mt, t);
+    put(c, mem(OP_LDQ, t->C, S, off_cycles));
     if (restart)
         put(c, mem(OP_STQ, t->D, S, off_cycles));
     put(c, opr(OP_INTA, F_SUBQ, t->D, t->C, t->D));
@@ -1002,18 +1000,13 @@ static void put_meter_end(struct code *c, const struct meter *mt, const struct t
     put(c, opr(OP_INTA, F_SUBQ, t->E, t->C, t->E));
 }
 
-/* The slot at K + off (struct path_metered) counts one more path with D
- * cycles and E events; clobbers A and C.  The loads go first, so no add
- * waits for its load (the in-order core's load-use delay). */
-static void put_count_metered(struct code *c, const struct tregs *t, unsigned K, int off)
+/* The slot at K + off gets D and E added (struct path_metered); clobbers C. */
+static void put_meter_add(struct code *c, const struct tregs *t, unsigned K, int off)
 {
-    put(c, mem(OP_LDQ, t->C, K, off));
-    put(c, mem(OP_LDQ, t->A, K, off + 8));
-    put(c, opl(OP_INTA, F_ADDQ, t->C, 1, t->C));
-    put(c, opr(OP_INTA, F_ADDQ, t->A, t->D, t->A));
-    put(c, mem(OP_STQ, t->C, K, off));
+    put(c, mem(OP_LDQ, t->C, K, off + 8));
+    put(c, opr(OP_INTA, F_ADDQ, t->C, t->D, t->C));
+    put(c, mem(OP_STQ, t->C, K, off + 8));
     put(c, mem(OP_LDQ, t->C, K, off + 16));
-    put(c, mem(OP_STQ, t->A, K, off + 8));
     put(c, opr(OP_INTA, F_ADDQ, t->C, t->E, t->C));
     put(c, mem(OP_STQ, t->C, K, off + 16));
 }
@@ -1035,10 +1028,9 @@ static void put_count(struct code *c, const struct tregs *t, const struct meter 
         put_addk(c, t->B, off, bad);
         off = 0;
     }
+    put_incq(c, t->C, t->B, (int)off);
     if (mt->on)
-        put_count_metered(c, t, t->B, (int)off);
-    else
-        put_incq(c, t->C, t->B, (int)off);
+        put_meter_add(c, t, t->B, (int)off);
     land(c, done);
 }
 
@@ -1133,8 +1125,6 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
         put_count(c, t, mt, npaths, base, bad);
-        if (mt->on)     /* (the count took A) */
-            put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->reset, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
@@ -1310,10 +1300,9 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
         put_addk(c, t->B, off, m->bad);
         off = 0;
     }
+    put_incq(c, t->C, t->B, (int)off);
     if (metrics)
-        put_count_metered(c, t, t->B, (int)off);
-    else
-        put_incq(c, t->C, t->B, (int)off);
+        put_meter_add(c, t, t->B, (int)off);
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
         m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C};
     } else {
