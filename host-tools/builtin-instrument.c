@@ -18,7 +18,7 @@
 
 static const struct opt_command instrument_command = {
     .name = "instrument",
-    .synopsis = "--cct|--paths IMAGE.elf -o OUT.elf",
+    .synopsis = "--cct|--paths [--metrics [--event E]] IMAGE.elf -o OUT.elf",
     .about = "Writes an instrumented copy of the sealed workload image IMAGE.elf to\n"
              "OUT.elf.  --cct builds a calling context tree at run time: every call\n"
              "goes through a trampoline that counts it per calling context (call\n"
