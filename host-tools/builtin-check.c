@@ -18,6 +18,7 @@
 #include "util/calc-accuracy.h"
 #include "util/path-accuracy.h"
 #include "util/cct-accuracy.h"
+#include "firmware/abi/event-spec.h"
 #include "firmware/abi/path-region.h"
 #include "util/path-count-accuracy.h"
 #include "util/cycle-stacks.h"
@@ -854,6 +855,27 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
                    (unsigned long long)pc.bad_paths, (unsigned long long)pc.unnamed,
                    (unsigned long long)pc.truth_unknown, (unsigned long long)pc.truth_lost);
+            printf(", \"metered\": %s, \"path_metric_error\": ", pc.event >= 0 ? "true" : "false");
+            if (pc.event >= 0) {
+                const char *names[2] = {"cycles", pmu_event_name((unsigned)pc.event)};
+                printf("{");
+                for (unsigned k = 0; k < 2; k++) {
+                    printf("%s\"%s\": ", k ? ", " : "", names[k]);
+                    json_num(stdout, pc.path_metric_error[k]);
+                }
+                printf("}, \"metrics\": [");
+                for (unsigned k = 0; k < 2; k++) {
+                    printf("%s{\"metric\": \"%s\", \"profile\": %llu, \"truth\": %llu, \"abs_diff\": %llu, "
+                           "\"bias_per_execution\": ", k ? ", " : "", names[k],
+                           (unsigned long long)pc.metric_profile[k], (unsigned long long)pc.metric_truth[k],
+                           (unsigned long long)pc.metric_abs_diff[k]);
+                    json_num(stdout, pc.metric_bias[k]);
+                    printf("}");
+                }
+                printf("], \"unmetered\": %llu", (unsigned long long)pc.unmetered);
+            } else {
+                printf("null");
+            }
             printf(", \"left_alone\": [");
             for (unsigned i = 0; i < pc.nleft_alone; i++)
                 printf("%s{\"start\": %llu, \"executions\": %llu, \"why\": \"%s\"}", i ? ", " : "",
@@ -925,6 +947,17 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)pc.procs_left_alone_run, (unsigned long long)pc.paths_left_alone,
                    (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
                    (unsigned long long)pc.bad_paths);
+            if (pc.event >= 0) {
+                const char *names[2] = {"cycles", pmu_event_name((unsigned)pc.event)};
+                printf("  per-path metrics against the model's deltas over each path (path_metric_error =\n"
+                       "  sum |instrumented - truth| / sum truth; bias = (instrumented - truth) per execution,\n"
+                       "  where the trampolines read the PMU page; %llu paths counted unmetered):\n",
+                       (unsigned long long)pc.unmetered);
+                for (unsigned k = 0; k < 2; k++)
+                    printf("    %-8s path_metric_error %.4f  instrumented %llu, truth %llu, bias %+.2f per execution\n",
+                           names[k], pc.path_metric_error[k], (unsigned long long)pc.metric_profile[k],
+                           (unsigned long long)pc.metric_truth[k], pc.metric_bias[k]);
+            }
             for (unsigned i = 0; i < pc.nleft_alone; i++)
                 printf("    left alone: proc 0x%llx, %llu path executions (%s)\n",
                        (unsigned long long)pc.left_alone[i].start,

@@ -12,18 +12,21 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "firmware/abi/event-spec.h"
 #include "util/instrument.h"
 #include "util/options.h"
 
 static const struct opt_command instrument_command = {
     .name = "instrument",
-    .synopsis = "--cct|--paths IMAGE.elf -o OUT.elf",
+    .synopsis = "--cct|--paths [--metrics [--event E]] IMAGE.elf -o OUT.elf",
     .about = "Writes an instrumented copy of the sealed workload image IMAGE.elf to\n"
              "OUT.elf.  --cct builds a calling context tree at run time: every call\n"
              "goes through a trampoline that counts it per calling context (call\n"
              "sites distinguished, recursion folded) with its inclusive cycles and\n"
              "instructions.  --paths counts every procedure's Ball-Larus paths (the\n"
-             "numbering of the model's oracle) in per-core counters.  The original\n"
+             "numbering of the model's oracle) in per-core counters; with --metrics\n"
+             "also each path's modelled cycles and one event (--event, default dmiss)\n"
+             "read from the PMU page at its start and end (inclusive of callees).  The original\n"
              "procedures keep their addresses; the\n"
              "trampolines are a new segment after the image, named " INSTRUMENT_SYMBOL ".",
     .epilog = "Run the copy like the original (alphaprof record OUT.elf); the monitor\n"
@@ -35,12 +38,14 @@ static const struct opt_command instrument_command = {
 
 int cmd_instrument(int argc, char **argv)
 {
-    bool cct = false, paths = false, both = false, quiet = false;
-    const char *out = NULL;
+    bool cct = false, paths = false, both = false, quiet = false, metrics = false;
+    const char *out = NULL, *event_name = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
         OPT_BOOLEAN(0, "cct", &cct, "calling context tree: call counts and inclusive metrics per context"),
         OPT_BOOLEAN(0, "paths", &paths, "Ball-Larus path counts per procedure"),
+        OPT_BOOLEAN(0, "metrics", &metrics, "with --paths: per path cycles and --event too (costs more)"),
+        OPT_STRING(0, "event", &event_name, "NAME", "with --metrics: the event beside cycles (default dmiss)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context (not built yet: refused)"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
@@ -57,6 +62,19 @@ int cmd_instrument(int argc, char **argv)
                              "instrument with --cct or --paths");
     else if (!cct && !paths)
         rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct or --paths");
+    else if ((metrics || event_name) && !paths)
+        rc = opt_usage_error(&instrument_command, "--metrics and --event go with --paths (a CCT always has "
+                             "cycles and instructions)");
+    else if (event_name && !metrics)
+        rc = opt_usage_error(&instrument_command, "--event chooses the metric beside cycles: add --metrics");
+    else if (event_name && (pmu_event_lookup(event_name, strlen(event_name)) < 0 ||
+                            pmu_event_lookup(event_name, strlen(event_name)) == PMU_EV_CYCLES))
+    {
+        char msg[400];
+        snprintf(msg, sizeof msg, "--event %s: not an event other than cycles; one of: %s", event_name,
+                 PMU_EVENT_LIST_TEXT);
+        rc = opt_usage_error(&instrument_command, msg);
+    }
     else if (!out)
         rc = opt_usage_error(&instrument_command, "where to? give -o OUT.elf");
     else if (!strcmp(out, operands.v[0]))
@@ -66,7 +84,8 @@ int cmd_instrument(int argc, char **argv)
         struct instrument_stats st;
         struct instrument_path_stats ps;
         if (paths) {
-            if (instrument_paths(operands.v[0], out, &ps, &err)) {
+            int event = !metrics ? -1 : event_name ? pmu_event_lookup(event_name, strlen(event_name)) : PMU_EV_DMISS;
+            if (instrument_paths(operands.v[0], out, event, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
             } else {
@@ -75,11 +94,12 @@ int cmd_instrument(int argc, char **argv)
                            "needed, %u in a register of their own (leaves), %u in a callee-saved register, "
                            "the others in memory; %llu counters, %llu "
                            "instructions patched), %u left alone (%u numbering not countable, %u no counter "
-                           "room, %u entry, %u edge), trampolines at 0x%llx (%llu bytes)\n",
+                           "room, %u entry, %u edge), trampolines at 0x%llx (%llu bytes)%s%s\n",
                            out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
                            ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4], ps.skipped[1],
                            ps.skipped[2], ps.skipped[3], ps.skipped[4], (unsigned long long)ps.region_addr,
-                           (unsigned long long)ps.region_size);
+                           (unsigned long long)ps.region_size, metrics ? "; metrics: cycles and " : "",
+                           metrics ? pmu_event_name((unsigned)event) : "");
                 rc = 0;
             }
         } else if (instrument_cct(operands.v[0], out, &st, &err)) {

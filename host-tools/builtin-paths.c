@@ -1,5 +1,10 @@
 /*
- * alphaprof paths [--proc NAME]: hot paths per procedure, reconstructed
+ * alphaprof paths [--proc NAME]: hot paths.  A session of an image
+ * instrumented with `instrument --paths [--metrics]` shows its counted
+ * Ball-Larus paths (util/path-metrics.h): ranked by --sort count, cycles
+ * or the event, each metric's share, and the share of the event (D-cache
+ * misses by default) the top 5, 10 and 28 paths hold (the seed's finding).
+ * Otherwise (or with --sampled): hot paths per procedure, reconstructed
  * from paired ProfileMe samples' branch history (seed section 5.3;
  * util/path-profile.h groups, util/path-recon.h reconstructs).  Each path
  * is shown as its blocks, oldest first, with their source lines, and its
@@ -16,8 +21,10 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "firmware/abi/event-spec.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
+#include "util/path-metrics.h"
 #include "util/path-profile.h"
 #include "util/strvec.h"
 
@@ -31,14 +38,183 @@ static const struct opt_command paths_command = {
              "back --bits conditional branches or to the procedure's entry; callees on\n"
              "it show as [name].  Estimated executions: samples x the ProfileMe\n"
              "interval / the sampled block's length.  alphaprof check --paths measures\n"
-             "the reconstruction against the model's exact paths.",
+             "the reconstruction against the model's exact paths.\n"
+             "\n"
+             "A session of an image from `alphaprof instrument --paths [--metrics]`\n"
+             "shows the counted Ball-Larus paths instead (--sampled: the ProfileMe ones):\n"
+             "ranked by --sort count|cycles|EVENT, with each one's share, and the share\n"
+             "of the event the top 5, 10 and 28 paths hold.  A path's metrics run from\n"
+             "its start to its end, callees included.",
 };
 
 struct paths_options {
     struct profile_opts po;
-    const char *proc;
+    const char *proc, *sort;
     unsigned bits, limit;
+    bool sampled;
 };
+
+static const size_t top_k[] = {5, 10, 28};     /* the seed's: 3-28 hot paths */
+
+static const char *key_name(const struct path_metrics *pm, enum pm_key k)
+{
+    return k == PM_COUNT ? "count" : k == PM_CYCLES ? "cycles" : pmu_event_name((unsigned)pm->event);
+}
+
+static double share(const struct path_metrics *pm, const struct hot_path *h, enum pm_key k)
+{
+    return pm->total[k] ? (double)h->v[k] / (double)pm->total[k] : 0;
+}
+
+static void print_counted_json(const struct paths_options *o, struct path_metrics *pm, enum pm_key key)
+{
+    int nkeys = pm->metered ? PM_NKEYS : 1;
+    printf("{\"instrumented\": true, \"session\": %lld, \"image\": ", (long long)pm->session);
+    json_str(stdout, pm->image);
+    printf(", \"metered\": %s, \"event\": ", pm->metered ? "true" : "false");
+    if (pm->metered)
+        json_str(stdout, key_name(pm, PM_EVENT));
+    else
+        printf("null");
+    printf(", \"sort\": \"%s\", \"paths_counted\": %zu", key_name(pm, key), pm->n);
+    for (int k = 0; k < nkeys; k++)
+        printf(", \"total_%s\": %llu", k == PM_EVENT ? "event" : key_name(pm, (enum pm_key)k),
+               (unsigned long long)pm->total[k]);
+    printf(", \"top_share\": {");
+    for (int k = 0; k < nkeys; k++) {
+        printf("%s\"%s\": {", k ? ", " : "", key_name(pm, (enum pm_key)k));
+        for (size_t t = 0; t < sizeof top_k / sizeof *top_k; t++) {
+            printf("%s\"%zu\": ", t ? ", " : "", top_k[t]);
+            json_num(stdout, path_metrics_top_share(pm, (enum pm_key)k, top_k[t]));
+        }
+        printf("}");
+    }
+    printf("}, \"unmetered\": %llu, \"lost_paths\": %llu, \"unmatched_exits\": %llu, \"bad_paths\": %llu, "
+           "\"unnamed\": %llu, \"paths\": [", (unsigned long long)pm->unmetered, (unsigned long long)pm->lost_paths,
+           (unsigned long long)pm->unmatched_exits, (unsigned long long)pm->bad_paths,
+           (unsigned long long)pm->unnamed);
+    for (size_t i = 0; i < pm->n && (!o->limit || i < o->limit); i++) {
+        const struct hot_path *h = &pm->paths[i];
+        char name[256], text[2048];
+        path_metrics_describe(pm, i, name, sizeof name, text, sizeof text);
+        printf("%s\n  {\"procedure\": ", i ? "," : "");
+        json_str(stdout, name);
+        printf(", \"start\": %llu, \"path\": %llu", (unsigned long long)h->proc, (unsigned long long)h->path);
+        for (int k = 0; k < nkeys; k++) {
+            const char *n = k == PM_EVENT ? "event" : key_name(pm, (enum pm_key)k);
+            printf(", \"%s\": %llu, \"%s_share\": ", n, (unsigned long long)h->v[k], n);
+            json_num(stdout, share(pm, h, (enum pm_key)k));
+        }
+        printf(", \"blocks\": ");
+        json_str(stdout, text);
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+static void print_counted_text(const struct paths_options *o, struct path_metrics *pm, enum pm_key key)
+{
+    int nkeys = pm->metered ? PM_NKEYS : 1;
+    printf("Ball-Larus paths counted by the instrumented image %s (session %lld): %zu paths, %llu executions",
+           pm->image, (long long)pm->session, pm->n, (unsigned long long)pm->total[PM_COUNT]);
+    if (pm->metered)
+        printf(";\nper path its modelled cycles and %s from its start to its end, callees included", key_name(pm, PM_EVENT));
+    printf(".  By %s.\n", key_name(pm, key));
+    for (int k = nkeys - 1; k >= 0; k--) {
+        printf("  the top");
+        for (size_t t = 0; t < sizeof top_k / sizeof *top_k; t++)
+            printf("%s %zu", t ? "," : "", top_k[t]);
+        printf(" paths by %s hold", key_name(pm, (enum pm_key)k));
+        for (size_t t = 0; t < sizeof top_k / sizeof *top_k; t++)
+            printf("%s %.1f %%", t ? "," : "", 100 * path_metrics_top_share(pm, (enum pm_key)k, top_k[t]));
+        printf(" of %s\n", k == PM_COUNT ? "path executions" : key_name(pm, (enum pm_key)k));
+    }
+    if (pm->unmetered || pm->lost_paths || pm->unmatched_exits || pm->bad_paths || pm->unnamed)
+        printf("  not here: %llu paths counted without metrics, %llu lost (register stack full), %llu unmatched "
+               "exits, %llu bad numbers, %llu executions of unnamed counters\n",
+               (unsigned long long)pm->unmetered, (unsigned long long)pm->lost_paths,
+               (unsigned long long)pm->unmatched_exits, (unsigned long long)pm->bad_paths,
+               (unsigned long long)pm->unnamed);
+    printf("\n  %12s %6s", "count", "%");
+    if (pm->metered)
+        printf(" %14s %6s %10s %6s", "cycles", "%", key_name(pm, PM_EVENT), "%");
+    printf("  procedure:path  blocks (source lines)\n");
+    size_t limit = o->limit ? o->limit : pm->n;
+    for (size_t i = 0; i < pm->n && i < limit; i++) {
+        const struct hot_path *h = &pm->paths[i];
+        char name[256], text[2048];
+        path_metrics_describe(pm, i, name, sizeof name, text, sizeof text);
+        printf("  %12llu %6.2f", (unsigned long long)h->v[PM_COUNT], 100 * share(pm, h, PM_COUNT));
+        if (pm->metered)
+            printf(" %14llu %6.2f %10llu %6.2f", (unsigned long long)h->v[PM_CYCLES], 100 * share(pm, h, PM_CYCLES),
+                   (unsigned long long)h->v[PM_EVENT], 100 * share(pm, h, PM_EVENT));
+        printf("  %s:%llu  %s\n", name, (unsigned long long)h->path, text);
+    }
+    if (pm->n > limit)
+        printf("  (%zu more paths: --limit N or --json)\n", pm->n - limit);
+}
+
+/* The instrumented view; 0 printed, 1 error, -1 no path counts. */
+static int counted_paths(const struct paths_options *o, const char *db_path)
+{
+    struct ap_err err;
+    struct pdb *db;
+    struct path_metrics pm;
+    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+        fprintf(stderr, "alphaprof paths: %s\n", err.msg);
+        return 1;
+    }
+    int rc = path_metrics_load(db, 0, o->proc, &pm, &err);
+    pdb_close(db);
+    if (rc) {
+        fprintf(stderr, "alphaprof paths: %s\n", err.msg);
+        return 1;
+    }
+    if (!pm.present) {
+        path_metrics_free(&pm);
+        if (o->sort) {
+            fprintf(stderr, "alphaprof paths: --sort ranks counted paths, and %s has none; instrument the image "
+                            "with alphaprof instrument --paths and record it\n", db_path);
+            return 1;
+        }
+        return -1;
+    }
+    enum pm_key key = PM_COUNT;
+    if (o->sort && !strcmp(o->sort, "cycles"))
+        key = PM_CYCLES;
+    else if (o->sort && strcmp(o->sort, "count")) {
+        int e = pmu_event_lookup(o->sort, strlen(o->sort));
+        if (!pm.metered || e != pm.event) {
+            fprintf(stderr, "alphaprof paths: --sort %s: sort by count%s%s%s\n", o->sort,
+                    pm.metered ? ", cycles or " : " (the image counts no metrics: instrument with --metrics)",
+                    pm.metered ? pmu_event_name((unsigned)pm.event) : "", pm.metered ? " (the image's event)" : "");
+            path_metrics_free(&pm);
+            return 1;
+        }
+        key = PM_EVENT;
+    } else if (o->sort && !strcmp(o->sort, "cycles") && !pm.metered) {
+        key = PM_COUNT;
+    }
+    if (key == PM_CYCLES && !pm.metered) {
+        fprintf(stderr, "alphaprof paths: --sort cycles: the image counts no metrics; instrument with "
+                        "alphaprof instrument --paths --metrics\n");
+        path_metrics_free(&pm);
+        return 1;
+    }
+    if (!pm.n) {
+        fprintf(stderr, "alphaprof paths: no counted path%s%s in session %lld of %s\n", o->proc ? " of " : "",
+                o->proc ? o->proc : "", (long long)pm.session, db_path);
+        path_metrics_free(&pm);
+        return 1;
+    }
+    path_metrics_sort(&pm, key);
+    if (o->po.json)
+        print_counted_json(o, &pm, key);
+    else
+        print_counted_text(o, &pm, key);
+    path_metrics_free(&pm);
+    return 0;
+}
 
 static void print_json(const struct paths_options *o, const struct path_profile *pp, const struct ps_samples *ps)
 {
@@ -125,7 +301,9 @@ int cmd_paths(int argc, char **argv)
         OPT_UINT(0, "bits", &o.bits, "N", 1, PR_MAX_BITS,
                  "history bits a path reaches back (1-12, default 8; ProfileMe's\n"
                  "processors kept 8-12)"),
-        OPT_LIMIT(&o.limit, "paths per procedure"),
+        OPT_LIMIT(&o.limit, "paths per procedure (counted paths: in all)"),
+        OPT_STRING(0, "sort", &o.sort, "KEY", "counted paths: rank by count (default), cycles or the image's event"),
+        OPT_BOOLEAN(0, "sampled", &o.sampled, "the ProfileMe paths even when the session has counted ones"),
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
     };
@@ -135,6 +313,11 @@ int cmd_paths(int argc, char **argv)
     if (o.limit == OPT_LIMIT_UNSET)
         o.limit = o.po.json ? 0 : 10;
     const char *db_path = profile_opts_db(&o.po);
+    if (!o.sampled) {
+        int c = counted_paths(&o, db_path);
+        if (c >= 0)
+            return c;
+    }
     struct ap_err err;
     struct pdb *db;
     struct ps_samples ps;

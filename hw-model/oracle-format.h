@@ -218,6 +218,16 @@ _Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_D
  * and those left open when calls nest deeper than the model follows (256
  * frames: it starts again from the call that went past).
  *
+ * Per path, besides its count, the exact deltas of the core's counters
+ * over its executions (version 2): metric[PMU_EV_CYCLES] the PMU page's
+ * cycles, [PMU_EV_RETIRED] its retired, every other event its totals[]
+ * (pmu-window.h), each from the path's start to its end as the model
+ * follows it: a path that begins at the procedure's entry starts after
+ * the last planned instruction before its first one retired (the call),
+ * one after a backedge where that backedge's ended (so a loop's paths
+ * tile), and every path ends when its last instruction (a return, a
+ * backedge, an exit) retired.  Everything the core ran in between counts:
+ * callees, interrupts, and in an instrumented image its trampolines.
  *   PATH.plan:     struct oracle_plan_header, struct oracle_plan_proc x
  *                  nprocs (by start), struct oracle_plan_edge x nedges
  *                  (each procedure's contiguous, by from then to)
@@ -247,7 +257,7 @@ _Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_D
 #define ORACLE_PLAN_FLOW_CALL    1
 #define ORACLE_PLAN_FLOW_RETURN  2
 #define ORACLE_BLPATHS_MAGIC   0x48544150424c7270ULL  /* "prBLPATH" */
-#define ORACLE_BLPATHS_VERSION 1
+#define ORACLE_BLPATHS_VERSION 2      /* 2: per-path counter deltas */
 
 struct oracle_plan_header {
     uint64_t magic;
@@ -287,12 +297,14 @@ struct oracle_blpath {
     uint64_t proc;              /* the procedure's start */
     uint64_t path;              /* its Ball-Larus number */
     uint64_t count;
+    uint64_t metric[PMU_EV_COUNT];      /* summed deltas over its executions (above) */
 };
 
 _Static_assert(sizeof(struct oracle_plan_header) == 24, "oracle_plan_header: fixed layout");
 _Static_assert(sizeof(struct oracle_plan_proc) == 40, "oracle_plan_proc: fixed layout");
 _Static_assert(sizeof(struct oracle_plan_edge) == 40, "oracle_plan_edge: fixed layout");
 _Static_assert(sizeof(struct oracle_blpaths_header) == 48, "oracle_blpaths_header: fixed layout");
+_Static_assert(sizeof(struct oracle_blpath) == 24 + 8 * PMU_EV_COUNT, "oracle_blpath: fixed layout");
 
 /*
  * The calling-context oracle: a section of its own, PATH.cct beside the

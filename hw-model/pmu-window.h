@@ -37,7 +37,7 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         4       /* 4: ProfileMe's retire-gap register; 3: multiplexing keeps partial periods */
+#define PMU_VERSION         5       /* 5: the user page's event totals; 4: ProfileMe's retire-gap register */
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
@@ -259,13 +259,21 @@ struct pmu_window {
      * configured the counters (0 while N is off); with cycles and retired
      * the workload-readable part (see the user page above) */
     uint64_t counts[PMU_COUNTERS];
+    /* by the model (full mode; 0 in counters mode): every event this core
+     * had since boot, whatever the counters count, exact after every
+     * instruction like cycles (user page): what `instrument --paths
+     * --metrics` reads at path boundaries.  [CYCLES] and [RETIRED] stay 0:
+     * read cycles and retired. */
+    uint64_t totals[PMU_EV_COUNT];
     uint8_t pad[4096 - 8 * 4 - 8 * 2 - PMU_COUNTERS * 24 - 8 * 5 - 24 - 8 * 4 - 8 * 3 - 8 -
-                PMU_COUNTERS * 16 - 8 - PMU_COUNTERS * 8];
+                PMU_COUNTERS * 16 - 8 - PMU_COUNTERS * 8 - PMU_EV_COUNT * 8];
     struct pmu_record ring[PMU_RING_ENTRIES];
     struct pme_record pme_ring[PME_RING_ENTRIES];
 };
 
 _Static_assert(sizeof(struct pmu_record) == 32, "record layout");
+#define PMU_TOTALS_OFF(e)   (__builtin_offsetof(struct pmu_window, totals) + 8 * (e))
+_Static_assert(__builtin_offsetof(struct pmu_window, totals) + 8 * PMU_EV_COUNT <= 4096, "totals on the user page");
 _Static_assert(__builtin_offsetof(struct pmu_window, ring) == 4096, "ring starts on the second page");
 _Static_assert(sizeof(struct pme_record) == 72, "ProfileMe record layout");
 _Static_assert(PME_EVB_COUNT <= 32 && PME_LAT_COUNT <= 16, "fit the link protocol's limits");

@@ -1420,6 +1420,9 @@ int lk_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct l
     put_uvarint(w, h->unmatched_exits);
     put_uvarint(w, h->bad_paths);
     put_uvarint(w, h->first);
+    put_uvarint(w, h->metered);
+    put_uvarint(w, h->unmetered);
+    w->paths_metered = h->metered != 0;
     open_list(w);
     return begun(w);
 }
@@ -1431,6 +1434,10 @@ int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c)
     struct mark m = mark(w);
     put_uvarint(w, c->index);
     put_uvarint(w, c->count);
+    if (w->paths_metered) {
+        put_uvarint(w, c->cycles);
+        put_uvarint(w, c->event);
+    }
     return commit_entry(w, m);
 }
 
@@ -1468,6 +1475,11 @@ int lk_paths_open(const struct lk_frame *f, struct lk_paths_head *h, struct lk_r
     GET(lk_get_uvarint(r, &h->unmatched_exits));
     GET(lk_get_uvarint(r, &h->bad_paths));
     GET(lk_get_uvarint(r, &h->first));
+    GET(lk_get_uvarint(r, &h->metered));
+    GET(lk_get_uvarint(r, &h->unmetered));
+    if (h->metered > 1)
+        return LK_E_RANGE;
+    r->paths_metered = h->metered != 0;
     GET(open_list_reader(r));
     return LK_OK;
 }
@@ -1478,6 +1490,11 @@ int lk_paths_next(struct lk_reader *r, struct lk_path_count *c)
         return 0;
     GET(lk_get_uvarint(r, &c->index));
     GET(lk_get_uvarint(r, &c->count));
+    c->cycles = c->event = 0;
+    if (r->paths_metered) {
+        GET(lk_get_uvarint(r, &c->cycles));
+        GET(lk_get_uvarint(r, &c->event));
+    }
     r->left--;
     return 1;
 }

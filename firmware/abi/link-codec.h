@@ -65,6 +65,7 @@ struct lk_writer {
     size_t count_at;        /* offset of the n16 entry count, 0 if none */
     uint16_t count;
     uint64_t prev_pc;       /* for pcd */
+    bool paths_metered;     /* PATHS: entries carry cycles and event */
 };
 
 /* Starts a frame of `type` in buf (cap >= LK_HDR_SIZE + LK_CRC_SIZE). */
@@ -266,10 +267,13 @@ struct lk_cct_record {
 struct lk_paths_head {
     uint32_t core;
     uint64_t lost_paths, unmatched_exits, bad_paths, first;
+    uint64_t metered;           /* 1: each counter carries cycles and event */
+    uint64_t unmetered;         /* paths counted without metrics */
 };
 
 struct lk_path_count {
     uint64_t index, count;
+    uint64_t cycles, event;     /* when metered */
 };
 
 /* ------------------------------------------------------- typed encoders */
@@ -373,6 +377,7 @@ struct lk_reader {
     uint64_t prev_pc;
     uint32_t left;                      /* entries left in a list */
     uint32_t nbits, nlat;
+    bool paths_metered;                 /* PATHS: entries carry cycles and event */
 };
 
 void lk_reader_init(struct lk_reader *r, const struct lk_frame *f);

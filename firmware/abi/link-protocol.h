@@ -137,10 +137,16 @@
  *             u lost_paths (paths of activations deeper than the register
  *             stack: not counted), u unmatched_exits, u bad_paths,
  *             u first (the first counter index this frame looked at),
+ *             u metered (1: an image instrumented --paths --metrics,
+ *             path-region.h note 5; else 0), u unmetered (paths counted
+ *             without metrics: activations past the register stack),
  *             n16 count, count x { u index (counter, >= first, increasing),
- *             u count (nonzero) }.  The host names an index with the
- *             image's path table; a frame the link had no room for is
- *             counted by the monitor's console line, not the host.
+ *             u count (nonzero), and when metered u cycles, u event (the
+ *             path's summed modelled cycles and chosen event, start to
+ *             end; the image's path table names the event) }.  The host
+ *             names an index with the image's path table; a frame the
+ *             link had no room for is counted by the monitor's console
+ *             line, not the host.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -318,7 +324,7 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    3       /* 3: LINK_ACK's sack (selective repeat) */
+#define LK_PROTO_VERSION    4       /* 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
 
 /* Frame geometry. */
 #define LK_HDR_SIZE         6       /* type, version, seq, len */

@@ -60,11 +60,39 @@
  *     procedure, at PATH_COUNTERS_OFFSET + 8 * (base + r), base given per
  *     procedure by the image's path table (instrument.h); the monitor sends
  *     the nonzero ones by index and the host names them with that table.
+ *  5. Metrics (`instrument --paths --metrics [--event E]`, the seed's
+ *     flow-sensitive hardware metrics).  Each path's slot is then
+ *     struct path_metered (32 bytes: count, cycles, event), at
+ *     PATH_COUNTERS_OFFSET + 32 * (base + r), and the magic is
+ *     PATH_MAGIC32_METERED (the core's PMU page address, which the
+ *     trampolines hold): the monitor tells the layouts apart by it.  The
+ *     PMU user page (hw-model/pmu-window.h) is read at a path's start
+ *     (the entry trampoline, after its bookkeeping; a backedge's read
+ *     is both the ending path's end and the next one's start) and end
+ *     (an exit's or backedge's trampoline, before its counting): cycles
+ *     and totals[E] (retired for E = retired).  Starts are kept per
+ *     activation: a leaf (no calls, so activations never nest on a core)
+ *     in the core's leaf slots, the others in the slot of its depth on
+ *     the third and fourth stacks.  The end adds end - start to the
+ *     path's cycles and event.  Activations on the sink (and exits with
+ *     no activation) count their path without metrics: `unmetered`.
+ *     What lies between a trampoline's read and the path's own first or
+ *     last instruction (the trampoline's entry and bookkeeping, the
+ *     ldgp pair) is outside the measured window; everything inside it
+ *     counts, callees and other trampolines included (the seed's
+ *     inclusive path metrics).  Every procedure keeps a path register
+ *     (no constant mode): the start must be kept.  A metered procedure's
+ *     second register (note 2, with loops) holds the region itself, so
+ *     a count finds the PMU page and its start slots without finding the
+ *     region again.  The image's path table says the event
+ *     (path_table_proc.metrics).
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
  *  - the offsets are the asserted ones; counters lie in
  *    [PATH_COUNTERS_OFFSET, CCT_PER_CORE).
+ *  - metered: the region's magic is PATH_MAGIC32_METERED(region), never
+ *    PATH_MAGIC32(region); counted = metered + unmetered per path.
  */
 #ifndef ALPHAPROF_PATH_REGION_H
 #define ALPHAPROF_PATH_REGION_H
@@ -77,6 +105,7 @@
  * region (0) and a calling context tree's (CCT_MAGIC's low half, not an
  * address in [CCT_PHYS, CCT_END)) never match it. */
 #define PATH_MAGIC32(region)    ((uint32_t)(region))
+#define PATH_MAGIC32_METERED(region) ((uint32_t)((region) - CCT_PHYS + PMU_WINDOW_PHYS))   /* note 5 */
 #define PATH_STACK_SLOTS        512     /* two stacks in the room one of 1024 had */
 #define PATH_SINK               PATH_STACK_SLOTS
 #define PATH_OFF_MAGIC          0
@@ -85,10 +114,17 @@
 #define PATH_OFF_LOST           24
 #define PATH_OFF_UNMATCHED      32
 #define PATH_OFF_BAD            40
+#define PATH_OFF_UNMETERED      48
+#define PATH_OFF_LEAF_CYCLES    56      /* a leaf's path start (note 5) */
+#define PATH_OFF_LEAF_EVENT     64
 #define PATH_STACK_OFFSET       256
 #define PATH_STACK2_OFFSET      (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))   /* a second register per slot */
-#define PATH_COUNTERS_OFFSET    (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))
+#define PATH_STACK3_OFFSET      (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))  /* path start: cycles (note 5) */
+#define PATH_STACK4_OFFSET      (PATH_STACK3_OFFSET + 8 * (PATH_SINK + 1))  /* path start: event */
+#define PATH_COUNTERS_OFFSET    (PATH_STACK4_OFFSET + 8 * (PATH_SINK + 1))
 #define PATH_MAX_COUNTERS       ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / 8)
+#define PATH_METERED_SIZE       32
+#define PATH_MAX_METERED        ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
 /* The instrumented image's path table ends the instrumentation section:
  * nprocs x struct path_table_proc (by start), npatches x { u64 pc, u64
@@ -107,6 +143,13 @@ struct path_core {
     uint64_t lost_paths;
     uint64_t unmatched_exits;
     uint64_t bad_paths;
+    uint64_t unmetered;         /* paths counted without metrics (note 5) */
+    uint64_t leaf_cycles, leaf_event;   /* a leaf's path start */
+};
+
+/* A path's slot with metrics (note 5). */
+struct path_metered {
+    uint64_t count, cycles, event, spare;
 };
 
 struct path_table_proc {
@@ -115,7 +158,7 @@ struct path_table_proc {
     uint32_t base;              /* first counter */
     uint32_t instrumented;      /* 1, or 0: why not in `status` */
     uint32_t status;            /* enum path_skip */
-    uint32_t reserved;
+    uint32_t metrics;           /* 0: counts only; else 1 + the event (enum pmu_event) read beside cycles */
 };
 
 /* Why a procedure is left alone: its numbering cannot be counted in an
@@ -137,6 +180,14 @@ _Static_assert(__builtin_offsetof(struct path_core, excess) == PATH_OFF_EXCESS, 
 _Static_assert(__builtin_offsetof(struct path_core, lost_paths) == PATH_OFF_LOST, "lost offset");
 _Static_assert(__builtin_offsetof(struct path_core, unmatched_exits) == PATH_OFF_UNMATCHED, "unmatched offset");
 _Static_assert(__builtin_offsetof(struct path_core, bad_paths) == PATH_OFF_BAD, "bad offset");
+_Static_assert(__builtin_offsetof(struct path_core, unmetered) == PATH_OFF_UNMETERED, "unmetered offset");
+_Static_assert(__builtin_offsetof(struct path_core, leaf_cycles) == PATH_OFF_LEAF_CYCLES, "leaf start offset");
+_Static_assert(__builtin_offsetof(struct path_core, leaf_event) == PATH_OFF_LEAF_EVENT, "leaf start offset");
+_Static_assert(sizeof(struct path_metered) == PATH_METERED_SIZE, "metered slot layout");
+_Static_assert(PATH_STACK4_OFFSET + 8 * PATH_SINK < 32768, "start slots within one lda displacement");
+_Static_assert((CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0 && CCT_PER_CORE == PMU_WINDOW_PER_CORE,
+               "the PMU page is one ldah from the region");
+_Static_assert(PATH_MAGIC32_METERED(CCT_PHYS) != PATH_MAGIC32(CCT_PHYS), "the layouts' magics differ");
 _Static_assert(sizeof(struct path_table_proc) == 32, "path table entry layout");
 _Static_assert(PATH_COUNTERS_OFFSET < 32768, "counters start within one lda displacement");
 _Static_assert((uint32_t)CCT_MAGIC < CCT_PHYS || (uint32_t)CCT_MAGIC >= CCT_END, "a tree is never a path region");

@@ -124,7 +124,8 @@ void loader_prepare(const struct loaded_image *img)
         if (c->magic == CCT_MAGIC) {
             uint64_t used = c->alloc > base && c->alloc <= base + CCT_PER_CORE ? c->alloc - base : CCT_PER_CORE;
             memset(c, 0, used);
-        } else if (((struct path_core *)c)->magic == PATH_MAGIC32(base)) {
+        } else if (((struct path_core *)c)->magic == PATH_MAGIC32(base) ||
+                   ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base)) {
             memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it */
         }
     }

@@ -17,7 +17,9 @@
  *  4. A region whose magic is path-region.h's (an image instrumented with
  *     --paths) is sent as PATHS frames instead: its nonzero counters by
  *     index, in increasing order, with the core's loss counts in every
- *     frame's head.
+ *     frame's head.  A metered region (magic PATH_MAGIC32_METERED,
+ *     path-region.h note 5) has 32-byte slots, each counter sent with its
+ *     cycles and event.
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -60,30 +62,39 @@ static int send_waiting(struct lk_writer *w, uint64_t deadline)
     return 1;
 }
 
-static void drain_paths(unsigned c, const struct path_core *s, uint64_t deadline)
+static void drain_paths(unsigned c, const struct path_core *s, bool metered, uint64_t deadline)
 {
     const uint64_t *counter = (const uint64_t *)((const uint8_t *)s + PATH_COUNTERS_OFFSET);
+    const struct path_metered *slot = (const struct path_metered *)counter;
+    uint64_t max = metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS;
     struct lk_paths_head h = {.core = c, .lost_paths = s->lost_paths, .unmatched_exits = s->unmatched_exits,
-                              .bad_paths = s->bad_paths};
+                              .bad_paths = s->bad_paths, .metered = metered, .unmetered = s->unmetered};
     uint64_t i = 0, sent = 0, unsent = 0;
     bool any = false;
-    while (i < PATH_MAX_COUNTERS || !any) {
+    while (i < max || !any) {
         struct lk_writer w;
         h.first = i;
         lk_paths_begin(&w, frame_buf, link_tx_data_frame(), &h);
         unsigned n = 0;
-        for (; i < PATH_MAX_COUNTERS; i++) {
-            if (!counter[i])
+        for (; i < max; i++) {
+            struct lk_path_count e = {.index = i};
+            if (metered) {
+                e.count = slot[i].count;
+                e.cycles = slot[i].cycles;
+                e.event = slot[i].event;
+            } else {
+                e.count = counter[i];
+            }
+            if (!e.count)
                 continue;
-            struct lk_path_count e = {.index = i, .count = counter[i]};
             if (lk_paths_add(&w, &e) != LK_OK)
                 break;
             n++;
         }
         any = true;
         if (!send_waiting(&w, deadline)) {
-            for (; i < PATH_MAX_COUNTERS; i++)
-                unsent += counter[i] != 0;
+            for (; i < max; i++)
+                unsent += (metered ? slot[i].count : counter[i]) != 0;
             unsent += n;
             break;
         }
@@ -100,8 +111,8 @@ static void drain_core(unsigned c, uint64_t deadline)
     uint64_t base = CCT_PHYS + (uint64_t)c * CCT_PER_CORE;
     const struct cct_core *s = kseg(base);
     const struct path_core *ps = kseg(base);
-    if (ps->magic == PATH_MAGIC32(base)) {
-        drain_paths(c, ps, deadline);
+    if (ps->magic == PATH_MAGIC32(base) || ps->magic == PATH_MAGIC32_METERED(base)) {
+        drain_paths(c, ps, ps->magic == PATH_MAGIC32_METERED(base), deadline);
         return;
     }
     if (s->magic != CCT_MAGIC)

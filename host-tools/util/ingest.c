@@ -493,13 +493,17 @@ static int on_paths(struct ingest *in, const struct lk_frame *f, struct ap_err *
     struct lk_path_count c;
     if (lk_paths_open(f, &h, &r) != LK_OK || !core_ok(h.core))
         return 1;
-    if (pdb_put_path_core(in->db, in->session, in->epoch, (int32_t)h.core, h.lost_paths, h.unmatched_exits,
-                          h.bad_paths, err))
+    struct pdb_path_core pc = {.lost_paths = h.lost_paths, .unmatched_exits = h.unmatched_exits,
+                               .bad_paths = h.bad_paths, .metered = h.metered != 0, .unmetered = h.unmetered};
+    if (pdb_put_path_core(in->db, in->session, in->epoch, (int32_t)h.core, &pc, err))
         return -1;
     int rc;
-    while ((rc = lk_paths_next(&r, &c)) == 1)
-        if (pdb_put_path_count(in->db, in->session, in->epoch, (int32_t)h.core, c.index, c.count, err))
+    while ((rc = lk_paths_next(&r, &c)) == 1) {
+        const uint64_t m[2] = {c.cycles, c.event};
+        if (pdb_put_path_count(in->db, in->session, in->epoch, (int32_t)h.core, c.index, c.count,
+                               h.metered ? m : NULL, err))
             return -1;
+    }
     return rc == 0 ? 0 : 1;
 }
 

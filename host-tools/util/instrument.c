@@ -31,6 +31,7 @@
 #include "firmware/abi/cct-region.h"
 #include "firmware/abi/path-region.h"
 #include "hw-model/isa/alpha-isa.h"
+#include "hw-model/pmu-window.h"
 #include "linker/image-header.h"
 #include "linker/ram-map.h"
 #include "util/ball-larus.h"
@@ -958,24 +959,25 @@ static void put_setk(struct code *c, unsigned r, int64_t k, bool *bad)
  * on the kernel stack). */
 struct tregs {
     unsigned R, A, B, C;
-    unsigned nsaved, saved[4];
+    unsigned D, E;              /* with metrics: the counters read (path-region.h note 5) */
+    unsigned nsaved, saved[6];
 };
 
 static const unsigned scratch_order[] = {1, 2, 3, 4, 5, 6, 7, 8, 22, 23, 24, 25, 28, 27,
                                          16, 17, 18, 19, 20, 21, 0, 26, 29, 9, 10, 11, 12, 13, 14, 15};
 
-/* Four registers outside live and exclude. */
-static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude)
+/* want (4, or 6 with metrics) registers outside live and exclude. */
+static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want)
 {
-    unsigned got[4], n = 0;
+    unsigned got[6] = {R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO}, n = 0;
     uint32_t taken = live | exclude | 1u << R_SP | 1u << R_ZERO;
-    for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && n < 4; i++)
+    for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && n < want; i++)
         if (!(taken & 1u << scratch_order[i])) {
             got[n++] = scratch_order[i];
             taken |= 1u << scratch_order[i];
         }
     t->nsaved = 0;
-    for (unsigned r = 1; n < 4; r++)
+    for (unsigned r = 1; n < want; r++)
         if (!((exclude | 1u << R_SP) & 1u << r) && !(taken & 1u << r & ~live)) {
             bool used = false;
             for (unsigned k = 0; k < n; k++)
@@ -989,6 +991,8 @@ static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude)
     t->A = got[1];
     t->B = got[2];
     t->C = got[3];
+    t->D = got[4];
+    t->E = got[5];
 }
 
 static void tregs_save(struct code *c, const struct tregs *t)
@@ -1027,22 +1031,104 @@ static void put_below(struct code *c, unsigned x, uint64_t n, unsigned k, bool *
     put(c, opr(OP_INTA, F_CMPULT, x, k, k));
 }
 
+/* Per-path metrics (path-region.h note 5): whether they are on and where
+ * the chosen event is in the PMU page. */
+struct meter {
+    bool on;
+    int ev_off;
+};
+
+static int64_t slot_size(const struct meter *mt) { return mt->on ? PATH_METERED_SIZE : 8; }
+
+/* dst = at + the slot size * x. */
+static void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, unsigned at, unsigned dst)
+{
+    _Static_assert(PATH_METERED_SIZE == 32, "a shift by 5");
+    if (mt->on) {
+        put(c, opl(OP_INTS, F_SLL, x, 5, dst));
+        put(c, opr(OP_INTA, F_ADDQ, dst, at, dst));
+    } else {
+        put(c, opr(OP_INTA, F_S8ADDQ, x, at, dst));
+    }
+}
+
+#define PMU_FROM_REGION (-(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16))
+
+/* The region's magic (R the region, x a scratch register). */
+static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsigned x)
+{
+    if (mt->on) {
+        put(c, mem(OP_LDAH, x, R, PMU_FROM_REGION));
+        put(c, mem(OP_STL, x, R, PATH_OFF_MAGIC));
+    } else {
+        put(c, mem(OP_STL, R, R, PATH_OFF_MAGIC));
+    }
+}
+
+/* D = cycles, E = the event, from this core's PMU page (R the region). */
+static void put_meter_read(struct code *c, const struct meter *mt, const struct tregs *t)
+{
+    put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION));
+    put(c, mem(OP_LDQ, t->D, t->E, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, t->E, t->E, mt->ev_off));
+}
+
+/* A path starts: the counters read into its start slots at S. */
+static void put_meter_start(struct code *c, const struct meter *mt, const struct tregs *t, unsigned S, int off_cycles,
+                            int off_event)
+{
+    put_meter_read(c, mt, t);
+    put(c, mem(OP_STQ, t->D, S, off_cycles));
+    put(c, mem(OP_STQ, t->E, S, off_event));
+}
+
+/* A path ends: D, E = the counters now minus its start at S (restart: the
+ * next path starts here, a backedge); clobbers C. */
+static void put_meter_end(struct code *c, const struct meter *mt, const struct tregs *t, unsigned S, int off_cycles,
+                          int off_event, bool restart)
+{
+    put_meter_read(c, mt, t);
+    put(c, mem(OP_LDQ, t->C, S, off_cycles));
+    if (restart)
+        put(c, mem(OP_STQ, t->D, S, off_cycles));
+    put(c, opr(OP_INTA, F_SUBQ, t->D, t->C, t->D));
+    put(c, mem(OP_LDQ, t->C, S, off_event));
+    if (restart)
+        put(c, mem(OP_STQ, t->E, S, off_event));
+    put(c, opr(OP_INTA, F_SUBQ, t->E, t->C, t->E));
+}
+
+/* The slot at K + off gets D and E added (struct path_metered); clobbers C. */
+static void put_meter_add(struct code *c, const struct tregs *t, unsigned K, int off)
+{
+    put(c, mem(OP_LDQ, t->C, K, off + 8));
+    put(c, opr(OP_INTA, F_ADDQ, t->C, t->D, t->C));
+    put(c, mem(OP_STQ, t->C, K, off + 8));
+    put(c, mem(OP_LDQ, t->C, K, off + 16));
+    put(c, opr(OP_INTA, F_ADDQ, t->C, t->E, t->C));
+    put(c, mem(OP_STQ, t->C, K, off + 16));
+}
+
 /* Counts path t->B of a procedure with npaths paths whose counters start at
- * base (path-region.h note 4); clobbers B, C. */
-static void put_count(struct code *c, const struct tregs *t, uint64_t npaths, uint32_t base, bool *bad)
+ * base (path-region.h note 4), with D and E added when metered; clobbers
+ * B, C. */
+static void put_count(struct code *c, const struct tregs *t, const struct meter *mt, uint64_t npaths, uint32_t base,
+                      bool *bad)
 {
     put_below(c, t->B, npaths, t->C, bad);
     struct fixup ok = put_fwd(c, OP_BNE, t->C);
     put_incq(c, t->C, t->R, PATH_OFF_BAD);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, ok);
-    put(c, opr(OP_INTA, F_S8ADDQ, t->B, t->R, t->B));
-    int64_t off = PATH_COUNTERS_OFFSET + 8 * (int64_t)base;
-    if (!fits16(off)) {
+    put_slot_addr(c, mt, t->B, t->R, t->B);
+    int64_t off = PATH_COUNTERS_OFFSET + slot_size(mt) * (int64_t)base;
+    if (!fits16(off + 16)) {
         put_addk(c, t->B, off, bad);
         off = 0;
     }
     put_incq(c, t->C, t->B, (int)off);
+    if (mt->on)
+        put_meter_add(c, t, t->B, (int)off);
     land(c, done);
 }
 
@@ -1067,12 +1153,12 @@ static void put_path_ending(struct code *c, const struct tregs *t, int64_t add, 
     put_addk(c, t->B, add, bad);
 }
 
-static void put_action(struct code *c, const struct tregs *t, const struct bl_action *a, uint64_t npaths,
-                       uint32_t base, bool *bad)
+static void put_action(struct code *c, const struct tregs *t, const struct meter *mt, const struct bl_action *a,
+                       uint64_t npaths, uint32_t base, bool *bad)
 {
     switch (a->kind) {
     case BL_ACT_ENTRY: {
-        put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
+        put_magic(c, mt, t->R, t->C);
         put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         put(c, opl(OP_INTA, F_ADDQ, t->A, 1, t->A));
         put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));     /* depth + 1 reaches the sink */
@@ -1087,6 +1173,8 @@ static void put_action(struct code *c, const struct tregs *t, const struct bl_ac
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->add, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
+        if (mt->on)     /* on the sink too: its paths are lost anyway */
+            put_meter_start(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
         break;
     }
     case BL_ACT_ADD:
@@ -1101,9 +1189,14 @@ static void put_action(struct code *c, const struct tregs *t, const struct bl_ac
     case BL_ACT_EXIT: {
         struct fixup to_unmatched, to_sink;
         put_path_ending(c, t, a->add, bad, &to_unmatched, &to_sink);
+        if (mt->on) {
+            put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
+            put_meter_end(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, false);
+            put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
+        }
         put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
-        put_count(c, t, npaths, base, bad);
+        put_count(c, t, mt, npaths, base, bad);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_unmatched);
         put_incq(c, t->B, t->R, PATH_OFF_UNMATCHED);
@@ -1124,7 +1217,12 @@ static void put_action(struct code *c, const struct tregs *t, const struct bl_ac
     case BL_ACT_BACKEDGE: {
         struct fixup to_unmatched, to_sink;
         put_path_ending(c, t, a->add, bad, &to_unmatched, &to_sink);
-        put_count(c, t, npaths, base, bad);
+        if (mt->on) {
+            put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
+            put_meter_end(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
+            put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
+        }
+        put_count(c, t, mt, npaths, base, bad);
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->reset, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
@@ -1247,6 +1345,7 @@ struct pmode {
     unsigned P, Y;              /* Y = R_ZERO: none */
     uint64_t npaths;
     uint32_t base;
+    struct meter mt;            /* per-path metrics (path-region.h note 5) */
     bool *bad;
     /* out of line, after the trampoline: counting a bad path number */
     struct bad_stub { struct fixup from; uint64_t back; unsigned r, x; } stub[4];
@@ -1255,10 +1354,16 @@ struct pmode {
 
 static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
+static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
+{
+    tregs_pick(t, live, exclude, m->mt.on ? 6 : 4);
+}
+
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
 /* Counts path P + add (P in a register) with t's registers; t.R is the
  * region already when region_ready. */
-static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready)
+static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
+                          bool metrics)
 {
     unsigned x = m->P;
     if (add) {
@@ -1274,7 +1379,9 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     struct fixup to_bad = put_fwd(c, OP_BEQ, t->C);
     int64_t off = 0;
     unsigned at = m->Y;
-    if (at == R_ZERO) {
+    if (at != R_ZERO && m->mt.on) {
+        off = PATH_COUNTERS_OFFSET + slot_size(&m->mt) * (int64_t)m->base;     /* Y: the region (metered) */
+    } else if (at == R_ZERO) {
         if (!region_ready)
             put_region(c, t->R);
         if (!region_ready && m->leaf) {
@@ -1284,14 +1391,16 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
             put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
         }
         at = t->R;
-        off = PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base;
+        off = PATH_COUNTERS_OFFSET + slot_size(&m->mt) * (int64_t)m->base;
     }
-    put(c, opr(OP_INTA, F_S8ADDQ, x, at, t->B));
-    if (!fits16(off)) {
+    put_slot_addr(c, &m->mt, x, at, t->B);
+    if (!fits16(off + 16)) {
         put_addk(c, t->B, off, m->bad);
         off = 0;
     }
     put_incq(c, t->C, t->B, (int)off);
+    if (metrics)
+        put_meter_add(c, t, t->B, (int)off);
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
         m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C};
     } else {
@@ -1306,9 +1415,67 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
 static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    tregs_pick(&t, live, bit(m->P) | bit(m->Y));
+    pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
-    put_reg_count(c, m, &t, add, false);
+    put_reg_count(c, m, &t, add, false, false);
+    tregs_restore(c, &t);
+}
+
+/* With metrics, a leaf's entry: its path starts in the core's leaf slots
+ * (path-region.h note 5), Y = its counters' address when it loops. */
+static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t live)
+{
+    struct tregs t;
+    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_save(c, &t);
+    put_region(c, t.R);
+    put_magic(c, &m->mt, t.R, t.C);
+    if (m->Y != R_ZERO)         /* metered: Y keeps the region, each count finds its slot from it */
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
+    put_meter_start(c, &m->mt, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
+    tregs_restore(c, &t);
+}
+
+/* With metrics, a leaf's exit or backedge (restart): the path's count and
+ * metrics from the leaf slots. */
+static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
+{
+    struct tregs t;
+    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_save(c, &t);
+    if (m->Y != R_ZERO)
+        t.R = m->Y;             /* the region, since the entry */
+    else
+        put_region(c, t.R);
+    put_meter_end(c, &m->mt, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT, restart);
+    put_reg_count(c, m, &t, add, true, true);
+    tregs_restore(c, &t);
+}
+
+/* With metrics, a callee-saved mode's backedge: the activation's start
+ * slot is its depth's; none (depth 0, or the sink): counted unmetered. */
+static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    struct tregs t;
+    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_save(c, &t);
+    if (m->Y != R_ZERO)
+        t.R = m->Y;             /* the region, since the entry */
+    else
+        put_region(c, t.R);
+    put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
+    struct fixup none = put_fwd(c, OP_BEQ, t.A);
+    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
+    struct fixup sink = put_fwd(c, OP_BNE, t.B);
+    put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
+    put_meter_end(c, &m->mt, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
+    put_reg_count(c, m, &t, add, true, true);
+    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, none);
+    land(c, sink);
+    put_reg_count(c, m, &t, add, true, false);
+    put_incq(c, t.C, t.R, PATH_OFF_UNMETERED);
+    land(c, done);
     tregs_restore(c, &t);
 }
 
@@ -1326,10 +1493,10 @@ static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_
 static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    tregs_pick(&t, live, bit(m->P));
+    pick(m, &t, live, bit(m->P));
     tregs_save(c, &t);
     put_region(c, t.R);
-    put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+    put_magic(c, &m->mt, t.R, t.C);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opl(OP_INTA, F_ADDQ, t.A, 1, t.A));
     put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
@@ -1339,6 +1506,8 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put(c, mem(OP_STQ, m->P, t.B, PATH_STACK_OFFSET));
     if (m->Y != R_ZERO)
         put(c, mem(OP_STQ, m->Y, t.B, PATH_STACK2_OFFSET));
+    if (m->mt.on)           /* (on the sink: none; its paths count unmetered) */
+        put_meter_start(c, &m->mt, &t, t.B, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_sink);
     put(c, mem(OP_LDQ, t.B, t.R, PATH_OFF_EXCESS));
@@ -1355,7 +1524,8 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put_setk(c, m->P, add, m->bad);
     if (m->Y != R_ZERO) {
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
-        put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+        if (!m->mt.on)          /* metered: Y keeps the region */
+            put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
     }
     tregs_restore(c, &t);
 }
@@ -1363,12 +1533,26 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
 static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    tregs_pick(&t, live, bit(m->P));
+    pick(m, &t, live, bit(m->P));
     tregs_save(c, &t);
     put_region(c, t.R);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup to_unmatched = put_fwd(c, OP_BEQ, t.A);
-    put_reg_count(c, m, &t, add, true);
+    if (m->mt.on) {
+        put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
+        struct fixup sink = put_fwd(c, OP_BNE, t.B);
+        put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
+        put_meter_end(c, &m->mt, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, false);
+        put_reg_count(c, m, &t, add, true, true);
+        put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
+        struct fixup counted = put_fwd(c, OP_BR, R_ZERO);
+        land(c, sink);
+        put_reg_count(c, m, &t, add, true, false);
+        put_incq(c, t.C, t.R, PATH_OFF_UNMETERED);
+        land(c, counted);
+    } else {
+        put_reg_count(c, m, &t, add, true, false);
+    }
     put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
     struct fixup to_sink = put_fwd(c, OP_BNE, t.B);
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
@@ -1394,7 +1578,7 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     if (m->Y != R_ZERO) {
         /* the caller's counters' address is lost too: one that keeps any
          * number below PATH_MAX_COUNTERS inside the region */
-        put(c, mem(OP_LDA, m->Y, t.R, PATH_COUNTERS_OFFSET));
+        put(c, mem(OP_LDA, m->Y, t.R, m->mt.on ? 0 : PATH_COUNTERS_OFFSET));
     }
     struct fixup done3 = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_unmatched);
@@ -1435,7 +1619,7 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     if (m->constant) {
         if (a->kind == BL_ACT_EXIT) {
             struct tregs t;
-            tregs_pick(&t, live, 0);
+            pick(m, &t, live, 0);
             tregs_save(c, &t);
             put_region(c, t.R);
             put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
@@ -1461,7 +1645,10 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
             put_saved_exit(c, m, a->add, live);
             break;
         case BL_ACT_BACKEDGE:
-            put_leaf_count(c, m, a->add, live);
+            if (m->mt.on)
+                put_metered_saved_backedge(c, m, a->add, live);
+            else
+                put_leaf_count(c, m, a->add, live);
             put_setk(c, m->P, a->reset, m->bad);
             break;
         default:
@@ -1471,11 +1658,32 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     }
     if (!m->leaf) {
         struct tregs t;
-        tregs_pick(&t, live, 0);
+        pick(m, &t, live, 0);
         tregs_save(c, &t);
         put_region(c, t.R);
-        put_action(c, &t, a, m->npaths, m->base, m->bad);
+        put_action(c, &t, &m->mt, a, m->npaths, m->base, m->bad);
         tregs_restore(c, &t);
+        return;
+    }
+    if (m->mt.on) {
+        switch (a->kind) {
+        case BL_ACT_ENTRY:
+            put_metered_leaf_entry(c, m, live);
+            put_setk(c, m->P, a->add, m->bad);
+            break;
+        case BL_ACT_ADD:
+            put_addk(c, m->P, a->add, m->bad);
+            break;
+        case BL_ACT_EXIT:
+            put_metered_leaf_count(c, m, a->add, live, false);
+            break;
+        case BL_ACT_BACKEDGE:
+            put_metered_leaf_count(c, m, a->add, live, true);
+            put_setk(c, m->P, a->reset, m->bad);
+            break;
+        default:
+            break;
+        }
         return;
     }
     switch (a->kind) {
@@ -1519,6 +1727,8 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             m->constant = false;
         loops |= a->kind == BL_ACT_BACKEDGE;
     }
+    if (m->mt.on)
+        m->constant = false;    /* a path's start must be kept (path-region.h note 5) */
     if (m->constant)
         return;
     uint32_t named = 0, needed = live[0];
@@ -1734,8 +1944,17 @@ block_ends:
     }
 }
 
-int instrument_paths(const char *in, const char *out, struct instrument_path_stats *st, struct ap_err *err)
+int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
+                     struct ap_err *err)
 {
+    struct meter mt = {.on = event >= 0};
+    if (mt.on) {
+        if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
+            return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
+                              PMU_EVENT_LIST_TEXT);
+        mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
+    }
+    uint64_t max_counters = mt.on ? PATH_MAX_METERED : PATH_MAX_COUNTERS;
     struct image_header hdr;
     if (image_check_file(in, &hdr, err))
         return -1;
@@ -1781,7 +2000,8 @@ int instrument_paths(const char *in, const char *out, struct instrument_path_sta
         uint64_t E = 0;
         bool runtime = !strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
         enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
-        if (why == PATH_INSTRUMENTED && counters + bl.npaths > PATH_MAX_COUNTERS)
+        tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
+        if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
             why = PATH_SKIP_NO_ROOM;
         tp->status = why;
         if (why == PATH_INSTRUMENTED) {
@@ -1795,7 +2015,7 @@ int instrument_paths(const char *in, const char *out, struct instrument_path_sta
             free(wt);
             uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
             liveness_compute(&cfg, live);
-            struct pmode m = {.npaths = bl.npaths, .base = tp->base, .bad = &bad};
+            struct pmode m = {.npaths = bl.npaths, .base = tp->base, .mt = mt, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
             st->leaf_procs += m.leaf;
             st->constant_procs += m.constant;

@@ -72,7 +72,10 @@ struct instrument_path_stats {
     uint64_t counters;          /* per core */
     uint64_t region_addr, region_size;
 };
-int instrument_paths(const char *in, const char *out, struct instrument_path_stats *st, struct ap_err *err);
+/* event: -1 counts only; else per path cycles and that event (enum
+ * pmu_event, not cycles) read at its start and end (path-region.h note 5). */
+int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
+                     struct ap_err *err);
 
 /* An image instrumented with --paths: its path table (path-region.h), one
  * entry per function symbol; an image not instrumented gives n = 0, one

@@ -58,7 +58,7 @@ static struct oracle_blpath *read_blpaths(const char *oracle_path, struct oracle
     return p;
 }
 
-static uint64_t truth_of(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
+static const struct oracle_blpath *truth_of(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
 {
     uint64_t lo = 0, hi = n;
     while (lo < hi) {
@@ -68,7 +68,7 @@ static uint64_t truth_of(const struct oracle_blpath *t, uint64_t n, uint64_t pro
         else
             hi = mid;
     }
-    return lo < n && t[lo].proc == proc && t[lo].path == path ? t[lo].count : 0;
+    return lo < n && t[lo].proc == proc && t[lo].path == path ? &t[lo] : NULL;
 }
 
 int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
@@ -97,7 +97,8 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     }
     a->session = session;
     a->present = true;
-    if (sqlite3_prepare_v2(s, "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths) FROM path_cores "
+    if (sqlite3_prepare_v2(s, "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths), "
+                              "coalesce(max(metered), 0), coalesce(sum(unmetered), 0) FROM path_cores "
                               "WHERE session = ?", -1, &st, NULL) != SQLITE_OK)
         return sql_error(s, err);
     sqlite3_bind_int64(st, 1, session);
@@ -105,7 +106,10 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
         a->lost_paths = (uint64_t)sqlite3_column_int64(st, 0);
         a->unmatched_exits = (uint64_t)sqlite3_column_int64(st, 1);
         a->bad_paths = (uint64_t)sqlite3_column_int64(st, 2);
+        a->metered = sqlite3_column_int64(st, 3) != 0;
+        a->unmetered = (uint64_t)sqlite3_column_int64(st, 4);
     }
+    a->event = -1;
     sqlite3_finalize(st);
     /* the instrumented image: the session's image with a path table */
     struct path_table_proc *table = NULL;
@@ -132,9 +136,12 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     for (size_t k = 0; k < ntable; k++)
         if (table[k].instrumented && table[k].base + table[k].npaths > ncount)
             ncount = table[k].base + table[k].npaths;
-    uint64_t *count = calloc(ncount + 1, sizeof *count);
-    if (sqlite3_prepare_v2(s, "SELECT counter, sum(count) FROM path_counts WHERE session = ? GROUP BY counter",
-                           -1, &st, NULL) != SQLITE_OK) {
+    for (size_t k = 0; k < ntable && a->metered; k++)
+        if (table[k].metrics)
+            a->event = (int)table[k].metrics - 1;
+    uint64_t *count = calloc(3 * (ncount + 1), sizeof *count);    /* count, cycles, event */
+    if (sqlite3_prepare_v2(s, "SELECT counter, sum(count), coalesce(sum(cycles), 0), coalesce(sum(event), 0) "
+                              "FROM path_counts WHERE session = ? GROUP BY counter", -1, &st, NULL) != SQLITE_OK) {
         free(table);
         free(count);
         return sql_error(s, err);
@@ -142,10 +149,13 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     sqlite3_bind_int64(st, 1, session);
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t i = (uint64_t)sqlite3_column_int64(st, 0), n = (uint64_t)sqlite3_column_int64(st, 1);
-        if (i < ncount)
-            count[i] += n;
-        else
+        if (i < ncount) {
+            count[3 * i] += n;
+            count[3 * i + 1] += (uint64_t)sqlite3_column_int64(st, 2);
+            count[3 * i + 2] += (uint64_t)sqlite3_column_int64(st, 3);
+        } else {
             a->unnamed += n;
+        }
     }
     sqlite3_finalize(st);
     struct oracle_blpaths_header h;
@@ -175,7 +185,17 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
         }
         a->procs_instrumented++;
         for (uint64_t r = 0; r < p->npaths; r++) {
-            uint64_t got = count[p->base + r], want = truth_of(truth, h.n, p->start, r);
+            const struct oracle_blpath *tp = truth_of(truth, h.n, p->start, r);
+            uint64_t got = count[3 * (p->base + r)], want = tp ? tp->count : 0;
+            if (a->event >= 0 && tp) {
+                const uint64_t truth_m[2] = {tp->metric[PMU_EV_CYCLES], tp->metric[a->event]};
+                for (unsigned k = 0; k < 2; k++) {
+                    uint64_t pm = count[3 * (p->base + r) + 1 + k];
+                    a->metric_profile[k] += pm;
+                    a->metric_truth[k] += truth_m[k];
+                    a->metric_abs_diff[k] += pm > truth_m[k] ? pm - truth_m[k] : truth_m[k] - pm;
+                }
+            }
             a->paths_profile += got;
             a->paths_truth += want;
             a->distinct_profile += got > 0;
@@ -186,6 +206,13 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
                 note_worst(a, p->start, r, got, want);
             }
         }
+    }
+    for (unsigned k = 0; k < 2 && a->event >= 0; k++) {
+        a->path_metric_error[k] = a->metric_truth[k] ? (double)a->metric_abs_diff[k] / (double)a->metric_truth[k]
+                                                     : (a->metric_abs_diff[k] ? 1 : 0);
+        a->metric_bias[k] = a->paths_profile ? ((double)a->metric_profile[k] - (double)a->metric_truth[k]) /
+                                                   (double)a->paths_profile
+                                             : 0;
     }
     free(truth);
     free(table);

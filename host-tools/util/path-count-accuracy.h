@@ -11,6 +11,21 @@
  * of |instrumented - truth|: exactly 0 when every path was counted.
  * Procedures left alone (path-region.h note 1) are not in it; their
  * executions by the truth are reported beside it, never hidden.
+ *
+ * With metrics (instrument --paths --metrics, path-region.h note 5), per
+ * metric k (0 cycles, 1 the image's event), over the same paths:
+ *   path_metric_error[k] = sum |instrumented - truth| / sum truth
+ * against the oracle's deltas over each path's own window (oracle-
+ * format.h).  The two windows differ by where the trampolines read the
+ * PMU page: after the entry's ldgp, branch and bookkeeping, and after an
+ * exit's or backedge's branch to its trampoline and its bookkeeping
+ * (loop paths tile on both sides, so only the entry's part is not
+ * shifted in step).  That difference is reported beside the error as
+ * metric_bias[k] = (sum instrumented - sum truth) / executions: the
+ * known per-execution cost, not noise.  Instrumented paths counted
+ * without metrics (`unmetered`: activations past the register stack)
+ * are reported beside it; their truth is in the sums (they add to the
+ * error: never hidden).
  */
 #ifndef ALPHAPROF_UTIL_PATH_COUNT_ACCURACY_H
 #define ALPHAPROF_UTIL_PATH_COUNT_ACCURACY_H
@@ -38,6 +53,12 @@ struct path_count_accuracy {
     uint64_t lost_paths, unmatched_exits, bad_paths;    /* the board's own counts */
     uint64_t unnamed;                   /* counters the path table does not name */
     uint64_t truth_unknown, truth_lost; /* the oracle's own counts */
+    bool metered;                       /* the image counts metrics (path_cores.metered) */
+    int event;                          /* metric 1's event (enum pmu_event), -1 none */
+    uint64_t unmetered;                 /* the board's paths counted without metrics */
+    uint64_t metric_profile[2], metric_truth[2], metric_abs_diff[2];
+    double path_metric_error[2];        /* (above) */
+    double metric_bias[2];              /* per path execution */
     struct path_count_mismatch worst[PCA_WORST];
     unsigned nworst;
     struct {                            /* procedures left alone that ran, first ones by address */

@@ -56,28 +56,35 @@ int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t cor
 }
 
 int pdb_put_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t counter,
-                       uint64_t count, struct ap_err *err)
+                       uint64_t count, const uint64_t *metrics, struct ap_err *err)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->db,
-                           "INSERT OR REPLACE INTO path_counts(session, core, counter, epoch, count) "
-                           "VALUES (?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+                           "INSERT OR REPLACE INTO path_counts(session, core, counter, epoch, count, cycles, event) "
+                           "VALUES (?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return ap_err_set(err, "cannot store a path counter: %s", sqlite3_errmsg(db->db));
     const int64_t v[] = {session, core, (int64_t)counter, epoch, (int64_t)count};
     for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
         sqlite3_bind_int64(st, i + 1, v[i]);
+    for (int i = 0; i < 2; i++) {
+        if (metrics)
+            sqlite3_bind_int64(st, 6 + i, (int64_t)metrics[i]);
+        else
+            sqlite3_bind_null(st, 6 + i);
+    }
     return step_once(db, st, err);
 }
 
-int pdb_put_path_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t lost_paths,
-                      uint64_t unmatched_exits, uint64_t bad_paths, struct ap_err *err)
+int pdb_put_path_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, const struct pdb_path_core *pc,
+                      struct ap_err *err)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->db,
                            "INSERT OR REPLACE INTO path_cores(session, core, epoch, lost_paths, unmatched_exits, "
-                           "bad_paths) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+                           "bad_paths, metered, unmetered) VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return ap_err_set(err, "cannot store a core's path counts: %s", sqlite3_errmsg(db->db));
-    const int64_t v[] = {session, core, epoch, (int64_t)lost_paths, (int64_t)unmatched_exits, (int64_t)bad_paths};
+    const int64_t v[] = {session, core, epoch, (int64_t)pc->lost_paths, (int64_t)pc->unmatched_exits,
+                         (int64_t)pc->bad_paths, pc->metered, (int64_t)pc->unmetered};
     for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
         sqlite3_bind_int64(st, i + 1, v[i]);
     return step_once(db, st, err);

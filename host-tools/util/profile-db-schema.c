@@ -95,6 +95,8 @@
     "    counter  INTEGER NOT NULL,   -- index in the image's path table\n"         \
     "    epoch    INTEGER NOT NULL,\n"                                              \
     "    count    INTEGER NOT NULL,\n"                                              \
+    "    cycles   INTEGER,            -- with --metrics (v8): summed path cycles\n"  \
+    "    event    INTEGER,            -- ... and the path table's event\n"          \
     "    PRIMARY KEY (session, core, counter)\n"                                    \
     ") WITHOUT ROWID;\n"                                                            \
     "CREATE TABLE " if_not_exists "path_cores (\n"                                    \
@@ -104,12 +106,15 @@
     "    lost_paths      INTEGER NOT NULL, -- activations past the register stack\n" \
     "    unmatched_exits INTEGER NOT NULL, -- exits with no activation\n"           \
     "    bad_paths       INTEGER NOT NULL, -- path numbers out of range\n"          \
+    "    metered         INTEGER,          -- v8: 1 with per-path metrics\n"         \
+    "    unmetered       INTEGER,          -- v8: paths counted without metrics\n"   \
     "    PRIMARY KEY (session, core)\n"                                             \
     ") WITHOUT ROWID;\n"
 
 /*
  * ======================================================================
- * Schema, version 7 (version 6 lacked sessions.board_config); version 6
+ * Schema, version 8 (version 7 lacked the per-path metrics: path_counts.cycles
+ * and .event, path_cores.metered and .unmetered); version 7 (version 6 lacked sessions.board_config); version 6
  * (version 5 lacked the path tables path_counts and path_cores); version 5 (version 4 lacked the calling context tables
  * cct_records and cct_cores); version 4 (version 1 lacked sessions.oracle_run_id and
  * sessions.oracle, version 2 the view achieved_periods, version 3 the value
@@ -368,6 +373,10 @@ static const struct migration {
     [5] = {CCT_TABLES_SQL_("IF NOT EXISTS "), NULL, NULL},
     [6] = {PATH_TABLES_SQL_("IF NOT EXISTS "), NULL, NULL},
     [7] = {"ALTER TABLE sessions ADD COLUMN board_config TEXT;", "sessions", "board_config"},
+    [8] = {"ALTER TABLE path_counts ADD COLUMN cycles INTEGER;"
+           "ALTER TABLE path_counts ADD COLUMN event INTEGER;"
+           "ALTER TABLE path_cores ADD COLUMN metered INTEGER;"
+           "ALTER TABLE path_cores ADD COLUMN unmetered INTEGER;", "path_counts", "cycles"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* The history is profile-db-schema.c's.  Older files are migrated when
  * opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  7
+#define PDB_SCHEMA_VERSION  8
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -164,11 +164,17 @@ int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t cor
                      uint64_t skipped_calls, uint64_t overflow_calls, struct ap_err *err);
 
 /* Ball-Larus path counters (profile-db-cct.c): a core's nonzero counter
- * by its index, and the core's counts of paths it could not count. */
+ * by its index (metrics: NULL, or its summed {cycles, event}), and the
+ * core's counts of paths it could not count (or not meter). */
 int pdb_put_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t counter,
-                       uint64_t count, struct ap_err *err);
-int pdb_put_path_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t lost_paths,
-                      uint64_t unmatched_exits, uint64_t bad_paths, struct ap_err *err);
+                       uint64_t count, const uint64_t *metrics, struct ap_err *err);
+struct pdb_path_core {
+    uint64_t lost_paths, unmatched_exits, bad_paths;
+    bool metered;
+    uint64_t unmetered;
+};
+int pdb_put_path_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, const struct pdb_path_core *pc,
+                      struct ap_err *err);
 
 /* Merges waiting for pdb_commit (distinct rows + pairs). */
 size_t pdb_pending(const struct pdb *db);

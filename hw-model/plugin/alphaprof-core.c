@@ -201,6 +201,18 @@ static void count_events_on(struct vcpu *v, uint64_t pc, uint64_t addr, const st
     }
 }
 
+/* The user page's event totals (pmu-window.h): only the events that
+ * happened, as the oracle's entries. */
+static inline void add_totals(struct pmu_window *w, const struct insn_result *r)
+{
+    uint32_t happened = r->event_mask & ~(1u << PMU_EV_RETIRED);
+    while (happened) {
+        unsigned e = (unsigned)__builtin_ctz(happened);
+        w->totals[e] += r->events[e];
+        happened &= happened - 1;
+    }
+}
+
 /* (the call only when a counter is on: most runs count nothing) */
 static inline void count_events(struct vcpu *v, uint64_t pc, uint64_t addr, const struct insn_result *r,
                                 uint64_t cycle)
@@ -276,8 +288,10 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
         o->events[PMU_EV_ITBMISS] += r.events[PMU_EV_ITBMISS];
         add_bits(o->pme_events, r.pme_events);
     }
-    if (v->win && (r.events[PMU_EV_IMISS] || r.events[PMU_EV_ITBMISS]))
+    if (v->win && (r.events[PMU_EV_IMISS] || r.events[PMU_EV_ITBMISS])) {
+        add_totals(v->win, &r);
         count_events(v, in->s.pc, 0, &r, r.fetch);
+    }
     if (pme_unit_fetch(&v->pme))
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
     if (path_oracle_rings)      /* to its handler: a discontinuity */
@@ -315,6 +329,12 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         conc_note(&v->conc, r.fetch, r.issue, r.retire_ready, &o->useful_issued);
     }
     struct pmu_window *w = v->win;
+    struct bl_meter before = {{0}};         /* the counters before it (bl-oracle.h note 6) */
+    if (in->planned && w) {
+        memcpy(before.v, w->totals, sizeof before.v);
+        before.v[PMU_EV_CYCLES] = w->cycles;
+        before.v[PMU_EV_RETIRED] = w->retired;
+    }
     if (w) {
         if (w->config_gen != v->cu.config_gen)
             reload_config(v);
@@ -324,6 +344,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         }
         w->cycles = m->last_retire;
         w->retired = m->seq;
+        add_totals(w, &r);
         if (in->s.cls == ALPHA_LOAD)
             w->last_load_latency = r.latency;
         count_events(v, in->s.pc, addr, &r, r.retire);
@@ -335,8 +356,15 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
     if (path_oracle_rings)
         path_oracle_retired(core, in->s.pc, in->s.cls, next_pc);
-    if (in->planned)
-        bl_oracle_retired(core, in->s.pc, &in->bl);
+    if (in->planned) {
+        struct bl_meter now = {{0}};
+        if (w) {
+            memcpy(now.v, w->totals, sizeof now.v);
+            now.v[PMU_EV_CYCLES] = w->cycles;
+            now.v[PMU_EV_RETIRED] = w->retired;
+        }
+        bl_oracle_retired(core, in->s.pc, &in->bl, &before, &now);
+    }
 
     /* The wrong path fetched after a mispredicted branch: aborted. */
     for (unsigned i = 0; i < m->nbad; i++) {
@@ -356,6 +384,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             struct insn_result one = {.fetch = b->fetch};
             one.events[PMU_EV_IMISS] = (uint16_t)imiss;
             one.events[PMU_EV_ITBMISS] = (uint16_t)itbmiss;
+            w->totals[PMU_EV_IMISS] += imiss;
+            w->totals[PMU_EV_ITBMISS] += itbmiss;
             count_events(v, b->pc, 0, &one, b->fetch);
         }
         if (pme_unit_fetch(&v->pme))

@@ -20,10 +20,12 @@ struct frame {
     uint64_t ret;               /* its return address (0: the bottom frame) */
     int64_t r;
     bool counting, expect_entry;
+    struct bl_meter start;      /* the counters where its path began (note 6) */
 };
 
 struct entry {
     uint64_t proc, path, count;         /* count 0: free */
+    uint64_t metric[PMU_EV_COUNT];
 };
 
 struct core_state {
@@ -31,6 +33,7 @@ struct core_state {
     unsigned depth;
     const struct bl_insn *prev;         /* the last planned instruction, not yet followed */
     uint64_t prev_pc;
+    struct bl_meter before, after;      /* the counters around prev */
     struct entry *table;
     size_t cap, n;
 };
@@ -156,7 +159,14 @@ static struct entry *slot(struct entry *t, size_t cap, uint64_t proc, uint64_t p
     return &t[i];
 }
 
-static void count_path(struct core_state *c, const struct oracle_plan_proc *p, int64_t r)
+static void add_metrics(struct entry *e, const struct bl_meter *from, const struct bl_meter *to)
+{
+    for (unsigned k = 0; k < PMU_EV_COUNT; k++)
+        e->metric[k] += to->v[k] - from->v[k];
+}
+
+static void count_path(struct core_state *c, const struct oracle_plan_proc *p, int64_t r, const struct bl_meter *from,
+                       const struct bl_meter *to)
 {
     if (r < 0 || (uint64_t)r >= p->npaths) {    /* cannot happen with a right plan */
         __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
@@ -167,9 +177,10 @@ static void count_path(struct core_state *c, const struct oracle_plan_proc *p, i
         struct entry *t = cap <= MAX_TABLE ? calloc(cap, sizeof *t) : NULL;
         if (!t) {
             struct entry *e = c->table ? slot(c->table, c->cap, p->start, (uint64_t)r) : NULL;
-            if (e && e->count)
+            if (e && e->count) {
                 e->count++;
-            else
+                add_metrics(e, from, to);
+            } else
                 __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
             return;
         }
@@ -187,21 +198,24 @@ static void count_path(struct core_state *c, const struct oracle_plan_proc *p, i
         c->n++;
     }
     e->count++;
+    add_metrics(e, from, to);
 }
 
-/* Applies edge e's action to frame f (a path may end). */
-static void step(struct core_state *c, struct frame *f, const struct oracle_plan_edge *e)
+/* Applies edge e's action to frame f (a path may end), the counters
+ * after its source instruction at. */
+static void step(struct core_state *c, struct frame *f, const struct oracle_plan_edge *e, const struct bl_meter *at)
 {
     switch (e->action) {
     case ORACLE_PLAN_ACT_ADD:
         f->r += e->add;
         break;
     case ORACLE_PLAN_ACT_EXIT:
-        count_path(c, f->proc, f->r + e->add);
+        count_path(c, f->proc, f->r + e->add, &f->start, at);
         break;
     case ORACLE_PLAN_ACT_BACKEDGE:
-        count_path(c, f->proc, f->r + e->add);
+        count_path(c, f->proc, f->r + e->add, &f->start, at);
         f->r = e->reset;
+        f->start = *at;
         break;
     default:
         break;
@@ -214,9 +228,10 @@ static bool countable(const struct oracle_plan_proc *p)
 }
 
 /* The frame begins in p at pc (an entry, or not: then it is not counted). */
-static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc)
+static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc, const struct bl_meter *before)
 {
     f->proc = p;
+    f->start = *before;
     f->expect_entry = false;
     f->counting = countable(p) && (pc == p->start || pc == p->start + 8);
     f->r = f->counting ? plan.entry_add[p - plan.procs] : 0;
@@ -225,6 +240,7 @@ static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc
 /* Planned instruction pc (in) took the way to next_pc (note 5). */
 static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, uint64_t next_pc)
 {
+    const struct bl_meter *after = &c->after, *before = &c->before;
     if (!c->depth)
         c->f[c->depth++] = (struct frame){.expect_entry = true};
     struct frame *top = &c->f[c->depth - 1];
@@ -232,10 +248,10 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
         c->depth--;             /* note 2: the callee was outside the plan */
         top = &c->f[c->depth - 1];
         if (top->counting && top->call_edge)
-            step(c, top, top->call_edge);
+            step(c, top, top->call_edge, before);
     }
     if (top->expect_entry || top->proc != in->proc)
-        enter(top, in->proc, pc);
+        enter(top, in->proc, pc, before);
     if (in->flow == 1) {                        /* a call (note 1) */
         top->call_edge = NULL;
         for (uint32_t k = 0; k < in->nedges; k++)
@@ -262,7 +278,7 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
                 if (in->edges[k].to == 0)
                     e = &in->edges[k];
             if (e)
-                step(c, top, e);
+                step(c, top, e, after);
             else
                 __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
         }
@@ -277,7 +293,7 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
         if (c->depth) {
             struct frame *caller = &c->f[c->depth - 1];
             if (caller->counting && caller->call_edge)
-                step(c, caller, caller->call_edge);
+                step(c, caller, caller->call_edge, after);
         }
         return;
     }
@@ -299,16 +315,19 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
         top->counting = false;
         return;
     }
-    step(c, top, e);
+    step(c, top, e, after);
 }
 
-void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in)
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, const struct bl_meter *before,
+                       const struct bl_meter *after)
 {
     struct core_state *c = &plan.cores[core];
     if (c->prev)
         follow(c, c->prev_pc, c->prev, pc);
     c->prev = in;
     c->prev_pc = pc;
+    c->before = *before;
+    c->after = *after;
 }
 
 static int by_proc_path(const void *a, const void *b)
@@ -335,9 +354,11 @@ int bl_oracle_write(const char *path, uint64_t run_id)
     qsort(all, n, sizeof *all, by_proc_path);
     size_t m = 0;                               /* the cores' counts of one path, summed */
     for (size_t k = 0; k < n; k++) {
-        if (m && all[m - 1].proc == all[k].proc && all[m - 1].path == all[k].path)
+        if (m && all[m - 1].proc == all[k].proc && all[m - 1].path == all[k].path) {
             all[m - 1].count += all[k].count;
-        else
+            for (unsigned x = 0; x < PMU_EV_COUNT; x++)
+                all[m - 1].metric[x] += all[k].metric[x];
+        } else
             all[m++] = all[k];
     }
     struct truth_file t;
@@ -351,6 +372,7 @@ int bl_oracle_write(const char *path, uint64_t run_id)
     fwrite(&h, sizeof h, 1, f);
     for (size_t k = 0; k < m; k++) {
         struct oracle_blpath b = {.proc = all[k].proc, .path = all[k].path, .count = all[k].count};
+        memcpy(b.metric, all[k].metric, sizeof b.metric);
         fwrite(&b, sizeof b, 1, f);
     }
     free(all);

@@ -24,6 +24,14 @@
  *     call after a branch comes back to where the branch went.  So each
  *     planned instruction is followed when the next one retires (the last
  *     of a run is never followed: its path is not counted).
+ *  6. Metrics (oracle-format.h): each planned instruction's retirement
+ *     comes with the core's counters before and after it (struct
+ *     bl_meter); the oracle keeps them with the instruction, so when it
+ *     follows it, it knows the counters after it (a path's end, a
+ *     backedge's new start) and before it (an entry's start: what ran
+ *     before the procedure's first instruction, the monitor's loading or
+ *     an interrupt, is not the path's).  A frame keeps its path's start;
+ *     count_path adds end - start to the path.
  */
 #ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
 #define HW_MODEL_PLUGIN_BL_ORACLE_H
@@ -41,6 +49,12 @@ struct bl_insn {
     uint8_t flow;                           /* 0 none, 1 call, 2 return */
 };
 
+/* The core's counters after an instruction: [PMU_EV_CYCLES] and
+ * [PMU_EV_RETIRED] the PMU page's cycles and retired, the rest its totals. */
+struct bl_meter {
+    uint64_t v[PMU_EV_COUNT];
+};
+
 /* Reads path (the plan); 1 loaded, 0 no such file, -1 bad file. */
 int bl_oracle_load(const char *path, unsigned ncores);
 bool bl_oracle_active(void);
@@ -48,7 +62,8 @@ bool bl_oracle_active(void);
 bool bl_oracle_insn(uint64_t pc, uint32_t word, unsigned cls, struct bl_insn *out);
 /* A planned instruction retired on core (its way out is the next one's pc:
  * note 5). */
-void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in);
+void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, const struct bl_meter *before,
+                       const struct bl_meter *after);
 /* Writes path (atomically); 0, or -1 with errno. */
 int bl_oracle_write(const char *path, uint64_t run_id);
 

@@ -102,3 +102,112 @@ def test_path_instrumenting_refuses_both_and_an_instrumented_image():
               "an instrumented image is refused, nothing written", r)
     finally:
         cleanup(d)
+
+
+# --paths --metrics (path-region.h note 5): per path cycles and one event.
+METERED_SAME_OUTPUT = [("calltree", ["64"]), ("compress", []), ("libcheck", []), ("hello", []), ("copy", [])]
+
+
+def _instrument_metered(d, name, event=None):
+    orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
+    out = os.path.join(d, name + "-metered.elf")
+    r = alphaprof(["instrument", "--paths", "--metrics"] + (["--event", event] if event else []) + [orig, "-o", out])
+    check(r.status == 0 and os.path.exists(out), "instrument --paths --metrics %s succeeds" % name, r)
+    check("metrics: cycles and %s" % (event or "dmiss") in r.out, "it says which metrics it counts", r)
+    return orig, out
+
+
+def test_metered_path_images_print_and_exit_as_the_originals():
+    d = tmpdir()
+    try:
+        for name, args in METERED_SAME_OUTPUT:
+            orig, inst = _instrument_metered(d, name)
+            a = run_image(orig, args=args, timeout_s=300)
+            b = run_image(inst, args=args, timeout_s=300)
+            check(a.status == b.status, "%s: the metered image exits as the original (%d)" % (name, a.status), b)
+            check(_console(a) == _console(b), "%s: the metered image prints what the original prints" % name,
+                  "%s\n----\n%s" % (a, b))
+    finally:
+        cleanup(d)
+
+
+def test_metered_path_counts_stay_exact_and_their_metrics_match_the_models_deltas_within_the_reads_offsets():
+    """path_metric_error = sum |instrumented - truth| / sum truth per metric
+    (path-count-accuracy.h): the windows differ only by where the
+    trampolines read the PMU page, a few cycles per path execution (the
+    bias), so a few per cent at most on calltree's short paths."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument_metered(d, "calltree")
+        db, oracle = _record(d, inst, ["16"])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        check(j["path_count_error"] == 0, "metrics change no count", r)
+        check(j["metered"] is True and j["unmetered"] == 0, "every counted path is metered", r)
+        m = {x["metric"]: x for x in j["metrics"]}
+        check(set(m) == {"cycles", "dmiss"}, "cycles and D-cache misses by default", r)
+        check(m["cycles"]["truth"] > 1000000 and m["dmiss"]["truth"] > 1000, "the truth has the paths' metrics", r)
+        check(j["path_metric_error"]["cycles"] < 0.10, "per-path cycles within 10 % of the model's", r)
+        check(j["path_metric_error"]["dmiss"] < 0.10, "per-path D-cache misses within 10 % of the model's", r)
+        check(abs(m["cycles"]["bias_per_execution"]) < 40,
+              "what the windows differ by is the trampolines' reads: under 40 cycles a path", r)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "path_metric_error" in r.out, "the text report says it too", r)
+    finally:
+        cleanup(d)
+
+
+def test_paths_ranks_counted_paths_by_a_metric_with_shares_and_the_top_paths_share_of_misses():
+    d = tmpdir()
+    try:
+        _, inst = _instrument_metered(d, "calltree")
+        db, oracle = _record(d, inst, ["16"])
+        r = alphaprof(["paths", "--db", db, "--sort", "dmiss", "--json", "--limit", "0"])
+        check(r.status == 0, "paths shows the counted paths", r)
+        j = json.loads(r.out)
+        check(j["instrumented"] and j["metered"] and j["event"] == "dmiss" and j["sort"] == "dmiss",
+              "an instrumented, metered session, sorted by misses", r)
+        p = j["paths"]
+        check(len(p) == j["paths_counted"] > 30, "every counted path is listed", r)
+        check(all(p[k]["event"] >= p[k + 1]["event"] for k in range(len(p) - 1)), "hottest by misses first", r)
+        check(sum(x["count"] for x in p) == j["total_count"] and sum(x["event"] for x in p) == j["total_event"],
+              "the totals are the paths' sums", r)
+        check(abs(sum(x["event_share"] for x in p) - 1) < 1e-9, "the shares add up to 1", r)
+        top = j["top_share"]["dmiss"]
+        check(0 < top["5"] <= top["10"] <= top["28"] <= 1, "the top 5, 10 and 28 paths' shares grow", r)
+        check(abs(top["5"] - sum(x["event"] for x in p[:5]) / j["total_event"]) < 1e-9,
+              "the top 5's share is the first five paths' misses", r)
+        check(any(x["procedure"] == "fib" and "calltree.c" in x["blocks"] for x in p),
+              "paths are named by procedure and shown as source lines", r)
+        r = alphaprof(["paths", "--db", db, "--sort", "cycles", "--limit", "3"])
+        check(r.status == 0 and "the top 5, 10, 28 paths by dmiss hold" in r.out and "By cycles" in r.out,
+              "the text report ranks by cycles and gives the misses' top shares", r)
+        r = alphaprof(["paths", "--db", db, "--sort", "l2miss"])
+        check(r.status == 1 and "sort by count, cycles or dmiss" in r.err, "an event the image did not count is refused", r)
+        r = alphaprof(["instrument", "--paths", "--metrics", "--event", "cycles", build_path("workloads", "hello.elf"),
+                       "-o", os.path.join(d, "x.elf")])
+        check(r.status == 2 and "other than cycles" in r.err, "cycles is no second event", r)
+        r = alphaprof(["instrument", "--cct", "--metrics", build_path("workloads", "hello.elf"),
+                       "-o", os.path.join(d, "x.elf")])
+        check(r.status == 2 and "go with --paths" in r.err, "--metrics is for paths", r)
+    finally:
+        cleanup(d)
+
+
+def test_metered_paths_on_two_cores_keep_each_cores_starts_apart():
+    """parallel on 2 cores: each core's leaf slots and start stacks are its
+    own region's, so the counts stay exact and the metrics near the truth."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument_metered(d, "parallel")
+        db, oracle = _record(d, inst, [], cores=2)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        check(j["path_count_error"] == 0, "every path's count on both cores equals the model's", r)
+        check(j["metered"] is True and j["unmetered"] == 0, "every path is metered", r)
+        check(j["path_metric_error"]["cycles"] < 0.10 and j["path_metric_error"]["dmiss"] < 0.10,
+              "both cores' per-path metrics within 10 % of the model's", r)
+    finally:
+        cleanup(d)

@@ -117,7 +117,9 @@ static void reencode_paths(const struct lk_frame *f)
         struct lk_reader r2;
         CHECK(lk_paths_open(&g, &h2, &r2) == LK_OK);
         CHECK(h2.core == h.core && h2.lost_paths == h.lost_paths && h2.unmatched_exits == h.unmatched_exits &&
-              h2.bad_paths == h.bad_paths && h2.first == h.first);
+              h2.bad_paths == h.bad_paths && h2.first == h.first && h2.metered == h.metered &&
+              h2.unmetered == h.unmetered);
+        CHECK(h.metered || (a.cycles == 0 && a.event == 0));
         CHECK(lk_paths_next(&r2, &b) == 1);
         CHECK(memcmp(&a, &b, sizeof a) == 0);
     }

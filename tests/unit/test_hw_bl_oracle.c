@@ -6,7 +6,11 @@
  * caller (2000 bsr -> 1000; 2004 ret): three trips round the loop leave
  * the counts 0:1 2:2 3:1, an interrupt between instructions changes
  * nothing, a call does not end the caller's path, and the counts come out
- * in the file's layout.
+ * in the file's layout.  Metrics: each instruction takes 2 cycles and
+ * 1008 misses once; a path's deltas run from the counters before its
+ * first instruction (an entry's) or after its backedge, to those after
+ * its last, so loop paths tile, the caller's path holds its callee's
+ * and what ran before a procedure's first instruction is not its.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,6 +65,14 @@ static int setup(void **state)
     return 0;
 }
 
+static struct bl_meter now;
+
+/* Something outside the plan ran: the counters moved. */
+static void elsewhere(uint64_t cycles)
+{
+    now.v[PMU_EV_CYCLES] += cycles;
+}
+
 static void run(uint64_t pc, uint32_t word, unsigned cls)
 {
     static struct bl_insn pool[64];             /* (they live as long as the plugin's do) */
@@ -68,15 +80,20 @@ static void run(uint64_t pc, uint32_t word, unsigned cls)
     assert_true(used < 64);
     struct bl_insn *in = &pool[used++];
     assert_true(bl_oracle_insn(pc, word, cls, in));
-    bl_oracle_retired(0, pc, in);
+    struct bl_meter before = now;
+    now.v[PMU_EV_CYCLES] += 2;
+    now.v[PMU_EV_DMISS] += pc == 0x1008;
+    bl_oracle_retired(0, pc, in, &before, &now);
 }
 
-static void test_the_loops_paths_are_counted_through_a_call_and_an_interrupt(void **state)
+static void test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_interrupt(void **state)
 {
     (void)state;
     struct bl_insn none;
     assert_false(bl_oracle_insn(0x3000, ADDQ, ALPHA_IALU, &none));      /* outside the plan */
+    elsewhere(1000);                                                     /* (the monitor loaded it) */
     run(0x2000, BSR(-0x401), ALPHA_BRANCH);                              /* g calls f */
+    elsewhere(100);                                                      /* an interrupt: g's, not f's */
     for (int trip = 0; trip < 3; trip++) {
         run(0x1000, ADDQ, ALPHA_IALU);
         run(0x1004, BEQ(3, 2), ALPHA_BRANCH_COND);                       /* not taken */
@@ -105,18 +122,22 @@ static void test_the_loops_paths_are_counted_through_a_call_and_an_interrupt(voi
     assert_int_equal(fread(b, sizeof b[0], 4, f), 4);
     fclose(f);
     unlink(path);
-    static const uint64_t want[4][3] = {{0x1000, 0, 1}, {0x1000, 2, 2}, {0x1000, 3, 1}, {0x2000, 0, 1}};
+    /* proc, path, count, cycles, misses */
+    static const uint64_t want[4][5] = {
+        {0x1000, 0, 1, 8, 1}, {0x1000, 2, 2, 16, 2}, {0x1000, 3, 1, 6, 0}, {0x2000, 0, 1, 134, 3}};
     for (int i = 0; i < 4; i++) {
         assert_int_equal(b[i].proc, want[i][0]);
         assert_int_equal(b[i].path, want[i][1]);
         assert_int_equal(b[i].count, want[i][2]);
+        assert_int_equal(b[i].metric[PMU_EV_CYCLES], want[i][3]);
+        assert_int_equal(b[i].metric[PMU_EV_DMISS], want[i][4]);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_the_loops_paths_are_counted_through_a_call_and_an_interrupt),
+        cmocka_unit_test(test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_interrupt),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

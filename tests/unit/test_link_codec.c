@@ -908,6 +908,39 @@ static void test_path_counters_round_trip_and_fill_frames(void **state)
     assert_string_equal(lk_type_name(LK_T_PATHS), "PATHS");
 }
 
+/* PATHS with metrics (--paths --metrics): each counter carries its cycles
+ * and event, the head its unmetered count; a head that says neither 0 nor
+ * 1 is refused. */
+static void test_metered_path_counters_round_trip_with_their_metrics(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_paths_head h = {.core = 0, .first = 7, .metered = 1, .unmetered = 9};
+    struct lk_path_count a = {.index = 7, .count = 3, .cycles = 1234567, .event = 0},
+                         b = {.index = 9000, .count = 1, .cycles = ~0ull, .event = 42};
+    assert_int_equal(lk_paths_begin(&w, raw, sizeof raw, &h), LK_OK);
+    assert_int_equal(lk_paths_add(&w, &a), LK_OK);
+    assert_int_equal(lk_paths_add(&w, &b), LK_OK);
+    roundtrip(&w, 15, &d, &f);
+    struct lk_reader r;
+    struct lk_paths_head g;
+    struct lk_path_count x;
+    assert_int_equal(lk_paths_open(&f, &g, &r), LK_OK);
+    assert_true(g.metered == 1 && g.unmetered == 9 && g.first == 7);
+    assert_int_equal(lk_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &b, sizeof b);
+    assert_int_equal(lk_paths_next(&r, &x), 0);
+    h.metered = 2;
+    assert_int_equal(lk_paths_begin(&w, raw, sizeof raw, &h), LK_OK);
+    roundtrip(&w, 16, &d, &f);
+    assert_int_equal(lk_paths_open(&f, &g, &r), LK_E_RANGE);
+}
+
 /* PART (link-protocol.h 5.7): a piece round-trips with its place in the
  * frame; a piece outside its frame, or a frame no frame could be, is
  * refused at both ends. */
@@ -951,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_values_and_value_stats_round_trip),
         cmocka_unit_test(test_cct_records_round_trip_and_fill_frames),
         cmocka_unit_test(test_path_counters_round_trip_and_fill_frames),
+        cmocka_unit_test(test_metered_path_counters_round_trip_with_their_metrics),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
         cmocka_unit_test(test_pme_aggregates),

@@ -1,0 +1,270 @@
+/* Hot instrumented paths by count and metric: see path-metrics.h. */
+#include "util/path-metrics.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "firmware/abi/path-region.h"
+#include "util/ball-larus.h"
+#include "util/calc.h"
+#include "util/instrument.h"
+#include "util/path-plan.h"
+#include "util/symbols.h"
+
+static int sql_error(sqlite3 *db, struct ap_err *err)
+{
+    return ap_err_set(err, "cannot read the path counts: %s", sqlite3_errmsg(db));
+}
+
+/* The session's image with a path table: its file and table. */
+static int find_image(sqlite3 *s, struct path_metrics *pm, struct path_table_proc **table, size_t *ntable,
+                      struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s, "SELECT DISTINCT i.path FROM images i JOIN loadmaps l ON l.image = i.id "
+                              "WHERE l.session = ? AND i.path IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+        return sql_error(s, err);
+    sqlite3_bind_int64(st, 1, pm->session);
+    *table = NULL;
+    *ntable = 0;
+    while (*ntable == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        struct ap_err e2;
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        free(*table);
+        *table = NULL;
+        if (instrument_path_table(path, table, ntable, &e2))
+            *ntable = 0;
+        if (*ntable) {
+            pm->image = strdup(path);
+            if (!pm->image)
+                abort();
+        }
+    }
+    sqlite3_finalize(st);
+    if (!*ntable)
+        return ap_err_set(err, "session %lld has path counts but no image of it with a path table can be read; "
+                          "keep the instrumented image where it was recorded", (long long)pm->session);
+    return 0;
+}
+
+int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct path_metrics *pm,
+                      struct ap_err *err)
+{
+    memset(pm, 0, sizeof *pm);
+    pm->event = -1;
+    sqlite3 *s = pdb_sqlite(db);
+    sqlite3_stmt *st;
+    int64_t has = 0;
+    if (sqlite3_prepare_v2(s, "SELECT count(*) FROM sqlite_schema WHERE name = 'path_cores'", -1, &st, NULL) !=
+        SQLITE_OK)
+        return sql_error(s, err);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        has = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (!has)
+        return 0;
+    bool v8 = sqlite3_table_column_metadata(s, NULL, "path_counts", "cycles", NULL, NULL, NULL, NULL, NULL) ==
+              SQLITE_OK;      /* schema 8's metrics */
+    if (session == 0) {
+        if (sqlite3_prepare_v2(s, "SELECT coalesce(max(session), 0) FROM path_cores", -1, &st, NULL) != SQLITE_OK)
+            return sql_error(s, err);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            session = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (session == 0)
+            return 0;
+    }
+    pm->session = session;
+    pm->present = true;
+    if (sqlite3_prepare_v2(s, v8 ? "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths), "
+                                   "coalesce(max(metered), 0), coalesce(sum(unmetered), 0) FROM path_cores "
+                                   "WHERE session = ?"
+                                 : "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths), 0, 0 "
+                                   "FROM path_cores WHERE session = ?", -1, &st, NULL) != SQLITE_OK)
+        return sql_error(s, err);
+    sqlite3_bind_int64(st, 1, session);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        pm->lost_paths = (uint64_t)sqlite3_column_int64(st, 0);
+        pm->unmatched_exits = (uint64_t)sqlite3_column_int64(st, 1);
+        pm->bad_paths = (uint64_t)sqlite3_column_int64(st, 2);
+        pm->metered = sqlite3_column_int64(st, 3) != 0;
+        pm->unmetered = (uint64_t)sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    struct path_table_proc *table;
+    size_t ntable;
+    if (find_image(s, pm, &table, &ntable, err))
+        return -1;
+    uint64_t proc_start = 0;
+    bool want_proc = proc != NULL;
+    struct symtab *sy = NULL;
+    if (want_proc) {
+        const struct symbol *sym = NULL;
+        if (symtab_open(pm->image, &sy, err) == 0)
+            sym = symtab_find(sy, proc);
+        if (!sym) {
+            if (sy)
+                symtab_close(sy);
+            free(table);
+            return ap_err_set(err, "no procedure '%s' in %s; alphaprof paths without --proc lists the hot ones",
+                              proc, pm->image);
+        }
+        proc_start = sym->start;
+        symtab_close(sy);
+    }
+    for (size_t k = 0; k < ntable && pm->metered; k++)
+        if (table[k].metrics)
+            pm->event = (int)table[k].metrics - 1;
+    if (sqlite3_prepare_v2(s, v8 ? "SELECT counter, sum(count), coalesce(sum(cycles), 0), coalesce(sum(event), 0) "
+                                   "FROM path_counts WHERE session = ? GROUP BY counter ORDER BY counter"
+                                 : "SELECT counter, sum(count), 0, 0 FROM path_counts WHERE session = ? "
+                                   "GROUP BY counter ORDER BY counter", -1, &st, NULL) != SQLITE_OK) {
+        free(table);
+        return sql_error(s, err);
+    }
+    sqlite3_bind_int64(st, 1, session);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        uint64_t i = (uint64_t)sqlite3_column_int64(st, 0);
+        const struct path_table_proc *p = NULL;
+        for (size_t k = 0; k < ntable && !p; k++)
+            if (table[k].instrumented && i >= table[k].base && i < table[k].base + table[k].npaths)
+                p = &table[k];
+        uint64_t v[PM_NKEYS];
+        for (int k = 0; k < PM_NKEYS; k++)
+            v[k] = (uint64_t)sqlite3_column_int64(st, 1 + k);
+        if (!p) {
+            pm->unnamed += v[PM_COUNT];
+            continue;
+        }
+        if (want_proc && p->start != proc_start)
+            continue;
+        if (pm->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            pm->paths = realloc(pm->paths, cap * sizeof *pm->paths);
+            if (!pm->paths)
+                abort();
+        }
+        struct hot_path *h = &pm->paths[pm->n++];
+        h->proc = p->start;
+        h->path = i - p->base;
+        for (int k = 0; k < PM_NKEYS; k++) {
+            h->v[k] = v[k];
+            pm->total[k] += v[k];
+        }
+    }
+    sqlite3_finalize(st);
+    free(table);
+    return 0;
+}
+
+static enum pm_key sort_key;
+
+static int by_key(const void *a, const void *b)
+{
+    const struct hot_path *x = a, *y = b;
+    if (x->v[sort_key] != y->v[sort_key])
+        return x->v[sort_key] > y->v[sort_key] ? -1 : 1;
+    if (x->v[PM_COUNT] != y->v[PM_COUNT])
+        return x->v[PM_COUNT] > y->v[PM_COUNT] ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+void path_metrics_sort(struct path_metrics *pm, enum pm_key key)
+{
+    sort_key = key;
+    if (pm->n)
+        qsort(pm->paths, pm->n, sizeof *pm->paths, by_key);
+}
+
+double path_metrics_top_share(const struct path_metrics *pm, enum pm_key key, size_t k)
+{
+    if (!pm->total[key])
+        return 0;
+    uint64_t *v = malloc((pm->n + 1) * sizeof *v);
+    if (!v)
+        abort();
+    for (size_t i = 0; i < pm->n; i++)
+        v[i] = pm->paths[i].v[key];
+    /* the k largest: a partial selection is enough for k << n */
+    uint64_t sum = 0;
+    for (size_t t = 0; t < k && t < pm->n; t++) {
+        size_t best = t;
+        for (size_t i = t + 1; i < pm->n; i++)
+            if (v[i] > v[best])
+                best = i;
+        uint64_t x = v[t];
+        v[t] = v[best];
+        v[best] = x;
+        sum += v[t];
+    }
+    free(v);
+    return (double)sum / (double)pm->total[key];
+}
+
+void path_metrics_describe(const struct path_metrics *pm, size_t i, char *name, size_t nlen, char *buf,
+                           size_t len)
+{
+    const struct hot_path *h = &pm->paths[i];
+    snprintf(name, nlen, "0x%llx", (unsigned long long)h->proc);
+    snprintf(buf, len, "(blocks unknown)");
+    struct symtab *sy;
+    struct ap_err err;
+    if (symtab_open(pm->image, &sy, &err))
+        return;
+    const struct symbol *sym = symtab_lookup(sy, h->proc);
+    struct path_patch *patches = NULL;
+    size_t npatches = 0;
+    if (sym && sym->start == h->proc) {
+        snprintf(name, nlen, "%s", sym->name);
+        instrument_path_patches(pm->image, &patches, &npatches, &err);
+        struct calc_proc cfg;
+        struct bl_proc bl;
+        if (path_plan_number(sy, sym, patches, npatches, &cfg, &bl) == 0) {
+            struct bl_path p;
+            if (bl_regenerate(&bl, h->path, &p) == 0) {
+                size_t at = 0;
+                buf[0] = 0;
+                const char *last_file = NULL;
+                uint32_t last_line = 0;
+                if (p.from_backedge && len > 2)
+                    at += (size_t)snprintf(buf, len, "(loop) ");
+                for (size_t b = 0; b < p.n && at + 1 < len; b++) {
+                    uint64_t pc = cfg.insns[cfg.blocks[p.blocks[b]].first].pc;
+                    const struct source_line *l = symtab_line(sy, pc);
+                    if (l && l->file == last_file && l->line == last_line)
+                        continue;
+                    const char *base = l ? strrchr(l->file, '/') : NULL;
+                    if (l)
+                        at += (size_t)snprintf(buf + at, len - at, "%s%s:%u", at && b ? " > " : "",
+                                               base ? base + 1 : l->file, l->line);
+                    else
+                        at += (size_t)snprintf(buf + at, len - at, "%s0x%llx", at && b ? " > " : "",
+                                               (unsigned long long)pc);
+                    if (l) {
+                        last_file = l->file;
+                        last_line = l->line;
+                    }
+                }
+                if (at + 1 < len)
+                    snprintf(buf + at, len - at, p.to_backedge ? " (backedge)" : "");
+                bl_path_free(&p);
+            }
+            bl_free(&bl);
+            calc_proc_free(&cfg);
+        }
+    }
+    free(patches);
+    symtab_close(sy);
+}
+
+void path_metrics_free(struct path_metrics *pm)
+{
+    free(pm->paths);
+    free(pm->image);
+    memset(pm, 0, sizeof *pm);
+}
