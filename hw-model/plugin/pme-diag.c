@@ -31,6 +31,11 @@ static struct {
     uint64_t pc;
     struct diag_pc *pcs;
     uint64_t last_pal[MAX_CORES];
+    /* by distance from the last change between kernel (the monitor) and
+     * user (the workload) code: [0] in the monitor, [1] in the workload */
+    uint64_t last_switch[MAX_CORES];
+    bool in_user[MAX_CORES];
+    uint64_t sw_fetched[2][DIAG_BUCKETS], sw_tagged[2][DIAG_BUCKETS];
     struct diag_bucket b[DIAG_BUCKETS];
     uint64_t group_retire[MAX_CORES];
     unsigned ngroup[MAX_CORES];
@@ -82,6 +87,15 @@ void pme_diag_fetched(unsigned core, uint64_t pc, uint64_t fetched, bool pal, bo
     if (pal) {
         d.last_pal[core] = fetched;
     }
+    bool user = pc >> 40 == 0;
+    if (!pal && user != d.in_user[core]) {
+        d.in_user[core] = user;
+        d.last_switch[core] = fetched;
+    }
+    uint64_t sw = (fetched - d.last_switch[core]) / (4 * DIAG_BUCKET);
+    sw = sw < DIAG_BUCKETS ? sw : DIAG_BUCKETS - 1;
+    d.sw_fetched[d.in_user[core]][sw]++;
+    d.sw_tagged[d.in_user[core]][sw] += tagged;
     uint64_t dist = (fetched - d.last_pal[core]) / DIAG_BUCKET;
     struct diag_bucket *b = &d.b[dist < DIAG_BUCKETS ? dist : DIAG_BUCKETS - 1];
     b->fetched++;
@@ -148,6 +162,10 @@ void pme_diag_write(void)
         lats(f, b->pc_tag_lat);
         fputc('\n', f);
     }
+    for (unsigned k = 0; k < 2; k++)
+        for (unsigned i = 0; i < DIAG_BUCKETS; i++)
+            fprintf(f, "switch %u %u %llu %llu\n", k, i * 4 * DIAG_BUCKET, (unsigned long long)d.sw_fetched[k][i],
+                    (unsigned long long)d.sw_tagged[k][i]);
     for (uint32_t i = 0; i < DIAG_PCS; i++) {
         const struct diag_pc *e = &d.pcs[i];
         if (!e->pc || !e->n_all)

@@ -6,7 +6,9 @@
  * latencies summed over all of them and over the tagged ones; and, by the
  * distance in fetched instructions since the core last ran PALcode (an
  * interrupt, the monitor's way in and out), how many instructions were
- * fetched, tagged and how many cycles retired there.
+ * fetched, tagged and how many cycles retired there; and fetched and
+ * tagged by distance from the last change between kernel code (the
+ * monitor) and user code (the workload), each side apart.
  *
  *   ALPHAPROF_PME_DIAG=PATH      writes PATH at exit (text, one row a line)
  *   ALPHAPROF_PME_DIAG_PC=0x...  also splits that PC's executions by distance
