@@ -126,6 +126,15 @@ enum pme_event_bit {
     PME_EVB_MISPREDICT,     /* direction or target mispredicted */
     PME_EVB_COUNT
 };
+/* Above the event bits, in retired records of a core that reports them
+ * (0 otherwise): how many instructions retired in its retire cycle, it
+ * included (1..retire width), latched when that cycle is over, as the
+ * retire unit knows it.  With it the host splits a retire cycle exactly
+ * (host-tools/util/pme-stacks.h note 3); the retire-gap alone cannot say
+ * who retired after it in the same cycle. */
+#define PME_EVENTS_GROUP_SHIFT  16
+#define PME_EVENTS_GROUP_MAX    31u
+#define PME_EVENTS_GROUP(events) ((events) >> PME_EVENTS_GROUP_SHIFT & PME_EVENTS_GROUP_MAX)
 #define PME_EVENT_BIT_NAMES \
     "retired", "bad-path", "trap", "imiss", "itbmiss", "dmiss", "dtbmiss", "l2miss", \
     "load", "store", "branch", "jump", "taken", "mispredict"
@@ -175,7 +184,7 @@ struct pme_record {
     uint64_t pc;
     uint64_t addr;              /* effective address; jump target; else 0 */
     uint64_t fetch_cycle;       /* the core's modelled cycle at fetch */
-    uint32_t events;            /* 1 << enum pme_event_bit */
+    uint32_t events;            /* 1 << enum pme_event_bit; PME_EVENTS_GROUP */
     uint32_t history;           /* global branch history at fetch, newest in bit 0 */
     uint32_t lat[PME_LAT_COUNT];
     uint8_t context;            /* PME_CTX_*: mode the instruction ran in */
@@ -277,6 +286,7 @@ _Static_assert(__builtin_offsetof(struct pmu_window, totals) + 8 * PMU_EV_COUNT 
 _Static_assert(__builtin_offsetof(struct pmu_window, ring) == 4096, "ring starts on the second page");
 _Static_assert(sizeof(struct pme_record) == 72, "ProfileMe record layout");
 _Static_assert(PME_EVB_COUNT <= 32 && PME_LAT_COUNT <= 16, "fit the link protocol's limits");
+_Static_assert(PME_EVB_COUNT <= PME_EVENTS_GROUP_SHIFT, "the retire group sits above the event bits");
 _Static_assert(sizeof(struct pmu_window) <= PMU_WINDOW_PER_CORE, "window fits its RAM slot");
 
 #endif

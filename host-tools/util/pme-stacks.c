@@ -232,6 +232,12 @@ static void pool_blocks(const struct pme_view *v, const double *rec, struct pme_
     }
 }
 
+double pme_record_share(uint32_t events, uint32_t retire_gap, const struct pme_share *s)
+{
+    uint32_t n = PME_EVENTS_GROUP(events);
+    return n ? 1.0 / n : retire_gap ? s->first : s->joined;
+}
+
 int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
                         struct ap_err *err)
 {
@@ -252,6 +258,13 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         return ap_err_set(err, "out of memory");
     for (size_t i = 0; i < v->ninsns; i++)
         seq[i].target = SIZE_MAX;
+    /* records that say their retire group (note 3): how many, sum of 1 / size */
+    double *grouped = calloc(2 * (v->ninsns + 1), sizeof *grouped);
+    if (!grouped) {
+        free(seq);
+        return ap_err_set(err, "out of memory");
+    }
+    double *group_share = grouped + v->ninsns + 1;
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
             const struct pme_pair_rec *rec = &v->raw[k].rec[s];
@@ -260,6 +273,10 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
                 continue;
             seq[i].retired++;
             seq[i].zero_gap += rec->lat[PME_LAT_RETIRE_GAP] == 0;
+            if (PME_EVENTS_GROUP(rec->events)) {
+                grouped[i]++;
+                group_share[i] += 1.0 / PME_EVENTS_GROUP(rec->events);
+            }
             if ((rec->events >> bit[B_TAKEN]) & 1) {
                 seq[i].taken++;
                 const struct pme_insn *t = rec->addr >= rec->img->address
@@ -272,6 +289,7 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     double *arrivals = calloc(v->ninsns + 1, sizeof *arrivals);
     if (!arrivals) {
         free(seq);
+        free(grouped);
         return ap_err_set(err, "out of memory");
     }
     for (size_t i = 0; i < v->ninsns; i++) {
@@ -298,9 +316,12 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         out[i].pc = pme_insn_pc(&v->insns[i]);
         out[i].in = &v->insns[i];
         pme_share_estimates(seq, i, p->retire_width, &out[i].shares);
+        if (seq[i].retired > 0 && grouped[i] == seq[i].retired)
+            out[i].shares.mean = group_share[i] / grouped[i];
         out[i].share = out[i].shares.mean;
     }
     free(seq);
+    free(grouped);
     /* which instructions serialise (barriers, PAL calls: point 5 of a record), from the image */
     bool *serialising = calloc(v->ninsns + 1, sizeof *serialising);
     if (!serialising)
@@ -328,7 +349,8 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             struct pme_rec_obs o;
             obs_of(&v->raw[k].rec[s], bit, &o);
             o.serialising = serialising[i];
-            pme_record_stack(p, &o, o.lat[PME_LAT_RETIRE_GAP] ? out[i].shares.first : out[i].shares.joined,
+            pme_record_stack(p, &o, pme_record_share(v->raw[k].rec[s].events, o.lat[PME_LAT_RETIRE_GAP],
+                                                     &out[i].shares),
                              out[i].cause);
             out[i].records++;
             rec[i] += o.retired;

@@ -61,7 +61,12 @@
  *     (it opened its cycle) and O >= 1 for one without.  Exact for a loop
  *     whose instructions retire in fixed groups, and for independent
  *     links (tests/unit/test_pme_stacks.c); 1 / (1 + E) underestimated
- *     qsort's base cycles by 13 %.
+ *     qsort's base cycles by 13 %.  The links are not independent where
+ *     the grouping depends on the path (qsort: one instruction's share
+ *     0.57 against its true 0.42, measured in the model over its tagged
+ *     executions), so a record that carries its retire group's size
+ *     (the model latches it, pmu-window.h PME_EVENTS_GROUP) is given
+ *     exactly 1 / size; the links only serve records without it.
  *  4. A flush's bubble is booked at the branch (from the branch's record)
  *     and left out at the instruction after it (from that one's record),
  *     so each side is estimated from its own samples.
@@ -135,6 +140,11 @@ struct pme_share {
     double first, joined, mean;
 };
 void pme_share_estimates(const struct pme_seq_stats *st, size_t i, unsigned width, struct pme_share *out);
+/* A retired record's share of its retire cycle: 1 / the size of its
+ * retire group when the record says it (PME_EVENTS_GROUP in its event
+ * word, hw-model/pmu-window.h: exact), else s's estimate from the links
+ * (note 3): s->first after a gap, s->joined in its predecessor's cycle. */
+double pme_record_share(uint32_t events, uint32_t retire_gap, const struct pme_share *s);
 /* Its mean share (of n instructions). */
 double pme_share_estimate(const struct pme_seq_stats *st, size_t n, size_t i, unsigned width);
 

@@ -2,6 +2,10 @@
 
 #include <string.h>
 
+#include "hw-model/cycle-causes.h"
+
+_Static_assert(CYCLE_MAX_RETIRE_WIDTH <= PME_EVENTS_GROUP_MAX, "a retire group's size fits its field");
+
 void pme_unit_init(struct pme_unit *u)
 {
     memset(u, 0, sizeof *u);
@@ -37,9 +41,8 @@ int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_
 }
 
 /* Writes n (1 or 2) records to the ring together, or drops them all. */
-static void put(struct pme_unit *u, const struct pme_record *recs, unsigned n, struct pmu_window *w)
+static void write_ring(struct pme_unit *u, const struct pme_record *recs, unsigned n, struct pmu_window *w)
 {
-    u->samples += n;
     if (!w)
         return;
     uint64_t head = w->pme_head, tail = __atomic_load_n(&w->pme_tail, __ATOMIC_ACQUIRE);
@@ -54,20 +57,107 @@ static void put(struct pme_unit *u, const struct pme_record *recs, unsigned n, s
     w->pme_dropped = u->dropped;
 }
 
+static bool any_open(const struct pme_unit *u)
+{
+    for (unsigned i = 0; i < u->nheld; i++)
+        if (u->held_open[i])
+            return true;
+    return false;
+}
+
+/* Held records whose groups are closed go to the ring, in order, each
+ * batch (a pair) whole; true if any went. */
+static bool release(struct pme_unit *u, struct pmu_window *w)
+{
+    if (!u->nheld || any_open(u))
+        return false;
+    for (unsigned i = 0; i < u->nheld;) {
+        unsigned n = 1;
+        while (i + n < u->nheld && u->held_batch[i + n] == u->held_batch[i])
+            n++;
+        write_ring(u, &u->held[i], n, w);
+        i += n;
+    }
+    u->nheld = 0;
+    return true;
+}
+
+/* A retired record in an open group waits for the group's size. */
+static bool opens(const struct pme_unit *u, const struct pme_record *r)
+{
+    return u->grouping && (r->events >> PME_EVB_RETIRED & 1);
+}
+
+/* n (1 or 2) records produced together: counted, then held or written. */
+static void put(struct pme_unit *u, const struct pme_record *recs, const bool *open, unsigned n,
+                struct pmu_window *w)
+{
+    u->samples += n;
+    if (!u->nheld && !open[0] && (n < 2 || !open[1])) {
+        write_ring(u, recs, n, w);
+        return;
+    }
+    if (u->nheld + n > PME_HELD_MAX)        /* (not reached: see pme_unit_close's callers) */
+        pme_unit_close(u, w);
+    unsigned batch = u->nheld ? u->held_batch[u->nheld - 1] + 1 : 0;
+    for (unsigned i = 0; i < n; i++) {
+        u->held[u->nheld] = recs[i];
+        u->held_open[u->nheld] = open[i];
+        u->held_batch[u->nheld++] = batch;
+    }
+    if (w && !any_open(u))
+        release(u, w);
+}
+
+static void set_group(struct pme_record *r, uint32_t n)
+{
+    if (n > PME_EVENTS_GROUP_MAX)
+        n = PME_EVENTS_GROUP_MAX;
+    r->events = (r->events & ~(PME_EVENTS_GROUP_MAX << PME_EVENTS_GROUP_SHIFT)) | n << PME_EVENTS_GROUP_SHIFT;
+}
+
+bool pme_unit_close(struct pme_unit *u, struct pmu_window *w)
+{
+    if (u->first_open) {
+        set_group(&u->first, u->group_n);
+        u->first_open = false;
+    }
+    for (unsigned i = 0; i < u->nheld; i++)
+        if (u->held_open[i]) {
+            set_group(&u->held[i], u->group_n);
+            u->held_open[i] = false;
+        }
+    u->group_n = 0;
+    return release(u, w);
+}
+
+bool pme_unit_retired(struct pme_unit *u, uint64_t retire, struct pmu_window *w)
+{
+    bool wrote = false;
+    u->grouping = true;
+    if (retire != u->group_cycle || !u->group_n)
+        wrote = pme_unit_close(u, w);
+    u->group_cycle = retire;
+    u->group_n++;
+    return wrote;
+}
+
 void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_window *w)
 {
+    bool open[2] = {opens(u, rec), false};
     if (u->mode == PME_SINGLE) {
         struct pme_record r = *rec;
         r.slot = PME_SLOT_SINGLE;
         r.gap = 0;
         r.distance = 0;
-        put(u, &r, 1, w);
+        put(u, &r, open, 1, w);
         u->countdown = draw(u, u->interval_min, u->interval_max);
     } else if (u->mode == PME_PAIRED && !u->tagged_second) {
         u->first = *rec;
         u->first.slot = PME_SLOT_FIRST;
         u->first.gap = 0;
         u->first.distance = 0;
+        u->first_open = open[0];
         u->first_fetched = u->fetched;
         u->pending = true;
         u->tagged_second = true;
@@ -79,7 +169,9 @@ void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_
         pair[1].gap = (uint16_t)(gap > UINT16_MAX ? UINT16_MAX : gap);
         uint64_t d = rec->fetch_cycle > u->first.fetch_cycle ? rec->fetch_cycle - u->first.fetch_cycle : 0;
         pair[1].distance = (uint32_t)(d > UINT32_MAX ? UINT32_MAX : d);
-        put(u, pair, 2, w);
+        bool pair_open[2] = {u->first_open, open[0]};
+        u->first_open = false;
+        put(u, pair, pair_open, 2, w);
         u->pending = false;
         u->tagged_second = false;
         u->countdown = draw(u, u->interval_min, u->interval_max);

@@ -11,6 +11,16 @@
  * instructions later, is done, then writes both adjacent or, if the ring
  * lacks room for two, drops both.  Every record produced is counted in
  * pme_samples and, if dropped, in pme_dropped.
+ *
+ * Retire groups: a caller that reports every retirement's cycle
+ * (pme_unit_retired, before that instruction's pme_unit_fetch) gets in
+ * each retired record the number of instructions that retired in its
+ * cycle (pmu-window.h, PME_EVENTS_GROUP).  That number is known only when
+ * the cycle is over, at the next retirement in a later cycle (or
+ * pme_unit_close: a flush or trap ends it too), so records wait in the
+ * unit until then, in order; the ring sees them a few instructions later,
+ * never a different sample.  Without pme_unit_retired records go out at
+ * once with the field 0.
  */
 #ifndef HW_MODEL_PROFILEME_H
 #define HW_MODEL_PROFILEME_H
@@ -34,6 +44,8 @@ static inline uint32_t model_minstd_seed(uint64_t seed, uint64_t salt)
     return (uint32_t)((seed ^ salt) % 2147483646u) + 1;
 }
 
+#define PME_HELD_MAX 4          /* records waiting for their retire group (a pair and more) */
+
 struct pme_unit {
     uint32_t mode;              /* PME_OFF: the unit is off */
     uint32_t window;
@@ -46,6 +58,15 @@ struct pme_unit {
     uint64_t first_fetched;     /* fetched index of the pending first */
     struct pme_record first;
     uint64_t samples, dropped;  /* records produced; of those dropped */
+    /* retire groups (above) */
+    bool grouping;              /* the caller reports retirements */
+    uint64_t group_cycle;       /* the open group's retire cycle */
+    uint32_t group_n;           /* instructions retired in it so far */
+    bool first_open;            /* first waits for its group's size */
+    unsigned nheld;             /* records produced, not yet in the ring */
+    unsigned held_batch[PME_HELD_MAX];  /* held[i] goes to the ring with those of its batch */
+    bool held_open[PME_HELD_MAX];
+    struct pme_record held[PME_HELD_MAX];
 };
 
 void pme_unit_init(struct pme_unit *u);
@@ -65,5 +86,14 @@ static inline bool pme_unit_fetch(struct pme_unit *u)
  * Call it before the next pme_unit_fetch.  Records go to w's ProfileMe
  * ring (w may be NULL: counted as produced, not written). */
 void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_window *w);
+
+/* An instruction retires in cycle `retire` (call it before its
+ * pme_unit_fetch, for every retired instruction in order): a later cycle
+ * closes the group before it.  True if records went to w's ring. */
+bool pme_unit_retired(struct pme_unit *u, uint64_t retire, struct pmu_window *w);
+/* The open retire group is over (a flush, a trap, the end of the run, a
+ * new configuration): its records get their group's size and go to the
+ * ring.  True if records went to w's ring. */
+bool pme_unit_close(struct pme_unit *u, struct pmu_window *w);
 
 #endif

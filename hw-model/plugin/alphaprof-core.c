@@ -90,6 +90,7 @@
 #include "hw-model/plugin/irq-delivery.h"
 #include "hw-model/plugin/path-oracle.h"
 #include "hw-model/plugin/pc-table.h"
+#include "hw-model/plugin/pme-diag.h"
 #include "hw-model/plugin/qemu-plugin-api.h"
 #include "hw-model/plugin/value-oracle.h"
 #include "hw-model/pmu-window.h"
@@ -160,9 +161,17 @@ static void model_warning(const char *msg)
     qemu_plugin_outs(buf);
 }
 
+/* Records that went to the ProfileMe ring may reach the threshold. */
+static inline void pme_wrote(struct vcpu *v, bool wrote)
+{
+    if (wrote && v->win)
+        irq_delivery_check(v->win, (unsigned)(v - g.vcpus));
+}
+
 /* The firmware changed its configuration: counters and ProfileMe. */
 static void reload_config(struct vcpu *v)
 {
+    pme_wrote(v, pme_unit_close(&v->pme, v->win));     /* the records of the old one first */
     counter_unit_reload(&v->cu);
     struct pme_config pme = v->win->pme;
     pme_unit_configure(&v->pme, &pme, v->win->seed);
@@ -282,6 +291,7 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
     struct insn_result r;
     struct oracle_pc *o = entry_of(v, in, core);
     core_model_trap(&v->model, &in->s, &r, o ? o->stack : NULL);
+    pme_wrote(v, pme_unit_close(&v->pme, v->win));     /* no retirement joins the last group now */
     if (o) {
         o->aborted++;
         o->events[PMU_EV_IMISS] += r.events[PMU_EV_IMISS];
@@ -292,7 +302,10 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
         add_totals(v->win, &r);
         count_events(v, in->s.pc, 0, &r, r.fetch);
     }
-    if (pme_unit_fetch(&v->pme))
+    bool tag = pme_unit_fetch(&v->pme);
+    if (pme_diag_on)
+        pme_diag_fetched(core, in->s.pc, v->pme.fetched, model_pc_context(in->s.pc) == PME_CTX_PAL, tag, NULL, 0, 0);
+    if (tag)
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
     if (path_oracle_rings)      /* to its handler: a discontinuity */
         path_oracle_retired(core, in->s.pc, in->s.cls, in->s.pc);
@@ -349,7 +362,12 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             w->last_load_latency = r.latency;
         count_events(v, in->s.pc, addr, &r, r.retire);
     }
-    if (pme_unit_fetch(&v->pme)) {
+    pme_wrote(v, pme_unit_retired(&v->pme, r.retire, w));
+    bool tag = pme_unit_fetch(&v->pme);
+    if (pme_diag_on)
+        pme_diag_fetched(core, in->s.pc, v->pme.fetched, model_pc_context(in->s.pc) == PME_CTX_PAL, tag, r.lat,
+                         r.cycles, r.retire);
+    if (tag) {
         if (path_oracle_rings)
             path_oracle_sample(core, in->s.pc, r.fetch, r.history);
         profile_tagged(v, in->s.pc, r.addr, r.fetch, r.pme_events, r.history, r.lat);
@@ -366,7 +384,10 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         bl_oracle_retired(core, in->s.pc, &in->bl, &before, &now);
     }
 
-    /* The wrong path fetched after a mispredicted branch: aborted. */
+    /* The wrong path fetched after a mispredicted branch: aborted.  The
+     * refetch retires penalty cycles later: the branch's group is over. */
+    if (m->nbad)
+        pme_wrote(v, pme_unit_close(&v->pme, w));
     for (unsigned i = 0; i < m->nbad; i++) {
         const struct bad_fetch *b = &m->bad[i];
         unsigned imiss = (b->pme_events >> PME_EVB_IMISS) & 1;
@@ -388,7 +409,10 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             w->totals[PMU_EV_ITBMISS] += itbmiss;
             count_events(v, b->pc, 0, &one, b->fetch);
         }
-        if (pme_unit_fetch(&v->pme))
+        bool btag = pme_unit_fetch(&v->pme);
+        if (pme_diag_on)
+            pme_diag_fetched(core, b->pc, v->pme.fetched, model_pc_context(b->pc) == PME_CTX_PAL, btag, NULL, 0, 0);
+        if (btag)
             profile_tagged(v, b->pc, b->addr, b->fetch, b->pme_events, b->history, NULL);
     }
 }
@@ -619,11 +643,13 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
             finish(v, v->prev, v->prev_addr, v->prev->s.pc + 4, c);
         v->prev = NULL;
         if (!g.counters_mode) {
+            pme_unit_close(&v->pme, v->win);    /* the last group's records */
             core_model_settle(&v->model);       /* the last retire cycle, charged */
             conc_flush(&v->conc);
         }
     }
     write_oracle(0);
+    pme_diag_write();
     if (!g.oracle_path[0])
         return;
     if (!g.counters_mode) {
@@ -774,6 +800,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     char why[200];
     uint32_t irq_mode = PMU_IRQ_IPI;
+    if (!g.counters_mode)
+        pme_diag_init(g.ncores);
     if (g.ram && !irq_delivery_init(why, sizeof why)) {
         irq_mode = PMU_IRQ_NONE;
         snprintf(msg, sizeof msg, "no performance interrupts (%s): the firmware polls the rings", why);

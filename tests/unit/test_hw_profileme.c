@@ -263,6 +263,122 @@ static void test_paired_gaps_are_uniform_over_the_window(void **state)
     assert_true(chi_square(skewed, 50) > CHI2_49_P1E6);
 }
 
+/* Retire cycle of the i-th retired instruction of a synthetic stream
+ * whose groups have sizes 1, 2, 3, 4, 1, 2, ... (a retire width of 4). */
+static uint64_t group_cycle(uint64_t i, unsigned *size)
+{
+    uint64_t block = i / 10, r = i % 10;        /* 1 + 2 + 3 + 4 = 10 a block */
+    unsigned k = r < 1 ? 0 : r < 3 ? 1 : r < 6 ? 2 : 3;
+    *size = k + 1;
+    return 100 + 7 * block + 2 * k;             /* gaps between the groups */
+}
+
+/* The pairs written since *seen: each record's group as the stream's; the
+ * ring is emptied as a reader would. */
+static unsigned check_groups(uint64_t *seen)
+{
+    unsigned same_group = 0;
+    assert_int_equal((win->pme_head - *seen) % 2, 0);
+    for (uint64_t h = *seen; h < win->pme_head; h += 2) {
+        const struct pme_record *a = &win->pme_ring[h % PME_RING_ENTRIES];
+        const struct pme_record *b = &win->pme_ring[(h + 1) % PME_RING_ENTRIES];
+        assert_int_equal(a->slot, PME_SLOT_FIRST);
+        assert_int_equal(b->slot, PME_SLOT_SECOND);
+        unsigned sa, sb;
+        uint64_t ca = group_cycle(a->pc, &sa), cb = group_cycle(b->pc, &sb);
+        assert_int_equal(PME_EVENTS_GROUP(a->events), sa);
+        assert_int_equal(PME_EVENTS_GROUP(b->events), sb);
+        assert_true(a->events >> PME_EVB_RETIRED & 1);
+        same_group += ca == cb;
+    }
+    *seen = win->pme_tail = win->pme_head;
+    return same_group;
+}
+
+static void test_retired_records_carry_their_retire_groups_size_once_the_cycle_is_over(void **state)
+{
+    (void)state;
+    /* pairs with their second often in the first's group (window 2) */
+    struct pme_config c = {.mode = PME_PAIRED, .pair_window = 2, .interval_min = 64, .interval_max = 90};
+    assert_int_equal(pme_unit_configure(&unit, &c, 7), 0);
+    uint64_t seen = 0;
+    unsigned same_group = 0;
+    for (uint64_t i = 0; i < 200000; i++) {
+        unsigned size;
+        uint64_t cycle = group_cycle(i, &size);
+        pme_unit_retired(&unit, cycle, win);
+        same_group += check_groups(&seen);
+        if (pme_unit_fetch(&unit)) {
+            struct pme_record r = {.pc = i, .fetch_cycle = cycle, .events = 1u << PME_EVB_RETIRED};
+            pme_unit_done(&unit, &r, win);
+            assert_int_equal(win->pme_head, seen);     /* its group is still open */
+        }
+    }
+    pme_unit_close(&unit, win);
+    same_group += check_groups(&seen);
+    assert_int_equal(unit.nheld, 0);
+    assert_true(seen > 4000);
+    assert_int_equal(seen, unit.samples);
+    assert_int_equal(win->pme_dropped, 0);
+    assert_true(same_group > 10);       /* the case where both wait together was run */
+}
+
+static void test_a_flush_ends_the_group_and_aborted_records_keep_their_place(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE, .interval_min = PME_MIN_INTERVAL, .interval_max = PME_MIN_INTERVAL};
+    assert_int_equal(pme_unit_configure(&unit, &c, 3), 0);
+    uint64_t i = 0;
+    pme_unit_retired(&unit, 10, win);           /* three retire in cycle 10 ... */
+    pme_unit_retired(&unit, 10, win);
+    while (!pme_unit_fetch(&unit))
+        i++;
+    pme_unit_retired(&unit, 10, win);           /* (the tagged one is the third) */
+    struct pme_record r = {.pc = 0x100, .events = 1u << PME_EVB_RETIRED};
+    pme_unit_done(&unit, &r, win);
+    assert_int_equal(win->pme_head, 0);
+    /* ... a bad path follows (the caller closes the group) and is tagged */
+    assert_true(pme_unit_close(&unit, win));
+    assert_int_equal(win->pme_head, 1);
+    assert_int_equal(PME_EVENTS_GROUP(win->pme_ring[0].events), 3);
+    while (!pme_unit_fetch(&unit))
+        i++;
+    struct pme_record bad = {.pc = 0x200, .events = 1u << PME_EVB_BAD_PATH};
+    pme_unit_done(&unit, &bad, win);            /* not retired: out at once */
+    assert_int_equal(win->pme_head, 2);
+    assert_int_equal(PME_EVENTS_GROUP(win->pme_ring[1].events), 0);
+    /* a retired record held, then an aborted one behind it: in fetch order */
+    pme_unit_retired(&unit, 20, win);
+    while (!pme_unit_fetch(&unit))
+        i++;
+    struct pme_record r2 = {.pc = 0x300, .events = 1u << PME_EVB_RETIRED};
+    pme_unit_done(&unit, &r2, win);
+    while (!pme_unit_fetch(&unit))
+        i++;
+    struct pme_record trap = {.pc = 0x400, .events = 1u << PME_EVB_TRAP};
+    pme_unit_done(&unit, &trap, win);
+    assert_int_equal(win->pme_head, 2);
+    assert_int_equal(unit.samples, 4);          /* produced, counted, held */
+    assert_true(pme_unit_retired(&unit, 25, win));      /* a later cycle closes it */
+    assert_int_equal(win->pme_head, 4);
+    assert_int_equal(win->pme_ring[2].pc, 0x300);
+    assert_int_equal(PME_EVENTS_GROUP(win->pme_ring[2].events), 1);
+    assert_int_equal(win->pme_ring[3].pc, 0x400);
+    assert_int_equal(win->pme_samples, 4);
+}
+
+static void test_without_retirements_reported_records_go_out_at_once_without_a_group(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE, .interval_min = 100, .interval_max = 100};
+    assert_int_equal(pme_unit_configure(&unit, &c, 1), 0);
+    for (uint64_t i = 0; i < 1000; i++)
+        fetch(i, i, win);
+    assert_int_equal(win->pme_head, 10);
+    for (unsigned k = 0; k < 10; k++)
+        assert_int_equal(PME_EVENTS_GROUP(win->pme_ring[k].events), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +388,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_same_seed_same_samples, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tags_are_uniform_over_fetched_instructions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paired_gaps_are_uniform_over_the_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retired_records_carry_their_retire_groups_size_once_the_cycle_is_over,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_flush_ends_the_group_and_aborted_records_keep_their_place, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_without_retirements_reported_records_go_out_at_once_without_a_group,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,6 +231,24 @@ static void test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean
     assert_float_equal(x.mean + y.mean, 1.5, 1e-12);
 }
 
+static void test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say(void **state)
+{
+    (void)state;
+    struct pme_share links = {.first = 0.9, .joined = 0.2, .mean = 0.5};
+    uint32_t retired = 1u << PME_EVB_RETIRED;
+    /* the group's size in the record wins over the links' estimate */
+    assert_float_equal(pme_record_share(retired | 3u << PME_EVENTS_GROUP_SHIFT, 0, &links), 1.0 / 3, 1e-12);
+    assert_float_equal(pme_record_share(retired | 3u << PME_EVENTS_GROUP_SHIFT, 5, &links), 1.0 / 3, 1e-12);
+    assert_float_equal(pme_record_share(retired | 1u << PME_EVENTS_GROUP_SHIFT, 0, &links), 1, 1e-12);
+    assert_float_equal(pme_record_share(retired | PME_EVENTS_GROUP_MAX << PME_EVENTS_GROUP_SHIFT, 0, &links),
+                       1.0 / PME_EVENTS_GROUP_MAX, 1e-12);
+    /* a record without it (an older profile): the links, by its gap */
+    assert_float_equal(pme_record_share(retired, 4, &links), 0.9, 1e-12);
+    assert_float_equal(pme_record_share(retired, 0, &links), 0.2, 1e-12);
+    /* the event bits below are not read as a size */
+    assert_float_equal(pme_record_share(0xffffu, 0, &links), 0.2, 1e-12);
+}
+
 static void test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle(void **state)
 {
     (void)state;
@@ -444,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_retiring_with_the_one_before_costs_only_its_share),
         cmocka_unit_test(test_a_barriers_execution_is_serialise_and_anothers_execute),
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
+        cmocka_unit_test(test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
         cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
         cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
