@@ -470,6 +470,26 @@ static void put_incq(struct code *c, unsigned x, unsigned base, int off)
     put(c, mem(OP_STQ, x, base, off));
 }
 
+/* At a return ($22 the core's region, $24 the record): the PMU counts
+ * now less those kept at the call (at `at` + the two offsets) added to
+ * the record's inclusive metrics; uses $at, $7, $8, $25. */
+static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int retired_off)
+{
+    static const int pmu_off[2] = {PMU_CYCLES_OFF, PMU_RETIRED_OFF};
+    static const int rec_off[2] = {CCT_REC_CYCLES, CCT_REC_RETIRED};
+    const int kept_off[2] = {cycles_off, retired_off};
+    put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned x = 7 + i;
+        put(c, mem(OP_LDQ, x, R_AT, pmu_off[i]));
+        put(c, mem(OP_LDQ, 25, at, kept_off[i]));
+        put(c, opr(OP_INTA, F_SUBQ, x, 25, x));
+        put(c, mem(OP_LDQ, 25, 24, rec_off[i]));
+        put(c, opr(OP_INTA, F_ADDQ, 25, x, 25));
+        put(c, mem(OP_STQ, 25, 24, rec_off[i]));
+    }
+}
+
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
@@ -552,19 +572,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
     put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
     struct fixup to_back = put_fwd(c, OP_BNE, 25);
-    put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-    put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, 25, 23, FR_CYCLES));
-    put(c, opr(OP_INTA, F_SUBQ, 7, 25, 7));
-    put(c, mem(OP_LDQ, 25, 24, CCT_REC_CYCLES));
-    put(c, opr(OP_INTA, F_ADDQ, 25, 7, 25));
-    put(c, mem(OP_STQ, 25, 24, CCT_REC_CYCLES));
-    put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
-    put(c, mem(OP_LDQ, 25, 23, FR_RETIRED));
-    put(c, opr(OP_INTA, F_SUBQ, 8, 25, 8));
-    put(c, mem(OP_LDQ, 25, 24, CCT_REC_RETIRED));
-    put(c, opr(OP_INTA, F_ADDQ, 25, 8, 25));
-    put(c, mem(OP_STQ, 25, 24, CCT_REC_RETIRED));
+    put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
     land(c, to_back);
     uint64_t back = here(c);
     put_const(c, R_RA, s->pc + 4);
@@ -593,19 +601,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             put_branch(c, OP_BSR, R_RA, s->target);
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
-        put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-        put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, 25, 22, CCT_OFF_LEAF_CYCLES));
-        put(c, opr(OP_INTA, F_SUBQ, 7, 25, 7));
-        put(c, mem(OP_LDQ, 25, 24, CCT_REC_CYCLES));
-        put(c, opr(OP_INTA, F_ADDQ, 25, 7, 25));
-        put(c, mem(OP_STQ, 25, 24, CCT_REC_CYCLES));
-        put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
-        put(c, mem(OP_LDQ, 25, 22, CCT_OFF_LEAF_RETIRED));
-        put(c, opr(OP_INTA, F_SUBQ, 8, 25, 8));
-        put(c, mem(OP_LDQ, 25, 24, CCT_REC_RETIRED));
-        put(c, opr(OP_INTA, F_ADDQ, 25, 8, 25));
-        put(c, mem(OP_STQ, 25, 24, CCT_REC_RETIRED));
+        put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
         put_branch(c, OP_BR, R_ZERO, back);
     }
     /* shadow stack full: count, and make the call with a return of its
