@@ -71,11 +71,8 @@ static const struct oracle_blpath *truth_of(const struct oracle_blpath *t, uint6
     return lo < n && t[lo].proc == proc && t[lo].path == path ? &t[lo] : NULL;
 }
 
-int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
-                        struct ap_err *err)
+int path_counts_session(sqlite3 *s, int64_t *session, struct ap_err *err)
 {
-    memset(a, 0, sizeof *a);
-    sqlite3 *s = pdb_sqlite(db);
     sqlite3_stmt *st;
     int64_t has = 0;
     if (sqlite3_prepare_v2(s, "SELECT count(*) FROM sqlite_schema WHERE name = 'path_cores'", -1, &st, NULL) !=
@@ -84,17 +81,30 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     if (sqlite3_step(st) == SQLITE_ROW)
         has = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    if (!has)
+    if (!has) {
+        *session = 0;
         return 0;
-    if (session == 0) {
+    }
+    if (*session == 0) {
         if (sqlite3_prepare_v2(s, "SELECT coalesce(max(session), 0) FROM path_cores", -1, &st, NULL) != SQLITE_OK)
             return sql_error(s, err);
         if (sqlite3_step(st) == SQLITE_ROW)
-            session = sqlite3_column_int64(st, 0);
+            *session = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
-        if (session == 0)
-            return 0;
     }
+    return 0;
+}
+
+int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
+                        struct ap_err *err)
+{
+    memset(a, 0, sizeof *a);
+    sqlite3 *s = pdb_sqlite(db);
+    sqlite3_stmt *st;
+    if (path_counts_session(s, &session, err))
+        return -1;
+    if (session == 0)
+        return 0;
     a->session = session;
     a->present = true;
     if (sqlite3_prepare_v2(s, "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths), "

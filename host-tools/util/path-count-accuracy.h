@@ -33,6 +33,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 #include "util/error.h"
 #include "util/profile-db.h"
 
@@ -72,5 +74,10 @@ struct path_count_accuracy {
  * a->present false. */
 int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
                         struct ap_err *err);
+
+/* The session whose counted paths to read: *session as given, or the
+ * newest with counted paths when it is 0; 0 when the database has none
+ * (no path_cores table, or no rows).  -1 with err on a database error. */
+int path_counts_session(sqlite3 *s, int64_t *session, struct ap_err *err);
 
 #endif

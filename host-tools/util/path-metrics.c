@@ -10,6 +10,7 @@
 #include "util/ball-larus.h"
 #include "util/calc.h"
 #include "util/instrument.h"
+#include "util/path-count-accuracy.h"
 #include "util/path-plan.h"
 #include "util/symbols.h"
 
@@ -56,26 +57,12 @@ int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct 
     pm->event = -1;
     sqlite3 *s = pdb_sqlite(db);
     sqlite3_stmt *st;
-    int64_t has = 0;
-    if (sqlite3_prepare_v2(s, "SELECT count(*) FROM sqlite_schema WHERE name = 'path_cores'", -1, &st, NULL) !=
-        SQLITE_OK)
-        return sql_error(s, err);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        has = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (!has)
+    if (path_counts_session(s, &session, err))
+        return -1;
+    if (session == 0)
         return 0;
     bool v8 = sqlite3_table_column_metadata(s, NULL, "path_counts", "cycles", NULL, NULL, NULL, NULL, NULL) ==
               SQLITE_OK;      /* schema 8's metrics */
-    if (session == 0) {
-        if (sqlite3_prepare_v2(s, "SELECT coalesce(max(session), 0) FROM path_cores", -1, &st, NULL) != SQLITE_OK)
-            return sql_error(s, err);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            session = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        if (session == 0)
-            return 0;
-    }
     pm->session = session;
     pm->present = true;
     if (sqlite3_prepare_v2(s, v8 ? "SELECT sum(lost_paths), sum(unmatched_exits), sum(bad_paths), "
