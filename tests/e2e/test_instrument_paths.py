@@ -147,7 +147,12 @@ def test_metered_path_counts_stay_exact_and_their_metrics_match_the_models_delta
         check(j["metered"] is True and j["unmetered"] == 0, "every counted path is metered", r)
         m = {x["metric"]: x for x in j["metrics"]}
         check(set(m) == {"cycles", "dmiss"}, "cycles and D-cache misses by default", r)
-        check(m["cycles"]["truth"] > 1000000 and m["dmiss"]["truth"] > 1000, "the truth has the paths' metrics", r)
+        # Floors the workload alone reaches (a --deterministic run: 0.70 M
+        # cycles, 644 misses). Without -icount the alarm runs on host time,
+        # so a slower host takes more samples per path and the handler's
+        # cycles and misses, which both sides count, grow: 2-3 M here, 0.69 M
+        # on CI. Only the floor is the same everywhere.
+        check(m["cycles"]["truth"] > 500000 and m["dmiss"]["truth"] > 300, "the truth has the paths' metrics", r)
         check(j["path_metric_error"]["cycles"] < 0.10, "per-path cycles within 10 % of the model's", r)
         check(j["path_metric_error"]["dmiss"] < 0.10, "per-path D-cache misses within 10 % of the model's", r)
         check(abs(m["cycles"]["bias_per_execution"]) < 40,
