@@ -26,6 +26,10 @@ static inline int value_sampling_on(void) { return value_sampling_every != 0; }
  * this tick must take the full path because a run is due; otherwise it
  * counts the tick. */
 int value_sampling_fast_tick(unsigned core);
+/* The full clock path: a run is due at this tick (the caller then keeps
+ * the alarm off during it and moves the next deadline past the run's
+ * time: value-sampling.c note 8, profiler.c note 5). */
+int value_sampling_due(unsigned core);
 /* The full clock path, after the tick's sample: counts the tick and runs
  * the interpreter when due.  now_ns: the tick's deadline (virtual time). */
 void value_sampling_tick(unsigned core, struct trap_frame *f, uint64_t now_ns);

@@ -34,11 +34,15 @@ from harness import alphaprof, build_path, require
 ACCURACY_WORKLOADS = [("compress", ["24"]), ("qsort", ["8"]), ("valuemix", ["4000000"]), ("drystone", [])]
 SEEDS = [1, 2, 3]
 LENGTH = 64
-# Not a faster timer: with every interrupt interpreting 64 instructions the
-# handler already takes ~52 us of the default 62 us period (drystone: 33.7 M
-# extra instructions over 653 interrupts), so a shorter period only fires
-# deadlines back to back, re-capturing the same executions.  More values
-# come from longer runs.
+# The timer's period, ns of the workload's own time between value runs: a
+# run's cost no longer comes out of the period (profiler.c note 5,
+# value-sampling.c note 8: the runs were denser where they cost more, a
+# bias qsort's partition-stack depth showed at 3.4 standard errors), so at
+# the default 60-64 us a run would capture a third of the values it did
+# when it ran only the ~22 us a 64-instruction run left of the period.
+# 20-22 us keeps that number of runs, each after a drawn stretch of the
+# workload whatever the previous run interpreted.
+PERIOD = "20000-22000"
 # Records at once (each is one QEMU; the results are deterministic and do
 # not depend on how many run beside them).
 JOBS = int(os.environ.get("ALPHAPROF_BENCH_JOBS", "3"))
@@ -54,7 +58,7 @@ def misses(check):
 def one_run(d, w, args, seed):
     img = require(build_path("workloads", w + ".elf"))
     o, db, _ = record(d, "%s-%s-s%d" % (w, "-".join(args) or "1", seed), img, args, "--seed", str(seed),
-                      "--value-every", "1", "--value-length", str(LENGTH), timeout=5000)
+                      "--value-every", "1", "--value-length", str(LENGTH), "--period", PERIOD, timeout=5000)
     checks = []
     for extra in ([], ["--min-samples", "200"]):
         r = alphaprof(["check", "--values", "--oracle", o, "--db", db, "--json"] + extra)
@@ -123,8 +127,9 @@ def run(build):
                    ">= 95%", every_ok)
     summary.target("top_value_freq_error, the highest over the seeds, every workload", "see rows", "<= 2 points",
                    every_err_ok)
-    settings = ("record --seed S --value-every 1 --value-length %d, the default timer (the paper's rate and length, "
-                "and their cost, are bench_values's), deterministic runs." % LENGTH)
+    settings = ("record --seed S --value-every 1 --value-length %d --period %s (the workload's own time between "
+                "value runs; the paper's rate and length, and their cost, are bench_values's), deterministic runs."
+                % (LENGTH, PERIOD))
     acc.notes = (settings + "  Loads whose true top value covers >= 10% of executions and with >= 30 values "
                  "sampled (check's default), and beside it the same run's loads with >= 200 (the e2e test's); truth "
                  "from the model's value oracle (FILE.values) of the whole run.  \"a fair sampler's\" is the mean "
