@@ -267,31 +267,50 @@ def test_sigint_and_sigterm_stop_sampling_save_and_exit_130_and_143():
             cleanup(d)
 
 
+LOW_BAUD_FLUSH = re.compile(r"^daemon: flush \d+ at (\d+) ns: bytes_sent (\d+) samples_taken \d+ link_full (\d+)", re.M)
+
+
+def low_baud_run(d, baud, spin_ms=5000):
+    """The board at `baud` with more load than the line carries: the
+    hardware model's cycle counter every ~1000 cycles with its exact PCs
+    over sprawl's 64K instructions, far more distinct PCs than the hash
+    table holds, so it evicts (and wants to send) nearly every sample; no
+    FLUSH_NOW, the target's own drain every 100 ms, as a board left alone.
+    Returns (board, daemon, db, flushes as (virtual ns, bytes_sent)); the
+    caller stops both processes."""
+    board, sock, img = start_board(d, spin_ms, "--board", "clipper-pm", "--baud", str(baud),
+                                   "--append", "profile=counters",
+                                   "--append", "events=cycles:1000-1100", image="sprawl.elf")
+    db = os.path.join(d, "p.db")
+    daemon = start_daemon(d, sock, db, img, "--flush-every", "0")
+    rc = daemon.wait(120)
+    board.wait(60)
+    check(rc == 0, "the daemon ends with the board", daemon)
+    flushes = [(int(t), int(b)) for t, b, _ in LOW_BAUD_FLUSH.findall(daemon.out())]
+    return board, daemon, db, flushes
+
+
+def best_stretch_rate(flushes):
+    """Bytes a second of virtual time over the best stretch of at least
+    half a second between two FLUSH frames."""
+    return max([(b1 - b0) / ((t1 - t0) / 1e9)
+                for (t0, b0), (t1, b1) in zip(flushes, flushes[1:]) if t1 - t0 >= 5e8] or [0])
+
+
 def test_low_baud_link_budget_and_link_full_drops():
     """At 9600 baud the link carries at most 960 bytes a second of virtual
-    time; what does not fit is counted as link_full, nothing is lost.  The
-    load: the hardware model's cycle counter every ~1000 cycles with its
-    exact PCs over sprawl's 64K instructions, far more distinct PCs than
-    the hash table holds, so it evicts (and wants to send) nearly every
-    sample."""
+    time; what does not fit is counted as link_full, nothing is lost.  How
+    close a full link comes to its rate is bench_rate's (rate_full_link):
+    without -icount virtual time is host time, and a vCPU thread a loaded
+    host starves leaves the line idle for time the board never ran (the
+    best stretch fell to 286-481 B/s at load 7-11 on 2 cores)."""
     baud = 9600
+    spin_ms = 5000
     d = tmpdir()
     board = daemon = None
     try:
-        board, sock, img = start_board(d, 5000, "--board", "clipper-pm", "--baud", str(baud),
-                                       "--append", "profile=counters",
-                                       "--append", "events=cycles:1000-1100", image="sprawl.elf")
-        db = os.path.join(d, "p.db")
-        # no FLUSH_NOW: the target's own drain every 100 ms, as a board left alone
-        daemon = start_daemon(d, sock, db, img, "--flush-every", "0")
-        rc = daemon.wait(120)
-        board.wait(60)
-        check(rc == 0, "the daemon ends with the board", daemon)
-        out = daemon.out()
-        check("link %d baud" % baud in out, "HELLO carries the link's baud rate", daemon)
-        found = re.findall(r"^daemon: flush \d+ at (\d+) ns: bytes_sent (\d+) samples_taken \d+ "
-                           r"link_full (\d+)", out, re.M)
-        flushes = [(int(t), int(b)) for t, b, _ in found]
+        board, daemon, db, flushes = low_baud_run(d, baud, spin_ms)
+        check("link %d baud" % baud in daemon.out(), "HELLO carries the link's baud rate", daemon)
         check(len(flushes) >= 6, "the target's FLUSH frames arrived (%d)" % len(flushes), daemon)
         per_byte = 10e9 / baud      # ns a character occupies the line (8N1)
         for (t0, b0), (t1, b1) in zip(flushes, flushes[1:]):
@@ -302,10 +321,6 @@ def test_low_baud_link_budget_and_link_full_drops():
         rate = (bb - ba) / ((tb - ta) / 1e9)
         check(rate <= baud / 10 + 17 / ((tb - ta) / 1e9),
               "never above the link's rate (%.0f B/s of virtual time)" % rate, daemon)
-        # the load is more than the link carries: some stretch ran at its rate
-        best = max((b1 - b0) / ((t1 - t0) / 1e9)
-                   for (t0, b0), (t1, b1) in zip(flushes, flushes[1:]) if t1 - t0 >= 5e8)
-        check(best > 0.8 * baud / 10, "a full link runs at its rate (best %.0f B/s)" % best, daemon)
         host_bytes = stat(db, "link_bytes_ok")
         check(host_bytes >= bb - ba, "the host received what the target sent", daemon)
         full = one(db, "SELECT sum(count) FROM drops WHERE reason = 'link_full'")
@@ -317,7 +332,7 @@ def test_low_baud_link_budget_and_link_full_drops():
         check(one(db, "SELECT sum(count) FROM drops WHERE reason LIKE 'link_lost%'") == 0,
               "no frame lost on the way", daemon)
         m = re.search(r"monitor: run time (\d+) ns", board.out())
-        check(m and int(m.group(1)) < 1.5 * 5e9 + 2e9,
+        check(m and int(m.group(1)) < 1.5 * spin_ms * 1e6 + 2e9,
               "the slow link does not hold the workload up (run time in virtual ns)", board)
     finally:
         for p in (daemon, board):
