@@ -78,7 +78,7 @@ def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
     d = tmpdir()
     try:
         _, inst = _instrument(d, "parallel")
-        db, oracle = _record(d, inst, [], cores=2)
+        db, oracle = _record(d, inst, ["2"], cores=2)   # 2 rounds: 2 M paths
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
         check(r.status == 0, "check --paths compares", r)
         j = json.loads(r.out)
@@ -206,7 +206,7 @@ def test_metered_paths_on_two_cores_keep_each_cores_starts_apart():
     d = tmpdir()
     try:
         _, inst = _instrument_metered(d, "parallel")
-        db, oracle = _record(d, inst, [], cores=2)
+        db, oracle = _record(d, inst, ["2"], cores=2)   # 2 rounds: 2 M paths
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
         check(r.status == 0, "check --paths compares", r)
         j = json.loads(r.out)

@@ -13,8 +13,8 @@ def image(name):
     return require(build_path("workloads", name + ".elf"), "the %s workload" % name)
 
 
-def expect_ok(name, *opts, cores=1):
-    r = run_image(image(name), "--cores", str(cores), *opts, timeout_s=200)
+def expect_ok(name, *opts, cores=1, args=None):
+    r = run_image(image(name), "--cores", str(cores), *opts, args=args, timeout_s=200)
     check(r.status == 0, "%s exits 0 on %d cores" % (name, cores), r)
     check(any(l.startswith(name + ": ok") for l in r.lines()),
           "%s prints its self-check line" % name, r)
@@ -39,6 +39,15 @@ def test_parallel_on_every_core_count():
         r = expect_ok("parallel", cores=cores)
         partials = [l for l in r.lines() if re.match(r"parallel: core \d+ partial", l)]
         check(len(partials) == cores, "one partial sum per core on %d cores" % cores, r)
+
+
+def test_parallel_takes_its_rounds_and_refuses_a_bad_count():
+    r = expect_ok("parallel", cores=2, args=["1"])
+    check(any("sum of squares below" in l for l in r.lines()), "one round gives the same total", r)
+    for bad in ("0", "9", "x"):
+        r = run_image(image("parallel"), "--cores", "2", args=[bad], timeout_s=200)
+        check(r.status != 0 and any("is not a number of rounds: give 1..8" in l for l in r.lines()),
+              "parallel %s is refused in one line" % bad, r)
 
 
 def test_deterministic_mode_repeats_exactly():

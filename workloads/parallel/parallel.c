@@ -2,22 +2,49 @@
  * Work on every core at once: each core sums squares over its own slice of
  * a shared range and publishes its partial sum; main (core 0) does its own
  * slice, joins the others and checks the total against the closed form.
+ * `parallel [ROUNDS]`: how often each core sums its slice, 1..8 (8 by
+ * default); the total does not depend on it.  Every core reads it from
+ * the boot command line itself, so no core waits for another to start.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "linker/image-header.h"
+#include "linker/ram-map.h"
 #include "workloads/runtime/alphaprof-runtime.h"
+#include "workloads/runtime/syscall.h"
 
-#define RANGE   (1L << 20)   /* keeps sum of squares * REPEATS below 2^63 */
-#define REPEATS 8
+#define RANGE      (1L << 20)   /* keeps sum of squares * MAX_ROUNDS below 2^63 */
+#define MAX_ROUNDS 8
 
 static volatile long partial[64];
 
+/* The first argument after the image's name, or MAX_ROUNDS; 0 when it is
+ * not a count in 1..MAX_ROUNDS. */
+static int rounds_asked(void)
+{
+    char text[CMDLINE_MAX + IMAGE_NAME_MAX + 2];
+    if (alphaprof_syscall(SYS_GET_ARGS, (long)text, sizeof text, 0) < 0)
+        return MAX_ROUNDS;
+    text[sizeof text - 1] = '\0';
+    char *arg = strchr(text, ' ');
+    while (arg && *arg == ' ')
+        arg++;
+    if (!arg || !*arg)
+        return MAX_ROUNDS;
+    char *end;
+    long n = strtol(arg, &end, 10);
+    return (*end == '\0' || *end == ' ') && n >= 1 && n <= MAX_ROUNDS ? (int)n : 0;
+}
+
 static long sum_of_squares(long from, long to)
 {
+    int rounds = rounds_asked();
     long s = 0;
-    for (int r = 0; r < REPEATS; r++)
+    for (int r = 0; r < rounds; r++)
         for (long x = from; x < to; x++)
             s += x * x;
-    return s / REPEATS;
+    return rounds ? s / rounds : 0;
 }
 
 static void slice(int core, int ncores, long *from, long *to)
@@ -35,8 +62,12 @@ int core_main(int core, int ncores)
     return 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && rounds_asked() == 0) {
+        printf("parallel: '%s' is not a number of rounds: give 1..%d\n", argv[1], MAX_ROUNDS);
+        return 2;
+    }
     int ncores = alphaprof_core_count();
     long from, to;
     slice(0, ncores, &from, &to);
