@@ -55,7 +55,7 @@ struct record_options {
     bool timer, profileme, paired, status_line;
     struct boot_options boot;   /* the boot keys given, applied as the monitor would */
     /* the boot keys' values as given (NULL: not given) */
-    const char *events, *period, *pme, *seed, *table, *pair_window;
+    const char *events, *period, *pme, *pme_draw, *seed, *table, *pair_window;
     const char *value_every, *value_length, *value_skip, *value_capture;
     int values;                 /* --values: value_every at its default */
     const char *value_transform;    /* --value-transform, parsed into value_transforms */
@@ -189,8 +189,9 @@ static int record_check(const struct opt_command *c, struct record_options *o)
     if (o->period && o->mode)
         return opt_usage_error(c, "--period is the timer's (and the cycle event's) sampling period; ProfileMe "
                                "samples every --pme-interval fetched instructions instead");
-    if ((o->pme || o->pair_window) && !o->mode)
-        return opt_usage_error(c, "%s needs --profileme or --paired", o->pme ? "--pme-interval" : "--pair-window");
+    if ((o->pme || o->pme_draw || o->pair_window) && !o->mode)
+        return opt_usage_error(c, "%s needs --profileme or --paired",
+                               o->pme ? "--pme-interval" : o->pme_draw ? "--pme-draw" : "--pair-window");
     if (o->pair_window && o->mode != 2)
         return opt_usage_error(c, "--pair-window needs --paired");
     return 0;
@@ -413,6 +414,11 @@ int cmd_record(int argc, char **argv)
                      "fetched instructions between ProfileMe samples (or pairs),\n"
                      "at least " N_(PME_MIN_INTERVAL) " (default " N_(BOOT_DEFAULT_PME_MIN) "-" N_(BOOT_DEFAULT_PME_MAX)
                      ", paired twice that:\nabout the timer's samples per second)"),
+        OPT_BOOT_KEY(0, "pme-draw", "pme_draw", &o.boot, &o.pme_draw, "uniform|geometric",
+                     "how the interval is drawn: uniform in MIN-MAX (default) or\n"
+                     "geometric with their mean, memoryless: code that runs at a\n"
+                     "fixed distance after a sample (the monitor's drain) is\n"
+                     "sampled like any other"),
         OPT_BOOT_KEY(0, "pair-window", "pair_window", &o.boot, &o.pair_window, "W",
                  "paired: the second instruction 1..W fetches after the first\n"
                  "(default " N_(BOOT_DEFAULT_PAIR_WINDOW) ", 1.." N_(PME_MAX_PAIR_WINDOW) ")"),

@@ -19,7 +19,7 @@ $(HW_OUT)/pic/%.o: hw-model/%.c
 	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -c $< -o $@
 
 $(HW_PLUGIN): $(patsubst hw-model/%.c,$(HW_OUT)/pic/%.o,$(HW_MODEL_SRCS) $(HW_PLUGIN_SRCS))
-	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -shared -o $@.tmp $^
+	$(HOST_CC) $(HW_PLUGIN_CFLAGS) -shared -o $@.tmp $^ -lm
 	@# a rename, not a rewrite in place: a running QEMU keeps its mapping
 	mv -f $@.tmp $@
 
@@ -56,11 +56,11 @@ $(HW_LIB_ASAN): $(patsubst hw-model/%.c,$(HW_OUT)/asan/%.o,$(HW_LIB_SRCS))
 # These tests link the model library, not the host-tools one.
 $(BUILD)/tests/unit/test_hw_%: tests/unit/test_hw_%.c $(HW_LIB)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(HW_LIB) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(HW_LIB) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka) -lm
 
 $(BUILD)/tests/unit-asan/test_hw_%: tests/unit/test_hw_%.c $(HW_LIB_ASAN)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(HW_LIB_ASAN) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_SANITIZE) -o $@ $< $(HW_LIB_ASAN) $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka) -lm
 
 TEST_OUTPUTS += $(HW_LIB) $(HW_LIB_ASAN)
 

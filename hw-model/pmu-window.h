@@ -37,7 +37,7 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         5       /* 5: the user page's event totals; 4: ProfileMe's retire-gap register */
+#define PMU_VERSION         6       /* 6: ProfileMe's geometric draw; 5: the user page's event totals; 4: ProfileMe's retire-gap register */
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
@@ -163,6 +163,16 @@ enum pme_latency {
 #define PME_OFF             0
 #define PME_SINGLE          1
 #define PME_PAIRED          2
+/* Or-ed into mode: the interval between samples (between pairs) is drawn
+ * geometric with mean (interval_min + interval_max) / 2 instead of uniform
+ * in interval_min..interval_max.  Every fetched instruction then has the
+ * same chance to be the next tagged one however far the last tag is, so
+ * code that runs at a fixed distance after a tag (the drain a tag sets
+ * off) is sampled like any other; a uniform draw never tags the first
+ * interval_min instructions after a tag.  The pair's minor interval stays
+ * uniform in 1..pair_window. */
+#define PME_DRAW_GEOMETRIC  0x100u
+#define PME_MODE_MASK       0xffu
 #define PME_MIN_INTERVAL    64          /* fetched instructions */
 #define PME_MAX_PAIR_WINDOW 65535
 #define PME_RING_ENTRIES    1024        /* power of two */
@@ -173,7 +183,7 @@ enum pme_latency {
 #define PME_SLOT_SECOND     2
 
 struct pme_config {
-    uint32_t mode;              /* PME_OFF, PME_SINGLE, PME_PAIRED */
+    uint32_t mode;              /* PME_OFF, PME_SINGLE, PME_PAIRED; | PME_DRAW_GEOMETRIC */
     uint32_t pair_window;       /* W: minor interval uniform in 1..W */
     uint64_t interval_min;      /* fetched instructions between samples */
     uint64_t interval_max;      /* (between pairs, in paired mode) */

@@ -82,6 +82,7 @@ struct boot_options {
     unsigned nevents;
     struct event_spec events[BOOT_MAX_EVENTS];
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
+    unsigned pme_draw;          /* 1: geometric with their mean (pmu-window.h PME_DRAW_GEOMETRIC) */
     unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
     unsigned start_host;        /* start=host: sample only after the host's START */
     unsigned value_every;       /* value sampling at every k-th sampling interrupt, 0 off */

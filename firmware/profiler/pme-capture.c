@@ -143,7 +143,8 @@ static int pme_start(unsigned ncores)
                 memset(&p->bank[k], 0, __builtin_offsetof(struct pme_bank, pairs));
             w->pme_tail = w->pme_head;  /* the unit was off: nothing of ours there */
         }
-        w->pme.mode = config->mode == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE;
+        w->pme.mode = (config->mode == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE) |
+                      (config->pme_draw ? PME_DRAW_GEOMETRIC : 0);
         w->pme.pair_window = config->pair_window;
         w->pme.interval_min = config->pme_min;
         w->pme.interval_max = config->pme_max;
@@ -587,9 +588,10 @@ static void pme_flush(unsigned core, int final)
 
 static void pme_announce(unsigned ncores)
 {
-    mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions on %u cores, link on COM2%s\n",
+    mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions%s on %u cores, link on COM2%s\n",
                config->mode == LK_MODE_PAIRED ? "ProfileMe pairs" : "ProfileMe",
-               (unsigned long)config->pme_min, (unsigned long)config->pme_max, ncores,
+               (unsigned long)config->pme_min, (unsigned long)config->pme_max,
+               config->pme_draw ? " (geometric, their mean)" : "", ncores,
                config->baud ? " (paced)" : "");
 }
 

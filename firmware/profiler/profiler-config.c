@@ -37,6 +37,7 @@ void profiler_config_from_boot(struct profiler_config *c, const struct boot_opti
         .nevents = b->nevents <= PROFILER_MAX_EVENTS ? b->nevents : PROFILER_MAX_EVENTS,
         .pme_min = b->pme_min,
         .pme_max = b->pme_max,
+        .pme_draw = b->pme_draw,
         .pair_window = b->pair_window,
         .flush_ms = b->flush_ms,
         .baud = b->baud,

@@ -1,5 +1,6 @@
 #include "hw-model/model/profileme.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "hw-model/cycle-causes.h"
@@ -17,6 +18,19 @@ static uint64_t draw(struct pme_unit *u, uint64_t lo, uint64_t hi)
     return lo + (uint64_t)model_minstd(&u->rng) % (hi - lo + 1);
 }
 
+/* The fetches until the next sample (or pair): uniform in min..max, or
+ * geometric on 1, 2, ... with mean (min + max) / 2 (PME_DRAW_GEOMETRIC) by
+ * inversion, 1 + floor(ln U / ln(1 - 1/mean)) with U = minstd / (2^31 - 1)
+ * in (0, 1); at most ~21.5 times the mean. */
+static uint64_t draw_interval(struct pme_unit *u)
+{
+    if (!u->geometric)
+        return draw(u, u->interval_min, u->interval_max);
+    double mean = ((double)u->interval_min + (double)u->interval_max) / 2;
+    double uni = (double)model_minstd(&u->rng) / 2147483647.0;
+    return 1 + (uint64_t)floor(log(uni) / log1p(-1.0 / mean));
+}
+
 int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_t seed)
 {
     uint64_t fetched = u->fetched, samples = u->samples, dropped = u->dropped;
@@ -27,16 +41,19 @@ int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_
     struct pme_config c = *cfg;         /* one read of guest-written fields */
     if (c.mode == PME_OFF)
         return 0;
-    if ((c.mode != PME_SINGLE && c.mode != PME_PAIRED) || c.interval_min < PME_MIN_INTERVAL ||
+    uint32_t mode = c.mode & PME_MODE_MASK;
+    if ((c.mode & ~(PME_MODE_MASK | PME_DRAW_GEOMETRIC)) || (mode != PME_SINGLE && mode != PME_PAIRED) ||
+        c.interval_min < PME_MIN_INTERVAL ||
         c.interval_max < c.interval_min || c.interval_max - c.interval_min >= (1ull << 31) ||
-        (c.mode == PME_PAIRED && (c.pair_window < 1 || c.pair_window > PME_MAX_PAIR_WINDOW)))
+        (mode == PME_PAIRED && (c.pair_window < 1 || c.pair_window > PME_MAX_PAIR_WINDOW)))
         return -1;
-    u->mode = c.mode;
+    u->mode = mode;
+    u->geometric = (c.mode & PME_DRAW_GEOMETRIC) != 0;
     u->window = c.pair_window;
     u->interval_min = c.interval_min;
     u->interval_max = c.interval_max;
     u->rng = model_minstd_seed(seed, 0x50726f66696c654dull);    /* "ProfileM" */
-    u->countdown = draw(u, u->interval_min, u->interval_max);
+    u->countdown = draw_interval(u);
     return 0;
 }
 
@@ -151,7 +168,7 @@ void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_
         r.gap = 0;
         r.distance = 0;
         put(u, &r, open, 1, w);
-        u->countdown = draw(u, u->interval_min, u->interval_max);
+        u->countdown = draw_interval(u);
     } else if (u->mode == PME_PAIRED && !u->tagged_second) {
         u->first = *rec;
         u->first.slot = PME_SLOT_FIRST;
@@ -174,6 +191,6 @@ void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_
         put(u, pair, pair_open, 2, w);
         u->pending = false;
         u->tagged_second = false;
-        u->countdown = draw(u, u->interval_min, u->interval_max);
+        u->countdown = draw_interval(u);
     }
 }

@@ -50,6 +50,7 @@ struct pme_unit {
     uint32_t mode;              /* PME_OFF: the unit is off */
     uint32_t window;
     uint64_t interval_min, interval_max;
+    bool geometric;             /* PME_DRAW_GEOMETRIC: the interval's draw */
     uint32_t rng;
     uint64_t countdown;         /* fetches until the next tag: the one at zero is tagged */
     uint64_t fetched;           /* instructions fetched so far */

@@ -115,6 +115,24 @@ def test_paired_samples_point_at_the_missing_load():
         cleanup(d)
 
 
+def test_a_geometric_draw_keeps_the_stacks_within_the_tip_truth_as_the_uniform_one_does():
+    """--pme-draw geometric (pmu-window.h PME_DRAW_GEOMETRIC): the same mean
+    interval, memoryless; the estimates hold against the truth as the
+    uniform draw's do."""
+    d = tmpdir()
+    try:
+        db, oracle = record(d, "chase", "--paired", "--pme-interval", "8000-8800", "--pme-draw", "geometric")
+        r = alphaprof(["check", "--pme", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --pme runs", r)
+        c = json.loads(r.out)
+        check(c["stack_error"] <= 0.08 and c["time_error"] <= 0.08,
+              "stack error %.4f, time error %.4f within 8 %%" % (c["stack_error"], c["time_error"]), r)
+        check(abs(c["estimated_cycles"] / c["oracle_cycles"] - 1) < 0.1,
+              "the cycles within 10 %: the mean interval scales the records as before", r)
+    finally:
+        cleanup(d)
+
+
 def test_pme_cycle_stacks_per_instruction_and_loop_match_the_tip_truth():
     """chase with pairs (~32 k records): the stacks estimated from the
     records (util/pme-stacks.h) against the oracle's exact TIP stacks of

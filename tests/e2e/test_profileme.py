@@ -197,7 +197,9 @@ def test_profileme_options_are_checked():
                           (["--pme-interval", "5000-6000"], "needs --profileme"),
                           (["--profileme", "--pair-window", "8"], "needs --paired"),
                           (["--paired", "--pair-window", "0"], "--pair-window"),
-                          (["--profileme", "--events", "cycles"], "either --events")):
+                          (["--profileme", "--events", "cycles"], "either --events"),
+                          (["--pme-draw", "geometric"], "--pme-draw needs --profileme"),
+                          (["--profileme", "--pme-draw", "poisson"], "uniform or geometric")):
             r = alphaprof(["record", "--db", db] + opts + [elf])
             check(r.status == 2 and msg in r.err, "record %s is refused clearly" % " ".join(opts), r)
         # The plain board has no ProfileMe unit: the monitor says so and

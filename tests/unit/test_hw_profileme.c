@@ -73,6 +73,8 @@ static void test_bad_configurations_turn_the_unit_off(void **state)
         {.mode = PME_PAIRED, .pair_window = 0, .interval_min = 1000, .interval_max = 2000},
         {.mode = PME_PAIRED, .pair_window = PME_MAX_PAIR_WINDOW + 1, .interval_min = 1000, .interval_max = 2000},
         {.mode = UINT32_MAX, .pair_window = UINT32_MAX, .interval_min = UINT64_MAX, .interval_max = UINT64_MAX},
+        {.mode = PME_DRAW_GEOMETRIC, .interval_min = 1000, .interval_max = 2000},
+        {.mode = PME_SINGLE | PME_DRAW_GEOMETRIC | 0x200, .interval_min = 1000, .interval_max = 2000},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pme_config good = {.mode = PME_SINGLE, .interval_min = 100, .interval_max = 100};
@@ -93,7 +95,8 @@ static void test_bad_configurations_turn_the_unit_off(void **state)
             c.mode = i % 3;
         if (pme_unit_configure(&unit, &c, (uint64_t)i) == 0 && unit.mode != PME_OFF) {
             assert_true(unit.interval_min >= PME_MIN_INTERVAL && unit.interval_max >= unit.interval_min);
-            assert_true(unit.countdown >= unit.interval_min && unit.countdown <= unit.interval_max);
+            assert_true(unit.geometric ? unit.countdown >= 1
+                                       : unit.countdown >= unit.interval_min && unit.countdown <= unit.interval_max);
         }
     }
 }
@@ -232,6 +235,59 @@ static void test_tags_are_uniform_over_fetched_instructions(void **state)
             last = i;
         }
     assert_true(chi_square(count, 50) < CHI2_49_P1E6);
+}
+
+/* Intervals between tags under a configuration, 1 .. 2000 (longer ones
+ * in the last). */
+static void intervals(uint32_t mode, uint64_t lo, uint64_t hi, unsigned ntags, uint64_t *count, double *mean)
+{
+    struct pme_config c = {.mode = mode, .interval_min = lo, .interval_max = hi};
+    pme_unit_init(&unit);
+    assert_int_equal(pme_unit_configure(&unit, &c, 5), 0);
+    uint64_t last = 0, sum = 0;
+    unsigned tags = 0;
+    for (uint64_t i = 1; tags <= ntags; i++)
+        if (fetch(i, i, NULL)) {
+            if (tags++) {
+                count[i - last < 2000 ? i - last : 2000]++;
+                sum += i - last;
+            }
+            last = i;
+        }
+    *mean = (double)sum / ntags;
+}
+
+static void test_a_geometric_draw_tags_every_instruction_alike_however_far_the_last_tag_is(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    static uint64_t geo[2001], uni[2001];
+    double geo_mean, uni_mean;
+    intervals(PME_SINGLE | PME_DRAW_GEOMETRIC, 100, 300, N, geo, &geo_mean);
+    intervals(PME_SINGLE, 100, 300, N, uni, &uni_mean);
+    /* the same mean as the uniform draw over MIN-MAX */
+    assert_true(geo_mean > 196 && geo_mean < 204);
+    assert_true(uni_mean > 198 && uni_mean < 202);
+    /* Memoryless: of the intervals that reach d, the same share ends in the
+     * next 50 fetches whatever d is (1 - (1 - 1/200)^50 = 0.222); the
+     * uniform draw (the control) never ends one in its first 100 and ends
+     * every one by 300. */
+    for (unsigned d = 1; d <= 351; d += 50) {
+        uint64_t reach = 0, end = 0;
+        for (unsigned k = d; k <= 2000; k++)
+            reach += geo[k];
+        for (unsigned k = d; k < d + 50; k++)
+            end += geo[k];
+        double hazard = (double)end / (double)reach;
+        assert_true(hazard > 0.207 && hazard < 0.237);
+    }
+    uint64_t uni_early = 0, geo_early = 0;
+    for (unsigned k = 1; k < 100; k++) {
+        uni_early += uni[k];
+        geo_early += geo[k];
+    }
+    assert_int_equal(uni_early, 0);
+    assert_true(geo_early > N / 3);     /* 1 - (1 - 1/200)^99 = 0.391 */
 }
 
 static void test_paired_gaps_are_uniform_over_the_window(void **state)
@@ -387,6 +443,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pairs_are_adjacent_and_never_split, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_seed_same_samples, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tags_are_uniform_over_fetched_instructions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_geometric_draw_tags_every_instruction_alike_however_far_the_last_tag_is,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_paired_gaps_are_uniform_over_the_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retired_records_carry_their_retire_groups_size_once_the_cycle_is_over,
                                         setup, teardown),
