@@ -4,7 +4,7 @@
  * stacks from the calling context tree of an instrumented run, as the
  * exports have them), sortable procedure table, heat-mapped listings,
  * ProfileMe charts, hot paths from paired samples (as `paths` finds them),
- * cycle stacks (from paired samples as `pme --stacks` estimates them; on
+ * cycle stacks and loops (from paired samples as `pme --stacks` estimates them; on
  * an in-order core from cycle samples as `calc` does) and, with --base,
  * the diff against another profile.
  *
@@ -169,6 +169,8 @@ static int html_report(const struct html_options *o)
     bool have_v = false, have_bv = false, have_pv = false, have_t = false, have_vals = false;
     bool have_cv = false, have_ps = false, have_pp = false, have_ca = false;
     struct pme_stack *pst = NULL;
+    struct pme_loop *loops = NULL;
+    size_t nloops = 0;
     struct calc_analysed ca;
     char *board = NULL;
     struct cmp_table t;
@@ -238,6 +240,8 @@ static int html_report(const struct html_options *o)
             fprintf(stderr, "alphaprof html: no cycle stacks from ProfileMe: %s\n", why.msg);
             free(pst);
             pst = NULL;
+        } else {
+            loops = pme_stacks_by_loop(pst, pv.ninsns, &mp, &nloops);
         }
     }
     if (have_mp && want_calc && mp.inorder) {
@@ -245,7 +249,8 @@ static int html_report(const struct html_options *o)
         have_ca = true;
     }
     struct html_input in = {.db = db, .db_path = db_path, .v = &v, .pv = &pv, .vals = &vals, .alpha = o->alpha,
-                            .board = board, .pme_stacks = pst, .calc = have_ca ? &ca : NULL,
+                            .board = board, .pme_stacks = pst, .pme_loops = loops, .npme_loops = nloops,
+                            .calc = have_ca ? &ca : NULL,
                             .cct = have_cv ? &cv : NULL, .paths = have_pp ? &pp : NULL,
                             .paths_interval = ps.interval,
                             .listing_budget = (size_t)o->listing_kb * 1024,
@@ -310,6 +315,7 @@ out:
     free(tmp);
     free(board);
     free(pst);
+    pme_loops_free(loops, nloops);
     if (have_ca)
         calc_analysed_free(&ca);
     free(rows);

@@ -392,6 +392,36 @@
     return el('div', {cls: 'stack-summary', id: id}, el('p', {text: title}),
               stackBar(causes, total, total, 600, id + '-bar'), stackLegend(causes), stackTable(causes, total, id + '-table'));
   }
+  /* ProfileMe's loops (pme --stacks): each natural loop's cycles, inner
+   * loops' included and indented under their parent, its header's line and
+   * estimated executions, and its stack. */
+  function renderLoops(s, P, procCell) {
+    if (!P.loops.length) {
+      s.appendChild(el('p', {id: 'pme-loops-none', text: 'No loops in the sampled procedures.'}));
+      return;
+    }
+    s.appendChild(el('p', {text: 'Loops (natural loops of each procedure\u2019s control-flow graph, as alphaprof pme ' +
+      '--stacks): cycles include inner loops\u2019, executions are the header\u2019s, estimated from its records.' +
+      (P.more_loops ? ' ' + num(P.more_loops) + ' more loops are not shown.' : '')}));
+    var t = el('table', {id: 'pme-loops'});
+    t.appendChild(el('thead', null, el('tr', null, el('th', {cls: 'num', text: 'cycles%'}), el('th', {cls: 'num', text: 'cycles'}),
+      el('th', {cls: 'num', text: 'executions'}), el('th', {text: 'procedure'}), el('th', {text: 'header'}),
+      el('th', {text: 'line'}), el('th', {text: 'cycle stack'}))));
+    var b = el('tbody');
+    var lmax = P.loops.length ? P.loops[0][6] : 1;
+    P.loops.forEach(function (r) {
+      var pc = procCell(r[0], r[1]);
+      pc.style.paddingLeft = (0.4 + 1.2 * (r[3] - 1)) + 'em';
+      var tr = el('tr', null, td(pct(P.cycles > 0 ? r[6] / P.cycles : 0), 'num'), td(num(Math.round(r[6])), 'num'),
+                  td(num(Math.round(r[7])), 'num'), pc, td(r[2]), td(r[5] || '?'),
+                  el('td', null, stackBar(r[8], r[6], lmax, 240)));
+      tr.dataset.cycles = String(r[6]);
+      tr.dataset.depth = String(r[3]);
+      b.appendChild(tr);
+    });
+    t.appendChild(b);
+    s.appendChild(el('div', {cls: 'tablewrap'}, t));
+  }
   /* Where the cycles went, per procedure: pme --stacks's procedures and
    * calc --summary's, each a table with a stack bar per row. */
   function renderCycles() {
@@ -424,6 +454,7 @@
       });
       pt.appendChild(pb);
       s.appendChild(el('div', {cls: 'tablewrap'}, pt));
+      renderLoops(s, P, procCell);
     }
     var X = D.cycles.calc;
     if (!X) return;

@@ -539,7 +539,11 @@ static void profileme(struct jw *w, const struct html_input *in)
  * "letters": calc's bubble letters, "pme": null or {"pairs",
  * "pair_interval", "cycles", "stack", "procedures": [[procedure ("" outside
  * any), image, cycles, [stack]], ...] (pme --stacks's rows, in its
- * order)}, "calc": null or {"cycles", "stack",
+ * order), "loops": [[procedure, image, header pc, depth, parent header pc
+ * or "0" (both hex strings), "file:line" or "", cycles, header executions
+ * estimated, [stack]],
+ * ...] (pme --stacks's loops, most cycles first, at most HTML_LOOP_ROWS),
+ * "more_loops"}, "calc": null or {"cycles", "stack",
  * "procedures": [[procedure, image, cycles, stall cycles, [stack]], ...]}
  * (calc --summary's rows, in its order)}. */
 static void cycles(struct jw *w, const struct html_input *in)
@@ -596,7 +600,35 @@ static void cycles(struct jw *w, const struct html_input *in)
             stack_nums(w, ps[k].cause, CAUSE_COUNT);
             fputc(']', w->f);
         }
-        fprintf(w->f, "]}");
+        fprintf(w->f, "], \"loops\": [");
+        size_t nl = in->npme_loops < HTML_LOOP_ROWS ? in->npme_loops : HTML_LOOP_ROWS;
+        for (size_t k = 0; k < nl; k++) {
+            const struct pme_loop *l = &in->pme_loops[k];
+            struct pme_count_est e;
+            pme_loop_executions(l, in->pv->interval, &e);
+            procedure_row_open(w, k, l->proc, l->image);
+            char at[512] = "";
+            if (l->file) {
+                const char *base = strrchr(l->file, '/');
+                snprintf(at, sizeof at, "%s:%u", base ? base + 1 : l->file, l->line);
+            }
+            char header[24], parent[24];      /* hex strings: a script's numbers hold 53 bits */
+            snprintf(header, sizeof header, "%llx", (unsigned long long)l->header);
+            snprintf(parent, sizeof parent, "%llx", (unsigned long long)l->parent);
+            jstr(w, header);
+            fprintf(w->f, ",%u,", l->depth);
+            jstr(w, parent);
+            fputc(',', w->f);
+            jstr(w, at);
+            fputc(',', w->f);
+            jnum(w, l->total);
+            fputc(',', w->f);
+            jnum(w, in->pv->interval > 0 ? e.estimate : 0);
+            fputc(',', w->f);
+            stack_nums(w, l->cause, CAUSE_COUNT);
+            fputc(']', w->f);
+        }
+        fprintf(w->f, "], \"more_loops\": %zu}", in->npme_loops - nl);
         free(ps);
     } else {
         fprintf(w->f, "null");

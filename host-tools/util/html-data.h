@@ -52,6 +52,7 @@
 #include "util/cct-view.h"
 #include "util/error.h"
 #include "util/path-profile.h"
+#include "util/pme-loops.h"
 #include "util/pme-stacks.h"
 #include "util/pme-view.h"
 #include "util/profile-db.h"
@@ -61,6 +62,7 @@
 #define HTML_VALUE_ROWS 2000    /* value rows written (the rest are counted) */
 #define HTML_VALUE_TOP  4       /* values per row */
 #define HTML_PATH_ROWS  10      /* paths per procedure written (as paths prints; the rest are counted) */
+#define HTML_LOOP_ROWS  300     /* ProfileMe's loops written, most cycles first (the rest are counted) */
 
 struct html_input {
     struct pdb *db;
@@ -74,6 +76,8 @@ struct html_input {
     /* cycle stacks (html-data.c's "cycles"), each NULL when absent: */
     const char *board;                  /* the board whose core they were estimated for */
     const struct pme_stack *pme_stacks; /* one per pv->insns[] (util/pme-stacks, as pme --stacks) */
+    const struct pme_loop *pme_loops;   /* their natural loops (util/pme-loops, as pme --stacks), */
+    size_t npme_loops;                  /* most cycles first */
     const struct calc_analysed *calc;   /* every sampled procedure (util/calc-profile, as calc) */
     /* diff, or all NULL: */
     const char *base_path;

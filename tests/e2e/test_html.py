@@ -397,6 +397,22 @@ def test_html_listing_draws_profilemes_cycle_stacks_as_pme_stacks_estimates_them
                   and close(float(tr.attrs["data-cycles"]), w["cycles"])
                   and same_stack(bar_stack(tr.find("div", cls="stackbar")[0]), w["stack"]),
                   "Cycles row %s is pme --stacks's %s" % (cells[:4], w["procedure"]))
+        # its loops: pme --stacks's (header, depth, cycles and stack), most
+        # cycles first (loops of equal cycles may come in either order)
+        lrows = [tr for tr in page.root.by_id("pme-loops").find("tr") if tr.find("td")]
+        check(len(lrows) == min(300, len(want["loops"])) >= 1, "a row per loop (%d)" % len(lrows))
+        wl = {w["header"]: w for w in want["loops"]}
+        drawn_cycles = []
+        for tr in lrows:
+            cells = [td.all_text() for td in tr.find("td")]
+            w = wl.get(int(cells[4], 16))
+            check(w and cells[3] == w["procedure"] and int(tr.attrs["data-depth"]) == w["depth"]
+                  and close(float(tr.attrs["data-cycles"]), w["cycles"])
+                  and same_stack(bar_stack(tr.find("div", cls="stackbar")[0]), w["stack"]),
+                  "loop row %s is pme --stacks's loop at its header" % cells[:6])
+            drawn_cycles.append(float(tr.attrs["data-cycles"]))
+        check(drawn_cycles == sorted(drawn_cycles, reverse=True), "most cycles first")
+        check(lrows[0].find("td")[3].all_text() == "chase", "chase's loop holds the most cycles")
         box = page.root.by_id("listing-box")
         # the procedure's summary: pme --stacks's row for chase, cause by cause
         wp = [p for p in want["procedures"] if p["procedure"] == "chase"]
