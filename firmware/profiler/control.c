@@ -72,6 +72,7 @@ static struct {
     uint64_t wait_max;          /* answer on the wire minus line time, the most */
 } latency[LATENCY_TYPES];
 static uint64_t last_poll_ns;   /* the receiver's last poll */
+static uint64_t last_rx_ns;     /* when the host's last byte came */
 static uint64_t op_arrived_ns;  /* the control frame in progress arrived after this */
 static uint64_t op_sent;        /* link bytes sent when it was cut (or taken) */
 static struct {
@@ -378,6 +379,8 @@ static size_t poll_rx(void)
     while (n < room && (ch = uart_port_receive(BOARD_COM2_PORT)) >= 0)
         buf[n++] = (uint8_t)ch;
     rx_next_ns += n * byte_ns;
+    if (n)
+        last_rx_ns = now;
     size_t got_bytes = n;
     const uint8_t *p = buf;
     while (n > 0) {
@@ -418,6 +421,11 @@ void control_poll_soon(uint64_t now)
 uint64_t control_takeovers(void)
 {
     return takeovers;
+}
+
+uint64_t control_last_rx_ns(void)
+{
+    return last_rx_ns;
 }
 
 void control_finish(void)

@@ -55,5 +55,7 @@ void control_finish(void);
 void control_summary(void);
 /* Link sessions a host's START began (takeovers included). */
 uint64_t control_takeovers(void);
+/* When the host's last byte came (damaged or not), 0: never. */
+uint64_t control_last_rx_ns(void);
 
 #endif

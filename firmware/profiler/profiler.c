@@ -331,11 +331,12 @@ void profiler_ipi(void)
 }
 
 /* Until the host has stored everything (link-protocol.h 5.2), bounded:
- * FINISH_SETTLE_NS after the host last made progress, last acknowledged
- * or asked again (retransmission under damage can take a while per frame;
- * a host still talking is waited for), or a new host took over (a daemon
- * that stopped answering costs the run that long), never more than
- * FINISH_SETTLE_MAX_NS. */
+ * FINISH_SETTLE_NS after the host last made progress, last acknowledged,
+ * asked again or sent any byte at all (retransmission under damage can
+ * take a while per frame, and under heavy damage both ways its LINK_ACKs
+ * may all arrive spoiled for longer than that; a host still talking is
+ * waited for), or a new host took over (a daemon that stopped answering
+ * costs the run that long), never more than FINISH_SETTLE_MAX_NS. */
 static void settle_link(void)
 {
     uint64_t takeovers = control_takeovers();
@@ -345,8 +346,9 @@ static void settle_link(void)
     while (!link_tx_settled() && clock_ns() < deadline) {
         link_tx_pump();
         control_tick();
-        uint64_t heard = link_tx_host_heard_ns(), moved = link_tx_host_progress_ns();
-        uint64_t progress = (heard > moved ? heard : moved) + FINISH_SETTLE_NS;
+        uint64_t heard = link_tx_host_heard_ns(), moved = link_tx_host_progress_ns(), rx = control_last_rx_ns();
+        uint64_t last = heard > moved ? heard : moved;
+        uint64_t progress = (rx > last ? rx : last) + FINISH_SETTLE_NS;
         if (control_takeovers() != takeovers) {
             takeovers = control_takeovers();
             progress = clock_ns() + FINISH_SETTLE_NS;
