@@ -356,12 +356,18 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             rec[i] += o.retired;
         }
     free(serialising);
+    /* what each instruction's records stand for (note 6), before pooling
+     * so that a class pools executions in one unit */
+    for (size_t i = 0; i < v->ninsns; i++) {
+        double stands = v->pair_interval / 2;
+        if (v->interval > 0 && v->insns[i].samples > 0 && out[i].records > 0)
+            stands = v->interval * (double)v->insns[i].samples / out[i].records;
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            out[i].cause[c] *= stands;
+        rec[i] *= stands;
+    }
     pool_blocks(v, rec, out);
     free(rec);
-    double scale = v->pair_interval / 2;
-    for (size_t i = 0; i < v->ninsns; i++)
-        for (unsigned c = 0; c < CAUSE_COUNT; c++)
-            out[i].cause[c] *= scale;
     return 0;
 }
 
@@ -380,6 +386,9 @@ int pme_stacks_noise(const struct pme_view *v, const struct pme_stack_params *p,
         h.raw = sub;
         h.nraw = m;
         h.pair_interval = m ? v->pair_interval * (double)v->nraw / (double)m : 0;
+        /* each half from its own records only: the aggregates are shared
+         * by both halves, and their differences are the noise (note 6) */
+        h.interval = 0;
         if (!rc && pme_stacks_estimate(&h, p, half[k], err))
             rc = -1;
     }

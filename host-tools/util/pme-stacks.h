@@ -82,6 +82,22 @@
  *     executions from the loop's four instructions' records, not its own)
  *     and took qsort's sampling noise from 6.0 to 4.1 %.  Without the
  *     image's symbols nothing is pooled.
+ *  6. How much each instruction's records stand for comes from the
+ *     per-PC aggregates when the view has them (paired mode aggregates
+ *     every record drained, a dropped pair's two as well): an
+ *     instruction's pair records give its cycles per record, its
+ *     aggregate count how many records it had, each standing for the
+ *     record interval (pme-view.h `interval`, its losses included):
+ *     interval x samples / pair records, in place of S/2.  The board
+ *     drops whole pairs when its banks are full, which happens while the
+ *     link is behind, so the pairs lost are not a uniform sample: in
+ *     qsort runs 2.4-3.5 % of the monitor's records and none of qsort's
+ *     went (1 repetition), and spreading the loss evenly gave qsort too
+ *     many cycles.  On qsort's runs stack / time error fell from 4.87 /
+ *     4.47 to 4.45 / 4.15 % (1 repetition) and 2.53 / 2.31 to 2.23 / 2.14
+ *     % (6).  The sampling noise (pme_stacks_noise) stays the pairs' own:
+ *     each half is estimated without the aggregates, which both halves
+ *     share.
  *
  * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
  * (instruction, cause) of |estimate - truth| / the truth's cycles (as

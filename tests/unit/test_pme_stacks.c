@@ -376,6 +376,40 @@ static void test_a_synthetic_stream_gives_its_hand_computed_stacks(void **state)
     free(v.raw);
 }
 
+/* Note 6: with the aggregates, an instruction's records stand for the
+ * record interval times its aggregated records over its pair records: A's
+ * 10 records (5 in pairs kept, 5 in pairs the board dropped) count twice
+ * what B's 5 do; without them (interval 0) every record stands for S/2. */
+static void test_aggregates_say_how_many_records_each_instruction_had_when_pairs_were_dropped(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 5);
+    v.interval = 500;
+    v.insns[0].samples = 10;
+    v.insns[1].samples = 5;
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].records, 5, 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 10 * 500, 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 5 * 139 * 500, 1e-9);
+    /* an instruction without aggregates keeps S/2 */
+    v.insns[0].samples = 0;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    /* the noise is the pairs' own: the halves do not use the aggregates */
+    v.insns[0].samples = 10;
+    double sn, tn;
+    assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
+    assert_float_equal(sn, 0, 1e-12);
+    free(v.insns);
+    free(v.raw);
+}
+
 /* The sampling noise from even against odd pairs: a stream of identical
  * pairs has none; pairs <A, A> and <B, B> alternating give halves with
  * all of the time on A and all on B: half-distances 1 (time and stacks),
@@ -464,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
         cmocka_unit_test(test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
+        cmocka_unit_test(test_aggregates_say_how_many_records_each_instruction_had_when_pairs_were_dropped),
         cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
         cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
         cmocka_unit_test(test_a_map_held_back_after_an_early_fetch_is_queue_full),
