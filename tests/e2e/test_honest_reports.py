@@ -1,5 +1,5 @@
 """End-to-end: reports say when the profile is not the whole truth.  A
-9600-baud link cannot carry the hardware model's cycle samples every ~1000
+1200-baud link cannot carry the hardware model's cycle samples every ~1000
 cycles over sprawl's many PCs: most are counted as dropped (link_full), so
 report, annotate and check print one warning line before their table with
 how many.  A clean run prints none.  Drop totals are samples; damaged
