@@ -119,7 +119,10 @@ def test_link_lost_loadmap_is_recovered():
 
 
 def test_link_lost_ack_and_lost_start_are_recovered():
-    run_with_rules(["t2h:ACK:1:drop", "h2t:START:1:drop"])
+    # The board samples from the START it gets, the daemon's second (a
+    # second after the first), and its ACK is lost too: 6 s of spin leave
+    # it seconds to sample even on a loaded host (2.5 s left it 27 ms).
+    run_with_rules(["t2h:ACK:1:drop", "h2t:START:1:drop"], spin_ms=6000)
 
 
 def test_link_replayed_hello_and_flush_start_nothing_new():
