@@ -547,9 +547,13 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         write_all(o->out_fd, boot.line, boot.len);     /* an unfinished last line */
     console_finish(&r->console);
 
-    /* Drain QEMU's last words, then reap it (it is exiting: bounded wait). */
+    /* Drain QEMU's last words, then reap it (it is exiting: bounded wait).
+     * The board's sockets close before QEMU's at-exit handlers run, and the
+     * model writes its truth in one of them: that may take far more than
+     * 5 s (qsort 8 rounds under load), so it gets the truth's linger, and
+     * running past it counts as lingering, not as a crash. */
     if (!r->reaped) {
-        long long until = now_ms() + 5000;
+        long long until = now_ms() + (o->truth_at_exit ? LAUNCH_TRUTH_LINGER_MS : 5000);
         while (!r->reaped) {
             for (int k = 0; k < 2; k++) {
                 int fd = k ? qout : qerr;
@@ -565,6 +569,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
                 break;
             }
             if (now_ms() >= until) {
+                r->lingered = r->console.exit_seen;
                 stop_qemu(pid, r);
                 break;
             }
