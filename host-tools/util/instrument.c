@@ -147,8 +147,10 @@ static void put_core_state(struct code *c, unsigned r)
                    (CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0, "ldah reaches them");
     _Static_assert(USER_STACK_SIZE == 1u << 22 && CCT_PER_CORE == 1u << 18, "shift counts below");
     _Static_assert((MAX_CORES & (MAX_CORES - 1)) == 0, "a mask keeps the core in range");
-    put(c, mem(OP_LDAH, r, R_SP, -(int)(USER_STACK_PHYS >> 16)));
-    put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    /* the stacks' base is a multiple of MAX_CORES slots: the core is the
+     * slot number's low bits, no subtraction needed */
+    _Static_assert(USER_STACK_PHYS % ((uint64_t)MAX_CORES * USER_STACK_SIZE) == 0, "core = (sp >> 22) & mask");
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));
     put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));   /* a stack of its own (valuediff) stays in bounds */
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
     put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
@@ -1009,8 +1011,7 @@ static void tregs_restore(struct code *c, const struct tregs *t)
 static void put_region(struct code *c, unsigned r)
 {
     put(c, mem(OP_LDA, r, R_SP, -1));
-    put(c, mem(OP_LDAH, r, r, -(int)(USER_STACK_PHYS >> 16)));
-    put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    put(c, opl(OP_INTS, F_SRL, r, 22, r));     /* (put_core_state: no subtraction of the stacks' base) */
     put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
     put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
@@ -1339,6 +1340,11 @@ struct pmode {
     bool saved;                 /* P a callee-saved register the procedure never names,
                                  * the caller's value pushed on the register stack */
     unsigned P, Y;              /* Y = R_ZERO: none */
+    /* with metrics, a leaf with registers to spare (path-region.h note 5):
+     * Y the region from the entry on, S and T its path's start (cycles,
+     * the event); known: every exit's number is known here, so no P */
+    bool kept, known;
+    unsigned S, T;
     uint64_t npaths;
     uint32_t base;
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
@@ -1472,6 +1478,101 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
     put_reg_count(c, m, &t, add, true, false);
     put_incq(c, t.C, t.R, PATH_OFF_UNMETERED);
     land(c, done);
+    tregs_restore(c, &t);
+}
+
+/* dst = src + the high part of *off, *off left with a part that reaches
+ * the slot's last word from dst in one displacement (the whole when it
+ * already does: dst = src, nothing emitted); returns the base to use. */
+static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off)
+{
+    if (fits16(*off + 16))
+        return src;
+    int64_t hi = (*off + 0x8000) >> 16, lo = *off - hi * 65536;
+    put(c, mem(OP_LDAH, dst, src, (int)hi));
+    if (!fits16(lo + 16)) {
+        put(c, mem(OP_LDA, dst, dst, (int)lo));
+        lo = 0;
+    }
+    *off = lo;
+    return dst;
+}
+
+/* A kept leaf's entry (pmode.kept): Y = the region, found once for the
+ * activation; S, T = the PMU page's cycles and event, the path's start,
+ * read last so the entry's own work stays outside the path. */
+static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
+{
+    put_region(c, m->Y);
+    if (m->known) {             /* (the magic at the exit: no register to keep the page's address in) */
+        put(c, mem(OP_LDAH, m->T, m->Y, PMU_FROM_REGION));
+        put(c, mem(OP_LDQ, m->S, m->T, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, m->T, m->T, m->mt.ev_off));
+        return;
+    }
+    /* P, set last, holds the page's address meanwhile; the magic (the
+     * page's address) is stored after the reads, so a miss it takes is
+     * inside the path as the model sees it, not before its start */
+    put(c, mem(OP_LDAH, m->P, m->Y, PMU_FROM_REGION));
+    put(c, mem(OP_LDQ, m->S, m->P, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, m->T, m->P, m->mt.ev_off));
+    put(c, mem(OP_STL, m->P, m->Y, PATH_OFF_MAGIC));
+    put_setk(c, m->P, add, m->bad);
+}
+
+/* A kept leaf's exit, or its backedge (restart: the same read starts the
+ * next path): the PMU page read first, the differences from S and T added
+ * to path P + add's slot (the known number's, without P).  P, S and T are
+ * dead after an exit and set again after a backedge, so they are worked
+ * in; three more registers besides. */
+static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
+{
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T), m->known ? 4 : 3);
+    unsigned X = t.R, ev = t.A, cy = t.B, pg = m->known ? t.C : ev;
+    tregs_save(c, &t);
+    put(c, mem(OP_LDAH, pg, m->Y, PMU_FROM_REGION));
+    put(c, mem(OP_LDQ, cy, pg, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, ev, pg, m->mt.ev_off));
+    put(c, opr(OP_INTA, F_SUBQ, cy, m->S, m->S));
+    put(c, opr(OP_INTA, F_SUBQ, ev, m->T, m->T));
+    int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
+    unsigned at;
+    struct fixup to_bad = {0};
+    if (m->known) {             /* no backedge: cy is free here */
+        off += PATH_METERED_SIZE * (m->entry_add + add);
+        at = put_slot_base(c, cy, m->Y, &off);
+    } else {
+        put_addk(c, m->P, add, m->bad);
+        put_below(c, m->P, m->npaths, X, m->bad);
+        to_bad = put_fwd(c, OP_BEQ, X);
+        put_slot_addr(c, &m->mt, m->P, m->Y, m->P);
+        at = put_slot_base(c, m->P, m->P, &off);
+    }
+    put_incq(c, X, at, (int)off);
+    put(c, mem(OP_LDQ, X, at, (int)off + 8));
+    put(c, opr(OP_INTA, F_ADDQ, X, m->S, X));
+    put(c, mem(OP_STQ, X, at, (int)off + 8));
+    put(c, mem(OP_LDQ, X, at, (int)off + 16));
+    put(c, opr(OP_INTA, F_ADDQ, X, m->T, X));
+    put(c, mem(OP_STQ, X, at, (int)off + 16));
+    if (!m->known) {
+        /* a bad number: counted in the region, which Y is (found again) */
+        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, X};
+        } else {
+            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+            land(c, to_bad);
+            put_incq(c, X, m->Y, PATH_OFF_BAD);
+            land(c, done);
+        }
+    }
+    if (m->known)
+        put(c, mem(OP_STL, pg, m->Y, PATH_OFF_MAGIC));     /* the metered magic, after the reads */
+    if (restart) {
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, cy, m->S));
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, ev, m->T));
+    }
     tregs_restore(c, &t);
 }
 
@@ -1661,6 +1762,26 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
         tregs_restore(c, &t);
         return;
     }
+    if (m->kept) {
+        switch (a->kind) {
+        case BL_ACT_ENTRY:
+            put_kept_entry(c, m, a->add);
+            break;
+        case BL_ACT_ADD:
+            put_addk(c, m->P, a->add, m->bad);
+            break;
+        case BL_ACT_EXIT:
+            put_kept_count(c, m, a->add, live, false);
+            break;
+        case BL_ACT_BACKEDGE:
+            put_kept_count(c, m, a->add, live, true);
+            put_setk(c, m->P, a->reset, m->bad);
+            break;
+        default:
+            break;
+        }
+        return;
+    }
     if (m->mt.on) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
@@ -1710,8 +1831,8 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
 static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
                         struct pmode *m)
 {
-    m->leaf = m->saved = false;
-    m->P = m->Y = R_ZERO;
+    m->leaf = m->saved = m->kept = m->known = false;
+    m->P = m->Y = m->S = m->T = R_ZERO;
     /* no increment inside and no backedge: every exit's number is known */
     m->constant = true;
     bool loops = false, calls = false, odd = false;
@@ -1723,6 +1844,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             m->constant = false;
         loops |= a->kind == BL_ACT_BACKEDGE;
     }
+    bool known = m->constant;
     if (m->mt.on)
         m->constant = false;    /* a path's start must be kept (path-region.h note 5) */
     if (m->constant)
@@ -1746,6 +1868,21 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
                                            CALC_EXIT);
         }
         uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
+        unsigned spare[4], nspare = 0;
+        for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 4; i++)
+            if (!(taken & 1u << scratch_order[i]))
+                spare[nspare++] = scratch_order[i];
+        if (m->mt.on && nspare >= (known ? 3u : 4u)) {
+            unsigned k = 0;
+            if (!known)
+                m->P = spare[k++];
+            m->Y = spare[k++];
+            m->S = spare[k++];
+            m->T = spare[k++];
+            m->leaf = m->kept = true;
+            m->known = known;
+            return;
+        }
         for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order; i++) {
             unsigned r = scratch_order[i];
             if (taken & 1u << r)
