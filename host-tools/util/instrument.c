@@ -1344,7 +1344,7 @@ struct pmode {
      * Y the region from the entry on, S and T its path's start (cycles,
      * the event); known: every exit's number is known here, so no P */
     bool kept, known;
-    unsigned S, T;
+    unsigned S, T, W;           /* W: the core's PMU page */
     uint64_t npaths;
     uint32_t base;
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
@@ -1481,6 +1481,8 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
     tregs_restore(c, &t);
 }
 
+#define KEPT_SCALE 4             /* a kept leaf's P: the path number times this */
+
 /* dst = src + the high part of *off, *off left with a part that reaches
  * the slot's last word from dst in one displacement (the whole when it
  * already does: dst = src, nothing emitted); returns the base to use. */
@@ -1498,78 +1500,88 @@ static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_
     return dst;
 }
 
-/* A kept leaf's entry (pmode.kept): Y = the region, found once for the
- * activation; S, T = the PMU page's cycles and event, the path's start,
- * read last so the entry's own work stays outside the path. */
+/* A kept leaf's entry (pmode.kept): Y = the region and W = the PMU page,
+ * found once for the activation (both one ldah from the core's offset, in
+ * parallel); S, T = the page's cycles and event, the path's start, read
+ * last so the entry's own work stays outside the path. */
 static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
 {
-    put_region(c, m->Y);
-    if (m->known) {             /* (the magic at the exit: no register to keep the page's address in) */
-        put(c, mem(OP_LDAH, m->T, m->Y, PMU_FROM_REGION));
-        put(c, mem(OP_LDQ, m->S, m->T, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, m->T, m->T, m->mt.ev_off));
-        return;
+    _Static_assert(PMU_WINDOW_PHYS % 0x10000 == 0, "one ldah from the core's offset");
+    put(c, mem(OP_LDA, m->Y, R_SP, -1));
+    put(c, opl(OP_INTS, F_SRL, m->Y, 22, m->Y));
+    put(c, opl(OP_INTL, F_AND, m->Y, MAX_CORES - 1, m->Y));
+    put(c, opl(OP_INTS, F_SLL, m->Y, 18, m->Y));        /* core * CCT_PER_CORE (put_region) */
+    put(c, mem(OP_LDAH, m->W, m->Y, (int)(PMU_WINDOW_PHYS >> 16)));
+    put(c, mem(OP_LDAH, m->Y, m->Y, (int)(CCT_PHYS >> 16)));
+    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+    /* the magic (the page's address) after the reads, so a miss it takes
+     * is inside the path as the model sees it, not before its start; a
+     * known leaf stores it at its exit, which comes once per entry too */
+    if (!m->known) {
+        put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));
+        put_setk(c, m->P, KEPT_SCALE * add, m->bad);
     }
-    /* P, set last, holds the page's address meanwhile; the magic (the
-     * page's address) is stored after the reads, so a miss it takes is
-     * inside the path as the model sees it, not before its start */
-    put(c, mem(OP_LDAH, m->P, m->Y, PMU_FROM_REGION));
-    put(c, mem(OP_LDQ, m->S, m->P, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, m->T, m->P, m->mt.ev_off));
-    put(c, mem(OP_STL, m->P, m->Y, PATH_OFF_MAGIC));
-    put_setk(c, m->P, add, m->bad);
 }
 
 /* A kept leaf's exit, or its backedge (restart: the same read starts the
- * next path): the PMU page read first, the differences from S and T added
- * to path P + add's slot (the known number's, without P).  P, S and T are
- * dead after an exit and set again after a backedge, so they are worked
- * in; three more registers besides. */
+ * next path): the PMU page read first thing, the differences from S and
+ * T added to path P + add's slot (the known number's, without P).  P
+ * holds KEPT_SCALE times the number, so one s8addq finds the slot, and a
+ * nonnegative add goes into the check's bound and the displacement.  P, S
+ * and T are dead after an exit and set again after a backedge, so they
+ * are worked in; two more registers besides (three at a backedge). */
 static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
+    _Static_assert(PATH_METERED_SIZE == 8 * KEPT_SCALE, "s8addq of the scaled number is the slot's offset");
     struct tregs t;
-    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T), m->known ? 4 : 3);
-    unsigned X = t.R, ev = t.A, cy = t.B, pg = m->known ? t.C : ev;
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), restart ? 3 : 2);
+    unsigned cy = t.R, ev = t.A, tmp = restart ? t.B : ev;     /* an exit: ev free after its subtraction */
     tregs_save(c, &t);
-    put(c, mem(OP_LDAH, pg, m->Y, PMU_FROM_REGION));
-    put(c, mem(OP_LDQ, cy, pg, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, ev, pg, m->mt.ev_off));
+    put(c, mem(OP_LDQ, cy, m->W, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, ev, m->W, m->mt.ev_off));
     put(c, opr(OP_INTA, F_SUBQ, cy, m->S, m->S));
     put(c, opr(OP_INTA, F_SUBQ, ev, m->T, m->T));
     int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
     unsigned at;
     struct fixup to_bad = {0};
-    if (m->known) {             /* no backedge: cy is free here */
+    if (m->known) {
         off += PATH_METERED_SIZE * (m->entry_add + add);
-        at = put_slot_base(c, cy, m->Y, &off);
+        at = put_slot_base(c, cy, m->Y, &off);    /* (no backedge: cy free after its subtraction) */
     } else {
-        put_addk(c, m->P, add, m->bad);
-        put_below(c, m->P, m->npaths, X, m->bad);
-        to_bad = put_fwd(c, OP_BEQ, X);
-        put_slot_addr(c, &m->mt, m->P, m->Y, m->P);
+        int64_t below = (int64_t)m->npaths;
+        if (add > 0 && add < below) {
+            below -= add;
+            off += PATH_METERED_SIZE * add;
+        } else {
+            put_addk(c, m->P, KEPT_SCALE * add, m->bad);
+        }
+        put_below(c, m->P, (uint64_t)(KEPT_SCALE * below), tmp, m->bad);
+        to_bad = put_fwd(c, OP_BEQ, tmp);
+        put(c, opr(OP_INTA, F_S8ADDQ, m->P, m->Y, m->P));
         at = put_slot_base(c, m->P, m->P, &off);
     }
-    put_incq(c, X, at, (int)off);
-    put(c, mem(OP_LDQ, X, at, (int)off + 8));
-    put(c, opr(OP_INTA, F_ADDQ, X, m->S, X));
-    put(c, mem(OP_STQ, X, at, (int)off + 8));
-    put(c, mem(OP_LDQ, X, at, (int)off + 16));
-    put(c, opr(OP_INTA, F_ADDQ, X, m->T, X));
-    put(c, mem(OP_STQ, X, at, (int)off + 16));
+    put_incq(c, tmp, at, (int)off);
+    put(c, mem(OP_LDQ, tmp, at, (int)off + 8));
+    put(c, opr(OP_INTA, F_ADDQ, tmp, m->S, tmp));
+    put(c, mem(OP_STQ, tmp, at, (int)off + 8));
+    put(c, mem(OP_LDQ, tmp, at, (int)off + 16));
+    put(c, opr(OP_INTA, F_ADDQ, tmp, m->T, tmp));
+    put(c, mem(OP_STQ, tmp, at, (int)off + 16));
     if (!m->known) {
         /* a bad number: counted in the region, which Y is (found again) */
         if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, X};
+            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp};
         } else {
             struct fixup done = put_fwd(c, OP_BR, R_ZERO);
             land(c, to_bad);
-            put_incq(c, X, m->Y, PATH_OFF_BAD);
+            put_incq(c, tmp, m->Y, PATH_OFF_BAD);
             land(c, done);
         }
     }
     if (m->known)
-        put(c, mem(OP_STL, pg, m->Y, PATH_OFF_MAGIC));     /* the metered magic, after the reads */
-    if (restart) {
+        put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));   /* the metered magic, after the reads */
+    if (restart) {              /* the next path starts at the same read */
         put(c, opr(OP_INTL, F_BIS, R_ZERO, cy, m->S));
         put(c, opr(OP_INTL, F_BIS, R_ZERO, ev, m->T));
     }
@@ -1768,14 +1780,14 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
             put_kept_entry(c, m, a->add);
             break;
         case BL_ACT_ADD:
-            put_addk(c, m->P, a->add, m->bad);
+            put_addk(c, m->P, KEPT_SCALE * a->add, m->bad);
             break;
         case BL_ACT_EXIT:
             put_kept_count(c, m, a->add, live, false);
             break;
         case BL_ACT_BACKEDGE:
             put_kept_count(c, m, a->add, live, true);
-            put_setk(c, m->P, a->reset, m->bad);
+            put_setk(c, m->P, KEPT_SCALE * a->reset, m->bad);
             break;
         default:
             break;
@@ -1832,7 +1844,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
                         struct pmode *m)
 {
     m->leaf = m->saved = m->kept = m->known = false;
-    m->P = m->Y = m->S = m->T = R_ZERO;
+    m->P = m->Y = m->S = m->T = m->W = R_ZERO;
     /* no increment inside and no backedge: every exit's number is known */
     m->constant = true;
     bool loops = false, calls = false, odd = false;
@@ -1868,15 +1880,16 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
                                            CALC_EXIT);
         }
         uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
-        unsigned spare[4], nspare = 0;
-        for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 4; i++)
+        unsigned spare[5], nspare = 0;
+        for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 5; i++)
             if (!(taken & 1u << scratch_order[i]))
                 spare[nspare++] = scratch_order[i];
-        if (m->mt.on && nspare >= (known ? 3u : 4u)) {
+        if (m->mt.on && nspare >= (known ? 4u : 5u)) {
             unsigned k = 0;
             if (!known)
                 m->P = spare[k++];
             m->Y = spare[k++];
+            m->W = spare[k++];
             m->S = spare[k++];
             m->T = spare[k++];
             m->leaf = m->kept = true;
