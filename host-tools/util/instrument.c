@@ -964,10 +964,11 @@ struct tregs {
 static const unsigned scratch_order[] = {1, 2, 3, 4, 5, 6, 7, 8, 22, 23, 24, 25, 28, 27,
                                          16, 17, 18, 19, 20, 21, 0, 26, 29, 9, 10, 11, 12, 13, 14, 15};
 
-/* want (4, or 6 with metrics) registers outside live and exclude. */
-static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want)
+/* want (4, or 6 with metrics) registers outside live and exclude; the
+ * region's the one given (R_ZERO: pick it too), which needs no picking. */
+static void tregs_pick_beside(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want, unsigned region)
 {
-    unsigned got[6] = {R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO}, n = 0;
+    unsigned got[6] = {region, R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO}, n = region != R_ZERO;
     uint32_t taken = live | exclude | 1u << R_SP | 1u << R_ZERO;
     for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && n < want; i++)
         if (!(taken & 1u << scratch_order[i])) {
@@ -993,6 +994,11 @@ static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigne
     t->E = got[5];
 }
 
+static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want)
+{
+    tregs_pick_beside(t, live, exclude, want, R_ZERO);
+}
+
 static void tregs_save(struct code *c, const struct tregs *t)
 {
     for (unsigned i = 0; i < t->nsaved; i++)
@@ -1005,13 +1011,13 @@ static void tregs_restore(struct code *c, const struct tregs *t)
         put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
 }
 
-/* r = this core's path region, from sp - 1: at a procedure's entry or
- * after its return sp may be the top of its stack slot, which is the next
- * slot's first address (cct-region.h note 1). */
+/* r = this core's path region, from sp (cct-region.h note 1): a user sp
+ * never reaches its slot's end (USER_STACK_TOP_GAP), which is the next
+ * slot's first address. */
 static void put_region(struct code *c, unsigned r)
 {
-    put(c, mem(OP_LDA, r, R_SP, -1));
-    put(c, opl(OP_INTS, F_SRL, r, 22, r));     /* (put_core_state: no subtraction of the stacks' base) */
+    _Static_assert(USER_STACK_TOP_GAP > 0, "sp stays inside its slot");
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));  /* (put_core_state: no subtraction of the stacks' base) */
     put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
     put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
@@ -1443,7 +1449,7 @@ static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t liv
 static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), m->mt.on ? 6 : 4, m->Y);
     tregs_save(c, &t);
     if (m->Y != R_ZERO)
         t.R = m->Y;             /* the region, since the entry */
@@ -1459,7 +1465,7 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
 static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), m->mt.on ? 6 : 4, m->Y);
     tregs_save(c, &t);
     if (m->Y != R_ZERO)
         t.R = m->Y;             /* the region, since the entry */
@@ -1502,17 +1508,19 @@ static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_
 
 /* A kept leaf's entry (pmode.kept): Y = the region and W = the PMU page,
  * found once for the activation (both one ldah from the core's offset, in
- * parallel); S, T = the page's cycles and event, the path's start, read
+ * parallel; a known leaf keeps W alone, so its entry is 8 instructions,
+ * two of the core's fetch groups); S, T = the page's cycles and event, the path's start, read
  * last so the entry's own work stays outside the path. */
 static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
 {
     _Static_assert(PMU_WINDOW_PHYS % 0x10000 == 0, "one ldah from the core's offset");
-    put(c, mem(OP_LDA, m->Y, R_SP, -1));
-    put(c, opl(OP_INTS, F_SRL, m->Y, 22, m->Y));
-    put(c, opl(OP_INTL, F_AND, m->Y, MAX_CORES - 1, m->Y));
-    put(c, opl(OP_INTS, F_SLL, m->Y, 18, m->Y));        /* core * CCT_PER_CORE (put_region) */
-    put(c, mem(OP_LDAH, m->W, m->Y, (int)(PMU_WINDOW_PHYS >> 16)));
-    put(c, mem(OP_LDAH, m->Y, m->Y, (int)(CCT_PHYS >> 16)));
+    unsigned x = m->known ? m->W : m->Y;    /* a known leaf has no Y: its exit finds the region from W */
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, x));
+    put(c, opl(OP_INTL, F_AND, x, MAX_CORES - 1, x));
+    put(c, opl(OP_INTS, F_SLL, x, 18, x));              /* core * CCT_PER_CORE (put_region) */
+    put(c, mem(OP_LDAH, m->W, x, (int)(PMU_WINDOW_PHYS >> 16)));
+    if (!m->known)
+        put(c, mem(OP_LDAH, m->Y, m->Y, (int)(CCT_PHYS >> 16)));
     put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
     /* the magic (the page's address) after the reads, so a miss it takes
@@ -1545,9 +1553,15 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
     unsigned at;
     struct fixup to_bad = {0};
+    int64_t magic = 0;          /* a known leaf: the region's magic, from at */
     if (m->known) {
-        off += PATH_METERED_SIZE * (m->entry_add + add);
-        at = put_slot_base(c, cy, m->Y, &off);    /* (no backedge: cy free after its subtraction) */
+        /* from W, one ldah reaches the slot (and mostly the magic too) */
+        int64_t from_page = CCT_PHYS - PMU_WINDOW_PHYS;
+        off += from_page + PATH_METERED_SIZE * (m->entry_add + add);
+        int64_t lo = off;
+        at = put_slot_base(c, cy, m->W, &lo);     /* (no backedge: cy free after its subtraction) */
+        magic = from_page + PATH_OFF_MAGIC - (off - lo);
+        off = lo;
     } else {
         int64_t below = (int64_t)m->npaths;
         if (add > 0 && add < below) {
@@ -1579,8 +1593,14 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
             land(c, done);
         }
     }
-    if (m->known)
-        put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));   /* the metered magic, after the reads */
+    if (m->known) {             /* the metered magic, after the reads */
+        if (!fits16(magic)) {
+            put(c, mem(OP_LDAH, tmp, m->W, (int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+            at = tmp;
+            magic = PATH_OFF_MAGIC;
+        }
+        put(c, mem(OP_STL, m->W, at, (int)magic));
+    }
     if (restart) {              /* the next path starts at the same read */
         put(c, opr(OP_INTL, F_BIS, R_ZERO, cy, m->S));
         put(c, opr(OP_INTL, F_BIS, R_ZERO, ev, m->T));
@@ -1884,11 +1904,12 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 5; i++)
             if (!(taken & 1u << scratch_order[i]))
                 spare[nspare++] = scratch_order[i];
-        if (m->mt.on && nspare >= (known ? 4u : 5u)) {
+        if (m->mt.on && nspare >= (known ? 3u : 5u)) {
             unsigned k = 0;
-            if (!known)
+            if (!known) {
                 m->P = spare[k++];
-            m->Y = spare[k++];
+                m->Y = spare[k++];
+            }
             m->W = spare[k++];
             m->S = spare[k++];
             m->T = spare[k++];
