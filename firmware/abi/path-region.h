@@ -79,8 +79,8 @@
  *     at its exit, after the reads); a count reads the page first thing
  *     and adds the differences from S and T, a backedge's read becoming
  *     S and T again.  Its P holds 4 x the path number (one s8addq from
- *     Y finds the slot; a nonnegative add is folded into the bound and
- *     the displacement).  So a kept leaf's path costs no stores but the
+ *     Y finds the slot; an add is not folded into the bound: the
+ *     running number may be negative before an exit's add).  So a kept leaf's path costs no stores but the
  *     slot's three and no loads but the page's and the slot's.  Other
  *     leaves (no calls, so activations never nest on a core) keep starts
  *     in the core's leaf slots, the others in the slot of its depth on

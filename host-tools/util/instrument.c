@@ -1535,8 +1535,7 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
 /* A kept leaf's exit, or its backedge (restart: the same read starts the
  * next path): the PMU page read first thing, the differences from S and
  * T added to path P + add's slot (the known number's, without P).  P
- * holds KEPT_SCALE times the number, so one s8addq finds the slot, and a
- * nonnegative add goes into the check's bound and the displacement.  P, S
+ * holds KEPT_SCALE times the number, so one s8addq finds the slot.  P, S
  * and T are dead after an exit and set again after a backedge, so they
  * are worked in; two more registers besides (three at a backedge). */
 static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
@@ -1563,14 +1562,10 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
         magic = from_page + PATH_OFF_MAGIC - (off - lo);
         off = lo;
     } else {
-        int64_t below = (int64_t)m->npaths;
-        if (add > 0 && add < below) {
-            below -= add;
-            off += PATH_METERED_SIZE * add;
-        } else {
-            put_addk(c, m->P, KEPT_SCALE * add, m->bad);
-        }
-        put_below(c, m->P, (uint64_t)(KEPT_SCALE * below), tmp, m->bad);
+        /* (no folding the add into the bound: P may be negative before
+         * the exit's add, Ball-Larus increments on chords can be) */
+        put_addk(c, m->P, KEPT_SCALE * add, m->bad);
+        put_below(c, m->P, KEPT_SCALE * m->npaths, tmp, m->bad);
         to_bad = put_fwd(c, OP_BEQ, tmp);
         put(c, opr(OP_INTA, F_S8ADDQ, m->P, m->Y, m->P));
         at = put_slot_base(c, m->P, m->P, &off);
