@@ -106,5 +106,10 @@
  * into the next core's stack or the heap.  64 KiB, so a large frame cannot
  * jump it. */
 #define USER_STACK_GUARD        0x00010000
+/* A core's user sp starts this far below its slot's end, so every user
+ * sp lies inside its own slot and sp >> log2(USER_STACK_SIZE) names the
+ * core (firmware/abi/cct-region.h note 1: trampolines find their core's
+ * region from sp in four instructions).  Keeps sp 16-byte aligned. */
+#define USER_STACK_TOP_GAP      16
 
 #endif

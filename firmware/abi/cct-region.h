@@ -16,9 +16,15 @@
  *     free register and no system call: each core's user stack is its own
  *     USER_STACK_SIZE slot, so
  *       core   = ((sp - USER_STACK_PHYS) >> log2(USER_STACK_SIZE)) & (MAX_CORES - 1)
- *       region = CCT_PHYS + core * CCT_PER_CORE            (5 instructions)
+ *              = (sp >> log2(USER_STACK_SIZE)) & (MAX_CORES - 1)
+ *       region = CCT_PHYS + core * CCT_PER_CORE            (4 instructions)
  *       pmu    = region - CCT_PHYS + PMU_WINDOW_PHYS       (1 ldah)
- *     because CCT_PER_CORE == PMU_WINDOW_PER_CORE.  Code that runs on a
+ *     because CCT_PER_CORE == PMU_WINDOW_PER_CORE, and the subtraction
+ *     drops out because USER_STACK_PHYS is a multiple of MAX_CORES slots
+ *     (asserted where the code is made, util/instrument.c).  A user sp
+ *     starts USER_STACK_TOP_GAP below its slot's end (firmware/kernel/
+ *     run.c), so even a frameless procedure at the stack's bottom sees
+ *     its own slot, never the next one's first address.  Code that runs on a
  *     stack of its own (workloads/valuediff's native runs) still finds a
  *     region, never a fault: the mask keeps the core in range, its calls
  *     land in that core's tree.

@@ -71,7 +71,18 @@
  *     is both the ending path's end and the next one's start) and end
  *     (an exit's or backedge's trampoline, before its counting): cycles
  *     and totals[E] (retired for E = retired).  Starts are kept per
- *     activation: a leaf (no calls, so activations never nest on a core)
+ *     activation: a leaf with registers to spare (five it never names,
+ *     dead at its entry and exits; four when every exit's number is
+ *     known, no P) keeps them in registers, a "kept" leaf: its entry
+ *     finds the region (Y) and the PMU page (W) once, reads the start
+ *     into S and T and stores the magic after the reads (a known leaf:
+ *     at its exit, after the reads); a count reads the page first thing
+ *     and adds the differences from S and T, a backedge's read becoming
+ *     S and T again.  Its P holds 4 x the path number (one s8addq from
+ *     Y finds the slot; an add is not folded into the bound: the
+ *     running number may be negative before an exit's add).  So a kept leaf's path costs no stores but the
+ *     slot's three and no loads but the page's and the slot's.  Other
+ *     leaves (no calls, so activations never nest on a core) keep starts
  *     in the core's leaf slots, the others in the slot of its depth on
  *     the third and fourth stacks.  The end adds end - start to the
  *     path's cycles and event.  Activations on the sink (and exits with

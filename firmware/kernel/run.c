@@ -30,7 +30,7 @@ static uint64_t heap_break = USER_HEAP_PHYS;
 
 static uint64_t user_stack_top(unsigned core)
 {
-    return USER_STACK_PHYS + (core + 1) * (uint64_t)USER_STACK_SIZE;
+    return USER_STACK_PHYS + (core + 1) * (uint64_t)USER_STACK_SIZE - USER_STACK_TOP_GAP;
 }
 
 const char *run_image_name(void)

@@ -147,8 +147,10 @@ static void put_core_state(struct code *c, unsigned r)
                    (CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0, "ldah reaches them");
     _Static_assert(USER_STACK_SIZE == 1u << 22 && CCT_PER_CORE == 1u << 18, "shift counts below");
     _Static_assert((MAX_CORES & (MAX_CORES - 1)) == 0, "a mask keeps the core in range");
-    put(c, mem(OP_LDAH, r, R_SP, -(int)(USER_STACK_PHYS >> 16)));
-    put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    /* the stacks' base is a multiple of MAX_CORES slots: the core is the
+     * slot number's low bits, no subtraction needed */
+    _Static_assert(USER_STACK_PHYS % ((uint64_t)MAX_CORES * USER_STACK_SIZE) == 0, "core = (sp >> 22) & mask");
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));
     put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));   /* a stack of its own (valuediff) stays in bounds */
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
     put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
@@ -962,10 +964,11 @@ struct tregs {
 static const unsigned scratch_order[] = {1, 2, 3, 4, 5, 6, 7, 8, 22, 23, 24, 25, 28, 27,
                                          16, 17, 18, 19, 20, 21, 0, 26, 29, 9, 10, 11, 12, 13, 14, 15};
 
-/* want (4, or 6 with metrics) registers outside live and exclude. */
-static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want)
+/* want (4, or 6 with metrics) registers outside live and exclude; the
+ * region's the one given (R_ZERO: pick it too), which needs no picking. */
+static void tregs_pick_beside(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want, unsigned region)
 {
-    unsigned got[6] = {R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO}, n = 0;
+    unsigned got[6] = {region, R_ZERO, R_ZERO, R_ZERO, R_ZERO, R_ZERO}, n = region != R_ZERO;
     uint32_t taken = live | exclude | 1u << R_SP | 1u << R_ZERO;
     for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && n < want; i++)
         if (!(taken & 1u << scratch_order[i])) {
@@ -991,6 +994,11 @@ static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigne
     t->E = got[5];
 }
 
+static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want)
+{
+    tregs_pick_beside(t, live, exclude, want, R_ZERO);
+}
+
 static void tregs_save(struct code *c, const struct tregs *t)
 {
     for (unsigned i = 0; i < t->nsaved; i++)
@@ -1003,14 +1011,13 @@ static void tregs_restore(struct code *c, const struct tregs *t)
         put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
 }
 
-/* r = this core's path region, from sp - 1: at a procedure's entry or
- * after its return sp may be the top of its stack slot, which is the next
- * slot's first address (cct-region.h note 1). */
+/* r = this core's path region, from sp (cct-region.h note 1): a user sp
+ * never reaches its slot's end (USER_STACK_TOP_GAP), which is the next
+ * slot's first address. */
 static void put_region(struct code *c, unsigned r)
 {
-    put(c, mem(OP_LDA, r, R_SP, -1));
-    put(c, mem(OP_LDAH, r, r, -(int)(USER_STACK_PHYS >> 16)));
-    put(c, opl(OP_INTS, F_SRL, r, 22, r));
+    _Static_assert(USER_STACK_TOP_GAP > 0, "sp stays inside its slot");
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));  /* (put_core_state: no subtraction of the stacks' base) */
     put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
     put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
@@ -1339,6 +1346,11 @@ struct pmode {
     bool saved;                 /* P a callee-saved register the procedure never names,
                                  * the caller's value pushed on the register stack */
     unsigned P, Y;              /* Y = R_ZERO: none */
+    /* with metrics, a leaf with registers to spare (path-region.h note 5):
+     * Y the region from the entry on, S and T its path's start (cycles,
+     * the event); known: every exit's number is known here, so no P */
+    bool kept, known;
+    unsigned S, T, W;           /* W: the core's PMU page */
     uint64_t npaths;
     uint32_t base;
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
@@ -1437,7 +1449,7 @@ static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t liv
 static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), m->mt.on ? 6 : 4, m->Y);
     tregs_save(c, &t);
     if (m->Y != R_ZERO)
         t.R = m->Y;             /* the region, since the entry */
@@ -1453,7 +1465,7 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
 static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), m->mt.on ? 6 : 4, m->Y);
     tregs_save(c, &t);
     if (m->Y != R_ZERO)
         t.R = m->Y;             /* the region, since the entry */
@@ -1472,6 +1484,122 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
     put_reg_count(c, m, &t, add, true, false);
     put_incq(c, t.C, t.R, PATH_OFF_UNMETERED);
     land(c, done);
+    tregs_restore(c, &t);
+}
+
+#define KEPT_SCALE 4             /* a kept leaf's P: the path number times this */
+
+/* dst = src + the high part of *off, *off left with a part that reaches
+ * the slot's last word from dst in one displacement (the whole when it
+ * already does: dst = src, nothing emitted); returns the base to use. */
+static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off)
+{
+    if (fits16(*off + 16))
+        return src;
+    int64_t hi = (*off + 0x8000) >> 16, lo = *off - hi * 65536;
+    put(c, mem(OP_LDAH, dst, src, (int)hi));
+    if (!fits16(lo + 16)) {
+        put(c, mem(OP_LDA, dst, dst, (int)lo));
+        lo = 0;
+    }
+    *off = lo;
+    return dst;
+}
+
+/* A kept leaf's entry (pmode.kept): Y = the region and W = the PMU page,
+ * found once for the activation (both one ldah from the core's offset, in
+ * parallel; a known leaf keeps W alone, so its entry is 8 instructions,
+ * two of the core's fetch groups); S, T = the page's cycles and event, the path's start, read
+ * last so the entry's own work stays outside the path. */
+static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
+{
+    _Static_assert(PMU_WINDOW_PHYS % 0x10000 == 0, "one ldah from the core's offset");
+    unsigned x = m->known ? m->W : m->Y;    /* a known leaf has no Y: its exit finds the region from W */
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, x));
+    put(c, opl(OP_INTL, F_AND, x, MAX_CORES - 1, x));
+    put(c, opl(OP_INTS, F_SLL, x, 18, x));              /* core * CCT_PER_CORE (put_region) */
+    put(c, mem(OP_LDAH, m->W, x, (int)(PMU_WINDOW_PHYS >> 16)));
+    if (!m->known)
+        put(c, mem(OP_LDAH, m->Y, m->Y, (int)(CCT_PHYS >> 16)));
+    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+    /* the magic (the page's address) after the reads, so a miss it takes
+     * is inside the path as the model sees it, not before its start; a
+     * known leaf stores it at its exit, which comes once per entry too */
+    if (!m->known) {
+        put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));
+        put_setk(c, m->P, KEPT_SCALE * add, m->bad);
+    }
+}
+
+/* A kept leaf's exit, or its backedge (restart: the same read starts the
+ * next path): the PMU page read first thing, the differences from S and
+ * T added to path P + add's slot (the known number's, without P).  P
+ * holds KEPT_SCALE times the number, so one s8addq finds the slot.  P, S
+ * and T are dead after an exit and set again after a backedge, so they
+ * are worked in; two more registers besides (three at a backedge). */
+static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
+{
+    _Static_assert(PATH_METERED_SIZE == 8 * KEPT_SCALE, "s8addq of the scaled number is the slot's offset");
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), restart ? 3 : 2);
+    unsigned cy = t.R, ev = t.A, tmp = restart ? t.B : ev;     /* an exit: ev free after its subtraction */
+    tregs_save(c, &t);
+    put(c, mem(OP_LDQ, cy, m->W, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, ev, m->W, m->mt.ev_off));
+    put(c, opr(OP_INTA, F_SUBQ, cy, m->S, m->S));
+    put(c, opr(OP_INTA, F_SUBQ, ev, m->T, m->T));
+    int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
+    unsigned at;
+    struct fixup to_bad = {0};
+    int64_t magic = 0;          /* a known leaf: the region's magic, from at */
+    if (m->known) {
+        /* from W, one ldah reaches the slot (and mostly the magic too) */
+        int64_t from_page = CCT_PHYS - PMU_WINDOW_PHYS;
+        off += from_page + PATH_METERED_SIZE * (m->entry_add + add);
+        int64_t lo = off;
+        at = put_slot_base(c, cy, m->W, &lo);     /* (no backedge: cy free after its subtraction) */
+        magic = from_page + PATH_OFF_MAGIC - (off - lo);
+        off = lo;
+    } else {
+        /* (no folding the add into the bound: P may be negative before
+         * the exit's add, Ball-Larus increments on chords can be) */
+        put_addk(c, m->P, KEPT_SCALE * add, m->bad);
+        put_below(c, m->P, KEPT_SCALE * m->npaths, tmp, m->bad);
+        to_bad = put_fwd(c, OP_BEQ, tmp);
+        put(c, opr(OP_INTA, F_S8ADDQ, m->P, m->Y, m->P));
+        at = put_slot_base(c, m->P, m->P, &off);
+    }
+    put_incq(c, tmp, at, (int)off);
+    put(c, mem(OP_LDQ, tmp, at, (int)off + 8));
+    put(c, opr(OP_INTA, F_ADDQ, tmp, m->S, tmp));
+    put(c, mem(OP_STQ, tmp, at, (int)off + 8));
+    put(c, mem(OP_LDQ, tmp, at, (int)off + 16));
+    put(c, opr(OP_INTA, F_ADDQ, tmp, m->T, tmp));
+    put(c, mem(OP_STQ, tmp, at, (int)off + 16));
+    if (!m->known) {
+        /* a bad number: counted in the region, which Y is (found again) */
+        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp};
+        } else {
+            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+            land(c, to_bad);
+            put_incq(c, tmp, m->Y, PATH_OFF_BAD);
+            land(c, done);
+        }
+    }
+    if (m->known) {             /* the metered magic, after the reads */
+        if (!fits16(magic)) {
+            put(c, mem(OP_LDAH, tmp, m->W, (int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+            at = tmp;
+            magic = PATH_OFF_MAGIC;
+        }
+        put(c, mem(OP_STL, m->W, at, (int)magic));
+    }
+    if (restart) {              /* the next path starts at the same read */
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, cy, m->S));
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, ev, m->T));
+    }
     tregs_restore(c, &t);
 }
 
@@ -1661,6 +1789,26 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
         tregs_restore(c, &t);
         return;
     }
+    if (m->kept) {
+        switch (a->kind) {
+        case BL_ACT_ENTRY:
+            put_kept_entry(c, m, a->add);
+            break;
+        case BL_ACT_ADD:
+            put_addk(c, m->P, KEPT_SCALE * a->add, m->bad);
+            break;
+        case BL_ACT_EXIT:
+            put_kept_count(c, m, a->add, live, false);
+            break;
+        case BL_ACT_BACKEDGE:
+            put_kept_count(c, m, a->add, live, true);
+            put_setk(c, m->P, KEPT_SCALE * a->reset, m->bad);
+            break;
+        default:
+            break;
+        }
+        return;
+    }
     if (m->mt.on) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
@@ -1710,8 +1858,8 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
 static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
                         struct pmode *m)
 {
-    m->leaf = m->saved = false;
-    m->P = m->Y = R_ZERO;
+    m->leaf = m->saved = m->kept = m->known = false;
+    m->P = m->Y = m->S = m->T = m->W = R_ZERO;
     /* no increment inside and no backedge: every exit's number is known */
     m->constant = true;
     bool loops = false, calls = false, odd = false;
@@ -1723,6 +1871,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             m->constant = false;
         loops |= a->kind == BL_ACT_BACKEDGE;
     }
+    bool known = m->constant;
     if (m->mt.on)
         m->constant = false;    /* a path's start must be kept (path-region.h note 5) */
     if (m->constant)
@@ -1746,6 +1895,23 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
                                            CALC_EXIT);
         }
         uint32_t taken = named | needed | bit(R_SP) | 1u << R_ZERO;
+        unsigned spare[5], nspare = 0;
+        for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 5; i++)
+            if (!(taken & 1u << scratch_order[i]))
+                spare[nspare++] = scratch_order[i];
+        if (m->mt.on && nspare >= (known ? 3u : 5u)) {
+            unsigned k = 0;
+            if (!known) {
+                m->P = spare[k++];
+                m->Y = spare[k++];
+            }
+            m->W = spare[k++];
+            m->S = spare[k++];
+            m->T = spare[k++];
+            m->leaf = m->kept = true;
+            m->known = known;
+            return;
+        }
         for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order; i++) {
             unsigned r = scratch_order[i];
             if (taken & 1u << r)
