@@ -73,11 +73,13 @@ def test_path_counts_equal_the_models_exact_counts():
 
 
 def test_after_a_longjmp_the_path_goes_on_as_setjmp_saved_it_on_both_sides():
-    """libcheck's setjmp returns three times, the second time from a longjmp
-    out of four recursive frames with loops: the abandoned frames' paths
-    never end, and the setjmp caller's path resumes with the register its
-    setjmp saved, in the instrumented image and in the model's truth
-    (bl-oracle.h note 7)."""
+    """libcheck's setjmp returns four times a round, once from a longjmp out
+    of four recursive frames with loops that pushed path registers: the
+    abandoned frames' paths never end, the register stack is unwound to the
+    setjmp caller's slot (path-region.h note 6), so its caller, a loop run
+    three times, gets its registers back; and the setjmp caller's path
+    resumes with the register its setjmp saved, in the instrumented image
+    and in the model's truth (bl-oracle.h note 7)."""
     d = tmpdir()
     try:
         _, inst = _instrument(d, "libcheck")
