@@ -94,10 +94,11 @@ int cmd_instrument(int argc, char **argv)
                            "needed, %u in a register of their own (leaves), %u in a callee-saved register, "
                            "the others in memory; %llu counters, %llu "
                            "instructions patched), %u left alone (%u numbering not countable, %u no counter "
-                           "room, %u entry, %u edge), trampolines at 0x%llx (%llu bytes)%s%s\n",
+                           "room, %u entry, %u edge, %u setjmp callers), trampolines at 0x%llx (%llu bytes)%s%s\n",
                            out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
-                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4], ps.skipped[1],
-                           ps.skipped[2], ps.skipped[3], ps.skipped[4], (unsigned long long)ps.region_addr,
+                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
+                           ps.skipped[1], ps.skipped[2], ps.skipped[3], ps.skipped[4], ps.skipped[5],
+                           (unsigned long long)ps.region_addr,
                            (unsigned long long)ps.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
                 rc = 0;

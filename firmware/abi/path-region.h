@@ -97,6 +97,23 @@
  *     a count finds the PMU page and its start slots without finding the
  *     region again.  The image's path table says the event
  *     (path_table_proc.metrics).
+ *  6. setjmp and longjmp.  A longjmp abandons activations that pushed on
+ *     the register stack without popping, so depth would stay high and
+ *     the setjmp caller's exit would hand its caller a register from the
+ *     wrong slot.  In an image that calls a function that returns twice
+ *     (setjmp & co., by name, called directly), every push also records sp
+ *     (the fifth stack), and each such call is made from a trampoline
+ *     that, after either return, pops the slots whose sp is at or below
+ *     its own (the abandoned callees entered with sp no higher than the
+ *     caller's; the caller's own slot holds its entry sp, above its
+ *     frame), then runs the call edge's action (after the call, so the
+ *     register setjmp saved gets the edge once per return, as the model's
+ *     truth does: bl-oracle.h note 7).  A setjmp caller keeps its path
+ *     register in a callee-saved register (longjmp restores it) or needs
+ *     none; one that would keep it in memory is left alone
+ *     (PATH_SKIP_SETJMP).  A longjmp made while the stack is on the sink
+ *     is not unwound (excess stays: later paths on the sink count as
+ *     lost, never silently wrong).
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -132,7 +149,8 @@
 #define PATH_STACK2_OFFSET      (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))   /* a second register per slot */
 #define PATH_STACK3_OFFSET      (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))  /* path start: cycles (note 5) */
 #define PATH_STACK4_OFFSET      (PATH_STACK3_OFFSET + 8 * (PATH_SINK + 1))  /* path start: event */
-#define PATH_COUNTERS_OFFSET    (PATH_STACK4_OFFSET + 8 * (PATH_SINK + 1))
+#define PATH_STACK5_OFFSET      (PATH_STACK4_OFFSET + 8 * (PATH_SINK + 1))  /* sp at each push (note 6) */
+#define PATH_COUNTERS_OFFSET    (PATH_STACK5_OFFSET + 8 * (PATH_SINK + 1))
 #define PATH_MAX_COUNTERS       ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / 8)
 #define PATH_METERED_SIZE       32
 #define PATH_MAX_METERED        ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
@@ -176,12 +194,15 @@ struct path_table_proc {
  * array (an indirect jump, too many paths), no counters left, its entry
  * instruction cannot move (a branch, or a branch target), or an edge's
  * source cannot (an indirect jump, an odd block end). */
-enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE };
+enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE,
+                 PATH_SKIP_SETJMP, PATH_SKIP_COUNT };
 
 static inline const char *path_skip_name(uint32_t why)
 {
     static const char *const names[] = {"instrumented", "numbering not countable", "no counter room",
-                                        "entry cannot move", "an edge's source cannot move"};
+                                        "entry cannot move", "an edge's source cannot move",
+                                        "calls setjmp with no callee-saved register to spare"};
+    _Static_assert(sizeof names / sizeof *names == PATH_SKIP_COUNT, "a name for every reason");
     return why < sizeof names / sizeof *names ? names[why] : "?";
 }
 
@@ -195,7 +216,7 @@ _Static_assert(__builtin_offsetof(struct path_core, unmetered) == PATH_OFF_UNMET
 _Static_assert(__builtin_offsetof(struct path_core, leaf_cycles) == PATH_OFF_LEAF_CYCLES, "leaf start offset");
 _Static_assert(__builtin_offsetof(struct path_core, leaf_event) == PATH_OFF_LEAF_EVENT, "leaf start offset");
 _Static_assert(sizeof(struct path_metered) == PATH_METERED_SIZE, "metered slot layout");
-_Static_assert(PATH_STACK4_OFFSET + 8 * PATH_SINK < 32768, "start slots within one lda displacement");
+_Static_assert(PATH_STACK5_OFFSET + 8 * PATH_SINK < 32768, "start and sp slots within one lda displacement");
 _Static_assert((CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0 && CCT_PER_CORE == PMU_WINDOW_PER_CORE,
                "the PMU page is one ldah from the region");
 _Static_assert(PATH_MAGIC32_METERED(CCT_PHYS) != PATH_MAGIC32(CCT_PHYS), "the layouts' magics differ");

@@ -1157,7 +1157,7 @@ static void put_path_ending(struct code *c, const struct tregs *t, int64_t add, 
 }
 
 static void put_action(struct code *c, const struct tregs *t, const struct meter *mt, const struct bl_action *a,
-                       uint64_t npaths, uint32_t base, bool *bad)
+                       uint64_t npaths, uint32_t base, bool sp_tags, bool *bad)
 {
     switch (a->kind) {
     case BL_ACT_ENTRY: {
@@ -1176,6 +1176,8 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->add, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
+        if (sp_tags)    /* (on the sink too: never unwound there) */
+            put(c, mem(OP_STQ, R_SP, t->A, PATH_STACK5_OFFSET));
         if (mt->on)     /* on the sink too: its paths are lost anyway */
             put_meter_start(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
         break;
@@ -1261,7 +1263,57 @@ struct path_out {
     struct path_patch *patches;
     size_t npatches, cap;
     struct elf_in *e;
+    uint64_t twice[8];          /* the functions that return twice (returns_twice) */
+    unsigned ntwice;
 };
+
+/* Whether w at pc calls a function that returns twice (a bsr to it: GCC
+ * calls setjmp directly; one reached through a pointer is not seen). */
+static bool calls_twice(const struct path_out *po, uint64_t pc, uint32_t w)
+{
+    if (w >> 26 != OP_BSR)
+        return false;
+    uint64_t to = alpha_branch_target(pc, w);
+    for (unsigned i = 0; i < po->ntwice; i++)
+        if (po->twice[i] == to)
+            return true;
+    return false;
+}
+
+static bool proc_calls_twice(const struct path_out *po, const struct calc_proc *cfg)
+{
+    for (size_t i = 0; i < cfg->n; i++)
+        if (calls_twice(po, cfg->insns[i].pc, cfg->insns[i].s.word))
+            return true;
+    return false;
+}
+
+/* After a return from a function that returns twice: pops the register
+ * stack's slots that activations a longjmp abandoned left, those whose
+ * sp is at or below this one's (path-region.h note 6); not on the sink. */
+static void put_unwind_paths(struct code *c, uint32_t live)
+{
+    struct tregs t;
+    tregs_pick(&t, live, 0, 3);
+    tregs_save(c, &t);
+    put_region(c, t.R);
+    put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
+    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
+    struct fixup on_sink = put_fwd(c, OP_BNE, t.B);
+    uint64_t loop = here(c);
+    struct fixup empty = put_fwd(c, OP_BEQ, t.A);
+    put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
+    put(c, mem(OP_LDQ, t.B, t.B, PATH_STACK5_OFFSET));
+    put(c, opr(OP_INTA, F_CMPULT, R_SP, t.B, t.B));        /* sp below the slot's: an activation still live */
+    struct fixup kept = put_fwd(c, OP_BNE, t.B);
+    put(c, opl(OP_INTA, F_SUBQ, t.A, 1, t.A));
+    put_branch(c, OP_BR, R_ZERO, loop);
+    land(c, empty);
+    land(c, kept);
+    put(c, mem(OP_STQ, t.A, t.R, PATH_OFF_DEPTH));
+    land(c, on_sink);
+    tregs_restore(c, &t);
+}
 
 static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp, unsigned op, unsigned ra)
 {
@@ -1353,6 +1405,7 @@ struct pmode {
     unsigned S, T, W;           /* W: the core's PMU page */
     uint64_t npaths;
     uint32_t base;
+    bool sp_tags;               /* the image calls setjmp: pushes record sp (path-region.h note 6) */
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
     bool *bad;
     /* out of line, after the trampoline: counting a bad path number */
@@ -1630,6 +1683,8 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put(c, mem(OP_STQ, m->P, t.B, PATH_STACK_OFFSET));
     if (m->Y != R_ZERO)
         put(c, mem(OP_STQ, m->Y, t.B, PATH_STACK2_OFFSET));
+    if (m->sp_tags)
+        put(c, mem(OP_STQ, R_SP, t.B, PATH_STACK5_OFFSET));
     if (m->mt.on)           /* (on the sink: none; its paths count unmetered) */
         put_meter_start(c, &m->mt, &t, t.B, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
@@ -1785,7 +1840,7 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
         pick(m, &t, live, 0);
         tregs_save(c, &t);
         put_region(c, t.R);
-        put_action(c, &t, &m->mt, a, m->npaths, m->base, m->bad);
+        put_action(c, &t, &m->mt, a, m->npaths, m->base, m->sp_tags, m->bad);
         tregs_restore(c, &t);
         return;
     }
@@ -2024,7 +2079,10 @@ block_ends:
         for (uint32_t i = 0; i < x->nout; i++)
             if (!action_trivial(&bl->action[x->out[i]]))
                 any = true;
-        if (!any || !x->n)
+        if (!x->n)
+            continue;
+        bool twice = calls_twice(po, cfg->insns[x->first + x->n - 1].pc, cfg->insns[x->first + x->n - 1].s.word);
+        if (!any && !twice)
             continue;
         uint32_t li = x->first + x->n - 1;
         const struct calc_insn *L = &cfg->insns[li];
@@ -2073,6 +2131,16 @@ block_ends:
             put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
             break;
         case FLOW_CALL:
+            if (twice) {
+                /* called from here, so that both returns come back here
+                 * (path-region.h note 6); ra as the original's after */
+                put_branch(c, OP_BSR, ra, alpha_branch_target(pc, w));
+                put_unwind_paths(c, after);
+                put_edge_code(c, m, a, after);
+                put_const(c, ra, next);
+                put_branch(c, OP_BR, R_ZERO, next);
+                break;
+            }
             put_edge_code(c, m, a, live[li]);
             if (w >> 26 == OP_BSR) {
                 put_const(c, ra, next);
@@ -2151,6 +2219,21 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
     table = calloc(nsyms + 1, sizeof *table);
     uint64_t counters = 0;
     bool bad = false;
+    for (size_t k = 0; k < nsyms && po.ntwice < sizeof po.twice / sizeof *po.twice; k++)
+        if (returns_twice(syms[k].name))
+            po.twice[po.ntwice++] = syms[k].start;
+    bool sp_tags = false;       /* any direct call to one (path-region.h note 6) */
+    for (size_t k = 0; k < nsyms && po.ntwice && !sp_tags; k++) {
+        uint64_t from = syms[k].start, to = symtab_symbol_end(sy, &syms[k]);
+        for (uint64_t pc = from; pc + 4 <= to && !sp_tags; pc += 4) {
+            const uint8_t *w = at_addr(&e, pc, 4);
+            uint32_t word;
+            if (!w)
+                break;
+            memcpy(&word, w, 4);
+            sp_tags = calls_twice(&po, pc, word);
+        }
+    }
     for (size_t k = 0; k < nsyms; k++) {
         struct path_table_proc *tp = &table[k];
         *tp = (struct path_table_proc){.start = syms[k].start, .status = PATH_SKIP_NUMBERING};
@@ -2177,8 +2260,18 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             free(wt);
             uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
             liveness_compute(&cfg, live);
-            struct pmode m = {.npaths = bl.npaths, .base = tp->base, .mt = mt, .bad = &bad};
+            struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
+            if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
+                /* its path register in memory would not come back with longjmp */
+                free(live);
+                *tp = (struct path_table_proc){.start = syms[k].start, .npaths = bl.npaths,
+                                               .status = PATH_SKIP_SETJMP, .metrics = tp->metrics};
+                st->skipped[PATH_SKIP_SETJMP]++;
+                bl_free(&bl);
+                calc_proc_free(&cfg);
+                continue;
+            }
             st->leaf_procs += m.leaf;
             st->constant_procs += m.constant;
             st->saved_procs += m.saved;

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "firmware/abi/path-region.h"
 #include "util/error.h"
 
 #define INSTRUMENT_SECTION  ".alphaprof_instr"
@@ -67,7 +68,7 @@ struct instrument_path_stats {
     unsigned leaf_procs;        /* of them, with the path register in a register of their own */
     unsigned saved_procs;       /* ... in a callee-saved register they never name */
     unsigned constant_procs;    /* ... none: one known path number per exit */
-    unsigned skipped[5];        /* procedures with paths left alone, by enum path_skip */
+    unsigned skipped[PATH_SKIP_COUNT];  /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */
     uint64_t region_addr, region_size;

@@ -28,9 +28,21 @@ struct entry {
     uint64_t metric[PMU_EV_COUNT];
 };
 
+/* Where a call was made, by its return address (bl-oracle.h note 7). */
+struct resume {
+    uint64_t ret;                       /* 0: free */
+    unsigned depth;                     /* the caller's frame is f[depth - 1] */
+    const struct oracle_plan_proc *proc;
+    const struct oracle_plan_edge *call_edge;
+    int64_t r;
+    bool counting;
+};
+
 struct core_state {
     struct frame f[MAX_FRAMES];
     unsigned depth;
+    struct resume *resume;              /* open addressing by ret */
+    size_t resume_cap, resume_n;
     const struct bl_insn *prev;         /* the last planned instruction, not yet followed */
     uint64_t prev_pc;
     struct bl_meter before, after;      /* the counters around prev */
@@ -237,6 +249,52 @@ static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc
     f->r = f->counting ? plan.entry_add[p - plan.procs] : 0;
 }
 
+static struct resume *resume_slot(struct resume *t, size_t cap, uint64_t ret)
+{
+    size_t i = mix(ret, 0) & (cap - 1);
+    while (t[i].ret && t[i].ret != ret)
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* Keeps where the call at ret - 4 was made from (note 7).  The table
+ * holds one row per call site of the image, so it never nears MAX_TABLE. */
+static void remember_call(struct core_state *c, const struct frame *caller, uint64_t ret)
+{
+    if (c->resume_n * 2 >= c->resume_cap && c->resume_cap < MAX_TABLE) {
+        size_t cap = c->resume_cap ? 2 * c->resume_cap : 1u << 10;
+        struct resume *t = calloc(cap, sizeof *t);
+        if (!t)
+            return;                     /* kept what it has: a jump there is not resumed */
+        for (size_t i = 0; i < c->resume_cap; i++)
+            if (c->resume[i].ret)
+                *resume_slot(t, cap, c->resume[i].ret) = c->resume[i];
+        free(c->resume);
+        c->resume = t;
+        c->resume_cap = cap;
+    }
+    struct resume *x = resume_slot(c->resume, c->resume_cap, ret);
+    if (!x->ret)
+        c->resume_n++;
+    *x = (struct resume){.ret = ret, .depth = c->depth, .proc = caller->proc, .call_edge = caller->call_edge,
+                         .r = caller->r, .counting = caller->counting};
+}
+
+/* A return to no frame's return address: back to the frame that made the
+ * last call returning there, if it is still on the stack (note 7). */
+static bool resume_call(struct core_state *c, uint64_t next_pc)
+{
+    const struct resume *x = c->resume ? resume_slot(c->resume, c->resume_cap, next_pc) : NULL;
+    if (!x || !x->ret || !x->depth || x->depth > c->depth || c->f[x->depth - 1].proc != x->proc)
+        return false;
+    c->depth = x->depth;
+    struct frame *caller = &c->f[c->depth - 1];
+    caller->r = x->r;
+    caller->call_edge = x->call_edge;
+    caller->counting = x->counting;
+    return true;
+}
+
 /* Planned instruction pc (in) took the way to next_pc (note 5). */
 static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, uint64_t next_pc)
 {
@@ -268,6 +326,7 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
             c->depth = 0;
             return;
         }
+        remember_call(c, top, pc + 4);
         c->f[c->depth++] = (struct frame){.ret = pc + 4, .expect_entry = true};
         return;
     }
@@ -285,11 +344,12 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
         unsigned d = c->depth;
         while (d > 0 && c->f[d - 1].ret != next_pc)
             d--;
-        if (!d) {
+        if (d)
+            c->depth = d - 1;
+        else if (!resume_call(c, next_pc)) {
             c->depth = 0;
             return;
         }
-        c->depth = d - 1;
         if (c->depth) {
             struct frame *caller = &c->f[c->depth - 1];
             if (caller->counting && caller->call_edge)

@@ -32,6 +32,18 @@
  *     before the procedure's first instruction, the monitor's loading or
  *     an interrupt, is not the path's).  A frame keeps its path's start;
  *     count_path adds end - start to the path.
+ *  7. A return to no frame's return address (longjmp; setjmp's second
+ *     return) goes back to the frame that made the last call returning
+ *     there, when that frame is still on the stack: the frames above it
+ *     are abandoned (their paths never end, as in the instrumented image),
+ *     and its path register is the one it had at that call, as setjmp
+ *     saved it (the instrumented image keeps a path register across calls
+ *     in a callee-saved register, which longjmp restores); then the call
+ *     edge applies as at any return.  So the rule is the CCT oracle's
+ *     (cct-oracle.c note 4).  Its metrics' start stays the frame's
+ *     current one (the instrumented image keeps it in memory).  Otherwise
+ *     the core's frames are dropped and counting starts again at the next
+ *     procedure entry.
  */
 #ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
 #define HW_MODEL_PLUGIN_BL_ORACLE_H

@@ -72,6 +72,29 @@ def test_path_counts_equal_the_models_exact_counts():
         cleanup(d)
 
 
+def test_after_a_longjmp_the_path_goes_on_as_setjmp_saved_it_on_both_sides():
+    """libcheck's setjmp returns four times a round, once from a longjmp out
+    of four recursive frames with loops that pushed path registers: the
+    abandoned frames' paths never end, the register stack is unwound to the
+    setjmp caller's slot (path-region.h note 6), so its caller, a loop run
+    three times, gets its registers back; and the setjmp caller's path
+    resumes with the register its setjmp saved, in the instrumented image
+    and in the model's truth (bl-oracle.h note 7)."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "libcheck")
+        db, oracle = _record(d, inst, [])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        check(j["path_count_error"] == 0, "every path's count equals the model's, the setjmp caller's too", r)
+        i = j["instrumented"]
+        check(i["paths_profile"] == i["paths_truth"] > 20000, "every path execution was counted", r)
+        check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0, "nothing lost or unmatched", r)
+    finally:
+        cleanup(d)
+
+
 def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
     """parallel: both cores count, each found its region from its own sp, and
     the path registers kept in registers never mix the cores' paths."""
