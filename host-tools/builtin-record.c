@@ -356,15 +356,15 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
         fprintf(stderr, "alphaprof record: %s\n", err.msg);
         goto out;
     }
-    br->profile_sink = feed;
-    br->profile_ctx = &sink;
+    br->profile.sink = feed;
+    br->profile.ctx = &sink;
     int64_t sessions_before = 0;
     if (pdb_last_session(db, &sessions_before, &sink.err))
         sink.failed = true;
-    br->profile_stop = stop_target;
-    br->profile_saved = target_saved;
-    br->profile_attach = attach_link;
-    br->profile_tick = tick_link;
+    br->profile.stop = stop_target;
+    br->profile.saved = target_saved;
+    br->profile.attach = attach_link;
+    br->profile.tick = tick_link;
     status = board_run(br);
     if (!sink.failed && ingest_finish(sink.in, &sink.err))
         sink.failed = true;

@@ -191,13 +191,13 @@ int cmd_run(int argc, char **argv)
             if (getrandom(&seq, sizeof seq, 0) != sizeof seq)
                 seq = (uint16_t)getpid();
             profile_relay_init(&rr.watch, seq);
-            br.profile_sink = relay_board;
-            br.profile_ctx = &rr;
-            br.profile_from_host = relay_host_bytes;
-            br.profile_host = relay_host;
-            br.profile_stop = relay_stop;
-            br.profile_saved = relay_saved;
-            br.profile_tick = relay_tick;
+            br.profile.sink = relay_board;
+            br.profile.ctx = &rr;
+            br.profile.from_host = relay_host_bytes;
+            br.profile.host = relay_host;
+            br.profile.stop = relay_stop;
+            br.profile.saved = relay_saved;
+            br.profile.tick = relay_tick;
         }
         status = board_run(&br);
         if (o.profile_socket && rr.waiting)

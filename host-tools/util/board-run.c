@@ -215,7 +215,7 @@ int board_run(struct board_run *br)
         .link = br->link,
         .shm_path = shm_path,
         .socket_path = sock_path,
-        .profile_socket_path = br->profile_sink ? prof_path : NULL,
+        .profile_socket_path = br->profile.sink ? prof_path : NULL,
         .oracle_path = br->oracle_path,
         .model_mode = br->model_mode,
         .model_errors_path = board->plugin[0] ? errors_path : NULL,
@@ -254,18 +254,11 @@ int board_run(struct board_run *br)
         .err_fd = 2,
         .show_boot = br->verbose,
         .truth_at_exit = br->oracle_path != NULL,
-        .profile_socket_path = !br->profile_sink ? NULL
+        .profile_socket_path = !br->profile.sink ? NULL
                                : getenv("ALPHAPROF_PROFILE_VIA") ? getenv("ALPHAPROF_PROFILE_VIA")
                                : prof_path,
-        .profile_sink = br->profile_sink,
-        .profile_ctx = br->profile_ctx,
-        .profile_stop = br->profile_stop,
-        .profile_saved = br->profile_saved,
-        .profile_attach = br->profile_attach,
-        .profile_tick = br->profile_tick,
         .relay_path = br->profile_socket,
-        .profile_from_host = br->profile_from_host,
-        .profile_host = br->profile_host,
+        .profile = br->profile,
     };
     int lrc = qemu_launch(&lo, &br->result, &err);
     /* QEMU is gone (reaped or killed): its files go with it. */

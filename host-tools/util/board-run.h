@@ -28,22 +28,13 @@ struct board_run {
     bool say_time_limit;            /* say the run's time limit before it starts */
     enum link_kind link;
     const struct strvec *images, *keys, *args;
-    /* The profile link (COM2): bytes go to profile_sink; NULL for none. */
-    void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
-    void *profile_ctx;
-    /* Stop means save (qemu-launch.h): or NULL. */
-    void (*profile_stop)(void *ctx, int fd);
-    bool (*profile_saved)(void *ctx);
-    /* A two-way profile link (qemu-launch.h): or NULL. */
-    void (*profile_attach)(void *ctx, int fd);
-    void (*profile_tick)(void *ctx);
-    /* Or: serve the profile link on this socket for a daemon to attach to
-     * (alphaprof daemon --link unix:PATH), relayed (qemu-launch.h): the
-     * sink then watches what the board sends, profile_from_host what the
-     * daemon sends, profile_host hears it come and go. */
+    /* The profile link (COM2), qemu-launch.h: bytes go to profile.sink;
+     * NULL sink for none.  Or: serve the link on profile_socket for a
+     * daemon to attach to (alphaprof daemon --link unix:PATH), relayed:
+     * profile.from_host hears what the daemon sends, profile.host hears
+     * it come and go. */
+    struct profile_hooks profile;
     const char *profile_socket;
-    void (*profile_from_host)(void *ctx, const unsigned char *buf, size_t n);
-    void (*profile_host)(void *ctx, bool attached);
     /* The hw-model's oracle file (boards with a plugin), or NULL. */
     const char *oracle_path;
     /* The hw-model's mode (MODEL_MODE_*) instead of the board's, or NULL. */

@@ -72,9 +72,9 @@ static void set_nonblock(int fd)
  * link; QEMU then runs until the profile is in (or LAUNCH_SAVE_MS). */
 static bool begin_save(const struct launch_opts *o, int prof_sock, long long *save_deadline)
 {
-    if (!o->profile_stop || !o->profile_saved || prof_sock < 0)
+    if (!o->profile.stop || !o->profile.saved || prof_sock < 0)
         return false;
-    o->profile_stop(o->profile_ctx, prof_sock);
+    o->profile.stop(o->profile.ctx, prof_sock);
     *save_deadline = now_ms() + LAUNCH_SAVE_MS;
     return true;
 }
@@ -204,8 +204,8 @@ static void relay_drop_client(const struct launch_opts *o, struct relay *rl)
     close(rl->client);
     rl->client = -1;
     rl->out_len = 0;
-    if (o->profile_host)
-        o->profile_host(o->profile_ctx, false);
+    if (o->profile.host)
+        o->profile.host(o->profile.ctx, false);
 }
 
 static void relay_close(const struct launch_opts *o, struct relay *rl)
@@ -241,8 +241,8 @@ static void relay_events(const struct launch_opts *o, struct relay *rl, short li
             close(fd);
         } else if (fd >= 0) {
             rl->client = fd;
-            if (o->profile_host)
-                o->profile_host(o->profile_ctx, true);
+            if (o->profile.host)
+                o->profile.host(o->profile.ctx, true);
         }
     }
     if (rl->client < 0)
@@ -251,8 +251,8 @@ static void relay_events(const struct launch_opts *o, struct relay *rl, short li
         char buf[4096];
         ssize_t n = read(rl->client, buf, sizeof buf);
         if (n > 0) {
-            if (o->profile_from_host)
-                o->profile_from_host(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+            if (o->profile.from_host)
+                o->profile.from_host(o->profile.ctx, (const unsigned char *)buf, (size_t)n);
             if (prof_sock >= 0)
                 write_all(prof_sock, buf, (size_t)n);
         } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
@@ -313,8 +313,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             if (fd >= 0) {
                 prof_sock = fd;
                 r->profile_connected = true;
-                if (o->profile_attach)
-                    o->profile_attach(o->profile_ctx, fd);
+                if (o->profile.attach)
+                    o->profile.attach(o->profile.ctx, fd);
             } else if (fd == -2) {
                 prof_open = false;      /* reported below as "no profile data" */
             }
@@ -388,8 +388,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
 
         long long now = now_ms();
         if (save_deadline >= 0 && (now >= save_deadline || prof_sock < 0 ||
-                                   o->profile_saved(o->profile_ctx))) {
-            r->profile_saved = prof_sock >= 0 && o->profile_saved(o->profile_ctx);
+                                   o->profile.saved(o->profile.ctx))) {
+            r->profile_saved = prof_sock >= 0 && o->profile.saved(o->profile.ctx);
             stop_qemu(pid, r);
             break;
         }
@@ -407,8 +407,8 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         long long wait = (save_deadline >= 0 ? save_deadline : deadline) - now;
         if (!connected && wait > CONNECT_RETRY_MS)
             wait = CONNECT_RETRY_MS;
-        if (prof_sock >= 0 && o->profile_tick) {
-            o->profile_tick(o->profile_ctx);
+        if (prof_sock >= 0 && o->profile.tick) {
+            o->profile.tick(o->profile.ctx);
             if (wait > LAUNCH_TICK_MS)
                 wait = LAUNCH_TICK_MS;
         }
@@ -436,7 +436,7 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
             ssize_t n = read(prof_sock, buf, sizeof buf);
             if (n > 0) {
                 r->profile_bytes += (unsigned long long)n;
-                o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+                o->profile.sink(o->profile.ctx, (const unsigned char *)buf, (size_t)n);
                 relay_to_client(&rl, buf, (size_t)n);
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 close(prof_sock);
@@ -517,14 +517,14 @@ int qemu_launch(const struct launch_opts *o, struct launch_result *r, struct ap_
         long long until = now_ms() + 5000;
         while (now_ms() < until) {
             struct pollfd pp = {.fd = prof_sock, .events = POLLIN};
-            if (o->profile_tick)
-                o->profile_tick(o->profile_ctx);
+            if (o->profile.tick)
+                o->profile.tick(o->profile.ctx);
             if (poll(&pp, 1, LAUNCH_TICK_MS) <= 0)
                 continue;
             ssize_t n = read(prof_sock, buf, sizeof buf);
             if (n > 0) {
                 r->profile_bytes += (unsigned long long)n;
-                o->profile_sink(o->profile_ctx, (const unsigned char *)buf, (size_t)n);
+                o->profile.sink(o->profile.ctx, (const unsigned char *)buf, (size_t)n);
                 relay_to_client(&rl, buf, (size_t)n);
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 break;

@@ -19,6 +19,31 @@
 #include "util/error.h"
 #include "util/qemu-cmdline.h"
 
+/* What the caller does with the profile link (COM2), each with ctx. */
+struct profile_hooks {
+    /* Every byte read from the link goes here, to the end of the stream. */
+    void (*sink)(void *ctx, const unsigned char *buf, size_t n);
+    void *ctx;
+    /* Stop means save: on the timeout or a stop signal, with the link
+     * open, stop(ctx, fd) asks the target to stop and flush (it writes on
+     * the link), and QEMU is ended only once saved says everything is in,
+     * or after LAUNCH_SAVE_MS, or on a second signal.  NULL: QEMU is
+     * ended at once. */
+    void (*stop)(void *ctx, int fd);
+    bool (*saved)(void *ctx);
+    /* Two-way link (or NULL): attach(ctx, fd) once the socket is connected
+     * (the sink may write acknowledgements on it), tick(ctx) at least
+     * every LAUNCH_TICK_MS while it is open. */
+    void (*attach)(void *ctx, int fd);
+    void (*tick)(void *ctx);
+    /* With a relay (launch_opts.relay_path): what the board sends goes to
+     * sink and to the relay's client (dropped while none is attached),
+     * what the client sends to the board and to from_host; host hears a
+     * client come and go. */
+    void (*from_host)(void *ctx, const unsigned char *buf, size_t n);
+    void (*host)(void *ctx, bool attached);
+};
+
 struct launch_opts {
     char *const *argv;          /* argv[0]: the QEMU binary (searched in PATH) */
     enum link_kind link;
@@ -31,31 +56,13 @@ struct launch_opts {
      * when QEMU exits: after the monitor has reported, QEMU may take up to
      * LAUNCH_TRUTH_LINGER_MS, not LAUNCH_LINGER_MS, to exit by itself. */
     bool truth_at_exit;
-    /* The profile link (COM2), a second socket QEMU serves, or NULL.  Every
-     * byte read from it goes to profile_sink, to the end of the stream. */
+    /* The profile link (COM2), a second socket QEMU serves, or NULL. */
     const char *profile_socket_path;
-    void (*profile_sink)(void *ctx, const unsigned char *buf, size_t n);
-    void *profile_ctx;
-    /* Stop means save: on the timeout or a stop signal, with the profile
-     * link open, profile_stop(ctx, fd) asks the target to stop and flush
-     * (it writes on the link), and QEMU is ended only once profile_saved
-     * says everything is in, or after LAUNCH_SAVE_MS, or on a second
-     * signal.  NULL: QEMU is ended at once. */
-    void (*profile_stop)(void *ctx, int fd);
-    bool (*profile_saved)(void *ctx);
-    /* Two-way profile link (or NULL): profile_attach(ctx, fd) once the
-     * socket is connected (the sink may write acknowledgements on it),
-     * profile_tick(ctx) at least every LAUNCH_TICK_MS while it is open. */
-    void (*profile_attach)(void *ctx, int fd);
-    void (*profile_tick)(void *ctx);
     /* Serve the profile link on this unix socket (one client at a time)
-     * and relay it both ways with the board's: what the board sends goes
-     * to profile_sink and to the client (dropped while none is attached),
-     * what the client sends to the board and to profile_from_host;
-     * profile_host hears a client come and go.  NULL: no relay. */
+     * and relay it both ways with the board's (profile.from_host,
+     * profile.host), or NULL: no relay. */
     const char *relay_path;
-    void (*profile_from_host)(void *ctx, const unsigned char *buf, size_t n);
-    void (*profile_host)(void *ctx, bool attached);
+    struct profile_hooks profile;
 };
 
 #define LAUNCH_TICK_MS 50
