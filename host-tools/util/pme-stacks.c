@@ -252,6 +252,14 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         if ((bit[b] = pme_bit_index(v, bit_wanted[b])) < 0 || bit[b] >= 32)
             return ap_err_set(err, "the profile's ProfileMe records have no '%s' bit: record it again with "
                               "this build", bit_wanted[b]);
+    /* each pair's weight (note 7): what it stands for, over the mean, so
+     * that the weights only move cycles between pairs */
+    double wsum = 0;
+    for (size_t k = 0; k < v->nraw; k++)
+        wsum += v->raw[k].weight;
+    if (!(wsum > 0))
+        return ap_err_set(err, "the profile's paired samples have no weights: the database is damaged");
+    const double wnorm = (double)v->nraw / wsum;
     /* pass 1: who retired in the cycle of the one before (note 3) */
     struct pme_seq_stats *seq = calloc(v->ninsns + 1, sizeof *seq);
     if (!seq)
@@ -268,17 +276,18 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
             const struct pme_pair_rec *rec = &v->raw[k].rec[s];
+            const double w = v->raw[k].weight * wnorm;
             size_t i = insn_index(v, rec);
             if (i == SIZE_MAX || !((rec->events >> bit[B_RETIRED]) & 1))
                 continue;
-            seq[i].retired++;
-            seq[i].zero_gap += rec->lat[PME_LAT_RETIRE_GAP] == 0;
+            seq[i].retired += w;
+            seq[i].zero_gap += w * (rec->lat[PME_LAT_RETIRE_GAP] == 0);
             if (PME_EVENTS_GROUP(rec->events)) {
-                grouped[i]++;
-                group_share[i] += 1.0 / PME_EVENTS_GROUP(rec->events);
+                grouped[i] += w;
+                group_share[i] += w / PME_EVENTS_GROUP(rec->events);
             }
             if ((rec->events >> bit[B_TAKEN]) & 1) {
-                seq[i].taken++;
+                seq[i].taken += w;
                 const struct pme_insn *t = rec->addr >= rec->img->address
                     ? pme_view_find(v, rec->img, rec->addr - rec->img->address) : NULL;
                 if (t)
@@ -316,7 +325,7 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         out[i].pc = pme_insn_pc(&v->insns[i]);
         out[i].in = &v->insns[i];
         pme_share_estimates(seq, i, p->retire_width, &out[i].shares);
-        if (seq[i].retired > 0 && grouped[i] == seq[i].retired)
+        if (seq[i].retired > 0 && fabs(grouped[i] - seq[i].retired) <= 1e-9 * seq[i].retired)
             out[i].shares.mean = group_share[i] / grouped[i];
         out[i].share = out[i].shares.mean;
     }
@@ -349,11 +358,14 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             struct pme_rec_obs o;
             obs_of(&v->raw[k].rec[s], bit, &o);
             o.serialising = serialising[i];
+            double one[CAUSE_COUNT] = {0}, w = v->raw[k].weight * wnorm;
             pme_record_stack(p, &o, pme_record_share(v->raw[k].rec[s].events, o.lat[PME_LAT_RETIRE_GAP],
                                                      &out[i].shares),
-                             out[i].cause);
-            out[i].records++;
-            rec[i] += o.retired;
+                             one);
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                out[i].cause[c] += w * one[c];
+            out[i].records += w;
+            rec[i] += w * o.retired;
         }
     free(serialising);
     /* what each instruction's records stand for (note 6), before pooling

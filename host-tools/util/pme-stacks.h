@@ -98,6 +98,16 @@
  *     % (6).  The sampling noise (pme_stacks_noise) stays the pairs' own:
  *     each half is estimated without the aggregates, which both halves
  *     share.
+ *  7. Since link protocol 5 the board no longer drops the pairs that come
+ *     after its bank is full: a full bank keeps a uniform random subset
+ *     of the pairs offered to it (reservoir sampling,
+ *     firmware/profiler/pme-capture.h), and each kept pair stands for
+ *     its bank's offered / kept (pairs.weight; 1 in older profiles).  A
+ *     record counts with its pair's weight over the mean weight
+ *     everywhere a record is counted (its cycles, its retired records,
+ *     the links of note 3), so the weights move cycles between the
+ *     banks' times and leave the total at S/2 a record; with the
+ *     aggregates (note 6) they give the cycles per record.
  *
  * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
  * (instruction, cause) of |estimate - truth| / the truth's cycles (as
@@ -169,7 +179,7 @@ struct pme_stack {
     uint64_t pc;
     const struct pme_insn *in;          /* NULL in tests */
     double cause[CAUSE_COUNT];
-    double records;                     /* pair records of it */
+    double records;                     /* pair records of it, weighted (note 7) */
     double share;                       /* its estimated retire-cycle share (shares.mean) */
     struct pme_share shares;
 };

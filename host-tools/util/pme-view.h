@@ -43,6 +43,7 @@ struct pme_pair_rec {
 };
 struct pme_pair_raw {
     double distance;                    /* cycles from the first fetch to the second */
+    double weight;                      /* pairs it stands for (its bank's offered / kept; 1 in older profiles) */
     uint32_t gap;                       /* fetched instructions from the first to the second */
     struct pme_pair_rec rec[2];
 };

@@ -316,6 +316,7 @@ static void synthetic_view(struct pme_view *v, struct pv_image *img, size_t npai
         struct pme_pair_raw *p = &v->raw[k];
         p->gap = 1;
         p->distance = 0;
+        p->weight = 1;
         p->rec[0] = (struct pme_pair_rec){.img = img, .offset = 0,
             .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_LOAD | 1u << PME_EVB_DMISS | 1u << PME_EVB_L2MISS,
             .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 3,
@@ -410,6 +411,52 @@ static void test_aggregates_say_how_many_records_each_instruction_had_when_pairs
     free(v.raw);
 }
 
+/* Note 7: a pair from a bank the board thinned stands for offered / kept
+ * pairs.  Pairs 0-1 (weight 1) have B wait 137 cycles for memory, pairs
+ * 2-3 (weight 3: a bank that kept a third) a 7-cycle dependency (map 1,
+ * data 11, issue 11, retire 12, gap 9: [4, 11) waiting, [11, 12) its
+ * execution, plus its cycle).  The weights are taken over their mean (2),
+ * 0.5 and 1.5, so the total stays S/2 a record: A 4 x 500 base, B 2 x 0.5
+ * x 137 x 500 memory, 2 x 1.5 x 7 x 500 dependency, 4 x 2 x 500 base.
+ * Equal weights change nothing. */
+static void test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_kept(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 4);
+    for (size_t k = 0; k < 4; k++)
+        v.raw[k].weight = 3;
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 4 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 4 * 137 * 500, 1e-9);
+    for (size_t k = 2; k < 4; k++) {
+        v.raw[k].rec[1].lat[PME_LAT_MAP_DATA] = 10;
+        v.raw[k].rec[1].lat[PME_LAT_RETIRE_GAP] = 9;
+        v.raw[k].weight = 3;
+    }
+    v.raw[0].weight = v.raw[1].weight = 1;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 4 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 2 * 0.5 * 137 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DEPENDENCY], 2 * 1.5 * 7 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 4 * 2 * 500, 1e-9);
+    assert_float_equal(st[1].records, 4, 1e-12);
+    /* with the aggregates (note 6) the weights give the cycles per record:
+     * B's 4 aggregated records at 500 each, (0.5 x 137 + ...) per weight */
+    v.interval = 500;
+    v.insns[0].samples = v.insns[1].samples = 4;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 2 * 0.5 * 137 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DEPENDENCY], 2 * 1.5 * 7 * 500, 1e-9);
+    free(v.insns);
+    free(v.raw);
+}
+
 /* The sampling noise from even against odd pairs: a stream of identical
  * pairs has none; pairs <A, A> and <B, B> alternating give halves with
  * all of the time on A and all on B: half-distances 1 (time and stacks),
@@ -497,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_a_barriers_execution_is_serialise_and_anothers_execute),
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
         cmocka_unit_test(test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say),
+        cmocka_unit_test(test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_kept),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
         cmocka_unit_test(test_aggregates_say_how_many_records_each_instruction_had_when_pairs_were_dropped),
         cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
