@@ -72,6 +72,29 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     out[CAUSE_OTHER] += hi - b4;
 }
 
+double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    const uint32_t *l = r->lat;
+    double R = (double)l[PME_LAT_FETCH_MAP] + l[PME_LAT_MAP_DATA] + l[PME_LAT_DATA_ISSUE] +
+               l[PME_LAT_ISSUE_RETREADY] + l[PME_LAT_RETREADY_RETIRE];
+    double M = l[PME_LAT_FETCH_MAP], gap = l[PME_LAT_RETIRE_GAP];
+    if (!r->retired || r->imiss || r->itbmiss || gap < 1)
+        return 0;
+    double lo = R - gap + 1, end = M < R ? M : R;
+    if (!(M > lo))
+        return 0;
+    double late = clampd(1, lo, end) - lo;
+    return late < p->flush_bubble ? late : 0;   /* (as pme_record_stack books it) */
+}
+
+double pme_record_short_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    double wait = r->lat[PME_LAT_RETREADY_RETIRE];
+    if (!r->retired || !r->mispredict || !(p->penalty > wait))
+        return 0;
+    return p->penalty - wait < p->flush_bubble ? p->penalty - wait : 0;
+}
+
 static double zero_share(const struct pme_seq_stats *st, size_t i)
 {
     return i != SIZE_MAX && st[i].retired > 0 ? st[i].zero_gap / st[i].retired : 0;
@@ -192,9 +215,11 @@ void pme_stacks_pool(const struct calc_proc *cfg, struct pme_stack *st, const do
         pooled[cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls] += rec[k];
     for (size_t k = 0; k < n; k++) {
         uint32_t c = cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls;
-        if (rec[k] > 0)
+        if (rec[k] > 0) {
             for (unsigned q = 0; q < CAUSE_COUNT; q++)
                 st[k].cause[q] *= pooled[c] / len[c] / rec[k];
+            st[k].executions = pooled[c] / len[c];
+        }
     }
     free(pooled);
     free(len);
@@ -344,11 +369,12 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             serialising[i] = model_class_serialises(is.cls);
         }
     }
-    double *rec = calloc(v->ninsns + 1, sizeof *rec);
+    double *rec = calloc(3 * (v->ninsns + 1), sizeof *rec);
     if (!rec) {
         free(serialising);
         return ap_err_set(err, "out of memory");
     }
+    double *late = rec + v->ninsns + 1, *flushed = late + v->ninsns + 1;     /* note 8 */
     /* pass 2: each record's cycles */
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
@@ -366,8 +392,8 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
                 out[i].cause[c] += w * one[c];
             out[i].records += w;
             rec[i] += w * o.retired;
+            late[i] += w * pme_record_late_fetch(p, &o);
         }
-    free(serialising);
     /* what each instruction's records stand for (note 6), before pooling
      * so that a class pools executions in one unit */
     for (size_t i = 0; i < v->ninsns; i++) {
@@ -377,7 +403,42 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             out[i].cause[c] *= stands;
         rec[i] *= stands;
+        out[i].executions = rec[i];
+        late[i] *= stands;
+        flushed[i] = stands;            /* (for pass 3: what i's records stand for) */
     }
+    /* pass 3 (note 8): the short bubbles the mispredicted branches booked,
+     * at the instructions they refetched, which saw the same cycles as a
+     * late fetch of their own */
+    double *bubble = calloc(v->ninsns + 1, sizeof *bubble);
+    if (!bubble) {
+        free(serialising);
+        free(rec);
+        return ap_err_set(err, "out of memory");
+    }
+    for (size_t k = 0; k < v->nraw; k++)
+        for (int s = 0; s < 2; s++) {
+            const struct pme_pair_rec *r = &v->raw[k].rec[s];
+            size_t j = insn_index(v, r);
+            if (j == SIZE_MAX)
+                continue;
+            struct pme_rec_obs o;
+            obs_of(r, bit, &o);
+            double b = pme_record_short_bubble(p, &o);
+            if (!(b > 0))
+                continue;
+            const struct pme_insn *next = (r->events >> bit[B_TAKEN]) & 1
+                ? (r->addr >= r->img->address ? pme_view_find(v, r->img, r->addr - r->img->address) : NULL)
+                : pme_view_find(v, r->img, r->offset + 4);
+            if (next)
+                bubble[next - v->insns] += v->raw[k].weight * wnorm * b * flushed[j];
+        }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        double twice = late[i] < bubble[i] ? late[i] : bubble[i];
+        out[i].cause[CAUSE_BASE] -= twice;
+    }
+    free(bubble);
+    free(serialising);
     pool_blocks(v, rec, out);
     free(rec);
     return 0;

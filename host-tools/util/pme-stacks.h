@@ -108,6 +108,20 @@
  *     the links of note 3), so the weights move cycles between the
  *     banks' times and leave the total at S/2 a record; with the
  *     aggregates (note 6) they give the cycles per record.
+ *  8. A flush's bubble is seen from both sides (note 4): the branch books
+ *     penalty - (R - RR), the cycles from its retirement to the refetch,
+ *     and the first instruction refetched sees the same cycles as the
+ *     empty window before its own fetch.  A long window is a flush's and
+ *     that instruction books none of it; but when the branch waited to
+ *     retire for most of the penalty (behind a barrier, say), the bubble
+ *     is shorter than flush_bubble and the refetched instruction booked
+ *     it as its own late fetch too: qsort's monitor loop exit (bne after
+ *     an mb, then ret) gave the ret 4 cycles an execution against the
+ *     truth's 3.  So each instruction's own late fetch (base) gives back
+ *     the short bubbles the mispredicted branches whose correct path it
+ *     starts booked (their records' taken bit and target say where that
+ *     is), at most what it booked: in expectation each cycle once, with
+ *     no record needing to know whether it followed a flush.
  *
  * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
  * (instruction, cause) of |estimate - truth| / the truth's cycles (as
@@ -150,6 +164,12 @@ struct pme_rec_obs {
 void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs *r, double share,
                       double out[CAUSE_COUNT]);
 
+/* Note 8: the cycles r books as its own late fetch (the short empty
+ * window before its fetch, with no miss of its own), and, for a
+ * mispredicted branch, the bubble it books when that is as short. */
+double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_rec_obs *r);
+double pme_record_short_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r);
+
 /* What one instruction's retired records say about retiring together
  * (note 3).  next, target: its fall-through (pc + 4) and taken successor;
  * prev: its usual predecessor (the fall-through from pc - 4 or the taken
@@ -180,6 +200,7 @@ struct pme_stack {
     const struct pme_insn *in;          /* NULL in tests */
     double cause[CAUSE_COUNT];
     double records;                     /* pair records of it, weighted (note 7) */
+    double executions;                  /* estimated: its retired records' worth, pooled (note 5) */
     double share;                       /* its estimated retire-cycle share (shares.mean) */
     struct pme_share shares;
 };

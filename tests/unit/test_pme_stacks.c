@@ -457,6 +457,55 @@ static void test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_ke
     free(v.raw);
 }
 
+/* Note 8: B (0x1000) a branch mispredicted not taken that waited 6 of the
+ * penalty's 7 cycles to retire: it books 1 cycle of bubble; N (0x1004),
+ * refetched, saw that cycle as the empty window before its fetch (gap 4:
+ * that cycle, its map, its issue, its retire cycle) and booked it as its
+ * own late fetch.  N gives it back: 3 cycles, not 4; without the
+ * mispredict bit it keeps its 4. */
+static void test_a_short_flush_bubble_is_booked_once_at_the_branch_not_again_at_the_refetched(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 5);
+    const uint32_t group1 = 1u << 16;       /* retired alone: share 1 (PME_EVENTS_GROUP) */
+    for (size_t k = 0; k < 5; k++) {
+        v.raw[k].rec[0] = (struct pme_pair_rec){.img = &img, .offset = 0,
+            .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_BRANCH | 1u << PME_EVB_MISPREDICT | group1,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETREADY_RETIRE] = 6, [PME_LAT_RETIRE_GAP] = 1}};
+        v.raw[k].rec[1] = (struct pme_pair_rec){.img = &img, .offset = 4,
+            .events = 1u << PME_EVB_RETIRED | group1,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETIRE_GAP] = 4}};
+    }
+    struct pme_rec_obs n = {.retired = true, .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1,
+                                                     [PME_LAT_ISSUE_RETREADY] = 1, [PME_LAT_RETIRE_GAP] = 4}};
+    assert_float_equal(pme_record_late_fetch(&p, &n), 1, 0);
+    struct pme_rec_obs b = {.retired = true, .mispredict = true,
+                            .lat = {[PME_LAT_RETREADY_RETIRE] = 6}};
+    assert_float_equal(pme_record_short_bubble(&p, &b), 1, 0);
+    b.lat[PME_LAT_RETREADY_RETIRE] = 2;     /* a 5-cycle bubble: a flush's at N already (>= 3.5) */
+    assert_float_equal(pme_record_short_bubble(&p, &b), 0, 0);
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], 5 * 1 * 500, 1e-9);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 1 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 5 * 3 * 500, 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 5 * 3 * 500, 1e-9);
+    for (size_t k = 0; k < 5; k++)
+        v.raw[k].rec[0].events &= ~(1u << PME_EVB_MISPREDICT);
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], 0, 0);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 5 * 4 * 500, 1e-9);
+    free(v.insns);
+    free(v.raw);
+}
+
 /* The sampling noise from even against odd pairs: a stream of identical
  * pairs has none; pairs <A, A> and <B, B> alternating give halves with
  * all of the time on A and all on B: half-distances 1 (time and stacks),
@@ -509,8 +558,10 @@ static void test_a_blocks_instructions_share_their_records_executions(void **sta
         st[k].cause[CAUSE_BASE] = rec[k];
     }
     pme_stacks_pool(&cfg, st, rec, 4);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         assert_float_equal(st[k].cause[CAUSE_BASE], 20, 1e-12);
+        assert_float_equal(st[k].executions, 20, 1e-12);
+    }
     assert_float_equal(st[3].cause[CAUSE_BASE], 1, 1e-12);
     calc_proc_free(&cfg);
 }
@@ -545,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
         cmocka_unit_test(test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say),
         cmocka_unit_test(test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_kept),
+        cmocka_unit_test(test_a_short_flush_bubble_is_booked_once_at_the_branch_not_again_at_the_refetched),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
         cmocka_unit_test(test_aggregates_say_how_many_records_each_instruction_had_when_pairs_were_dropped),
         cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
