@@ -395,10 +395,15 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             late[i] += w * pme_record_late_fetch(p, &o);
         }
     /* what each instruction's records stand for (note 6), before pooling
-     * so that a class pools executions in one unit */
+     * so that a class pools executions in one unit; the aggregates only
+     * for pairs dropped that no weight stands for (note 9) */
+    bool thinned = false;
+    for (size_t k = 0; k < v->nraw && !thinned; k++)
+        thinned = v->raw[k].weight > 1;
+    bool by_aggregates = v->interval > 0 && v->pair_full > 0 && !thinned;
     for (size_t i = 0; i < v->ninsns; i++) {
         double stands = v->pair_interval / 2;
-        if (v->interval > 0 && v->insns[i].samples > 0 && out[i].records > 0)
+        if (by_aggregates && v->insns[i].samples > 0 && out[i].records > 0)
             stands = v->interval * (double)v->insns[i].samples / out[i].records;
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             out[i].cause[c] *= stands;

@@ -108,6 +108,15 @@
  *     the links of note 3), so the weights move cycles between the
  *     banks' times and leave the total at S/2 a record; with the
  *     aggregates (note 6) they give the cycles per record.
+ *  9. Note 6 only where it is needed: when the board dropped pairs
+ *     (pair_full) and no pair weight stands for them (a board before
+ *     link protocol 5).  The aggregates lose records too, when a bank's
+ *     aggregate table is full while the other bank waits for the link
+ *     (agg_full), and those fall on whatever runs then, as the pairs'
+ *     did: on qsort (6 repetitions, 2 872 records) the monitor's
+ *     add_record was 4-6 % short of its executions with them.  Pairs a
+ *     full bank thinned uniformly (note 7), or never dropped, are a
+ *     uniform sample by themselves.
  *  8. A flush's bubble is seen from both sides (note 4): the branch books
  *     penalty - (R - RR), the cycles from its retirement to the refetch,
  *     and the first instruction refetched sees the same cycles as the

@@ -339,6 +339,8 @@ static void loss_factors(sqlite3 *db, const struct pv_selection *sel, struct pme
     double agg_full = sum_of(db, sql, sel, v->epoch);
     snprintf(sql, sizeof sql, "%s'%s'", drops, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_PME));
     double link = sum_of(db, sql, sel, v->epoch);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_PAIR_FULL));
+    v->pair_full = sum_of(db, sql, sel, v->epoch);
     snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_RING_OVERFLOW));
     double ring = sum_of(db, sql, sel, v->epoch);
     if (sum_of(db, "SELECT count(*) FROM samples WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)", sel,

@@ -390,6 +390,7 @@ static void test_aggregates_say_how_many_records_each_instruction_had_when_pairs
     struct pv_image img;
     synthetic_view(&v, &img, 5);
     v.interval = 500;
+    v.pair_full = 5;                    /* the board dropped 5 pairs, no weight stands for them */
     v.insns[0].samples = 10;
     v.insns[1].samples = 5;
     struct pme_stack st[2];
@@ -402,6 +403,17 @@ static void test_aggregates_say_how_many_records_each_instruction_had_when_pairs
     v.insns[0].samples = 0;
     assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
     assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    /* note 9: pairs never dropped, or thinned with weights, need no
+     * aggregates (which lose records of their own, agg_full): S/2 */
+    v.insns[0].samples = 10;
+    v.pair_full = 0;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    v.pair_full = 5;
+    v.raw[0].weight = 2;                /* a bank that kept half: weights 2, 1, 1, 1, 1 over their mean 1.2 */
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    v.raw[0].weight = 1;
     /* the noise is the pairs' own: the halves do not use the aggregates */
     v.insns[0].samples = 10;
     double sn, tn;
@@ -446,8 +458,8 @@ static void test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_ke
     assert_float_equal(st[1].cause[CAUSE_DEPENDENCY], 2 * 1.5 * 7 * 500, 1e-9);
     assert_float_equal(st[1].cause[CAUSE_BASE], 4 * 2 * 500, 1e-9);
     assert_float_equal(st[1].records, 4, 1e-12);
-    /* with the aggregates (note 6) the weights give the cycles per record:
-     * B's 4 aggregated records at 500 each, (0.5 x 137 + ...) per weight */
+    /* the aggregates are not used for pairs the weights stand for (note
+     * 9): the same */
     v.interval = 500;
     v.insns[0].samples = v.insns[1].samples = 4;
     assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
