@@ -602,14 +602,17 @@ int lk_pme_add(struct lk_writer *w, const struct lk_pme_agg *a)
     return commit_entry(w, m);
 }
 
-int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat)
+int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat,
+                   uint64_t offered, uint64_t kept)
 {
-    if (nlat > LK_MAX_LAT)
+    if (nlat > LK_MAX_LAT || kept > offered)
         return LK_E_RANGE;
     lk_begin(w, buf, cap, LK_T_PAIRS);
     w->nlat = (uint8_t)nlat;
     put_uvarint(w, core);
     put_uvarint(w, nlat);
+    put_uvarint(w, offered);
+    put_uvarint(w, kept);
     open_list(w);
     return begun(w);
 }
@@ -1147,6 +1150,7 @@ int lk_pme_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_reader
     GET(get_u32(r, &h->core));
     GET(get_u32(r, &h->nbits));
     GET(get_u32(r, &h->nlat));
+    h->offered = h->kept = 0;
     if (h->nbits > LK_MAX_BITS || h->nlat > LK_MAX_LAT)
         return LK_E_RANGE;
     r->nbits = h->nbits;
@@ -1187,12 +1191,16 @@ int lk_pairs_open(const struct lk_frame *f, struct lk_pme_hdr *h, struct lk_read
     GET(open_frame(f, LK_T_PAIRS, r));
     GET(get_u32(r, &h->core));
     GET(get_u32(r, &h->nlat));
+    GET(lk_get_uvarint(r, &h->offered));
+    GET(lk_get_uvarint(r, &h->kept));
     h->nbits = 0;
-    if (h->nlat > LK_MAX_LAT)
+    if (h->nlat > LK_MAX_LAT || h->kept > h->offered)
         return LK_E_RANGE;
     r->nlat = h->nlat;
     GET(open_list_reader(r));
     h->count = (uint16_t)r->left;
+    if (h->count > 0 && h->kept == 0)
+        return LK_E_RANGE;              /* pairs of a bank that kept none */
     return LK_OK;
 }
 

@@ -144,6 +144,7 @@ struct lk_pme_hdr {                     /* PME_AGG and PAIRS */
     uint32_t core;
     uint32_t nbits;                     /* 0 for PAIRS */
     uint32_t nlat;
+    uint64_t offered, kept;             /* PAIRS: the bank's pairs taken and kept (0, 0 for PME_AGG) */
     uint16_t count;
 };
 
@@ -309,7 +310,10 @@ int lk_samples_add(struct lk_writer *w, uint64_t pc, uint64_t samples);
 int lk_pme_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core,
                  uint32_t nbits, uint32_t nlat);
 int lk_pme_add(struct lk_writer *w, const struct lk_pme_agg *a);
-int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat);
+/* offered, kept: the bank's pairs taken and kept (each pair of the frame
+ * stands for offered / kept); LK_E_RANGE unless kept <= offered. */
+int lk_pairs_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, uint32_t nlat,
+                   uint64_t offered, uint64_t kept);
 int lk_pairs_add(struct lk_writer *w, const struct lk_pair *p);
 int lk_values_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
 int lk_values_add(struct lk_writer *w, const struct lk_hotlist *h);

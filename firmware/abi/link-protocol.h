@@ -79,7 +79,12 @@
  *             nbits and nlat describe the record format: the hw-model's
  *             record may grow without a protocol change.
  *   PAIRS     whole paired samples of one core:
- *             u core, u nlat, n16 count, count x {
+ *             u core, u nlat, u offered, u kept (the pairs the board
+ *             took into the bank these come from, and how many of them it
+ *             kept: a full bank keeps a uniform random subset of its
+ *             pairs, so each pair of the frame stands for offered / kept
+ *             of them; kept <= offered, kept > 0 when count > 0),
+ *             n16 count, count x {
  *               u distance (cycles between the two fetches),
  *               u gap (instructions fetched between them, the minor interval),
  *               2 x { pcd (from the previous record's PC), u events (event
@@ -324,7 +329,7 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    4       /* 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
+#define LK_PROTO_VERSION    5       /* 5: PAIRS' offered and kept; 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
 
 /* Frame geometry. */
 #define LK_HDR_SIZE         6       /* type, version, seq, len */

@@ -8,7 +8,15 @@
  *    PME_AGG_ENTRIES slots, so a linear probe always ends;
  *  - every record drained is counted in taken and then added to an
  *    aggregate (sent later) or counted in agg_full; every pair found is
- *    counted in pairs_taken and then stored or counted in pair_full.
+ *    counted in pairs_taken and then stored or counted in pair_full;
+ *  - a bank's pairs_offered counts the pairs found while it was active,
+ *    npairs <= pairs_offered of them are in it, and the others are
+ *    counted in pair_full: when its pair buffer is full and the other
+ *    bank is not back, the bank keeps a uniform random subset of its
+ *    offered pairs (reservoir sampling: the n-th replaces a random slot
+ *    with chance PME_PAIR_SLOTS / n), so its pairs lost do not depend on
+ *    when the link fell behind, and PAIRS says offered and kept, each
+ *    kept pair standing for offered / kept (design note of pme-capture.h).
  * The drain runs in the core's tick interrupt with only the integer
  * registers saved (-mno-fp-regs): no floating point, no divisions.
  */
@@ -50,7 +58,8 @@ struct pme_bank {
     /* the boot core's, while ready */
     uint32_t sorted;                    /* aggregates compacted and sorted */
     uint32_t agg_pos, pair_pos;         /* already sent */
-    uint32_t pad[10];
+    uint32_t pairs_offered;             /* pairs found while active (npairs of them kept) */
+    uint32_t pad[9];
     struct pme_agg_entry agg[PME_AGG_ENTRIES];
     struct pme_record pairs[PME_PAIR_SLOTS][2];
 };
@@ -71,7 +80,8 @@ struct pme_core {
      * cover exactly the banks handed over, so an epoch's FLUSH matches the
      * data sent before its EPOCH */
     uint64_t rep_taken, rep_pairs_taken, rep_agg_full, rep_pair_full, rep_half_pair, rep_resync_lost;
-    uint8_t pad0b[16];
+    uint64_t rng;                       /* xorshift64 state of the reservoir's draws (never 0) */
+    uint8_t pad0b[8];
     /* written by the boot core */
     volatile uint32_t switch_req;       /* hand the active bank over, please */
     uint32_t pad2[3];
@@ -141,6 +151,9 @@ static int pme_start(unsigned ncores)
             memset(p, 0, __builtin_offsetof(struct pme_core, bank));
             for (unsigned k = 0; k < 2; k++)
                 memset(&p->bank[k], 0, __builtin_offsetof(struct pme_bank, pairs));
+            p->rng = (uint64_t)config->seed * 0x9e3779b97f4a7c15ull + c + 1;
+            if (!p->rng)
+                p->rng = 1;
             w->pme_tail = w->pme_head;  /* the unit was off: nothing of ours there */
         }
         w->pme.mode = (config->mode == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE) |
@@ -266,19 +279,39 @@ static void add_record(struct pme_core *p, const struct pme_record *r)
         e->lat[i] += r->lat[i];
 }
 
+/* A uniform draw from [0, n) without a division (the drain's rule):
+ * the high half of a 32-bit random number times n. */
+static uint32_t draw_below(struct pme_core *p, uint32_t n)
+{
+    uint64_t x = p->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    p->rng = x;
+    return (uint32_t)(((x >> 32) * (uint64_t)n) >> 32);
+}
+
 static void add_pair(struct pme_core *p, const struct pme_record *first, const struct pme_record *second)
 {
     struct pme_bank *b = &p->bank[p->active];
-    if (b->npairs == PME_PAIR_SLOTS) {
-        if (!hand_over(p)) {
-            p->pair_full++;
-            return;
-        }
+    if (b->npairs == PME_PAIR_SLOTS && hand_over(p))
         b = &p->bank[p->active];
+    uint32_t slot = b->npairs;
+    b->pairs_offered++;
+    if (slot == PME_PAIR_SLOTS) {
+        /* full, the other bank not back: the n-th pair offered takes a
+         * random slot with chance SLOTS / n (reservoir sampling), so the
+         * bank keeps a uniform subset of its pairs; one pair is lost
+         * either way, this one or the one it replaces */
+        p->pair_full++;
+        slot = draw_below(p, b->pairs_offered);
+        if (slot >= PME_PAIR_SLOTS)
+            return;
+    } else {
+        b->npairs++;
     }
-    b->pairs[b->npairs][0] = *first;
-    b->pairs[b->npairs][1] = *second;
-    b->npairs++;
+    b->pairs[slot][0] = *first;
+    b->pairs[slot][1] = *second;
 }
 
 static void pme_drain(unsigned core)
@@ -404,6 +437,7 @@ static void pme_discard(unsigned core)
         memset(b->agg, 0, sizeof b->agg);
         b->fill = 0;
         b->npairs = 0;
+        b->pairs_offered = 0;
         b->agg_pos = b->pair_pos = 0;
         b->sorted = 0;
         wmb();
@@ -484,7 +518,7 @@ static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint
         struct lk_writer w;
         struct lk_pair lp;
         uint32_t i = b->pair_pos;
-        lk_pairs_begin(&w, buf, cap, core, PME_LAT_COUNT);
+        lk_pairs_begin(&w, buf, cap, core, PME_LAT_COUNT, b->pairs_offered, b->npairs);
         for (; i < b->npairs; i++) {
             const struct pme_record *r = b->pairs[i];
             lp.distance = r[1].distance;
@@ -502,6 +536,7 @@ static int send_bank(unsigned core, struct pme_core *p, struct pme_bank *b, uint
     memset(b->agg, 0, b->fill * sizeof b->agg[0]);
     b->fill = 0;
     b->npairs = 0;
+    b->pairs_offered = 0;
     b->agg_pos = b->pair_pos = 0;
     b->sorted = 0;
     wmb();

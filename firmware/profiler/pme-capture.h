@@ -14,6 +14,15 @@
  * the model's own ring overflows are reported as RING_OVERFLOW.  Pairs
  * likewise (PAIRS_TAKEN, PAIRS_SENT, PAIR_FULL, HALF_PAIR).
  *
+ * Design note (dropped pairs): a bank's pair buffer fills while the other
+ * bank still waits for the link, and the link waits for the host, so
+ * dropping the pairs that come after it is full would drop whatever runs
+ * while the link is behind (the monitor's own sending code, mostly).  A
+ * full bank instead keeps a uniform random subset of all the pairs offered
+ * to it (reservoir sampling), and its PAIRS frames say how many it was
+ * offered and kept: each kept pair stands for offered / kept pairs of its
+ * bank's time, which the host's estimates weight by (pme-stacks.h).
+ *
  * As a sample source (sample-source.h): start programs every core's
  * ProfileMe unit (a restart after STOP keeps the banks, the counts and the
  * records in the rings); tick and interrupt drain the core's ring into its

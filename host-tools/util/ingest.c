@@ -424,13 +424,15 @@ static int on_pairs(struct ingest *in, const struct lk_frame *f)
     int rc;
     if (lk_pairs_open(f, &h, &r) != LK_OK || !core_ok(h.core))
         return 1;
+    /* each pair stands for its bank's offered / kept (the codec checked kept > 0) */
+    double weight = h.kept ? (double)h.offered / (double)h.kept : 1;
     while ((rc = lk_pairs_next(&r, &p)) == 1) {
         struct pdb_pair_record where[2];
         for (int k = 0; k < 2; k++) {
             where[k].image = place(in, p.rec[k].pc, &where[k].offset);
             where[k].rec = &p.rec[k];
         }
-        pdb_add_pair(in->db, in->epoch, in->session, (int32_t)h.core, &p, h.nlat, where);
+        pdb_add_pair(in->db, in->epoch, in->session, (int32_t)h.core, &p, h.nlat, where, weight);
         in->got_pairs[h.core]++;
         in->t.pairs++;
         in->t.entries++;

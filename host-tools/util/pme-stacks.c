@@ -72,6 +72,29 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     out[CAUSE_OTHER] += hi - b4;
 }
 
+double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    const uint32_t *l = r->lat;
+    double R = (double)l[PME_LAT_FETCH_MAP] + l[PME_LAT_MAP_DATA] + l[PME_LAT_DATA_ISSUE] +
+               l[PME_LAT_ISSUE_RETREADY] + l[PME_LAT_RETREADY_RETIRE];
+    double M = l[PME_LAT_FETCH_MAP], gap = l[PME_LAT_RETIRE_GAP];
+    if (!r->retired || r->imiss || r->itbmiss || gap < 1)
+        return 0;
+    double lo = R - gap + 1, end = M < R ? M : R;
+    if (!(M > lo))
+        return 0;
+    double late = clampd(1, lo, end) - lo;
+    return late < p->flush_bubble ? late : 0;   /* (as pme_record_stack books it) */
+}
+
+double pme_record_short_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    double wait = r->lat[PME_LAT_RETREADY_RETIRE];
+    if (!r->retired || !r->mispredict || !(p->penalty > wait))
+        return 0;
+    return p->penalty - wait < p->flush_bubble ? p->penalty - wait : 0;
+}
+
 static double zero_share(const struct pme_seq_stats *st, size_t i)
 {
     return i != SIZE_MAX && st[i].retired > 0 ? st[i].zero_gap / st[i].retired : 0;
@@ -192,9 +215,11 @@ void pme_stacks_pool(const struct calc_proc *cfg, struct pme_stack *st, const do
         pooled[cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls] += rec[k];
     for (size_t k = 0; k < n; k++) {
         uint32_t c = cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls;
-        if (rec[k] > 0)
+        if (rec[k] > 0) {
             for (unsigned q = 0; q < CAUSE_COUNT; q++)
                 st[k].cause[q] *= pooled[c] / len[c] / rec[k];
+            st[k].executions = pooled[c] / len[c];
+        }
     }
     free(pooled);
     free(len);
@@ -252,6 +277,14 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         if ((bit[b] = pme_bit_index(v, bit_wanted[b])) < 0 || bit[b] >= 32)
             return ap_err_set(err, "the profile's ProfileMe records have no '%s' bit: record it again with "
                               "this build", bit_wanted[b]);
+    /* each pair's weight (note 7): what it stands for, over the mean, so
+     * that the weights only move cycles between pairs */
+    double wsum = 0;
+    for (size_t k = 0; k < v->nraw; k++)
+        wsum += v->raw[k].weight;
+    if (!(wsum > 0))
+        return ap_err_set(err, "the profile's paired samples have no weights: the database is damaged");
+    const double wnorm = (double)v->nraw / wsum;
     /* pass 1: who retired in the cycle of the one before (note 3) */
     struct pme_seq_stats *seq = calloc(v->ninsns + 1, sizeof *seq);
     if (!seq)
@@ -268,17 +301,18 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
             const struct pme_pair_rec *rec = &v->raw[k].rec[s];
+            const double w = v->raw[k].weight * wnorm;
             size_t i = insn_index(v, rec);
             if (i == SIZE_MAX || !((rec->events >> bit[B_RETIRED]) & 1))
                 continue;
-            seq[i].retired++;
-            seq[i].zero_gap += rec->lat[PME_LAT_RETIRE_GAP] == 0;
+            seq[i].retired += w;
+            seq[i].zero_gap += w * (rec->lat[PME_LAT_RETIRE_GAP] == 0);
             if (PME_EVENTS_GROUP(rec->events)) {
-                grouped[i]++;
-                group_share[i] += 1.0 / PME_EVENTS_GROUP(rec->events);
+                grouped[i] += w;
+                group_share[i] += w / PME_EVENTS_GROUP(rec->events);
             }
             if ((rec->events >> bit[B_TAKEN]) & 1) {
-                seq[i].taken++;
+                seq[i].taken += w;
                 const struct pme_insn *t = rec->addr >= rec->img->address
                     ? pme_view_find(v, rec->img, rec->addr - rec->img->address) : NULL;
                 if (t)
@@ -316,7 +350,7 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         out[i].pc = pme_insn_pc(&v->insns[i]);
         out[i].in = &v->insns[i];
         pme_share_estimates(seq, i, p->retire_width, &out[i].shares);
-        if (seq[i].retired > 0 && grouped[i] == seq[i].retired)
+        if (seq[i].retired > 0 && fabs(grouped[i] - seq[i].retired) <= 1e-9 * seq[i].retired)
             out[i].shares.mean = group_share[i] / grouped[i];
         out[i].share = out[i].shares.mean;
     }
@@ -335,11 +369,12 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             serialising[i] = model_class_serialises(is.cls);
         }
     }
-    double *rec = calloc(v->ninsns + 1, sizeof *rec);
+    double *rec = calloc(3 * (v->ninsns + 1), sizeof *rec);
     if (!rec) {
         free(serialising);
         return ap_err_set(err, "out of memory");
     }
+    double *late = rec + v->ninsns + 1, *flushed = late + v->ninsns + 1;     /* note 8 */
     /* pass 2: each record's cycles */
     for (size_t k = 0; k < v->nraw; k++)
         for (int s = 0; s < 2; s++) {
@@ -349,23 +384,66 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             struct pme_rec_obs o;
             obs_of(&v->raw[k].rec[s], bit, &o);
             o.serialising = serialising[i];
+            double one[CAUSE_COUNT] = {0}, w = v->raw[k].weight * wnorm;
             pme_record_stack(p, &o, pme_record_share(v->raw[k].rec[s].events, o.lat[PME_LAT_RETIRE_GAP],
                                                      &out[i].shares),
-                             out[i].cause);
-            out[i].records++;
-            rec[i] += o.retired;
+                             one);
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                out[i].cause[c] += w * one[c];
+            out[i].records += w;
+            rec[i] += w * o.retired;
+            late[i] += w * pme_record_late_fetch(p, &o);
         }
-    free(serialising);
     /* what each instruction's records stand for (note 6), before pooling
-     * so that a class pools executions in one unit */
+     * so that a class pools executions in one unit; the aggregates only
+     * for pairs dropped that no weight stands for (note 9) */
+    bool thinned = false;
+    for (size_t k = 0; k < v->nraw && !thinned; k++)
+        thinned = v->raw[k].weight > 1;
+    bool by_aggregates = v->interval > 0 && v->pair_full > 0 && !thinned;
     for (size_t i = 0; i < v->ninsns; i++) {
         double stands = v->pair_interval / 2;
-        if (v->interval > 0 && v->insns[i].samples > 0 && out[i].records > 0)
+        if (by_aggregates && v->insns[i].samples > 0 && out[i].records > 0)
             stands = v->interval * (double)v->insns[i].samples / out[i].records;
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             out[i].cause[c] *= stands;
         rec[i] *= stands;
+        out[i].executions = rec[i];
+        late[i] *= stands;
+        flushed[i] = stands;            /* (for pass 3: what i's records stand for) */
     }
+    /* pass 3 (note 8): the short bubbles the mispredicted branches booked,
+     * at the instructions they refetched, which saw the same cycles as a
+     * late fetch of their own */
+    double *bubble = calloc(v->ninsns + 1, sizeof *bubble);
+    if (!bubble) {
+        free(serialising);
+        free(rec);
+        return ap_err_set(err, "out of memory");
+    }
+    for (size_t k = 0; k < v->nraw; k++)
+        for (int s = 0; s < 2; s++) {
+            const struct pme_pair_rec *r = &v->raw[k].rec[s];
+            size_t j = insn_index(v, r);
+            if (j == SIZE_MAX)
+                continue;
+            struct pme_rec_obs o;
+            obs_of(r, bit, &o);
+            double b = pme_record_short_bubble(p, &o);
+            if (!(b > 0))
+                continue;
+            const struct pme_insn *next = (r->events >> bit[B_TAKEN]) & 1
+                ? (r->addr >= r->img->address ? pme_view_find(v, r->img, r->addr - r->img->address) : NULL)
+                : pme_view_find(v, r->img, r->offset + 4);
+            if (next)
+                bubble[next - v->insns] += v->raw[k].weight * wnorm * b * flushed[j];
+        }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        double twice = late[i] < bubble[i] ? late[i] : bubble[i];
+        out[i].cause[CAUSE_BASE] -= twice;
+    }
+    free(bubble);
+    free(serialising);
     pool_blocks(v, rec, out);
     free(rec);
     return 0;

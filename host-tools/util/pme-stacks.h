@@ -98,6 +98,40 @@
  *     % (6).  The sampling noise (pme_stacks_noise) stays the pairs' own:
  *     each half is estimated without the aggregates, which both halves
  *     share.
+ *  7. Since link protocol 5 the board no longer drops the pairs that come
+ *     after its bank is full: a full bank keeps a uniform random subset
+ *     of the pairs offered to it (reservoir sampling,
+ *     firmware/profiler/pme-capture.h), and each kept pair stands for
+ *     its bank's offered / kept (pairs.weight; 1 in older profiles).  A
+ *     record counts with its pair's weight over the mean weight
+ *     everywhere a record is counted (its cycles, its retired records,
+ *     the links of note 3), so the weights move cycles between the
+ *     banks' times and leave the total at S/2 a record; with the
+ *     aggregates (note 6) they give the cycles per record.
+ *  9. Note 6 only where it is needed: when the board dropped pairs
+ *     (pair_full) and no pair weight stands for them (a board before
+ *     link protocol 5).  The aggregates lose records too, when a bank's
+ *     aggregate table is full while the other bank waits for the link
+ *     (agg_full), and those fall on whatever runs then, as the pairs'
+ *     did (main's qsort run of 6 repetitions lost 2 872).  Pairs a full
+ *     bank thinned uniformly (note 7), or never dropped, are a uniform
+ *     sample by themselves.  (On the first reservoir run, which lost no
+ *     aggregate record, it changed 1.95 / 1.86 % to 1.97 / 1.88 %:
+ *     noise.)
+ *  8. A flush's bubble is seen from both sides (note 4): the branch books
+ *     penalty - (R - RR), the cycles from its retirement to the refetch,
+ *     and the first instruction refetched sees the same cycles as the
+ *     empty window before its own fetch.  A long window is a flush's and
+ *     that instruction books none of it; but when the branch waited to
+ *     retire for most of the penalty (behind a barrier, say), the bubble
+ *     is shorter than flush_bubble and the refetched instruction booked
+ *     it as its own late fetch too: qsort's monitor loop exit (bne after
+ *     an mb, then ret) gave the ret 4 cycles an execution against the
+ *     truth's 3.  So each instruction's own late fetch (base) gives back
+ *     the short bubbles the mispredicted branches whose correct path it
+ *     starts booked (their records' taken bit and target say where that
+ *     is), at most what it booked: in expectation each cycle once, with
+ *     no record needing to know whether it followed a flush.
  *
  * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
  * (instruction, cause) of |estimate - truth| / the truth's cycles (as
@@ -140,6 +174,12 @@ struct pme_rec_obs {
 void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs *r, double share,
                       double out[CAUSE_COUNT]);
 
+/* Note 8: the cycles r books as its own late fetch (the short empty
+ * window before its fetch, with no miss of its own), and, for a
+ * mispredicted branch, the bubble it books when that is as short. */
+double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_rec_obs *r);
+double pme_record_short_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r);
+
 /* What one instruction's retired records say about retiring together
  * (note 3).  next, target: its fall-through (pc + 4) and taken successor;
  * prev: its usual predecessor (the fall-through from pc - 4 or the taken
@@ -169,7 +209,8 @@ struct pme_stack {
     uint64_t pc;
     const struct pme_insn *in;          /* NULL in tests */
     double cause[CAUSE_COUNT];
-    double records;                     /* pair records of it */
+    double records;                     /* pair records of it, weighted (note 7) */
+    double executions;                  /* estimated: its retired records' worth, pooled (note 5) */
     double share;                       /* its estimated retire-cycle share (shares.mean) */
     struct pme_share shares;
 };

@@ -229,11 +229,16 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
     if (retired_bit < 0)
         retired_bit = PME_EVB_RETIRED;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT p.id, p.distance, p.gap, r.slot, r.image, r.offset, r.events, r.latencies, r.addr "
-                           "FROM pairs p JOIN pair_records r ON r.pair = p.id "
-                           "WHERE (?1 < 0 OR p.epoch = ?1) AND (?2 < 0 OR p.core = ?2) ORDER BY p.id, r.slot",
-                           -1, &st, NULL) != SQLITE_OK)
+    /* pairs.weight since schema 9; a file read as it is may be older (its pairs stand for one each) */
+    bool weighted = sqlite3_table_column_metadata(db, NULL, "pairs", "weight", NULL, NULL, NULL, NULL, NULL) ==
+                    SQLITE_OK;
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT p.id, p.distance, p.gap, r.slot, r.image, r.offset, r.events, r.latencies, r.addr, %s "
+             "FROM pairs p JOIN pair_records r ON r.pair = p.id "
+             "WHERE (?1 < 0 OR p.epoch = ?1) AND (?2 < 0 OR p.core = ?2) ORDER BY p.id, r.slot",
+             weighted ? "p.weight" : "1.0");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_fail(db, err);
     bind_selection(st, sel, v->epoch);
     int rc;
@@ -254,12 +259,13 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
             memset(&obs, 0, sizeof obs);
         }
         int64_t distance = sqlite3_column_int64(st, 1), gap = sqlite3_column_int64(st, 2);
+        double weight = sqlite3_column_double(st, 9);
         uint64_t lat[LK_MAX_LAT];
         size_t nlat;
-        if (slot < 0 || slot > 1 || distance < 0 || gap < 0 ||
+        if (slot < 0 || slot > 1 || distance < 0 || gap < 0 || !(weight >= 1) || !(weight < 1e12) ||
             !parse_latencies((const char *)sqlite3_column_text(st, 7), lat, &nlat)) {
             sqlite3_finalize(st);
-            return ap_err_set(err, "paired sample %lld is malformed (slot, distance, gap or latencies): "
+            return ap_err_set(err, "paired sample %lld is malformed (slot, distance, gap, weight or latencies): "
                               "the database is damaged", (long long)id);
         }
         uint64_t events = (uint64_t)sqlite3_column_int64(st, 6);
@@ -283,6 +289,7 @@ static int load_pairs(sqlite3 *db, const struct pv_selection *sel, struct pme_vi
         }
         struct pme_pair_raw *pr = &v->raw[v->nraw++];
         pr->distance = (double)distance;
+        pr->weight = weight;
         pr->gap = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
         for (int k = 0; k < 2; k++) {
             pr->rec[k].img = img[k];
@@ -332,6 +339,8 @@ static void loss_factors(sqlite3 *db, const struct pv_selection *sel, struct pme
     double agg_full = sum_of(db, sql, sel, v->epoch);
     snprintf(sql, sizeof sql, "%s'%s'", drops, lk_host_drop_name(LK_HOST_DROP_LINK_LOST_PME));
     double link = sum_of(db, sql, sel, v->epoch);
+    snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_PAIR_FULL));
+    v->pair_full = sum_of(db, sql, sel, v->epoch);
     snprintf(sql, sizeof sql, "%s'%s'", drops, lk_drop_name(LK_DROP_RING_OVERFLOW));
     double ring = sum_of(db, sql, sel, v->epoch);
     if (sum_of(db, "SELECT count(*) FROM samples WHERE (?1 < 0 OR epoch = ?1) AND (?2 < 0 OR core = ?2)", sel,

@@ -43,6 +43,7 @@ struct pme_pair_rec {
 };
 struct pme_pair_raw {
     double distance;                    /* cycles from the first fetch to the second */
+    double weight;                      /* pairs it stands for (its bank's offered / kept; 1 in older profiles) */
     uint32_t gap;                       /* fetched instructions from the first to the second */
     struct pme_pair_rec rec[2];
 };
@@ -60,6 +61,7 @@ struct pme_view {
      * the samples kept they grow by these factors (>= 1), applied by
      * pme_view_load.  Losses uniform in time leave kS unbiased. */
     double record_loss_factor, pair_loss_factor;
+    double pair_full;                   /* pairs the board dropped (drops pair_full) */
     double nominal_interval, nominal_pair_interval;
     bool window_estimated;              /* W from the gaps, not recorded */
     double ipc_window;                  /* T of the IPC estimate, cycles */

@@ -112,6 +112,7 @@ struct pending_pair {
     int64_t epoch, session;
     int32_t core;
     uint64_t distance, gap;
+    double weight;
     struct {
         int64_t image;
         uint64_t offset, events, addr, history;
@@ -172,7 +173,7 @@ int pdb_merge_open(struct pdb *db, struct ap_err *err)
     for (int t = 0; t < M_NTAB; t++)
         if (prepare(db, upsert_sql[t], &m->upsert[t], err) != 0)
             return -1;
-    if (prepare(db, "INSERT INTO pairs(epoch,session,core,distance,gap) VALUES(?,?,?,?,?)",
+    if (prepare(db, "INSERT INTO pairs(epoch,session,core,distance,gap,weight) VALUES(?,?,?,?,?,?)",
                 &m->ins_pair, err) != 0)
         return -1;
     return prepare(db, "INSERT INTO pair_records(pair,slot,image,offset,events,addr,history,latencies)"
@@ -269,7 +270,7 @@ void pdb_add_stat(struct pdb *db, int64_t epoch, int32_t core, const char *name,
 }
 
 void pdb_add_pair(struct pdb *db, int64_t epoch, int64_t session, int32_t core,
-                  const struct lk_pair *p, uint32_t nlat, const struct pdb_pair_record where[2])
+                  const struct lk_pair *p, uint32_t nlat, const struct pdb_pair_record where[2], double weight)
 {
     if (db->merge->npairs == db->merge->cap_pairs) {
         db->merge->cap_pairs = db->merge->cap_pairs ? db->merge->cap_pairs * 2 : 256;
@@ -281,6 +282,7 @@ void pdb_add_pair(struct pdb *db, int64_t epoch, int64_t session, int32_t core,
     q->core = core;
     q->distance = p->distance;
     q->gap = p->gap;
+    q->weight = weight;
     if (nlat > LK_MAX_LAT)
         nlat = LK_MAX_LAT;
     for (int k = 0; k < 2; k++) {
@@ -334,6 +336,7 @@ static int write_pairs(struct pdb *db)
         sqlite3_bind_int64(st, 3, q->core);
         sqlite3_bind_int64(st, 4, (int64_t)q->distance);
         sqlite3_bind_int64(st, 5, (int64_t)q->gap);
+        sqlite3_bind_double(st, 6, q->weight);
         int rc = sqlite3_step(st);
         sqlite3_reset(st);
         if (rc != SQLITE_DONE)

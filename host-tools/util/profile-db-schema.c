@@ -266,7 +266,8 @@ static const char schema_sql[] =
     "    session  INTEGER NOT NULL,\n"
     "    core     INTEGER NOT NULL,\n"
     "    distance INTEGER NOT NULL,    -- cycles between the two fetches\n"
-    "    gap      INTEGER NOT NULL     -- instructions fetched between them\n"
+    "    gap      INTEGER NOT NULL,    -- instructions fetched between them\n"
+    "    weight   REAL NOT NULL DEFAULT 1 -- pairs it stands for: its bank's offered / kept (v9)\n"
     ");\n"
     "CREATE TABLE pair_records (\n"
     "    pair      INTEGER NOT NULL,   -- pairs.id\n"
@@ -377,6 +378,8 @@ static const struct migration {
            "ALTER TABLE path_counts ADD COLUMN event INTEGER;"
            "ALTER TABLE path_cores ADD COLUMN metered INTEGER;"
            "ALTER TABLE path_cores ADD COLUMN unmetered INTEGER;", "path_counts", "cycles"},
+    /* a full bank keeps a uniform subset of its pairs (pme-capture.h); older pairs stand for one */
+    [9] = {"ALTER TABLE pairs ADD COLUMN weight REAL NOT NULL DEFAULT 1;", "pairs", "weight"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* The history is profile-db-schema.c's.  Older files are migrated when
  * opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  8
+#define PDB_SCHEMA_VERSION  9
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -147,8 +147,10 @@ struct pdb_pair_record {
     uint64_t offset;
     const struct lk_pme_record *rec;
 };
+/* weight: the pairs it stands for (its bank's offered / kept, >= 1;
+ * link-protocol.h PAIRS). */
 void pdb_add_pair(struct pdb *db, int64_t epoch, int64_t session, int32_t core,
-                  const struct lk_pair *p, uint32_t nlat, const struct pdb_pair_record where[2]);
+                  const struct lk_pair *p, uint32_t nlat, const struct pdb_pair_record where[2], double weight);
 
 /* Calling context trees (profile-db-cct.c): one call record of a CCT
  * frame, its callee and call site already mapped to (image, offset). */

@@ -156,7 +156,7 @@ static void profileme(struct target *t)
     emit(t, &w, 0);
     struct lk_pair p;
     memset(&p, 0, sizeof p);
-    lk_pairs_begin(&w, raw, sizeof raw, 0, 6);
+    lk_pairs_begin(&w, raw, sizeof raw, 0, 6, 4, 4);
     for (int i = 0; i < 4; i++) {
         p.distance = 10 + (uint64_t)i;
         p.rec[0].pc = IMG_A_BASE + 0x40;

@@ -485,7 +485,7 @@ static void test_pairs(void **state)
                 rec->lat[l] = rnd() % 300;
         }
     }
-    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 3, 7), LK_OK);
+    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 3, 7, 1000, 768), LK_OK);
     int n = 0;
     while (n < 40 && lk_pairs_add(&w, &in[n]) == LK_OK)
         n++;
@@ -496,6 +496,8 @@ static void test_pairs(void **state)
     assert_int_equal(lk_pairs_open(&f, &h, &r), LK_OK);
     assert_int_equal(h.core, 3);
     assert_int_equal(h.nlat, 7);
+    assert_int_equal(h.offered, 1000);      /* the bank's pairs: each of these stands for 1000 / 768 */
+    assert_int_equal(h.kept, 768);
     assert_int_equal(h.count, n);
     struct lk_pair out;
     for (int i = 0; i < n; i++) {
@@ -503,7 +505,31 @@ static void test_pairs(void **state)
         assert_memory_equal(&out, &in[i], sizeof out);
     }
     assert_int_equal(lk_pairs_next(&r, &out), 0);
-    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 0, LK_MAX_LAT + 1), LK_E_RANGE);
+    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 0, LK_MAX_LAT + 1, 1, 1), LK_E_RANGE);
+    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 0, 7, 5, 6), LK_E_RANGE);    /* kept > offered */
+}
+
+/* A PAIRS frame whose bank kept more pairs than it was offered, or none
+ * while the frame has some, is refused (the weight offered / kept would be
+ * below 1 or undefined). */
+static void test_pairs_frame_with_kept_above_offered_or_zero_is_refused(void **state)
+{
+    (void)state;
+    uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_pme_hdr h;
+    struct lk_reader r;
+    struct lk_pair p;
+    memset(&p, 0, sizeof p);
+    assert_int_equal(lk_pairs_begin(&w, raw, sizeof raw, 0, 3, 6, 6), LK_OK);
+    assert_int_equal(lk_pairs_add(&w, &p), LK_OK);
+    struct lk_frame g = {LK_T_PAIRS, 0, raw + LK_HDR_SIZE, lk_payload_len(&w)};
+    assert_int_equal(lk_pairs_open(&g, &h, &r), LK_OK);
+    /* payload: core 0, nlat 3, offered, kept (one byte each), patched */
+    raw[LK_HDR_SIZE + 2] = 5;           /* offered 5, kept 6 */
+    assert_int_equal(lk_pairs_open(&g, &h, &r), LK_E_RANGE);
+    raw[LK_HDR_SIZE + 3] = 0;           /* offered 5, kept 0, one pair */
+    assert_int_equal(lk_pairs_open(&g, &h, &r), LK_E_RANGE);
 }
 
 static void test_names_loadmap_console(void **state)
@@ -679,7 +705,7 @@ static void test_truncated_payloads(void **state)
         case 2: lk_enc_config(&w, raw, sizeof raw, &c); break;
         case 3: lk_samples_begin(&w, raw, sizeof raw, 0, 0, 0); lk_samples_add(&w, 0x1000, 300); break;
         case 4: lk_pme_begin(&w, raw, sizeof raw, 0, 4, 2); lk_pme_add(&w, &a); break;
-        case 5: lk_pairs_begin(&w, raw, sizeof raw, 0, 3); lk_pairs_add(&w, &p); break;
+        case 5: lk_pairs_begin(&w, raw, sizeof raw, 0, 3, 9, 7); lk_pairs_add(&w, &p); break;
         case 6: lk_loadmap_begin(&w, raw, sizeof raw); lk_loadmap_add(&w, &e); break;
         case 7: lk_names_begin(&w, raw, sizeof raw, 1, 0); lk_names_add(&w, bytes_of("taken")); break;
         }
@@ -988,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
         cmocka_unit_test(test_pme_aggregates),
+        cmocka_unit_test(test_pairs_frame_with_kept_above_offered_or_zero_is_refused),
         cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_names_loadmap_console),
         cmocka_unit_test(test_truncated_payloads),

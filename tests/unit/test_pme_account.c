@@ -70,7 +70,7 @@ static void add_pair(struct pdb *db, int64_t epoch, int32_t core)
     p.rec[1].pc = 0x1008;
     struct pdb_pair_record where[2] = {{PDB_IMAGE_UNKNOWN, 0x1000, &p.rec[0]},
                                        {PDB_IMAGE_UNKNOWN, 0x1008, &p.rec[1]}};
-    pdb_add_pair(db, epoch, 1, core, &p, PME_LAT_COUNT, where);
+    pdb_add_pair(db, epoch, 1, core, &p, PME_LAT_COUNT, where, 1);
 }
 
 /* An oracle of two cores: produced, ring-dropped and unread records. */

@@ -316,6 +316,7 @@ static void synthetic_view(struct pme_view *v, struct pv_image *img, size_t npai
         struct pme_pair_raw *p = &v->raw[k];
         p->gap = 1;
         p->distance = 0;
+        p->weight = 1;
         p->rec[0] = (struct pme_pair_rec){.img = img, .offset = 0,
             .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_LOAD | 1u << PME_EVB_DMISS | 1u << PME_EVB_L2MISS,
             .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 3,
@@ -389,6 +390,7 @@ static void test_aggregates_say_how_many_records_each_instruction_had_when_pairs
     struct pv_image img;
     synthetic_view(&v, &img, 5);
     v.interval = 500;
+    v.pair_full = 5;                    /* the board dropped 5 pairs, no weight stands for them */
     v.insns[0].samples = 10;
     v.insns[1].samples = 5;
     struct pme_stack st[2];
@@ -401,11 +403,117 @@ static void test_aggregates_say_how_many_records_each_instruction_had_when_pairs
     v.insns[0].samples = 0;
     assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
     assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    /* note 9: pairs never dropped, or thinned with weights, need no
+     * aggregates (which lose records of their own, agg_full): S/2 */
+    v.insns[0].samples = 10;
+    v.pair_full = 0;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    v.pair_full = 5;
+    v.raw[0].weight = 2;                /* a bank that kept half: weights 2, 1, 1, 1, 1 over their mean 1.2 */
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 500, 1e-9);
+    v.raw[0].weight = 1;
     /* the noise is the pairs' own: the halves do not use the aggregates */
     v.insns[0].samples = 10;
     double sn, tn;
     assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
     assert_float_equal(sn, 0, 1e-12);
+    free(v.insns);
+    free(v.raw);
+}
+
+/* Note 7: a pair from a bank the board thinned stands for offered / kept
+ * pairs.  Pairs 0-1 (weight 1) have B wait 137 cycles for memory, pairs
+ * 2-3 (weight 3: a bank that kept a third) a 7-cycle dependency (map 1,
+ * data 11, issue 11, retire 12, gap 9: [4, 11) waiting, [11, 12) its
+ * execution, plus its cycle).  The weights are taken over their mean (2),
+ * 0.5 and 1.5, so the total stays S/2 a record: A 4 x 500 base, B 2 x 0.5
+ * x 137 x 500 memory, 2 x 1.5 x 7 x 500 dependency, 4 x 2 x 500 base.
+ * Equal weights change nothing. */
+static void test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_kept(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 4);
+    for (size_t k = 0; k < 4; k++)
+        v.raw[k].weight = 3;
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 4 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 4 * 137 * 500, 1e-9);
+    for (size_t k = 2; k < 4; k++) {
+        v.raw[k].rec[1].lat[PME_LAT_MAP_DATA] = 10;
+        v.raw[k].rec[1].lat[PME_LAT_RETIRE_GAP] = 9;
+        v.raw[k].weight = 3;
+    }
+    v.raw[0].weight = v.raw[1].weight = 1;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 4 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 2 * 0.5 * 137 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DEPENDENCY], 2 * 1.5 * 7 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 4 * 2 * 500, 1e-9);
+    assert_float_equal(st[1].records, 4, 1e-12);
+    /* the aggregates are not used for pairs the weights stand for (note
+     * 9): the same */
+    v.interval = 500;
+    v.insns[0].samples = v.insns[1].samples = 4;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 2 * 0.5 * 137 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DEPENDENCY], 2 * 1.5 * 7 * 500, 1e-9);
+    free(v.insns);
+    free(v.raw);
+}
+
+/* Note 8: B (0x1000) a branch mispredicted not taken that waited 6 of the
+ * penalty's 7 cycles to retire: it books 1 cycle of bubble; N (0x1004),
+ * refetched, saw that cycle as the empty window before its fetch (gap 4:
+ * that cycle, its map, its issue, its retire cycle) and booked it as its
+ * own late fetch.  N gives it back: 3 cycles, not 4; without the
+ * mispredict bit it keeps its 4. */
+static void test_a_short_flush_bubble_is_booked_once_at_the_branch_not_again_at_the_refetched(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 5);
+    const uint32_t group1 = 1u << 16;       /* retired alone: share 1 (PME_EVENTS_GROUP) */
+    for (size_t k = 0; k < 5; k++) {
+        v.raw[k].rec[0] = (struct pme_pair_rec){.img = &img, .offset = 0,
+            .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_BRANCH | 1u << PME_EVB_MISPREDICT | group1,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETREADY_RETIRE] = 6, [PME_LAT_RETIRE_GAP] = 1}};
+        v.raw[k].rec[1] = (struct pme_pair_rec){.img = &img, .offset = 4,
+            .events = 1u << PME_EVB_RETIRED | group1,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETIRE_GAP] = 4}};
+    }
+    struct pme_rec_obs n = {.retired = true, .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1,
+                                                     [PME_LAT_ISSUE_RETREADY] = 1, [PME_LAT_RETIRE_GAP] = 4}};
+    assert_float_equal(pme_record_late_fetch(&p, &n), 1, 0);
+    struct pme_rec_obs b = {.retired = true, .mispredict = true,
+                            .lat = {[PME_LAT_RETREADY_RETIRE] = 6}};
+    assert_float_equal(pme_record_short_bubble(&p, &b), 1, 0);
+    b.lat[PME_LAT_RETREADY_RETIRE] = 2;     /* a 5-cycle bubble: a flush's at N already (>= 3.5) */
+    assert_float_equal(pme_record_short_bubble(&p, &b), 0, 0);
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], 5 * 1 * 500, 1e-9);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 5 * 1 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 5 * 3 * 500, 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 5 * 3 * 500, 1e-9);
+    for (size_t k = 0; k < 5; k++)
+        v.raw[k].rec[0].events &= ~(1u << PME_EVB_MISPREDICT);
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], 0, 0);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 5 * 4 * 500, 1e-9);
     free(v.insns);
     free(v.raw);
 }
@@ -462,8 +570,10 @@ static void test_a_blocks_instructions_share_their_records_executions(void **sta
         st[k].cause[CAUSE_BASE] = rec[k];
     }
     pme_stacks_pool(&cfg, st, rec, 4);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         assert_float_equal(st[k].cause[CAUSE_BASE], 20, 1e-12);
+        assert_float_equal(st[k].executions, 20, 1e-12);
+    }
     assert_float_equal(st[3].cause[CAUSE_BASE], 1, 1e-12);
     calc_proc_free(&cfg);
 }
@@ -497,6 +607,8 @@ int main(void)
         cmocka_unit_test(test_a_barriers_execution_is_serialise_and_anothers_execute),
         cmocka_unit_test(test_a_share_is_the_mean_of_one_over_the_group_not_one_over_the_mean_group),
         cmocka_unit_test(test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say),
+        cmocka_unit_test(test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_kept),
+        cmocka_unit_test(test_a_short_flush_bubble_is_booked_once_at_the_branch_not_again_at_the_refetched),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
         cmocka_unit_test(test_aggregates_say_how_many_records_each_instruction_had_when_pairs_were_dropped),
         cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),

@@ -157,7 +157,7 @@ static void test_view_pairs(void **state)
     pair_rec(&p.rec[0], 0x1000, l1, true);
     pair_rec(&p.rec[1], 0x2000, l2, true);
     struct pdb_pair_record w[2] = {{0, 0x1000, &p.rec[0]}, {0, 0x2000, &p.rec[1]}};
-    pdb_add_pair(db, 1, 0, 0, &p, PME_LAT_COUNT, w);
+    pdb_add_pair(db, 1, 0, 0, &p, PME_LAT_COUNT, w, 1);
     /* B: 0x2000 first (issue 1, retready 5, retire 9); 0x1000 fetched 1
      * later (issue 3, retready 11) and aborted.  0x2000 issued at 1, the
      * cycle 0x1000 was fetched, and retired: useful (backward) for 0x1000;
@@ -170,7 +170,7 @@ static void test_view_pairs(void **state)
     pair_rec(&p.rec[0], 0x2000, l3, true);
     pair_rec(&p.rec[1], 0x1000, l1, false);
     struct pdb_pair_record w2[2] = {{0, 0x2000, &p.rec[0]}, {0, 0x1000, &p.rec[1]}};
-    pdb_add_pair(db, 1, 0, 0, &p, PME_LAT_COUNT, w2);
+    pdb_add_pair(db, 1, 0, 0, &p, PME_LAT_COUNT, w2, 1);
     pdb_set_period(db, 1, PDB_PERIOD_PME_PAIR, -1, 1000);
     pdb_add_stat(db, 1, 0, "pairs_taken", 4);       /* 2 of 4 pairs stored */
     commit(db);

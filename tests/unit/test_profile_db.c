@@ -249,8 +249,8 @@ static void test_pme_pairs_drops(void **state)
     p.rec[0].lat[1] = 18446744073709551615ULL;
     p.rec[1].lat[1] = 9;
     struct pdb_pair_record where[2] = {{0, 0x1000, &p.rec[0]}, {0, 0x1010, &p.rec[1]}};
-    pdb_add_pair(db, 1, 0, 3, &p, 2, where);
-    pdb_add_pair(db, 1, 0, 3, &p, 0, where);
+    pdb_add_pair(db, 1, 0, 3, &p, 2, where, 1);
+    pdb_add_pair(db, 1, 0, 3, &p, 0, where, 1);
     assert_int_equal(pdb_pending(db), 2);
     commit_ok(db);
     assert_int_equal(q(db, "SELECT count(*) FROM pairs"), 2);
