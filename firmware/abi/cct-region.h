@@ -47,7 +47,9 @@
  *     procedure (the instrumenter numbers them); slot k caches the record
  *     (child or folded ancestor) last reached from site k; the trampoline
  *     uses it only when the current record is of the site's procedure (a
- *     site reached through a tail call belongs to another's record) and,
+ *     site reached through a tail call belongs to another's record: the
+ *     record's flags hold its procedure's ordinal in the table, one `ldl`
+ *     and one `lda` from a test) and,
  *     for jsr, the cached callee is the target; else it takes the slow path
  *     (__alphaprof_cct_lookup: children list, then ancestors, then a new
  *     record).  Tree children are linked from their parent; a folded call
@@ -68,7 +70,7 @@
  *     that never returns (longjmp) leaves the leaf_* fields stale: the
  *     next leaf call overwrites them, and its time is not added, as for
  *     frames a longjmp abandons (note 8).
- *  4. Metrics.  At the call the frame keeps the PMU page's cycles and
+ *  4. Metrics (--metrics, note 9).  At the call the frame keeps the PMU page's cycles and
  *     retired counts; at the return the differences are added to the
  *     record's inclusive metrics only when its `active` count drops to 0
  *     (the outermost activation of a folded record), so recursion never
@@ -110,6 +112,23 @@
  *     The model's oracle takes the same view: a return to no frame's
  *     return address goes back to the stack depth of the last call that
  *     had that return address.
+ *  9. Counts only or metrics.  `instrument --cct` builds a tree of call
+ *     counts; `--cct --metrics` adds notes 3a's and 4's inclusive cycles
+ *     and retired.  The procedure table's flags say which (CCT_METRICS),
+ *     the slow path copies them into the core's flags when it initialises
+ *     the core, and the monitor sends records' cycles and retired only
+ *     with it (the CCT frame's `metrics`, link-protocol.h).  Without
+ *     metrics a trampoline reads no PMU counter and keeps no `active`
+ *     count (it exists to add time once per folded activation): after
+ *     the lookup and the full-stack test (note 5) it counts the call; a
+ *     callee that may call gets a frame of the parent record and sp only,
+ *     popped at the return (the unwinder of note 8 pops without counting
+ *     activity); a leaf callee (note 3a: known from the procedure table
+ *     for bsr, from the record's flag for jsr) gets no frame and nothing
+ *     after its return but ra = S + 4 and the branch back.  The callee is
+ *     still called from the trampoline (the model's oracle counts a call
+ *     where a call instruction retires; the site table maps it back), not
+ *     branched to with ra preset.  Counts are the same either way.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
@@ -151,6 +170,8 @@
 #define CCT_REC_NSLOTS          68
 #define CCT_REC_FLAGS           76
 #define CCT_REC_LEAF            1       /* flags: the callee is a leaf (note 3a) */
+#define CCT_REC_PROC_SHIFT      1       /* flags >> this: the callee's ordinal in the procedure
+                                         * table + 1 (0: root, overflow), note 3 */
 #define CCT_REC_SLOTS           CCT_RECORD_HEADER
 /* struct cct_frame offsets. */
 #define CCT_FR_PARENT           0
@@ -159,8 +180,10 @@
 #define CCT_FR_SP               24
 
 /* The instrumenter's procedure table, in the trampoline region: what the
- * slow path needs to name a callee and size its record. */
+ * slow path needs to name a callee and size its record, and whether the
+ * image collects metrics (note 9). */
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
+#define CCT_METRICS             1       /* procs and core flags: inclusive metrics kept (note 9) */
 /* The segment ends with the site table, for the host only: count pairs
  * { trampoline's call PC, original call site } sorted by the first (two
  * or three per trampoline: its call with a frame, its leaf call when the
@@ -192,7 +215,7 @@ struct cct_record {
     uint32_t active;            /* activations under way (folded recursion) */
     uint32_t nslots;            /* call sites of the callee procedure */
     uint32_t id;                /* creation ordinal on this core */
-    uint32_t flags;             /* CCT_REC_LEAF from the procedure table (note 3a) */
+    uint32_t flags;             /* the procedure table's: CCT_REC_LEAF (note 3a), ordinal (note 3) */
     /* uint64_t slots[nslots]: child cache per call site (note 3) */
 };
 
@@ -202,7 +225,7 @@ struct cct_core {
     uint32_t core;
     uint64_t cur;               /* current record */
     uint64_t top;               /* next free shadow frame */
-    uint64_t unused;            /* zero (was: calls under way not pushed) */
+    uint64_t flags;             /* CCT_METRICS: records carry cycles and retired (note 9) */
     uint64_t skipped_calls;     /* calls made with a full shadow stack */
     uint64_t overflow_calls;    /* calls counted on the overflow record */
     uint64_t alloc;             /* next free byte for records */
@@ -220,7 +243,7 @@ struct cct_proc {
     uint64_t entry;             /* the procedure's address */
     uint64_t alt_entry;         /* entry + 8 when it starts with ldgp, else 0 */
     uint32_t nslots;            /* its instrumented call sites */
-    uint32_t flags;             /* CCT_PROC_LEAF (note 3a) */
+    uint32_t flags;             /* CCT_PROC_LEAF (note 3a) | (ordinal + 1) << CCT_REC_PROC_SHIFT */
 };
 
 #define CCT_PROC_LEAF           CCT_REC_LEAF    /* copied into its records' flags */
@@ -228,6 +251,7 @@ struct cct_proc {
 struct cct_procs {
     uint64_t magic;             /* CCT_PROCS_MAGIC */
     uint64_t count;             /* sorted by entry */
+    uint64_t flags;             /* CCT_METRICS (note 9) */
     struct cct_proc proc[];
 };
 

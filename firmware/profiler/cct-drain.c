@@ -20,6 +20,9 @@
  *     frame's head.  A metered region (magic PATH_MAGIC32_METERED,
  *     path-region.h note 5) has 32-byte slots, each counter sent with its
  *     cycles and event.
+ *  5. A tree without metrics (cct-region.h note 9) is sent with the
+ *     frames' `metrics` 0: its records' cycles and retired, never written,
+ *     are not sent.
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -121,7 +124,7 @@ static void drain_core(unsigned c, uint64_t deadline)
     if (hi > base + CCT_PER_CORE)
         hi = base + CCT_PER_CORE;
     struct lk_cct_head h = {.core = c, .total = s->nrecords, .skipped_calls = s->skipped_calls,
-                            .overflow_calls = s->overflow_calls};
+                            .overflow_calls = s->overflow_calls, .metrics = (s->flags & CCT_METRICS) != 0};
     uint64_t va = lo, id = 0, sent = 0;
     while (id < s->nrecords) {
         struct lk_writer w;

@@ -49,6 +49,7 @@ static void init_core(struct cct_core *c, const struct cct_procs *procs)
     c->top = (uint64_t)c + CCT_STACK_OFFSET;
     c->alloc = (uint64_t)c + CCT_RECORDS_OFFSET;
     c->procs = (uint64_t)procs;
+    c->flags = procs->flags & CCT_METRICS;
     c->root = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
     c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
     c->cur = c->root;
