@@ -45,7 +45,7 @@ enum {
     OP_LDA = 0x08, OP_LDAH = 0x09, OP_INTA = 0x10, OP_INTL = 0x11, OP_INTS = 0x12,
     OP_JMP = 0x1a, OP_LDL = 0x28, OP_LDQ = 0x29, OP_STL = 0x2c, OP_STQ = 0x2d,
     OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e, OP_BLT = 0x3a,
-    OP_BLBS = 0x3c,
+    OP_BLBC = 0x38, OP_BLBS = 0x3c,
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
 enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
@@ -520,8 +520,13 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
 
 /* The fast lookup of the callee's record: $1 core, $2 current record, $3
  * the callee's record from the current record's slot for this site
- * (cct-region.h note 3); every miss branches to the slow path. */
-static void put_lookup(struct code *c, const struct site *s, const struct proc *procs, struct slow_exits *slow)
+ * (cct-region.h note 3); every miss branches to the slow path.  Loads
+ * that do not depend on each other are next to each other (the core
+ * issues them together).  For a counting trampoline (`counts`) it also
+ * loads the callee record's count into $6 and, for jsr, its flags into
+ * $5, as early as the record is known. */
+static void put_lookup(struct code *c, const struct site *s, const struct proc *procs, bool counts,
+                       struct slow_exits *slow)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
@@ -536,18 +541,23 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
         slow->to[slow->n++] = put_fwd(c, OP_BEQ, 2);
         if (flags <= 0x7fff && !p->leaf) {
             put(c, mem(OP_LDL, 4, 2, CCT_REC_FLAGS));
+            put(c, mem(OP_LDQ, 3, 2, slot_off));
             put(c, mem(OP_LDA, 4, 4, -(int)flags));
             slow->to[slow->n++] = put_fwd(c, OP_BNE, 4);
         } else {
             put(c, mem(OP_LDQ, 4, 2, CCT_REC_CALLEE));
+            put(c, mem(OP_LDQ, 3, 2, slot_off));
             put_const(c, 5, p->entry);
             put(c, opr(OP_INTA, F_CMPEQ, 4, 5, 4));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
         }
-        put(c, mem(OP_LDQ, 3, 2, slot_off));
         slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
+        if (counts)
+            put(c, mem(OP_LDQ, 6, 3, CCT_REC_CALLS));
         if (s->jsr) {
             put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
+            if (counts)
+                put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
             put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
         }
@@ -558,7 +568,7 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
 
 /* The slow path: the stub's lookup, then back to `found`. */
 static void put_slow(struct code *c, const struct site *s, const struct proc *p, uint64_t stub, uint64_t found,
-                     const struct slow_exits *slow)
+                     bool counts, const struct slow_exits *slow)
 {
     for (unsigned i = 0; i < slow->n; i++)
         land(c, slow->to[i]);
@@ -570,6 +580,11 @@ static void put_slow(struct code *c, const struct site *s, const struct proc *p,
     put(c, mem(OP_LDA, 25, R_ZERO, s->slot <= 0x7fff ? (int)s->slot : 0x7fff));
     put_const(c, R_AT, p ? p->entry : 0);
     put_branch(c, OP_BSR, 24, stub);
+    if (counts) {               /* what the fast lookup loads early */
+        put(c, mem(OP_LDQ, 6, 3, CCT_REC_CALLS));
+        if (s->jsr)
+            put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
+    }
     put_branch(c, OP_BR, R_ZERO, found);
 }
 
@@ -602,6 +617,13 @@ static int known_callee(const struct site *s, const struct proc *procs, unsigned
     return s->jsr ? -1 : proc_of(procs, nprocs, s->target);
 }
 
+/* The count the lookup loaded ($6), one more, stored in the record ($3). */
+static void put_cct_count(struct code *c)
+{
+    put(c, opl(OP_INTA, F_ADDQ, 6, 1, 6));
+    put(c, mem(OP_STQ, 6, 3, CCT_REC_CALLS));
+}
+
 /* Counts only (cct-region.h note 9): the call's count in its context; a
  * frame of parent and sp for a callee that may call, none for a leaf.  A
  * leaf's call found by the fast lookup needs no stack test: the current
@@ -615,18 +637,25 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     int callee = known_callee(s, procs, nprocs);
     bool leaf = callee >= 0 && procs[callee].leaf, maybe_leaf = s->jsr;
     struct slow_exits slow;
-    put_lookup(c, s, procs, &slow);
+    put_lookup(c, s, procs, true, &slow);
     uint64_t found = here(c);
-    struct fixup to_leaf = {0}, to_full = {0};
+    struct fixup to_framed = {0}, to_full = {0};
     bool framed = !leaf;
     calls->leaf = calls->pushed = 0;
-    if (maybe_leaf) {
-        put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
-        to_leaf = put_fwd(c, OP_BLBS, 5);
+    if (leaf || maybe_leaf) {
+        /* a leaf's call falls through: count, call, back */
+        if (maybe_leaf)
+            to_framed = put_fwd(c, OP_BLBC, 5);
+        put_cct_count(c);
+        calls->leaf = here(c);
+        put_call(c, s);
+        put_back(c, s);
     }
     if (framed) {
+        if (maybe_leaf)
+            land(c, to_framed);
         to_full = put_stack_check(c);
-        put_incq(c, 6, 3, CCT_REC_CALLS);
+        put_cct_count(c);
         put(c, mem(OP_STQ, 2, 4, FR_PARENT));
         put(c, mem(OP_STQ, R_SP, 4, FR_SP));
         put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
@@ -653,21 +682,13 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         put_branch(c, OP_BNE, 25, matched);
         put_branch(c, OP_BR, R_ZERO, back);
     }
-    if (leaf || maybe_leaf) {
-        if (maybe_leaf)
-            land(c, to_leaf);
-        put_incq(c, 6, 3, CCT_REC_CALLS);
-        calls->leaf = here(c);
-        put_call(c, s);
-        put_back(c, s);
-    }
     /* the slow path's record: only with room on the stack, then as found */
     uint64_t slow_found = here(c);
     struct fixup to_full_slow = put_stack_check(c);
     put_branch(c, OP_BR, R_ZERO, found);
     land(c, to_full_slow);
     calls->unpushed = put_unpushed(c, s, to_full, framed);
-    put_slow(c, s, p, stub, slow_found, &slow);
+    put_slow(c, s, p, stub, slow_found, true, &slow);
 }
 
 /* With metrics (cct-region.h notes 3a, 4). */
@@ -679,7 +700,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     int callee = known_callee(s, procs, nprocs);
     bool maybe_leaf = s->jsr || (callee >= 0 && procs[callee].leaf);
     struct slow_exits slow;
-    put_lookup(c, s, procs, &slow);
+    put_lookup(c, s, procs, false, &slow);
     uint64_t found = here(c);
     /* push the frame unless the shadow stack is full */
     struct fixup to_full = put_stack_check(c);
@@ -754,7 +775,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     calls->unpushed = here(c);
     put_call(c, s);
     put_branch(c, OP_BR, R_ZERO, back);
-    put_slow(c, s, p, stub, found, &slow);
+    put_slow(c, s, p, stub, found, false, &slow);
 }
 
 /* ---- writing the output ---- */
