@@ -45,7 +45,9 @@
  *     onto the nearest ancestor with the same callee, itself included (the
  *     seed's equivalence).  Every record has one slot per call site of its
  *     procedure (the instrumenter numbers them); slot k caches the record
- *     (child or folded ancestor) last reached from site k; the trampoline
+ *     (child or folded ancestor) last reached from site k, with its callee
+ *     (and leaf flag, for a jsr's test) and, without metrics, the calls
+ *     counted for it there (note 9); the trampoline
  *     uses it only when the current record is of the site's procedure (a
  *     site reached through a tail call belongs to another's record: the
  *     record's flags hold its procedure's ordinal in the table, one `ldl`
@@ -124,8 +126,18 @@
  *     callee that may call gets a frame of the parent record and sp only,
  *     popped at the return (the unwinder of note 8 pops without counting
  *     activity); a leaf callee (note 3a: known from the procedure table
- *     for bsr, from the record's flag for jsr) gets no frame and nothing
- *     after its return but ra = S + 4 and the branch back.  The callee is
+ *     for bsr, from the slot's callee for jsr) gets no frame and nothing
+ *     after its return but ra = S + 4 and the branch back.  The fast path
+ *     counts in the current record's slot (its `calls`), so the count
+ *     needs no load of the callee's record (a dependent load less, the
+ *     core's critical path): the slow path adds a slot's calls to its
+ *     record before it points the slot at another, the monitor adds every
+ *     slot's calls to its record before it sends the tree, and a call
+ *     the slow path found counts in the record itself.  A leaf's call
+ *     found by the fast lookup needs no full-stack test: the current
+ *     record is its caller's true one even above a full stack (the calls
+ *     not pushed since then are of other procedures, or fold onto it);
+ *     only the slow path, which could be wrong there, tests it.  The callee is
  *     still called from the trampoline (the model's oracle counts a call
  *     where a call instruction retires; the site table maps it back), not
  *     branched to with ra preset.  Counts are the same either way.
@@ -173,6 +185,11 @@
 #define CCT_REC_PROC_SHIFT      1       /* flags >> this: the callee's ordinal in the procedure
                                          * table + 1 (0: root, overflow), note 3 */
 #define CCT_REC_SLOTS           CCT_RECORD_HEADER
+/* struct cct_slot offsets (note 3). */
+#define CCT_SLOT_SIZE           24
+#define CCT_SLOT_REC            0
+#define CCT_SLOT_CALLS          8
+#define CCT_SLOT_CALLEE         16
 /* struct cct_frame offsets. */
 #define CCT_FR_PARENT           0
 #define CCT_FR_CYCLES           8
@@ -216,7 +233,13 @@ struct cct_record {
     uint32_t nslots;            /* call sites of the callee procedure */
     uint32_t id;                /* creation ordinal on this core */
     uint32_t flags;             /* the procedure table's: CCT_REC_LEAF (note 3a), ordinal (note 3) */
-    /* uint64_t slots[nslots]: child cache per call site (note 3) */
+    /* struct cct_slot slots[nslots]: child cache per call site (note 3) */
+};
+
+struct cct_slot {
+    uint64_t rec;               /* the record last reached from this site, 0 none */
+    uint64_t calls;             /* counts only (note 9): calls counted here for `rec`, not yet in its `calls` */
+    uint64_t callee;            /* rec's callee | CCT_REC_LEAF when it is a leaf: a jsr's test */
 };
 
 struct cct_core {
@@ -257,7 +280,7 @@ struct cct_procs {
 
 static inline uint64_t cct_record_size(uint32_t nslots)
 {
-    return CCT_RECORD_HEADER + 8 * (uint64_t)nslots;
+    return CCT_RECORD_HEADER + CCT_SLOT_SIZE * (uint64_t)nslots;
 }
 
 _Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
@@ -277,6 +300,9 @@ _Static_assert(__builtin_offsetof(struct cct_core, leaf_rec) == CCT_OFF_LEAF_REC
                __builtin_offsetof(struct cct_core, leaf_cycles) == CCT_OFF_LEAF_CYCLES &&
                __builtin_offsetof(struct cct_core, leaf_retired) == CCT_OFF_LEAF_RETIRED, "leaf fields");
 _Static_assert(sizeof(struct cct_proc) == 24, "procedure table entry layout");
+_Static_assert(sizeof(struct cct_slot) == CCT_SLOT_SIZE && __builtin_offsetof(struct cct_slot, rec) == CCT_SLOT_REC &&
+               __builtin_offsetof(struct cct_slot, calls) == CCT_SLOT_CALLS &&
+               __builtin_offsetof(struct cct_slot, callee) == CCT_SLOT_CALLEE, "slot layout");
 _Static_assert(CCT_PER_CORE == PMU_WINDOW_PER_CORE, "one per-core offset reaches both (note 1)");
 _Static_assert(CCT_RECORDS_OFFSET < 32768 && CCT_RECORDS_OFFSET < CCT_PER_CORE / 2,
                "the stack limit is one lda displacement; records have room");

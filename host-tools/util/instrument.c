@@ -48,7 +48,7 @@ enum {
     OP_BLBC = 0x38, OP_BLBS = 0x3c,
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
-enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
+enum { F_AND = 0x00, F_BIS = 0x20, F_XOR = 0x40, F_SRL = 0x34, F_SLL = 0x39 };
 enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
 #define JMP_FUNC_JSR 1
 #define JMP_FUNC_RET 2
@@ -520,17 +520,18 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
 
 /* The fast lookup of the callee's record: $1 core, $2 current record, $3
  * the callee's record from the current record's slot for this site
- * (cct-region.h note 3); every miss branches to the slow path.  Loads
- * that do not depend on each other are next to each other (the core
- * issues them together).  For a counting trampoline (`counts`) it also
- * loads the callee record's count into $6 and, for jsr, its flags into
- * $5, as early as the record is known. */
+ * (cct-region.h note 3); every miss branches to the slow path.  For a
+ * counting trampoline (`counts`, note 9) also $6, the slot's calls, and
+ * for jsr $7 = the slot's callee xor the target: 0 or CCT_REC_LEAF on a
+ * hit, every load from the current record alone (one dependent load
+ * less).  With metrics a jsr tests the callee's record instead. */
 static void put_lookup(struct code *c, const struct site *s, const struct proc *procs, bool counts,
                        struct slow_exits *slow)
 {
+    _Static_assert(CCT_REC_LEAF == 1, "the jsr test takes the leaf flag from bit 0");
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
-    int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
-    bool fast = p && slot_off <= 0x7fff;
+    int slot_off = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot;
+    bool fast = p && slot_off + CCT_SLOT_CALLEE <= 0x7fff;
     /* the current record's procedure: its flags are the site procedure's
      * (never a leaf: it calls) when its ordinal fits an lda */
     int64_t flags = p ? (int64_t)(s->proc + 1) << CCT_REC_PROC_SHIFT : 0;
@@ -539,25 +540,29 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
     if (fast) {
         put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
         slow->to[slow->n++] = put_fwd(c, OP_BEQ, 2);
-        if (flags <= 0x7fff && !p->leaf) {
-            put(c, mem(OP_LDL, 4, 2, CCT_REC_FLAGS));
-            put(c, mem(OP_LDQ, 3, 2, slot_off));
+        bool by_flags = flags <= 0x7fff && !p->leaf;
+        put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
+        put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
+        if (counts) {
+            put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
+            if (s->jsr)
+                put(c, mem(OP_LDQ, 7, 2, slot_off + CCT_SLOT_CALLEE));
+        }
+        if (by_flags) {
             put(c, mem(OP_LDA, 4, 4, -(int)flags));
             slow->to[slow->n++] = put_fwd(c, OP_BNE, 4);
         } else {
-            put(c, mem(OP_LDQ, 4, 2, CCT_REC_CALLEE));
-            put(c, mem(OP_LDQ, 3, 2, slot_off));
             put_const(c, 5, p->entry);
             put(c, opr(OP_INTA, F_CMPEQ, 4, 5, 4));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
         }
         slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
-        if (counts)
-            put(c, mem(OP_LDQ, 6, 3, CCT_REC_CALLS));
-        if (s->jsr) {
+        if (s->jsr && counts) {
+            put(c, opr(OP_INTL, F_XOR, 7, s->rb, 7));
+            put(c, opl(OP_INTS, F_SRL, 7, 1, 5));
+            slow->to[slow->n++] = put_fwd(c, OP_BNE, 5);
+        } else if (s->jsr) {
             put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
-            if (counts)
-                put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
             put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
         }
@@ -568,7 +573,7 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
 
 /* The slow path: the stub's lookup, then back to `found`. */
 static void put_slow(struct code *c, const struct site *s, const struct proc *p, uint64_t stub, uint64_t found,
-                     bool counts, const struct slow_exits *slow)
+                     const struct slow_exits *slow)
 {
     for (unsigned i = 0; i < slow->n; i++)
         land(c, slow->to[i]);
@@ -580,11 +585,6 @@ static void put_slow(struct code *c, const struct site *s, const struct proc *p,
     put(c, mem(OP_LDA, 25, R_ZERO, s->slot <= 0x7fff ? (int)s->slot : 0x7fff));
     put_const(c, R_AT, p ? p->entry : 0);
     put_branch(c, OP_BSR, 24, stub);
-    if (counts) {               /* what the fast lookup loads early */
-        put(c, mem(OP_LDQ, 6, 3, CCT_REC_CALLS));
-        if (s->jsr)
-            put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
-    }
     put_branch(c, OP_BR, R_ZERO, found);
 }
 
@@ -617,36 +617,29 @@ static int known_callee(const struct site *s, const struct proc *procs, unsigned
     return s->jsr ? -1 : proc_of(procs, nprocs, s->target);
 }
 
-/* The count the lookup loaded ($6), one more, stored in the record ($3). */
-static void put_cct_count(struct code *c)
-{
-    put(c, opl(OP_INTA, F_ADDQ, 6, 1, 6));
-    put(c, mem(OP_STQ, 6, 3, CCT_REC_CALLS));
-}
-
 /* Counts only (cct-region.h note 9): the call's count in its context; a
- * frame of parent and sp for a callee that may call, none for a leaf.  A
- * leaf's call found by the fast lookup needs no stack test: the current
- * record is its caller's true one even above a full stack (the calls not
- * pushed since are of other procedures, or fold onto it, note 5), so
- * only the slow path, which may be wrong there, tests it. */
+ * frame of parent and sp for a callee that may call, none for a leaf.
+ * The fast path counts in the slot ($6 loaded by the lookup), the slow
+ * path in the record it found; a leaf found by the fast path skips the
+ * full-stack test (note 9 says why). */
 static void put_trampoline_counts(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
                                   uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int callee = known_callee(s, procs, nprocs);
-    bool leaf = callee >= 0 && procs[callee].leaf, maybe_leaf = s->jsr;
+    bool leaf = callee >= 0 && procs[callee].leaf, maybe_leaf = s->jsr, framed = !leaf;
+    int slot_calls = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_CALLS;
     struct slow_exits slow;
-    put_lookup(c, s, procs, true, &slow);
-    uint64_t found = here(c);
     struct fixup to_framed = {0}, to_full = {0};
-    bool framed = !leaf;
+    uint64_t push = 0;
+    put_lookup(c, s, procs, true, &slow);
     calls->leaf = calls->pushed = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
-            to_framed = put_fwd(c, OP_BLBC, 5);
-        put_cct_count(c);
+            to_framed = put_fwd(c, OP_BLBC, 7);
+        put(c, opl(OP_INTA, F_ADDQ, 6, 1, 6));
+        put(c, mem(OP_STQ, 6, 2, slot_calls));
         calls->leaf = here(c);
         put_call(c, s);
         put_back(c, s);
@@ -655,7 +648,9 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         if (maybe_leaf)
             land(c, to_framed);
         to_full = put_stack_check(c);
-        put_cct_count(c);
+        put(c, opl(OP_INTA, F_ADDQ, 6, 1, 6));
+        put(c, mem(OP_STQ, 6, 2, slot_calls));
+        push = here(c);
         put(c, mem(OP_STQ, 2, 4, FR_PARENT));
         put(c, mem(OP_STQ, R_SP, 4, FR_SP));
         put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
@@ -682,13 +677,21 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         put_branch(c, OP_BNE, 25, matched);
         put_branch(c, OP_BR, R_ZERO, back);
     }
-    /* the slow path's record: only with room on the stack, then as found */
+    /* the slow path's record ($3): only with room on the stack; counted
+     * in the record; then the leaf's call or the push */
     uint64_t slow_found = here(c);
     struct fixup to_full_slow = put_stack_check(c);
-    put_branch(c, OP_BR, R_ZERO, found);
+    put_incq(c, 6, 3, CCT_REC_CALLS);
+    if (maybe_leaf) {
+        put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
+        put_branch(c, OP_BLBS, 5, calls->leaf);
+        put_branch(c, OP_BR, R_ZERO, push);
+    } else {
+        put_branch(c, OP_BR, R_ZERO, leaf ? calls->leaf : push);
+    }
     land(c, to_full_slow);
     calls->unpushed = put_unpushed(c, s, to_full, framed);
-    put_slow(c, s, p, stub, slow_found, true, &slow);
+    put_slow(c, s, p, stub, slow_found, &slow);
 }
 
 /* With metrics (cct-region.h notes 3a, 4). */
@@ -775,7 +778,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     calls->unpushed = here(c);
     put_call(c, s);
     put_branch(c, OP_BR, R_ZERO, back);
-    put_slow(c, s, p, stub, found, false, &slow);
+    put_slow(c, s, p, stub, found, &slow);
 }
 
 /* ---- writing the output ---- */
