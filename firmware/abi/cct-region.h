@@ -113,7 +113,14 @@
  *     return whose frame is gone (setjmp's second return) pops nothing.
  *     The model's oracle takes the same view: a return to no frame's
  *     return address goes back to the stack depth of the last call that
- *     had that return address.
+ *     had that return address.  Without metrics (note 9) only the
+ *     returns of calls that may land a longjmp test sp: a jsr's (its
+ *     callee unknown) and a bsr's to setjmp and the other functions that
+ *     return twice.  A longjmp lands at such a return (setjmp's second),
+ *     which drops the frames it abandoned, so every other return finds
+ *     its own frame on top (a setjmp called through a scratch register,
+ *     left alone by the instrumenter, would break this; compilers call
+ *     it directly).
  *  9. Counts only or metrics.  `instrument --cct` builds a tree of call
  *     counts; `--cct --metrics` adds notes 3a's and 4's inclusive cycles
  *     and retired.  The procedure table's flags say which (CCT_METRICS),

@@ -628,6 +628,10 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int callee = known_callee(s, procs, nprocs);
     bool leaf = callee >= 0 && procs[callee].leaf, maybe_leaf = s->jsr, framed = !leaf;
+    /* only a longjmp abandons frames, and it lands at a returns-twice
+     * call's return, which drops them (note 8): other returns find their
+     * frame on top */
+    bool may_land = callee < 0 || returns_twice(procs[callee].name);
     int slot_calls = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_CALLS;
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
@@ -663,19 +667,24 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
         put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
-        put(c, mem(OP_LDQ, 25, 23, FR_SP));
-        put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
-        struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
+        struct fixup to_unwind = {0};
+        if (may_land) {
+            put(c, mem(OP_LDQ, 25, 23, FR_SP));
+            put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+            to_unwind = put_fwd(c, OP_BEQ, 25);
+        }
         uint64_t matched = here(c);
-        put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
         put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
+        put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
         put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
         uint64_t back = here(c);
         put_back(c, s);
-        land(c, to_unwind);
-        put_branch(c, OP_BSR, R_AT, unwind);
-        put_branch(c, OP_BNE, 25, matched);
-        put_branch(c, OP_BR, R_ZERO, back);
+        if (may_land) {
+            land(c, to_unwind);
+            put_branch(c, OP_BSR, R_AT, unwind);
+            put_branch(c, OP_BNE, 25, matched);
+            put_branch(c, OP_BR, R_ZERO, back);
+        }
     }
     /* the slow path's record ($3): only with room on the stack; counted
      * in the record; then the leaf's call or the push */
