@@ -133,7 +133,7 @@
  *     callee that may call gets a frame of the parent record and sp only,
  *     popped at the return (the unwinder of note 8 pops without counting
  *     activity); a leaf callee (note 3a: known from the procedure table
- *     for bsr, from the slot's callee for jsr) gets no frame and nothing
+ *     for bsr, from the slot for jsr) gets no frame and nothing
  *     after its return but ra = S + 4 and the branch back.  The fast path
  *     counts in the current record's slot (its `calls`), so the count
  *     needs no load of the callee's record (a dependent load less, the
@@ -245,8 +245,9 @@ struct cct_record {
 
 struct cct_slot {
     uint64_t rec;               /* the record last reached from this site, 0 none */
-    uint64_t calls;             /* counts only (note 9): calls counted here for `rec`, not yet in its `calls` */
-    uint64_t callee;            /* rec's callee | CCT_REC_LEAF when it is a leaf: a jsr's test */
+    uint64_t calls;             /* counts only (note 9): 2 x the calls counted here for `rec`, not yet
+                                 * in its `calls`, + CCT_REC_LEAF when rec is a leaf (a jsr's test) */
+    uint64_t callee;            /* rec's callee: a jsr's test */
 };
 
 struct cct_core {

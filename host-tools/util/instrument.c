@@ -48,7 +48,7 @@ enum {
     OP_BLBC = 0x38, OP_BLBS = 0x3c,
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
-enum { F_AND = 0x00, F_BIS = 0x20, F_XOR = 0x40, F_SRL = 0x34, F_SLL = 0x39 };
+enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
 enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
 #define JMP_FUNC_JSR 1
 #define JMP_FUNC_RET 2
@@ -521,14 +521,14 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
 /* The fast lookup of the callee's record: $1 core, $2 current record, $3
  * the callee's record from the current record's slot for this site
  * (cct-region.h note 3); every miss branches to the slow path.  For a
- * counting trampoline (`counts`, note 9) also $6, the slot's calls, and
- * for jsr $7 = the slot's callee xor the target: 0 or CCT_REC_LEAF on a
- * hit, every load from the current record alone (one dependent load
- * less).  With metrics a jsr tests the callee's record instead. */
+ * counting trampoline (`counts`, note 9) also $6, the slot's calls (twice
+ * the count, + 1 for a leaf), and a jsr tests the slot's callee, every
+ * load from the current record alone (one dependent load less).  With
+ * metrics a jsr tests the callee's record instead. */
 static void put_lookup(struct code *c, const struct site *s, const struct proc *procs, bool counts,
                        struct slow_exits *slow)
 {
-    _Static_assert(CCT_REC_LEAF == 1, "the jsr test takes the leaf flag from bit 0");
+    _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot;
     bool fast = p && slot_off + CCT_SLOT_CALLEE <= 0x7fff;
@@ -558,9 +558,8 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
         }
         slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
         if (s->jsr && counts) {
-            put(c, opr(OP_INTL, F_XOR, 7, s->rb, 7));
-            put(c, opl(OP_INTS, F_SRL, 7, 1, 5));
-            slow->to[slow->n++] = put_fwd(c, OP_BNE, 5);
+            put(c, opr(OP_INTA, F_CMPEQ, 7, s->rb, 7));
+            slow->to[slow->n++] = put_fwd(c, OP_BEQ, 7);
         } else if (s->jsr) {
             put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
             put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
@@ -641,8 +640,8 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
-            to_framed = put_fwd(c, OP_BLBC, 7);
-        put(c, opl(OP_INTA, F_ADDQ, 6, 1, 6));
+            to_framed = put_fwd(c, OP_BLBC, 6);
+        put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
         calls->leaf = here(c);
         put_call(c, s);
@@ -652,7 +651,7 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         if (maybe_leaf)
             land(c, to_framed);
         to_full = put_stack_check(c);
-        put(c, opl(OP_INTA, F_ADDQ, 6, 1, 6));
+        put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
         push = here(c);
         put(c, mem(OP_STQ, 2, 4, FR_PARENT));

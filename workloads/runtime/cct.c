@@ -107,10 +107,10 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
         struct cct_slot *sl = (struct cct_slot *)((uint64_t)cur + CCT_REC_SLOTS) + slot;
         if (sl->rec != (uint64_t)found) {
             if (sl->rec)
-                rec(sl->rec)->calls += sl->calls;
-            sl->calls = 0;
+                rec(sl->rec)->calls += sl->calls >> 1;
+            sl->calls = found->flags & CCT_REC_LEAF;
             sl->rec = (uint64_t)found;
-            sl->callee = found->callee | (found->flags & CCT_REC_LEAF);
+            sl->callee = found->callee;
         }
     }
     return found;
