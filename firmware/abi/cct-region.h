@@ -144,12 +144,7 @@
  *     found by the fast lookup needs no full-stack test: the current
  *     record is its caller's true one even above a full stack (the calls
  *     not pushed since then are of other procedures, or fold onto it);
- *     only the slow path, which could be wrong there, tests it.  A framed
- *     call whose return cannot land a longjmp (note 8) keeps its frame's
- *     address in $9 (s0, callee-saved: the callee gives it back; the
- *     caller's $9 waits in the frame's `s0`), so its return pops with
- *     the parent's load alone, the region being the frame's address with
- *     its low bits cleared: no region from sp, no load of `top`.  The callee is
+ *     only the slow path, which could be wrong there, tests it.  The callee is
  *     still called from the trampoline (the model's oracle counts a call
  *     where a call instruction retires; the site table maps it back), not
  *     branched to with ra preset.  Counts are the same either way.
@@ -207,7 +202,6 @@
 #define CCT_FR_CYCLES           8
 #define CCT_FR_RETIRED          16
 #define CCT_FR_SP               24
-#define CCT_FR_S0               32
 
 /* The instrumenter's procedure table, in the trampoline region: what the
  * slow path needs to name a callee and size its record, and whether the
@@ -230,8 +224,7 @@ struct cct_frame {
     uint64_t cycles;            /* PMU cycles at the call */
     uint64_t retired;           /* PMU retired instructions at the call */
     uint64_t sp;                /* the caller's sp at the call (note 8) */
-    uint64_t s0;                /* counts only: the caller's $9 (note 9); else reserved for the path
-                                 * register (note 7) */
+    uint64_t path;              /* reserved: the caller's path register (note 7) */
 };
 
 struct cct_record {
@@ -300,9 +293,6 @@ static inline uint64_t cct_record_size(uint32_t nslots)
 
 _Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
 _Static_assert(__builtin_offsetof(struct cct_frame, sp) == CCT_FR_SP, "frame sp offset");
-_Static_assert(__builtin_offsetof(struct cct_frame, s0) == CCT_FR_S0, "frame s0 offset");
-_Static_assert(CCT_STACK_OFFSET + CCT_STACK_FRAMES * CCT_FRAME_SIZE <= CCT_PER_CORE,
-               "a frame's region is its address with the low bits cleared (note 9)");
 _Static_assert(sizeof(struct cct_record) == CCT_RECORD_HEADER, "record layout");
 _Static_assert(sizeof(struct cct_core) <= CCT_STACK_OFFSET, "core state fits before the stack");
 _Static_assert(__builtin_offsetof(struct cct_core, cur) == CCT_OFF_CUR, "cur offset");

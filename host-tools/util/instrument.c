@@ -49,7 +49,7 @@ enum {
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
 enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
-enum { R_S0 = 9, R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
+enum { R_RA = 26, R_PV = 27, R_AT = 28, R_GP = 29, R_SP = 30, R_ZERO = 31 };
 #define JMP_FUNC_JSR 1
 #define JMP_FUNC_RET 2
 #define UNOP 0x2ffe0000u        /* ldq_u $31, 0($30) */
@@ -656,46 +656,34 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         push = here(c);
         put(c, mem(OP_STQ, 2, 4, FR_PARENT));
         put(c, mem(OP_STQ, R_SP, 4, FR_SP));
-        if (!may_land) {
-            put(c, mem(OP_STQ, R_S0, 4, CCT_FR_S0));
-            put(c, opr(OP_INTL, F_BIS, R_ZERO, 4, R_S0));
-        }
         put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
         put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
         put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
         calls->pushed = here(c);
         put_call(c, s);
-        if (!may_land) {
-            /* returned: $9 is our frame, the top one (note 9) */
-            _Static_assert(CCT_PER_CORE == 1u << 18, "the shifts below");
-            put(c, mem(OP_LDQ, 6, R_S0, FR_PARENT));
-            put(c, opl(OP_INTS, F_SRL, R_S0, 18, 22));
-            put(c, opl(OP_INTS, F_SLL, 22, 18, 22));
-            put(c, mem(OP_STQ, R_S0, 22, CCT_OFF_TOP));
-            put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-            put(c, mem(OP_LDQ, R_S0, R_S0, CCT_FR_S0));
-            put_back(c, s);
-        }
-    }
-    if (framed && may_land) {
         /* returned: pop this call's frame, the one on top with our sp
          * (after frames a longjmp left, note 8) */
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
         put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
-        put(c, mem(OP_LDQ, 25, 23, FR_SP));
-        put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
-        struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
+        struct fixup to_unwind = {0};
+        if (may_land) {
+            put(c, mem(OP_LDQ, 25, 23, FR_SP));
+            put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+            to_unwind = put_fwd(c, OP_BEQ, 25);
+        }
         uint64_t matched = here(c);
         put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
         put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
         put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
         uint64_t back = here(c);
         put_back(c, s);
-        land(c, to_unwind);
-        put_branch(c, OP_BSR, R_AT, unwind);
-        put_branch(c, OP_BNE, 25, matched);
-        put_branch(c, OP_BR, R_ZERO, back);
+        if (may_land) {
+            land(c, to_unwind);
+            put_branch(c, OP_BSR, R_AT, unwind);
+            put_branch(c, OP_BNE, 25, matched);
+            put_branch(c, OP_BR, R_ZERO, back);
+        }
     }
     /* the slow path's record ($3): only with room on the stack; counted
      * in the record; then the leaf's call or the push */
