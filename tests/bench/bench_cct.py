@@ -88,10 +88,11 @@ def run(build):
     t.target("largest overhead, counts (--cct), modelled cycles", "%.0f %%" % worst, "<= 40 %", worst <= 40)
     t.target("largest overhead, with metrics (--cct --metrics), modelled cycles", "%.0f %%" % worst_m, "<= 60 %",
              worst_m <= 60)
-    t.notes = ("Counts only (firmware/abi/cct-region.h note 9): a call to a leaf costs the lookup of its record "
-               "from the current one, the count and a return through the trampoline (no shadow frame); other "
-               "calls also push and pop the parent record and sp. With --metrics each call also reads the PMU "
-               "page's cycles and retired at both ends and keeps the record's activity (about 65 instructions, "
-               "45 to a leaf), so the overhead grows with the call rate: workloads whose procedures are a few "
-               "dozen instructions long pay several times their own cost.")
+    t.notes = ("Counts only (firmware/abi/cct-region.h note 9): a call to a leaf costs the lookup of the slot "
+               "for its site in the current record and the slot's count (no shadow frame, no full-stack test on "
+               "the fast path) and a return through the trampoline; other calls also push and pop the parent "
+               "record and sp. With --metrics each call also reads the PMU page's cycles and retired at both ends "
+               "and keeps the record's activity, about three times the cost. The core model runs the trampolines "
+               "at about one instruction a cycle, so the overhead grows with the call rate: qsort's comparator "
+               "and drystone's procedures, a few dozen instructions each, pay most.")
     return [t]
