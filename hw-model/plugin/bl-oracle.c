@@ -28,9 +28,19 @@ struct entry {
     uint64_t metric[PMU_EV_COUNT];
 };
 
+/* The caller's frame as it was at a call, by the call's return address
+ * (note 7). */
+struct made {
+    uint64_t ret;               /* 0: empty */
+    unsigned depth;             /* frames below the callee's */
+    struct frame caller;
+};
+
 struct core_state {
     struct frame f[MAX_FRAMES];
     unsigned depth;
+    struct made *made;          /* open addressing by ret, a power of two */
+    size_t msize, mused;
     const struct bl_insn *prev;         /* the last planned instruction, not yet followed */
     uint64_t prev_pc;
     struct bl_meter before, after;      /* the counters around prev */
@@ -227,6 +237,45 @@ static bool countable(const struct oracle_plan_proc *p)
     return p->status == ORACLE_PLAN_OK || p->status == ORACLE_PLAN_TOO_MANY;
 }
 
+static size_t made_slot(const struct core_state *c, uint64_t ret)
+{
+    size_t i = (size_t)((ret >> 2) * 0x9e3779b97f4a7c15ULL >> 20) & (c->msize - 1);
+    while (c->made[i].ret && c->made[i].ret != ret)
+        i = (i + 1) & (c->msize - 1);
+    return i;
+}
+
+static void made_put(struct core_state *c, uint64_t ret, unsigned depth, const struct frame *caller)
+{
+    if (2 * (c->mused + 1) > c->msize) {
+        struct made *old = c->made;
+        size_t n = c->msize;
+        c->msize = n ? 2 * n : 1024;
+        c->made = calloc(c->msize, sizeof *c->made);
+        if (!c->made)
+            abort();
+        c->mused = 0;
+        for (size_t i = 0; i < n; i++)
+            if (old[i].ret) {
+                c->made[made_slot(c, old[i].ret)] = old[i];
+                c->mused++;
+            }
+        free(old);
+    }
+    size_t i = made_slot(c, ret);
+    if (!c->made[i].ret)
+        c->mused++;
+    c->made[i] = (struct made){.ret = ret, .depth = depth, .caller = *caller};
+}
+
+static const struct made *made_get(const struct core_state *c, uint64_t ret)
+{
+    if (!c->msize)
+        return NULL;
+    size_t i = made_slot(c, ret);
+    return c->made[i].ret ? &c->made[i] : NULL;
+}
+
 /* The frame begins in p at pc (an entry, or not: then it is not counted). */
 static void enter(struct frame *f, const struct oracle_plan_proc *p, uint64_t pc, const struct bl_meter *before)
 {
@@ -268,6 +317,7 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
             c->depth = 0;
             return;
         }
+        made_put(c, pc + 4, c->depth, top);
         c->f[c->depth++] = (struct frame){.ret = pc + 4, .expect_entry = true};
         return;
     }
@@ -285,6 +335,12 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
         unsigned d = c->depth;
         while (d > 0 && c->f[d - 1].ret != next_pc)
             d--;
+        const struct made *m;
+        if (!d && (m = made_get(c, next_pc)) != NULL && m->depth >= 1 && m->depth < c->depth) {
+            /* note 7: a longjmp's landing, setjmp's second return */
+            d = m->depth + 1;
+            c->f[m->depth - 1] = m->caller;
+        }
         if (!d) {
             c->depth = 0;
             return;

@@ -32,6 +32,14 @@
  *     before the procedure's first instruction, the monitor's loading or
  *     an interrupt, is not the path's).  A frame keeps its path's start;
  *     count_path adds end - start to the path.
+ *  7. A ret to no frame's return address (a longjmp landing at setjmp's
+ *     second return) goes back to the caller's frame as it was when the
+ *     last call with that return address was made (kept per return
+ *     address), when that lies below the current depth: the caller's
+ *     path continues from the call, as the image's own path register
+ *     does (setjmp saved it); the paths of the activations the jump
+ *     abandoned end nowhere, on both sides.  Otherwise the stack starts
+ *     again, as before.
  */
 #ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
 #define HW_MODEL_PLUGIN_BL_ORACLE_H

@@ -72,6 +72,23 @@ def test_path_counts_equal_the_models_exact_counts():
         cleanup(d)
 
 
+def test_path_counts_after_a_longjmp_continue_the_path_of_setjmps_caller_as_the_truth_does():
+    # libcheck's setjmp test longjmps out of two calls: the caller's path goes
+    # on from its setjmp call on both sides (bl-oracle.h note 7)
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "libcheck")
+        db, oracle = _record(d, inst, [])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        i = j["instrumented"]
+        check(j["path_count_error"] == 0 and i["paths_profile"] == i["paths_truth"] > 10000,
+              "every path's count equals the model's, the ones after the longjmp too", r)
+    finally:
+        cleanup(d)
+
+
 def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
     """parallel: both cores count, each found its region from its own sp, and
     the path registers kept in registers never mix the cores' paths."""
