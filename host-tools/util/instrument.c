@@ -610,10 +610,13 @@ static uint64_t put_unpushed(struct code *c, const struct site *s, struct fixup 
     return call;
 }
 
-/* The callee's procedure when the call says it (bsr), else -1. */
+/* The callee's procedure when the call says it (a bsr to its entry), else -1. */
 static int known_callee(const struct site *s, const struct proc *procs, unsigned nprocs)
 {
-    return s->jsr ? -1 : proc_of(procs, nprocs, s->target);
+    int i = s->jsr ? -1 : proc_of(procs, nprocs, s->target);
+    /* a bsr into the middle of a symbol's range (code with no symbol of
+     * its own, valuediff's blob) calls no procedure we know */
+    return i >= 0 && (s->target == procs[i].entry || s->target == procs[i].alt_entry) ? i : -1;
 }
 
 /* Counts only (cct-region.h note 9): the call's count in its context; a
