@@ -1,8 +1,9 @@
 /*
  * alphaprof cct: the calling context tree an instrumented image built
- * (alphaprof instrument --cct), per core: each context's calls and its
- * inclusive and exclusive cycles and instructions, with the call site as a
- * source line.  Analysis in util/cct-view.c; this file prints.
+ * (alphaprof instrument --cct), per core: each context's calls and, for a
+ * tree built with --metrics, its inclusive and exclusive cycles and
+ * instructions, with the call site as a source line.  Analysis in
+ * util/cct-view.c; this file prints.
  *
  * Invariants: children print below their parent, hottest (inclusive
  * cycles, then calls) first; every record the board made is printed or
@@ -24,10 +25,11 @@ static const struct opt_command cct_command = {
     .synopsis = "[--db P] [--session N] [--core N] [--json]",
     .about = "Prints the calling context tree of an image instrumented with\n"
              "`alphaprof instrument --cct`: one line per calling context (call sites\n"
-             "distinguished, recursion folded onto the ancestor) with its calls and\n"
-             "its inclusive and exclusive modelled cycles and retired instructions\n"
-             "(counted by the instrumentation from the PMU page, its own cost\n"
-             "included; zero on a board without the hardware model).",
+             "distinguished, recursion folded onto the ancestor) with its calls and,\n"
+             "when instrumented with --cct --metrics, its inclusive and exclusive\n"
+             "modelled cycles and retired instructions (counted by the\n"
+             "instrumentation from the PMU page, its own cost included; zero on a\n"
+             "board without the hardware model).  A tree of counts only says so.",
     .epilog = "Exit status: 0 printed, 1 no calling context tree in the database, 2 bad options.",
 };
 
@@ -72,9 +74,12 @@ static void print_text(const struct cct_view *v, size_t i)
     char site[160];
     site_text(n, site, sizeof site);
     const char *slash = n->site_file ? strrchr(site, '/') : NULL;
-    printf("%10" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %*s%s%s%s%s\n",
-           n->calls, n->cycles, n->cycles_excl, n->retired, n->retired_excl, 2 * (int)n->depth, "", n->name,
-           site[0] ? "  (" : "", slash ? slash + 1 : site, site[0] ? ")" : "");
+    printf("%10" PRIu64, n->calls);
+    if (v->metrics)
+        printf(" %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, n->cycles, n->cycles_excl, n->retired,
+               n->retired_excl);
+    printf("  %*s%s%s%s%s\n", 2 * (int)n->depth, "", n->name, site[0] ? "  (" : "", slash ? slash + 1 : site,
+           site[0] ? ")" : "");
     size_t k;
     size_t *ch = sorted_children(v, n, &k);
     for (size_t j = 0; j < k; j++)
@@ -97,9 +102,12 @@ static void print_json_node(const struct cct_view *v, size_t i, bool *first)
         json_str(stdout, n->site_file);
     else
         printf("null");
-    printf(", \"site_line\": %u, \"calls\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"cycles_exclusive\": %" PRIu64
-           ", \"retired\": %" PRIu64 ", \"retired_exclusive\": %" PRIu64 "}",
-           n->site_line, n->calls, n->cycles, n->cycles_excl, n->retired, n->retired_excl);
+    printf(", \"site_line\": %u, \"calls\": %" PRIu64, n->site_line, n->calls);
+    if (v->metrics)
+        printf(", \"cycles\": %" PRIu64 ", \"cycles_exclusive\": %" PRIu64 ", \"retired\": %" PRIu64
+               ", \"retired_exclusive\": %" PRIu64 "}", n->cycles, n->cycles_excl, n->retired, n->retired_excl);
+    else
+        printf(", \"cycles\": null, \"cycles_exclusive\": null, \"retired\": null, \"retired_exclusive\": null}");
     size_t k;
     size_t *ch = sorted_children(v, n, &k);
     for (size_t j = 0; j < k; j++)
@@ -119,7 +127,8 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
         return 1;
     }
     if (json) {
-        printf("{\"session\": %lld, \"cores\": [", (long long)v.session);
+        printf("{\"session\": %lld, \"metrics\": %s, \"cores\": [", (long long)v.session,
+               v.metrics ? "true" : "false");
         for (size_t c = 0; c < v.ncores; c++)
             printf("%s{\"core\": %d, \"records\": %" PRIu64 ", \"received\": %" PRIu64 ", \"skipped_calls\": %" PRIu64
                    ", \"overflow_calls\": %" PRIu64 "}", c ? ", " : "", v.cores[c].core, v.cores[c].total,
@@ -141,8 +150,12 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
                 printf(" (%" PRIu64 " missing: the link had no room)", k->total - k->received);
             printf(", %" PRIu64 " calls skipped (shadow stack full), %" PRIu64 " calls on the overflow record\n",
                    k->skipped_calls, k->overflow_calls);
-            printf("%10s %14s %14s %14s %14s  %s\n", "calls", "cycles", "cycles-excl", "retired", "retired-excl",
-                   "context (call site)");
+            if (v.metrics)
+                printf("%10s %14s %14s %14s %14s  %s\n", "calls", "cycles", "cycles-excl", "retired",
+                       "retired-excl", "context (call site)");
+            else
+                printf("call counts only (instrumented without --metrics: no cycles or instructions per "
+                       "context)\n%10s  %s\n", "calls", "context (call site)");
             if (k->root != CV_NO_NODE)
                 print_text(&v, k->root);
             const struct cv_node *o = cv_find(&v, k->core, 1);

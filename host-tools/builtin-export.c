@@ -122,7 +122,10 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
     struct ap_err no_tree;
     if (cv_load(db, 0, &cv, &no_tree) == 0) {
         have_cv = true;
-        export_add_contexts(&x, &cv);
+        if (export_add_contexts(&x, &cv) && !cv.metrics)
+            fprintf(stderr, "alphaprof export: note: the calling context tree has call counts only (instrument "
+                    "--cct without --metrics), so each procedure's samples are split among its contexts by "
+                    "their calls\n");
     }
     FILE *f = output ? fopen(output, fmt == FMT_PPROF ? "wb" : "w") : stdout;
     if (!f) {

@@ -18,20 +18,22 @@
 
 static const struct opt_command instrument_command = {
     .name = "instrument",
-    .synopsis = "--cct|--paths [--metrics [--event E]] IMAGE.elf -o OUT.elf",
+    .synopsis = "--cct [--metrics] | --paths [--metrics [--event E]] IMAGE.elf -o OUT.elf",
     .about = "Writes an instrumented copy of the sealed workload image IMAGE.elf to\n"
              "OUT.elf.  --cct builds a calling context tree at run time: every call\n"
              "goes through a trampoline that counts it per calling context (call\n"
-             "sites distinguished, recursion folded) with its inclusive cycles and\n"
-             "instructions.  --paths counts every procedure's Ball-Larus paths (the\n"
-             "numbering of the model's oracle) in per-core counters; with --metrics\n"
-             "also each path's modelled cycles and one event (--event, default dmiss)\n"
-             "read from the PMU page at its start and end (inclusive of callees).  The original\n"
-             "procedures keep their addresses; the\n"
-             "trampolines are a new segment after the image, named " INSTRUMENT_SYMBOL ".",
+             "sites distinguished, recursion folded); with --metrics also each\n"
+             "context's inclusive modelled cycles and retired instructions, read from\n"
+             "the PMU page at the call and its return (costs more).  --paths counts\n"
+             "every procedure's Ball-Larus paths (the numbering of the model's oracle)\n"
+             "in per-core counters; with --metrics also each path's modelled cycles\n"
+             "and one event (--event, default dmiss) read from the PMU page at its\n"
+             "start and end (inclusive of callees).  The original procedures keep\n"
+             "their addresses; the trampolines are a new segment after the image,\n"
+             "named " INSTRUMENT_SYMBOL ".",
     .epilog = "Run the copy like the original (alphaprof record OUT.elf); the monitor\n"
               "sends the tree (or the path counts) with the profile; `alphaprof cct --db P`\n"
-              "prints the tree, `alphaprof check --paths` checks the path counts.\n"
+              "prints the tree, `alphaprof check --cct|--paths` checks the counts.\n"
               "\n"
               "Exit status: 0 written, 1 the image could not be instrumented, 2 bad options.",
 };
@@ -42,10 +44,11 @@ int cmd_instrument(int argc, char **argv)
     const char *out = NULL, *event_name = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
-        OPT_BOOLEAN(0, "cct", &cct, "calling context tree: call counts and inclusive metrics per context"),
+        OPT_BOOLEAN(0, "cct", &cct, "calling context tree: call counts per context"),
         OPT_BOOLEAN(0, "paths", &paths, "Ball-Larus path counts per procedure"),
-        OPT_BOOLEAN(0, "metrics", &metrics, "with --paths: per path cycles and --event too (costs more)"),
-        OPT_STRING(0, "event", &event_name, "NAME", "with --metrics: the event beside cycles (default dmiss)"),
+        OPT_BOOLEAN(0, "metrics", &metrics, "with --cct: per context inclusive cycles and instructions too; "
+                    "with --paths: per path cycles and --event too (both cost more)"),
+        OPT_STRING(0, "event", &event_name, "NAME", "with --paths --metrics: the event beside cycles (default dmiss)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context (not built yet: refused)"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
@@ -62,8 +65,8 @@ int cmd_instrument(int argc, char **argv)
                              "instrument with --cct or --paths");
     else if (!cct && !paths)
         rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct or --paths");
-    else if ((metrics || event_name) && !paths)
-        rc = opt_usage_error(&instrument_command, "--metrics and --event go with --paths (a CCT always has "
+    else if (event_name && !paths)
+        rc = opt_usage_error(&instrument_command, "--event goes with --paths --metrics (a CCT's metrics are "
                              "cycles and instructions)");
     else if (event_name && !metrics)
         rc = opt_usage_error(&instrument_command, "--event chooses the metric beside cycles: add --metrics");
@@ -103,14 +106,15 @@ int cmd_instrument(int argc, char **argv)
                            metrics ? pmu_event_name((unsigned)event) : "");
                 rc = 0;
             }
-        } else if (instrument_cct(operands.v[0], out, &st, &err)) {
+        } else if (instrument_cct(operands.v[0], out, metrics, &st, &err)) {
             fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
             rc = 1;
         } else {
             if (!quiet)
-                printf("alphaprof instrument: %s: %u call sites in %u procedures, trampolines at 0x%llx (%llu bytes)%s\n",
-                       out, st.sites, st.procs, (unsigned long long)st.region_addr,
-                       (unsigned long long)st.region_size,
+                printf("alphaprof instrument: %s: %u call sites in %u procedures, %s, trampolines at 0x%llx "
+                       "(%llu bytes)%s\n", out, st.sites, st.procs,
+                       metrics ? "call counts and inclusive cycles and instructions" : "call counts",
+                       (unsigned long long)st.region_addr, (unsigned long long)st.region_size,
                        st.skipped_sites ? " (some calls through a scratch register left alone)" : "");
             rc = 0;
         }

@@ -45,9 +45,13 @@
  *     onto the nearest ancestor with the same callee, itself included (the
  *     seed's equivalence).  Every record has one slot per call site of its
  *     procedure (the instrumenter numbers them); slot k caches the record
- *     (child or folded ancestor) last reached from site k; the trampoline
+ *     (child or folded ancestor) last reached from site k, with its callee
+ *     (and leaf flag, for a jsr's test) and, without metrics, the calls
+ *     counted for it there (note 9); the trampoline
  *     uses it only when the current record is of the site's procedure (a
- *     site reached through a tail call belongs to another's record) and,
+ *     site reached through a tail call belongs to another's record: the
+ *     record's flags hold its procedure's ordinal in the table, one `ldl`
+ *     and one `lda` from a test) and,
  *     for jsr, the cached callee is the target; else it takes the slow path
  *     (__alphaprof_cct_lookup: children list, then ancestors, then a new
  *     record).  Tree children are linked from their parent; a folded call
@@ -68,7 +72,7 @@
  *     that never returns (longjmp) leaves the leaf_* fields stale: the
  *     next leaf call overwrites them, and its time is not added, as for
  *     frames a longjmp abandons (note 8).
- *  4. Metrics.  At the call the frame keeps the PMU page's cycles and
+ *  4. Metrics (--metrics, note 9).  At the call the frame keeps the PMU page's cycles and
  *     retired counts; at the return the differences are added to the
  *     record's inclusive metrics only when its `active` count drops to 0
  *     (the outermost activation of a folded record), so recursion never
@@ -109,7 +113,41 @@
  *     return whose frame is gone (setjmp's second return) pops nothing.
  *     The model's oracle takes the same view: a return to no frame's
  *     return address goes back to the stack depth of the last call that
- *     had that return address.
+ *     had that return address.  Without metrics (note 9) only the
+ *     returns of calls that may land a longjmp test sp: a jsr's (its
+ *     callee unknown) and a bsr's to setjmp and the other functions that
+ *     return twice.  A longjmp lands at such a return (setjmp's second),
+ *     which drops the frames it abandoned, so every other return finds
+ *     its own frame on top (a setjmp called through a scratch register,
+ *     left alone by the instrumenter, would break this; compilers call
+ *     it directly).
+ *  9. Counts only or metrics.  `instrument --cct` builds a tree of call
+ *     counts; `--cct --metrics` adds notes 3a's and 4's inclusive cycles
+ *     and retired.  The procedure table's flags say which (CCT_METRICS),
+ *     the slow path copies them into the core's flags when it initialises
+ *     the core, and the monitor sends records' cycles and retired only
+ *     with it (the CCT frame's `metrics`, link-protocol.h).  Without
+ *     metrics a trampoline reads no PMU counter and keeps no `active`
+ *     count (it exists to add time once per folded activation): after
+ *     the lookup and the full-stack test (note 5) it counts the call; a
+ *     callee that may call gets a frame of the parent record and sp only,
+ *     popped at the return (the unwinder of note 8 pops without counting
+ *     activity); a leaf callee (note 3a: known from the procedure table
+ *     for bsr, from the slot for jsr) gets no frame and nothing
+ *     after its return but ra = S + 4 and the branch back.  The fast path
+ *     counts in the current record's slot (its `calls`), so the count
+ *     needs no load of the callee's record (a dependent load less, the
+ *     core's critical path): the slow path adds a slot's calls to its
+ *     record before it points the slot at another, the monitor adds every
+ *     slot's calls to its record before it sends the tree, and a call
+ *     the slow path found counts in the record itself.  A leaf's call
+ *     found by the fast lookup needs no full-stack test: the current
+ *     record is its caller's true one even above a full stack (the calls
+ *     not pushed since then are of other procedures, or fold onto it);
+ *     only the slow path, which could be wrong there, tests it.  The callee is
+ *     still called from the trampoline (the model's oracle counts a call
+ *     where a call instruction retires; the site table maps it back), not
+ *     branched to with ra preset.  Counts are the same either way.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
@@ -151,7 +189,14 @@
 #define CCT_REC_NSLOTS          68
 #define CCT_REC_FLAGS           76
 #define CCT_REC_LEAF            1       /* flags: the callee is a leaf (note 3a) */
+#define CCT_REC_PROC_SHIFT      1       /* flags >> this: the callee's ordinal in the procedure
+                                         * table + 1 (0: root, overflow), note 3 */
 #define CCT_REC_SLOTS           CCT_RECORD_HEADER
+/* struct cct_slot offsets (note 3). */
+#define CCT_SLOT_SIZE           24
+#define CCT_SLOT_REC            0
+#define CCT_SLOT_CALLS          8
+#define CCT_SLOT_CALLEE         16
 /* struct cct_frame offsets. */
 #define CCT_FR_PARENT           0
 #define CCT_FR_CYCLES           8
@@ -159,8 +204,10 @@
 #define CCT_FR_SP               24
 
 /* The instrumenter's procedure table, in the trampoline region: what the
- * slow path needs to name a callee and size its record. */
+ * slow path needs to name a callee and size its record, and whether the
+ * image collects metrics (note 9). */
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
+#define CCT_METRICS             1       /* procs and core flags: inclusive metrics kept (note 9) */
 /* The segment ends with the site table, for the host only: count pairs
  * { trampoline's call PC, original call site } sorted by the first (two
  * or three per trampoline: its call with a frame, its leaf call when the
@@ -192,8 +239,15 @@ struct cct_record {
     uint32_t active;            /* activations under way (folded recursion) */
     uint32_t nslots;            /* call sites of the callee procedure */
     uint32_t id;                /* creation ordinal on this core */
-    uint32_t flags;             /* CCT_REC_LEAF from the procedure table (note 3a) */
-    /* uint64_t slots[nslots]: child cache per call site (note 3) */
+    uint32_t flags;             /* the procedure table's: CCT_REC_LEAF (note 3a), ordinal (note 3) */
+    /* struct cct_slot slots[nslots]: child cache per call site (note 3) */
+};
+
+struct cct_slot {
+    uint64_t rec;               /* the record last reached from this site, 0 none */
+    uint64_t calls;             /* counts only (note 9): 2 x the calls counted here for `rec`, not yet
+                                 * in its `calls`, + CCT_REC_LEAF when rec is a leaf (a jsr's test) */
+    uint64_t callee;            /* rec's callee: a jsr's test */
 };
 
 struct cct_core {
@@ -202,7 +256,7 @@ struct cct_core {
     uint32_t core;
     uint64_t cur;               /* current record */
     uint64_t top;               /* next free shadow frame */
-    uint64_t unused;            /* zero (was: calls under way not pushed) */
+    uint64_t flags;             /* CCT_METRICS: records carry cycles and retired (note 9) */
     uint64_t skipped_calls;     /* calls made with a full shadow stack */
     uint64_t overflow_calls;    /* calls counted on the overflow record */
     uint64_t alloc;             /* next free byte for records */
@@ -220,7 +274,7 @@ struct cct_proc {
     uint64_t entry;             /* the procedure's address */
     uint64_t alt_entry;         /* entry + 8 when it starts with ldgp, else 0 */
     uint32_t nslots;            /* its instrumented call sites */
-    uint32_t flags;             /* CCT_PROC_LEAF (note 3a) */
+    uint32_t flags;             /* CCT_PROC_LEAF (note 3a) | (ordinal + 1) << CCT_REC_PROC_SHIFT */
 };
 
 #define CCT_PROC_LEAF           CCT_REC_LEAF    /* copied into its records' flags */
@@ -228,12 +282,13 @@ struct cct_proc {
 struct cct_procs {
     uint64_t magic;             /* CCT_PROCS_MAGIC */
     uint64_t count;             /* sorted by entry */
+    uint64_t flags;             /* CCT_METRICS (note 9) */
     struct cct_proc proc[];
 };
 
 static inline uint64_t cct_record_size(uint32_t nslots)
 {
-    return CCT_RECORD_HEADER + 8 * (uint64_t)nslots;
+    return CCT_RECORD_HEADER + CCT_SLOT_SIZE * (uint64_t)nslots;
 }
 
 _Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
@@ -253,6 +308,9 @@ _Static_assert(__builtin_offsetof(struct cct_core, leaf_rec) == CCT_OFF_LEAF_REC
                __builtin_offsetof(struct cct_core, leaf_cycles) == CCT_OFF_LEAF_CYCLES &&
                __builtin_offsetof(struct cct_core, leaf_retired) == CCT_OFF_LEAF_RETIRED, "leaf fields");
 _Static_assert(sizeof(struct cct_proc) == 24, "procedure table entry layout");
+_Static_assert(sizeof(struct cct_slot) == CCT_SLOT_SIZE && __builtin_offsetof(struct cct_slot, rec) == CCT_SLOT_REC &&
+               __builtin_offsetof(struct cct_slot, calls) == CCT_SLOT_CALLS &&
+               __builtin_offsetof(struct cct_slot, callee) == CCT_SLOT_CALLEE, "slot layout");
 _Static_assert(CCT_PER_CORE == PMU_WINDOW_PER_CORE, "one per-core offset reaches both (note 1)");
 _Static_assert(CCT_RECORDS_OFFSET < 32768 && CCT_RECORDS_OFFSET < CCT_PER_CORE / 2,
                "the stack limit is one lda displacement; records have room");

@@ -1402,6 +1402,8 @@ int lk_cct_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
     put_uvarint(w, h->skipped_calls);
     put_uvarint(w, h->overflow_calls);
     put_uvarint(w, h->first);
+    put_uvarint(w, h->metrics);
+    w->cct_metrics = h->metrics != 0;
     open_list(w);
     return begun(w);
 }
@@ -1415,8 +1417,10 @@ int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec)
     put_uvarint(w, rec->callee);
     put_uvarint(w, rec->site);
     put_uvarint(w, rec->calls);
-    put_uvarint(w, rec->cycles);
-    put_uvarint(w, rec->retired);
+    if (w->cct_metrics) {
+        put_uvarint(w, rec->cycles);
+        put_uvarint(w, rec->retired);
+    }
     return commit_entry(w, m);
 }
 
@@ -1457,6 +1461,10 @@ int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reade
     GET(lk_get_uvarint(r, &h->skipped_calls));
     GET(lk_get_uvarint(r, &h->overflow_calls));
     GET(lk_get_uvarint(r, &h->first));
+    GET(lk_get_uvarint(r, &h->metrics));
+    if (h->metrics > 1)
+        return LK_E_RANGE;
+    r->cct_metrics = h->metrics != 0;
     GET(open_list_reader(r));
     return LK_OK;
 }
@@ -1469,8 +1477,11 @@ int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec)
     GET(lk_get_uvarint(r, &rec->callee));
     GET(lk_get_uvarint(r, &rec->site));
     GET(lk_get_uvarint(r, &rec->calls));
-    GET(lk_get_uvarint(r, &rec->cycles));
-    GET(lk_get_uvarint(r, &rec->retired));
+    rec->cycles = rec->retired = 0;
+    if (r->cct_metrics) {
+        GET(lk_get_uvarint(r, &rec->cycles));
+        GET(lk_get_uvarint(r, &rec->retired));
+    }
     r->left--;
     return 1;
 }

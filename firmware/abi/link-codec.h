@@ -66,6 +66,7 @@ struct lk_writer {
     uint16_t count;
     uint64_t prev_pc;       /* for pcd */
     bool paths_metered;     /* PATHS: entries carry cycles and event */
+    bool cct_metrics;       /* CCT: records carry cycles and retired */
 };
 
 /* Starts a frame of `type` in buf (cap >= LK_HDR_SIZE + LK_CRC_SIZE). */
@@ -258,10 +259,12 @@ struct lk_value_stats {
 struct lk_cct_head {
     uint32_t core;
     uint64_t total, skipped_calls, overflow_calls, first;
+    uint64_t metrics;           /* 1: each record carries cycles and retired */
 };
 
 struct lk_cct_record {
-    uint64_t parent, callee, site, calls, cycles, retired;
+    uint64_t parent, callee, site, calls;
+    uint64_t cycles, retired;   /* when metrics */
 };
 
 /* PATHS: the frame's head and one counter (link-protocol.h section 3). */
@@ -382,6 +385,7 @@ struct lk_reader {
     uint32_t left;                      /* entries left in a list */
     uint32_t nbits, nlat;
     bool paths_metered;                 /* PATHS: entries carry cycles and event */
+    bool cct_metrics;                   /* CCT: records carry cycles and retired */
 };
 
 void lk_reader_init(struct lk_reader *r, const struct lk_frame *f);

@@ -129,11 +129,14 @@
  *             u skipped_calls (calls made with the shadow stack full: not
  *             in any record), u overflow_calls (calls counted on the
  *             overflow record, id 1, for lack of record space),
- *             u first (id of this frame's first record), n16 count,
+ *             u first (id of this frame's first record), u metrics (1: an
+ *             image instrumented --cct --metrics, cct-region.h note 9;
+ *             else 0: call counts only), n16 count,
  *             count x { u parent (id; the root, id 0, is its own parent),
  *             u callee (procedure entry, 0 for root and overflow), u site
- *             (call site PC), u calls, u cycles, u retired (inclusive) }
- *             (records of a frame have consecutive ids).  A record no
+ *             (call site PC), u calls, and when metrics u cycles,
+ *             u retired (inclusive) } (records of a frame have
+ *             consecutive ids).  A record no
  *             frame carried (the link had no room) is missing on the host:
  *             it counts total minus the records it got.
  *   PATHS     Ball-Larus path counters of one core (an image instrumented
@@ -329,7 +332,8 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    5       /* 5: PAIRS' offered and kept; 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
+#define LK_PROTO_VERSION    6       /* 6: CCT's metrics flag (counts-only trees); 5: PAIRS' offered and
+                                       kept; 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
 
 /* Frame geometry. */
 #define LK_HDR_SIZE         6       /* type, version, seq, len */

@@ -20,6 +20,11 @@
  *     frame's head.  A metered region (magic PATH_MAGIC32_METERED,
  *     path-region.h note 5) has 32-byte slots, each counter sent with its
  *     cycles and event.
+ *  5. A tree without metrics (cct-region.h note 9) is sent with the
+ *     frames' `metrics` 0: its records' cycles and retired, never written,
+ *     are not sent.  Its slots' calls are added to their records first
+ *     (a slot whose record is out of the region keeps them: the host
+ *     then finds the counts short against the truth, never made up).
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -106,6 +111,26 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, uin
                (unsigned long)s->unmatched_exits, (unsigned long)s->bad_paths);
 }
 
+/* Adds every slot's calls to the record it points at (cct-region.h note
+ * 9), walking the records as the send does. */
+static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
+{
+    uint64_t va = lo;
+    struct cct_record *r;
+    for (uint64_t id = 0; id < s->nrecords && (r = (struct cct_record *)record_at(va, lo, hi)) != 0 && r->id == id;
+         id++) {
+        struct cct_slot *sl = (struct cct_slot *)((uint8_t *)r + CCT_REC_SLOTS);
+        for (uint32_t k = 0; k < r->nslots; k++) {
+            struct cct_record *t = sl[k].calls >> 1 ? (struct cct_record *)record_at(sl[k].rec, lo, hi) : 0;
+            if (t) {
+                t->calls += sl[k].calls >> 1;
+                sl[k].calls &= CCT_REC_LEAF;
+            }
+        }
+        va += cct_record_size(r->nslots);
+    }
+}
+
 static void drain_core(unsigned c, uint64_t deadline)
 {
     uint64_t base = CCT_PHYS + (uint64_t)c * CCT_PER_CORE;
@@ -120,8 +145,9 @@ static void drain_core(unsigned c, uint64_t deadline)
     uint64_t lo = base + CCT_RECORDS_OFFSET, hi = s->alloc;
     if (hi > base + CCT_PER_CORE)
         hi = base + CCT_PER_CORE;
+    add_slot_calls(s, lo, hi);
     struct lk_cct_head h = {.core = c, .total = s->nrecords, .skipped_calls = s->skipped_calls,
-                            .overflow_calls = s->overflow_calls};
+                            .overflow_calls = s->overflow_calls, .metrics = (s->flags & CCT_METRICS) != 0};
     uint64_t va = lo, id = 0, sent = 0;
     while (id < s->nrecords) {
         struct lk_writer w;

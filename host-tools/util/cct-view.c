@@ -95,11 +95,17 @@ int cv_load(struct pdb *db, int64_t session, struct cct_view *v, struct ap_err *
                               "`alphaprof instrument --cct IMAGE.elf -o OUT.elf`", pdb_path(db));
     }
     v->session = session;
-    if (sqlite3_prepare_v2(s, "SELECT core, total, skipped_calls, overflow_calls FROM cct_cores "
+    /* metrics: NULL (and no column, a file older than schema 9 read as it
+     * is) is a tree from before counts-only trees, with metrics */
+    v->metrics = true;
+    if (sqlite3_prepare_v2(s, "SELECT core, total, skipped_calls, overflow_calls, coalesce(metrics, 1) "
+                              "FROM cct_cores WHERE session = ? ORDER BY core", -1, &st, NULL) != SQLITE_OK &&
+        sqlite3_prepare_v2(s, "SELECT core, total, skipped_calls, overflow_calls, 1 FROM cct_cores "
                               "WHERE session = ? ORDER BY core", -1, &st, NULL) != SQLITE_OK)
         return sql_error(s, err);
     sqlite3_bind_int64(st, 1, session);
     while (sqlite3_step(st) == SQLITE_ROW) {
+        v->metrics &= sqlite3_column_int(st, 4) != 0;
         v->cores = grow(v->cores, v->ncores + 1, sizeof *v->cores);
         struct cv_core *c = &v->cores[v->ncores++];
         memset(c, 0, sizeof *c);

@@ -49,6 +49,8 @@ struct cv_core {
 
 struct cct_view {
     int64_t session;
+    bool metrics;                               /* cycles and retired measured (instrument --cct
+                                                 * --metrics); false: counts only, all 0 */
     struct cv_node *nodes;                      /* by (core, id) */
     size_t nnodes;
     struct cv_core *cores;

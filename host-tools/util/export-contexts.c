@@ -14,7 +14,9 @@ struct context {
     uint64_t weight;
 };
 
-/* The contexts of the procedure called name, with their weights. */
+/* The contexts of the procedure called name, with their weights: their
+ * exclusive cycles, or their calls when the tree has no metrics (counts
+ * only) or none of them took a measured cycle. */
 static size_t contexts_of(const struct cct_view *v, const char *name, struct context *out, size_t max)
 {
     size_t n = 0;
@@ -26,7 +28,7 @@ static size_t contexts_of(const struct cct_view *v, const char *name, struct con
             cycles += c->cycles_excl;
         }
     }
-    if (cycles == 0)
+    if (cycles == 0 || !v->metrics)
         for (size_t k = 0; k < n; k++)
             out[k].weight = out[k].node->calls;
     return n;

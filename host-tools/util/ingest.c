@@ -520,7 +520,7 @@ static int on_cct(struct ingest *in, const struct lk_frame *f, struct ap_err *er
     if (lk_cct_open(f, &h, &r) != LK_OK || !core_ok(h.core))
         return 1;
     if (pdb_put_cct_core(in->db, in->session, in->epoch, (int32_t)h.core, h.total, h.skipped_calls,
-                         h.overflow_calls, err))
+                         h.overflow_calls, h.metrics != 0, err))
         return -1;
     for (uint64_t id = h.first; (rc = lk_cct_next(&r, &e)) == 1; id++) {
         struct pdb_cct_record p = {.id = id, .parent = e.parent, .calls = e.calls, .cycles = e.cycles,

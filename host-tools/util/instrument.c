@@ -45,7 +45,7 @@ enum {
     OP_LDA = 0x08, OP_LDAH = 0x09, OP_INTA = 0x10, OP_INTL = 0x11, OP_INTS = 0x12,
     OP_JMP = 0x1a, OP_LDL = 0x28, OP_LDQ = 0x29, OP_STL = 0x2c, OP_STQ = 0x2d,
     OP_BR = 0x30, OP_BSR = 0x34, OP_BEQ = 0x39, OP_BNE = 0x3d, OP_BGE = 0x3e, OP_BLT = 0x3a,
-    OP_BLBS = 0x3c,
+    OP_BLBC = 0x38, OP_BLBS = 0x3c,
 };
 enum { F_ADDL = 0x00, F_SUBL = 0x09, F_CMPULT = 0x1d, F_ADDQ = 0x20, F_SUBQ = 0x29, F_CMPEQ = 0x2d };
 enum { F_AND = 0x00, F_BIS = 0x20, F_SRL = 0x34, F_SLL = 0x39 };
@@ -437,7 +437,7 @@ static void put_stub(struct code *c, uint64_t procs_addr, uint64_t lookup)
  * frames below sp, each record's activity down; returns $23 = the top
  * frame then and $25 = 1 if that one is the returning call's (its sp is
  * ours), 0 if the call has no frame left. */
-static void put_unwind(struct code *c)
+static void put_unwind(struct code *c, bool metrics)
 {
     uint64_t loop = here(c);
     put(c, opr(OP_INTA, F_SUBQ, 23, 22, 24));
@@ -446,10 +446,12 @@ static void put_unwind(struct code *c)
     put(c, mem(OP_LDQ, 25, 23, FR_SP));
     put(c, opr(OP_INTA, F_CMPULT, 25, R_SP, 24));
     struct fixup to_stop = put_fwd(c, OP_BEQ, 24);
-    put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
-    put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
-    put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
-    put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+    if (metrics) {             /* without metrics nothing counts activations (note 9) */
+        put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
+        put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+        put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+        put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+    }
     put(c, mem(OP_LDQ, 25, 23, FR_PARENT));
     put(c, mem(OP_STQ, 25, 22, CCT_OFF_CUR));
     put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
@@ -492,47 +494,230 @@ static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int ret
     }
 }
 
+/* The call instruction of site s at the trampoline's current address. */
+static void put_call(struct code *c, const struct site *s)
+{
+    if (s->jsr)
+        put(c, s->insn);        /* jsr is absolute: the same word works here */
+    else
+        put_branch(c, OP_BSR, R_RA, s->target);
+}
+
+/* Back at the call site: ra as the original call left it (the caller's gp
+ * reload reads it), then S + 4. */
+static void put_back(struct code *c, const struct site *s)
+{
+    put_const(c, R_RA, s->pc + 4);
+    put_branch(c, OP_BR, R_ZERO, s->pc + 4);
+}
+
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
 struct tramp_calls { uint64_t pushed, leaf, unpushed; };
 
+struct slow_exits { struct fixup to[5]; unsigned n; };
+
+/* The fast lookup of the callee's record: $1 core, $2 current record, $3
+ * the callee's record from the current record's slot for this site
+ * (cct-region.h note 3); every miss branches to the slow path.  For a
+ * counting trampoline (`counts`, note 9) also $6, the slot's calls (twice
+ * the count, + 1 for a leaf), and a jsr tests the slot's callee, every
+ * load from the current record alone (one dependent load less).  With
+ * metrics a jsr tests the callee's record instead. */
+static void put_lookup(struct code *c, const struct site *s, const struct proc *procs, bool counts,
+                       struct slow_exits *slow)
+{
+    _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
+    const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
+    int slot_off = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot;
+    bool fast = p && slot_off + CCT_SLOT_CALLEE <= 0x7fff;
+    /* the current record's procedure: its flags are the site procedure's
+     * (never a leaf: it calls) when its ordinal fits an lda */
+    int64_t flags = p ? (int64_t)(s->proc + 1) << CCT_REC_PROC_SHIFT : 0;
+    slow->n = 0;
+    put_core_state(c, 1);
+    if (fast) {
+        put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
+        slow->to[slow->n++] = put_fwd(c, OP_BEQ, 2);
+        bool by_flags = flags <= 0x7fff && !p->leaf;
+        put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
+        put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
+        if (counts) {
+            put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
+            if (s->jsr)
+                put(c, mem(OP_LDQ, 7, 2, slot_off + CCT_SLOT_CALLEE));
+        }
+        if (by_flags) {
+            put(c, mem(OP_LDA, 4, 4, -(int)flags));
+            slow->to[slow->n++] = put_fwd(c, OP_BNE, 4);
+        } else {
+            put_const(c, 5, p->entry);
+            put(c, opr(OP_INTA, F_CMPEQ, 4, 5, 4));
+            slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
+        }
+        slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
+        if (s->jsr && counts) {
+            put(c, opr(OP_INTA, F_CMPEQ, 7, s->rb, 7));
+            slow->to[slow->n++] = put_fwd(c, OP_BEQ, 7);
+        } else if (s->jsr) {
+            put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
+            put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
+            slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
+        }
+    } else {
+        slow->to[slow->n++] = put_fwd(c, OP_BR, R_ZERO);
+    }
+}
+
+/* The slow path: the stub's lookup, then back to `found`. */
+static void put_slow(struct code *c, const struct site *s, const struct proc *p, uint64_t stub, uint64_t found,
+                     const struct slow_exits *slow)
+{
+    for (unsigned i = 0; i < slow->n; i++)
+        land(c, slow->to[i]);
+    put_const(c, 22, s->pc);
+    if (s->jsr)
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, s->rb, 23));
+    else
+        put_const(c, 23, s->target);
+    put(c, mem(OP_LDA, 25, R_ZERO, s->slot <= 0x7fff ? (int)s->slot : 0x7fff));
+    put_const(c, R_AT, p ? p->entry : 0);
+    put_branch(c, OP_BSR, 24, stub);
+    put_branch(c, OP_BR, R_ZERO, found);
+}
+
+/* $4 = the shadow stack's next frame ($1 core); full: to the returned fixup. */
+static struct fixup put_stack_check(struct code *c)
+{
+    put(c, mem(OP_LDQ, 4, 1, CCT_OFF_TOP));
+    put(c, opr(OP_INTA, F_SUBQ, 4, 1, 5));
+    put(c, mem(OP_LDA, 5, 5, -CCT_RECORDS_OFFSET));
+    return put_fwd(c, OP_BGE, 5);
+}
+
+/* Shadow stack full (note 5): count, and make the call with a return of
+ * its own that pops nothing (the calls under it find the stack full too,
+ * so the frames stay in LIFO order). */
+static uint64_t put_unpushed(struct code *c, const struct site *s, struct fixup to_full, bool land_it)
+{
+    if (land_it)
+        land(c, to_full);
+    put_incq(c, 5, 1, (int)__builtin_offsetof(struct cct_core, skipped_calls));
+    uint64_t call = here(c);
+    put_call(c, s);
+    put_back(c, s);
+    return call;
+}
+
+/* The callee's procedure when the call says it (a bsr to its entry), else -1. */
+static int known_callee(const struct site *s, const struct proc *procs, unsigned nprocs)
+{
+    int i = s->jsr ? -1 : proc_of(procs, nprocs, s->target);
+    /* a bsr into the middle of a symbol's range (code with no symbol of
+     * its own, valuediff's blob) calls no procedure we know */
+    return i >= 0 && (s->target == procs[i].entry || s->target == procs[i].alt_entry) ? i : -1;
+}
+
+/* Counts only (cct-region.h note 9): the call's count in its context; a
+ * frame of parent and sp for a callee that may call, none for a leaf.
+ * The fast path counts in the slot ($6 loaded by the lookup), the slow
+ * path in the record it found; a leaf found by the fast path skips the
+ * full-stack test (note 9 says why). */
+static void put_trampoline_counts(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
+                                  uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
+{
+    const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
+    int callee = known_callee(s, procs, nprocs);
+    bool leaf = callee >= 0 && procs[callee].leaf, maybe_leaf = s->jsr, framed = !leaf;
+    /* only a longjmp abandons frames, and it lands at a returns-twice
+     * call's return, which drops them (note 8): other returns find their
+     * frame on top */
+    bool may_land = callee < 0 || returns_twice(procs[callee].name);
+    int slot_calls = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_CALLS;
+    struct slow_exits slow;
+    struct fixup to_framed = {0}, to_full = {0};
+    uint64_t push = 0;
+    put_lookup(c, s, procs, true, &slow);
+    calls->leaf = calls->pushed = 0;
+    if (leaf || maybe_leaf) {
+        /* a leaf's call falls through: count, call, back */
+        if (maybe_leaf)
+            to_framed = put_fwd(c, OP_BLBC, 6);
+        put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
+        put(c, mem(OP_STQ, 6, 2, slot_calls));
+        calls->leaf = here(c);
+        put_call(c, s);
+        put_back(c, s);
+    }
+    if (framed) {
+        if (maybe_leaf)
+            land(c, to_framed);
+        to_full = put_stack_check(c);
+        put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
+        put(c, mem(OP_STQ, 6, 2, slot_calls));
+        push = here(c);
+        put(c, mem(OP_STQ, 2, 4, FR_PARENT));
+        put(c, mem(OP_STQ, R_SP, 4, FR_SP));
+        put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
+        put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
+        put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
+        calls->pushed = here(c);
+        put_call(c, s);
+        /* returned: pop this call's frame, the one on top with our sp
+         * (after frames a longjmp left, note 8) */
+        put_core_state(c, 22);
+        put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
+        put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+        struct fixup to_unwind = {0};
+        if (may_land) {
+            put(c, mem(OP_LDQ, 25, 23, FR_SP));
+            put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+            to_unwind = put_fwd(c, OP_BEQ, 25);
+        }
+        uint64_t matched = here(c);
+        put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
+        put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+        put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+        uint64_t back = here(c);
+        put_back(c, s);
+        if (may_land) {
+            land(c, to_unwind);
+            put_branch(c, OP_BSR, R_AT, unwind);
+            put_branch(c, OP_BNE, 25, matched);
+            put_branch(c, OP_BR, R_ZERO, back);
+        }
+    }
+    /* the slow path's record ($3): only with room on the stack; counted
+     * in the record; then the leaf's call or the push */
+    uint64_t slow_found = here(c);
+    struct fixup to_full_slow = put_stack_check(c);
+    put_incq(c, 6, 3, CCT_REC_CALLS);
+    if (maybe_leaf) {
+        put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
+        put_branch(c, OP_BLBS, 5, calls->leaf);
+        put_branch(c, OP_BR, R_ZERO, push);
+    } else {
+        put_branch(c, OP_BR, R_ZERO, leaf ? calls->leaf : push);
+    }
+    land(c, to_full_slow);
+    calls->unpushed = put_unpushed(c, s, to_full, framed);
+    put_slow(c, s, p, stub, slow_found, &slow);
+}
+
+/* With metrics (cct-region.h notes 3a, 4). */
 static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
                            uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
-    int slot_off = CCT_REC_SLOTS + 8 * (int)s->slot;
-    bool fast = p && slot_off <= 0x7fff;
     /* a jsr may reach a leaf; a bsr's callee is known */
-    int callee = s->jsr ? -1 : proc_of(procs, nprocs, s->target);
+    int callee = known_callee(s, procs, nprocs);
     bool maybe_leaf = s->jsr || (callee >= 0 && procs[callee].leaf);
-    struct fixup to_slow[5];
-    unsigned nslow = 0;
-
-    put_core_state(c, 1);
-    if (fast) {
-        put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
-        to_slow[nslow++] = put_fwd(c, OP_BEQ, 2);
-        put(c, mem(OP_LDQ, 4, 2, CCT_REC_CALLEE));
-        put_const(c, 5, p->entry);
-        put(c, opr(OP_INTA, F_CMPEQ, 4, 5, 4));
-        to_slow[nslow++] = put_fwd(c, OP_BEQ, 4);
-        put(c, mem(OP_LDQ, 3, 2, slot_off));
-        to_slow[nslow++] = put_fwd(c, OP_BEQ, 3);
-        if (s->jsr) {
-            put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
-            put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
-            to_slow[nslow++] = put_fwd(c, OP_BEQ, 4);
-        }
-    } else {
-        to_slow[nslow++] = put_fwd(c, OP_BR, R_ZERO);
-    }
+    struct slow_exits slow;
+    put_lookup(c, s, procs, false, &slow);
     uint64_t found = here(c);
     /* push the frame unless the shadow stack is full */
-    put(c, mem(OP_LDQ, 4, 1, CCT_OFF_TOP));
-    put(c, opr(OP_INTA, F_SUBQ, 4, 1, 5));
-    put(c, mem(OP_LDA, 5, 5, -CCT_RECORDS_OFFSET));
-    struct fixup to_full = put_fwd(c, OP_BGE, 5);
+    struct fixup to_full = put_stack_check(c);
     struct fixup to_leaf = {0};
     if (maybe_leaf) {
         put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
@@ -553,10 +738,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
     put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
     calls->pushed = here(c);
-    if (s->jsr)
-        put(c, s->insn);        /* jsr is absolute: the same word works here */
-    else
-        put_branch(c, OP_BSR, R_RA, s->target);
+    put_call(c, s);
     /* returned: pop this call's frame, the one on top with our sp (after
      * frames a longjmp left, cct-region.h note 8) */
     put_core_state(c, 22);
@@ -577,8 +759,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
     land(c, to_back);
     uint64_t back = here(c);
-    put_const(c, R_RA, s->pc + 4);
-    put_branch(c, OP_BR, R_ZERO, s->pc + 4);
+    put_back(c, s);
     /* not on top: unwind what a longjmp left; no frame of ours: pop nothing */
     land(c, to_unwind);
     put_branch(c, OP_BSR, R_AT, unwind);
@@ -597,43 +778,29 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
         put(c, mem(OP_STQ, 7, 1, CCT_OFF_LEAF_CYCLES));
         put(c, mem(OP_STQ, 8, 1, CCT_OFF_LEAF_RETIRED));
         calls->leaf = here(c);
-        if (s->jsr)
-            put(c, s->insn);
-        else
-            put_branch(c, OP_BSR, R_RA, s->target);
+        put_call(c, s);
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
         put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
         put_branch(c, OP_BR, R_ZERO, back);
     }
-    /* shadow stack full: count, and make the call with a return of its
-     * own that pops nothing (the calls under it find the stack full too,
-     * so the frames stay in LIFO order) */
     land(c, to_full);
     put_incq(c, 5, 1, (int)__builtin_offsetof(struct cct_core, skipped_calls));
     calls->unpushed = here(c);
-    if (s->jsr)
-        put(c, s->insn);
-    else
-        put_branch(c, OP_BSR, R_RA, s->target);
+    put_call(c, s);
     put_branch(c, OP_BR, R_ZERO, back);
-    /* slow path */
-    for (unsigned i = 0; i < nslow; i++)
-        land(c, to_slow[i]);
-    put_const(c, 22, s->pc);
-    if (s->jsr)
-        put(c, opr(OP_INTL, F_BIS, R_ZERO, s->rb, 23));
-    else
-        put_const(c, 23, s->target);
-    put(c, mem(OP_LDA, 25, R_ZERO, s->slot <= 0x7fff ? (int)s->slot : 0x7fff));
-    put_const(c, R_AT, p ? p->entry : 0);
-    put_branch(c, OP_BSR, 24, stub);
-    put_branch(c, OP_BR, R_ZERO, found);
+    put_slow(c, s, p, stub, found, &slow);
 }
 
 /* ---- writing the output ---- */
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 struct outbuf { uint8_t *b; size_t len, cap; };
 static size_t out_put(struct outbuf *o, const void *p, size_t n, size_t align)
@@ -803,7 +970,7 @@ done:
     return rc;
 }
 
-int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
+int instrument_cct(const char *in, const char *out, bool metrics, struct instrument_stats *st,
                    struct ap_err *err)
 {
     struct image_header hdr;
@@ -844,24 +1011,28 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
     c.base = align_up(end, 64);
     put64(&c, CCT_PROCS_MAGIC);
     put64(&c, nprocs);
+    put64(&c, metrics ? CCT_METRICS : 0);
     for (unsigned i = 0; i < nprocs; i++) {
         put64(&c, procs[i].entry);
         put64(&c, procs[i].alt_entry);
         put(&c, procs[i].nsites);
-        put(&c, procs[i].leaf ? CCT_PROC_LEAF : 0);
+        put(&c, (procs[i].leaf ? CCT_PROC_LEAF : 0) | (i + 1) << CCT_REC_PROC_SHIFT);
     }
     while (here(&c) % 16)
         put(&c, 0);
     uint64_t stub = here(&c);
     put_stub(&c, c.base, lookup);
     uint64_t unwind = here(&c);
-    put_unwind(&c);
+    put_unwind(&c, metrics);
     for (unsigned i = 0; i < nsites; i++) {
         while (here(&c) % 16)
             put(&c, UNOP);
         uint64_t t = here(&c);
         struct tramp_calls tc;
-        put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
+        if (metrics)
+            put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
+        else
+            put_trampoline_counts(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
@@ -873,19 +1044,18 @@ int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
         memcpy(w, &br, 4);
     }
     /* the site table and its trailer (cct-region.h), in address order:
-     * a trampoline's framed call, its leaf call, its unpushed call */
+     * a trampoline's calls, each where it has it (a leaf's counting
+     * trampoline has no framed call) */
     uint64_t npairs = 0;
     for (unsigned i = 0; i < nsites; i++) {
-        put64(&c, sites[i].call);
-        put64(&c, sites[i].pc);
-        if (sites[i].call_leaf) {
-            put64(&c, sites[i].call_leaf);
-            put64(&c, sites[i].pc);
-            npairs++;
-        }
-        put64(&c, sites[i].call_unpushed);
-        put64(&c, sites[i].pc);
-        npairs += 2;
+        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
+        qsort(calls, 3, sizeof *calls, cmp_u64);
+        for (unsigned k = 0; k < 3; k++)
+            if (calls[k]) {
+                put64(&c, calls[k]);
+                put64(&c, sites[i].pc);
+                npairs++;
+            }
     }
     put64(&c, CCT_SITES_MAGIC);
     put64(&c, npairs);

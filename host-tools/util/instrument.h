@@ -26,6 +26,7 @@
 #ifndef ALPHAPROF_UTIL_INSTRUMENT_H
 #define ALPHAPROF_UTIL_INSTRUMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,8 +46,10 @@ struct instrument_stats {
     uint64_t region_size;
 };
 
-/* Writes the CCT-instrumented copy of the sealed image `in` to `out`. */
-int instrument_cct(const char *in, const char *out, struct instrument_stats *st,
+/* Writes the CCT-instrumented copy of the sealed image `in` to `out`:
+ * call counts per context, and with `metrics` each context's inclusive
+ * cycles and retired instructions too (cct-region.h note 9). */
+int instrument_cct(const char *in, const char *out, bool metrics, struct instrument_stats *st,
                    struct ap_err *err);
 
 /* Whether a sealed image carries INSTRUMENT_SECTION (0 no, 1 yes, -1 error). */

@@ -42,14 +42,15 @@ int pdb_put_cct_record(struct pdb *db, int64_t session, int64_t epoch, int32_t c
 }
 
 int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t total,
-                     uint64_t skipped_calls, uint64_t overflow_calls, struct ap_err *err)
+                     uint64_t skipped_calls, uint64_t overflow_calls, bool metrics, struct ap_err *err)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->db,
                            "INSERT OR REPLACE INTO cct_cores(session, core, epoch, total, skipped_calls, "
-                           "overflow_calls) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+                           "overflow_calls, metrics) VALUES (?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return ap_err_set(err, "cannot store a core's calling context tree: %s", sqlite3_errmsg(db->db));
-    const int64_t v[] = {session, core, epoch, (int64_t)total, (int64_t)skipped_calls, (int64_t)overflow_calls};
+    const int64_t v[] = {session, core, epoch, (int64_t)total, (int64_t)skipped_calls, (int64_t)overflow_calls,
+                         metrics};
     for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
         sqlite3_bind_int64(st, i + 1, v[i]);
     return step_once(db, st, err);

@@ -79,6 +79,7 @@
     "    total          INTEGER NOT NULL, -- records the core made\n"               \
     "    skipped_calls  INTEGER NOT NULL, -- calls not recorded: shadow stack full\n" \
     "    overflow_calls INTEGER NOT NULL, -- calls on the overflow record\n"        \
+    "    metrics        INTEGER,          -- v10: 1 records carry cycles and retired, 0 counts only; NULL: 1\n" \
     "    PRIMARY KEY (session, core)\n"                                             \
     ") WITHOUT ROWID;\n"
 
@@ -113,7 +114,9 @@
 
 /*
  * ======================================================================
- * Schema, version 8 (version 7 lacked the per-path metrics: path_counts.cycles
+ * Schema, version 10 (version 9 lacked cct_cores.metrics: every tree had
+ * metrics); version 9 (version 8 lacked pairs.weight: every pair stood for
+ * one); version 8 (version 7 lacked the per-path metrics: path_counts.cycles
  * and .event, path_cores.metered and .unmetered); version 7 (version 6 lacked sessions.board_config); version 6
  * (version 5 lacked the path tables path_counts and path_cores); version 5 (version 4 lacked the calling context tables
  * cct_records and cct_cores); version 4 (version 1 lacked sessions.oracle_run_id and
@@ -380,6 +383,8 @@ static const struct migration {
            "ALTER TABLE path_cores ADD COLUMN unmetered INTEGER;", "path_counts", "cycles"},
     /* a full bank keeps a uniform subset of its pairs (pme-capture.h); older pairs stand for one */
     [9] = {"ALTER TABLE pairs ADD COLUMN weight REAL NOT NULL DEFAULT 1;", "pairs", "weight"},
+    /* counts-only calling context trees (cct-region.h note 9); older trees have metrics */
+    [10] = {"ALTER TABLE cct_cores ADD COLUMN metrics INTEGER;", "cct_cores", "metrics"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* The history is profile-db-schema.c's.  Older files are migrated when
  * opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  9
+#define PDB_SCHEMA_VERSION  10
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -162,8 +162,10 @@ struct pdb_cct_record {
 };
 int pdb_put_cct_record(struct pdb *db, int64_t session, int64_t epoch, int32_t core,
                        const struct pdb_cct_record *r, struct ap_err *err);
+/* metrics: the tree's records carry cycles and retired (instrument --cct
+ * --metrics; without, they are stored as 0 and mean nothing). */
 int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t total,
-                     uint64_t skipped_calls, uint64_t overflow_calls, struct ap_err *err);
+                     uint64_t skipped_calls, uint64_t overflow_calls, bool metrics, struct ap_err *err);
 
 /* Ball-Larus path counters (profile-db-cct.c): a core's nonzero counter
  * by its index (metrics: NULL, or its summed {cycles, event}), and the

@@ -1,8 +1,9 @@
-"""End-to-end: `alphaprof instrument --cct` (util/instrument.c) and the
-calling context tree it builds at run time (firmware/abi/cct-region.h),
-drained over the link into the database, printed by `alphaprof cct` and
-checked call for call against the hardware model's exact tree
-(check --cct, PATH.cct)."""
+"""End-to-end: `alphaprof instrument --cct [--metrics]` (util/instrument.c)
+and the calling context tree it builds at run time (firmware/abi/
+cct-region.h; counts only, or with --metrics inclusive cycles and
+instructions too, note 9), drained over the link into the database,
+printed by `alphaprof cct` and checked call for call against the hardware
+model's exact tree (check --cct, PATH.cct)."""
 import hashlib
 import json
 import os
@@ -16,11 +17,12 @@ SAME_OUTPUT = [("hello", []), ("qsort", []), ("libcheck", []), ("compress", []),
                ("overflow", [])]
 
 
-def _instrument(d, name):
+def _instrument(d, name, metrics=False):
     orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
-    out = os.path.join(d, name + "-cct.elf")
-    r = alphaprof(["instrument", "--cct", orig, "-o", out])
-    check(r.status == 0 and os.path.exists(out), "instrument --cct %s succeeds" % name, r)
+    out = os.path.join(d, name + ("-cctm.elf" if metrics else "-cct.elf"))
+    r = alphaprof(["instrument", "--cct"] + (["--metrics"] if metrics else []) + [orig, "-o", out])
+    check(r.status == 0 and os.path.exists(out), "instrument --cct%s %s succeeds" % (" --metrics" * metrics, name), r)
+    check(("inclusive cycles" in r.out) == metrics, "it says whether it keeps metrics", r)
     return orig, out
 
 
@@ -94,8 +96,8 @@ def test_instrument_refuses_what_it_cannot_instrument():
         cleanup(d)
 
 
-def _record(d, img, *opts, args=None):
-    db, oracle = os.path.join(d, "c.db"), os.path.join(d, "c.oracle")
+def _record(d, img, *opts, args=None, tag="c"):
+    db, oracle = os.path.join(d, tag + ".db"), os.path.join(d, tag + ".oracle")
     r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250"]
                   + list(opts) + [img] + (["--"] + args if args else []), timeout=280)
     check(r.status == 0, "record of the instrumented image succeeds", r)
@@ -128,17 +130,17 @@ def test_cct_call_counts_equal_the_models_exact_tree():
               "the call site is a source line", r)
         leaf_from_main = [x for x in recs if x["procedure"] == "leaf" and by_id[x["parent"]]["procedure"] == "main"]
         check(len(leaf_from_main) >= 2, "two call sites of leaf in main are two contexts", r)
-        check(all(0 <= x["cycles_exclusive"] <= x["cycles"] and 0 <= x["retired_exclusive"] <= x["retired"]
-                  for x in recs), "exclusive metrics lie between 0 and the inclusive ones", r)
-        main = [x for x in recs if x["procedure"] == "main"]
-        check(len(main) == 1 and main[0]["cycles"] > 0 and main[0]["retired"] > 0,
-              "inclusive cycles and instructions come from the PMU page", r)
+        check(t["metrics"] is False and all(x["cycles"] is None for x in recs),
+              "a tree of counts only has no cycles to show", r)
         r = alphaprof(["cct", "--db", db])
         check(r.status == 0 and "fib" in r.out and "calltree.c:" in r.out, "the text tree names procedures and lines", r)
+        check("call counts only" in r.out and "cycles-excl" not in r.out, "the text tree says it has counts only", r)
 
         # real stacks in the exports, every sample still counted once
         r = alphaprof(["export", "--db", db, "--format", "folded"])
         check(r.status == 0, "folded export", r)
+        check(len(r.err.strip().splitlines()) == 1 and "split among its contexts by their calls" in r.err,
+              "one line says the samples are split by calls (a tree without metrics)", r)
         lines = [l.rsplit(" ", 1) for l in r.out.splitlines()]
         total = sum(int(c) for _, c in lines)
         rep = alphaprof(["report", "--db", db, "--json"])
@@ -147,6 +149,50 @@ def test_cct_call_counts_equal_the_models_exact_tree():
         r = alphaprof(["export", "--db", db, "--format", "callgrind"])
         check(r.status == 0 and any(l.startswith("cfn=") and l.endswith(" main") for l in r.out.splitlines()),
               "callgrind has the call edge into main", r)
+    finally:
+        cleanup(d)
+
+
+def _tree(db):
+    """{(procedure, its caller's procedure, site): calls} of a session's tree."""
+    r = alphaprof(["cct", "--db", db, "--json"])
+    check(r.status == 0, "alphaprof cct --json", r)
+    t = json.loads(r.out)
+    by_id = {(x["core"], x["id"]): x for x in t["records"]}
+    return t, {(x["procedure"], by_id[(x["core"], x["parent"])]["procedure"], x["site_address"]): x["calls"]
+               for x in t["records"]}
+
+
+def test_cct_with_metrics_counts_the_same_calls_and_measures_each_contexts_cycles():
+    d = tmpdir()
+    try:
+        orig, counts = _instrument(d, "calltree")
+        _, metered = _instrument(d, "calltree", metrics=True)
+        a = run_image(orig, args=["16"], timeout_s=120)
+        b = run_image(metered, args=["16"], timeout_s=120)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "the metered image prints and exits as the original", b)
+        db1, o1 = _record(d, counts, args=["16"], tag="counts")
+        db2, o2 = _record(d, metered, args=["16"], tag="metrics")
+        for db, oracle in ((db1, o1), (db2, o2)):
+            r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+            check(r.status == 0 and json.loads(r.out)["cct_count_error"] == 0, "both modes' counts are exact", r)
+        t1, calls1 = _tree(db1)
+        t2, calls2 = _tree(db2)
+        check(calls1 == calls2 and len(calls1) > 30, "the two trees have the same contexts and counts")
+        check(t2["metrics"] is True, "the metered tree says it has metrics")
+        recs = t2["records"]
+        check(all(0 <= x["cycles_exclusive"] <= x["cycles"] and 0 <= x["retired_exclusive"] <= x["retired"]
+                  for x in recs), "exclusive metrics lie between 0 and the inclusive ones")
+        main = [x for x in recs if x["procedure"] == "main"]
+        check(len(main) == 1 and main[0]["cycles"] > 0 and main[0]["retired"] > 0,
+              "inclusive cycles and instructions come from the PMU page")
+        r = alphaprof(["cct", "--db", db2])
+        check(r.status == 0 and "cycles-excl" in r.out and "counts only" not in r.out,
+              "the text tree of a metered run shows the metrics", r)
+        r = alphaprof(["export", "--db", db2, "--format", "folded"])
+        check(r.status == 0 and r.err.strip() == "" and any(";_start;main;fib" in l for l in r.out.splitlines()),
+              "a metered tree splits samples by exclusive cycles, with nothing to note", r)
     finally:
         cleanup(d)
 
@@ -201,15 +247,17 @@ def test_a_full_shadow_stack_is_counted_not_lost():
         cleanup(d)
 
 
-def test_longjmp_leaves_no_stale_context():
+def test_longjmp_leaves_no_stale_context_with_or_without_metrics():
     # libcheck's setjmp test longjmps out of two instrumented calls
     d = tmpdir()
     try:
-        _, inst = _instrument(d, "libcheck")
-        db, oracle = _record(d, inst)
-        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
-        j = json.loads(r.out)
-        check(j["cct_count_error"] == 0 and j["contexts_equal"] == j["contexts_oracle"],
-              "after a longjmp the calls land in the context of setjmp's caller, as in the truth", r)
+        for metrics in (False, True):
+            _, inst = _instrument(d, "libcheck", metrics=metrics)
+            db, oracle = _record(d, inst, tag="m" if metrics else "c")
+            r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+            j = json.loads(r.out)
+            check(j["cct_count_error"] == 0 and j["contexts_equal"] == j["contexts_oracle"],
+                  "after a longjmp the calls land in the context of setjmp's caller, as in the truth%s"
+                  % (" (--metrics)" if metrics else ""), r)
     finally:
         cleanup(d)

@@ -93,7 +93,8 @@ static void reencode_cct(const struct lk_frame *f)
         struct lk_reader r2;
         CHECK(lk_cct_open(&g, &h2, &r2) == LK_OK);
         CHECK(h2.core == h.core && h2.total == h.total && h2.skipped_calls == h.skipped_calls &&
-              h2.overflow_calls == h.overflow_calls && h2.first == h.first);
+              h2.overflow_calls == h.overflow_calls && h2.first == h.first && h2.metrics == h.metrics);
+        CHECK(h.metrics || (a.cycles == 0 && a.retired == 0));
         CHECK(lk_cct_next(&r2, &b) == 1);
         CHECK(memcmp(&a, &b, sizeof a) == 0);
     }

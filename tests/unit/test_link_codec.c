@@ -857,7 +857,8 @@ static void test_cct_records_round_trip_and_fill_frames(void **state)
     struct lk_writer w;
     struct lk_decoder d;
     struct lk_frame f;
-    struct lk_cct_head h = {.core = 2, .total = 1000, .skipped_calls = 3, .overflow_calls = 7, .first = 40};
+    struct lk_cct_head h = {.core = 2, .total = 1000, .skipped_calls = 3, .overflow_calls = 7, .first = 40,
+                            .metrics = 1};
     struct lk_cct_record a = {.parent = 0, .callee = 0x1000400, .site = 0x1000104, .calls = 1,
                               .cycles = 123456789012ull, .retired = 99};
     struct lk_cct_record b = {.parent = 40, .callee = 0x1000800, .site = 0x1000460, .calls = 1650025,
@@ -872,7 +873,7 @@ static void test_cct_records_round_trip_and_fill_frames(void **state)
     struct lk_cct_record x;
     assert_int_equal(lk_cct_open(&f, &g, &r), LK_OK);
     assert_true(g.core == h.core && g.total == h.total && g.skipped_calls == h.skipped_calls &&
-                g.overflow_calls == h.overflow_calls && g.first == h.first);
+                g.overflow_calls == h.overflow_calls && g.first == h.first && g.metrics == 1);
     assert_int_equal(lk_cct_next(&r, &x), 1);
     assert_memory_equal(&x, &a, sizeof a);
     assert_int_equal(lk_cct_next(&r, &x), 1);
@@ -891,6 +892,42 @@ static void test_cct_records_round_trip_and_fill_frames(void **state)
         got++;
     assert_int_equal(got, n);
     assert_string_equal(lk_type_name(LK_T_CCT), "CCT");
+}
+
+/* CCT of a counts-only tree (instrument --cct without --metrics): the
+ * records carry no cycles or retired, so they read back as zero and take
+ * fewer bytes; a head that says neither 0 nor 1 is refused. */
+static void test_counts_only_cct_records_carry_no_metrics(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_cct_head h = {.core = 1, .total = 3, .first = 2, .metrics = 0};
+    struct lk_cct_record a = {.parent = 0, .callee = 0x1000400, .site = 0x1000104, .calls = 77,
+                              .cycles = 5, .retired = 6};
+    assert_int_equal(lk_cct_begin(&w, raw, sizeof raw, &h), LK_OK);
+    assert_int_equal(lk_cct_add(&w, &a), LK_OK);
+    size_t counts_len = lk_payload_len(&w);
+    roundtrip(&w, 13, &d, &f);
+    struct lk_reader r;
+    struct lk_cct_head g;
+    struct lk_cct_record x;
+    assert_int_equal(lk_cct_open(&f, &g, &r), LK_OK);
+    assert_true(g.metrics == 0 && g.first == 2 && g.core == 1);
+    assert_int_equal(lk_cct_next(&r, &x), 1);
+    assert_true(x.parent == a.parent && x.callee == a.callee && x.site == a.site && x.calls == a.calls);
+    assert_true(x.cycles == 0 && x.retired == 0);
+    assert_int_equal(lk_cct_next(&r, &x), 0);
+    h.metrics = 1;
+    assert_int_equal(lk_cct_begin(&w, raw, sizeof raw, &h), LK_OK);
+    assert_int_equal(lk_cct_add(&w, &a), LK_OK);
+    assert_true(lk_payload_len(&w) == counts_len + 2);
+    h.metrics = 2;
+    assert_int_equal(lk_cct_begin(&w, raw, sizeof raw, &h), LK_OK);
+    roundtrip(&w, 14, &d, &f);
+    assert_int_equal(lk_cct_open(&f, &g, &r), LK_E_RANGE);
 }
 
 /* PATHS: a core's path counters round-trip with their head; a full
@@ -1009,6 +1046,7 @@ int main(void)
         cmocka_unit_test(test_hello_and_small_frames),
         cmocka_unit_test(test_values_and_value_stats_round_trip),
         cmocka_unit_test(test_cct_records_round_trip_and_fill_frames),
+        cmocka_unit_test(test_counts_only_cct_records_carry_no_metrics),
         cmocka_unit_test(test_path_counters_round_trip_and_fill_frames),
         cmocka_unit_test(test_metered_path_counters_round_trip_with_their_metrics),
         cmocka_unit_test(test_config_and_flush),

@@ -594,6 +594,31 @@ static void test_the_board_config_is_the_newest_sessions_and_the_schema_6_migrat
 /* The period each core achieved (schema 3): the FLUSH stats timer_ns over
  * timer_timed, per epoch and core, summed as merged; a schema-2 file gains
  * the view when opened for writing. */
+/* cct_cores.metrics (v10): each core's tree says whether it has metrics
+ * (instrument --cct --metrics) or counts only; a schema 9 file gains the
+ * column, its trees (all with metrics) NULL, read as metrics. */
+static void test_a_trees_metrics_flag_is_kept_per_core_and_the_schema_9_migration(void **state)
+{
+    struct fixture *f = *state;
+    struct ap_err err;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    int64_t s;
+    begin_session(db, &s);
+    assert_int_equal(pdb_put_cct_core(db, s, 1, 0, 5, 0, 0, false, &err), 0);
+    assert_int_equal(pdb_put_cct_core(db, s, 1, 1, 7, 0, 0, true, &err), 0);
+    assert_int_equal(pdb_commit(db, &err), 0);
+    assert_int_equal(q(db, "SELECT total FROM cct_cores WHERE metrics = 0"), 5);
+    assert_int_equal(q(db, "SELECT total FROM cct_cores WHERE metrics = 1"), 7);
+    pdb_close(db);
+    raw_sql(f->path, "CREATE TABLE old AS SELECT session, core, epoch, total, skipped_calls, overflow_calls"
+                     " FROM cct_cores; DROP TABLE cct_cores; ALTER TABLE old RENAME TO cct_cores;"
+                     "UPDATE meta SET value = '9' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(q(db, "SELECT count(*) FROM cct_cores WHERE metrics IS NULL"), 2);
+    pdb_close(db);
+}
+
 static void test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration(void **state)
 {
     struct fixture *f = *state;
@@ -660,6 +685,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_the_schema_3_migration_adds_the_value_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oracle_run_ids_and_the_schema_1_migration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_board_config_is_the_newest_sessions_and_the_schema_6_migration,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_trees_metrics_flag_is_kept_per_core_and_the_schema_9_migration,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration,
                                         setup, teardown),

@@ -49,6 +49,7 @@ static void init_core(struct cct_core *c, const struct cct_procs *procs)
     c->top = (uint64_t)c + CCT_STACK_OFFSET;
     c->alloc = (uint64_t)c + CCT_RECORDS_OFFSET;
     c->procs = (uint64_t)procs;
+    c->flags = procs->flags & CCT_METRICS;
     c->root = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
     c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
     c->cur = c->root;
@@ -100,8 +101,17 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
         return rec(c->overflow);
     }
     /* Slot `slot` of a record belongs to its own procedure's site of that
-     * number: a site reached through a tail call is another's. */
-    if (cur->callee == site_proc && slot < cur->nslots)
-        ((uint64_t *)((uint64_t)cur + CCT_REC_SLOTS))[slot] = (uint64_t)found;
+     * number: a site reached through a tail call is another's.  The calls
+     * a slot counted belong to the record it pointed at (note 9). */
+    if (cur->callee == site_proc && slot < cur->nslots) {
+        struct cct_slot *sl = (struct cct_slot *)((uint64_t)cur + CCT_REC_SLOTS) + slot;
+        if (sl->rec != (uint64_t)found) {
+            if (sl->rec)
+                rec(sl->rec)->calls += sl->calls >> 1;
+            sl->calls = found->flags & CCT_REC_LEAF;
+            sl->rec = (uint64_t)found;
+            sl->callee = found->callee;
+        }
+    }
     return found;
 }
