@@ -118,7 +118,7 @@
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
  *  - the offsets are the asserted ones; counters lie in
- *    [PATH_COUNTERS_OFFSET, CCT_PER_CORE).
+ *    [PATH_COUNTERS_OFFSET, PATH_STACK5_OFFSET).
  *  - metered: the region's magic is PATH_MAGIC32_METERED(region), never
  *    PATH_MAGIC32(region); counted = metered + unmetered per path.
  */
@@ -149,11 +149,14 @@
 #define PATH_STACK2_OFFSET      (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))   /* a second register per slot */
 #define PATH_STACK3_OFFSET      (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))  /* path start: cycles (note 5) */
 #define PATH_STACK4_OFFSET      (PATH_STACK3_OFFSET + 8 * (PATH_SINK + 1))  /* path start: event */
-#define PATH_STACK5_OFFSET      (PATH_STACK4_OFFSET + 8 * (PATH_SINK + 1))  /* sp at each push (note 6) */
-#define PATH_COUNTERS_OFFSET    (PATH_STACK5_OFFSET + 8 * (PATH_SINK + 1))
-#define PATH_MAX_COUNTERS       ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / 8)
+#define PATH_COUNTERS_OFFSET    (PATH_STACK4_OFFSET + 8 * (PATH_SINK + 1))
+/* sp at each push (note 6), at the region's end: the counters keep the
+ * offsets a 16-bit displacement reaches, and only images that call setjmp
+ * pay the ldah the far slots take. */
+#define PATH_STACK5_OFFSET      (CCT_PER_CORE - 8 * (PATH_SINK + 1))
+#define PATH_MAX_COUNTERS       ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / 8)
 #define PATH_METERED_SIZE       32
-#define PATH_MAX_METERED        ((CCT_PER_CORE - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
+#define PATH_MAX_METERED        ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
 /* The instrumented image's path table ends the instrumentation section:
  * nprocs x struct path_table_proc (by start), npatches x { u64 pc, u64
@@ -216,7 +219,9 @@ _Static_assert(__builtin_offsetof(struct path_core, unmetered) == PATH_OFF_UNMET
 _Static_assert(__builtin_offsetof(struct path_core, leaf_cycles) == PATH_OFF_LEAF_CYCLES, "leaf start offset");
 _Static_assert(__builtin_offsetof(struct path_core, leaf_event) == PATH_OFF_LEAF_EVENT, "leaf start offset");
 _Static_assert(sizeof(struct path_metered) == PATH_METERED_SIZE, "metered slot layout");
-_Static_assert(PATH_STACK5_OFFSET + 8 * PATH_SINK < 32768, "start and sp slots within one lda displacement");
+_Static_assert(PATH_STACK4_OFFSET + 8 * PATH_SINK < 32768, "start slots within one lda displacement");
+_Static_assert((PATH_STACK5_OFFSET + 0x8000) % 0x10000 - 0x8000 + 8 * PATH_SINK < 32768,
+               "sp slots one ldah and one displacement away");
 _Static_assert((CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0 && CCT_PER_CORE == PMU_WINDOW_PER_CORE,
                "the PMU page is one ldah from the region");
 _Static_assert(PATH_MAGIC32_METERED(CCT_PHYS) != PATH_MAGIC32(CCT_PHYS), "the layouts' magics differ");

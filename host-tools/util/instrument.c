@@ -1326,6 +1326,16 @@ static void put_path_ending(struct code *c, const struct tregs *t, int64_t add, 
     put_addk(c, t->B, add, bad);
 }
 
+/* op (a load or store) of r at the sp slot of the slot whose address
+ * in the first stack's terms is at (path-region.h note 6): the sp stack
+ * lies at the region's end, one ldah into tmp away. */
+static void put_sp_slot(struct code *c, unsigned op, unsigned r, unsigned at, unsigned tmp)
+{
+    int64_t hi = (PATH_STACK5_OFFSET + 0x8000) >> 16, lo = PATH_STACK5_OFFSET - hi * 65536;
+    put(c, mem(OP_LDAH, tmp, at, (int)hi));
+    put(c, mem(op, r, tmp, (int)lo));
+}
+
 static void put_action(struct code *c, const struct tregs *t, const struct meter *mt, const struct bl_action *a,
                        uint64_t npaths, uint32_t base, bool sp_tags, bool *bad)
 {
@@ -1347,7 +1357,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put_setk(c, t->B, a->add, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
         if (sp_tags)    /* (on the sink too: never unwound there) */
-            put(c, mem(OP_STQ, R_SP, t->A, PATH_STACK5_OFFSET));
+            put_sp_slot(c, OP_STQ, R_SP, t->A, t->C);
         if (mt->on)     /* on the sink too: its paths are lost anyway */
             put_meter_start(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
         break;
@@ -1473,7 +1483,7 @@ static void put_unwind_paths(struct code *c, uint32_t live)
     uint64_t loop = here(c);
     struct fixup empty = put_fwd(c, OP_BEQ, t.A);
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.B));
-    put(c, mem(OP_LDQ, t.B, t.B, PATH_STACK5_OFFSET));
+    put_sp_slot(c, OP_LDQ, t.B, t.B, t.B);
     put(c, opr(OP_INTA, F_CMPULT, R_SP, t.B, t.B));        /* sp below the slot's: an activation still live */
     struct fixup kept = put_fwd(c, OP_BNE, t.B);
     put(c, opl(OP_INTA, F_SUBQ, t.A, 1, t.A));
@@ -1579,7 +1589,12 @@ struct pmode {
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
     bool *bad;
     /* out of line, after the trampoline: counting a bad path number */
-    struct bad_stub { struct fixup from; uint64_t back; unsigned r, x; } stub[4];
+    struct bad_stub {
+        struct fixup from;
+        uint64_t back;
+        unsigned r, x;
+        bool reads;             /* a kept leaf's: S and T read the page as the count would have */
+    } stub[4];
     unsigned nstubs;
 };
 
@@ -1633,7 +1648,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     if (metrics)
         put_meter_add(c, t, t->B, (int)off);
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C};
+        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
     } else {
         struct fixup done = put_fwd(c, OP_BR, R_ZERO);
         land(c, to_bad);
@@ -1684,28 +1699,37 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
 }
 
 /* With metrics, a callee-saved mode's backedge: the activation's start
- * slot is its depth's; none (depth 0, or the sink): counted unmetered. */
+ * slot is its depth's; none (depth 0, or the sink): counted unmetered.
+ * Four registers besides the region (millicode keeps every register live,
+ * so each one more is a spill): C, a scratch, shares B's register while
+ * the end is read (B is dead then) and A's while the path counts (the
+ * start slot's address is dead then). */
 static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), m->mt.on ? 6 : 4, m->Y);
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), 5, m->Y);
+    t.E = t.D;
+    t.D = t.C;
+    t.C = t.B;
     tregs_save(c, &t);
     if (m->Y != R_ZERO)
         t.R = m->Y;             /* the region, since the entry */
     else
         put_region(c, t.R);
+    struct tregs u = t;         /* counting */
+    u.C = t.A;
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup none = put_fwd(c, OP_BEQ, t.A);
     put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
     struct fixup sink = put_fwd(c, OP_BNE, t.B);
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
     put_meter_end(c, &m->mt, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
-    put_reg_count(c, m, &t, add, true, true);
+    put_reg_count(c, m, &u, add, true, true);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, none);
     land(c, sink);
-    put_reg_count(c, m, &t, add, true, false);
-    put_incq(c, t.C, t.R, PATH_OFF_UNMETERED);
+    put_reg_count(c, m, &u, add, true, false);
+    put_incq(c, u.C, u.R, PATH_OFF_UNMETERED);
     land(c, done);
     tregs_restore(c, &t);
 }
@@ -1756,22 +1780,25 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
 }
 
 /* A kept leaf's exit, or its backedge (restart: the same read starts the
- * next path): the PMU page read first thing, the differences from S and
- * T added to path P + add's slot (the known number's, without P).  P
- * holds KEPT_SCALE times the number, so one s8addq finds the slot.  P, S
- * and T are dead after an exit and set again after a backedge, so they
- * are worked in; two more registers besides (three at a backedge). */
+ * next path): path P + add's slot (the known number's, without P) gets
+ * its count, and end - start of cycles and the event, where each end is
+ * read from the PMU page straight into S or T between the slot's load
+ * and its add (slot - S, then S = the page, then + S), so a backedge's
+ * end read is the next path's start with no move (an exit's the same
+ * way: reading the page first, as before, cost qsort's comparator more).
+ * A backedge's reads lie at the same place in the trampoline each time,
+ * so a path between backedges is measured whole; others with their
+ * count's bookkeeping (the bias check --paths reports).  P holds
+ * KEPT_SCALE times the number, so one s8addq finds the slot.  P, S and T
+ * are dead after an exit and set again after a backedge, so they are
+ * worked in; two more registers besides. */
 static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     _Static_assert(PATH_METERED_SIZE == 8 * KEPT_SCALE, "s8addq of the scaled number is the slot's offset");
     struct tregs t;
-    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), restart ? 3 : 2);
-    unsigned cy = t.R, ev = t.A, tmp = restart ? t.B : ev;     /* an exit: ev free after its subtraction */
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), 2);
+    unsigned base = t.R, tmp = t.A;
     tregs_save(c, &t);
-    put(c, mem(OP_LDQ, cy, m->W, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, ev, m->W, m->mt.ev_off));
-    put(c, opr(OP_INTA, F_SUBQ, cy, m->S, m->S));
-    put(c, opr(OP_INTA, F_SUBQ, ev, m->T, m->T));
     int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
     unsigned at;
     struct fixup to_bad = {0};
@@ -1781,7 +1808,7 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
         int64_t from_page = CCT_PHYS - PMU_WINDOW_PHYS;
         off += from_page + PATH_METERED_SIZE * (m->entry_add + add);
         int64_t lo = off;
-        at = put_slot_base(c, cy, m->W, &lo);     /* (no backedge: cy free after its subtraction) */
+        at = put_slot_base(c, base, m->W, &lo);
         magic = from_page + PATH_OFF_MAGIC - (off - lo);
         off = lo;
     } else {
@@ -1793,20 +1820,28 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
         put(c, opr(OP_INTA, F_S8ADDQ, m->P, m->Y, m->P));
         at = put_slot_base(c, m->P, m->P, &off);
     }
-    put_incq(c, tmp, at, (int)off);
     put(c, mem(OP_LDQ, tmp, at, (int)off + 8));
+    put(c, opr(OP_INTA, F_SUBQ, tmp, m->S, tmp));
+    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
     put(c, opr(OP_INTA, F_ADDQ, tmp, m->S, tmp));
     put(c, mem(OP_STQ, tmp, at, (int)off + 8));
     put(c, mem(OP_LDQ, tmp, at, (int)off + 16));
+    put(c, opr(OP_INTA, F_SUBQ, tmp, m->T, tmp));
+    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
     put(c, opr(OP_INTA, F_ADDQ, tmp, m->T, tmp));
     put(c, mem(OP_STQ, tmp, at, (int)off + 16));
+    put_incq(c, tmp, at, (int)off);
     if (!m->known) {
         /* a bad number: counted in the region, which Y is (found again) */
         if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp};
+            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp, restart};
         } else {
             struct fixup done = put_fwd(c, OP_BR, R_ZERO);
             land(c, to_bad);
+            if (restart) {
+                put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+                put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+            }
             put_incq(c, tmp, m->Y, PATH_OFF_BAD);
             land(c, done);
         }
@@ -1818,10 +1853,6 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
             magic = PATH_OFF_MAGIC;
         }
         put(c, mem(OP_STL, m->W, at, (int)magic));
-    }
-    if (restart) {              /* the next path starts at the same read */
-        put(c, opr(OP_INTL, F_BIS, R_ZERO, cy, m->S));
-        put(c, opr(OP_INTL, F_BIS, R_ZERO, ev, m->T));
     }
     tregs_restore(c, &t);
 }
@@ -1854,7 +1885,7 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     if (m->Y != R_ZERO)
         put(c, mem(OP_STQ, m->Y, t.B, PATH_STACK2_OFFSET));
     if (m->sp_tags)
-        put(c, mem(OP_STQ, R_SP, t.B, PATH_STACK5_OFFSET));
+        put_sp_slot(c, OP_STQ, R_SP, t.B, t.C);
     if (m->mt.on)           /* (on the sink: none; its paths count unmetered) */
         put_meter_start(c, &m->mt, &t, t.B, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
@@ -1944,6 +1975,10 @@ static void put_stubs(struct code *c, struct pmode *m)
     for (unsigned i = 0; i < m->nstubs; i++) {
         unsigned r = m->stub[i].r, x = m->stub[i].x;
         land(c, m->stub[i].from);
+        if (m->stub[i].reads) {
+            put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+            put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+        }
         put_region(c, r);
         if (m->saved) {
             /* on the sink: a caller whose P was lost (PATH_POISON) */
