@@ -16,12 +16,12 @@ static uint64_t mix64(uint64_t z)
 }
 
 /* SplitMix64: a Weyl sequence through the finaliser.  Not xorshift64: its
- * next output is a linear function of the state, so after a draw whose low
- * bits below tau were zero (a value sampled) the next output's three low
- * bits were zero too, and the first pair a raise thinned (often the most
- * frequent value, at the front) lost its first points every time; a value
- * hot and then cold kept an eighth of its expected estimate in the unit
- * test. */
+ * next output is a linear function of the state, so after a draw whose
+ * bits below tau were zero (a value sampled) the next output's low bits
+ * were zero too once tau >= 256 (one more per doubling), and the first
+ * pair a raise thinned (often the most frequent value, at the front) lost
+ * its first points every time; a value hot and then cold kept an eighth of
+ * its expected estimate in the unit test. */
 static uint64_t next_random(struct hotlist_area *a)
 {
     a->rng += 0x9e3779b97f4a7c15ull;
