@@ -105,9 +105,11 @@
  *   VALUES    value hotlists of one core (value sampling: Gibbons-Matias
  *             concise samples per PC and value kind):
  *             u core, n16 count, count x { pcd, u kind (firmware/profiler/
- *             value-hotlist.h VALUE_*), u tau (each value entered the sample
- *             with probability 1/tau), u offered (values offered to this
- *             hotlist since the last VALUES of it, exactly), u nvalues
+ *             value-hotlist.h VALUE_*), u tau (each point of these values
+ *             is held with probability 1/tau; a hotlist whose pairs
+ *             have different taus goes as one entry per tau), u offered
+ *             (values offered to this hotlist since the last VALUES of
+ *             it, exactly), u nvalues
  *             (<= LK_MAX_HOT_VALUES), nvalues x { u value, u count } }.
  *             count * tau estimates a value's frequency without bias, so
  *             the host adds count * tau (and offered) over frames.

@@ -37,11 +37,13 @@
  * 6. At the end (value_sampling_finish, every core stopped), the boot
  *    core takes every bank, sends them within FINISH_NS of virtual time,
  *    counts what is left as link_full, and sends the final VALUE_STATS.
- * 7. A hotlist goes as one VALUES entry per chunk (value-hotlist.h note
- *    4), all with its tau; the first carries its offered count, the rest
- *    0 ("offered since the last VALUES of it"), so the host's sums are
- *    unchanged.  Each entry fits the smallest data frame, so a bank
- *    resumes at (slot, part).  A hotlist cut after its first part by the
+ * 7. A hotlist goes as one VALUES entry per run of at most HOTLIST_CHUNK
+ *    pairs of one tau (value-hotlist.h notes 1 and 4: each pair has its
+ *    own; the sender sorts them by tau first), each entry with that tau;
+ *    the first carries its offered count, the rest 0 ("offered since the
+ *    last VALUES of it"), so the host's sums are unchanged.  Each entry
+ *    fits the smallest data frame, so a bank resumes at (slot, part),
+ *    part the first pair of the next entry.  A hotlist cut after its first part by the
  *    end of the run (note 6) was counted sent; its later parts are lost,
  *    which only lowers that PC's estimates.
  * 8. Where runs land (the sampling's soundness).  Each execution of a
@@ -118,7 +120,7 @@ _Static_assert(sizeof(struct value_core) <= VALUES_PER_CORE, "a core's value are
 /* The boot core's side of a core (note 5). */
 struct value_send {
     uint32_t next_slot[2];          /* where a partly sent bank resumes: this slot's */
-    uint32_t next_part[2];          /* ... part (chunk) */
+    uint32_t next_part[2];          /* ... part (its first pair, note 7) */
     uint64_t sent, link_full;
 };
 
@@ -363,14 +365,18 @@ static int send_bank(unsigned c, unsigned b)
         uint64_t offered = 0;
         uint32_t j = i, p = part;
         while (j < HOTLIST_SLOTS) {
-            const struct hotlist *h = &bank->h.slot[j];
+            struct hotlist *h = &bank->h.slot[j];
             if (h->offered == 0) {
                 j++;
                 continue;
             }
-            uint32_t first = p * HOTLIST_CHUNK, n = h->entries - first;
-            n = n > HOTLIST_CHUNK ? HOTLIST_CHUNK : n;
-            struct lk_hotlist e = {.pc = h->pc, .kind = h->kind, .tau = h->tau,
+            if (p == 0)
+                hotlist_sort_by_tau(&bank->h, h);      /* the bank is ours (note 4) */
+            uint32_t first = p, n = 0;
+            unsigned shift = h->entries ? *hotlist_shift(&bank->h, h, first) : (unsigned)__builtin_ctz(h->tau);
+            while (first + n < h->entries && n < HOTLIST_CHUNK && *hotlist_shift(&bank->h, h, first + n) == shift)
+                n++;
+            struct lk_hotlist e = {.pc = h->pc, .kind = h->kind, .tau = 1u << shift,
                                    .offered = p == 0 ? h->offered : 0, .nvalues = n};
             for (unsigned k = 0; k < n; k++) {
                 e.value[k] = *hotlist_value(&bank->h, h, first + k);
@@ -380,7 +386,7 @@ static int send_bank(unsigned c, unsigned b)
                 break;
             offered += e.offered;
             if (first + n < h->entries) {
-                p++;
+                p = first + n;
             } else {
                 p = 0;
                 j++;
