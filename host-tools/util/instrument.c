@@ -2286,13 +2286,13 @@ block_ends:
                 any = true;
         if (!x->n)
             continue;
-        bool twice = calls_twice(po, cfg->insns[x->first + x->n - 1].pc, cfg->insns[x->first + x->n - 1].s.word);
-        if (!any && !twice)
-            continue;
         uint32_t li = x->first + x->n - 1;
         const struct calc_insn *L = &cfg->insns[li];
         uint32_t w = L->s.word;
         uint64_t pc = L->pc, next = pc + 4;
+        bool twice = calls_twice(po, pc, w);
+        if (!any && !twice)
+            continue;
         unsigned ra = (w >> 21) & 31, rb = (w >> 16) & 31;
         enum calc_flow f = calc_flow_of(w, L->s.cls);
         const struct bl_action *a = &bl->action[x->out[0]];

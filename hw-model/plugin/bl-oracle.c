@@ -261,7 +261,9 @@ static struct resume *resume_slot(struct resume *t, size_t cap, uint64_t ret)
  * holds one row per call site of the image, so it never nears MAX_TABLE. */
 static void remember_call(struct core_state *c, const struct frame *caller, uint64_t ret)
 {
-    if (c->resume_n * 2 >= c->resume_cap && c->resume_cap < MAX_TABLE) {
+    if (c->resume_n * 2 >= c->resume_cap) {
+        if (c->resume_cap >= MAX_TABLE)
+            return;                     /* never fills: resume_slot always finds a free row */
         size_t cap = c->resume_cap ? 2 * c->resume_cap : 1u << 10;
         struct resume *t = calloc(cap, sizeof *t);
         if (!t)
