@@ -1001,13 +1001,14 @@ static int check_cct(const struct check_options *opts)
     if (opts->po.json) {
         printf("{\"session\": %lld, \"cct_count_error\": %llu, \"contexts_profile\": %llu, "
                "\"contexts_oracle\": %llu, \"contexts_equal\": %llu, \"calls_profile\": %llu, "
-               "\"calls_oracle\": %llu, \"instrumentation_calls\": %llu, \"skipped_calls\": %llu, "
+               "\"calls_oracle\": %llu, \"instrumentation_calls\": %llu, \"outside_calls\": %llu, "
+               "\"skipped_calls\": %llu, "
                "\"overflow_calls\": %llu, \"mismatches\": [",
                (long long)v.session, (unsigned long long)a.count_error, (unsigned long long)a.contexts_profile,
                (unsigned long long)a.contexts_oracle, (unsigned long long)a.contexts_equal,
                (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
-               (unsigned long long)a.instrumentation_calls, (unsigned long long)a.skipped_calls,
-               (unsigned long long)a.overflow_calls);
+               (unsigned long long)a.instrumentation_calls, (unsigned long long)a.outside_calls,
+               (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls);
         for (size_t i = 0; i < a.nworst; i++)
             printf("%s{\"core\": %d, \"depth\": %u, \"site\": %llu, \"callee\": %llu, \"profile\": %llu, "
                    "\"oracle\": %llu}", i ? ", " : "", a.worst[i].core, a.worst[i].depth,
@@ -1022,6 +1023,10 @@ static int check_cct(const struct check_options *opts)
         printf("  calls: %llu in the profile, %llu in the truth (%llu more made by the instrumentation "
                "itself, left out)\n", (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
                (unsigned long long)a.instrumentation_calls);
+        if (a.outside_calls)
+            printf("  %llu more calls in the truth were made from code in no function of the image (code it "
+                   "wrote at run time), which no instrumenter of the image sees: left out\n",
+                   (unsigned long long)a.outside_calls);
         printf("  cct_count_error %llu (sum over contexts of |profile - truth|; exact: 0)", 
                (unsigned long long)a.count_error);
         if (a.skipped_calls || a.overflow_calls)

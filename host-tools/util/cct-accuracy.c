@@ -10,8 +10,10 @@
 #include "hw-model/oracle-format.h"
 #include "util/instrument.h"
 #include "util/oracle-file.h"
+#include "util/symbols.h"
 
 #define NO_CANON ((size_t)-1)
+#define OUTSIDE ((size_t)-2)            /* an oracle record under a call from outside the image's code */
 
 struct canon {
     size_t parent;
@@ -160,6 +162,7 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
     struct instrument_site_map *map = NULL;
     size_t nmap = 0;
     uint64_t lo = 0, hi = 0;
+    struct symtab *code = NULL;         /* the instrumented image's functions */
     for (size_t i = 0; i < v->nimages && nmap == 0; i++) {
         if (!v->images[i].path)
             continue;
@@ -167,6 +170,12 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
         struct ap_err e2;
         if (instrument_site_table(v->images[i].path, &map, &nmap, &lo, &hi, &e2))
             nmap = 0;
+        else if (nmap) {
+            if (code)
+                symtab_close(code);
+            if (symtab_open(v->images[i].path, &code, &e2))
+                code = NULL;
+        }
     }
     struct trie t = {0};
     /* the profile: records come parents first (by core, id) */
@@ -203,7 +212,13 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
         }
         size_t parent = r->parent < r->id && first + r->parent < i ? ocanon[first + r->parent] : NO_CANON;
         uint64_t site = r->site;
-        if (nmap && site >= lo && site < hi) {
+        bool trampoline = nmap && site >= lo && site < hi;
+        if (parent == OUTSIDE || (parent != NO_CANON && !trampoline && code && !symtab_lookup(code, site))) {
+            ocanon[i] = OUTSIDE;                    /* code the image made at run time, or under it */
+            a->outside_calls += r->calls;
+            continue;
+        }
+        if (trampoline) {
             const struct instrument_site_map *m = find_call(map, nmap, site);
             site = m ? m->site : 0;
         }
@@ -238,5 +253,7 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
     free(t.table);
     free(recs);
     free(map);
+    if (code)
+        symtab_close(code);
     return 0;
 }

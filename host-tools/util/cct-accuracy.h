@@ -7,7 +7,10 @@
  * trampoline are mapped back to their original sites with the image's
  * site table (util/instrument.h), and its calls made by the
  * instrumentation itself (the slow path's call of the runtime) are left
- * out and counted.  count_error is the sum over contexts of
+ * out and counted, and so are its calls made from code that is in no
+ * function of the image (code the workload writes and runs, such as
+ * valuediff's generated bodies: no instrumenter of the image can see a
+ * call there), and every call under those.  count_error is the sum over contexts of
  * |profile calls - oracle calls|: exactly 0 when the instrumentation
  * counted every call in its context.
  */
@@ -35,6 +38,7 @@ struct cct_accuracy {
     uint64_t calls_profile, calls_oracle;
     uint64_t count_error;
     uint64_t instrumentation_calls;     /* oracle calls made by the instrumentation: left out */
+    uint64_t outside_calls;             /* oracle calls from code in no function of the image: left out */
     uint64_t skipped_calls, overflow_calls;     /* the profile's own counts of what it could not keep */
     struct cct_mismatch worst[CCT_ACC_WORST];   /* largest |difference| first */
     size_t nworst;

@@ -104,6 +104,25 @@ def _record(d, img, *opts, args=None, tag="c"):
     return db, oracle
 
 
+def test_calls_from_code_the_workload_writes_at_run_time_are_left_out_of_the_count_and_counted():
+    """valuediff runs bodies it generates into an array; their `bsr`s are
+    calls the model sees and no instrumenter of the image can patch."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "valuediff")
+        db, oracle = _record(d, inst, args=["4", "3000", "48"])
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --cct compares", r)
+        j = json.loads(r.out)
+        check(j["outside_calls"] > 0, "the generated code's calls are counted as made outside the image", r)
+        check(j["cct_count_error"] == 0 and j["calls_profile"] == j["calls_oracle"] > 10000,
+              "every call the image's own code made is counted in its context", r)
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "no function of the image" in r.out, "the text report says what was left out", r)
+    finally:
+        cleanup(d)
+
+
 def test_cct_call_counts_equal_the_models_exact_tree():
     d = tmpdir()
     try:
