@@ -6,6 +6,7 @@
  */
 #include "firmware/kernel/loader.h"
 
+#include <stdbool.h>
 #include <string.h>
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/crc32.h"
@@ -111,6 +112,17 @@ const struct loaded_image *loader_choose(const char *name)
     return NULL;
 }
 
+/* Whether the image was instrumented for calling context trees: its
+ * loaded payload ends with the site table's trailer (cct-region.h), read
+ * as words (the trailer is only 4-byte aligned). */
+static bool cct_instrumented(const struct image_header *h)
+{
+    if (h->load_size < 16)
+        return false;
+    const uint32_t *t = phys(h->load_base + h->load_size - 16);
+    return t[0] == (uint32_t)CCT_SITES_MAGIC && t[1] == (uint32_t)(CCT_SITES_MAGIC >> 32);
+}
+
 void loader_prepare(const struct loaded_image *img)
 {
     const struct image_header *h = img->hdr;
@@ -118,7 +130,11 @@ void loader_prepare(const struct loaded_image *img)
     /* An instrumented image starts its calling context trees from nothing
      * (firmware/abi/cct-region.h, note 6).  Only regions an instrumented
      * run used hold anything (RAM starts zeroed), so only those are
-     * cleared: other images pay nothing. */
+     * cleared: other images pay nothing.  A CCT image's regions get `cur`
+     * pointing at the region itself, a record no call site matches, so
+     * the trampolines need no test for an uninitialised core; any other
+     * image's get it back to 0 (a path region's word there counts). */
+    bool cct = cct_instrumented(h);
     for (uint64_t base = CCT_PHYS; base < CCT_END; base += CCT_PER_CORE) {
         struct cct_core *c = phys(base);
         if (c->magic == CCT_MAGIC) {
@@ -128,5 +144,6 @@ void loader_prepare(const struct loaded_image *img)
                    ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base)) {
             memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it */
         }
+        c->cur = cct ? base : 0;
     }
 }
