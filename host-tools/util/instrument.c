@@ -1780,9 +1780,10 @@ static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_
 }
 
 /* A kept leaf's entry (pmode.kept): Y = the region and W = the PMU page,
- * found once for the activation (both one ldah from the core's offset, in
- * parallel; a known leaf keeps W alone, so its entry is 8 instructions,
- * two of the core's fetch groups); S, T = the page's cycles and event, the path's start, read
+ * found once for the activation (the region in three instructions,
+ * put_region, W one ldah from it; a known leaf keeps W alone, so its
+ * entry is 8 instructions, two of the core's fetch groups);
+ * S, T = the page's cycles and event, the path's start, read
  * last so the entry's own work stays outside the path. */
 static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
 {
@@ -1794,7 +1795,7 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
     put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
     /* the magic (the page's address) after the reads, so a miss it takes
      * is inside the path as the model sees it, not before its start; a
-     * known leaf stores it at its exit, which comes once per entry too */
+     * known leaf stores none: the loader sets it (path-region.h note 5) */
     if (!m->known) {
         put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));
         put_setk(c, m->P, KEPT_SCALE * add, m->bad);
@@ -1824,14 +1825,12 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
     unsigned at;
     struct fixup to_bad = {0};
-    int64_t magic = 0;          /* a known leaf: the region's magic, from at */
     if (m->known) {
-        /* from W, one ldah reaches the slot (and mostly the magic too) */
+        /* from W, one ldah reaches the slot; no magic: the loader set it (path-region.h note 5) */
         int64_t from_page = CCT_PHYS - PMU_WINDOW_PHYS;
         off += from_page + PATH_METERED_SIZE * (m->entry_add + add);
         int64_t lo = off;
         at = put_slot_base(c, base, m->W, &lo);
-        magic = from_page + PATH_OFF_MAGIC - (off - lo);
         off = lo;
     } else {
         /* (no folding the add into the bound: P may be negative before
@@ -1867,14 +1866,6 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
             put_incq(c, tmp, m->Y, PATH_OFF_BAD);
             land(c, done);
         }
-    }
-    if (m->known) {             /* the metered magic, after the reads */
-        if (!fits16(magic)) {
-            put(c, mem(OP_LDAH, tmp, m->W, (int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-            at = tmp;
-            magic = PATH_OFF_MAGIC;
-        }
-        put(c, mem(OP_STL, m->W, at, (int)magic));
     }
     tregs_restore(c, &t);
 }

@@ -240,3 +240,27 @@ def test_metered_paths_on_two_cores_keep_each_cores_starts_apart():
               "both cores' per-path metrics within 10 % of the model's", r)
     finally:
         cleanup(d)
+
+
+def test_a_metered_image_on_one_core_sends_that_cores_paths_only():
+    """The loader marks every core's region of a metered image (a known
+    leaf stores no magic, path-region.h note 5); a region where nothing
+    was counted is not sent, so a one-core run's paths are core 0's alone,
+    exact, and its comparator (a known leaf) is counted."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument_metered(d, "qsort")
+        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "p.oracle")
+        r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250", inst],
+                      timeout=280)
+        sent = [l for l in r.lines() if l.startswith("monitor: paths: core ")]
+        check(r.status == 0 and len(sent) == 1 and sent[0].startswith("monitor: paths: core 0:"),
+              "only core 0, the one that ran, sends paths: %s" % sent, r)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0 and json.loads(r.out)["path_count_error"] == 0, "the counts equal the model's", r)
+        p = alphaprof(["paths", "--db", db, "--proc", "compare_longs", "--json"])
+        cmp = json.loads(p.out)["paths"] if p.status == 0 else []
+        check(len(cmp) == 1 and cmp[0]["count"] > 1000000 and cmp[0]["cycles"] > cmp[0]["count"],
+              "the comparator, a known leaf, has its one path counted and metered", p)
+    finally:
+        cleanup(d)
