@@ -3,6 +3,10 @@
  * boundaries of the image area; a header is believed only when its magic,
  * version, size and header CRC agree, and an image is run only when its
  * payload CRC and layout match too (the invariants of image-header.h).
+ * Before a run it readies the per-core instrumentation regions for the
+ * image: cleared where an earlier run used them, `cur` of a CCT image's
+ * pointing at the region (cct-region.h note 6), a metered path image's
+ * magic set (path-region.h note 5).
  */
 #include "firmware/kernel/loader.h"
 
