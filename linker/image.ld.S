@@ -29,7 +29,11 @@ SECTIONS
     .image_header : { KEEP(*(.image_header)) } :image
     .text : {
         *(.text.start)
-        /* the CCT slow path: no image calls it, alphaprof instrument does */
+        EXCLUDE_FILE(*runtime/cct.o) *(.text .text.*)
+        /* the CCT slow path (workloads/runtime/cct.c) last: no image calls
+         * it, alphaprof instrument does; after everything else, so a
+         * change to it moves no other code (an image's layout, and so its
+         * I-cache and predictor behaviour, stays the workload's own) */
         KEEP(*(.text.__alphaprof_cct_*))
         *(.text .text.*)
     } :image

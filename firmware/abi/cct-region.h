@@ -17,17 +17,23 @@
  *     USER_STACK_SIZE slot, so
  *       core   = ((sp - USER_STACK_PHYS) >> log2(USER_STACK_SIZE)) & (MAX_CORES - 1)
  *              = (sp >> log2(USER_STACK_SIZE)) & (MAX_CORES - 1)
- *       region = CCT_PHYS + core * CCT_PER_CORE            (4 instructions)
+ *       region = CCT_PHYS + core * CCT_PER_CORE
+ *              = ((sp >> 22) | 60) << 18                  (3 instructions)
  *       pmu    = region - CCT_PHYS + PMU_WINDOW_PHYS       (1 ldah)
  *     because CCT_PER_CORE == PMU_WINDOW_PER_CORE, and the subtraction
- *     drops out because USER_STACK_PHYS is a multiple of MAX_CORES slots
- *     (asserted where the code is made, util/instrument.c).  A user sp
+ *     drops out because USER_STACK_PHYS is a multiple of MAX_CORES slots;
+ *     the mask and the base are one `bis`: for any sp in RAM the slot
+ *     number x = sp >> 22 is below 64, and CCT_PHYS >> 18 = 60 has every
+ *     bit of x set but the core's two, so x | 60 = 60 + core (asserted
+ *     where the code is made, util/instrument.c).  A user sp
  *     starts USER_STACK_TOP_GAP below its slot's end (firmware/kernel/
  *     run.c), so even a frameless procedure at the stack's bottom sees
  *     its own slot, never the next one's first address.  Code that runs on a
  *     stack of its own (workloads/valuediff's native runs) still finds a
  *     region, never a fault: the mask keeps the core in range, its calls
- *     land in that core's tree.
+ *     land in that core's tree.  (An sp outside RAM, which no stack has,
+ *     would give an address outside the regions: a fault, never a write
+ *     elsewhere.)
  *  2. What is instrumented.  Every call that follows the calling standard:
  *     bsr/jsr that link through $26 (ra), outside the runtime's own
  *     __alphaprof_cct_* code, except `bsr $26, .+4` (a PC read).  The call
@@ -87,9 +93,17 @@
  *     full, a new context's calls land on the core's overflow record and
  *     `overflow_calls` counts them.  Nothing is lost silently.
  *  6. Life cycle.  RAM starts zeroed; before a run the monitor clears the
- *     used part of every region an earlier run initialised (loader.c), so
- *     the first instrumented call on a core finds `cur` == 0 and takes the
- *     slow path, which initialises the core (magic, root, overflow record).
+ *     used part of every region an earlier run initialised (loader.c),
+ *     and, for an image instrumented for CCTs (its payload ends with the
+ *     site table's trailer), points every core's `cur` at the region
+ *     itself (for any other image it sets `cur` back to 0: a path
+ *     region's word there counts).  The region read as a record is one
+ *     no call site matches (its flags, the high half of `procs`, are 0
+ *     until the core is initialised; its callee, the magic, 0), and every
+ *     word a lookup reads from it lies inside the region; so the
+ *     trampolines never test `cur` for 0, and the first instrumented call
+ *     on a core takes the slow path, which initialises the core (magic,
+ *     root, overflow record).
  *     After the image exits, the monitor drains every core whose magic is
  *     CCT_MAGIC as CCT frames (firmware/abi/link-protocol.h).
  *  7. Paths (--paths) are built with a region layout of their own,
@@ -144,7 +158,20 @@
  *     found by the fast lookup needs no full-stack test: the current
  *     record is its caller's true one even above a full stack (the calls
  *     not pushed since then are of other procedures, or fold onto it);
- *     only the slow path, which could be wrong there, tests it.  The callee is
+ *     only the slow path, which could be wrong there, tests it.  The fast
+ *     lookup tests only what the call needs: every site its current
+ *     record's procedure (note 3); a jsr the slot's callee, which also
+ *     finds an empty slot (its callee is 0; a jsr through 0 faults either
+ *     way), and loads the slot's record only for a framed call; a bsr to
+ *     a known leaf the slot's leaf bit, set only when the slot holds the
+ *     leaf's record (the overflow record has none: the slow path again),
+ *     so it never loads the record; other bsr's the record for 0.  So a
+ *     call to a leaf through the fast path is 12 instructions to the call
+ *     (bsr) or 15 (jsr), three or four of the core's 4-wide fetch
+ *     groups, and 3 after the return (the core model is mostly
+ *     fetch-bound there: instructions and taken branches are what count,
+ *     not the load chain).  A framed return reads the parent from the
+ *     frame below `top` before it decrements it.  The callee is
  *     still called from the trampoline (the model's oracle counts a call
  *     where a call instruction retires; the site table maps it back), not
  *     branched to with ra preset.  Counts are the same either way.

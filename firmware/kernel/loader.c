@@ -3,9 +3,14 @@
  * boundaries of the image area; a header is believed only when its magic,
  * version, size and header CRC agree, and an image is run only when its
  * payload CRC and layout match too (the invariants of image-header.h).
+ * Before a run it readies the per-core instrumentation regions for the
+ * image: cleared where an earlier run used them, `cur` of a CCT image's
+ * pointing at the region (cct-region.h note 6), a metered path image's
+ * magic set (path-region.h note 5).
  */
 #include "firmware/kernel/loader.h"
 
+#include <stdbool.h>
 #include <string.h>
 #include "firmware/kernel/console.h"
 #include "firmware/kernel/crc32.h"
@@ -111,6 +116,39 @@ const struct loaded_image *loader_choose(const char *name)
     return NULL;
 }
 
+/* Whether the image was instrumented for calling context trees: its
+ * loaded payload ends with the site table's trailer (cct-region.h), read
+ * as words (the trailer is only 4-byte aligned). */
+static bool cct_instrumented(const struct image_header *h)
+{
+    if (h->load_size < 16)
+        return false;
+    const uint32_t *t = phys(h->load_base + h->load_size - 16);
+    return t[0] == (uint32_t)CCT_SITES_MAGIC && t[1] == (uint32_t)(CCT_SITES_MAGIC >> 32);
+}
+
+/* Whether the image was instrumented with `--paths --metrics`: its
+ * payload ends with the path table (path-region.h), a procedure of which
+ * is metered. */
+static bool paths_metered(const struct image_header *h)
+{
+    if (h->load_size < 24)
+        return false;
+    const uint32_t *t = phys(h->load_base + h->load_size - 24);
+    if (t[0] != (uint32_t)PATH_TABLE_MAGIC || t[1] != (uint32_t)(PATH_TABLE_MAGIC >> 32) || t[3] || t[5])
+        return false;
+    uint64_t nprocs = t[2], npatches = t[4];
+    uint64_t size = 24 + 16 * npatches + sizeof(struct path_table_proc) * nprocs;
+    if (size > h->load_size)
+        return false;
+    const uint32_t *p = phys(h->load_base + h->load_size - size);
+    for (uint64_t i = 0; i < nprocs; i++, p += sizeof(struct path_table_proc) / 4)
+        if (p[__builtin_offsetof(struct path_table_proc, instrumented) / 4] &&
+            p[__builtin_offsetof(struct path_table_proc, metrics) / 4])
+            return true;
+    return false;
+}
+
 void loader_prepare(const struct loaded_image *img)
 {
     const struct image_header *h = img->hdr;
@@ -118,7 +156,13 @@ void loader_prepare(const struct loaded_image *img)
     /* An instrumented image starts its calling context trees from nothing
      * (firmware/abi/cct-region.h, note 6).  Only regions an instrumented
      * run used hold anything (RAM starts zeroed), so only those are
-     * cleared: other images pay nothing. */
+     * cleared: other images pay nothing.  A CCT image's regions get `cur`
+     * pointing at the region itself, a record no call site matches, so
+     * the trampolines need no test for an uninitialised core; any other
+     * image's get it back to 0 (a path region's word there counts).  A
+     * metered path image's regions get their magic here (path-region.h
+     * note 5), so a known leaf's trampolines need not store it. */
+    bool cct = cct_instrumented(h), metered = paths_metered(h);
     for (uint64_t base = CCT_PHYS; base < CCT_END; base += CCT_PER_CORE) {
         struct cct_core *c = phys(base);
         if (c->magic == CCT_MAGIC) {
@@ -128,5 +172,8 @@ void loader_prepare(const struct loaded_image *img)
                    ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base)) {
             memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it */
         }
+        c->cur = cct ? base : 0;
+        if (metered)
+            ((struct path_core *)c)->magic = PATH_MAGIC32_METERED(base);
     }
 }

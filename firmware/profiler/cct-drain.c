@@ -19,7 +19,10 @@
  *     index, in increasing order, with the core's loss counts in every
  *     frame's head.  A metered region (magic PATH_MAGIC32_METERED,
  *     path-region.h note 5) has 32-byte slots, each counter sent with its
- *     cycles and event.
+ *     cycles and event.  The loader sets a metered image's magic in every
+ *     core's region (path-region.h note 5), so a metered region where
+ *     nothing was counted (a core that ran no instrumented procedure) is
+ *     not sent, as if its magic had never been set.
  *  5. A tree without metrics (cct-region.h note 9) is sent with the
  *     frames' `metrics` 0: its records' cycles and retired, never written,
  *     are not sent.  Its slots' calls are added to their records first
@@ -76,6 +79,14 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, uin
                               .bad_paths = s->bad_paths, .metered = metered, .unmetered = s->unmetered};
     uint64_t i = 0, sent = 0, unsent = 0;
     bool any = false;
+    if (metered && !s->depth && !s->excess && !s->lost_paths && !s->unmatched_exits && !s->bad_paths &&
+        !s->unmetered) {
+        while (i < max && !slot[i].count)
+            i++;
+        if (i == max)
+            return;             /* untouched: its magic is the loader's (note 4) */
+        i = 0;
+    }
     while (i < max || !any) {
         struct lk_writer w;
         h.first = i;

@@ -140,6 +140,8 @@ static void land(struct code *c, struct fixup f)
     memcpy(c->bytes + f.at, &w, 4);
 }
 
+#define CCT_REGION_NO ((unsigned)(CCT_PHYS >> 18))     /* region = (sp >> 22 | this) << 18 */
+
 /* r = this core's CCT region, from sp alone (cct-region.h note 1). */
 static void put_core_state(struct code *c, unsigned r)
 {
@@ -150,10 +152,16 @@ static void put_core_state(struct code *c, unsigned r)
     /* the stacks' base is a multiple of MAX_CORES slots: the core is the
      * slot number's low bits, no subtraction needed */
     _Static_assert(USER_STACK_PHYS % ((uint64_t)MAX_CORES * USER_STACK_SIZE) == 0, "core = (sp >> 22) & mask");
+    /* the slot number x = sp >> 22 is below 64 for any sp in RAM, and
+     * CCT_PHYS >> 18 (60) has every one of x's bits set but the core's:
+     * x | 60 = 60 + (x & (MAX_CORES - 1)), the region's number, with no
+     * mask and no base added (cct-region.h note 1) */
+    _Static_assert((RAM_SIZE >> 22) <= 64 && CCT_REGION_NO == ((CCT_REGION_NO | 63) & ~(MAX_CORES - 1)) &&
+                   CCT_REGION_NO < 256 && (USER_STACK_PHYS >> 22) % MAX_CORES == 0 &&
+                   ((uint64_t)CCT_REGION_NO << 18) == CCT_PHYS, "x | CCT_REGION_NO is the region's number");
     put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));
-    put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));   /* a stack of its own (valuediff) stays in bounds */
+    put(c, opl(OP_INTL, F_BIS, r, CCT_REGION_NO, r));   /* a stack of its own (valuediff) stays in bounds */
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
-    put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
 }
 
 /* ---- the image's procedures and call sites ---- */
@@ -523,9 +531,17 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
  * (cct-region.h note 3); every miss branches to the slow path.  For a
  * counting trampoline (`counts`, note 9) also $6, the slot's calls (twice
  * the count, + 1 for a leaf), and a jsr tests the slot's callee, every
- * load from the current record alone (one dependent load less).  With
- * metrics a jsr tests the callee's record instead. */
-static void put_lookup(struct code *c, const struct site *s, const struct proc *procs, bool counts,
+ * load from the current record alone (one dependent load less); the
+ * callee test also finds an empty slot (its callee is 0), so a jsr does
+ * not test $3 and leaves its load to the framed call (put_trampoline_
+ * counts), and a bsr to a known leaf (LOOKUP_LEAF) neither loads nor
+ * tests it: its slot's leaf bit says the slot is set (note 9).  With
+ * metrics a jsr tests the callee's record instead.  `cur` is never 0
+ * (the loader points it at the region itself, note 6), so it is not
+ * tested.  Returns whether there is a fast lookup (else every call takes
+ * the slow path). */
+enum { LOOKUP_METRICS, LOOKUP_COUNTS, LOOKUP_LEAF };
+static bool put_lookup(struct code *c, const struct site *s, const struct proc *procs, unsigned counts,
                        struct slow_exits *slow)
 {
     _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
@@ -539,10 +555,10 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
     put_core_state(c, 1);
     if (fast) {
         put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
-        slow->to[slow->n++] = put_fwd(c, OP_BEQ, 2);
         bool by_flags = flags <= 0x7fff && !p->leaf;
         put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
-        put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
+        if (!counts || (counts == LOOKUP_COUNTS && !s->jsr))
+            put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
         if (counts) {
             put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
             if (s->jsr)
@@ -556,7 +572,10 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
             put(c, opr(OP_INTA, F_CMPEQ, 4, 5, 4));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
         }
-        slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
+        if (counts == LOOKUP_LEAF)
+            slow->to[slow->n++] = put_fwd(c, OP_BLBC, 6);
+        else if (!(s->jsr && counts))
+            slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
         if (s->jsr && counts) {
             put(c, opr(OP_INTA, F_CMPEQ, 7, s->rb, 7));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 7);
@@ -568,6 +587,7 @@ static void put_lookup(struct code *c, const struct site *s, const struct proc *
     } else {
         slow->to[slow->n++] = put_fwd(c, OP_BR, R_ZERO);
     }
+    return fast;
 }
 
 /* The slow path: the stub's lookup, then back to `found`. */
@@ -638,7 +658,7 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
     uint64_t push = 0;
-    put_lookup(c, s, procs, true, &slow);
+    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, &slow);
     calls->leaf = calls->pushed = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
@@ -653,6 +673,8 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     if (framed) {
         if (maybe_leaf)
             land(c, to_framed);
+        if (s->jsr && fast)     /* the callee's record, which the lookup left to us */
+            put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
         to_full = put_stack_check(c);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
@@ -668,20 +690,25 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
          * (after frames a longjmp left, note 8) */
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
-        put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
-        struct fixup to_unwind = {0};
-        if (may_land) {
+        if (!may_land) {
+            /* the parent read from the frame below top, not after top's
+             * decrement: a step less on the return's dependent chain */
+            put(c, mem(OP_LDQ, 6, 23, FR_PARENT - CCT_FRAME_SIZE));
+            put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+            put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+            put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+            put_back(c, s);
+        } else {
+            put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
             put(c, mem(OP_LDQ, 25, 23, FR_SP));
             put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
-            to_unwind = put_fwd(c, OP_BEQ, 25);
-        }
-        uint64_t matched = here(c);
-        put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
-        put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
-        put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-        uint64_t back = here(c);
-        put_back(c, s);
-        if (may_land) {
+            struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
+            uint64_t matched = here(c);
+            put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
+            put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+            put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+            uint64_t back = here(c);
+            put_back(c, s);
             land(c, to_unwind);
             put_branch(c, OP_BSR, R_AT, unwind);
             put_branch(c, OP_BNE, 25, matched);
@@ -714,7 +741,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     int callee = known_callee(s, procs, nprocs);
     bool maybe_leaf = s->jsr || (callee >= 0 && procs[callee].leaf);
     struct slow_exits slow;
-    put_lookup(c, s, procs, false, &slow);
+    put_lookup(c, s, procs, LOOKUP_METRICS, &slow);
     uint64_t found = here(c);
     /* push the frame unless the shadow stack is full */
     struct fixup to_full = put_stack_check(c);
@@ -1187,10 +1214,9 @@ static void tregs_restore(struct code *c, const struct tregs *t)
 static void put_region(struct code *c, unsigned r)
 {
     _Static_assert(USER_STACK_TOP_GAP > 0, "sp stays inside its slot");
-    put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));  /* (put_core_state: no subtraction of the stacks' base) */
-    put(c, opl(OP_INTL, F_AND, r, MAX_CORES - 1, r));
+    put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));  /* (put_core_state: x | 60, three instructions) */
+    put(c, opl(OP_INTL, F_BIS, r, CCT_REGION_NO, r));
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
-    put(c, mem(OP_LDAH, r, r, (int)(CCT_PHYS >> 16)));
 }
 
 /* k = (x < n): n a literal when it fits 8 bits, else built in k. */
@@ -1754,25 +1780,22 @@ static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_
 }
 
 /* A kept leaf's entry (pmode.kept): Y = the region and W = the PMU page,
- * found once for the activation (both one ldah from the core's offset, in
- * parallel; a known leaf keeps W alone, so its entry is 8 instructions,
- * two of the core's fetch groups); S, T = the page's cycles and event, the path's start, read
+ * found once for the activation (the region in three instructions,
+ * put_region, W one ldah from it; a known leaf keeps W alone, so its
+ * entry is 8 instructions, two of the core's fetch groups);
+ * S, T = the page's cycles and event, the path's start, read
  * last so the entry's own work stays outside the path. */
 static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
 {
     _Static_assert(PMU_WINDOW_PHYS % 0x10000 == 0, "one ldah from the core's offset");
     unsigned x = m->known ? m->W : m->Y;    /* a known leaf has no Y: its exit finds the region from W */
-    put(c, opl(OP_INTS, F_SRL, R_SP, 22, x));
-    put(c, opl(OP_INTL, F_AND, x, MAX_CORES - 1, x));
-    put(c, opl(OP_INTS, F_SLL, x, 18, x));              /* core * CCT_PER_CORE (put_region) */
-    put(c, mem(OP_LDAH, m->W, x, (int)(PMU_WINDOW_PHYS >> 16)));
-    if (!m->known)
-        put(c, mem(OP_LDAH, m->Y, m->Y, (int)(CCT_PHYS >> 16)));
+    put_region(c, x);
+    put(c, mem(OP_LDAH, m->W, x, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
     /* the magic (the page's address) after the reads, so a miss it takes
      * is inside the path as the model sees it, not before its start; a
-     * known leaf stores it at its exit, which comes once per entry too */
+     * known leaf stores none: the loader sets it (path-region.h note 5) */
     if (!m->known) {
         put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));
         put_setk(c, m->P, KEPT_SCALE * add, m->bad);
@@ -1802,14 +1825,12 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
     unsigned at;
     struct fixup to_bad = {0};
-    int64_t magic = 0;          /* a known leaf: the region's magic, from at */
     if (m->known) {
-        /* from W, one ldah reaches the slot (and mostly the magic too) */
+        /* from W, one ldah reaches the slot; no magic: the loader set it (path-region.h note 5) */
         int64_t from_page = CCT_PHYS - PMU_WINDOW_PHYS;
         off += from_page + PATH_METERED_SIZE * (m->entry_add + add);
         int64_t lo = off;
         at = put_slot_base(c, base, m->W, &lo);
-        magic = from_page + PATH_OFF_MAGIC - (off - lo);
         off = lo;
     } else {
         /* (no folding the add into the bound: P may be negative before
@@ -1845,14 +1866,6 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
             put_incq(c, tmp, m->Y, PATH_OFF_BAD);
             land(c, done);
         }
-    }
-    if (m->known) {             /* the metered magic, after the reads */
-        if (!fits16(magic)) {
-            put(c, mem(OP_LDAH, tmp, m->W, (int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-            at = tmp;
-            magic = PATH_OFF_MAGIC;
-        }
-        put(c, mem(OP_STL, m->W, at, (int)magic));
     }
     tregs_restore(c, &t);
 }

@@ -80,7 +80,7 @@ def run(build):
                "temporary a leaf never names, in a callee-saved register a procedure with calls never names "
                "(pushed at entry, popped at exit), in memory only when none is left; trampolines work in "
                "registers dead where they run (util/liveness.c).  What is left is mostly finding the core's "
-               "region from sp at each count (4 instructions) and the two branches to and from a trampoline.  "
+               "region from sp at each count (3 instructions) and the two branches to and from a trampoline.  "
                "With --metrics every path start and end also reads the PMU page (cycles and the event), keeps "
                "the start per activation and adds the differences to the path's slot (path-region.h note 5); "
                "a leaf with registers to spare keeps region, page and start in them, so a count is the page's "

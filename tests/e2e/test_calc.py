@@ -34,11 +34,13 @@ def test_calc_estimates_executions_and_stalls_of_copy_against_the_oracle():
               "the frequency shares nest: %s" % j, c)
         check(j["freq_within_15"] > 0.6, "most cycle samples' executions within 15%%: %.3f" % j["freq_within_15"], c)
         # cause_agreement moves with the code's layout on this core: 0.46
-        # with one build, 0.285 after the runtime's CCT lookup (linked first
-        # in every image) grew by 0x70 and moved copy's loop, and the
+        # with one build, 0.285 after the runtime's CCT lookup (then linked
+        # first in every image) grew by 0x70 and moved copy's loop, and the
         # monitor changed (2026-11-28; calc blames part of the loop's stalls
-        # on the I-cache there); the goal is the bench's (calc_accuracy)
-        check(j["unexplained_share"] < 0.25 and j["cause_agreement"] > 0.2 and j["stack_error"] < 0.6,
+        # on the I-cache there); 0.43 with the lookup linked last (branch
+        # ovh15c), where a runtime change moves no workload code; the goal
+        # is the bench's (calc_accuracy)
+        check(j["unexplained_share"] < 0.25 and j["cause_agreement"] > 0.3 and j["stack_error"] < 0.6,
               "culprits mostly agree with the oracle's cycle stacks: %s" % j, c)
         # edge_within_10 moves with the monitor's layout: 0.96-0.98 with
         # this machine's build, 0.66 with the clean chroot's (make

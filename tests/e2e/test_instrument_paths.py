@@ -240,3 +240,24 @@ def test_metered_paths_on_two_cores_keep_each_cores_starts_apart():
               "both cores' per-path metrics within 10 % of the model's", r)
     finally:
         cleanup(d)
+
+
+def test_a_metered_image_on_one_core_sends_that_cores_paths_only():
+    """The loader marks every core's region of a metered image (a known
+    leaf stores no magic, path-region.h note 5); a region where nothing
+    was counted is not sent, so a one-core run's paths are core 0's alone,
+    and exact.  (qsort's comparator, a known leaf, is the bench's.)"""
+    d = tmpdir()
+    try:
+        _, inst = _instrument_metered(d, "calltree")
+        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "p.oracle")
+        r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "200", inst,
+                       "--", "16"], timeout=220)
+        sent = [l for l in r.lines() if l.startswith("monitor: paths: core ")]
+        check(r.status == 0 and len(sent) == 1 and sent[0].startswith("monitor: paths: core 0:"),
+              "only core 0, the one that ran, sends paths: %s" % sent, r)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        j = json.loads(r.out) if r.status == 0 else {}
+        check(j.get("path_count_error") == 0 and j.get("metered") is True, "the counts equal the model's", r)
+    finally:
+        cleanup(d)

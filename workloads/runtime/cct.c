@@ -78,7 +78,7 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
                                           const struct cct_procs *procs, uint64_t slot,
                                           uint64_t site_proc)
 {
-    if (c->magic != CCT_MAGIC)
+    if (c->magic != CCT_MAGIC)     /* cur is the region itself until then (cct-region.h note 6) */
         init_core(c, procs);
     struct cct_record *cur = rec(c->cur);
     if (cur == rec(c->overflow)) {
