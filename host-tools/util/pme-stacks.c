@@ -258,7 +258,7 @@ static void pool_bubbles(const struct pme_view *v, const struct pme_stack_params
                 obs_of(r, bit, &o);
                 double w = v->raw[k].weight * wnorm;
                 if (!pass) {
-                    seen[j] += w * pme_record_flush_window(p, &o) * stands[j];
+                    seen[j] += w * pme_record_flush_window(p, &o) * stands[j] * scale[j];
                     mispredicted[j] += w * o.mispredict;
                 }
                 double b = pme_record_long_bubble(p, &o);

@@ -141,15 +141,18 @@
  *     independent samples of the same bubbles, one from the branch's
  *     executions and one from the refetched instruction's, so a branch's
  *     long bubbles are their mean: per refetched instruction n, the
- *     bubbles the branches' records booked into n (after note 5's
- *     pooling) are scaled by (booked + seen) / (2 booked), each branch
- *     keeping its part; windows seen where no record booked one go half
- *     to n's usual predecessor (note 3) when that ever mispredicts (else
- *     they are a trap's or an interrupt's: nobody's here, as before).
- *     The short bubbles stay note 8's.  It halves the variance of the
+ *     bubbles the branches' records booked into n and the windows n's
+ *     records saw (both per record times their instruction's pooled
+ *     executions, note 5: an instruction entered mostly after a flush
+ *     sees one in nearly every record) are booked + seen, and each
+ *     branch's are scaled by (booked + seen) / (2 booked), keeping its
+ *     part; windows seen where no record booked one go half to n's
+ *     usual predecessor (note 3) when that ever mispredicts (else they
+ *     are a trap's or an interrupt's: nobody's here, as before).  The
+ *     short bubbles stay note 8's.  It halves the variance of the
  *     mispredict cycles of a branch with one way back: on qsort's 1.08 M
- *     records (`-- 6`) the time error's sampling noise went from 1.63 to
- *     1.48 %.
+ *     records (`-- 6`) the time error went from 1.77 to 1.64 %, its
+ *     sampling noise from 1.63 to 1.44 %.
  * 11. Executions along the CFG's flow (DCPI's local propagation): a
  *     block runs as often as its in-edges together, an edge from a block
  *     with one way out as often as that block's class, one side of a
@@ -163,7 +166,7 @@
  *     record units (note 6's per-instruction worth taken as equal there).
  *     Entry, call-return, table and exit edges say nothing (their counts
  *     are not in the procedure's records).  The class's instructions'
- *     stacks scale with it.  On qsort `-- 6`: time error 1.66 -> 1.61 %.
+ *     stacks scale with it.  On qsort `-- 6`: time error 1.64 -> 1.59 %.
  *
  * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
  * (instruction, cause) of |estimate - truth| / the truth's cycles (as
