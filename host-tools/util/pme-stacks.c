@@ -12,6 +12,9 @@
 #include "util/strvec.h"
 #include "util/symbols.h"
 
+/* Note 11: a branch with fewer retired records says too little of its sides */
+#define POOL_FLOW_MIN 10
+
 void pme_stack_params_of(const struct model_params *p, struct pme_stack_params *out)
 {
     out->penalty = p->mispredict_penalty;
@@ -93,6 +96,29 @@ double pme_record_short_bubble(const struct pme_stack_params *p, const struct pm
     if (!r->retired || !r->mispredict || !(p->penalty > wait))
         return 0;
     return p->penalty - wait < p->flush_bubble ? p->penalty - wait : 0;
+}
+
+double pme_record_long_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    double wait = r->lat[PME_LAT_RETREADY_RETIRE];
+    if (!r->retired || !r->mispredict || !(p->penalty > wait))
+        return 0;
+    return p->penalty - wait >= p->flush_bubble ? p->penalty - wait : 0;
+}
+
+double pme_record_flush_window(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    const uint32_t *l = r->lat;
+    double R = (double)l[PME_LAT_FETCH_MAP] + l[PME_LAT_MAP_DATA] + l[PME_LAT_DATA_ISSUE] +
+               l[PME_LAT_ISSUE_RETREADY] + l[PME_LAT_RETREADY_RETIRE];
+    double M = l[PME_LAT_FETCH_MAP], gap = l[PME_LAT_RETIRE_GAP];
+    if (!r->retired || r->imiss || r->itbmiss || gap < 1)
+        return 0;
+    double lo = R - gap + 1, end = M < R ? M : R;
+    if (!(M > lo))
+        return 0;
+    double late = clampd(1, lo, end) - lo;
+    return late >= p->flush_bubble ? late : 0;  /* (what pme_record_stack leaves to the branch) */
 }
 
 static double zero_share(const struct pme_seq_stats *st, size_t i)
@@ -201,6 +227,59 @@ static size_t insn_index(const struct pme_view *v, const struct pme_pair_rec *re
     return in ? (size_t)(in - v->insns) : SIZE_MAX;
 }
 
+/* Where a retired record's correct path goes on: its taken target, else
+ * the next instruction (NULL: not in the view). */
+static const struct pme_insn *successor(const struct pme_view *v, const struct pme_pair_rec *r, int taken_bit)
+{
+    if ((r->events >> taken_bit) & 1)
+        return r->addr >= r->img->address ? pme_view_find(v, r->img, r->addr - r->img->address) : NULL;
+    return pme_view_find(v, r->img, r->offset + 4);
+}
+
+/* Note 10: each mispredicted branch's long bubbles, booked from its own
+ * records (and pooled, note 5), averaged with what the records of the
+ * instructions it refetched saw of them.  stands[i]: what i's records
+ * stand for; scale[i]: i's pooling factor. */
+static void pool_bubbles(const struct pme_view *v, const struct pme_stack_params *p, const int *bit, double wnorm,
+                         const double *stands, const double *scale, const size_t *prev, struct pme_stack *out)
+{
+    double *own = calloc(3 * (v->ninsns + 1), sizeof *own);
+    if (!own)
+        return;                         /* (an estimate without note 10) */
+    double *seen = own + v->ninsns + 1, *mispredicted = seen + v->ninsns + 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < v->nraw; k++)
+            for (int s = 0; s < 2; s++) {
+                const struct pme_pair_rec *r = &v->raw[k].rec[s];
+                size_t j = insn_index(v, r);
+                if (j == SIZE_MAX)
+                    continue;
+                struct pme_rec_obs o;
+                obs_of(r, bit, &o);
+                double w = v->raw[k].weight * wnorm;
+                if (!pass) {
+                    seen[j] += w * pme_record_flush_window(p, &o) * stands[j] * scale[j];
+                    mispredicted[j] += w * o.mispredict;
+                }
+                double b = pme_record_long_bubble(p, &o);
+                const struct pme_insn *next = b > 0 ? successor(v, r, bit[B_TAKEN]) : NULL;
+                if (!next)
+                    continue;
+                size_t n = (size_t)(next - v->insns);
+                double booked = w * b * stands[j] * scale[j];
+                if (!pass)
+                    own[n] += booked;
+                else if (own[n] > 0)
+                    out[j].cause[CAUSE_MISPREDICT] += booked * (seen[n] - own[n]) / (2 * own[n]);
+            }
+    /* a flush window seen where no record of a branch booked one: its
+     * usual predecessor's, if that ever mispredicts */
+    for (size_t n = 0; n < v->ninsns; n++)
+        if (!(own[n] > 0) && seen[n] > 0 && prev[n] != SIZE_MAX && mispredicted[prev[n]] > 0)
+            out[prev[n]].cause[CAUSE_MISPREDICT] += seen[n] / 2;
+    free(own);
+}
+
 static bool read_image(const void *ctx, uint64_t addr, void *buf, size_t len)
 {
     return symtab_read(ctx, addr, buf, len);
@@ -225,10 +304,99 @@ void pme_stacks_pool(const struct calc_proc *cfg, struct pme_stack *st, const do
     free(len);
 }
 
+void pme_stacks_pool_flow(const struct calc_proc *cfg, struct pme_stack *st, const double *retired,
+                          const double *taken, size_t n)
+{
+    size_t *at = xmalloc((cfg->n + 1) * sizeof *at);
+    double *x = calc_zalloc(cfg->nclasses + 1, sizeof *x), *len = calc_zalloc(cfg->nclasses + 1, sizeof *len);
+    double *num = calc_zalloc(cfg->nclasses + 1, sizeof *num), *den = calc_zalloc(cfg->nclasses + 1, sizeof *den);
+    for (size_t i = 0; i < cfg->n; i++)
+        at[i] = SIZE_MAX;
+    for (size_t k = 0; k < n; k++)
+        at[(st[k].pc - cfg->start) / 4] = k;
+    for (size_t b = 0; b < cfg->nblocks; b++)
+        len[cfg->blocks[b].cls] += cfg->blocks[b].n;
+    for (size_t k = 0; k < n; k++)
+        x[cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls] += retired[k];
+    for (size_t c = 0; c < cfg->nclasses; c++)
+        x[c] = len[c] > 0 ? x[c] / len[c] : 0;
+    /* a block runs as often as its in-edges together: an edge from a
+     * block with one way out as that block's class, an edge from a
+     * conditional branch as the branch's class times that side's share */
+    for (size_t b = 0; b < cfg->nblocks; b++) {
+        const struct calc_block *B = &cfg->blocks[b];
+        double y = 0, var = 0;
+        bool known = B->nin > 0;
+        for (uint32_t q = 0; q < B->nin && known; q++) {
+            const struct calc_edge *e = &cfg->edges[B->in[q]];
+            known = e->from != CALC_NONE && (e->kind == EDGE_TAKEN || e->kind == EDGE_FALL);
+            if (!known)
+                break;
+            const struct calc_block *P = &cfg->blocks[e->from];
+            double xp = x[P->cls];
+            known = P->cls != B->cls && xp > 0 && (P->nout == 1 || P->nout == 2);
+            if (!known)
+                break;
+            if (P->nout == 1) {
+                y += xp;
+                var += xp / len[P->cls];
+                continue;
+            }
+            size_t j = at[P->first + P->n - 1];
+            double kb = j == SIZE_MAX ? 0 : retired[j];
+            known = kb >= POOL_FLOW_MIN;
+            if (!known)
+                break;
+            double t = taken[j] / kb;
+            if (e->kind == EDGE_FALL)
+                t = 1 - t;
+            y += xp * t;
+            var += t * t * xp / len[P->cls] + xp * xp * t * (1 - t) / kb;
+        }
+        if (known && var > 0) {
+            num[B->cls] += y / var;
+            den[B->cls] += 1 / var;
+        }
+        /* and as often as its out-edges together, each to a block entered
+         * only by it */
+        y = var = 0;
+        known = B->nout > 0;
+        for (uint32_t q = 0; q < B->nout && known; q++) {
+            const struct calc_edge *e = &cfg->edges[B->out[q]];
+            known = e->to != CALC_EXIT && e->to != CALC_NONE && (e->kind == EDGE_TAKEN || e->kind == EDGE_FALL);
+            if (!known)
+                break;
+            const struct calc_block *S = &cfg->blocks[e->to];
+            known = S->nin == 1 && S->cls != B->cls && x[S->cls] > 0;
+            y += x[S->cls];
+            var += x[S->cls] / len[S->cls];
+        }
+        if (known && var > 0) {
+            num[B->cls] += y / var;
+            den[B->cls] += 1 / var;
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint32_t c = cfg->blocks[cfg->insns[(st[k].pc - cfg->start) / 4].block].cls;
+        if (!(den[c] > 0) || !(x[c] > 0))
+            continue;
+        double vx = x[c] / len[c], f = (x[c] / vx + num[c]) / (1 / vx + den[c]) / x[c];
+        for (unsigned q = 0; q < CAUSE_COUNT; q++)
+            st[k].cause[q] *= f;
+        st[k].executions *= f;
+    }
+    free(at);
+    free(x);
+    free(len);
+    free(num);
+    free(den);
+}
+
 /* Note 5 for every procedure of the view with symbols.  rec[i]: retired
  * records of v->insns[i] (sorted by image and offset, as the view keeps
  * them). */
-static void pool_blocks(const struct pme_view *v, const double *rec, struct pme_stack *out)
+static void pool_blocks(const struct pme_view *v, const double *rec, const double *retired, const double *taken,
+                        struct pme_stack *out)
 {
     struct model_params mp;
     model_params_default(&mp);          /* (the CFG does not depend on them) */
@@ -250,6 +418,7 @@ static void pool_blocks(const struct pme_view *v, const double *rec, struct pme_
         if (symtab_read(img->st, start, words, n * 4) && !calc_cfg_build_image(&cfg, &mp, start, words, n, &ci)) {
             calc_equivalence(&cfg);
             pme_stacks_pool(&cfg, out + i, rec + i, j - i);
+            pme_stacks_pool_flow(&cfg, out + i, retired + i, taken + i, j - i);
             calc_proc_free(&cfg);
         }
         free(words);
@@ -354,12 +523,22 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
             out[i].shares.mean = group_share[i] / grouped[i];
         out[i].share = out[i].shares.mean;
     }
+    size_t *prev = xmalloc((v->ninsns + 1) * sizeof *prev);     /* (note 10) */
+    double *retired = xmalloc(2 * (v->ninsns + 1) * sizeof *retired), *taken = retired + v->ninsns + 1; /* (note 11) */
+    for (size_t i = 0; i < v->ninsns; i++) {
+        prev[i] = seq[i].prev;
+        retired[i] = seq[i].retired;
+        taken[i] = seq[i].taken;
+    }
     free(seq);
     free(grouped);
     /* which instructions serialise (barriers, PAL calls: point 5 of a record), from the image */
     bool *serialising = calloc(v->ninsns + 1, sizeof *serialising);
-    if (!serialising)
+    if (!serialising) {
+        free(prev);
+        free(retired);
         return ap_err_set(err, "out of memory");
+    }
     for (size_t i = 0; i < v->ninsns; i++) {
         uint32_t word;
         struct insn_static is;
@@ -372,6 +551,8 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     double *rec = calloc(3 * (v->ninsns + 1), sizeof *rec);
     if (!rec) {
         free(serialising);
+        free(prev);
+        free(retired);
         return ap_err_set(err, "out of memory");
     }
     double *late = rec + v->ninsns + 1, *flushed = late + v->ninsns + 1;     /* note 8 */
@@ -419,6 +600,8 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     if (!bubble) {
         free(serialising);
         free(rec);
+        free(prev);
+        free(retired);
         return ap_err_set(err, "out of memory");
     }
     for (size_t k = 0; k < v->nraw; k++)
@@ -444,8 +627,16 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     }
     free(bubble);
     free(serialising);
-    pool_blocks(v, rec, out);
+    double *before = late;              /* (reused: each one's executions before pooling) */
+    for (size_t i = 0; i < v->ninsns; i++)
+        before[i] = out[i].executions;
+    pool_blocks(v, rec, retired, taken, out);
+    for (size_t i = 0; i < v->ninsns; i++)       /* (each one's pooling factor) */
+        before[i] = before[i] > 0 ? out[i].executions / before[i] : 1;
+    pool_bubbles(v, p, bit, wnorm, flushed, before, prev, out);
     free(rec);
+    free(prev);
+    free(retired);
     return 0;
 }
 

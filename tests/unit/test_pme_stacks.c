@@ -5,7 +5,9 @@
  * store-buffer wait, a trap, the bad path, a barrier), the retire-cycle
  * shares of straight-line code (the mean of 1/n over varying groups), a whole synthetic view against its known stacks,
  * the stack and time errors against an oracle, and their sampling noise;
- * a frequency-equivalence class's records pooled for its executions.
+ * a frequency-equivalence class's records pooled for its executions,
+ * and along the CFG's flow; a flush's bubble from the branch's records
+ * and the refetched instruction's together.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -518,6 +520,66 @@ static void test_a_short_flush_bubble_is_booked_once_at_the_branch_not_again_at_
     free(v.raw);
 }
 
+/* Note 10: B (0x1000) a conditional branch, N (0x1004) where it goes on
+ * when it falls through; four pairs <B, N>, S = 1000 (each record stands
+ * for 500).  Two of B's records mispredicted with no wait to retire (a
+ * 7-cycle bubble each: 7000 booked from B's own records); three of N's
+ * saw a 7-cycle empty window before their fetch (refetched: 10500 seen
+ * from N's).  Both are samples of the same bubbles: B's mispredict cycles
+ * are their mean, (7000 + 10500) / 2 = 8750.  When B's mispredictions
+ * were short (1 cycle each, booked as they are, 1000) the windows N saw
+ * are still a flush's of its usual predecessor, which mispredicts: half
+ * of them, 5250, go to B; when B never mispredicts they are not B's. */
+static void test_a_branchs_bubbles_are_the_mean_of_its_own_records_and_what_its_refetched_saw(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 4);
+    const uint32_t group1 = 1u << 16;       /* retired alone: share 1 (PME_EVENTS_GROUP) */
+    for (size_t k = 0; k < 4; k++) {
+        v.raw[k].rec[0] = (struct pme_pair_rec){.img = &img, .offset = 0,
+            .events = 1u << PME_EVB_RETIRED | 1u << PME_EVB_BRANCH | (k < 2 ? 1u << PME_EVB_MISPREDICT : 0) | group1,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETIRE_GAP] = 1}};
+        /* M 1, R 3; refetched: the previous retirement at 3 - 10 = -7,
+         * an empty window [-6, 1) before its fetch */
+        v.raw[k].rec[1] = (struct pme_pair_rec){.img = &img, .offset = 4, .events = 1u << PME_EVB_RETIRED | group1,
+            .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1, [PME_LAT_ISSUE_RETREADY] = 1,
+                    [PME_LAT_RETIRE_GAP] = k < 3 ? 10 : 1}};
+    }
+    struct pme_rec_obs n = {.retired = true, .lat = {[PME_LAT_FETCH_MAP] = 1, [PME_LAT_MAP_DATA] = 1,
+                                                     [PME_LAT_ISSUE_RETREADY] = 1, [PME_LAT_RETIRE_GAP] = 10}};
+    assert_float_equal(pme_record_flush_window(&p, &n), 7, 0);
+    n.imiss = true;                     /* its own I-cache miss: not a flush's */
+    assert_float_equal(pme_record_flush_window(&p, &n), 0, 0);
+    n.imiss = false;
+    n.lat[PME_LAT_RETIRE_GAP] = 5;      /* a 2-cycle late fetch: its own */
+    assert_float_equal(pme_record_flush_window(&p, &n), 0, 0);
+    struct pme_rec_obs b = {.retired = true, .mispredict = true};
+    assert_float_equal(pme_record_long_bubble(&p, &b), 7, 0);
+    b.lat[PME_LAT_RETREADY_RETIRE] = 6; /* a 1-cycle bubble: note 8's */
+    assert_float_equal(pme_record_long_bubble(&p, &b), 0, 0);
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], (2 * 7 * 500 + 3 * 7 * 500) / 2.0, 1e-9);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 4 * 500, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_MISPREDICT], 0, 0);
+    for (size_t k = 0; k < 2; k++)
+        v.raw[k].rec[0].lat[PME_LAT_RETREADY_RETIRE] = 6;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], 2 * 1 * 500 + 3 * 7 * 500 / 2.0, 1e-9);
+    for (size_t k = 0; k < 2; k++)
+        v.raw[k].rec[0].events &= ~(1u << PME_EVB_MISPREDICT);
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_MISPREDICT], 0, 0);
+    free(v.insns);
+    free(v.raw);
+}
+
 /* The sampling noise from even against odd pairs: a stream of identical
  * pairs has none; pairs <A, A> and <B, B> alternating give halves with
  * all of the time on A and all on B: half-distances 1 (time and stacks),
@@ -578,6 +640,47 @@ static void test_a_blocks_instructions_share_their_records_executions(void **sta
     calc_proc_free(&cfg);
 }
 
+/* Note 11: 1000 beq -> 1008 (P), 1004 addq (A, its fall-through side),
+ * 1008 ret (J, the join): P and J one class, A one of its own.  Records
+ * (one cycle each): P 40 (10 of them taken), A 20, J 40.  A's own class
+ * says 20 executions (variance 20 / 1); its one in-edge says P's class
+ * (80 / 2 = 40, variance 40 / 2) times the fall-through share 0.75: 30,
+ * variance 0.75^2 x 20 + 40^2 x 0.25 x 0.75 / 40 = 18.75.  A runs
+ * (20 / 20 + 30 / 18.75) / (1 / 20 + 1 / 18.75) = 25.16 times; P and J,
+ * whose edges say nothing new (the entry's is unknown, J is entered
+ * twice), keep their 40. */
+static void test_a_block_entered_from_one_side_of_a_branch_pools_the_branchs_executions_by_its_share(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {0x39u << 26 | 1u << 21 | 1u,
+                          0x10u << 26 | 1u << 21 | 2u << 16 | 0x20 << 5 | 1u,
+                          0x1au << 26 | 31u << 21 | 26u << 16 | 2u << 14};
+    struct model_params mp;
+    model_params_default(&mp);
+    struct calc_proc cfg;
+    assert_int_equal(calc_cfg_build(&cfg, &mp, 0x1000, w, 3), 0);
+    calc_equivalence(&cfg);
+    assert_int_equal(cfg.nblocks, 3);
+    assert_int_equal(cfg.blocks[cfg.insns[0].block].cls, cfg.blocks[cfg.insns[2].block].cls);
+    assert_int_not_equal(cfg.blocks[cfg.insns[0].block].cls, cfg.blocks[cfg.insns[1].block].cls);
+    struct pme_stack st[3];
+    const double rec[3] = {40, 20, 40}, taken[3] = {10, 0, 0};
+    memset(st, 0, sizeof st);
+    for (int k = 0; k < 3; k++) {
+        st[k].pc = 0x1000 + 4 * (uint64_t)k;
+        st[k].cause[CAUSE_BASE] = rec[k];
+        st[k].executions = rec[k];
+    }
+    pme_stacks_pool(&cfg, st, rec, 3);
+    pme_stacks_pool_flow(&cfg, st, rec, taken, 3);
+    const double a = (20 / 20.0 + 30 / 18.75) / (1 / 20.0 + 1 / 18.75);
+    assert_float_equal(st[1].executions, a, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], a, 1e-9);
+    assert_float_equal(st[0].executions, 40, 1e-9);
+    assert_float_equal(st[2].cause[CAUSE_BASE], 40, 1e-9);
+    calc_proc_free(&cfg);
+}
+
 static void test_a_profile_without_pairs_or_interval_is_refused_with_the_fix(void **state)
 {
     (void)state;
@@ -609,9 +712,11 @@ int main(void)
         cmocka_unit_test(test_a_record_that_says_its_retire_group_gets_one_over_its_size_whatever_the_links_say),
         cmocka_unit_test(test_a_pair_from_a_thinned_bank_stands_for_its_banks_offered_over_kept),
         cmocka_unit_test(test_a_short_flush_bubble_is_booked_once_at_the_branch_not_again_at_the_refetched),
+        cmocka_unit_test(test_a_branchs_bubbles_are_the_mean_of_its_own_records_and_what_its_refetched_saw),
         cmocka_unit_test(test_the_noise_is_half_the_distance_between_the_even_and_the_odd_pairs),
         cmocka_unit_test(test_aggregates_say_how_many_records_each_instruction_had_when_pairs_were_dropped),
         cmocka_unit_test(test_a_blocks_instructions_share_their_records_executions),
+        cmocka_unit_test(test_a_block_entered_from_one_side_of_a_branch_pools_the_branchs_executions_by_its_share),
         cmocka_unit_test(test_a_mispredicted_branch_owns_its_flush_bubble_and_its_target_does_not),
         cmocka_unit_test(test_a_map_held_back_after_an_early_fetch_is_queue_full),
         cmocka_unit_test(test_own_execution_is_dtb_for_a_dtb_missing_load_execute_for_a_multiply),
