@@ -125,8 +125,11 @@ void loader_prepare(const struct loaded_image *img)
             uint64_t used = c->alloc > base && c->alloc <= base + CCT_PER_CORE ? c->alloc - base : CCT_PER_CORE;
             memset(c, 0, used);
         } else if (((struct path_core *)c)->magic == PATH_MAGIC32(base) ||
-                   ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base)) {
-            memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it */
+                   ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base) || c->magic == CCT_MAGIC_BOTH ||
+                   ((struct path_core *)phys(base + CCT_BOTH_PATHS_OFFSET))->magic ==
+                       PATH_MAGIC32(base + CCT_BOTH_PATHS_OFFSET)) {
+            memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it; --both (cct-region.h
+                                             * note 11): records and the path region */
         }
     }
 }

@@ -71,6 +71,7 @@ struct instrument_path_stats {
     unsigned leaf_procs;        /* of them, with the path register in a register of their own */
     unsigned saved_procs;       /* ... in a callee-saved register they never name */
     unsigned constant_procs;    /* ... none: one known path number per exit */
+    unsigned context_procs;     /* --both: of them, counted per calling context */
     unsigned skipped[PATH_SKIP_COUNT];  /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */
@@ -81,7 +82,13 @@ struct instrument_path_stats {
 int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
                      struct ap_err *err);
 
-/* An image instrumented with --paths: its path table (path-region.h), one
+/* --both (cct-region.h notes 10-14): call counts per calling context (as
+ * --cct without metrics) and every procedure's Ball-Larus path counts in
+ * the call record of the context it ran in. */
+int instrument_both(const char *in, const char *out, struct instrument_stats *st, struct instrument_path_stats *ps,
+                    struct ap_err *err);
+
+/* An image instrumented with --paths or --both: its path table (path-region.h), one
  * entry per function symbol; an image not instrumented gives n = 0, one
  * instrumented otherwise an error. */
 struct path_table_proc;
