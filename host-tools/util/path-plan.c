@@ -133,6 +133,9 @@ int path_plan_write(const char *path, const char *const *images, size_t nimages,
         for (size_t k = 0; k < nsyms; k++) {
             if (!strcmp(syms[k].name, INSTRUMENT_SYMBOL))
                 continue;       /* the trampolines: the original has no such code */
+            if (!strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
+                continue;       /* the CCT slow path: only trampolines call it (--cct, --both), never the
+                                 * original; planned, it would look like the callee of the call it serves */
             if (nprocs == pcap) {
                 pcap *= 2;
                 procs = xrealloc(procs, pcap * sizeof *procs);
