@@ -252,7 +252,11 @@ _Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_D
  * image instrumented with --paths has some replaced by branches to its
  * trampolines (path-region.h); the plan numbers the original instructions
  * (the image's patch table) and says which were calls and returns, so the
- * model follows the instrumented run along the original's paths. */
+ * model follows the instrumented run along the original's paths.  An
+ * image instrumented with --cct or --both patches every call, in
+ * procedures the plan does not count too: a patched call or return no
+ * counted edge names gets an edge of its own that does nothing but say
+ * so (util/path-plan.c), so the model's frames follow every call. */
 #define ORACLE_PLAN_FLOW_OTHER   0
 #define ORACLE_PLAN_FLOW_CALL    1
 #define ORACLE_PLAN_FLOW_RETURN  2
