@@ -36,7 +36,8 @@ static const struct opt_command instrument_command = {
              "named " INSTRUMENT_SYMBOL ".",
     .epilog = "Run the copy like the original (alphaprof record OUT.elf); the monitor\n"
               "sends the tree (or the path counts) with the profile; `alphaprof cct --db P`\n"
-              "prints the tree, `alphaprof check --cct|--paths` checks the counts.\n"
+              "prints the tree, `alphaprof paths --db P [--context]` the paths,\n"
+              "`alphaprof check --cct|--paths` checks the counts.\n"
               "\n"
               "Exit status: 0 written, 1 the image could not be instrumented, 2 bad options.",
 };

@@ -175,8 +175,8 @@
  *     overflow record (note 5), or P whose slots put its counters beyond
  *     one lda's reach or with more than CCT_BOTH_MAX_CTX_PATHS paths (its
  *     records would fill the area; the path table says which procedures
- *     count per context: PATH_PER_CONTEXT).  Recursion folded onto P's record counts there, as
- *     the folding says.  With the shadow stack full (note 5) cur stays the
+ *     count per context: PATH_PER_CONTEXT).  Recursion folded onto P's
+ *     record counts there, as the folding says.  With the shadow stack full (note 5) cur stays the
  *     record current when it filled: a P path counts there only if that
  *     record is P's, and every P activation under a P record folds onto
  *     it, so that is P's context too.  Every path is counted once, in a

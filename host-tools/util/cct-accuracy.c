@@ -4,7 +4,6 @@
 #include "util/cct-accuracy.h"
 
 #include <sqlite3.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,9 @@
  *     whose taken edge alone acts: the same branch, to its trampoline); all other bytes of the loaded image stay where and
  *     what they were.  --paths lists every replaced word in the image's
  *     patch table, so the original can be numbered from the copy.
+ *     --both does both at once (cct-region.h notes 10-14): a call whose
+ *     call edge acts is patched once, to a path trampoline that goes on
+ *     to the call's CCT trampoline; the patch table lists the calls too.
  *  3. The output is a sealed image (new build-id, both CRCs), with the
  *     trampoline segment inside [load_base, load_base + load_size) and a
  *     symbol of its own, INSTRUMENT_SYMBOL, so samples in it are named.

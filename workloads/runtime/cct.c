@@ -7,6 +7,10 @@
  * and never instruments calls inside __alphaprof_cct_* code.  The layout,
  * the folding rule and the bounds are firmware/abi/cct-region.h's notes.
  *
+ * With --both (cct-region.h notes 10-12) a record also gets its callee's
+ * path counters after its slots, and the records end where the path
+ * region begins.
+ *
  * Leaf code on purpose: no calls (not even an implicit memset; the monitor
  * clears the region), integer registers only, so the stub saves the
  * argument registers, pv and gp and nothing else.
