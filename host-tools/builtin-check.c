@@ -997,7 +997,8 @@ static int check_paths(const struct check_options *opts)
                    "  context_path_error %llu (sum over (context, procedure, path) of |instrumented - truth|;\n"
                    "  exact: 0)\n"
                    "  %llu path executions counted in their context, %llu by the truth; %llu counted\n"
-                   "  context-free (tail calls, before the first call: in path_count_error's sums);\n"
+                   "  context-free (entered by no standard call, before the first call: in\n"
+                   "  path_count_error's sums);\n"
                    "  %llu (context, procedure, path) seen, %llu equal\n",
                    oracle_path, (unsigned long long)cp.context_path_error, (unsigned long long)cp.paths_profile,
                    (unsigned long long)cp.paths_truth, (unsigned long long)(pc.paths_profile - pc.context_paths),

@@ -66,7 +66,7 @@ static void context_text(const struct paths_options *o, const struct hot_path *h
 {
     const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
     if (h->record < 0) {
-        snprintf(buf, len, "(context-free: a tail call, or before the first call)");
+        snprintf(buf, len, "(context-free: entered by no standard call, or before the first)");
         return;
     }
     if (!n) {

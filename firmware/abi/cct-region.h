@@ -164,14 +164,19 @@
  *     npaths (CCT_BOTH in its flags); the slow path makes every record of
  *     a procedure with room for its npaths 64-bit counters after its
  *     slots (cct_record_total: the record says npaths, so the monitor
- *     walks records by size).  No leaf calls (note 3a) in --both: every
- *     callee gets a frame, so `cur` is the record of the procedure
- *     running.  A path of procedure P ends (its exit or backedge
- *     trampoline) by counting r at cur + cct_record_size(nslots of P) +
- *     8 r when cur's flags say P (the ordinal test of note 3), else in
+ *     walks records by size).  `cur` is the record of the procedure
+ *     running, but for a leaf called without a frame (notes 3a, 9): its
+ *     call trampoline keeps the leaf's record in the core's `leaf_rec`
+ *     (fast and slow path, before the call), the leaf's path
+ *     trampolines read that instead, and its exits clear it, so a leaf
+ *     entered otherwise (a tail call) finds none.  A path of procedure P
+ *     ends (its exit or backedge trampoline) by counting r at that record
+ *     + cct_record_size(nslots of P) + 8 r when the record's flags say P
+ *     (the ordinal test of note 3, with the leaf bit for a leaf), else in
  *     the path region's context-free counter of (P, r) (path-region.h
- *     note 4): P reached by a tail call (cur is the record of the
- *     procedure it replaced), a core with no record yet (cur 0), the
+ *     note 4): P entered by no standard call (note 2), so cur is the
+ *     record of its caller: a tail call, or millicode called through
+ *     another link register (division); a core with no record yet (cur 0), the
  *     overflow record (note 5), or P whose slots put its counters beyond
  *     one lda's reach or with more than CCT_BOTH_MAX_CTX_PATHS paths (its
  *     records would fill the area; the path table says which procedures

@@ -140,6 +140,20 @@ static void land(struct code *c, struct fixup f)
     memcpy(c->bytes + f.at, &w, 4);
 }
 
+/* --both (cct-region.h notes 10-12), set while instrument_both emits one
+ * image's path trampolines: the path region lies at CCT_BOTH_PATHS_OFFSET
+ * in the core's region, and the procedure being emitted counts its paths
+ * in its call records when `ctx` (at ctx_off in a record whose flags are
+ * ctx_flags), else context-free only; while it emits the CCT trampolines,
+ * `calls`. */
+static struct {
+    bool on, ctx;
+    int ctx_off, ctx_flags;
+    bool leaf;                  /* the procedure is a CCT leaf: its record is the core's leaf_rec */
+    bool exit;                  /* the edge being emitted is an exit (a leaf's clears leaf_rec) */
+    bool calls;                 /* emitting --both's CCT trampolines: leaf calls set leaf_rec */
+} both;
+
 /* r = this core's CCT region, from sp alone (cct-region.h note 1). */
 static void put_core_state(struct code *c, unsigned r)
 {
@@ -648,6 +662,8 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
             to_framed = put_fwd(c, OP_BLBC, 6);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
+        if (both.calls)         /* --both: the leaf's paths count in it (cct-region.h note 12) */
+            put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
         calls->leaf = here(c);
         put_call(c, s);
         put_back(c, s);
@@ -695,6 +711,8 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     uint64_t slow_found = here(c);
     struct fixup to_full_slow = put_stack_check(c);
     put_incq(c, 6, 3, CCT_REC_CALLS);
+    if (both.calls)
+        put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
     if (maybe_leaf) {
         put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
         put_branch(c, OP_BLBS, 5, calls->leaf);
@@ -1189,15 +1207,6 @@ static void tregs_restore(struct code *c, const struct tregs *t)
         put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
 }
 
-/* --both (cct-region.h notes 10-12), set while instrument_both emits one
- * image's path trampolines: the path region lies at CCT_BOTH_PATHS_OFFSET
- * in the core's region, and the procedure being emitted counts its paths
- * in its call records when `ctx` (at ctx_off in a record whose flags are
- * ctx_flags), else context-free only. */
-static struct {
-    bool on, ctx;
-    int ctx_off, ctx_flags;
-} both;
 
 /* r = this core's path region, from sp (cct-region.h note 1): a user sp
  * never reaches its slot's end (USER_STACK_TOP_GAP), which is the next
@@ -1227,8 +1236,10 @@ static struct ctx_count put_ctx_count(struct code *c, unsigned R, unsigned x, in
     struct ctx_count cc = {.on = both.on && both.ctx};
     if (!cc.on)
         return cc;
-    put(c, mem(OP_LDAH, y, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
-    put(c, mem(OP_LDQ, y, y, CCT_OFF_CUR));
+    put(c, mem(OP_LDAH, z, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+    put(c, mem(OP_LDQ, y, z, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    if (both.leaf && both.exit)         /* cct-region.h note 12: a leaf's record is its call's only */
+        put(c, mem(OP_STQ, R_ZERO, z, CCT_OFF_LEAF_REC));
     struct fixup none = put_fwd(c, OP_BEQ, y);
     put(c, mem(OP_LDL, z, y, CCT_REC_FLAGS));
     put(c, mem(OP_LDA, z, z, -both.ctx_flags));
@@ -2094,6 +2105,7 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
 {
     if (action_trivial(a))
         return;
+    both.exit = a->kind == BL_ACT_EXIT;
     if (m->constant) {
         if (a->kind == BL_ACT_EXIT) {
             struct tregs t;
@@ -2699,7 +2711,6 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
     for (unsigned i = 0; i < nprocs; i++) {
         if (!strcmp(procs[i].name, INSTRUMENT_LOOKUP))
             lookup = procs[i].entry;
-        procs[i].leaf = false;  /* every callee framed: cur is the running procedure's record (note 12) */
     }
     if (!lookup) {
         ap_err_set(err, "%s: no %s: the image was linked without the alphaprof runtime's CCT slow path "
@@ -2729,7 +2740,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         put64(&c, procs[i].entry);
         put64(&c, procs[i].alt_entry);
         put(&c, procs[i].nsites);
-        put(&c, (i + 1) << CCT_REC_PROC_SHIFT);
+        put(&c, (procs[i].leaf ? CCT_PROC_LEAF : 0) | (i + 1) << CCT_REC_PROC_SHIFT);
         put64(&c, 0);
     }
     while (here(&c) % 16)
@@ -2797,7 +2808,8 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff && bl.npaths <= CCT_BOTH_MAX_CTX_PATHS &&
                    off + 8 * (int64_t)bl.npaths <= 0x7fff;
         both.ctx_off = (int)off;
-        both.ctx_flags = (ci + 1) << CCT_REC_PROC_SHIFT;
+        both.leaf = ci >= 0 && procs[ci].leaf;
+        both.ctx_flags = (both.leaf ? CCT_REC_LEAF : 0) | (ci + 1) << CCT_REC_PROC_SHIFT;
         if (both.ctx) {
             uint32_t np = (uint32_t)bl.npaths;
             memcpy(c.bytes + table_at + (size_t)ci * sizeof(struct cct_proc) + 24, &np, 4);
@@ -2817,10 +2829,12 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         bl_free(&bl);
         calc_proc_free(&cfg);
     }
-    both.on = both.ctx = false;
+    both.on = both.ctx = both.leaf = false;
     ps->counters = counters;
 
-    /* the calls: a CCT trampoline each (counts only, no leaf calls) */
+    /* the calls: a CCT trampoline each (counts only); a leaf's keeps its
+     * record in leaf_rec for the leaf's paths */
+    both.calls = true;
     tramp = calloc(nsites + 1, sizeof *tramp);
     for (unsigned i = 0; i < nsites; i++) {
         while (here(&c) % 16)
@@ -2834,6 +2848,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         if (!sites[i].from_paths)
             add_patch(&po, sites[i].pc, tramp[i], OP_BR, R_ZERO);
     }
+    both.calls = false;
     for (size_t k = 0; k < po.nfix; k++) {
         uint32_t w = branch_word(po.fix[k].f.op, po.fix[k].f.ra, c.base + po.fix[k].f.at, tramp[po.fix[k].site],
                                  &c.out_of_reach);
@@ -2886,7 +2901,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         goto done;
     rc = 0;
 done:
-    both.on = both.ctx = false;
+    memset(&both, 0, sizeof both);
     if (sy)
         symtab_close(sy);
     free(e.buf);

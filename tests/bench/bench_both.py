@@ -69,9 +69,9 @@ def run(build):
              "0", all_exact)
     t.target("largest overhead, --both counts, modelled cycles", "%.0f %%" % worst, "(none for counts; <= 60 % "
              "with metrics, not built)", True)
-    t.notes = ("--both (firmware/abi/cct-region.h notes 10-14) is --cct's counting trampolines without leaf "
-               "calls (every callee gets a shadow frame, so the current record is the running procedure's) and "
-               "--paths' trampolines whose counts first load the current record, test that it is the "
-               "procedure's and count in it (else in the context-free counter): a path costs about six "
-               "instructions more than with --paths, and a call to a leaf the frame push and pop --cct saves.")
+    t.notes = ("--both (firmware/abi/cct-region.h notes 10-14) is --cct's counting trampolines (a leaf's call "
+               "also keeps the leaf's record in the core's leaf_rec) and --paths' trampolines whose counts first "
+               "load the current record (a leaf's: leaf_rec, cleared at its exits), test that it is the "
+               "procedure's and count in it (else in the context-free counter): a path costs about seven "
+               "instructions more than with --paths, and the two instrumentations' costs add up.")
     return [t]
