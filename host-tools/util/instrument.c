@@ -1207,7 +1207,6 @@ static void tregs_restore(struct code *c, const struct tregs *t)
         put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
 }
 
-
 /* r = this core's path region, from sp (cct-region.h note 1): a user sp
  * never reaches its slot's end (USER_STACK_TOP_GAP), which is the next
  * slot's first address. */
@@ -1246,7 +1245,7 @@ static struct ctx_count put_ctx_count(struct code *c, unsigned R, unsigned x, in
     struct fixup other = put_fwd(c, OP_BNE, z);
     int off = both.ctx_off;
     if (x != R_ZERO)
-        put(c, opr(OP_INTA, 0x32 /* s8addq */, x, y, y));
+        put(c, opr(OP_INTA, F_S8ADDQ, x, y, y));
     else
         off += 8 * (int)k;
     put(c, mem(OP_LDQ, z, y, off));
