@@ -106,7 +106,7 @@ def test_after_a_longjmp_paths_go_on_in_the_setjmp_callers_context_on_both_sides
     try:
         _, inst = _instrument(d, "libcheck")
         db, oracle = _record(d, inst, [])
-        _exact(db, oracle, "libcheck", 20000)
+        _exact(db, oracle, "libcheck", 900)      # most of its paths are division millicode: context-free
     finally:
         cleanup(d)
 
