@@ -93,8 +93,35 @@ def test_paths_per_context_equal_the_models_exact_counts():
               "context-free, not dropped", j)
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
         check(r.status == 0 and "context_path_error 0" in r.out, "the text report says it too", r)
+        _reports(db, j)
     finally:
         cleanup(d)
+
+
+def _reports(db, j):
+    """paths --context ranks (context, path) pairs, each context its call
+    chain ending in the path's procedure; paths sums them per path; cct
+    shows each context's path executions; all add up to what was counted."""
+    total, in_ctx = j["instrumented"]["paths_profile"], j["contexts"]["paths_profile"]
+    r = alphaprof(["paths", "--db", db, "--context", "--json"])
+    check(r.status == 0, "paths --context reports", r)
+    p = json.loads(r.out)["paths"]
+    check(sum(x["count"] for x in p) == total, "paths --context: every counted execution is in a row", r)
+    check(sum(x["count"] for x in p if x["record"] >= 0) == in_ctx, "... those in a context in their rows", r)
+    check(all(x["context"].split(" > ")[-1] == x["procedure"] for x in p if x["record"] >= 0),
+          "each context is a call chain ending in the path's procedure", r)
+    check(p[0]["context"] == "main > fib > leaf", "calltree's hottest path is leaf's under fib under main", r)
+    r = alphaprof(["paths", "--db", db, "--json"])
+    s = json.loads(r.out)["paths"]
+    check(r.status == 0 and sum(x["count"] for x in s) == total and len(s) < len(p),
+          "paths without --context sums each path's contexts", r)
+    r = alphaprof(["cct", "--db", db, "--json"])
+    recs = json.loads(r.out)["records"]
+    check(r.status == 0 and sum(x["path_executions"] for x in recs) == in_ctx and
+          all(sum(h["count"] for h in x["hot_paths"]) <= x["path_executions"] for x in recs),
+          "cct shows each context's path executions and its hottest paths", r)
+    r = alphaprof(["cct", "--db", db])
+    check(r.status == 0 and "paths: " in r.out, "the text tree says them under the contexts", r)
 
 
 def test_after_a_longjmp_paths_go_on_in_the_setjmp_callers_context_on_both_sides():
