@@ -69,9 +69,11 @@ def run(build):
              "0", all_exact)
     t.target("largest overhead, --both counts, modelled cycles", "%.0f %%" % worst, "(none for counts; <= 60 % "
              "with metrics, not built)", True)
-    t.notes = ("--both (firmware/abi/cct-region.h notes 10-14) is --cct's counting trampolines (a leaf's call "
-               "also keeps the leaf's record in the core's leaf_rec) and --paths' trampolines whose counts first "
-               "load the current record (a leaf's: leaf_rec, cleared at its exits), test that it is the "
-               "procedure's and count in it (else in the context-free counter): a path costs about seven "
-               "instructions more than with --paths, and the two instrumentations' costs add up.")
+    t.notes = ("--both (firmware/abi/cct-region.h notes 10-14) is --cct's counting trampolines (a leaf's call also k"
+               "eeps the leaf's record in the core's leaf_rec) and --paths' trampolines whose counts first load the "
+               "current record (a leaf's: leaf_rec, cleared at its exits), test that it is the procedure's and count"
+               " in it (else in the context-free counter).  That test and count cost about ten instructions a path m"
+               "ore than --paths (branches, nearly no calls: 27 % -> 63 %, about 3 cycles a path), and a call costs "
+               "what it costs with --cct, so the costs add up to more than the two alone.  Not yet: keeping the reco"
+               "rd's counters' address in a register per activation, as --paths keeps its counters'.")
     return [t]
