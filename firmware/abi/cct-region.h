@@ -184,7 +184,10 @@
  *     record counts there, as the folding says.  With the shadow stack full (note 5) cur stays the
  *     record current when it filled: a P path counts there only if that
  *     record is P's, and every P activation under a P record folds onto
- *     it, so that is P's context too.  Every path is counted once, in a
+ *     it, so that is P's context too.  A leaf called with the stack full
+ *     by the slow path (note 5's unpushed call) gets no leaf_rec: its
+ *     paths count context-free while the truth has them in a context
+ *     (context_path_error shows them).  Every path is counted once, in a
  *     context or context-free; none is dropped.
  * 13. Truth: the model counts each path where its last instruction
  *     retired, keyed by the calling-context oracle's current record then
