@@ -29,7 +29,11 @@ static const struct opt_command cct_command = {
              "when instrumented with --cct --metrics, its inclusive and exclusive\n"
              "modelled cycles and retired instructions (counted by the\n"
              "instrumentation from the PMU page, its own cost included; zero on a\n"
-             "board without the hardware model).  A tree of counts only says so.",
+             "board without the hardware model).  A tree of counts only says so.\n"
+             "An image from `alphaprof instrument --both` counted each procedure's\n"
+             "Ball-Larus paths per context: under each context its paths' executions\n"
+             "and its hottest paths by number (alphaprof paths --context shows their\n"
+             "blocks).",
     .epilog = "Exit status: 0 printed, 1 no calling context tree in the database, 2 bad options.",
 };
 
@@ -80,6 +84,14 @@ static void print_text(const struct cct_view *v, size_t i)
                n->retired_excl);
     printf("  %*s%s%s%s%s\n", 2 * (int)n->depth, "", n->name, site[0] ? "  (" : "", slash ? slash + 1 : site,
            site[0] ? ")" : "");
+    if (n->nhot) {          /* instrument --both: its hottest paths in this context */
+        printf("%10s%s  %*s  paths: %" PRIu64 " executions of %u:", "", v->metrics ? "      " : "", 2 * (int)n->depth,
+               "", n->path_executions, n->paths_distinct);
+        for (unsigned k = 0; k < n->nhot; k++)
+            printf("%s #%" PRIu64 " %" PRIu64 " (%.1f %%)", k ? "," : "", n->hot[k].path, n->hot[k].count,
+                   100.0 * (double)n->hot[k].count / (double)n->path_executions);
+        printf("\n");
+    }
     size_t k;
     size_t *ch = sorted_children(v, n, &k);
     for (size_t j = 0; j < k; j++)
@@ -105,9 +117,17 @@ static void print_json_node(const struct cct_view *v, size_t i, bool *first)
     printf(", \"site_line\": %u, \"calls\": %" PRIu64, n->site_line, n->calls);
     if (v->metrics)
         printf(", \"cycles\": %" PRIu64 ", \"cycles_exclusive\": %" PRIu64 ", \"retired\": %" PRIu64
-               ", \"retired_exclusive\": %" PRIu64 "}", n->cycles, n->cycles_excl, n->retired, n->retired_excl);
+               ", \"retired_exclusive\": %" PRIu64, n->cycles, n->cycles_excl, n->retired, n->retired_excl);
     else
-        printf(", \"cycles\": null, \"cycles_exclusive\": null, \"retired\": null, \"retired_exclusive\": null}");
+        printf(", \"cycles\": null, \"cycles_exclusive\": null, \"retired\": null, \"retired_exclusive\": null");
+    if (v->paths) {
+        printf(", \"path_executions\": %" PRIu64 ", \"paths_distinct\": %u, \"hot_paths\": [", n->path_executions,
+               n->paths_distinct);
+        for (unsigned k = 0; k < n->nhot; k++)
+            printf("%s{\"path\": %" PRIu64 ", \"count\": %" PRIu64 "}", k ? ", " : "", n->hot[k].path, n->hot[k].count);
+        printf("]");
+    }
+    printf("}");
     size_t k;
     size_t *ch = sorted_children(v, n, &k);
     for (size_t j = 0; j < k; j++)

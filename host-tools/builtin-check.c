@@ -806,6 +806,21 @@ static int check_paths(const struct check_options *opts)
         pmepath_oracle_free(&po);
         return 1;
     }
+    struct cct_path_accuracy cp = {0};  /* paths per context (instrument --both) */
+    struct cct_view cv = {0};
+    bool have_cv = false;
+    if (pc.present) {
+        struct ap_err e2;
+        have_cv = cv_load(db, pc.session, &cv, &e2) == 0;
+        if (have_cv && cct_path_accuracy(db, &cv, oracle_path, &cp, &err)) {
+            fprintf(stderr, "alphaprof check: %s\n", err.msg);
+            cv_free(&cv);
+            pdb_close(db);
+            ps_free(&ps);
+            pmepath_oracle_free(&po);
+            return 1;
+        }
+    }
     pdb_close(db);
     struct path_accuracy a;
     path_accuracy(&ps, &po, &a);
@@ -885,6 +900,16 @@ static int check_paths(const struct check_options *opts)
         } else {
             printf("null, \"instrumented\": null");
         }
+        printf(", \"context_path_error\": ");
+        if (cp.present)
+            printf("%llu, \"contexts\": {\"paths_profile\": %llu, \"paths_truth\": %llu, \"paths_all_truth\": %llu, "
+                   "\"context_free_profile\": %llu, \"keys\": %llu, \"keys_equal\": %llu, \"unnamed\": %llu}",
+                   (unsigned long long)cp.context_path_error, (unsigned long long)cp.paths_profile,
+                   (unsigned long long)cp.paths_truth, (unsigned long long)cp.paths_truth_all,
+                   (unsigned long long)(pc.paths_profile - pc.context_paths), (unsigned long long)cp.keys,
+                   (unsigned long long)cp.keys_equal, (unsigned long long)cp.unnamed);
+        else
+            printf("null, \"contexts\": null");
         printf(", \"ball_larus\": ");
         if (have_bl) {
             printf("{\"procedures\": %zu, \"exact\": %zu, \"paths\": %llu, \"counted\": %llu, "
@@ -967,9 +992,28 @@ static int check_paths(const struct check_options *opts)
                        (unsigned long long)pc.worst[i].proc, (unsigned long long)pc.worst[i].path,
                        (unsigned long long)pc.worst[i].profile, (unsigned long long)pc.worst[i].truth);
         }
+        if (cp.present) {
+            printf("\nPaths per calling context (alphaprof instrument --both) against %s.cctpaths:\n"
+                   "  context_path_error %llu (sum over (context, procedure, path) of |instrumented - truth|;\n"
+                   "  exact: 0)\n"
+                   "  %llu path executions counted in their context, %llu by the truth; %llu counted\n"
+                   "  context-free (entered by no standard call, before the first call: in\n"
+                   "  path_count_error's sums);\n"
+                   "  %llu (context, procedure, path) seen, %llu equal\n",
+                   oracle_path, (unsigned long long)cp.context_path_error, (unsigned long long)cp.paths_profile,
+                   (unsigned long long)cp.paths_truth, (unsigned long long)(pc.paths_profile - pc.context_paths),
+                   (unsigned long long)cp.keys, (unsigned long long)cp.keys_equal);
+            for (size_t i = 0; i < cp.nworst; i++)
+                printf("    in %s: proc 0x%llx path %llu: instrumented %llu, truth %llu\n",
+                       cp.worst[i].node ? cp.worst[i].node->name : "(a context the image has no record of)",
+                       (unsigned long long)cp.worst[i].proc, (unsigned long long)cp.worst[i].path,
+                       (unsigned long long)cp.worst[i].profile, (unsigned long long)cp.worst[i].truth);
+        }
     }
     if (have_bl)
         bl_truth_free(&bt);
+    if (have_cv)
+        cv_free(&cv);
     ps_free(&ps);
     pmepath_oracle_free(&po);
     return rc;

@@ -22,6 +22,7 @@
 
 #include "builtin.h"
 #include "firmware/abi/event-spec.h"
+#include "util/cct-view.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/path-metrics.h"
@@ -44,15 +45,42 @@ static const struct opt_command paths_command = {
              "shows the counted Ball-Larus paths instead (--sampled: the ProfileMe ones):\n"
              "ranked by --sort count|cycles|EVENT, with each one's share, and the share\n"
              "of the event the top 5, 10 and 28 paths hold.  A path's metrics run from\n"
-             "its start to its end, callees included.",
+             "its start to its end, callees included.  An image from `instrument --both`\n"
+             "counted each path in its calling context: the counts are summed per path,\n"
+             "or with --context ranked per (context, path), each context shown as its\n"
+             "chain of calls from the root (alphaprof cct shows the tree).",
 };
 
 struct paths_options {
     struct profile_opts po;
     const char *proc, *sort;
     unsigned bits, limit;
-    bool sampled;
+    bool sampled, context;
+    struct cct_view cv;         /* --context: the tree that names the contexts */
+    bool have_cv;
 };
+
+/* Path h's context as its chain of calls from the root, or what it has
+ * instead (--context). */
+static void context_text(const struct paths_options *o, const struct hot_path *h, char *buf, size_t len)
+{
+    const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
+    if (h->record < 0) {
+        snprintf(buf, len, "(context-free: entered by no standard call, or before the first)");
+        return;
+    }
+    if (!n) {
+        snprintf(buf, len, "core %d record %lld", h->core, (long long)h->record);
+        return;
+    }
+    const struct cv_node *chain[64];
+    size_t k = 0;
+    for (; n && n->id != 0 && k < 64; n = n->parent != CV_NO_NODE ? &o->cv.nodes[n->parent] : NULL)
+        chain[k++] = n;
+    size_t at = (size_t)snprintf(buf, len, "%s", n && n->id != 0 ? "... > " : "");
+    while (k-- > 0 && at + 1 < len)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at && buf[at - 1] != ' ' ? " > " : "", chain[k]->name);
+}
 
 static const size_t top_k[] = {5, 10, 28};     /* the seed's: 3-28 hot paths */
 
@@ -100,6 +128,15 @@ static void print_counted_json(const struct paths_options *o, struct path_metric
         printf("%s\n  {\"procedure\": ", i ? "," : "");
         json_str(stdout, name);
         printf(", \"start\": %llu, \"path\": %llu", (unsigned long long)h->proc, (unsigned long long)h->path);
+        if (o->context) {
+            char ctx[1024];
+            context_text(o, h, ctx, sizeof ctx);
+            printf(", \"core\": %d, \"record\": %lld, \"context\": ", h->core, (long long)h->record);
+            if (h->record >= 0)
+                json_str(stdout, ctx);
+            else
+                printf("null");
+        }
         for (int k = 0; k < nkeys; k++) {
             const char *n = k == PM_EVENT ? "event" : key_name(pm, (enum pm_key)k);
             printf(", \"%s\": %llu, \"%s_share\": ", n, (unsigned long long)h->v[k], n);
@@ -138,7 +175,7 @@ static void print_counted_text(const struct paths_options *o, struct path_metric
     printf("\n  %12s %6s", "count", "%");
     if (pm->metered)
         printf(" %14s %6s %10s %6s", "cycles", "%", key_name(pm, PM_EVENT), "%");
-    printf("  procedure:path  blocks (source lines)\n");
+    printf("  procedure:path  %sblocks (source lines)\n", o->context ? "[context]  " : "");
     size_t limit = o->limit ? o->limit : pm->n;
     for (size_t i = 0; i < pm->n && i < limit; i++) {
         const struct hot_path *h = &pm->paths[i];
@@ -148,14 +185,20 @@ static void print_counted_text(const struct paths_options *o, struct path_metric
         if (pm->metered)
             printf(" %14llu %6.2f %10llu %6.2f", (unsigned long long)h->v[PM_CYCLES], 100 * share(pm, h, PM_CYCLES),
                    (unsigned long long)h->v[PM_EVENT], 100 * share(pm, h, PM_EVENT));
-        printf("  %s:%llu  %s\n", name, (unsigned long long)h->path, text);
+        char ctx[1024] = "";
+        if (o->context) {
+            ctx[0] = '[';
+            context_text(o, h, ctx + 1, sizeof ctx - 4);
+            strcat(ctx, "]  ");
+        }
+        printf("  %s:%llu  %s%s\n", name, (unsigned long long)h->path, ctx, text);
     }
     if (pm->n > limit)
         printf("  (%zu more paths: --limit N or --json)\n", pm->n - limit);
 }
 
 /* The instrumented view; 0 printed, 1 error, -1 no path counts. */
-static int counted_paths(const struct paths_options *o, const char *db_path)
+static int counted_paths(struct paths_options *o, const char *db_path)
 {
     struct ap_err err;
     struct pdb *db;
@@ -164,10 +207,22 @@ static int counted_paths(const struct paths_options *o, const char *db_path)
         fprintf(stderr, "alphaprof paths: %s\n", err.msg);
         return 1;
     }
-    int rc = path_metrics_load(db, 0, o->proc, &pm, &err);
+    int rc = path_metrics_load_contexts(db, 0, o->proc, o->context, &pm, &err);
+    if (rc == 0 && o->context && pm.present) {
+        struct ap_err e2;
+        o->have_cv = cv_load(db, pm.session, &o->cv, &e2) == 0;
+    }
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof paths: %s\n", err.msg);
+        return 1;
+    }
+    if (o->context && (!pm.present || !pm.contexts)) {
+        fprintf(stderr, "alphaprof paths: --context: %s counted no paths per calling context; instrument the "
+                        "image with alphaprof instrument --both and record it\n", db_path);
+        path_metrics_free(&pm);
+        if (o->have_cv)
+            cv_free(&o->cv);
         return 1;
     }
     if (!pm.present) {
@@ -213,6 +268,8 @@ static int counted_paths(const struct paths_options *o, const char *db_path)
     else
         print_counted_text(o, &pm, key);
     path_metrics_free(&pm);
+    if (o->have_cv)
+        cv_free(&o->cv);
     return 0;
 }
 
@@ -304,6 +361,7 @@ int cmd_paths(int argc, char **argv)
         OPT_LIMIT(&o.limit, "paths per procedure (counted paths: in all)"),
         OPT_STRING(0, "sort", &o.sort, "KEY", "counted paths: rank by count (default), cycles or the image's event"),
         OPT_BOOLEAN(0, "sampled", &o.sampled, "the ProfileMe paths even when the session has counted ones"),
+        OPT_BOOLEAN(0, "context", &o.context, "counted per context (instrument --both): rank (context, path) pairs"),
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
     };

@@ -252,7 +252,11 @@ _Static_assert(sizeof(struct oracle_pmepath_sample) == 32 + 8 * ORACLE_PMEPATH_D
  * image instrumented with --paths has some replaced by branches to its
  * trampolines (path-region.h); the plan numbers the original instructions
  * (the image's patch table) and says which were calls and returns, so the
- * model follows the instrumented run along the original's paths. */
+ * model follows the instrumented run along the original's paths.  An
+ * image instrumented with --cct or --both patches every call, in
+ * procedures the plan does not count too: a patched call or return no
+ * counted edge names gets an edge of its own that does nothing but say
+ * so (util/path-plan.c), so the model's frames follow every call. */
 #define ORACLE_PLAN_FLOW_OTHER   0
 #define ORACLE_PLAN_FLOW_CALL    1
 #define ORACLE_PLAN_FLOW_RETURN  2
@@ -353,6 +357,43 @@ struct oracle_cct_record {
     uint64_t site;              /* call instruction's PC; 0 for the root */
     uint64_t calls;
 };
+
+/*
+ * Paths per calling context: a section of its own, PATH.cctpaths beside
+ * the oracle (written at exit with PATH.blpaths, same run_id), when both
+ * the path plan and the calling-context oracle run.  Every path the
+ * Ball-Larus oracle counts, counted again under the calling-context
+ * oracle's current record of its core where the path's last instruction
+ * retired (a callee's exit path: the callee's record, before its return
+ * is resolved; a caller's path that its call edge ends: the caller's, as
+ * after the return), the view of `instrument --both` (firmware/abi/
+ * cct-region.h notes 12-13): a procedure reached by a tail call runs
+ * under the record of the one it replaced; recursion folds.
+ *   struct oracle_cctpaths_header, struct oracle_cctpath x n, sorted by
+ *   (core, record, proc, path)
+ */
+#define ORACLE_CCTPATHS_MAGIC  0x48544150544343ULL   /* "CCTPATH\0" */
+#define ORACLE_CCTPATHS_VERSION 1
+
+struct oracle_cctpaths_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t pad;
+    uint64_t n;
+    uint64_t run_id;
+};
+
+struct oracle_cctpath {
+    uint32_t core;
+    uint32_t pad;
+    uint64_t record;            /* PATH.cct's id on that core */
+    uint64_t proc;              /* the procedure's start */
+    uint64_t path;              /* its Ball-Larus number */
+    uint64_t count;
+};
+
+_Static_assert(sizeof(struct oracle_cctpaths_header) == 32, "oracle_cctpaths_header: fixed layout");
+_Static_assert(sizeof(struct oracle_cctpath) == 40, "oracle_cctpath: fixed layout");
 
 _Static_assert(sizeof(struct oracle_cct_header) == 32, "oracle_cct_header: fixed layout");
 _Static_assert(sizeof(struct oracle_cct_record) == 48, "oracle_cct_record: fixed layout");

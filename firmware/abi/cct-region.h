@@ -95,7 +95,7 @@
  *  6. Life cycle.  RAM starts zeroed; before a run the monitor clears the
  *     used part of every region an earlier run initialised (loader.c),
  *     and, for an image instrumented for CCTs (its payload ends with the
- *     site table's trailer), points every core's `cur` at the region
+ *     site table's trailer, or with --both the path table after it), points every core's `cur` at the region
  *     itself (for any other image it sets `cur` back to 0: a path
  *     region's word there counts).  The region read as a record is one
  *     no call site matches (its flags, the high half of `procs`, are 0
@@ -108,17 +108,8 @@
  *     CCT_MAGIC as CCT frames (firmware/abi/link-protocol.h).
  *  7. Paths (--paths) are built with a region layout of their own,
  *     firmware/abi/path-region.h (a register stack instead of the shadow
- *     frame's `path`); what follows is the plan for --both, not built.
- *     Paths next (issue 15 item 2, --paths / --both).  The same trampoline
- *     mechanism and region carry Ball-Larus path profiling: a per-core path
- *     register slot in struct cct_core (reserved[] below), saved in the
- *     shadow frame at a call and restored at its return, increments placed
- *     as `br` to trampolines on chord edges, and per record a pointer to a
- *     path-counter array (or hash) allocated from the same records area
- *     when the record is created (flow and context sensitive).  The frame
- *     already has room for the path register (`path`).  A path's metrics
- *     come from the same PMU reads the trampolines make (at procedure entry
- *     and exit), plus reads at the backedge increments.
+ *     frame's `path`, which stays reserved).  Paths per context (--both)
+ *     are notes 10-14.
  *  8. Non-local returns (longjmp).  A frame keeps the caller's sp.  A
  *     return finds its frame on top when the frame's sp is its own (the
  *     calling standard restores sp); frames below its sp belong to
@@ -175,14 +166,74 @@
  *     still called from the trampoline (the model's oracle counts a call
  *     where a call instruction retires; the site table maps it back), not
  *     branched to with ra preset.  Counts are the same either way.
+ * 10. Paths per context (`instrument --both`, the seed's flow and context
+ *     sensitive profile; counts only, --both --metrics is refused).  The
+ *     image is instrumented for both at once: every call as in note 9
+ *     (counts only) and every procedure's Ball-Larus paths as with
+ *     --paths (path-region.h notes 1-3, 6: the same numbering, modes and
+ *     register stacks), one trampoline segment.  A call site whose call
+ *     edge carries a path action gets the path trampoline at S, which
+ *     runs the action and branches on to the call's CCT trampoline; a
+ *     call to a function that returns twice is made by its CCT
+ *     trampoline, which comes back (after either return) to a path
+ *     continuation that unwinds the register stack and runs the edge's
+ *     action (path-region.h note 6) before S + 4.
+ * 11. Layout (one per-core region, magic CCT_MAGIC_BOTH set by the slow
+ *     path): the core state, shadow stack and records as above in
+ *     [0, CCT_BOTH_PATHS_OFFSET); the path region of path-region.h
+ *     (its core state, register stacks, context-free counters, sp
+ *     stack) in [CCT_BOTH_PATHS_OFFSET, CCT_PER_CORE), laid out as there
+ *     but CCT_BOTH_PATHS_SIZE long (its sp stack at its own end).  Both
+ *     start at a multiple of 64 KiB, so a trampoline finds either with
+ *     one ldah from the per-core offset, and the records' from the path
+ *     region's with one more.
+ * 12. Counters per context.  The procedure table gives each procedure's
+ *     npaths (CCT_BOTH in its flags); the slow path makes every record of
+ *     a procedure with room for its npaths 64-bit counters after its
+ *     slots (cct_record_total: the record says npaths, so the monitor
+ *     walks records by size).  `cur` is the record of the procedure
+ *     running, but for a leaf called without a frame (notes 3a, 9): its
+ *     call trampoline keeps the leaf's record in the core's `leaf_rec`
+ *     (fast and slow path, before the call), the leaf's path
+ *     trampolines read that instead, and its exits clear it, so a leaf
+ *     entered otherwise (a tail call) finds none.  A path of procedure P
+ *     ends (its exit or backedge trampoline) by counting r at that record
+ *     + cct_record_size(nslots of P) + 8 r when the record's flags say P
+ *     (the ordinal test of note 3, with the leaf bit for a leaf), else in
+ *     the path region's context-free counter of (P, r) (path-region.h
+ *     note 4): P entered by no standard call (note 2), so cur is the
+ *     record of its caller: a tail call, or millicode called through
+ *     another link register (division); a core with no record yet (cur 0), the
+ *     overflow record (note 5), or P whose slots put its counters beyond
+ *     one lda's reach or with more than CCT_BOTH_MAX_CTX_PATHS paths (its
+ *     records would fill the area; the path table says which procedures
+ *     count per context: PATH_PER_CONTEXT).  Recursion folded onto P's
+ *     record counts there, as the folding says.  With the shadow stack full (note 5) cur stays the
+ *     record current when it filled: a P path counts there only if that
+ *     record is P's, and every P activation under a P record folds onto
+ *     it, so that is P's context too.  A leaf called with the stack full
+ *     by the slow path (note 5's unpushed call) gets no leaf_rec: its
+ *     paths count context-free while the truth has them in a context
+ *     (context_path_error shows them).  Every path is counted once, in a
+ *     context or context-free; none is dropped.
+ * 13. Truth: the model counts each path where its last instruction
+ *     retired, keyed by the calling-context oracle's current record then
+ *     (cct-oracle.c); `check --paths` on a --both run compares, per
+ *     procedure and path, the sum over contexts and the context-free
+ *     counter with the oracle's path count, and each context's count with
+ *     the oracle's count for the matched context.
+ * 14. Drain: the monitor sends the tree (CCT frames) and then every
+ *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h),
+ *     then the path region's context-free counters as PATHS frames.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
- *    lie in [region + CCT_RECORDS_OFFSET, region + alloc_end).
+ *    lie in [region + CCT_RECORDS_OFFSET, region + alloc_end), alloc_end <=
+ *    CCT_PER_CORE, or CCT_BOTH_PATHS_OFFSET with --both (note 11).
  *  - a record's `parent` and `next`/`children` point to records of the same
  *    core, created before it (parent) or after it (children).
  *  - records are laid out one after another in creation order, so the
- *    monitor walks them by size (cct_record_size(nslots)); `id` is the
+ *    monitor walks them by size (cct_record_total(nslots, npaths)); `id` is the
  *    creation ordinal, the root has id 0 and the overflow record id 1.
  */
 #ifndef ALPHAPROF_CCT_REGION_H
@@ -191,12 +242,16 @@
 #include "linker/ram-map.h"
 
 #define CCT_MAGIC               0x3154434346525041ULL   /* "APRFCCT1" */
+#define CCT_MAGIC_BOTH          0x5054434346525041ULL   /* "APRFCCTP": --both's layout (note 11) */
+#define CCT_BOTH_PATHS_OFFSET   0x20000                 /* the path region in a --both core region (note 11) */
+#define CCT_BOTH_PATHS_SIZE     (CCT_PER_CORE - CCT_BOTH_PATHS_OFFSET)
+#define CCT_BOTH_MAX_CTX_PATHS  256     /* a procedure with more paths counts them context-free only (note 12) */
 #define CCT_VERSION             1
 #define CCT_STACK_FRAMES        800
 #define CCT_FRAME_SIZE          40
 #define CCT_STACK_OFFSET        256
 #define CCT_RECORDS_OFFSET      (CCT_STACK_OFFSET + CCT_STACK_FRAMES * CCT_FRAME_SIZE)
-#define CCT_RECORD_HEADER       80
+#define CCT_RECORD_HEADER       88
 #define CCT_ROOT_ID             0
 #define CCT_OVERFLOW_ID         1
 
@@ -215,6 +270,7 @@
 #define CCT_REC_ACTIVE          64
 #define CCT_REC_NSLOTS          68
 #define CCT_REC_FLAGS           76
+#define CCT_REC_NPATHS          80      /* --both: path counters after the slots (note 12) */
 #define CCT_REC_LEAF            1       /* flags: the callee is a leaf (note 3a) */
 #define CCT_REC_PROC_SHIFT      1       /* flags >> this: the callee's ordinal in the procedure
                                          * table + 1 (0: root, overflow), note 3 */
@@ -235,6 +291,7 @@
  * image collects metrics (note 9). */
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
 #define CCT_METRICS             1       /* procs and core flags: inclusive metrics kept (note 9) */
+#define CCT_BOTH                2       /* procs and core flags: path counters per record (notes 10-12) */
 /* The segment ends with the site table, for the host only: count pairs
  * { trampoline's call PC, original call site } sorted by the first (two
  * or three per trampoline: its call with a frame, its leaf call when the
@@ -267,7 +324,10 @@ struct cct_record {
     uint32_t nslots;            /* call sites of the callee procedure */
     uint32_t id;                /* creation ordinal on this core */
     uint32_t flags;             /* the procedure table's: CCT_REC_LEAF (note 3a), ordinal (note 3) */
+    uint32_t npaths;            /* --both: path counters after the slots (note 12), else 0 */
+    uint32_t spare;
     /* struct cct_slot slots[nslots]: child cache per call site (note 3) */
+    /* uint64_t paths[npaths]: --both, counts per path in this context (note 12) */
 };
 
 struct cct_slot {
@@ -302,6 +362,8 @@ struct cct_proc {
     uint64_t alt_entry;         /* entry + 8 when it starts with ldgp, else 0 */
     uint32_t nslots;            /* its instrumented call sites */
     uint32_t flags;             /* CCT_PROC_LEAF (note 3a) | (ordinal + 1) << CCT_REC_PROC_SHIFT */
+    uint32_t npaths;            /* --both: its Ball-Larus paths counted per record (note 12), else 0 */
+    uint32_t spare;
 };
 
 #define CCT_PROC_LEAF           CCT_REC_LEAF    /* copied into its records' flags */
@@ -309,13 +371,19 @@ struct cct_proc {
 struct cct_procs {
     uint64_t magic;             /* CCT_PROCS_MAGIC */
     uint64_t count;             /* sorted by entry */
-    uint64_t flags;             /* CCT_METRICS (note 9) */
+    uint64_t flags;             /* CCT_METRICS (note 9), CCT_BOTH (note 12) */
     struct cct_proc proc[];
 };
 
 static inline uint64_t cct_record_size(uint32_t nslots)
 {
     return CCT_RECORD_HEADER + CCT_SLOT_SIZE * (uint64_t)nslots;
+}
+
+/* A record's whole size, its path counters included (note 12). */
+static inline uint64_t cct_record_total(uint32_t nslots, uint32_t npaths)
+{
+    return cct_record_size(nslots) + 8 * (uint64_t)npaths;
 }
 
 _Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
@@ -334,7 +402,11 @@ _Static_assert(__builtin_offsetof(struct cct_record, flags) == CCT_REC_FLAGS, "f
 _Static_assert(__builtin_offsetof(struct cct_core, leaf_rec) == CCT_OFF_LEAF_REC &&
                __builtin_offsetof(struct cct_core, leaf_cycles) == CCT_OFF_LEAF_CYCLES &&
                __builtin_offsetof(struct cct_core, leaf_retired) == CCT_OFF_LEAF_RETIRED, "leaf fields");
-_Static_assert(sizeof(struct cct_proc) == 24, "procedure table entry layout");
+_Static_assert(sizeof(struct cct_proc) == 32, "procedure table entry layout");
+_Static_assert(__builtin_offsetof(struct cct_record, npaths) == CCT_REC_NPATHS, "npaths offset");
+_Static_assert(CCT_BOTH_PATHS_OFFSET % 0x10000 == 0 && CCT_BOTH_PATHS_OFFSET > CCT_RECORDS_OFFSET &&
+               CCT_BOTH_PATHS_SIZE % 0x10000 == 0, "note 11: both parts one ldah apart");
+_Static_assert(CCT_MAGIC_BOTH != CCT_MAGIC, "the layouts' magics differ");
 _Static_assert(sizeof(struct cct_slot) == CCT_SLOT_SIZE && __builtin_offsetof(struct cct_slot, rec) == CCT_SLOT_REC &&
                __builtin_offsetof(struct cct_slot, calls) == CCT_SLOT_CALLS &&
                __builtin_offsetof(struct cct_slot, callee) == CCT_SLOT_CALLEE, "slot layout");

@@ -1247,6 +1247,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_PART: return "PART";
     case LK_T_CCT: return "CCT";
     case LK_T_PATHS: return "PATHS";
+    case LK_T_CCT_PATHS: return "CCT_PATHS";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";
@@ -1451,6 +1452,44 @@ int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c)
         put_uvarint(w, c->event);
     }
     return commit_entry(w, m);
+}
+
+int lk_cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core)
+{
+    lk_begin(w, buf, cap, LK_T_CCT_PATHS);
+    put_uvarint(w, core);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_cct_paths_add(struct lk_writer *w, const struct lk_ctx_path *e)
+{
+    if (!list_open(w))
+        return LK_E_FULL;
+    struct mark m = mark(w);
+    put_uvarint(w, e->record);
+    put_uvarint(w, e->path);
+    put_uvarint(w, e->count);
+    return commit_entry(w, m);
+}
+
+int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_CCT_PATHS, r));
+    GET(get_u32(r, core));
+    GET(open_list_reader(r));
+    return LK_OK;
+}
+
+int lk_cct_paths_next(struct lk_reader *r, struct lk_ctx_path *e)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_uvarint(r, &e->record));
+    GET(lk_get_uvarint(r, &e->path));
+    GET(lk_get_uvarint(r, &e->count));
+    r->left--;
+    return 1;
 }
 
 int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reader *r)

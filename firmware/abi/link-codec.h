@@ -280,6 +280,11 @@ struct lk_path_count {
     uint64_t cycles, event;     /* when metered */
 };
 
+/* CCT_PATHS: one path's count in one calling context (link-protocol.h section 3). */
+struct lk_ctx_path {
+    uint64_t record, path, count;
+};
+
 /* ------------------------------------------------------- typed encoders */
 /* Single-shot frames: begin, fill, leave the writer ready for lk_finish.
  * Each returns LK_OK, LK_E_RANGE or LK_E_FULL. */
@@ -325,6 +330,8 @@ int lk_cct_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_
 int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec);
 int lk_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_paths_head *h);
 int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c);
+int lk_cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
+int lk_cct_paths_add(struct lk_writer *w, const struct lk_ctx_path *e);
 
 /* ----------------------------------------------------------------- decoder */
 
@@ -432,6 +439,8 @@ int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reade
 int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec);
 int lk_paths_open(const struct lk_frame *f, struct lk_paths_head *h, struct lk_reader *r);
 int lk_paths_next(struct lk_reader *r, struct lk_path_count *c);
+int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r);
+int lk_cct_paths_next(struct lk_reader *r, struct lk_ctx_path *e);
 int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v);
 
 /* Names for messages and status lines ("SAMPLES", "overflow_full"...);

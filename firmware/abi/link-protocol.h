@@ -157,6 +157,16 @@
  *             names an index with the image's path table; a frame the
  *             link had no room for is counted by the monitor's console
  *             line, not the host.
+ *   CCT_PATHS Ball-Larus path counts per calling context of one core (an
+ *             image instrumented with `alphaprof instrument --both`,
+ *             firmware/abi/cct-region.h notes 10-14), sent after the
+ *             core's CCT frames: u core, n16 count, count x { u record
+ *             (the id of a record the CCT frames carry), u path (its
+ *             procedure's Ball-Larus number), u count (nonzero) }, by
+ *             record then path.  Paths counted in no context come as
+ *             PATHS frames (the core's path region, whose counters are
+ *             then the context-free ones).  A frame the link had no room
+ *             for is counted by the monitor's console line.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -334,7 +344,8 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    6       /* 6: CCT's metrics flag (counts-only trees); 5: PAIRS' offered and
+#define LK_PROTO_VERSION    7       /* 7: CCT_PATHS (paths per context, --both); 6: CCT's metrics flag
+                                       (counts-only trees); 5: PAIRS' offered and
                                        kept; 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
 
 /* Frame geometry. */
@@ -375,6 +386,7 @@
 #define LK_T_PART           0x0e
 #define LK_T_CCT            0x0f
 #define LK_T_PATHS          0x10
+#define LK_T_CCT_PATHS      0x11
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -462,7 +474,8 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 /* seq arithmetic is mod 2^16; a window never holds half of that space. */
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
-_Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START && LK_T_PATHS < LK_T_START, "target frames are below 0x40");
+_Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START && LK_T_PATHS < LK_T_START &&
+               LK_T_CCT_PATHS < LK_T_START, "target frames are below 0x40");
 _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");

@@ -119,6 +119,12 @@
  *     (PATH_SKIP_SETJMP).  A longjmp made while the stack is on the sink
  *     is not unwound (excess stays: later paths on the sink count as
  *     lost, never silently wrong).
+ *  7. Paths per context (--both, cct-region.h notes 10-14).  The same
+ *     region, at CCT_BOTH_PATHS_OFFSET in the calling context tree's
+ *     per-core region and CCT_BOTH_PATHS_SIZE long (its sp stack at
+ *     PATH_BOTH_STACK5_OFFSET); its counters are the context-free ones:
+ *     a path counts here only when the current call record is not its
+ *     procedure's.  Counts only.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -160,6 +166,10 @@
  * pay the ldah the far slots take. */
 #define PATH_STACK5_OFFSET      (CCT_PER_CORE - 8 * (PATH_SINK + 1))
 #define PATH_MAX_COUNTERS       ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / 8)
+/* --both (cct-region.h note 11): the path region is CCT_BOTH_PATHS_SIZE
+ * long, its sp stack at its end, its counters context-free (note 7). */
+#define PATH_BOTH_STACK5_OFFSET (CCT_BOTH_PATHS_SIZE - 8 * (PATH_SINK + 1))
+#define PATH_BOTH_MAX_COUNTERS  ((PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / 8)
 #define PATH_METERED_SIZE       32
 #define PATH_MAX_METERED        ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
@@ -189,11 +199,15 @@ struct path_metered {
     uint64_t count, cycles, event, spare;
 };
 
+/* path_table_proc.instrumented: --both counts this procedure's paths in
+ * its call records too (cct-region.h note 12), not only context-free */
+#define PATH_PER_CONTEXT        2
+
 struct path_table_proc {
     uint64_t start;             /* the procedure (its symbol's address) */
     uint64_t npaths;
     uint32_t base;              /* first counter */
-    uint32_t instrumented;      /* 1, or 0: why not in `status` */
+    uint32_t instrumented;      /* 1 (| PATH_PER_CONTEXT), or 0: why not in `status` */
     uint32_t status;            /* enum path_skip */
     uint32_t metrics;           /* 0: counts only; else 1 + the event (enum pmu_event) read beside cycles */
 };
@@ -232,6 +246,8 @@ _Static_assert((CCT_PHYS - PMU_WINDOW_PHYS) % 0x10000 == 0 && CCT_PER_CORE == PM
 _Static_assert(PATH_MAGIC32_METERED(CCT_PHYS) != PATH_MAGIC32(CCT_PHYS), "the layouts' magics differ");
 _Static_assert(sizeof(struct path_table_proc) == 32, "path table entry layout");
 _Static_assert(PATH_COUNTERS_OFFSET < 32768, "counters start within one lda displacement");
+_Static_assert((PATH_BOTH_STACK5_OFFSET + 0x8000) % 0x10000 - 0x8000 + 8 * PATH_SINK < 32768 &&
+               PATH_BOTH_STACK5_OFFSET > PATH_COUNTERS_OFFSET, "--both: sp slots one ldah away, counters have room");
 _Static_assert((uint32_t)CCT_MAGIC < CCT_PHYS || (uint32_t)CCT_MAGIC >= CCT_END, "a tree is never a path region");
 #endif
 

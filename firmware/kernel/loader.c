@@ -116,31 +116,41 @@ const struct loaded_image *loader_choose(const char *name)
     return NULL;
 }
 
+/* The size of the path table that ends the image's loaded payload
+ * (path-region.h: an image instrumented with --paths or --both), read as
+ * words (the tables are only 4-byte aligned); 0 when it has none. */
+static uint64_t path_table_size(const struct image_header *h)
+{
+    if (h->load_size < 24)
+        return 0;
+    const uint32_t *t = phys(h->load_base + h->load_size - 24);
+    if (t[0] != (uint32_t)PATH_TABLE_MAGIC || t[1] != (uint32_t)(PATH_TABLE_MAGIC >> 32) || t[3] || t[5])
+        return 0;
+    uint64_t size = 24 + 16 * (uint64_t)t[4] + sizeof(struct path_table_proc) * (uint64_t)t[2];
+    return size <= h->load_size ? size : 0;
+}
+
 /* Whether the image was instrumented for calling context trees: its
- * loaded payload ends with the site table's trailer (cct-region.h), read
- * as words (the trailer is only 4-byte aligned). */
+ * loaded payload ends with the site table's trailer (cct-region.h), or,
+ * with --both, the path table does and the trailer comes before it. */
 static bool cct_instrumented(const struct image_header *h)
 {
-    if (h->load_size < 16)
+    uint64_t end = h->load_size - path_table_size(h);
+    if (end < 16)
         return false;
-    const uint32_t *t = phys(h->load_base + h->load_size - 16);
+    const uint32_t *t = phys(h->load_base + end - 16);
     return t[0] == (uint32_t)CCT_SITES_MAGIC && t[1] == (uint32_t)(CCT_SITES_MAGIC >> 32);
 }
 
 /* Whether the image was instrumented with `--paths --metrics`: its
- * payload ends with the path table (path-region.h), a procedure of which
- * is metered. */
+ * payload ends with the path table, a procedure of which is metered. */
 static bool paths_metered(const struct image_header *h)
 {
-    if (h->load_size < 24)
+    uint64_t size = path_table_size(h);
+    if (size == 0)
         return false;
     const uint32_t *t = phys(h->load_base + h->load_size - 24);
-    if (t[0] != (uint32_t)PATH_TABLE_MAGIC || t[1] != (uint32_t)(PATH_TABLE_MAGIC >> 32) || t[3] || t[5])
-        return false;
-    uint64_t nprocs = t[2], npatches = t[4];
-    uint64_t size = 24 + 16 * npatches + sizeof(struct path_table_proc) * nprocs;
-    if (size > h->load_size)
-        return false;
+    uint64_t nprocs = t[2];
     const uint32_t *p = phys(h->load_base + h->load_size - size);
     for (uint64_t i = 0; i < nprocs; i++, p += sizeof(struct path_table_proc) / 4)
         if (p[__builtin_offsetof(struct path_table_proc, instrumented) / 4] &&
@@ -169,8 +179,11 @@ void loader_prepare(const struct loaded_image *img)
             uint64_t used = c->alloc > base && c->alloc <= base + CCT_PER_CORE ? c->alloc - base : CCT_PER_CORE;
             memset(c, 0, used);
         } else if (((struct path_core *)c)->magic == PATH_MAGIC32(base) ||
-                   ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base)) {
-            memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it */
+                   ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base) || c->magic == CCT_MAGIC_BOTH ||
+                   ((struct path_core *)phys(base + CCT_BOTH_PATHS_OFFSET))->magic ==
+                       PATH_MAGIC32(base + CCT_BOTH_PATHS_OFFSET)) {
+            memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it; --both (cct-region.h
+                                             * note 11): records and the path region */
         }
         c->cur = cct ? base : 0;
         if (metered)

@@ -28,6 +28,13 @@
  *     are not sent.  Its slots' calls are added to their records first
  *     (a slot whose record is out of the region keeps them: the host
  *     then finds the counts short against the truth, never made up).
+ *  6. A --both core (magic CCT_MAGIC_BOTH, cct-region.h notes 10-14):
+ *     the tree as in 2 (records walked by their whole size, path
+ *     counters included), then every record's nonzero path counters as
+ *     CCT_PATHS frames (record id, path, count; by record, then path),
+ *     then its path region's context-free counters as in 4.  A core whose
+ *     path region's magic is set but that made no call (no record: its
+ *     magic unset) sends those alone.
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -53,7 +60,7 @@ static const struct cct_record *record_at(uint64_t va, uint64_t lo, uint64_t hi)
     if (va < lo || va + CCT_RECORD_HEADER > hi || va % 8)
         return 0;
     const struct cct_record *r = kseg(va);
-    if (va + cct_record_size(r->nslots) > hi)
+    if (va + cct_record_total(r->nslots, r->npaths) > hi)
         return 0;
     return r;
 }
@@ -70,11 +77,10 @@ static int send_waiting(struct lk_writer *w, uint64_t deadline)
     return 1;
 }
 
-static void drain_paths(unsigned c, const struct path_core *s, bool metered, uint64_t deadline)
+static void drain_paths(unsigned c, const struct path_core *s, bool metered, uint64_t max, uint64_t deadline)
 {
     const uint64_t *counter = (const uint64_t *)((const uint8_t *)s + PATH_COUNTERS_OFFSET);
     const struct path_metered *slot = (const struct path_metered *)counter;
-    uint64_t max = metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS;
     struct lk_paths_head h = {.core = c, .lost_paths = s->lost_paths, .unmatched_exits = s->unmatched_exits,
                               .bad_paths = s->bad_paths, .metered = metered, .unmetered = s->unmetered};
     uint64_t i = 0, sent = 0, unsent = 0;
@@ -138,8 +144,57 @@ static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
                 sl[k].calls &= CCT_REC_LEAF;
             }
         }
-        va += cct_record_size(r->nslots);
+        va += cct_record_total(r->nslots, r->npaths);
     }
+}
+
+/* Every record's nonzero path counters as CCT_PATHS frames (note 6). */
+static void drain_context_paths(unsigned c, const struct cct_core *s, uint64_t lo, uint64_t hi, uint64_t deadline)
+{
+    uint64_t va = lo, id = 0, sent = 0, unsent = 0;
+    const struct cct_record *r = 0;
+    uint32_t k = 0;
+    bool more = true;
+    while (more) {
+        struct lk_writer w;
+        lk_cct_paths_begin(&w, frame_buf, link_tx_data_frame(), c);
+        unsigned n = 0;
+        bool full = false;
+        while (!full) {
+            if (!r || k >= r->npaths) {
+                if (r) {
+                    va += cct_record_total(r->nslots, r->npaths);
+                    id++;
+                }
+                r = id < s->nrecords ? record_at(va, lo, hi) : 0;
+                k = 0;
+                if (!r || r->id != id) {
+                    more = false;
+                    break;
+                }
+                continue;
+            }
+            const uint64_t *cnt = (const uint64_t *)((const uint8_t *)r + cct_record_size(r->nslots));
+            if (cnt[k]) {
+                struct lk_ctx_path e = {.record = id, .path = k, .count = cnt[k]};
+                if (lk_cct_paths_add(&w, &e) != LK_OK) {
+                    full = true;
+                    break;
+                }
+                n++;
+            }
+            k++;
+        }
+        if (n == 0)
+            break;
+        if (!send_waiting(&w, deadline)) {
+            unsent += n;
+            break;
+        }
+        sent += n;
+    }
+    mon_printf("monitor: cct paths: core %u: %lu context path counters sent, %lu not (no room on the link)\n", c,
+               (unsigned long)sent, (unsigned long)unsent);
 }
 
 static void drain_core(unsigned c, uint64_t deadline)
@@ -148,14 +203,23 @@ static void drain_core(unsigned c, uint64_t deadline)
     const struct cct_core *s = kseg(base);
     const struct path_core *ps = kseg(base);
     if (ps->magic == PATH_MAGIC32(base) || ps->magic == PATH_MAGIC32_METERED(base)) {
-        drain_paths(c, ps, ps->magic == PATH_MAGIC32_METERED(base), deadline);
+        bool metered = ps->magic == PATH_MAGIC32_METERED(base);
+        drain_paths(c, ps, metered, metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS, deadline);
         return;
     }
-    if (s->magic != CCT_MAGIC)
+    uint64_t pbase = base + CCT_BOTH_PATHS_OFFSET;     /* --both (note 6) */
+    const struct path_core *bps = kseg(pbase);
+    bool both = s->magic == CCT_MAGIC_BOTH;
+    if (!both && bps->magic == PATH_MAGIC32(pbase) && s->magic != CCT_MAGIC) {
+        drain_paths(c, bps, false, PATH_BOTH_MAX_COUNTERS, deadline);
         return;
+    }
+    if (s->magic != CCT_MAGIC && !both)
+        return;
+    uint64_t end = base + (both ? CCT_BOTH_PATHS_OFFSET : CCT_PER_CORE);
     uint64_t lo = base + CCT_RECORDS_OFFSET, hi = s->alloc;
-    if (hi > base + CCT_PER_CORE)
-        hi = base + CCT_PER_CORE;
+    if (hi > end)
+        hi = end;
     add_slot_calls(s, lo, hi);
     struct lk_cct_head h = {.core = c, .total = s->nrecords, .skipped_calls = s->skipped_calls,
                             .overflow_calls = s->overflow_calls, .metrics = (s->flags & CCT_METRICS) != 0};
@@ -176,7 +240,7 @@ static void drain_core(unsigned c, uint64_t deadline)
                 break;
             n++;
             id++;
-            va += cct_record_size(r->nslots);
+            va += cct_record_total(r->nslots, r->npaths);
         }
         if (n == 0 || !send_waiting(&w, deadline))
             break;
@@ -185,6 +249,10 @@ static void drain_core(unsigned c, uint64_t deadline)
     mon_printf("monitor: cct: core %u: %lu of %lu call records sent, %lu calls skipped (stack full), "
                "%lu on the overflow record\n", c, (unsigned long)sent, (unsigned long)s->nrecords,
                (unsigned long)s->skipped_calls, (unsigned long)s->overflow_calls);
+    if (both) {
+        drain_context_paths(c, s, lo, hi, deadline);
+        drain_paths(c, bps, false, PATH_BOTH_MAX_COUNTERS, deadline);
+    }
 }
 
 void cct_drain(unsigned ncores)

@@ -3,11 +3,13 @@
  */
 #include "util/cct-accuracy.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw-model/oracle-format.h"
+#include "firmware/abi/path-region.h"
 #include "util/instrument.h"
 #include "util/oracle-file.h"
 #include "util/symbols.h"
@@ -152,9 +154,31 @@ static void keep_worst(struct cct_accuracy *a, const struct canon *c)
     }
 }
 
-int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_accuracy *a, struct ap_err *err)
+/* Both trees on one trie (the header's matching): canon_of[i] the context
+ * of the profile's node i, ocanon[k] that of the oracle's record k
+ * (NO_CANON: the instrumentation's own call, or under one; OUTSIDE: a
+ * call from code in no function of the image, or under one). */
+struct match {
+    struct trie t;
+    size_t *canon_of, *ocanon;
+    struct oracle_cct_record *recs;
+    uint64_t nrecs;
+    uint64_t instrumentation_calls;
+    uint64_t outside_calls;             /* under a call from code in no function of the image */
+};
+
+static void match_free(struct match *m)
 {
-    memset(a, 0, sizeof *a);
+    free(m->canon_of);
+    free(m->ocanon);
+    free(m->t.c);
+    free(m->t.table);
+    free(m->recs);
+}
+
+static int match(const struct cct_view *v, const char *oracle_path, struct match *mt, struct ap_err *err)
+{
+    memset(mt, 0, sizeof *mt);
     struct oracle_cct_record *recs = NULL;
     uint64_t nrecs = 0;
     if (read_oracle(oracle_path, &recs, &nrecs, err))
@@ -195,10 +219,6 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
         if (!t.c[c].node)
             t.c[c].node = n;
     }
-    for (size_t k = 0; k < v->ncores; k++) {
-        a->skipped_calls += v->cores[k].skipped_calls;
-        a->overflow_calls += v->cores[k].overflow_calls;
-    }
     /* the truth: records come parents first (by core, id) */
     size_t *ocanon = malloc((nrecs ? nrecs : 1) * sizeof *ocanon);
     uint64_t first = 0;
@@ -215,7 +235,7 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
         bool trampoline = nmap && site >= lo && site < hi;
         if (parent == OUTSIDE || (parent != NO_CANON && !trampoline && code && !symtab_lookup(code, site))) {
             ocanon[i] = OUTSIDE;                    /* code the image made at run time, or under it */
-            a->outside_calls += r->calls;
+            mt->outside_calls += r->calls;
             continue;
         }
         if (trampoline) {
@@ -224,13 +244,37 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
         }
         if (parent == NO_CANON || site == 0) {      /* the instrumentation's own call, or under one */
             ocanon[i] = NO_CANON;
-            a->instrumentation_calls += r->calls;
+            mt->instrumentation_calls += r->calls;
             continue;
         }
         size_t c = context(&t, parent, site, r->callee, (int)r->core);
         ocanon[i] = c;
         t.c[c].oracle += r->calls;
         t.c[c].in_oracle = true;
+    }
+    free(map);
+    if (code)
+        symtab_close(code);
+    mt->t = t;
+    mt->canon_of = canon_of;
+    mt->ocanon = ocanon;
+    mt->recs = recs;
+    mt->nrecs = nrecs;
+    return 0;
+}
+
+int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_accuracy *a, struct ap_err *err)
+{
+    memset(a, 0, sizeof *a);
+    struct match mt;
+    if (match(v, oracle_path, &mt, err))
+        return -1;
+    const struct trie t = mt.t;
+    a->instrumentation_calls = mt.instrumentation_calls;
+    a->outside_calls = mt.outside_calls;
+    for (size_t k = 0; k < v->ncores; k++) {
+        a->skipped_calls += v->cores[k].skipped_calls;
+        a->overflow_calls += v->cores[k].overflow_calls;
     }
     for (size_t i = 0; i < t.n; i++) {
         const struct canon *c = &t.c[i];
@@ -247,13 +291,158 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
             keep_worst(a, c);
         }
     }
-    free(canon_of);
-    free(ocanon);
-    free(t.c);
-    free(t.table);
-    free(recs);
-    free(map);
-    if (code)
-        symtab_close(code);
+    match_free(&mt);
     return 0;
+}
+
+/* ---- paths per context (instrument --both) ---- */
+
+struct ctx_key {
+    size_t canon;
+    uint64_t proc, path, profile, truth;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct ctx_key *x = a, *y = b;
+    if (x->canon != y->canon)
+        return x->canon < y->canon ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+static void push_key(struct ctx_key **k, size_t *n, size_t *cap, struct ctx_key e)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        *k = realloc(*k, *cap * sizeof **k);
+        if (!*k)
+            abort();
+    }
+    (*k)[(*n)++] = e;
+}
+
+static bool per_context(const struct path_table_proc *t, size_t n, uint64_t proc)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].start == proc)
+            return (t[i].instrumented & PATH_PER_CONTEXT) != 0;
+    return false;
+}
+
+int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *oracle_path,
+                      struct cct_path_accuracy *a, struct ap_err *err)
+{
+    memset(a, 0, sizeof *a);
+    sqlite3 *s = pdb_sqlite(db);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s, "SELECT core, record, path, sum(count) FROM cct_path_counts WHERE session = ? "
+                              "GROUP BY core, record, path", -1, &st, NULL) != SQLITE_OK)
+        return 0;       /* no such table: no paths per context */
+    struct path_table_proc *table = NULL;
+    size_t ntable = 0;
+    for (size_t i = 0; i < v->nimages && ntable == 0; i++) {
+        struct ap_err e2;
+        free(table);
+        table = NULL;
+        if (!v->images[i].path || instrument_path_table(v->images[i].path, &table, &ntable, &e2))
+            ntable = 0;
+    }
+    struct ctx_key *keys = NULL;
+    size_t nkeys = 0, cap = 0;
+    sqlite3_bind_int64(st, 1, v->session);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const struct cv_node *n = cv_find(v, sqlite3_column_int(st, 0), (uint64_t)sqlite3_column_int64(st, 1));
+        uint64_t count = (uint64_t)sqlite3_column_int64(st, 3);
+        a->present = true;
+        a->paths_profile += count;
+        if (!n) {
+            a->unnamed += count;
+            continue;
+        }
+        push_key(&keys, &nkeys, &cap, (struct ctx_key){.canon = n - v->nodes, .proc = n->callee_addr,
+                                                        .path = (uint64_t)sqlite3_column_int64(st, 2),
+                                                        .profile = count});
+    }
+    sqlite3_finalize(st);
+    if (!a->present) {
+        free(table);
+        free(keys);
+        return 0;
+    }
+    struct match mt;
+    if (match(v, oracle_path, &mt, err)) {
+        free(table);
+        free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < nkeys; i++)
+        keys[i].canon = mt.canon_of[keys[i].canon];
+    /* the truth: PATH.cctpaths, each under its oracle record's context when
+     * that record is the path's procedure's (note 13 of cct-region.h) */
+    char path[4200];
+    snprintf(path, sizeof path, "%s.cctpaths", oracle_path);
+    FILE *f = fopen(path, "rb");
+    struct oracle_cctpaths_header h;
+    int rc = -1;
+    if (!f)
+        ap_err_set(err, "%s: no paths per context beside the oracle; record the --both image with this "
+                   "alphaprof and --oracle", path);
+    else if (fread(&h, sizeof h, 1, f) != 1 || h.magic != ORACLE_CCTPATHS_MAGIC ||
+             h.version != ORACLE_CCTPATHS_VERSION || h.n > (1ull << 32))
+        ap_err_set(err, "%s: not the model's paths per context of this build; record again", path);
+    else {
+        rc = 0;
+        /* the oracle's records by core: ids run 0.. in order */
+        uint64_t first[64] = {0}, count[64] = {0};
+        for (uint64_t k = 0; k < mt.nrecs; k++)
+            if (mt.recs[k].core < 64) {
+                if (!count[mt.recs[k].core]++)
+                    first[mt.recs[k].core] = k;
+            }
+        struct oracle_cctpath e;
+        for (uint64_t i = 0; i < h.n && rc == 0; i++) {
+            if (fread(&e, sizeof e, 1, f) != 1) {
+                rc = ap_err_set(err, "%s: cut short; record again", path);
+                break;
+            }
+            a->paths_truth_all += e.count;
+            if (e.core >= 64 || e.record >= count[e.core])
+                continue;
+            uint64_t k = first[e.core] + e.record;
+            size_t c = mt.ocanon[k];
+            if (c == NO_CANON || c == OUTSIDE || mt.recs[k].callee != e.proc || !per_context(table, ntable, e.proc))
+                continue;       /* context-free on both sides */
+            a->paths_truth += e.count;
+            push_key(&keys, &nkeys, &cap, (struct ctx_key){.canon = c, .proc = e.proc, .path = e.path,
+                                                            .truth = e.count});
+        }
+    }
+    if (f)
+        fclose(f);
+    if (rc == 0) {
+        qsort(keys, nkeys, sizeof *keys, by_key);
+        for (size_t i = 0; i < nkeys;) {
+            struct ctx_key k = keys[i++];
+            while (i < nkeys && by_key(&keys[i], &k) == 0) {
+                k.profile += keys[i].profile;
+                k.truth += keys[i].truth;
+                i++;
+            }
+            a->keys++;
+            a->keys_equal += k.profile == k.truth;
+            if (k.profile != k.truth) {
+                uint64_t d = k.profile > k.truth ? k.profile - k.truth : k.truth - k.profile;
+                a->context_path_error += d;
+                if (a->nworst < CCT_ACC_WORST)
+                    a->worst[a->nworst++] = (struct cct_path_mismatch){
+                        k.canon != NO_CANON ? mt.t.c[k.canon].node : NULL, k.proc, k.path, k.profile, k.truth};
+            }
+        }
+    }
+    match_free(&mt);
+    free(table);
+    free(keys);
+    return rc;
 }

@@ -17,6 +17,7 @@
 #ifndef ALPHAPROF_UTIL_CCT_ACCURACY_H
 #define ALPHAPROF_UTIL_CCT_ACCURACY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,5 +47,37 @@ struct cct_accuracy {
 
 /* oracle_path: the run's oracle (its .cct file beside it is read). */
 int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_accuracy *a, struct ap_err *err);
+
+/*
+ * Paths per context (instrument --both, firmware/abi/cct-region.h notes
+ * 10-14): the run's cct_path_counts against the model's PATH.cctpaths,
+ * both laid on the contexts above.  The truth's count of a path is taken
+ * per context when its record's callee is the path's procedure and that
+ * procedure counts per context (the path table's PATH_PER_CONTEXT), as
+ * the instrumentation counts it; the others are context-free on both
+ * sides (check --paths sums them with the contexts' counts per path).
+ * context_path_error = sum over (context, procedure, path) of
+ * |profile - truth|: exactly 0 when every path was counted in its
+ * context.
+ */
+struct cct_path_mismatch {
+    const struct cv_node *node;         /* the profile's record of the context, NULL if it has none */
+    uint64_t proc, path, profile, truth;
+};
+
+struct cct_path_accuracy {
+    bool present;                       /* the session has paths per context */
+    uint64_t paths_profile;             /* counted per context by the image */
+    uint64_t paths_truth;               /* ... by the truth (its per-context share) */
+    uint64_t paths_truth_all;           /* every path of the truth, context-free ones too */
+    uint64_t unnamed;                   /* counts of records the tree lacks */
+    uint64_t keys, keys_equal;          /* (context, procedure, path) seen, and equal */
+    uint64_t context_path_error;
+    struct cct_path_mismatch worst[CCT_ACC_WORST];
+    size_t nworst;
+};
+
+int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *oracle_path,
+                      struct cct_path_accuracy *a, struct ap_err *err);
 
 #endif

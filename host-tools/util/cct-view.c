@@ -161,6 +161,26 @@ int cv_load(struct pdb *db, int64_t session, struct cct_view *v, struct ap_err *
         n->next_sibling = p->first_child;
         v->nodes[n->parent].first_child = i;
     }
+    /* --both: each record's paths (schema v11), hottest first */
+    if (sqlite3_prepare_v2(s, "SELECT core, record, path, count FROM cct_path_counts WHERE session = ? "
+                              "ORDER BY core, record, count DESC, path", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, session);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            struct cv_node *n = (struct cv_node *)cv_find(v, sqlite3_column_int(st, 0),
+                                                          (uint64_t)sqlite3_column_int64(st, 1));
+            v->paths = true;
+            if (!n)
+                continue;
+            uint64_t count = (uint64_t)sqlite3_column_int64(st, 3);
+            n->path_executions += count;
+            n->paths_distinct++;
+            if (n->nhot < CV_HOT_PATHS) {
+                n->hot[n->nhot].path = (uint64_t)sqlite3_column_int64(st, 2);
+                n->hot[n->nhot++].count = count;
+            }
+        }
+        sqlite3_finalize(st);
+    }
     /* the root measures nothing itself: it spans its children */
     for (size_t i = 0; i < v->nnodes; i++)
         if (v->nodes[i].id == 0)

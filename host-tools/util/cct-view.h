@@ -24,6 +24,7 @@
 #include "util/profile-view.h"
 
 #define CV_NO_NODE ((size_t)-1)
+#define CV_HOT_PATHS 3          /* a record's hottest paths kept (instrument --both) */
 
 struct cv_node {
     int core;
@@ -39,6 +40,12 @@ struct cv_node {
     uint32_t site_line;
     uint64_t calls, cycles, retired;            /* inclusive */
     uint64_t cycles_excl, retired_excl;
+    /* instrument --both: the callee's Ball-Larus paths counted in this
+     * context (cct_path_counts): their executions, how many distinct, and
+     * the hottest (path number, executions), most first */
+    uint64_t path_executions;
+    uint32_t paths_distinct, nhot;
+    struct { uint64_t path, count; } hot[CV_HOT_PATHS];
 };
 
 struct cv_core {
@@ -51,6 +58,7 @@ struct cct_view {
     int64_t session;
     bool metrics;                               /* cycles and retired measured (instrument --cct
                                                  * --metrics); false: counts only, all 0 */
+    bool paths;                                 /* paths counted per context (instrument --both) */
     struct cv_node *nodes;                      /* by (core, id) */
     size_t nnodes;
     struct cv_core *cores;

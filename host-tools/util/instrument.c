@@ -142,6 +142,20 @@ static void land(struct code *c, struct fixup f)
 
 #define CCT_REGION_NO ((unsigned)(CCT_PHYS >> 18))     /* region = (sp >> 22 | this) << 18 */
 
+/* --both (cct-region.h notes 10-12), set while instrument_both emits one
+ * image's path trampolines: the path region lies at CCT_BOTH_PATHS_OFFSET
+ * in the core's region, and the procedure being emitted counts its paths
+ * in its call records when `ctx` (at ctx_off in a record whose flags are
+ * ctx_flags), else context-free only; while it emits the CCT trampolines,
+ * `calls`. */
+static struct {
+    bool on, ctx;
+    int ctx_off, ctx_flags;
+    bool leaf;                  /* the procedure is a CCT leaf: its record is the core's leaf_rec */
+    bool exit;                  /* the edge being emitted is an exit (a leaf's clears leaf_rec) */
+    bool calls;                 /* emitting --both's CCT trampolines: leaf calls set leaf_rec */
+} both;
+
 /* r = this core's CCT region, from sp alone (cct-region.h note 1). */
 static void put_core_state(struct code *c, unsigned r)
 {
@@ -184,6 +198,8 @@ struct site {
     uint64_t call;              /* its trampoline's call instruction */
     uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
     uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
+    uint64_t resume;            /* --both: where its return goes on (a path continuation), 0: pc + 4 */
+    bool from_paths;            /* --both: a path trampoline at pc branches to its trampoline */
 };
 
 struct elf_in {
@@ -516,7 +532,7 @@ static void put_call(struct code *c, const struct site *s)
 static void put_back(struct code *c, const struct site *s)
 {
     put_const(c, R_RA, s->pc + 4);
-    put_branch(c, OP_BR, R_ZERO, s->pc + 4);
+    put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4);
 }
 
 /* One call site's trampoline (register use: cct-region.h note 2; before
@@ -666,6 +682,8 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
             to_framed = put_fwd(c, OP_BLBC, 6);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
+        if (both.calls)         /* --both: the leaf's paths count in it (cct-region.h note 12) */
+            put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
         calls->leaf = here(c);
         put_call(c, s);
         put_back(c, s);
@@ -720,6 +738,8 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
     uint64_t slow_found = here(c);
     struct fixup to_full_slow = put_stack_check(c);
     put_incq(c, 6, 3, CCT_REC_CALLS);
+    if (both.calls)
+        put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
     if (maybe_leaf) {
         put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
         put_branch(c, OP_BLBS, 5, calls->leaf);
@@ -873,15 +893,20 @@ int instrument_site_table(const char *path, struct instrument_site_map **map, si
             ap_err_set(err, "%s: section %s is cut short; instrument the image again", path, INSTRUMENT_SECTION);
             goto fail;
         }
-        memcpy(trailer, e.buf + s->sh_offset + s->sh_size - sizeof trailer, sizeof trailer);
-        if (trailer[0] != CCT_SITES_MAGIC || trailer[1] > (s->sh_size - sizeof trailer) / (2 * sizeof(uint64_t))) {
+        uint64_t size = s->sh_size, tr[3];
+        memcpy(tr, e.buf + s->sh_offset + size - sizeof tr, size >= sizeof tr ? sizeof tr : 0);
+        if (size >= sizeof tr && tr[0] == PATH_TABLE_MAGIC && tr[1] < size && tr[2] < size &&
+            sizeof tr + tr[1] * sizeof(struct path_table_proc) + tr[2] * 16 + sizeof trailer <= size)
+            size -= sizeof tr + tr[1] * sizeof(struct path_table_proc) + tr[2] * 16;     /* --both: before it */
+        memcpy(trailer, e.buf + s->sh_offset + size - sizeof trailer, sizeof trailer);
+        if (trailer[0] != CCT_SITES_MAGIC || trailer[1] > (size - sizeof trailer) / (2 * sizeof(uint64_t))) {
             ap_err_set(err, "%s: no site table at the end of %s; instrument the image again with this alphaprof",
                        path, INSTRUMENT_SECTION);
             goto fail;
         }
         *n = trailer[1];
         *map = calloc(*n ? *n : 1, sizeof **map);
-        memcpy(*map, e.buf + s->sh_offset + s->sh_size - sizeof trailer - *n * sizeof **map, *n * sizeof **map);
+        memcpy(*map, e.buf + s->sh_offset + size - sizeof trailer - *n * sizeof **map, *n * sizeof **map);
         *lo = s->sh_addr;
         *hi = s->sh_addr + s->sh_size;
     }
@@ -1044,6 +1069,7 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
         put64(&c, procs[i].alt_entry);
         put(&c, procs[i].nsites);
         put(&c, (procs[i].leaf ? CCT_PROC_LEAF : 0) | (i + 1) << CCT_REC_PROC_SHIFT);
+        put64(&c, 0);           /* npaths (--both only), spare */
     }
     while (here(&c) % 16)
         put(&c, 0);
@@ -1214,9 +1240,55 @@ static void tregs_restore(struct code *c, const struct tregs *t)
 static void put_region(struct code *c, unsigned r)
 {
     _Static_assert(USER_STACK_TOP_GAP > 0, "sp stays inside its slot");
+    _Static_assert(CCT_BOTH_PATHS_OFFSET % 0x10000 == 0, "one ldah reaches --both's path region");
     put(c, opl(OP_INTS, F_SRL, R_SP, 22, r));  /* (put_core_state: x | 60, three instructions) */
     put(c, opl(OP_INTL, F_BIS, r, CCT_REGION_NO, r));
     put(c, opl(OP_INTS, F_SLL, r, 18, r));
+    if (both.on)
+        put(c, mem(OP_LDAH, r, r, (int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+}
+
+/* --both: counts path x (a register whose number was checked against
+ * npaths; R_ZERO: the number k) in the current call record when that is
+ * the procedure's own (cct-region.h note 12); R the path region, y and z
+ * scratch.  Else it goes on where the caller puts the context-free count,
+ * and ctx_done after that joins the two.  Nothing without `both.ctx`. */
+struct ctx_count {
+    bool on;
+    struct fixup done;
+};
+
+static struct ctx_count put_ctx_count(struct code *c, unsigned R, unsigned x, int64_t k, unsigned y, unsigned z)
+{
+    struct ctx_count cc = {.on = both.on && both.ctx};
+    if (!cc.on)
+        return cc;
+    put(c, mem(OP_LDAH, z, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+    put(c, mem(OP_LDQ, y, z, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    if (both.leaf && both.exit)         /* cct-region.h note 12: a leaf's record is its call's only */
+        put(c, mem(OP_STQ, R_ZERO, z, CCT_OFF_LEAF_REC));
+    struct fixup none = put_fwd(c, OP_BEQ, y);
+    put(c, mem(OP_LDL, z, y, CCT_REC_FLAGS));
+    put(c, mem(OP_LDA, z, z, -both.ctx_flags));
+    struct fixup other = put_fwd(c, OP_BNE, z);
+    int off = both.ctx_off;
+    if (x != R_ZERO)
+        put(c, opr(OP_INTA, F_S8ADDQ, x, y, y));
+    else
+        off += 8 * (int)k;
+    put(c, mem(OP_LDQ, z, y, off));
+    put(c, opl(OP_INTA, F_ADDQ, z, 1, z));
+    put(c, mem(OP_STQ, z, y, off));
+    cc.done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, none);
+    land(c, other);
+    return cc;
+}
+
+static void ctx_done(struct code *c, const struct ctx_count *cc)
+{
+    if (cc->on)
+        land(c, cc->done);
 }
 
 /* k = (x < n): n a literal when it fits 8 bits, else built in k. */
@@ -1319,6 +1391,7 @@ static void put_count(struct code *c, const struct tregs *t, const struct meter 
     put_incq(c, t->C, t->R, PATH_OFF_BAD);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, ok);
+    struct ctx_count cc = put_ctx_count(c, t->R, t->B, 0, t->C, t->D);
     put_slot_addr(c, mt, t->B, t->R, t->B);
     int64_t off = PATH_COUNTERS_OFFSET + slot_size(mt) * (int64_t)base;
     if (!fits16(off + 16)) {
@@ -1328,6 +1401,7 @@ static void put_count(struct code *c, const struct tregs *t, const struct meter 
     put_incq(c, t->C, t->B, (int)off);
     if (mt->on)
         put_meter_add(c, t, t->B, (int)off);
+    ctx_done(c, &cc);
     land(c, done);
 }
 
@@ -1357,7 +1431,8 @@ static void put_path_ending(struct code *c, const struct tregs *t, int64_t add, 
  * lies at the region's end, one ldah into tmp away. */
 static void put_sp_slot(struct code *c, unsigned op, unsigned r, unsigned at, unsigned tmp)
 {
-    int64_t hi = (PATH_STACK5_OFFSET + 0x8000) >> 16, lo = PATH_STACK5_OFFSET - hi * 65536;
+    int64_t s5 = both.on ? PATH_BOTH_STACK5_OFFSET : PATH_STACK5_OFFSET;
+    int64_t hi = (s5 + 0x8000) >> 16, lo = s5 - hi * 65536;
     put(c, mem(OP_LDAH, tmp, at, (int)hi));
     put(c, mem(op, r, tmp, (int)lo));
 }
@@ -1471,7 +1546,27 @@ struct path_out {
     struct elf_in *e;
     uint64_t twice[8];          /* the functions that return twice (returns_twice) */
     unsigned ntwice;
+    /* --both: the call sites (by pc) whose CCT trampolines make the calls,
+     * and the path trampolines' branches to those trampolines */
+    struct site *sites;
+    unsigned nsites;
+    struct site_fix { struct fixup f; unsigned site; } *fix;
+    size_t nfix, fixcap;
 };
+
+/* --both: the CCT call site at pc, or NULL (sites are in pc order). */
+static struct site *site_at(const struct path_out *po, uint64_t pc)
+{
+    unsigned lo = 0, hi = po->nsites;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (po->sites[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < po->nsites && po->sites[lo].pc == pc ? &po->sites[lo] : NULL;
+}
 
 /* Whether w at pc calls a function that returns twice (a bsr to it: GCC
  * calls setjmp directly; one reached through a pointer is not seen). */
@@ -1628,7 +1723,7 @@ static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    tregs_pick(t, live, exclude, m->mt.on ? 6 : 4);
+    tregs_pick(t, live, exclude, m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
 }
 
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
@@ -1649,6 +1744,16 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     }
     put_below(c, x, m->npaths, t->C, m->bad);
     struct fixup to_bad = put_fwd(c, OP_BEQ, t->C);
+    struct ctx_count cc = {0};
+    if (both.on && both.ctx) {
+        if (!region_ready) {
+            put_region(c, t->R);
+            if (m->leaf)        /* as below */
+                put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
+            region_ready = true;
+        }
+        cc = put_ctx_count(c, t->R, x, 0, t->C, t->D);
+    }
     int64_t off = 0;
     unsigned at = m->Y;
     if (at != R_ZERO && m->mt.on) {
@@ -1673,6 +1778,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     put_incq(c, t->C, t->B, (int)off);
     if (metrics)
         put_meter_add(c, t, t->B, (int)off);
+    ctx_done(c, &cc);
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
         m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
     } else {
@@ -2013,6 +2119,7 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
 {
     if (action_trivial(a))
         return;
+    both.exit = a->kind == BL_ACT_EXIT;
     if (m->constant) {
         if (a->kind == BL_ACT_EXIT) {
             struct tregs t;
@@ -2020,12 +2127,14 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
             tregs_save(c, &t);
             put_region(c, t.R);
             put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
                 put_addk(c, t.R, off, m->bad);
                 off = 0;
             }
             put_incq(c, t.A, t.R, (int)off);
+            ctx_done(c, &cc);
             tregs_restore(c, &t);
         }
         return;
@@ -2313,6 +2422,33 @@ block_ends:
         align_tramp(c);
         t = here(c);
         unsigned patch_op = OP_BR, patch_ra = R_ZERO;
+        struct site *cs = f == FLOW_CALL && po->sites ? site_at(po, pc) : NULL;
+        if (cs && twice) {
+            /* --both (cct-region.h note 10): its CCT trampoline makes the
+             * call and comes back here after either return */
+            cs->resume = t;
+            put_unwind_paths(c, after);
+            put_edge_code(c, m, a, after);
+            put_const(c, ra, next);
+            put_branch(c, OP_BR, R_ZERO, next);
+            put_stubs(c, m);
+            continue;
+        }
+        if (cs) {
+            /* --both: the edge's action, then the call's CCT trampoline */
+            put_edge_code(c, m, a, live[li]);
+            if (po->nfix == po->fixcap) {
+                po->fixcap = po->fixcap ? 2 * po->fixcap : 256;
+                po->fix = realloc(po->fix, po->fixcap * sizeof *po->fix);
+                if (!po->fix)
+                    abort();
+            }
+            po->fix[po->nfix++] = (struct site_fix){put_fwd(c, OP_BR, R_ZERO), (unsigned)(cs - po->sites)};
+            cs->from_paths = true;
+            put_stubs(c, m);
+            add_patch(po, pc, t, OP_BR, R_ZERO);
+            continue;
+        }
         switch (f) {
         case FLOW_COND: {
             int fe = edge_of(cfg, b, EDGE_FALL), te = fe;
@@ -2543,6 +2679,252 @@ done:
     free(e.buf);
     free(table);
     free(po.patches);
+    free(c.bytes);
+    return rc;
+}
+
+/* ---- --both: paths per calling context (cct-region.h notes 10-14) ---- */
+
+/* The CCT procedure (index in procs) whose entry is start, or -1. */
+static int proc_at_entry(const struct proc *procs, unsigned nprocs, uint64_t start)
+{
+    int i = proc_of(procs, nprocs, start);
+    return i >= 0 && procs[i].entry == start ? i : -1;
+}
+
+int instrument_both(const char *in, const char *out, struct instrument_stats *st, struct instrument_path_stats *ps,
+                    struct ap_err *err)
+{
+    struct image_header hdr;
+    if (image_check_file(in, &hdr, err))
+        return -1;
+    struct elf_in e = {0};
+    struct proc *procs = NULL;
+    struct site *sites = NULL;
+    struct symtab *sy = NULL;
+    struct code c = {0};
+    struct path_out po = {.c = &c, .e = &e};
+    struct path_table_proc *table = NULL;
+    uint64_t *tramp = NULL;
+    struct meter mt = {.on = false};
+    unsigned nprocs = 0, nsites = 0;
+    int symtab, rc = -1;
+    bool bad = false;
+    memset(st, 0, sizeof *st);
+    memset(ps, 0, sizeof *ps);
+
+    if (read_file(in, &e, err))
+        goto done;
+    if (find_section(&e, INSTRUMENT_SECTION) >= 0) {
+        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
+        goto done;
+    }
+    if (collect_procs(&e, &procs, &nprocs, &symtab, err, in))
+        goto done;
+    uint64_t lookup = 0;
+    for (unsigned i = 0; i < nprocs; i++) {
+        if (!strcmp(procs[i].name, INSTRUMENT_LOOKUP))
+            lookup = procs[i].entry;
+    }
+    if (!lookup) {
+        ap_err_set(err, "%s: no %s: the image was linked without the alphaprof runtime's CCT slow path "
+                   "(workloads/runtime/cct.c); rebuild it with make", in, INSTRUMENT_LOOKUP);
+        goto done;
+    }
+    collect_sites(&e, procs, nprocs, &sites, &nsites, &st->skipped_sites);
+    for (unsigned i = 1; i < nsites; i++)
+        if (sites[i].pc <= sites[i - 1].pc) {
+            ap_err_set(err, "%s: executable sections out of address order; this instrumenter cannot do --both", in);
+            goto done;
+        }
+    if (symtab_open(in, &sy, err))
+        goto done;
+    uint64_t end = hdr.bss_end;
+    for (unsigned i = 0; i < e.eh->e_phnum; i++)
+        if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_paddr + e.ph[i].p_memsz > end)
+            end = e.ph[i].p_paddr + e.ph[i].p_memsz;
+    c.base = align_up(end, 64);
+
+    /* the procedure table (npaths filled in below), the CCT stub and unwinder */
+    put64(&c, CCT_PROCS_MAGIC);
+    put64(&c, nprocs);
+    put64(&c, CCT_BOTH);
+    size_t table_at = c.len;
+    for (unsigned i = 0; i < nprocs; i++) {
+        put64(&c, procs[i].entry);
+        put64(&c, procs[i].alt_entry);
+        put(&c, procs[i].nsites);
+        put(&c, (procs[i].leaf ? CCT_PROC_LEAF : 0) | (i + 1) << CCT_REC_PROC_SHIFT);
+        put64(&c, 0);
+    }
+    while (here(&c) % 16)
+        put(&c, 0);
+    uint64_t stub = here(&c);
+    put_stub(&c, c.base, lookup);
+    uint64_t unwind = here(&c);
+    put_unwind(&c, false);
+
+    /* the paths: as instrument_paths, counting per context where it can */
+    both.on = true;
+    po.sites = sites;
+    po.nsites = nsites;
+    size_t nsyms;
+    const struct symbol *syms = symtab_symbols(sy, &nsyms);
+    table = calloc(nsyms + 1, sizeof *table);
+    uint64_t counters = 0;
+    for (size_t k = 0; k < nsyms && po.ntwice < sizeof po.twice / sizeof *po.twice; k++)
+        if (returns_twice(syms[k].name))
+            po.twice[po.ntwice++] = syms[k].start;
+    bool sp_tags = false;
+    for (unsigned i = 0; i < nsites && !sp_tags; i++)
+        sp_tags = calls_twice(&po, sites[i].pc, sites[i].insn);
+    for (size_t k = 0; k < nsyms; k++) {
+        struct path_table_proc *tp = &table[k];
+        *tp = (struct path_table_proc){.start = syms[k].start, .status = PATH_SKIP_NUMBERING};
+        struct calc_proc cfg;
+        struct bl_proc bl;
+        if (path_plan_number(sy, &syms[k], NULL, 0, &cfg, &bl))
+            continue;
+        tp->npaths = bl.npaths;
+        uint64_t E = 0;
+        bool runtime = !strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
+        enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
+        if (why == PATH_INSTRUMENTED && counters + bl.npaths > PATH_BOTH_MAX_COUNTERS)
+            why = PATH_SKIP_NO_ROOM;
+        tp->status = why;
+        if (why != PATH_INSTRUMENTED) {
+            if (bl.npaths)
+                ps->skipped[why]++;
+            bl_free(&bl);
+            calc_proc_free(&cfg);
+            continue;
+        }
+        double *wt = tree_weights(&cfg, &bl);
+        bl_free(&bl);
+        bl_number(&bl, &cfg, wt);
+        free(wt);
+        uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
+        liveness_compute(&cfg, live);
+        struct pmode m = {.npaths = bl.npaths, .base = (uint32_t)counters, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
+        choose_mode(&cfg, &bl, live, &m);
+        if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
+            free(live);
+            tp->status = PATH_SKIP_SETJMP;
+            ps->skipped[PATH_SKIP_SETJMP]++;
+            bl_free(&bl);
+            calc_proc_free(&cfg);
+            continue;
+        }
+        /* per context when its records can hold its counters within one
+         * lda of the record (note 12) */
+        int ci = proc_at_entry(procs, nprocs, syms[k].start);
+        int64_t off = ci >= 0 ? (int64_t)cct_record_size(procs[ci].nsites) : 0;
+        both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff && bl.npaths <= CCT_BOTH_MAX_CTX_PATHS &&
+                   off + 8 * (int64_t)bl.npaths <= 0x7fff;
+        both.ctx_off = (int)off;
+        both.leaf = ci >= 0 && procs[ci].leaf;
+        both.ctx_flags = (both.leaf ? CCT_REC_LEAF : 0) | (ci + 1) << CCT_REC_PROC_SHIFT;
+        if (both.ctx) {
+            uint32_t np = (uint32_t)bl.npaths;
+            memcpy(c.bytes + table_at + (size_t)ci * sizeof(struct cct_proc) + 24, &np, 4);
+            ps->context_procs++;
+        }
+        tp->instrumented = 1 | (both.ctx ? PATH_PER_CONTEXT : 0);
+        tp->base = (uint32_t)counters;
+        size_t before = po.npatches;
+        ps->leaf_procs += m.leaf;
+        ps->constant_procs += m.constant;
+        ps->saved_procs += m.saved;
+        paths_emit(&po, &cfg, &bl, E, &m, live);
+        free(live);
+        counters += bl.npaths;
+        ps->procs++;
+        ps->patched += po.npatches - before;
+        bl_free(&bl);
+        calc_proc_free(&cfg);
+    }
+    both.on = both.ctx = both.leaf = false;
+    ps->counters = counters;
+
+    /* the calls: a CCT trampoline each (counts only); a leaf's keeps its
+     * record in leaf_rec for the leaf's paths */
+    both.calls = true;
+    tramp = calloc(nsites + 1, sizeof *tramp);
+    for (unsigned i = 0; i < nsites; i++) {
+        while (here(&c) % 16)
+            put(&c, UNOP);
+        tramp[i] = here(&c);
+        struct tramp_calls tc;
+        put_trampoline_counts(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
+        sites[i].call = tc.pushed;
+        sites[i].call_unpushed = tc.unpushed;
+        sites[i].call_leaf = tc.leaf;
+        if (!sites[i].from_paths)
+            add_patch(&po, sites[i].pc, tramp[i], OP_BR, R_ZERO);
+    }
+    both.calls = false;
+    for (size_t k = 0; k < po.nfix; k++) {
+        uint32_t w = branch_word(po.fix[k].f.op, po.fix[k].f.ra, c.base + po.fix[k].f.at, tramp[po.fix[k].site],
+                                 &c.out_of_reach);
+        memcpy(c.bytes + po.fix[k].f.at, &w, 4);
+    }
+    /* the site table and its trailer, then the path table, the patches and
+     * theirs (instrument_site_table finds the first before the second) */
+    uint64_t npairs = 0;
+    for (unsigned i = 0; i < nsites; i++) {
+        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
+        qsort(calls, 3, sizeof *calls, cmp_u64);
+        for (unsigned k = 0; k < 3; k++)
+            if (calls[k]) {
+                put64(&c, calls[k]);
+                put64(&c, sites[i].pc);
+                npairs++;
+            }
+    }
+    put64(&c, CCT_SITES_MAGIC);
+    put64(&c, npairs);
+    for (size_t k = 0; k < nsyms; k++)
+        for (size_t b = 0; b < sizeof table[k] / 4; b++)
+            put(&c, ((uint32_t *)&table[k])[b]);
+    for (size_t k = 0; k < po.npatches; k++) {
+        put64(&c, po.patches[k].pc);
+        put64(&c, po.patches[k].word);
+    }
+    put64(&c, PATH_TABLE_MAGIC);
+    put64(&c, nsyms);
+    put64(&c, po.npatches);
+    if (bad) {
+        ap_err_set(err, "%s: a path number or counter offset does not fit 31 bits; this instrumenter cannot count it", in);
+        goto done;
+    }
+    if (c.out_of_reach) {
+        ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
+                   "the image's data and bss are too large for this instrumenter",
+                   in, (unsigned long long)c.base);
+        goto done;
+    }
+    if (c.base + c.len > IMAGE_AREA_END) {
+        ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in, IMAGE_AREA_END);
+        goto done;
+    }
+    st->procs = nprocs;
+    st->sites = nsites;
+    st->region_addr = ps->region_addr = c.base;
+    st->region_size = ps->region_size = c.len;
+    if (write_instrumented(&e, &hdr, &c, c.base, symtab, out, err))
+        goto done;
+    rc = 0;
+done:
+    memset(&both, 0, sizeof both);
+    if (sy)
+        symtab_close(sy);
+    free(e.buf);
+    free(procs);
+    free(sites);
+    free(table);
+    free(tramp);
+    free(po.patches);
+    free(po.fix);
     free(c.bytes);
     return rc;
 }

@@ -16,6 +16,9 @@
  *     whose taken edge alone acts: the same branch, to its trampoline); all other bytes of the loaded image stay where and
  *     what they were.  --paths lists every replaced word in the image's
  *     patch table, so the original can be numbered from the copy.
+ *     --both does both at once (cct-region.h notes 10-14): a call whose
+ *     call edge acts is patched once, to a path trampoline that goes on
+ *     to the call's CCT trampoline; the patch table lists the calls too.
  *  3. The output is a sealed image (new build-id, both CRCs), with the
  *     trampoline segment inside [load_base, load_base + load_size) and a
  *     symbol of its own, INSTRUMENT_SYMBOL, so samples in it are named.
@@ -71,6 +74,7 @@ struct instrument_path_stats {
     unsigned leaf_procs;        /* of them, with the path register in a register of their own */
     unsigned saved_procs;       /* ... in a callee-saved register they never name */
     unsigned constant_procs;    /* ... none: one known path number per exit */
+    unsigned context_procs;     /* --both: of them, counted per calling context */
     unsigned skipped[PATH_SKIP_COUNT];  /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */
@@ -81,7 +85,13 @@ struct instrument_path_stats {
 int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
                      struct ap_err *err);
 
-/* An image instrumented with --paths: its path table (path-region.h), one
+/* --both (cct-region.h notes 10-14): call counts per calling context (as
+ * --cct without metrics) and every procedure's Ball-Larus path counts in
+ * the call record of the context it ran in. */
+int instrument_both(const char *in, const char *out, struct instrument_stats *st, struct instrument_path_stats *ps,
+                    struct ap_err *err);
+
+/* An image instrumented with --paths or --both: its path table (path-region.h), one
  * entry per function symbol; an image not instrumented gives n = 0, one
  * instrumented otherwise an error. */
 struct path_table_proc;

@@ -168,6 +168,28 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
         }
     }
     sqlite3_finalize(st);
+    /* --both (cct-region.h note 13): the paths counted per context add to
+     * their procedure's context-free counters */
+    if (sqlite3_prepare_v2(s, "SELECT (SELECT address FROM loadmaps l WHERE l.image = r.callee_image AND "
+                              "l.session = ?1 LIMIT 1) + r.callee, c.path, sum(c.count) FROM cct_path_counts c "
+                              "JOIN cct_records r ON r.session = c.session AND r.core = c.core AND r.id = c.record "
+                              "WHERE c.session = ?1 GROUP BY 1, 2", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, session);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            uint64_t proc = (uint64_t)sqlite3_column_int64(st, 0), path = (uint64_t)sqlite3_column_int64(st, 1);
+            uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
+            const struct path_table_proc *p = NULL;
+            for (size_t k = 0; k < ntable && !p; k++)
+                if (table[k].start == proc && (table[k].instrumented & PATH_PER_CONTEXT) && path < table[k].npaths)
+                    p = &table[k];
+            a->context_paths += n;
+            if (p)
+                count[3 * (p->base + path)] += n;
+            else
+                a->unnamed += n;
+        }
+        sqlite3_finalize(st);
+    }
     struct oracle_blpaths_header h;
     struct oracle_blpath *truth = read_blpaths(oracle_path, &h, err);
     if (!truth) {

@@ -8,7 +8,12 @@
  * image's path table (util/instrument.h) turns a counter index into one.
  *
  * path_count_error is the sum over the paths of instrumented procedures
- * of |instrumented - truth|: exactly 0 when every path was counted.
+ * of |instrumented - truth|: exactly 0 when every path was counted.  An
+ * image instrumented --both (cct-region.h notes 10-14) counts a path in
+ * its calling context's record or context-free: the instrumented count of
+ * a path is their sum (context_paths says how many were per context;
+ * cct_path_accuracy in util/cct-accuracy.h checks them context by
+ * context).
  * Procedures left alone (path-region.h note 1) are not in it; their
  * executions by the truth are reported beside it, never hidden.
  *
@@ -54,6 +59,8 @@ struct path_count_accuracy {
     uint64_t paths_left_alone;                          /* truth executions of those */
     uint64_t lost_paths, unmatched_exits, bad_paths;    /* the board's own counts */
     uint64_t unnamed;                   /* counters the path table does not name */
+    uint64_t context_paths;             /* --both: of paths_profile, those counted in a calling context
+                                         * (the rest context-free); in the sums per path */
     uint64_t truth_unknown, truth_lost; /* the oracle's own counts */
     bool metered;                       /* the image counts metrics (path_cores.metered) */
     int event;                          /* metric 1's event (enum pmu_event), -1 none */

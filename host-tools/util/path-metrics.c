@@ -50,8 +50,28 @@ static int find_image(sqlite3 *s, struct path_metrics *pm, struct path_table_pro
     return 0;
 }
 
+static struct hot_path *add_path(struct path_metrics *pm, size_t *cap)
+{
+    if (pm->n == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        pm->paths = realloc(pm->paths, *cap * sizeof *pm->paths);
+        if (!pm->paths)
+            abort();
+    }
+    struct hot_path *h = &pm->paths[pm->n++];
+    memset(h, 0, sizeof *h);
+    h->record = -1;
+    return h;
+}
+
 int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct path_metrics *pm,
                       struct ap_err *err)
+{
+    return path_metrics_load_contexts(db, session, proc, false, pm, err);
+}
+
+int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc, bool by_context,
+                               struct path_metrics *pm, struct ap_err *err)
 {
     memset(pm, 0, sizeof *pm);
     pm->event = -1;
@@ -128,13 +148,7 @@ int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct 
         }
         if (want_proc && p->start != proc_start)
             continue;
-        if (pm->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            pm->paths = realloc(pm->paths, cap * sizeof *pm->paths);
-            if (!pm->paths)
-                abort();
-        }
-        struct hot_path *h = &pm->paths[pm->n++];
+        struct hot_path *h = add_path(pm, &cap);
         h->proc = p->start;
         h->path = i - p->base;
         for (int k = 0; k < PM_NKEYS; k++) {
@@ -143,6 +157,45 @@ int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct 
         }
     }
     sqlite3_finalize(st);
+    /* --both: the counts per context (cct_path_counts, schema v11) */
+    if (sqlite3_prepare_v2(s, "SELECT (SELECT address FROM loadmaps l WHERE l.image = r.callee_image AND "
+                              "l.session = ?1 LIMIT 1) + r.callee, c.path, c.core, c.record, sum(c.count) "
+                              "FROM cct_path_counts c JOIN cct_records r ON r.session = c.session AND "
+                              "r.core = c.core AND r.id = c.record WHERE c.session = ?1 "
+                              "GROUP BY c.core, c.record, c.path", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, session);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            uint64_t start = (uint64_t)sqlite3_column_int64(st, 0), path = (uint64_t)sqlite3_column_int64(st, 1);
+            uint64_t n = (uint64_t)sqlite3_column_int64(st, 4);
+            bool named = false;
+            for (size_t k = 0; k < ntable && !named; k++)
+                named = table[k].start == start && (table[k].instrumented & PATH_PER_CONTEXT) &&
+                        path < table[k].npaths;
+            pm->contexts = true;
+            if (!named) {
+                pm->unnamed += n;
+                continue;
+            }
+            if (want_proc && start != proc_start)
+                continue;
+            struct hot_path *h = NULL;
+            for (size_t i = 0; i < pm->n && !by_context && !h; i++)
+                if (pm->paths[i].proc == start && pm->paths[i].path == path)
+                    h = &pm->paths[i];
+            if (!h) {
+                h = add_path(pm, &cap);
+                h->proc = start;
+                h->path = path;
+                if (by_context) {
+                    h->core = sqlite3_column_int(st, 2);
+                    h->record = sqlite3_column_int64(st, 3);
+                }
+            }
+            h->v[PM_COUNT] += n;
+            pm->total[PM_COUNT] += n;
+        }
+        sqlite3_finalize(st);
+    }
     free(table);
     return 0;
 }

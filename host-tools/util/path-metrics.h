@@ -9,7 +9,9 @@
  * most D-cache misses).  Used by `alphaprof paths`.
  *
  * Invariants: every nonzero counter of the session is in paths[] or in
- * unnamed; totals are sums over paths[] (so shares add up to 1).
+ * unnamed; totals are sums over paths[] (so shares add up to 1); a --both
+ * session's counts per context are in them too, summed per path or one
+ * entry per context.
  */
 #ifndef ALPHAPROF_UTIL_PATH_METRICS_H
 #define ALPHAPROF_UTIL_PATH_METRICS_H
@@ -27,6 +29,8 @@ struct hot_path {
     uint64_t proc;              /* the procedure's start */
     uint64_t path;              /* its Ball-Larus number */
     uint64_t v[PM_NKEYS];       /* executions, cycles, event (0 unmetered) */
+    int core;                   /* by context (--both): the call record (core, id) it ran in; */
+    int64_t record;             /* -1: context-free, or every context summed */
 };
 
 struct path_metrics {
@@ -39,12 +43,19 @@ struct path_metrics {
     size_t n;
     uint64_t total[PM_NKEYS];
     uint64_t unnamed, unmetered, lost_paths, unmatched_exits, bad_paths;
+    bool contexts;              /* the session counted paths per context too (instrument --both) */
 };
 
 /* session 0: the newest with path counts; proc: only that procedure's
  * paths (NULL: all).  No path counts: 0 with pm->present false. */
 int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct path_metrics *pm,
                       struct ap_err *err);
+/* The same, for a session of an image instrumented --both (cct-region.h
+ * notes 10-14): by_context, one hot path per (context, path) and one per
+ * path for its context-free count; else each path's contexts and
+ * context-free count summed.  (path_metrics_load: summed.) */
+int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc, bool by_context,
+                               struct path_metrics *pm, struct ap_err *err);
 /* Sorts paths by key, largest first (ties: by count, then proc, path). */
 void path_metrics_sort(struct path_metrics *pm, enum pm_key key);
 /* The share of total[key] the k paths with the most of it hold. */

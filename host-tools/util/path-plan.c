@@ -76,6 +76,37 @@ int path_plan_number(const struct symtab *st, const struct symbol *sym, const st
     return 0;
 }
 
+/* A patched call or return of [start, end) that no edge names yet gets a
+ * do-nothing edge saying what it was (from_flow), so the model follows
+ * the calls of procedures it does not count too: an image instrumented
+ * --cct or --both patches every call, in every procedure (oracle-format.h
+ * from_flow). */
+static void add_flow_edges(uint64_t start, uint64_t end, const struct path_patch *patches, size_t npatches,
+                           struct oracle_plan_edge **edges, size_t first, size_t *nedges, size_t *cap)
+{
+    for (size_t k = 0; k < npatches; k++) {
+        uint64_t pc = patches[k].pc;
+        uint32_t w = (uint32_t)patches[k].word;
+        unsigned op = w >> 26, func = (w >> 14) & 3;
+        unsigned flow = op == 0x34 || (op == 0x1a && func == 1) ? ORACLE_PLAN_FLOW_CALL
+                        : op == 0x1a && func == 2 ? ORACLE_PLAN_FLOW_RETURN : ORACLE_PLAN_FLOW_OTHER;
+        if (pc < start || pc >= end || flow == ORACLE_PLAN_FLOW_OTHER)
+            continue;
+        bool named = false;
+        for (size_t e = first; e < *nedges && !named; e++)
+            named = (*edges)[e].from == pc;
+        if (named)
+            continue;
+        if (*nedges == *cap) {
+            *cap *= 2;
+            *edges = xrealloc(*edges, *cap * sizeof **edges);
+        }
+        (*edges)[(*nedges)++] = (struct oracle_plan_edge){
+            .from = pc, .to = flow == ORACLE_PLAN_FLOW_CALL ? pc + 4 : 0, .action = BL_ACT_ADD,
+            .cfg_kind = flow == ORACLE_PLAN_FLOW_CALL ? EDGE_CALL_RETURN : EDGE_FALL, .from_flow = (uint16_t)flow};
+    }
+}
+
 /* One procedure's edges appended to *edges; fills *pp. */
 static void plan_proc(const struct symtab *st, const struct symbol *sym, const struct path_patch *patches,
                       size_t npatches, struct oracle_plan_proc *pp, struct oracle_plan_edge **edges,
@@ -85,8 +116,12 @@ static void plan_proc(const struct symtab *st, const struct symbol *sym, const s
     *pp = (struct oracle_plan_proc){.start = start, .end = end, .status = BL_OVERFLOW, .first_edge = *nedges};
     struct calc_proc cfg;
     struct bl_proc bl;
-    if (path_plan_number(st, sym, patches, npatches, &cfg, &bl))
+    if (path_plan_number(st, sym, patches, npatches, &cfg, &bl)) {
+        add_flow_edges(start, end, patches, npatches, edges, pp->first_edge, nedges, cap);
+        pp->nedges = (uint32_t)(*nedges - pp->first_edge);
+        qsort(*edges + pp->first_edge, pp->nedges, sizeof **edges, by_from_to);
         return;
+    }
     pp->npaths = bl.npaths;
     pp->status = bl.status;
     for (size_t e = 0; e < cfg.nedges; e++) {
@@ -108,6 +143,7 @@ static void plan_proc(const struct symtab *st, const struct symbol *sym, const s
             .to = x->to == CALC_EXIT ? 0 : cfg.insns[cfg.blocks[x->to].first].pc,
             .action = a->kind, .cfg_kind = x->kind, .add = a->add, .reset = a->reset};
     }
+    add_flow_edges(start, end, patches, npatches, edges, pp->first_edge, nedges, cap);
     pp->nedges = (uint32_t)(*nedges - pp->first_edge);
     qsort(*edges + pp->first_edge, pp->nedges, sizeof **edges, by_from_to);
     bl_free(&bl);
@@ -133,6 +169,9 @@ int path_plan_write(const char *path, const char *const *images, size_t nimages,
         for (size_t k = 0; k < nsyms; k++) {
             if (!strcmp(syms[k].name, INSTRUMENT_SYMBOL))
                 continue;       /* the trampolines: the original has no such code */
+            if (!strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
+                continue;       /* the CCT slow path: only trampolines call it (--cct, --both), never the
+                                 * original; planned, it would look like the callee of the call it serves */
             if (nprocs == pcap) {
                 pcap *= 2;
                 procs = xrealloc(procs, pcap * sizeof *procs);

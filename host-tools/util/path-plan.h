@@ -3,8 +3,10 @@
  * PATH.plan): every function of each workload image numbered with
  * util/ball-larus.c over calc's CFG, written before the run so the
  * plugin's truth and the instrumenter share one numbering.  An image
- * instrumented with --paths is numbered as its original (its patch table
- * gives the replaced words back; its trampolines are not planned).
+ * instrumented with --paths or --both is numbered as its original (its
+ * patch table gives the replaced words back, and every patched call or
+ * return is named as one; its trampolines and the CCT slow path, which
+ * only trampolines call, are not planned).
  */
 #ifndef ALPHAPROF_UTIL_PATH_PLAN_H
 #define ALPHAPROF_UTIL_PATH_PLAN_H

@@ -3,7 +3,8 @@
  * profile-db-schema.c): written by the ingest as CCT frames arrive, read by
  * `alphaprof cct`, the exports and `check --cct` (util/cct-view.c); and
  * the Ball-Larus path counters of PATHS frames (schema v6), read by
- * `check --paths` (util/path-count-accuracy.c).
+ * `check --paths` (util/path-count-accuracy.c); and the paths per
+ * context of CCT_PATHS frames (schema v11, instrument --both).
  *
  * Invariants: rows are keyed by (session, core, id) and written with
  * INSERT OR REPLACE, so a frame taken twice (a host that takes over a
@@ -51,6 +52,20 @@ int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t cor
         return ap_err_set(err, "cannot store a core's calling context tree: %s", sqlite3_errmsg(db->db));
     const int64_t v[] = {session, core, epoch, (int64_t)total, (int64_t)skipped_calls, (int64_t)overflow_calls,
                          metrics};
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    return step_once(db, st, err);
+}
+
+int pdb_put_cct_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t record,
+                           uint64_t path, uint64_t count, struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->db,
+                           "INSERT OR REPLACE INTO cct_path_counts(session, core, record, path, epoch, count) "
+                           "VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return ap_err_set(err, "cannot store a path count per context: %s", sqlite3_errmsg(db->db));
+    const int64_t v[] = {session, core, (int64_t)record, (int64_t)path, epoch, (int64_t)count};
     for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
         sqlite3_bind_int64(st, i + 1, v[i]);
     return step_once(db, st, err);

@@ -112,9 +112,27 @@
     "    PRIMARY KEY (session, core)\n"                                             \
     ") WITHOUT ROWID;\n"
 
+/* Paths per calling context (v11) of images instrumented with `alphaprof
+ * instrument --both` (firmware/abi/cct-region.h notes 10-14), as the
+ * board's CCT_PATHS frames carry them: per session, core and call record
+ * (cct_records.id), one row per nonzero path count; the record's callee
+ * is the procedure, path its Ball-Larus number.  Paths counted in no
+ * context are path_counts rows (the context-free counters). */
+#define CCT_PATHS_TABLE_SQL_(if_not_exists)                                             \
+    "CREATE TABLE " if_not_exists "cct_path_counts (\n"                               \
+    "    session  INTEGER NOT NULL,\n"                                              \
+    "    core     INTEGER NOT NULL,\n"                                              \
+    "    record   INTEGER NOT NULL,   -- cct_records.id on the core\n"              \
+    "    path     INTEGER NOT NULL,   -- its callee's Ball-Larus path number\n"     \
+    "    epoch    INTEGER NOT NULL,\n"                                              \
+    "    count    INTEGER NOT NULL,\n"                                              \
+    "    PRIMARY KEY (session, core, record, path)\n"                               \
+    ") WITHOUT ROWID;\n"
+
 /*
  * ======================================================================
- * Schema, version 10 (version 9 lacked cct_cores.metrics: every tree had
+ * Schema, version 11 (version 10 lacked cct_path_counts: paths per
+ * context); version 10 (version 9 lacked cct_cores.metrics: every tree had
  * metrics); version 9 (version 8 lacked pairs.weight: every pair stood for
  * one); version 8 (version 7 lacked the per-path metrics: path_counts.cycles
  * and .event, path_cores.metered and .unmetered); version 7 (version 6 lacked sessions.board_config); version 6
@@ -312,6 +330,7 @@ static const char schema_sql[] =
     VALUE_TABLES_SQL_("")
     CCT_TABLES_SQL_("")
     PATH_TABLES_SQL_("")
+    CCT_PATHS_TABLE_SQL_("")
     /* DCPI's special profile of samples in no image. */
     "CREATE VIEW unknown_samples AS\n"
     "    SELECT epoch, event, core, offset AS pc, count FROM samples WHERE image = 0;\n";
@@ -324,7 +343,7 @@ const char *pdb_schema_sql(void)
 const char *const pdb_tables[] = {
     "meta", "epochs", "sessions", "images", "loadmaps", "names", "samples", "periods",
     "pme", "pme_bits", "pme_latency", "pairs", "pair_records", "drops", "stats",
-    "value_lists", "value_counts", "cct_records", "cct_cores", "path_counts", "path_cores", NULL,
+    "value_lists", "value_counts", "cct_records", "cct_cores", "path_counts", "path_cores", "cct_path_counts", NULL,
 };
 
 int pdb_create_schema(struct pdb *db, struct ap_err *err)
@@ -385,6 +404,8 @@ static const struct migration {
     [9] = {"ALTER TABLE pairs ADD COLUMN weight REAL NOT NULL DEFAULT 1;", "pairs", "weight"},
     /* counts-only calling context trees (cct-region.h note 9); older trees have metrics */
     [10] = {"ALTER TABLE cct_cores ADD COLUMN metrics INTEGER;", "cct_cores", "metrics"},
+    /* paths per calling context (instrument --both) */
+    [11] = {CCT_PATHS_TABLE_SQL_("IF NOT EXISTS "), NULL, NULL},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

@@ -381,7 +381,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             now.v[PMU_EV_CYCLES] = w->cycles;
             now.v[PMU_EV_RETIRED] = w->retired;
         }
-        bl_oracle_retired(core, in->s.pc, &in->bl, &before, &now);
+        bl_oracle_retired(core, in->s.pc, &in->bl, &before, &now,
+                          g.oracle_path[0] && !g.counters_mode ? cct_oracle_current(core) : 0);
     }
 
     /* The wrong path fetched after a mispredicted branch: aborted.  The
@@ -658,6 +659,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
     }
     if (bl_oracle_active())
         write_side_truth("blpaths", "Ball-Larus path counts", bl_oracle_write);
+    if (bl_oracle_active() && !g.counters_mode)
+        write_side_truth("cctpaths", "paths per calling context", bl_oracle_write_contexts);
     if (path_oracle_rings)
         write_side_truth("pmepaths", "sample-path oracle", path_oracle_write);
 }

@@ -38,6 +38,11 @@ struct resume {
     bool counting;
 };
 
+/* A path's count in one calling context (note 8). */
+struct centry {
+    uint64_t ctx, proc, path, count;    /* count 0: free */
+};
+
 struct core_state {
     struct frame f[MAX_FRAMES];
     unsigned depth;
@@ -48,6 +53,10 @@ struct core_state {
     struct bl_meter before, after;      /* the counters around prev */
     struct entry *table;
     size_t cap, n;
+    uint64_t prev_ctx, now_ctx;         /* the context of prev, and of the instruction following it */
+    uint64_t ctx;                       /* the one count_path counts under */
+    struct centry *ctable;
+    size_t ccap, cn;
 };
 
 static struct {
@@ -177,6 +186,44 @@ static void add_metrics(struct entry *e, const struct bl_meter *from, const stru
         e->metric[k] += to->v[k] - from->v[k];
 }
 
+static struct centry *cslot(struct centry *t, size_t cap, uint64_t ctx, uint64_t proc, uint64_t path)
+{
+    size_t i = mix(mix(proc, path), ctx) & (cap - 1);
+    while (t[i].count && (t[i].ctx != ctx || t[i].proc != proc || t[i].path != path))
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* The path's count under c->ctx (note 8); a table that cannot grow loses
+ * it (counted in lost, as the main table's). */
+static void count_context(struct core_state *c, uint64_t proc, uint64_t path)
+{
+    if (c->cn * 2 >= c->ccap) {
+        size_t cap = c->ccap ? 2 * c->ccap : 1u << 12;
+        struct centry *t = cap <= MAX_TABLE ? calloc(cap, sizeof *t) : NULL;
+        if (!t) {
+            struct centry *e = c->ctable ? cslot(c->ctable, c->ccap, c->ctx, proc, path) : NULL;
+            if (e && e->count)
+                e->count++;
+            else
+                __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        for (size_t i = 0; i < c->ccap; i++)
+            if (c->ctable[i].count)
+                *cslot(t, cap, c->ctable[i].ctx, c->ctable[i].proc, c->ctable[i].path) = c->ctable[i];
+        free(c->ctable);
+        c->ctable = t;
+        c->ccap = cap;
+    }
+    struct centry *e = cslot(c->ctable, c->ccap, c->ctx, proc, path);
+    if (!e->count) {
+        *e = (struct centry){.ctx = c->ctx, .proc = proc, .path = path};
+        c->cn++;
+    }
+    e->count++;
+}
+
 static void count_path(struct core_state *c, const struct oracle_plan_proc *p, int64_t r, const struct bl_meter *from,
                        const struct bl_meter *to)
 {
@@ -184,6 +231,7 @@ static void count_path(struct core_state *c, const struct oracle_plan_proc *p, i
         __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
         return;
     }
+    count_context(c, p->start, (uint64_t)r);
     if (c->n * 2 >= c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 1u << 12;
         struct entry *t = cap <= MAX_TABLE ? calloc(cap, sizeof *t) : NULL;
@@ -304,6 +352,7 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
     if (!c->depth)
         c->f[c->depth++] = (struct frame){.expect_entry = true};
     struct frame *top = &c->f[c->depth - 1];
+    c->ctx = c->prev_ctx;
     if (top->expect_entry && top->ret && pc == top->ret && c->depth > 1) {
         c->depth--;             /* note 2: the callee was outside the plan */
         top = &c->f[c->depth - 1];
@@ -354,6 +403,7 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
         }
         if (c->depth) {
             struct frame *caller = &c->f[c->depth - 1];
+            c->ctx = c->now_ctx;        /* the caller's path: its context, the return resolved (note 8) */
             if (caller->counting && caller->call_edge)
                 step(c, caller, caller->call_edge, after);
         }
@@ -381,11 +431,13 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
 }
 
 void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, const struct bl_meter *before,
-                       const struct bl_meter *after)
+                       const struct bl_meter *after, uint64_t ctx)
 {
     struct core_state *c = &plan.cores[core];
+    c->now_ctx = ctx;
     if (c->prev)
         follow(c, c->prev_pc, c->prev, pc);
+    c->prev_ctx = ctx;
     c->prev = in;
     c->prev_pc = pc;
     c->before = *before;
@@ -398,6 +450,47 @@ static int by_proc_path(const void *a, const void *b)
     if (x->proc != y->proc)
         return x->proc < y->proc ? -1 : 1;
     return x->path < y->path ? -1 : x->path > y->path;
+}
+
+static int by_context(const void *a, const void *b)
+{
+    const struct oracle_cctpath *x = a, *y = b;
+    if (x->core != y->core)
+        return x->core < y->core ? -1 : 1;
+    if (x->record != y->record)
+        return x->record < y->record ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+int bl_oracle_write_contexts(const char *path, uint64_t run_id)
+{
+    size_t total = 0, n = 0;
+    for (unsigned i = 0; i < plan.ncores; i++)
+        total += plan.cores[i].cn;
+    struct oracle_cctpath *all = calloc(total + 1, sizeof *all);
+    if (!all)
+        return -1;
+    for (unsigned i = 0; i < plan.ncores; i++)
+        for (size_t k = 0; k < plan.cores[i].ccap; k++) {
+            const struct centry *e = &plan.cores[i].ctable[k];
+            if (e->count)
+                all[n++] = (struct oracle_cctpath){.core = i, .record = e->ctx, .proc = e->proc, .path = e->path,
+                                                   .count = e->count};
+        }
+    qsort(all, n, sizeof *all, by_context);
+    struct truth_file t;
+    if (truth_file_open(&t, path)) {
+        free(all);
+        return -1;
+    }
+    struct oracle_cctpaths_header h = {.magic = ORACLE_CCTPATHS_MAGIC, .version = ORACLE_CCTPATHS_VERSION, .n = n,
+                                       .run_id = run_id};
+    fwrite(&h, sizeof h, 1, t.f);
+    fwrite(all, sizeof *all, n, t.f);
+    free(all);
+    return truth_file_commit(&t, path);
 }
 
 int bl_oracle_write(const char *path, uint64_t run_id)

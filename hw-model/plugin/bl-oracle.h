@@ -44,6 +44,13 @@
  *     current one (the instrumented image keeps it in memory).  Otherwise
  *     the core's frames are dropped and counting starts again at the next
  *     procedure entry.
+ *  8. Contexts (oracle-format.h PATH.cctpaths): each planned instruction
+ *     comes with the calling-context oracle's current record where it
+ *     retired (cct_oracle_current after its cct_oracle_retire).  A path
+ *     that an instruction's own edge ends (an exit, a backedge) counts
+ *     under that instruction's record; a caller's path ended by its call
+ *     edge when the callee returns (note 1, 2, 7) under the record current
+ *     when that is followed (the caller's again).  Counts only.
  */
 #ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
 #define HW_MODEL_PLUGIN_BL_ORACLE_H
@@ -73,10 +80,12 @@ bool bl_oracle_active(void);
 /* The plan's view of pc (word: its instruction), false if unplanned. */
 bool bl_oracle_insn(uint64_t pc, uint32_t word, unsigned cls, struct bl_insn *out);
 /* A planned instruction retired on core (its way out is the next one's pc:
- * note 5). */
+ * note 5), in calling context ctx (note 8). */
 void bl_oracle_retired(unsigned core, uint64_t pc, const struct bl_insn *in, const struct bl_meter *before,
-                       const struct bl_meter *after);
+                       const struct bl_meter *after, uint64_t ctx);
 /* Writes path (atomically); 0, or -1 with errno. */
 int bl_oracle_write(const char *path, uint64_t run_id);
+/* Writes the paths per context (oracle-format.h PATH.cctpaths), likewise. */
+int bl_oracle_write_contexts(const char *path, uint64_t run_id);
 
 #endif

@@ -274,6 +274,11 @@ void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word)
     }
 }
 
+uint64_t cct_oracle_current(unsigned vcpu)
+{
+    return vcpu < ncores ? trees[vcpu].cur : 0;
+}
+
 int cct_oracle_write(const char *path, uint64_t run_id)
 {
     struct truth_file t;

@@ -13,6 +13,9 @@
 int cct_oracle_init(unsigned ncores, const uint8_t *ram, size_t size);
 /* A retired instruction (pc, its word) on vcpu, in program order. */
 void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word);
+/* The record vcpu runs under now (its id in PATH.cct; 0 the root): after
+ * cct_oracle_retire of an instruction, the one that instruction ran in. */
+uint64_t cct_oracle_current(unsigned vcpu);
 /* Writes path (atomically); 0, or -1 with errno. */
 int cct_oracle_write(const char *path, uint64_t run_id);
 

@@ -113,13 +113,13 @@ def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
         cleanup(d)
 
 
-def test_path_instrumenting_refuses_both_and_an_instrumented_image():
+def test_path_instrumenting_refuses_cct_beside_it_and_an_instrumented_image():
     d = tmpdir()
     try:
         orig, inst = _instrument(d, "hello")
-        r = alphaprof(["instrument", "--both", orig, "-o", os.path.join(d, "x.elf")])
-        check(r.status == 2 and "not built yet" in r.err and len(r.err.strip().splitlines()) <= 3,
-              "--both is refused with one clear line", r)
+        r = alphaprof(["instrument", "--paths", "--cct", orig, "-o", os.path.join(d, "x.elf")])
+        check(r.status == 2 and "--both" in r.err and len(r.err.strip().splitlines()) <= 3,
+              "--paths --cct is refused with one clear line naming --both", r)
         r = alphaprof(["instrument", "--paths", inst, "-o", os.path.join(d, "y.elf")])
         check(r.status == 1 and "already instrumented" in r.err and not os.path.exists(os.path.join(d, "y.elf")),
               "an instrumented image is refused, nothing written", r)

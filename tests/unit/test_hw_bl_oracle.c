@@ -66,6 +66,7 @@ static int setup(void **state)
 }
 
 static struct bl_meter now;
+static uint64_t ctx;    /* the calling-context oracle's record the next instruction runs under */
 
 /* Something outside the plan ran: the counters moved. */
 static void elsewhere(uint64_t cycles)
@@ -83,16 +84,17 @@ static void run(uint64_t pc, uint32_t word, unsigned cls)
     struct bl_meter before = now;
     now.v[PMU_EV_CYCLES] += 2;
     now.v[PMU_EV_DMISS] += pc == 0x1008;
-    bl_oracle_retired(0, pc, in, &before, &now);
+    bl_oracle_retired(0, pc, in, &before, &now, ctx);
 }
 
-static void test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_interrupt(void **state)
+static void test_the_loops_paths_are_counted_metered_and_kept_per_context_through_a_call_and_an_interrupt(void **state)
 {
     (void)state;
     struct bl_insn none;
     assert_false(bl_oracle_insn(0x3000, ADDQ, ALPHA_IALU, &none));      /* outside the plan */
     elsewhere(1000);                                                     /* (the monitor loaded it) */
     run(0x2000, BSR(-0x401), ALPHA_BRANCH);                              /* g calls f */
+    ctx = 5;                                                             /* f runs under record 5 */
     elsewhere(100);                                                      /* an interrupt: g's, not f's */
     for (int trip = 0; trip < 3; trip++) {
         run(0x1000, ADDQ, ALPHA_IALU);
@@ -104,6 +106,7 @@ static void test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_i
     run(0x1000, ADDQ, ALPHA_IALU);
     run(0x1004, BEQ(3, 2), ALPHA_BRANCH_COND);                           /* taken: out */
     run(0x1010, RET, ALPHA_JUMP);
+    ctx = 0;                                                             /* the return resolved: g's */
     run(0x2004, RET, ALPHA_JUMP);                                        /* back in g, on its path */
     run(0x2000, BSR(-0x401), ALPHA_BRANCH);                              /* (follows g's ret) */
     char path[] = "/tmp/test_hw_bl_countsXXXXXX";
@@ -132,12 +135,34 @@ static void test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_i
         assert_int_equal(b[i].metric[PMU_EV_CYCLES], want[i][3]);
         assert_int_equal(b[i].metric[PMU_EV_DMISS], want[i][4]);
     }
+    /* per context (bl-oracle.h note 8): f's paths under f's record, its
+     * exit too though g's instruction that follows it runs under g's */
+    assert_int_equal(bl_oracle_write_contexts(path, 7), 0);
+    f = fopen(path, "rb");
+    struct oracle_cctpaths_header ch;
+    assert_int_equal(fread(&ch, sizeof ch, 1, f), 1);
+    assert_true(ch.magic == ORACLE_CCTPATHS_MAGIC && ch.version == ORACLE_CCTPATHS_VERSION);
+    assert_int_equal(ch.run_id, 7);
+    assert_int_equal(ch.n, 4);
+    struct oracle_cctpath cp[4];
+    assert_int_equal(fread(cp, sizeof cp[0], 4, f), 4);
+    fclose(f);
+    unlink(path);
+    /* record, proc, path, count; by record */
+    static const uint64_t cwant[4][4] = {{0, 0x2000, 0, 1}, {5, 0x1000, 0, 1}, {5, 0x1000, 2, 2}, {5, 0x1000, 3, 1}};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(cp[i].core, 0);
+        assert_int_equal(cp[i].record, cwant[i][0]);
+        assert_int_equal(cp[i].proc, cwant[i][1]);
+        assert_int_equal(cp[i].path, cwant[i][2]);
+        assert_int_equal(cp[i].count, cwant[i][3]);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_the_loops_paths_are_counted_and_metered_through_a_call_and_an_interrupt),
+        cmocka_unit_test(test_the_loops_paths_are_counted_metered_and_kept_per_context_through_a_call_and_an_interrupt),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

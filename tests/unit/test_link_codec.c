@@ -971,6 +971,45 @@ static void test_path_counters_round_trip_and_fill_frames(void **state)
     assert_string_equal(lk_type_name(LK_T_PATHS), "PATHS");
 }
 
+/* CCT_PATHS (--both): each count names its record and path; a full frame
+ * takes what fits and the rest goes in the next. */
+static void test_context_path_counts_round_trip_and_fill_frames(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_ctx_path a = {.record = 2, .path = 0, .count = 1}, b = {.record = 70000, .path = 255, .count = ~0ull};
+    assert_int_equal(lk_cct_paths_begin(&w, raw, sizeof raw, 3), LK_OK);
+    assert_int_equal(lk_cct_paths_add(&w, &a), LK_OK);
+    assert_int_equal(lk_cct_paths_add(&w, &b), LK_OK);
+    roundtrip(&w, 15, &d, &f);
+    assert_int_equal(f.type, LK_T_CCT_PATHS);
+    struct lk_reader r;
+    uint32_t core = 0;
+    struct lk_ctx_path x;
+    assert_int_equal(lk_cct_paths_open(&f, &core, &r), LK_OK);
+    assert_int_equal(core, 3);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &b, sizeof b);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 0);
+    assert_int_equal(lk_cct_paths_begin(&w, raw, 100, 0), LK_OK);
+    unsigned n = 0;
+    while (lk_cct_paths_add(&w, &b) == LK_OK)
+        n++;
+    assert_true(n > 0 && n < 20);
+    roundtrip(&w, 16, &d, &f);
+    assert_int_equal(lk_cct_paths_open(&f, &core, &r), LK_OK);
+    unsigned got = 0;
+    while (lk_cct_paths_next(&r, &x) == 1)
+        got++;
+    assert_int_equal(got, n);
+    assert_string_equal(lk_type_name(LK_T_CCT_PATHS), "CCT_PATHS");
+}
+
 /* PATHS with metrics (--paths --metrics): each counter carries its cycles
  * and event, the head its unmetered count; a head that says neither 0 nor
  * 1 is refused. */
@@ -1048,6 +1087,7 @@ int main(void)
         cmocka_unit_test(test_cct_records_round_trip_and_fill_frames),
         cmocka_unit_test(test_counts_only_cct_records_carry_no_metrics),
         cmocka_unit_test(test_path_counters_round_trip_and_fill_frames),
+        cmocka_unit_test(test_context_path_counts_round_trip_and_fill_frames),
         cmocka_unit_test(test_metered_path_counters_round_trip_with_their_metrics),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),

@@ -15,12 +15,12 @@
 #include "util/path-metrics.h"
 
 static struct hot_path paths[5] = {
-    /* proc, path, {count, cycles, misses} */
-    {0x1000, 0, {100, 500, 1}},
-    {0x1000, 1, {10, 9000, 60}},
-    {0x2000, 0, {100, 300, 20}},
-    {0x2000, 3, {1, 200, 19}},
-    {0x3000, 2, {50, 1000, 0}},
+    /* proc, path, {count, cycles, misses}, core, record (-1: no context) */
+    {0x1000, 0, {100, 500, 1}, 0, -1},
+    {0x1000, 1, {10, 9000, 60}, 0, -1},
+    {0x2000, 0, {100, 300, 20}, 0, -1},
+    {0x2000, 3, {1, 200, 19}, 0, -1},
+    {0x3000, 2, {50, 1000, 0}, 0, -1},
 };
 
 static struct path_metrics make(void)

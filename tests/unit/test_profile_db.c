@@ -619,6 +619,29 @@ static void test_a_trees_metrics_flag_is_kept_per_core_and_the_schema_9_migratio
     pdb_close(db);
 }
 
+/* cct_path_counts (v11): paths per context are kept by (core, record,
+ * path); a frame taken twice stores each once; a schema 10 file gains the
+ * table, empty. */
+static void test_paths_per_context_are_kept_per_record_and_the_schema_10_migration(void **state)
+{
+    struct fixture *f = *state;
+    struct ap_err err;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    int64_t s;
+    begin_session(db, &s);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 1, 5, 3, 2, &err), 0);
+    assert_int_equal(pdb_commit(db, &err), 0);
+    assert_int_equal(q(db, "SELECT sum(count) FROM cct_path_counts WHERE record = 5 AND path = 3"), 42);
+    pdb_close(db);
+    raw_sql(f->path, "DROP TABLE cct_path_counts; UPDATE meta SET value = '10' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(q(db, "SELECT count(*) FROM cct_path_counts"), 0);
+    pdb_close(db);
+}
+
 static void test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration(void **state)
 {
     struct fixture *f = *state;
@@ -687,6 +710,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_the_board_config_is_the_newest_sessions_and_the_schema_6_migration,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_trees_metrics_flag_is_kept_per_core_and_the_schema_9_migration,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_per_context_are_kept_per_record_and_the_schema_10_migration,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration,
                                         setup, teardown),

@@ -7,6 +7,10 @@
  * and never instruments calls inside __alphaprof_cct_* code.  The layout,
  * the folding rule and the bounds are firmware/abi/cct-region.h's notes.
  *
+ * With --both (cct-region.h notes 10-12) a record also gets its callee's
+ * path counters after its slots, and the records end where the path
+ * region begins.
+ *
  * Leaf code on purpose: no calls (not even an implicit memset; the monitor
  * clears the region), integer registers only, so the stub saves the
  * argument registers, pv and gp and nothing else.
@@ -21,10 +25,13 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
 static struct cct_record *rec(uint64_t addr) { return (struct cct_record *)addr; }
 
 static struct cct_record *new_record(struct cct_core *c, uint64_t callee, uint64_t site,
-                                     uint64_t parent, uint32_t nslots, uint32_t flags)
+                                     uint64_t parent, uint32_t nslots, uint32_t flags, uint32_t npaths)
 {
-    uint64_t end = (uint64_t)c + CCT_PER_CORE;
-    uint64_t size = cct_record_size(nslots);
+    /* --both: the path region lies after the records (note 11) */
+    uint64_t end = (uint64_t)c + (c->flags & CCT_BOTH ? CCT_BOTH_PATHS_OFFSET : CCT_PER_CORE);
+    if (!(c->flags & CCT_BOTH))
+        npaths = 0;
+    uint64_t size = cct_record_total(nslots, npaths);
     if (c->alloc + size > end)
         return 0;
     struct cct_record *r = rec(c->alloc);
@@ -34,6 +41,7 @@ static struct cct_record *new_record(struct cct_core *c, uint64_t callee, uint64
     r->parent = parent;
     r->nslots = nslots;
     r->flags = flags;
+    r->npaths = npaths;
     r->id = (uint32_t)c->nrecords++;
     if (parent) {
         r->next = rec(parent)->children;
@@ -49,11 +57,11 @@ static void init_core(struct cct_core *c, const struct cct_procs *procs)
     c->top = (uint64_t)c + CCT_STACK_OFFSET;
     c->alloc = (uint64_t)c + CCT_RECORDS_OFFSET;
     c->procs = (uint64_t)procs;
-    c->flags = procs->flags & CCT_METRICS;
-    c->root = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
-    c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0, 0);
+    c->flags = procs->flags & (CCT_METRICS | CCT_BOTH);
+    c->root = (uint64_t)new_record(c, 0, 0, 0, 0, 0, 0);
+    c->overflow = (uint64_t)new_record(c, 0, 0, 0, 0, 0, 0);
     c->cur = c->root;
-    c->magic = CCT_MAGIC;
+    c->magic = procs->flags & CCT_BOTH ? CCT_MAGIC_BOTH : CCT_MAGIC;
 }
 
 /* The procedure a call target enters (its entry or its no-gp entry), or
@@ -78,7 +86,7 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
                                           const struct cct_procs *procs, uint64_t slot,
                                           uint64_t site_proc)
 {
-    if (c->magic != CCT_MAGIC)     /* cur is the region itself until then (cct-region.h note 6) */
+    if (c->magic != (procs->flags & CCT_BOTH ? CCT_MAGIC_BOTH : CCT_MAGIC))     /* cur is the region itself until then (cct-region.h note 6) */
         init_core(c, procs);
     struct cct_record *cur = rec(c->cur);
     if (cur == rec(c->overflow)) {
@@ -95,7 +103,7 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
         if (a->callee == callee && a != rec(c->root))
             found = a;
     if (!found)
-        found = new_record(c, callee, site, (uint64_t)cur, p ? p->nslots : 0, p ? p->flags : 0);
+        found = new_record(c, callee, site, (uint64_t)cur, p ? p->nslots : 0, p ? p->flags : 0, p ? p->npaths : 0);
     if (!found) {
         c->overflow_calls++;
         return rec(c->overflow);

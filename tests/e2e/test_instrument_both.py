@@ -1,0 +1,167 @@
+"""End-to-end: `alphaprof instrument --both` (util/instrument.c,
+firmware/abi/cct-region.h notes 10-14): every call counted per calling
+context and every Ball-Larus path counted in the call record of the context
+it ran in (or context-free: a procedure reached by a tail call), drained as
+CCT, CCT_PATHS and PATHS frames, and checked against the model's exact
+truth of the same run: the tree (check --cct, FILE.cct), each path's count
+(path_count_error, FILE.blpaths) and each path's count per context
+(context_path_error, FILE.cctpaths)."""
+import json
+import os
+
+from harness import alphaprof, build_path, check, cleanup, require, run_image, tmpdir
+
+# What the --paths and --cct tests run: console output that does not depend on time.
+SAME_OUTPUT = [("branches", []), ("qsort", []), ("calltree", ["64"]), ("hello", []), ("compress", []),
+               ("libcheck", []), ("valuediff", ["3", "4000"]), ("chatter", []), ("matmul", []), ("copy", []),
+               ("chase", []), ("trap", []), ("overflow", [])]
+
+
+def _instrument(d, name):
+    orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
+    out = os.path.join(d, name + "-both.elf")
+    r = alphaprof(["instrument", "--both", orig, "-o", out])
+    check(r.status == 0 and os.path.exists(out), "instrument --both %s succeeds" % name, r)
+    check("per context" in r.out, "it says what it counts per context", r)
+    return orig, out
+
+
+def _console(r):
+    """What the run printed, less what differs by design: the image's
+    build-id and size, the run time, and the registers of a fault (the
+    trampolines use the temporaries)."""
+    return [l for l in r.lines() if "build-id" not in l and "run time" not in l
+            and not l.startswith("monitor:   ")]
+
+
+def test_both_instrumented_images_print_and_exit_as_the_originals():
+    d = tmpdir()
+    try:
+        for name, args in SAME_OUTPUT:
+            orig, inst = _instrument(d, name)
+            a = run_image(orig, args=args, timeout_s=300)
+            b = run_image(inst, args=args, timeout_s=300)
+            check(a.status == b.status, "%s: the instrumented image exits as the original (%d)" % (name, a.status), b)
+            check(_console(a) == _console(b), "%s: the instrumented image prints what the original prints" % name,
+                  "%s\n----\n%s" % (a, b))
+        orig, inst = _instrument(d, "parallel")
+        a = run_image(orig, "--cores", "3", timeout_s=300)
+        b = run_image(inst, "--cores", "3", timeout_s=300)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "parallel on 3 cores: the instrumented image behaves as the original", b)
+    finally:
+        cleanup(d)
+
+
+def _record(d, img, args, cores=1):
+    db, oracle = os.path.join(d, "b.db"), os.path.join(d, "b.oracle")
+    r = alphaprof(["record", "--board", "clipper-pm", "--cores", str(cores), "--oracle", oracle, "--db", db,
+                   "--timeout", "250", img, "--"] + args, timeout=280)
+    check(r.status == 0, "record of the instrumented image succeeds", r)
+    check(any(l.startswith("monitor: cct paths: core 0:") for l in r.lines()),
+          "the monitor says what it sent per context", r)
+    return db, oracle
+
+
+def _exact(db, oracle, what, min_context_paths):
+    r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+    check(r.status == 0, "%s: check --paths compares" % what, r)
+    j = json.loads(r.out)
+    check(j["path_count_error"] == 0, "%s: every path's count, its contexts' and context-free summed, equals the "
+          "model's" % what, r)
+    i = j["instrumented"]
+    check(i["paths_profile"] == i["paths_truth"], "%s: every path execution was counted" % what, r)
+    check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == i["unnamed"] == 0,
+          "%s: nothing lost or unmatched on the board" % what, r)
+    check(j["context_path_error"] == 0, "%s: every path's count in every context equals the model's" % what, r)
+    c = j["contexts"]
+    check(c["paths_profile"] == c["paths_truth"] >= min_context_paths and c["keys"] == c["keys_equal"] > 0,
+          "%s: the same paths in the same contexts on both sides" % what, r)
+    r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle])
+    check(r.status == 0 and "cct_count_error 0" in r.out, "%s: the tree's call counts equal the model's" % what, r)
+    return j
+
+
+def test_paths_per_context_equal_the_models_exact_counts():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree")
+        db, oracle = _record(d, inst, ["16"])
+        j = _exact(db, oracle, "calltree", 3000)
+        check(j["contexts"]["context_free_profile"] > 0,
+              "paths outside their procedure's record (before the first call, tail calls) are counted "
+              "context-free, not dropped", j)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "context_path_error 0" in r.out, "the text report says it too", r)
+        _reports(db, j)
+    finally:
+        cleanup(d)
+
+
+def _reports(db, j):
+    """paths --context ranks (context, path) pairs, each context its call
+    chain ending in the path's procedure; paths sums them per path; cct
+    shows each context's path executions; all add up to what was counted."""
+    total, in_ctx = j["instrumented"]["paths_profile"], j["contexts"]["paths_profile"]
+    r = alphaprof(["paths", "--db", db, "--context", "--json"])
+    check(r.status == 0, "paths --context reports", r)
+    p = json.loads(r.out)["paths"]
+    check(sum(x["count"] for x in p) == total, "paths --context: every counted execution is in a row", r)
+    check(sum(x["count"] for x in p if x["record"] >= 0) == in_ctx, "... those in a context in their rows", r)
+    check(all(x["context"].split(" > ")[-1] == x["procedure"] for x in p if x["record"] >= 0),
+          "each context is a call chain ending in the path's procedure", r)
+    check(p[0]["context"] == "main > fib > leaf", "calltree's hottest path is leaf's under fib under main", r)
+    r = alphaprof(["paths", "--db", db, "--json"])
+    s = json.loads(r.out)["paths"]
+    check(r.status == 0 and sum(x["count"] for x in s) == total and len(s) < len(p),
+          "paths without --context sums each path's contexts", r)
+    r = alphaprof(["cct", "--db", db, "--json"])
+    recs = json.loads(r.out)["records"]
+    check(r.status == 0 and sum(x["path_executions"] for x in recs) == in_ctx and
+          all(sum(h["count"] for h in x["hot_paths"]) <= x["path_executions"] for x in recs),
+          "cct shows each context's path executions and its hottest paths", r)
+    r = alphaprof(["cct", "--db", db])
+    check(r.status == 0 and "paths: " in r.out, "the text tree says them under the contexts", r)
+
+
+def test_after_a_longjmp_paths_go_on_in_the_setjmp_callers_context_on_both_sides():
+    """libcheck's longjmp abandons recursive frames: the CCT trampoline of
+    the setjmp call drops their frames, its path continuation unwinds the
+    register stack (cct-region.h note 10), and the truth resumes the
+    setjmp caller in its own context."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "libcheck")
+        db, oracle = _record(d, inst, [])
+        _exact(db, oracle, "libcheck", 900)      # most of its paths are division millicode: context-free
+    finally:
+        cleanup(d)
+
+
+def test_paths_per_context_on_two_cores_equal_the_truth():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "parallel")
+        db, oracle = _record(d, inst, ["2"], cores=2)
+        _exact(db, oracle, "parallel on 2 cores", 100000)
+    finally:
+        cleanup(d)
+
+
+def test_both_refuses_metrics_mixed_modes_and_an_instrumented_image():
+    d = tmpdir()
+    try:
+        orig, inst = _instrument(d, "hello")
+        for args, what in ((["--both", "--metrics"], "--both --metrics is not built"),
+                           (["--cct", "--paths"], "--cct --paths: say --both"),
+                           (["--both", "--cct"], "--both with --cct")):
+            r = alphaprof(["instrument"] + args + [orig, "-o", os.path.join(d, "x.elf")])
+            check(r.status == 2 and len(r.err.strip().splitlines()) <= 3 and not os.path.exists(os.path.join(d, "x.elf")),
+                  "%s: refused with one clear line, nothing written" % what, r)
+        r = alphaprof(["instrument", "--both", "--metrics", orig, "-o", os.path.join(d, "x.elf")])
+        check("counts only" in r.err, "it says --both counts only", r)
+        r = alphaprof(["instrument", "--both", inst, "-o", os.path.join(d, "y.elf")])
+        check(r.status == 1 and "already instrumented" in r.err and not os.path.exists(os.path.join(d, "y.elf")),
+              "an instrumented image is refused, nothing written", r)
+    finally:
+        cleanup(d)
