@@ -682,8 +682,11 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
             to_framed = put_fwd(c, OP_BLBC, 6);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
-        if (both.calls)         /* --both: the leaf's paths count in it (cct-region.h note 12) */
+        if (both.calls) {       /* --both: the leaf's paths count in it (cct-region.h note 12) */
+            /* the counting lookup leaves a leaf's record unloaded (note 9) */
+            put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
             put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
+        }
         calls->leaf = here(c);
         put_call(c, s);
         put_back(c, s);
