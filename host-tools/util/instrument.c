@@ -2531,6 +2531,36 @@ block_ends:
     }
 }
 
+/* Ends the segment with the path table, the patches and the trailer
+ * (path-region.h); then whether the segment can be written: -1 with err
+ * set when a number did not fit (bad), a trampoline is out of a branch's
+ * reach, or the segment ends past the image area. */
+static int put_path_table(struct code *c, const struct path_table_proc *table, size_t nsyms,
+                          const struct path_out *po, bool bad, const char *in, struct ap_err *err)
+{
+    for (size_t k = 0; k < nsyms; k++)
+        for (size_t b = 0; b < sizeof table[k] / 4; b++)
+            put(c, ((const uint32_t *)&table[k])[b]);
+    for (size_t k = 0; k < po->npatches; k++) {
+        put64(c, po->patches[k].pc);
+        put64(c, po->patches[k].word);
+    }
+    put64(c, PATH_TABLE_MAGIC);
+    put64(c, nsyms);
+    put64(c, po->npatches);
+    if (bad)
+        return ap_err_set(err, "%s: a path number or counter offset does not fit 31 bits; this instrumenter "
+                          "cannot count it", in);
+    if (c->out_of_reach)
+        return ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
+                          "the image's data and bss are too large for this instrumenter",
+                          in, (unsigned long long)c->base);
+    if (c->base + c->len > IMAGE_AREA_END)
+        return ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in,
+                          IMAGE_AREA_END);
+    return 0;
+}
+
 int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
                      struct ap_err *err)
 {
@@ -2647,30 +2677,8 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
     /* the path table, the patches, the trailer (path-region.h) */
     while (here(&c) % 8)
         put(&c, 0);
-    for (size_t k = 0; k < nsyms; k++)
-        for (size_t b = 0; b < sizeof table[k] / 4; b++)
-            put(&c, ((uint32_t *)&table[k])[b]);
-    for (size_t k = 0; k < po.npatches; k++) {
-        put64(&c, po.patches[k].pc);
-        put64(&c, po.patches[k].word);
-    }
-    put64(&c, PATH_TABLE_MAGIC);
-    put64(&c, nsyms);
-    put64(&c, po.npatches);
-    if (bad) {
-        ap_err_set(err, "%s: a path number or counter offset does not fit 31 bits; this instrumenter cannot count it", in);
+    if (put_path_table(&c, table, nsyms, &po, bad, in, err))
         goto done;
-    }
-    if (c.out_of_reach) {
-        ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
-                   "the image's data and bss are too large for this instrumenter",
-                   in, (unsigned long long)c.base);
-        goto done;
-    }
-    if (c.base + c.len > IMAGE_AREA_END) {
-        ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in, IMAGE_AREA_END);
-        goto done;
-    }
     st->region_addr = c.base;
     st->region_size = c.len;
     if (write_instrumented(&e, &hdr, &c, c.base, symtab, out, err))
@@ -2886,30 +2894,8 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
     }
     put64(&c, CCT_SITES_MAGIC);
     put64(&c, npairs);
-    for (size_t k = 0; k < nsyms; k++)
-        for (size_t b = 0; b < sizeof table[k] / 4; b++)
-            put(&c, ((uint32_t *)&table[k])[b]);
-    for (size_t k = 0; k < po.npatches; k++) {
-        put64(&c, po.patches[k].pc);
-        put64(&c, po.patches[k].word);
-    }
-    put64(&c, PATH_TABLE_MAGIC);
-    put64(&c, nsyms);
-    put64(&c, po.npatches);
-    if (bad) {
-        ap_err_set(err, "%s: a path number or counter offset does not fit 31 bits; this instrumenter cannot count it", in);
+    if (put_path_table(&c, table, nsyms, &po, bad, in, err))
         goto done;
-    }
-    if (c.out_of_reach) {
-        ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
-                   "the image's data and bss are too large for this instrumenter",
-                   in, (unsigned long long)c.base);
-        goto done;
-    }
-    if (c.base + c.len > IMAGE_AREA_END) {
-        ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in, IMAGE_AREA_END);
-        goto done;
-    }
     st->procs = nprocs;
     st->sites = nsites;
     st->region_addr = ps->region_addr = c.base;
