@@ -245,8 +245,8 @@ def test_garbage_in_the_window_never_hurts_qemu_or_the_oracle():
             t = alphaprof(["check", "--oracle", oracle, "--totals", "--json"])
             check(t.status == 0 and json.loads(t.out)["instructions"] > 10 ** 6, "%s: the oracle is whole" % mode, t)
             snaps = [f for f in os.listdir(d) if f.startswith("o-%s." % mode)]
-            # snapshots 1..64 and the side truths (oracle-format.h): values, cct, path plan and counts
-            check(all(re.fullmatch(r"o-%s\.([1-9]|[1-5][0-9]|6[0-4]|values|cct|plan|blpaths|pmepaths)" % mode, f)
+            # snapshots 1..64 and the side truths (oracle-format.h): values, cct, path plan and counts, paths per context
+            check(all(re.fullmatch(r"o-%s\.([1-9]|[1-5][0-9]|6[0-4]|values|cct|plan|blpaths|pmepaths|cctpaths)" % mode, f)
                       for f in snaps),
                   "%s: snapshots only 1..64 (and the side truth files): %s" % (mode, sorted(snaps)))
     finally:
