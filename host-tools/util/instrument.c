@@ -1025,6 +1025,41 @@ done:
     return rc;
 }
 
+/* The segment ends with the site table and its trailer (cct-region.h),
+ * in address order: a trampoline's calls, each where it has it (a leaf's
+ * counting trampoline has no framed call). */
+static void put_site_table(struct code *c, const struct site *sites, unsigned nsites)
+{
+    uint64_t npairs = 0;
+    for (unsigned i = 0; i < nsites; i++) {
+        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
+        qsort(calls, 3, sizeof *calls, cmp_u64);
+        for (unsigned k = 0; k < 3; k++)
+            if (calls[k]) {
+                put64(c, calls[k]);
+                put64(c, sites[i].pc);
+                npairs++;
+            }
+    }
+    put64(c, CCT_SITES_MAGIC);
+    put64(c, npairs);
+}
+
+/* Whether the segment can be written: -1 with err set when a trampoline
+ * is out of a branch's reach of the text or the segment ends past the
+ * image area. */
+static int segment_fits(const struct code *c, const char *in, struct ap_err *err)
+{
+    if (c->out_of_reach)
+        return ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
+                          "the image's data and bss are too large for this instrumenter",
+                          in, (unsigned long long)c->base);
+    if (c->base + c->len > IMAGE_AREA_END)
+        return ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in,
+                          IMAGE_AREA_END);
+    return 0;
+}
+
 int instrument_cct(const char *in, const char *out, bool metrics, struct instrument_stats *st,
                    struct ap_err *err)
 {
@@ -1099,32 +1134,9 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
             c.out_of_reach = true;
         memcpy(w, &br, 4);
     }
-    /* the site table and its trailer (cct-region.h), in address order:
-     * a trampoline's calls, each where it has it (a leaf's counting
-     * trampoline has no framed call) */
-    uint64_t npairs = 0;
-    for (unsigned i = 0; i < nsites; i++) {
-        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
-        qsort(calls, 3, sizeof *calls, cmp_u64);
-        for (unsigned k = 0; k < 3; k++)
-            if (calls[k]) {
-                put64(&c, calls[k]);
-                put64(&c, sites[i].pc);
-                npairs++;
-            }
-    }
-    put64(&c, CCT_SITES_MAGIC);
-    put64(&c, npairs);
-    if (c.out_of_reach) {
-        ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
-                   "the image's data and bss are too large for this instrumenter",
-                   in, (unsigned long long)c.base);
+    put_site_table(&c, sites, nsites);
+    if (segment_fits(&c, in, err))
         goto done;
-    }
-    if (c.base + c.len > IMAGE_AREA_END) {
-        ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in, IMAGE_AREA_END);
-        goto done;
-    }
     st->procs = nprocs;
     st->sites = nsites;
     st->region_addr = c.base;
@@ -2551,14 +2563,7 @@ static int put_path_table(struct code *c, const struct path_table_proc *table, s
     if (bad)
         return ap_err_set(err, "%s: a path number or counter offset does not fit 31 bits; this instrumenter "
                           "cannot count it", in);
-    if (c->out_of_reach)
-        return ap_err_set(err, "%s: trampolines at 0x%llx are beyond a branch's reach (+-4 MiB) of the text; "
-                          "the image's data and bss are too large for this instrumenter",
-                          in, (unsigned long long)c->base);
-    if (c->base + c->len > IMAGE_AREA_END)
-        return ap_err_set(err, "%s: the instrumented image would end past the image area (0x%x)", in,
-                          IMAGE_AREA_END);
-    return 0;
+    return segment_fits(c, in, err);
 }
 
 int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
@@ -2881,19 +2886,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
     }
     /* the site table and its trailer, then the path table, the patches and
      * theirs (instrument_site_table finds the first before the second) */
-    uint64_t npairs = 0;
-    for (unsigned i = 0; i < nsites; i++) {
-        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
-        qsort(calls, 3, sizeof *calls, cmp_u64);
-        for (unsigned k = 0; k < 3; k++)
-            if (calls[k]) {
-                put64(&c, calls[k]);
-                put64(&c, sites[i].pc);
-                npairs++;
-            }
-    }
-    put64(&c, CCT_SITES_MAGIC);
-    put64(&c, npairs);
+    put_site_table(&c, sites, nsites);
     if (put_path_table(&c, table, nsyms, &po, bad, in, err))
         goto done;
     st->procs = nprocs;
