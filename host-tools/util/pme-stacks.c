@@ -75,7 +75,10 @@ void pme_record_stack(const struct pme_stack_params *p, const struct pme_rec_obs
     out[CAUSE_OTHER] += hi - b4;
 }
 
-double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+/* A retired record's fetch came late by this much in an empty window
+ * before it entered, with no miss of its own (as pme_record_stack
+ * splits it); 0 if none. */
+static double late_fetch(const struct pme_rec_obs *r)
 {
     const uint32_t *l = r->lat;
     double R = (double)l[PME_LAT_FETCH_MAP] + l[PME_LAT_MAP_DATA] + l[PME_LAT_DATA_ISSUE] +
@@ -86,38 +89,39 @@ double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_
     double lo = R - gap + 1, end = M < R ? M : R;
     if (!(M > lo))
         return 0;
-    double late = clampd(1, lo, end) - lo;
+    return clampd(1, lo, end) - lo;
+}
+
+double pme_record_late_fetch(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    double late = late_fetch(r);
     return late < p->flush_bubble ? late : 0;   /* (as pme_record_stack books it) */
+}
+
+/* A retired mispredict's bubble beyond its own wait to retire; 0 if none. */
+static double mispredict_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r)
+{
+    double wait = r->lat[PME_LAT_RETREADY_RETIRE];
+    if (!r->retired || !r->mispredict || !(p->penalty > wait))
+        return 0;
+    return p->penalty - wait;
 }
 
 double pme_record_short_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r)
 {
-    double wait = r->lat[PME_LAT_RETREADY_RETIRE];
-    if (!r->retired || !r->mispredict || !(p->penalty > wait))
-        return 0;
-    return p->penalty - wait < p->flush_bubble ? p->penalty - wait : 0;
+    double b = mispredict_bubble(p, r);
+    return b < p->flush_bubble ? b : 0;
 }
 
 double pme_record_long_bubble(const struct pme_stack_params *p, const struct pme_rec_obs *r)
 {
-    double wait = r->lat[PME_LAT_RETREADY_RETIRE];
-    if (!r->retired || !r->mispredict || !(p->penalty > wait))
-        return 0;
-    return p->penalty - wait >= p->flush_bubble ? p->penalty - wait : 0;
+    double b = mispredict_bubble(p, r);
+    return b >= p->flush_bubble ? b : 0;
 }
 
 double pme_record_flush_window(const struct pme_stack_params *p, const struct pme_rec_obs *r)
 {
-    const uint32_t *l = r->lat;
-    double R = (double)l[PME_LAT_FETCH_MAP] + l[PME_LAT_MAP_DATA] + l[PME_LAT_DATA_ISSUE] +
-               l[PME_LAT_ISSUE_RETREADY] + l[PME_LAT_RETREADY_RETIRE];
-    double M = l[PME_LAT_FETCH_MAP], gap = l[PME_LAT_RETIRE_GAP];
-    if (!r->retired || r->imiss || r->itbmiss || gap < 1)
-        return 0;
-    double lo = R - gap + 1, end = M < R ? M : R;
-    if (!(M > lo))
-        return 0;
-    double late = clampd(1, lo, end) - lo;
+    double late = late_fetch(r);
     return late >= p->flush_bubble ? late : 0;  /* (what pme_record_stack leaves to the branch) */
 }
 
