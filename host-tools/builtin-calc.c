@@ -258,11 +258,11 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
     struct ap_err err;
     struct pdb *db;
     if (calc_board_params(o->board, mp, &err)) {
-        fprintf(stderr, "alphaprof %s: %s\n", cmd, err.msg);
+        fprintf(stderr, "%s: %s\n", cmd, err.msg);
         return 1;
     }
     if (pdb_open(profile_opts_db(&o->po), PDB_READ, &db, &err)) {
-        fprintf(stderr, "alphaprof %s: %s\n", cmd, err.msg);
+        fprintf(stderr, "%s: %s\n", cmd, err.msg);
         return 1;
     }
     struct pv_selection sel = o->po.sel;
@@ -275,13 +275,13 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
         loss_note(db, v->epoch, cmd, stderr);
     pdb_close(db);
     if (rc) {
-        fprintf(stderr, "alphaprof %s: %s\n", cmd, err.msg);
+        fprintf(stderr, "%s: %s\n", cmd, err.msg);
         return 1;
     }
     int idx[CALC_NEV];
     calc_event_indices(v, idx);
     if (idx[CALC_EV_CYCLES] < 0) {
-        fprintf(stderr, "alphaprof %s: the profile has no cycles samples: record with --events "
+        fprintf(stderr, "%s: the profile has no cycles samples: record with --events "
                         "cycles,dmiss,l2miss,branchmp on a board with the hardware model (e.g. --board %s)\n",
                 cmd, CALC_DEFAULT_BOARD);
         pv_free(v);

@@ -31,7 +31,7 @@
 
 static const struct opt_command paths_command = {
     .name = "paths",
-    .synopsis = "[options]",
+    .synopsis = "[options] [PROC]",
     .about = "Hot paths per procedure from paired ProfileMe samples (record --paired): each\n"
              "sample's recent path is reconstructed backwards over the CFG from its PC\n"
              "with its global branch history (and the paired sample's PC); samples whose\n"
@@ -350,6 +350,8 @@ static void print_text(const struct paths_options *o, const struct path_profile 
     }
 }
 
+static int paths_run(struct paths_options *op);
+
 int cmd_paths(int argc, char **argv)
 {
     struct paths_options o = {.po = PROFILE_OPTS_INIT, .bits = PR_DEFAULT_BITS, .limit = OPT_LIMIT_UNSET};
@@ -365,9 +367,27 @@ int cmd_paths(int argc, char **argv)
         OPT_PROFILE_SELECT(&o.po),
         OPT_END(),
     };
-    enum opt_result r = opt_parse(&paths_command, options, argc, argv, NULL, NULL);
-    if (r != OPT_PARSED)
-        return opt_exit(r);
+    struct strvec operands = {0};
+    enum opt_result r = opt_parse(&paths_command, options, argc, argv, &operands, NULL);
+    int rc = r != OPT_PARSED ? opt_exit(r)
+             : operands.n > 1 ? opt_usage_error(&paths_command, "unexpected argument '%s': give one procedure",
+                                                operands.v[1])
+             : operands.n == 1 && o.proc && strcmp(o.proc, operands.v[0])
+                 ? opt_usage_error(&paths_command, "two procedures, '%s' and --proc %s: give one", operands.v[0],
+                                   o.proc)
+                 : -1;
+    if (rc < 0) {
+        if (operands.n == 1)
+            o.proc = operands.v[0];         /* PROC is --proc PROC */
+        rc = paths_run(&o);
+    }
+    strvec_free(&operands);
+    return rc;
+}
+
+static int paths_run(struct paths_options *op)
+{
+    struct paths_options o = *op;
     if (o.limit == OPT_LIMIT_UNSET)
         o.limit = o.po.json ? 0 : 10;
     const char *db_path = profile_opts_db(&o.po);

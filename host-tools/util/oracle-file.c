@@ -45,7 +45,8 @@ static FILE *open_checked(const char *path, struct oracle_header *h, struct ap_e
         return NULL;
     int rc = 0;
     if (fread(h, sizeof *h, 1, f) != 1 || h->magic != ORACLE_MAGIC)
-        rc = ap_err_set(err, "%s: not an alphaprof oracle file", path);
+        rc = ap_err_set(err, "%s: not an alphaprof oracle file; give --oracle the file `alphaprof record --oracle FILE` "
+                        "wrote on a board with the hardware model", path);
     else if (h->version != ORACLE_VERSION || h->nevents != PMU_EV_COUNT)
         rc = ap_err_set(err, "%s: oracle format version %u with %u events, this build reads version %d with %d; "
                         "rerun the record with this build", path, h->version, h->nevents,

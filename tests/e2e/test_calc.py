@@ -168,6 +168,12 @@ def test_calc_without_cycle_samples_is_refused_clearly():
               "one line naming the problem and the fix", r)
         r = alphaprof(["calc", "--db", db, "--board", "clipper"])
         check(r.status == 1 and "no hardware model" in r.err, "a plain board is named as such", r)
+        for cmd in ("calc", "topstalls"):
+            junk = os.path.join(d, "junk.db")
+            with open(junk, "w") as f:
+                f.write("not a database\n")
+            r = alphaprof([cmd, "--db", junk])
+            check(r.status == 1 and r.err.startswith("alphaprof %s: %s" % (cmd, junk)), "the command named once", r)
     finally:
         cleanup(d)
 

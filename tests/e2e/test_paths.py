@@ -105,6 +105,8 @@ def test_paths_and_their_reconstruction_success_against_the_exact_paths():
         one = alphaprof(["paths", "--db", db, "--proc", "run_once", "--limit", "3"], timeout=600)
         check(one.status == 0 and "run_once (branches)" in one.out and "branches.c:" in one.out
               and "classify" not in one.out, "--proc keeps run_once's paths", one)
+        pos = alphaprof(["paths", "--db", db, "run_once", "--limit", "3"], timeout=600)
+        check(pos.status == 0 and pos.out == one.out, "paths PROC is paths --proc PROC", pos)
     finally:
         cleanup(d)
 
@@ -123,5 +125,9 @@ def test_paths_errors_are_clear():
         check(r.status == 2, "--paths and --values together are a usage error", r)
         r = alphaprof(["paths", "--db", db, "--bits", "13"])
         check(r.status == 2 and "bits" in r.err, "--bits beyond the history register", r)
+        r = alphaprof(["paths", "--db", db, "run_once", "main"])
+        check(r.status == 2 and "'main'" in r.err and len(r.err.splitlines()) == 1, "two procedures: one line", r)
+        r = alphaprof(["paths", "--db", db, "--proc", "main", "run_once"])
+        check(r.status == 2 and "give one" in r.err, "a procedure and a different --proc", r)
     finally:
         cleanup(d)
