@@ -146,6 +146,8 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
             pdb_close(db);
         return 1;
     }
+    if (cv_metrics_unread(&v))
+        cv_metrics_unread_note("alphaprof cct", "context", stderr);
     if (json) {
         printf("{\"session\": %lld, \"metrics\": %s, \"cores\": [", (long long)v.session,
                v.metrics ? "true" : "false");

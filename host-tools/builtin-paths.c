@@ -234,6 +234,8 @@ static int counted_paths(struct paths_options *o, const char *db_path)
         }
         return -1;
     }
+    if (pm.metered && pm.total[PM_COUNT] && !pm.total[PM_CYCLES])
+        cv_metrics_unread_note("alphaprof paths", "path", stderr);
     enum pm_key key = PM_COUNT;
     if (o->sort && !strcmp(o->sort, "cycles"))
         key = PM_CYCLES;

@@ -216,3 +216,20 @@ void cv_free(struct cct_view *v)
     pv_free_images(v->images, v->nimages);
     memset(v, 0, sizeof *v);
 }
+
+bool cv_metrics_unread(const struct cct_view *v)
+{
+    uint64_t calls = 0, cycles = 0;
+    for (size_t i = 0; i < v->nnodes; i++) {
+        calls += v->nodes[i].calls;
+        cycles += v->nodes[i].cycles;
+    }
+    return v->metrics && calls && !cycles;
+}
+
+void cv_metrics_unread_note(const char *cmd, const char *what, FILE *out)
+{
+    fprintf(out, "%s: warning: every %s's cycles are 0: the image reads the hardware counters and ran on a "
+                 "board without them; record it on a board with the hardware model (--board clipper-pm)\n",
+            cmd, what);
+}

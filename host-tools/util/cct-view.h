@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util/error.h"
 #include "util/profile-db.h"
@@ -74,5 +75,13 @@ void cv_free(struct cct_view *v);
 
 /* The node of (core, id), or NULL. */
 const struct cv_node *cv_find(const struct cct_view *v, int core, uint64_t id);
+
+/* Whether an image that measures metrics ran where its counter reads all
+ * gave 0: a board without the hardware model has no PMU page to read
+ * (hw-model/pmu-window.h), so every record's cycles stay 0 while its calls
+ * count.  cv_metrics_unread for a tree; the note is the one line `cct` and
+ * `paths` print to `out` before their tables (`what`: "context", "path"). */
+bool cv_metrics_unread(const struct cct_view *v);
+void cv_metrics_unread_note(const char *cmd, const char *what, FILE *out);
 
 #endif

@@ -246,6 +246,32 @@ def test_cct_without_a_tree_says_so():
         cleanup(d)
 
 
+def test_metrics_read_on_a_board_without_counters_are_flagged_not_shown_as_zero_cost():
+    """clipper has no hardware model, so no PMU page: the counts hold, the
+    metrics are all 0, and cct and paths say why in one line."""
+    d = tmpdir()
+    try:
+        _, cctm = _instrument(d, "listmark", metrics=True)
+        pathm = os.path.join(d, "listmark-pathsm.elf")
+        orig = build_path("workloads", "listmark.elf")
+        r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", pathm])
+        check(r.status == 0, "instrument --paths --metrics", r)
+        for img, cmd, what in ((cctm, "cct", "context"), (pathm, "paths", "path")):
+            db = os.path.join(d, cmd + ".db")
+            r = alphaprof(["record", "--board", "clipper", "--db", db, img], timeout=300)
+            check(r.status == 0, "record on the board without a hardware model", r)
+            r = alphaprof([cmd, "--db", db])
+            notes = [l for l in r.err.splitlines() if "warning" in l]
+            check(r.status == 0 and len(notes) == 1 and ("every %s's cycles are 0" % what) in notes[0]
+                  and "clipper-pm" in notes[0], "%s names the missing counters and the board to use" % cmd, r)
+        db = os.path.join(d, "pm.db")
+        r = alphaprof(["record", "--board", "clipper-pm", "--db", db, cctm], timeout=300)
+        r = alphaprof(["cct", "--db", db])
+        check(r.status == 0 and "warning" not in r.err, "no note where the counters were read", r)
+    finally:
+        cleanup(d)
+
+
 def test_a_full_shadow_stack_is_counted_not_lost():
     d = tmpdir()
     try:
