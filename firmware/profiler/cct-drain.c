@@ -138,10 +138,14 @@ static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
          id++) {
         struct cct_slot *sl = (struct cct_slot *)((uint8_t *)r + CCT_REC_SLOTS);
         for (uint32_t k = 0; k < r->nslots; k++) {
-            struct cct_record *t = sl[k].calls >> 1 ? (struct cct_record *)record_at(sl[k].rec, lo, hi) : 0;
+            bool any = sl[k].calls >> 1 || sl[k].cycles || sl[k].retired;
+            struct cct_record *t = any ? (struct cct_record *)record_at(sl[k].rec, lo, hi) : 0;
             if (t) {
                 t->calls += sl[k].calls >> 1;
+                t->cycles += sl[k].cycles;
+                t->retired += sl[k].retired;
                 sl[k].calls &= CCT_REC_LEAF;
+                sl[k].cycles = sl[k].retired = 0;
             }
         }
         va += cct_record_total(r->nslots, r->npaths);

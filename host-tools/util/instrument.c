@@ -198,6 +198,7 @@ struct site {
     uint64_t call;              /* its trampoline's call instruction */
     uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
     uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
+    uint64_t call_leaf_slow;    /* ... and, with metrics, the one for a leaf the slow path found, 0 if none */
     uint64_t resume;            /* --both: where its return goes on (a path continuation), 0: pc + 4 */
     bool from_paths;            /* --both: a path trampoline at pc branches to its trampoline */
 };
@@ -301,6 +302,34 @@ static bool is_leaf(const struct elf_in *e, const struct proc *p)
         if (op == OP_BSR && ra == R_RA && target != pc + 4)
             return false;
         if (target < p->entry || target >= p->end)
+            return false;
+    }
+    return true;
+}
+
+/* With metrics, the registers a leaf's fast call keeps its values in
+ * across the call (cct-region.h note 3a): scratch at a standard call. */
+#define CCT_KEPT_REGS   (0xfu << 22)    /* $22-$25 */
+
+/* Whether a leaf leaves CCT_KEPT_REGS as they are: no instruction of its
+ * writes one, and it makes no millicode call (jsr through another link
+ * register: the millicode's registers are not scanned) and no PAL call. */
+static bool keeps_regs(const struct elf_in *e, const struct proc *p)
+{
+    const uint8_t *code = at_addr(e, p->entry, p->end - p->entry);
+    if (!code || p->end <= p->entry)
+        return false;
+    for (uint64_t pc = p->entry; pc < p->end; pc += 4) {
+        uint32_t w, use, def;
+        memcpy(&w, code + (pc - p->entry), 4);
+        const struct alpha_insn_info *in = alpha_decode(w);
+        if (!in || in->format == ALPHA_FMT_PAL || in->format == ALPHA_FMT_HW ||
+            (in->format == ALPHA_FMT_JMP && ((w >> 14) & 3) != JMP_FUNC_RET))
+            return false;
+        liveness_regs(w, &use, &def);
+        if (in->format == ALPHA_FMT_MEMF)       /* rpcc, rc, rs write ra */
+            def |= 1u << alpha_ra(w);
+        if (def & CCT_KEPT_REGS)
             return false;
     }
     return true;
@@ -510,23 +539,25 @@ static void put_keep_metrics(struct code *c, unsigned at, int cycles_off, int re
 }
 
 /* At the return ($22 the core's region, $24 the record): the PMU counts
- * now less those kept at the call (put_keep_metrics) added to the
- * record's inclusive metrics; uses $at, $7, $8, $25. */
+ * now less those kept at the call (put_keep_metrics, at `at` + the two
+ * offsets) added to the record's inclusive metrics, as (record + now) -
+ * kept: the record's load and the kept one, each after a load of its
+ * base, then meet one step before the store; uses $at, $4-$8, $25. */
 static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int retired_off)
 {
-    static const int pmu_off[2] = {PMU_CYCLES_OFF, PMU_RETIRED_OFF};
-    static const int rec_off[2] = {CCT_REC_CYCLES, CCT_REC_RETIRED};
-    const int kept_off[2] = {cycles_off, retired_off};
     put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-    for (unsigned i = 0; i < 2; i++) {
-        unsigned x = 7 + i;
-        put(c, mem(OP_LDQ, x, R_AT, pmu_off[i]));
-        put(c, mem(OP_LDQ, 25, at, kept_off[i]));
-        put(c, opr(OP_INTA, F_SUBQ, x, 25, x));
-        put(c, mem(OP_LDQ, 25, 24, rec_off[i]));
-        put(c, opr(OP_INTA, F_ADDQ, 25, x, 25));
-        put(c, mem(OP_STQ, 25, 24, rec_off[i]));
-    }
+    put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
+    put(c, mem(OP_LDQ, 5, 24, CCT_REC_CYCLES));
+    put(c, mem(OP_LDQ, 6, 24, CCT_REC_RETIRED));
+    put(c, mem(OP_LDQ, 25, at, cycles_off));
+    put(c, mem(OP_LDQ, 4, at, retired_off));
+    put(c, opr(OP_INTA, F_ADDQ, 5, 7, 5));
+    put(c, opr(OP_INTA, F_ADDQ, 6, 8, 6));
+    put(c, opr(OP_INTA, F_SUBQ, 5, 25, 5));
+    put(c, opr(OP_INTA, F_SUBQ, 6, 4, 6));
+    put(c, mem(OP_STQ, 5, 24, CCT_REC_CYCLES));
+    put(c, mem(OP_STQ, 6, 24, CCT_REC_RETIRED));
 }
 
 /* The call instruction of site s at the trampoline's current address. */
@@ -549,7 +580,7 @@ static void put_back(struct code *c, const struct site *s)
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
-struct tramp_calls { uint64_t pushed, leaf, unpushed; };
+struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed; };
 
 struct slow_exits { struct fixup to[5]; unsigned n; };
 
@@ -559,21 +590,20 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
  * leaf); every miss branches to the slow path.  A jsr tests the slot's
  * callee, every load from the current record alone (one dependent load
  * less); the callee test also finds an empty slot (its callee is 0), so
- * a jsr does not test $3, and without metrics (`want_rec` false) leaves
- * its load to the framed call (put_trampoline); a bsr to a known leaf
- * (LOOKUP_LEAF) does not test $3 either, and without metrics does not
- * load it: its slot's leaf bit says the slot is set (note 9).  `cur` is
+ * a jsr does not test $3 and leaves its load to the framed call
+ * (put_trampoline), and a bsr to a known leaf (LOOKUP_LEAF) neither
+ * loads nor tests it: its slot's leaf bit says the slot is set (note 9).  `cur` is
  * never 0 (the loader points it at the region itself, note 6), so it is
  * not tested.  Returns whether there is a fast lookup (else every call
  * takes the slow path). */
 enum { LOOKUP_COUNTS, LOOKUP_LEAF };
 static bool put_lookup(struct code *c, const struct site *s, const struct proc *procs, unsigned counts,
-                       bool want_rec, struct slow_exits *slow)
+                       struct slow_exits *slow)
 {
     _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot;
-    bool fast = p && slot_off + CCT_SLOT_CALLEE <= 0x7fff;
+    bool fast = p && slot_off + CCT_SLOT_SIZE - 8 <= 0x7fff;
     /* the current record's procedure: its flags are the site procedure's
      * (never a leaf: it calls) when its ordinal fits an lda */
     int64_t flags = p ? (int64_t)(s->proc + 1) << CCT_REC_PROC_SHIFT : 0;
@@ -583,7 +613,7 @@ static bool put_lookup(struct code *c, const struct site *s, const struct proc *
         put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
         bool by_flags = flags <= 0x7fff && !p->leaf;
         put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
-        if (want_rec || (counts == LOOKUP_COUNTS && !s->jsr))
+        if (counts == LOOKUP_COUNTS && !s->jsr)
             put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
         put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
         if (s->jsr)
@@ -679,12 +709,12 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
      * call's return, which drops them (note 8): other returns find their
      * frame on top */
     bool may_land = callee < 0 || returns_twice(procs[callee].name);
-    int slot_calls = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_CALLS;
+    int slot = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot, slot_calls = slot + CCT_SLOT_CALLS;
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
     uint64_t push = 0, leaf_meter = 0;
-    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, metrics, &slow);
-    calls->leaf = calls->pushed = 0;
+    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, &slow);
+    calls->leaf = calls->pushed = calls->leaf_slow = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
@@ -697,25 +727,35 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
             put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
         }
-        if (metrics) {          /* the record and the PMU counts at the call, in the core (note 3a) */
-            put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
-            put_keep_metrics(c, 1, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        if (metrics) {
+            /* the PMU page, cur and the PMU counts now kept in registers
+             * the leaf leaves alone (note 3a) */
+            put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+            put(c, mem(OP_LDQ, 24, 22, PMU_CYCLES_OFF));
+            put(c, mem(OP_LDQ, 25, 22, PMU_RETIRED_OFF));
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, 2, 23));
         }
         calls->leaf = here(c);
         put_call(c, s);
-        if (metrics) {
-            put_core_state(c, 22);
-            put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
-            put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        if (metrics) {          /* the differences added to the slot's metrics */
+            put(c, mem(OP_LDQ, 7, 22, PMU_CYCLES_OFF));
+            put(c, mem(OP_LDQ, 8, 22, PMU_RETIRED_OFF));
+            put(c, mem(OP_LDQ, 5, 23, slot + CCT_SLOT_CYCLES));
+            put(c, mem(OP_LDQ, 6, 23, slot + CCT_SLOT_RETIRED));
+            put(c, opr(OP_INTA, F_SUBQ, 7, 24, 7));
+            put(c, opr(OP_INTA, F_SUBQ, 8, 25, 8));
+            put(c, opr(OP_INTA, F_ADDQ, 5, 7, 5));
+            put(c, opr(OP_INTA, F_ADDQ, 6, 8, 6));
+            put(c, mem(OP_STQ, 5, 23, slot + CCT_SLOT_CYCLES));
+            put(c, mem(OP_STQ, 6, 23, slot + CCT_SLOT_RETIRED));
         }
         put_back(c, s);
-        if (!metrics)
-            leaf_meter = calls->leaf;
+        leaf_meter = calls->leaf;
     }
     if (framed) {
         if (maybe_leaf)
             land(c, to_framed);
-        if (s->jsr && fast && !metrics)     /* the callee's record, which the lookup left to us */
+        if (s->jsr && fast)     /* the callee's record, which the lookup left to us */
             put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
         to_full = put_stack_check(c);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
@@ -787,6 +827,20 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             put_branch(c, OP_BNE, 25, matched);
             put_branch(c, OP_BR, R_ZERO, back);
         }
+    }
+    /* with metrics, a leaf's call the slow path found (its slot may be
+     * another's, note 3): the record and the PMU counts in the core, the
+     * differences added to the record on return */
+    if (metrics && (leaf || maybe_leaf)) {
+        leaf_meter = here(c);
+        put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
+        put_keep_metrics(c, 1, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        calls->leaf_slow = here(c);
+        put_call(c, s);
+        put_core_state(c, 22);
+        put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
+        put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        put_back(c, s);
     }
     /* the slow path's record ($3): only with room on the stack; counted
      * in the record; then the leaf's call or the push */
@@ -997,9 +1051,9 @@ static void put_site_table(struct code *c, const struct site *sites, unsigned ns
 {
     uint64_t npairs = 0;
     for (unsigned i = 0; i < nsites; i++) {
-        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
-        qsort(calls, 3, sizeof *calls, cmp_u64);
-        for (unsigned k = 0; k < 3; k++)
+        uint64_t calls[4] = {sites[i].call, sites[i].call_leaf, sites[i].call_leaf_slow, sites[i].call_unpushed};
+        qsort(calls, 4, sizeof *calls, cmp_u64);
+        for (unsigned k = 0; k < 4; k++)
             if (calls[k]) {
                 put64(c, calls[k]);
                 put64(c, sites[i].pc);
@@ -1057,6 +1111,9 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
         goto done;
     }
     collect_sites(&e, procs, nprocs, &sites, &nsites, &st->skipped_sites);
+    if (metrics)                /* a metered leaf call keeps registers the leaf must leave alone */
+        for (unsigned i = 0; i < nprocs; i++)
+            procs[i].leaf = procs[i].leaf && keeps_regs(&e, &procs[i]);
 
     /* the segment: procedure table, stub, trampolines */
     uint64_t end = hdr.bss_end;
@@ -1089,6 +1146,7 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
+        sites[i].call_leaf_slow = tc.leaf_slow;
         uint8_t *w = at_addr(&e, sites[i].pc, 4);
         bool bad = false;
         uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
@@ -2837,6 +2895,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
+        sites[i].call_leaf_slow = tc.leaf_slow;
         if (!sites[i].from_paths)
             add_patch(&po, sites[i].pc, tramp[i], OP_BR, R_ZERO);
     }
