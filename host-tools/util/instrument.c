@@ -695,10 +695,14 @@ static int known_callee(const struct site *s, const struct proc *procs, unsigned
  * may call, none for a leaf.  The fast path counts in the slot ($6
  * loaded by the lookup), the slow path in the record it found; a leaf
  * found by the fast path skips the full-stack test (note 9 says why).
- * With metrics a leaf's call keeps its record and the PMU counts in the
- * core's leaf_* fields and adds the differences on return; a framed
- * call keeps them in its frame and adds them when its record's activity
- * drops to 0.  The common case falls through to the call and back. */
+ * With metrics a leaf's call the fast path found keeps the PMU page,
+ * cur and the PMU counts in $22-$25 (CCT_KEPT_REGS, which a leaf with
+ * metrics leaves alone) and adds the differences to its slot on return;
+ * one the slow path found keeps its record and the counts in the core's
+ * leaf_* fields and adds the differences to the record; a framed call
+ * keeps the counts in its frame and adds the differences when its
+ * record's activity drops to 0.  The common case falls through to the
+ * call and back. */
 static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
                            uint64_t stub, uint64_t unwind, bool metrics, struct tramp_calls *calls)
 {
@@ -721,7 +725,6 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             to_framed = put_fwd(c, OP_BLBC, 6);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, 2, slot_calls));
-        leaf_meter = here(c);
         if (both.calls) {       /* --both: the leaf's paths count in it (cct-region.h note 12) */
             /* the counting lookup leaves a leaf's record unloaded (note 9) */
             put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
@@ -750,7 +753,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             put(c, mem(OP_STQ, 6, 23, slot + CCT_SLOT_RETIRED));
         }
         put_back(c, s);
-        leaf_meter = calls->leaf;
+        leaf_meter = calls->leaf;       /* where the slow path makes a leaf's call (counts only) */
     }
     if (framed) {
         if (maybe_leaf)
