@@ -52,8 +52,9 @@
  *     seed's equivalence).  Every record has one slot per call site of its
  *     procedure (the instrumenter numbers them); slot k caches the record
  *     (child or folded ancestor) last reached from site k, with its callee
- *     (and leaf flag, for a jsr's test) and, without metrics, the calls
- *     counted for it there (note 9); the trampoline
+ *     (and leaf flag, for a jsr's test), the calls counted for it there
+ *     (note 9) and, with metrics, its leaf calls' metrics (note 3a); the
+ *     trampoline
  *     uses it only when the current record is of the site's procedure (a
  *     site reached through a tail call belongs to another's record: the
  *     record's flags hold its procedure's ordinal in the table, one `ldl`
@@ -70,21 +71,39 @@
  *     unwind what a longjmp abandoned, note 8) needs no shadow
  *     frame: nothing under it looks at `cur`, and it cannot recurse.  Its
  *     record carries CCT_REC_LEAF (set by the slow path from the
- *     procedure table); the trampoline, when the record it found has it
- *     and the shadow stack is not full, counts the call, keeps the record
- *     and the PMU counts in the core's leaf_* fields, makes the call from
- *     a third call instruction and on return adds the differences to the
- *     record (about 20 instructions fewer than a framed call).  A leaf
- *     that never returns (longjmp) leaves the leaf_* fields stale: the
- *     next leaf call overwrites them, and its time is not added, as for
- *     frames a longjmp abandons (note 8).
- *  4. Metrics (--metrics, note 9).  At the call the frame keeps the PMU page's cycles and
- *     retired counts; at the return the differences are added to the
- *     record's inclusive metrics only when its `active` count drops to 0
- *     (the outermost activation of a folded record), so recursion never
- *     counts twice.  Exclusive = inclusive minus the tree children's
- *     inclusive (computed on the host).  Metrics include the
- *     instrumentation's own cycles.
+ *     procedure table); the trampoline, when the record it found has it,
+ *     counts the call, makes it from a call instruction of its own and
+ *     comes back with no frame pushed (note 9).  With metrics (note 4) a
+ *     leaf must also leave $22-$25 alone (the instrumenter's CCT_KEPT_REGS:
+ *     no instruction of it writes one, no millicode or PAL call; a leaf
+ *     that does is called with a frame, as a procedure that calls), and
+ *     a call the fast lookup found (its slot is the current record's)
+ *     keeps the PMU page's address, the current record and the PMU
+ *     cycles and retired at the call in those four registers; on return
+ *     it adds the differences to the slot's `cycles` and `retired`, which
+ *     belong to the slot's record as its `calls` do (the slow path adds
+ *     them to the record before it points the slot at another, the
+ *     monitor before it sends the tree): no store before the call but the
+ *     count, no load after it but the PMU page's and the slot's, no
+ *     region to find again.  A leaf call the slow path found (its slot
+ *     may be another's) keeps the record and the PMU counts in the core's
+ *     leaf_* fields instead and adds the differences to the record.  A
+ *     leaf that never returns (longjmp) leaves the registers and leaf_*
+ *     fields stale: nothing reads them again, and its time is not added,
+ *     as for frames a longjmp abandons (note 8).  A leaf needs no
+ *     full-stack test on the fast path (note 9 says why).
+ *  4. Metrics (--metrics, note 9).  At a framed call the frame keeps the
+ *     PMU page's cycles and retired counts; at the return the
+ *     differences are added to the record's inclusive metrics only when
+ *     its `active` count drops to 0 (the outermost activation of a folded
+ *     record), so recursion never counts twice; a leaf's call (note 3a)
+ *     keeps them in registers (fast path) or the core (slow path), and a
+ *     leaf's record is never active twice (it calls nothing).  Exclusive
+ *     = inclusive minus the tree children's inclusive (computed on the
+ *     host).  Metrics include the instrumentation's own cycles.
+ *     A framed return adds (record + PMU now) - kept, so the loads of the
+ *     record and of the frame, each after a load of its base, meet one
+ *     step before the store.
  *  5. Bounds.  The shadow stack holds CCT_STACK_FRAMES frames; a call made
  *     when it is full is counted in `skipped_calls`, is not pushed, and is
  *     made by a second call instruction of the trampoline whose return
@@ -139,7 +158,9 @@
  *     popped at the return (the unwinder of note 8 pops without counting
  *     activity); a leaf callee (note 3a: known from the procedure table
  *     for bsr, from the slot for jsr) gets no frame and nothing
- *     after its return but ra = S + 4 and the branch back.  The fast path
+ *     after its return but ra = S + 4 and the branch back.  With metrics
+ *     the same, plus the PMU counts and activity of notes 3a and 4.  In
+ *     both modes the fast path
  *     counts in the current record's slot (its `calls`), so the count
  *     needs no load of the callee's record (a dependent load less, the
  *     core's critical path): the slow path adds a slot's calls to its
@@ -159,9 +180,14 @@
  *     so it never loads the record; other bsr's the record for 0.  So a
  *     call to a leaf through the fast path is 12 instructions to the call
  *     (bsr) or 15 (jsr), three or four of the core's 4-wide fetch
- *     groups, and 3 after the return (the core model is mostly
- *     fetch-bound there: instructions and taken branches are what count,
- *     not the load chain).  A framed return reads the parent from the
+ *     groups, and 3 after the return.  With metrics the trampoline is
+ *     the same code (one generator, util/instrument.c put_trampoline)
+ *     with notes 3a's and 4's metric steps added: a leaf's fast call 4
+ *     instructions more before the call and 10 after it (2 PMU loads, 2
+ *     slot loads and stores; the core model's two memory pipes and the
+ *     load chains after the region's three steps are what cost there,
+ *     measured with the model: a dependent chain before the call costs
+ *     more than one after it, which overlaps the caller's code).  A framed return reads the parent from the
  *     frame below `top` before it decrements it.  The callee is
  *     still called from the trampoline (the model's oracle counts a call
  *     where a call instruction retires; the site table maps it back), not
@@ -276,10 +302,12 @@
                                          * table + 1 (0: root, overflow), note 3 */
 #define CCT_REC_SLOTS           CCT_RECORD_HEADER
 /* struct cct_slot offsets (note 3). */
-#define CCT_SLOT_SIZE           24
+#define CCT_SLOT_SIZE           40
 #define CCT_SLOT_REC            0
 #define CCT_SLOT_CALLS          8
 #define CCT_SLOT_CALLEE         16
+#define CCT_SLOT_CYCLES         24      /* --metrics: a leaf's fast calls' metrics (note 3a) */
+#define CCT_SLOT_RETIRED        32
 /* struct cct_frame offsets. */
 #define CCT_FR_PARENT           0
 #define CCT_FR_CYCLES           8
@@ -297,7 +325,9 @@
  * or three per trampoline: its call with a frame, its leaf call when the
  * callee may be a leaf (note 3a), and its call without), then
  * the trailer { CCT_SITES_MAGIC, count }.  The model's oracle sees the
- * trampolines make the calls; `check --cct` maps them back with it. */
+ * trampolines make the calls; `check --cct` maps them back with it.  With
+ * metrics a trampoline may have a fourth call: a leaf's the slow path
+ * found (note 3a). */
 #define CCT_SITES_MAGIC         0x53455449534f5250ULL   /* "PROSITES" */
 
 #ifndef __ASSEMBLER__
@@ -335,6 +365,9 @@ struct cct_slot {
     uint64_t calls;             /* counts only (note 9): 2 x the calls counted here for `rec`, not yet
                                  * in its `calls`, + CCT_REC_LEAF when rec is a leaf (a jsr's test) */
     uint64_t callee;            /* rec's callee: a jsr's test */
+    uint64_t cycles;            /* --metrics: inclusive cycles of the leaf calls counted here for `rec`,
+                                 * not yet in its `cycles` (note 3a) */
+    uint64_t retired;           /* ... and retired instructions */
 };
 
 struct cct_core {
@@ -409,7 +442,9 @@ _Static_assert(CCT_BOTH_PATHS_OFFSET % 0x10000 == 0 && CCT_BOTH_PATHS_OFFSET > C
 _Static_assert(CCT_MAGIC_BOTH != CCT_MAGIC, "the layouts' magics differ");
 _Static_assert(sizeof(struct cct_slot) == CCT_SLOT_SIZE && __builtin_offsetof(struct cct_slot, rec) == CCT_SLOT_REC &&
                __builtin_offsetof(struct cct_slot, calls) == CCT_SLOT_CALLS &&
-               __builtin_offsetof(struct cct_slot, callee) == CCT_SLOT_CALLEE, "slot layout");
+               __builtin_offsetof(struct cct_slot, callee) == CCT_SLOT_CALLEE &&
+               __builtin_offsetof(struct cct_slot, cycles) == CCT_SLOT_CYCLES &&
+               __builtin_offsetof(struct cct_slot, retired) == CCT_SLOT_RETIRED, "slot layout");
 _Static_assert(CCT_PER_CORE == PMU_WINDOW_PER_CORE, "one per-core offset reaches both (note 1)");
 _Static_assert(CCT_RECORDS_OFFSET < 32768 && CCT_RECORDS_OFFSET < CCT_PER_CORE / 2,
                "the stack limit is one lda displacement; records have room");

@@ -27,7 +27,9 @@
  *     frames' `metrics` 0: its records' cycles and retired, never written,
  *     are not sent.  Its slots' calls are added to their records first
  *     (a slot whose record is out of the region keeps them: the host
- *     then finds the counts short against the truth, never made up).
+ *     then finds the counts short against the truth, never made up), and
+ *     with metrics the slots' leaf-call cycles and retired too
+ *     (cct-region.h note 3a).
  *  6. A --both core (magic CCT_MAGIC_BOTH, cct-region.h notes 10-14):
  *     the tree as in 2 (records walked by their whole size, path
  *     counters included), then every record's nonzero path counters as
@@ -128,8 +130,8 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, uin
                (unsigned long)s->unmatched_exits, (unsigned long)s->bad_paths);
 }
 
-/* Adds every slot's calls to the record it points at (cct-region.h note
- * 9), walking the records as the send does. */
+/* Adds every slot's calls (cct-region.h note 9) and leaf metrics (note
+ * 3a) to the record it points at, walking the records as the send does. */
 static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
 {
     uint64_t va = lo;
@@ -138,10 +140,14 @@ static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
          id++) {
         struct cct_slot *sl = (struct cct_slot *)((uint8_t *)r + CCT_REC_SLOTS);
         for (uint32_t k = 0; k < r->nslots; k++) {
-            struct cct_record *t = sl[k].calls >> 1 ? (struct cct_record *)record_at(sl[k].rec, lo, hi) : 0;
+            bool any = sl[k].calls >> 1 || sl[k].cycles || sl[k].retired;
+            struct cct_record *t = any ? (struct cct_record *)record_at(sl[k].rec, lo, hi) : 0;
             if (t) {
                 t->calls += sl[k].calls >> 1;
+                t->cycles += sl[k].cycles;
+                t->retired += sl[k].retired;
                 sl[k].calls &= CCT_REC_LEAF;
+                sl[k].cycles = sl[k].retired = 0;
             }
         }
         va += cct_record_total(r->nslots, r->npaths);

@@ -198,6 +198,7 @@ struct site {
     uint64_t call;              /* its trampoline's call instruction */
     uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
     uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
+    uint64_t call_leaf_slow;    /* ... and, with metrics, the one for a leaf the slow path found, 0 if none */
     uint64_t resume;            /* --both: where its return goes on (a path continuation), 0: pc + 4 */
     bool from_paths;            /* --both: a path trampoline at pc branches to its trampoline */
 };
@@ -301,6 +302,34 @@ static bool is_leaf(const struct elf_in *e, const struct proc *p)
         if (op == OP_BSR && ra == R_RA && target != pc + 4)
             return false;
         if (target < p->entry || target >= p->end)
+            return false;
+    }
+    return true;
+}
+
+/* With metrics, the registers a leaf's fast call keeps its values in
+ * across the call (cct-region.h note 3a): scratch at a standard call. */
+#define CCT_KEPT_REGS   (0xfu << 22)    /* $22-$25 */
+
+/* Whether a leaf leaves CCT_KEPT_REGS as they are: no instruction of its
+ * writes one, and it makes no millicode call (jsr through another link
+ * register: the millicode's registers are not scanned) and no PAL call. */
+static bool keeps_regs(const struct elf_in *e, const struct proc *p)
+{
+    const uint8_t *code = at_addr(e, p->entry, p->end - p->entry);
+    if (!code || p->end <= p->entry)
+        return false;
+    for (uint64_t pc = p->entry; pc < p->end; pc += 4) {
+        uint32_t w, use, def;
+        memcpy(&w, code + (pc - p->entry), 4);
+        const struct alpha_insn_info *in = alpha_decode(w);
+        if (!in || in->format == ALPHA_FMT_PAL || in->format == ALPHA_FMT_HW ||
+            (in->format == ALPHA_FMT_JMP && ((w >> 14) & 3) != JMP_FUNC_RET))
+            return false;
+        liveness_regs(w, &use, &def);
+        if (in->format == ALPHA_FMT_MEMF)       /* rpcc, rc, rs write ra */
+            def |= 1u << alpha_ra(w);
+        if (def & CCT_KEPT_REGS)
             return false;
     }
     return true;
@@ -498,24 +527,37 @@ static void put_incq(struct code *c, unsigned x, unsigned base, int off)
     put(c, mem(OP_STQ, x, base, off));
 }
 
-/* At a return ($22 the core's region, $24 the record): the PMU counts
- * now less those kept at the call (at `at` + the two offsets) added to
- * the record's inclusive metrics; uses $at, $7, $8, $25. */
+/* Before a call ($1 the core's region): the PMU counts now, kept at `at`
+ * + the two offsets (cct-region.h note 4); uses $5, $7, $8. */
+static void put_keep_metrics(struct code *c, unsigned at, int cycles_off, int retired_off)
+{
+    put(c, mem(OP_LDAH, 5, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+    put(c, mem(OP_LDQ, 7, 5, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, 8, 5, PMU_RETIRED_OFF));
+    put(c, mem(OP_STQ, 7, at, cycles_off));
+    put(c, mem(OP_STQ, 8, at, retired_off));
+}
+
+/* At the return ($22 the core's region, $24 the record): the PMU counts
+ * now less those kept at the call (put_keep_metrics, at `at` + the two
+ * offsets) added to the record's inclusive metrics, as (record + now) -
+ * kept: the record's load and the kept one, each after a load of its
+ * base, then meet one step before the store; uses $at, $4-$8, $25. */
 static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int retired_off)
 {
-    static const int pmu_off[2] = {PMU_CYCLES_OFF, PMU_RETIRED_OFF};
-    static const int rec_off[2] = {CCT_REC_CYCLES, CCT_REC_RETIRED};
-    const int kept_off[2] = {cycles_off, retired_off};
     put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-    for (unsigned i = 0; i < 2; i++) {
-        unsigned x = 7 + i;
-        put(c, mem(OP_LDQ, x, R_AT, pmu_off[i]));
-        put(c, mem(OP_LDQ, 25, at, kept_off[i]));
-        put(c, opr(OP_INTA, F_SUBQ, x, 25, x));
-        put(c, mem(OP_LDQ, 25, 24, rec_off[i]));
-        put(c, opr(OP_INTA, F_ADDQ, 25, x, 25));
-        put(c, mem(OP_STQ, 25, 24, rec_off[i]));
-    }
+    put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
+    put(c, mem(OP_LDQ, 5, 24, CCT_REC_CYCLES));
+    put(c, mem(OP_LDQ, 6, 24, CCT_REC_RETIRED));
+    put(c, mem(OP_LDQ, 25, at, cycles_off));
+    put(c, mem(OP_LDQ, 4, at, retired_off));
+    put(c, opr(OP_INTA, F_ADDQ, 5, 7, 5));
+    put(c, opr(OP_INTA, F_ADDQ, 6, 8, 6));
+    put(c, opr(OP_INTA, F_SUBQ, 5, 25, 5));
+    put(c, opr(OP_INTA, F_SUBQ, 6, 4, 6));
+    put(c, mem(OP_STQ, 5, 24, CCT_REC_CYCLES));
+    put(c, mem(OP_STQ, 6, 24, CCT_REC_RETIRED));
 }
 
 /* The call instruction of site s at the trampoline's current address. */
@@ -538,32 +580,30 @@ static void put_back(struct code *c, const struct site *s)
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
-struct tramp_calls { uint64_t pushed, leaf, unpushed; };
+struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed; };
 
 struct slow_exits { struct fixup to[5]; unsigned n; };
 
 /* The fast lookup of the callee's record: $1 core, $2 current record, $3
  * the callee's record from the current record's slot for this site
- * (cct-region.h note 3); every miss branches to the slow path.  For a
- * counting trampoline (`counts`, note 9) also $6, the slot's calls (twice
- * the count, + 1 for a leaf), and a jsr tests the slot's callee, every
- * load from the current record alone (one dependent load less); the
- * callee test also finds an empty slot (its callee is 0), so a jsr does
- * not test $3 and leaves its load to the framed call (put_trampoline_
- * counts), and a bsr to a known leaf (LOOKUP_LEAF) neither loads nor
- * tests it: its slot's leaf bit says the slot is set (note 9).  With
- * metrics a jsr tests the callee's record instead.  `cur` is never 0
- * (the loader points it at the region itself, note 6), so it is not
- * tested.  Returns whether there is a fast lookup (else every call takes
- * the slow path). */
-enum { LOOKUP_METRICS, LOOKUP_COUNTS, LOOKUP_LEAF };
+ * (cct-region.h note 3), $6 the slot's calls (twice the count, + 1 for a
+ * leaf); every miss branches to the slow path.  A jsr tests the slot's
+ * callee, every load from the current record alone (one dependent load
+ * less); the callee test also finds an empty slot (its callee is 0), so
+ * a jsr does not test $3 and leaves its load to the framed call
+ * (put_trampoline), and a bsr to a known leaf (LOOKUP_LEAF) neither
+ * loads nor tests it: its slot's leaf bit says the slot is set (note 9).  `cur` is
+ * never 0 (the loader points it at the region itself, note 6), so it is
+ * not tested.  Returns whether there is a fast lookup (else every call
+ * takes the slow path). */
+enum { LOOKUP_COUNTS, LOOKUP_LEAF };
 static bool put_lookup(struct code *c, const struct site *s, const struct proc *procs, unsigned counts,
                        struct slow_exits *slow)
 {
     _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int slot_off = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot;
-    bool fast = p && slot_off + CCT_SLOT_CALLEE <= 0x7fff;
+    bool fast = p && slot_off + CCT_SLOT_SIZE - 8 <= 0x7fff;
     /* the current record's procedure: its flags are the site procedure's
      * (never a leaf: it calls) when its ordinal fits an lda */
     int64_t flags = p ? (int64_t)(s->proc + 1) << CCT_REC_PROC_SHIFT : 0;
@@ -573,13 +613,11 @@ static bool put_lookup(struct code *c, const struct site *s, const struct proc *
         put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
         bool by_flags = flags <= 0x7fff && !p->leaf;
         put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
-        if (!counts || (counts == LOOKUP_COUNTS && !s->jsr))
+        if (counts == LOOKUP_COUNTS && !s->jsr)
             put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
-        if (counts) {
-            put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
-            if (s->jsr)
-                put(c, mem(OP_LDQ, 7, 2, slot_off + CCT_SLOT_CALLEE));
-        }
+        put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
+        if (s->jsr)
+            put(c, mem(OP_LDQ, 7, 2, slot_off + CCT_SLOT_CALLEE));
         if (by_flags) {
             put(c, mem(OP_LDA, 4, 4, -(int)flags));
             slow->to[slow->n++] = put_fwd(c, OP_BNE, 4);
@@ -590,15 +628,11 @@ static bool put_lookup(struct code *c, const struct site *s, const struct proc *
         }
         if (counts == LOOKUP_LEAF)
             slow->to[slow->n++] = put_fwd(c, OP_BLBC, 6);
-        else if (!(s->jsr && counts))
+        else if (!s->jsr)
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 3);
-        if (s->jsr && counts) {
+        if (s->jsr) {
             put(c, opr(OP_INTA, F_CMPEQ, 7, s->rb, 7));
             slow->to[slow->n++] = put_fwd(c, OP_BEQ, 7);
-        } else if (s->jsr) {
-            put(c, mem(OP_LDQ, 4, 3, CCT_REC_CALLEE));
-            put(c, opr(OP_INTA, F_CMPEQ, 4, s->rb, 4));
-            slow->to[slow->n++] = put_fwd(c, OP_BEQ, 4);
         }
     } else {
         slow->to[slow->n++] = put_fwd(c, OP_BR, R_ZERO);
@@ -655,13 +689,22 @@ static int known_callee(const struct site *s, const struct proc *procs, unsigned
     return i >= 0 && (s->target == procs[i].entry || s->target == procs[i].alt_entry) ? i : -1;
 }
 
-/* Counts only (cct-region.h note 9): the call's count in its context; a
- * frame of parent and sp for a callee that may call, none for a leaf.
- * The fast path counts in the slot ($6 loaded by the lookup), the slow
- * path in the record it found; a leaf found by the fast path skips the
- * full-stack test (note 9 says why). */
-static void put_trampoline_counts(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
-                                  uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
+/* One call site's trampoline, counts only or with metrics (cct-region.h
+ * notes 3a, 4, 9): the call's count in its context; a frame of parent and
+ * sp (and, with metrics, the PMU counts at the call) for a callee that
+ * may call, none for a leaf.  The fast path counts in the slot ($6
+ * loaded by the lookup), the slow path in the record it found; a leaf
+ * found by the fast path skips the full-stack test (note 9 says why).
+ * With metrics a leaf's call the fast path found keeps the PMU page,
+ * cur and the PMU counts in $22-$25 (CCT_KEPT_REGS, which a leaf with
+ * metrics leaves alone) and adds the differences to its slot on return;
+ * one the slow path found keeps its record and the counts in the core's
+ * leaf_* fields and adds the differences to the record; a framed call
+ * keeps the counts in its frame and adds the differences when its
+ * record's activity drops to 0.  The common case falls through to the
+ * call and back. */
+static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
+                           uint64_t stub, uint64_t unwind, bool metrics, struct tramp_calls *calls)
 {
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
     int callee = known_callee(s, procs, nprocs);
@@ -670,12 +713,12 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
      * call's return, which drops them (note 8): other returns find their
      * frame on top */
     bool may_land = callee < 0 || returns_twice(procs[callee].name);
-    int slot_calls = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_CALLS;
+    int slot = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot, slot_calls = slot + CCT_SLOT_CALLS;
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
-    uint64_t push = 0;
+    uint64_t push = 0, leaf_meter = 0;
     bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, &slow);
-    calls->leaf = calls->pushed = 0;
+    calls->leaf = calls->pushed = calls->leaf_slow = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
@@ -687,9 +730,30 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
             put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
             put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
         }
+        if (metrics) {
+            /* the PMU page, cur and the PMU counts now kept in registers
+             * the leaf leaves alone (note 3a) */
+            put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+            put(c, mem(OP_LDQ, 24, 22, PMU_CYCLES_OFF));
+            put(c, mem(OP_LDQ, 25, 22, PMU_RETIRED_OFF));
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, 2, 23));
+        }
         calls->leaf = here(c);
         put_call(c, s);
+        if (metrics) {          /* the differences added to the slot's metrics */
+            put(c, mem(OP_LDQ, 7, 22, PMU_CYCLES_OFF));
+            put(c, mem(OP_LDQ, 8, 22, PMU_RETIRED_OFF));
+            put(c, mem(OP_LDQ, 5, 23, slot + CCT_SLOT_CYCLES));
+            put(c, mem(OP_LDQ, 6, 23, slot + CCT_SLOT_RETIRED));
+            put(c, opr(OP_INTA, F_SUBQ, 7, 24, 7));
+            put(c, opr(OP_INTA, F_SUBQ, 8, 25, 8));
+            put(c, opr(OP_INTA, F_ADDQ, 5, 7, 5));
+            put(c, opr(OP_INTA, F_ADDQ, 6, 8, 6));
+            put(c, mem(OP_STQ, 5, 23, slot + CCT_SLOT_CYCLES));
+            put(c, mem(OP_STQ, 6, 23, slot + CCT_SLOT_RETIRED));
+        }
         put_back(c, s);
+        leaf_meter = calls->leaf;       /* where the slow path makes a leaf's call (counts only) */
     }
     if (framed) {
         if (maybe_leaf)
@@ -702,22 +766,43 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         push = here(c);
         put(c, mem(OP_STQ, 2, 4, FR_PARENT));
         put(c, mem(OP_STQ, R_SP, 4, FR_SP));
+        if (metrics) {          /* the PMU counts at the call, in the frame (note 4) */
+            put_keep_metrics(c, 4, FR_CYCLES, FR_RETIRED);
+        }
         put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
         put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
         put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
+        if (metrics) {          /* one activation more (note 4) */
+            put(c, mem(OP_LDL, 7, 3, CCT_REC_ACTIVE));
+            put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
+            put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
+        }
         calls->pushed = here(c);
         put_call(c, s);
         /* returned: pop this call's frame, the one on top with our sp
-         * (after frames a longjmp left, note 8) */
+         * (after frames a longjmp left, note 8); with metrics, the
+         * activation's time added to the callee's record (cur until the
+         * pop) when it was its outermost */
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
+        struct fixup to_back = {0};
         if (!may_land) {
+            if (metrics)
+                put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
             /* the parent read from the frame below top, not after top's
              * decrement: a step less on the return's dependent chain */
             put(c, mem(OP_LDQ, 6, 23, FR_PARENT - CCT_FRAME_SIZE));
             put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
             put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
             put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+            if (metrics) {
+                put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+                put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+                put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+                to_back = put_fwd(c, OP_BNE, 25);
+                put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
+                land(c, to_back);
+            }
             put_back(c, s);
         } else {
             put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
@@ -725,9 +810,19 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
             put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
             struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
             uint64_t matched = here(c);
+            if (metrics)
+                put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
             put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
             put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
             put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+            if (metrics) {
+                put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+                put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+                put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+                to_back = put_fwd(c, OP_BNE, 25);
+                put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
+                land(c, to_back);
+            }
             uint64_t back = here(c);
             put_back(c, s);
             land(c, to_unwind);
@@ -735,6 +830,20 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
             put_branch(c, OP_BNE, 25, matched);
             put_branch(c, OP_BR, R_ZERO, back);
         }
+    }
+    /* with metrics, a leaf's call the slow path found (its slot may be
+     * another's, note 3): the record and the PMU counts in the core, the
+     * differences added to the record on return */
+    if (metrics && (leaf || maybe_leaf)) {
+        leaf_meter = here(c);
+        put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
+        put_keep_metrics(c, 1, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        calls->leaf_slow = here(c);
+        put_call(c, s);
+        put_core_state(c, 22);
+        put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
+        put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        put_back(c, s);
     }
     /* the slow path's record ($3): only with room on the stack; counted
      * in the record; then the leaf's call or the push */
@@ -745,101 +854,14 @@ static void put_trampoline_counts(struct code *c, const struct site *s, const st
         put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
     if (maybe_leaf) {
         put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
-        put_branch(c, OP_BLBS, 5, calls->leaf);
+        put_branch(c, OP_BLBS, 5, leaf_meter);
         put_branch(c, OP_BR, R_ZERO, push);
     } else {
-        put_branch(c, OP_BR, R_ZERO, leaf ? calls->leaf : push);
+        put_branch(c, OP_BR, R_ZERO, leaf ? leaf_meter : push);
     }
     land(c, to_full_slow);
     calls->unpushed = put_unpushed(c, s, to_full, framed);
     put_slow(c, s, p, stub, slow_found, &slow);
-}
-
-/* With metrics (cct-region.h notes 3a, 4). */
-static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
-                           uint64_t stub, uint64_t unwind, struct tramp_calls *calls)
-{
-    const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
-    /* a jsr may reach a leaf; a bsr's callee is known */
-    int callee = known_callee(s, procs, nprocs);
-    bool maybe_leaf = s->jsr || (callee >= 0 && procs[callee].leaf);
-    struct slow_exits slow;
-    put_lookup(c, s, procs, LOOKUP_METRICS, &slow);
-    uint64_t found = here(c);
-    /* push the frame unless the shadow stack is full */
-    struct fixup to_full = put_stack_check(c);
-    struct fixup to_leaf = {0};
-    if (maybe_leaf) {
-        put(c, mem(OP_LDL, 5, 3, CCT_REC_FLAGS));
-        to_leaf = put_fwd(c, OP_BLBS, 5);
-    }
-    put(c, mem(OP_STQ, 2, 4, FR_PARENT));
-    put(c, mem(OP_STQ, R_SP, 4, FR_SP));
-    put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-    put(c, mem(OP_LDQ, 7, 6, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, 8, 6, PMU_RETIRED_OFF));
-    put(c, mem(OP_STQ, 7, 4, FR_CYCLES));
-    put(c, mem(OP_STQ, 8, 4, FR_RETIRED));
-    put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
-    put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
-    put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
-    put_incq(c, 7, 3, CCT_REC_CALLS);
-    put(c, mem(OP_LDL, 7, 3, CCT_REC_ACTIVE));
-    put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
-    put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
-    calls->pushed = here(c);
-    put_call(c, s);
-    /* returned: pop this call's frame, the one on top with our sp (after
-     * frames a longjmp left, cct-region.h note 8) */
-    put_core_state(c, 22);
-    put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
-    put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
-    put(c, mem(OP_LDQ, 25, 23, FR_SP));
-    put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
-    struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
-    uint64_t matched = here(c);
-    put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
-    put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
-    put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
-    put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-    put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
-    put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
-    put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
-    struct fixup to_back = put_fwd(c, OP_BNE, 25);
-    put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
-    land(c, to_back);
-    uint64_t back = here(c);
-    put_back(c, s);
-    /* not on top: unwind what a longjmp left; no frame of ours: pop nothing */
-    land(c, to_unwind);
-    put_branch(c, OP_BSR, R_AT, unwind);
-    put_branch(c, OP_BNE, 25, matched);
-    put_branch(c, OP_BR, R_ZERO, back);
-    /* a leaf callee (cct-region.h note 3a): count, keep the record and the
-     * PMU counts in the core, call; on return add the differences */
-    calls->leaf = 0;
-    if (maybe_leaf) {
-        land(c, to_leaf);
-        put_incq(c, 7, 3, CCT_REC_CALLS);
-        put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
-        put(c, mem(OP_LDAH, 6, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-        put(c, mem(OP_LDQ, 7, 6, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, 8, 6, PMU_RETIRED_OFF));
-        put(c, mem(OP_STQ, 7, 1, CCT_OFF_LEAF_CYCLES));
-        put(c, mem(OP_STQ, 8, 1, CCT_OFF_LEAF_RETIRED));
-        calls->leaf = here(c);
-        put_call(c, s);
-        put_core_state(c, 22);
-        put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
-        put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
-        put_branch(c, OP_BR, R_ZERO, back);
-    }
-    land(c, to_full);
-    put_incq(c, 5, 1, (int)__builtin_offsetof(struct cct_core, skipped_calls));
-    calls->unpushed = here(c);
-    put_call(c, s);
-    put_branch(c, OP_BR, R_ZERO, back);
-    put_slow(c, s, p, stub, found, &slow);
 }
 
 /* ---- writing the output ---- */
@@ -1032,9 +1054,9 @@ static void put_site_table(struct code *c, const struct site *sites, unsigned ns
 {
     uint64_t npairs = 0;
     for (unsigned i = 0; i < nsites; i++) {
-        uint64_t calls[3] = {sites[i].call, sites[i].call_leaf, sites[i].call_unpushed};
-        qsort(calls, 3, sizeof *calls, cmp_u64);
-        for (unsigned k = 0; k < 3; k++)
+        uint64_t calls[4] = {sites[i].call, sites[i].call_leaf, sites[i].call_leaf_slow, sites[i].call_unpushed};
+        qsort(calls, 4, sizeof *calls, cmp_u64);
+        for (unsigned k = 0; k < 4; k++)
             if (calls[k]) {
                 put64(c, calls[k]);
                 put64(c, sites[i].pc);
@@ -1092,6 +1114,9 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
         goto done;
     }
     collect_sites(&e, procs, nprocs, &sites, &nsites, &st->skipped_sites);
+    if (metrics)                /* a metered leaf call keeps registers the leaf must leave alone */
+        for (unsigned i = 0; i < nprocs; i++)
+            procs[i].leaf = procs[i].leaf && keeps_regs(&e, &procs[i]);
 
     /* the segment: procedure table, stub, trampolines */
     uint64_t end = hdr.bss_end;
@@ -1120,13 +1145,11 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
             put(&c, UNOP);
         uint64_t t = here(&c);
         struct tramp_calls tc;
-        if (metrics)
-            put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
-        else
-            put_trampoline_counts(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
+        put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, metrics, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
+        sites[i].call_leaf_slow = tc.leaf_slow;
         uint8_t *w = at_addr(&e, sites[i].pc, 4);
         bool bad = false;
         uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
@@ -2871,10 +2894,11 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
             put(&c, UNOP);
         tramp[i] = here(&c);
         struct tramp_calls tc;
-        put_trampoline_counts(&c, &sites[i], procs, nprocs, stub, unwind, &tc);
+        put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, false, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
+        sites[i].call_leaf_slow = tc.leaf_slow;
         if (!sites[i].from_paths)
             add_patch(&po, sites[i].pc, tramp[i], OP_BR, R_ZERO);
     }

@@ -91,10 +91,13 @@ def run(build):
     t.notes = ("Counts only (firmware/abi/cct-region.h note 9): a call to a leaf costs the lookup of the slot "
                "for its site in the current record and the slot's count (no shadow frame, no full-stack test on "
                "the fast path) and a return through the trampoline; other calls also push and pop the parent "
-               "record and sp. With --metrics each call also reads the PMU page's cycles and retired at both ends "
-               "and keeps the record's activity, about three times the cost. The core model is mostly fetch-bound "
-               "in the trampolines (4 instructions a cycle, a taken branch ends a group): a leaf's call through "
-               "the fast path is 3 fetch groups to a bsr, 4 to a jsr, and 1 after the return, so the overhead "
-               "grows with the call rate: qsort's comparator and drystone's procedures, a few dozen "
+               "record and sp. With --metrics (the same trampoline with the metric steps, notes 3a and 4) a "
+               "leaf's call also keeps the PMU page, the current record and the PMU cycles and retired at the "
+               "call in $22-$25 (a leaf that writes them is called with a frame) and adds the differences to its "
+               "slot after the return: 4 instructions more before the call, 10 after it; a framed call keeps "
+               "the counts in its frame and keeps the record's activity. The core model runs the trampolines "
+               "at about one instruction a cycle: the load chain from sp to the current record and its slot "
+               "before the call, the instructions' count and the two memory pipes are what cost, so the "
+               "overhead grows with the call rate: qsort's comparator and drystone's procedures, a few dozen "
                "instructions each, pay most.")
     return [t]

@@ -260,14 +260,15 @@ def test_html_flame_graph_of_an_instrumented_run_shows_the_cct_call_stacks():
     try:
         orig = require(build_path("workloads", "calltree.elf"), "the calltree workload")
         inst = os.path.join(d, "calltree-cct.elf")
-        # with metrics: samples split by exclusive cycles; in a counts-only
-        # run the three-instruction leaf takes no sample of its own beside
-        # its trampolines, so it would not be drawn at all
+        # with metrics: samples split by exclusive cycles; sampled by
+        # instructions retired, so the three-instruction leaf takes samples
+        # of its own (its cycles hide behind its trampolines' and the
+        # caller's: by cycles it may take none and not be drawn at all)
         r = alphaprof(["instrument", "--cct", "--metrics", orig, "-o", inst])
         check(r.status == 0, "instrument --cct --metrics calltree", r)
         db = os.path.join(d, "cct.db")
         # counters in deterministic mode: the same samples every run
-        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--events", "cycles:2000-2200",
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--events", "retired:2000-2200",
                        "--db", db, "--timeout", "250", inst, "--", "2000"], timeout=300)
         check(r.status == 0, "record the instrumented calltree", r)
         out = os.path.join(d, "cct.html")

@@ -110,13 +110,18 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
     }
     /* Slot `slot` of a record belongs to its own procedure's site of that
      * number: a site reached through a tail call is another's.  The calls
-     * a slot counted belong to the record it pointed at (note 9). */
+     * (note 9) and leaf metrics (note 3a) a slot counted belong to the
+     * record it pointed at. */
     if (cur->callee == site_proc && slot < cur->nslots) {
         struct cct_slot *sl = (struct cct_slot *)((uint64_t)cur + CCT_REC_SLOTS) + slot;
         if (sl->rec != (uint64_t)found) {
-            if (sl->rec)
+            if (sl->rec) {
                 rec(sl->rec)->calls += sl->calls >> 1;
+                rec(sl->rec)->cycles += sl->cycles;
+                rec(sl->rec)->retired += sl->retired;
+            }
             sl->calls = found->flags & CCT_REC_LEAF;
+            sl->cycles = sl->retired = 0;
             sl->rec = (uint64_t)found;
             sl->callee = found->callee;
         }
