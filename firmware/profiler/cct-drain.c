@@ -19,8 +19,8 @@
  *     index, in increasing order, with the core's loss counts in every
  *     frame's head.  A metered region (magic PATH_MAGIC32_METERED,
  *     path-region.h note 5) has 32-byte slots, each counter sent with its
- *     cycles and event.  The loader sets a metered image's magic in every
- *     core's region (path-region.h note 5), so a metered region where
+ *     cycles and event.  The loader sets a --paths image's magic in every
+ *     core's region (path-region.h notes 5 and 8), so a region where
  *     nothing was counted (a core that ran no instrumented procedure) is
  *     not sent, as if its magic had never been set.
  *  5. A tree without metrics (cct-region.h note 9) is sent with the
@@ -85,9 +85,8 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, uin
                               .bad_paths = s->bad_paths, .metered = metered, .unmetered = s->unmetered};
     uint64_t i = 0, sent = 0, unsent = 0;
     bool any = false;
-    if (metered && !s->depth && !s->excess && !s->lost_paths && !s->unmatched_exits && !s->bad_paths &&
-        !s->unmetered) {
-        while (i < max && !slot[i].count)
+    if (!s->depth && !s->excess && !s->lost_paths && !s->unmatched_exits && !s->bad_paths && !s->unmetered) {
+        while (i < max && !(metered ? slot[i].count : counter[i]))
             i++;
         if (i == max)
             return;             /* untouched: its magic is the loader's (note 4) */

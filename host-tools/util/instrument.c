@@ -1340,9 +1340,19 @@ static void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, un
 
 #define PMU_FROM_REGION (-(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16))
 
+/* Whether the loader sets this image's magic in every core's region
+ * (path-region.h note 8: --paths, counts only), so no trampoline stores
+ * it; --both's and a metered image's trampolines still do. */
+static bool magic_by_loader(const struct meter *mt)
+{
+    return !both.on && !mt->on;
+}
+
 /* The region's magic (R the region, x a scratch register). */
 static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsigned x)
 {
+    if (magic_by_loader(mt))
+        return;
     if (mt->on) {
         put(c, mem(OP_LDAH, x, R, PMU_FROM_REGION));
         put(c, mem(OP_STL, x, R, PATH_OFF_MAGIC));
@@ -1723,6 +1733,10 @@ struct pmode {
     uint32_t base;
     bool sp_tags;               /* the image calls setjmp: pushes record sp (path-region.h note 6) */
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
+    /* the edge being emitted: its source block's path register is known
+     * here to be rv (known_numbers; path-region.h note 8) */
+    bool rk;
+    int64_t rv;
     bool *bad;
     /* out of line, after the trampoline: counting a bad path number */
     struct bad_stub {
@@ -1736,6 +1750,8 @@ struct pmode {
 
 static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
+static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off);
+
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
     tregs_pick(t, live, exclude, m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
@@ -1747,6 +1763,29 @@ static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t
 static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
                           bool metrics)
 {
+    if (!metrics && !m->mt.on && !both.on) {
+        bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
+        int64_t idx = m->rv + add;
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {
+            /* the number is known here (path-region.h note 8): its slot's
+             * address is a constant, no P, no check */
+            unsigned at = own_y ? m->Y : t->R;
+            int64_t off = own_y ? 8 * idx : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + idx);
+            if (!own_y && !region_ready)
+                put_region(c, t->R);
+            at = put_slot_base(c, t->B, at, &off);
+            put_incq(c, t->C, at, (int)off);
+            return;
+        }
+        if (own_y && fits16(8 * add)) {
+            /* P and Y were set together at the entry, nothing else writes
+             * them: P is in range, and a check could not save a Y that
+             * was not (path-region.h note 3) */
+            put(c, opr(OP_INTA, F_S8ADDQ, m->P, m->Y, t->B));
+            put_incq(c, t->C, t->B, (int)(8 * add));
+            return;
+        }
+    }
     unsigned x = m->P;
     if (add) {
         if (fits16(add)) {
@@ -1776,7 +1815,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     } else if (at == R_ZERO) {
         if (!region_ready)
             put_region(c, t->R);
-        if (!region_ready && m->leaf) {
+        if (!region_ready && m->leaf && !magic_by_loader(&m->mt)) {
             /* the region's magic, which other procedures set at their
              * entry: so a core that ran only leaves without loops is
              * drained too */
@@ -2141,7 +2180,8 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
             pick(m, &t, live, 0);
             tregs_save(c, &t);
             put_region(c, t.R);
-            put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            if (!magic_by_loader(&m->mt))
+                put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
             struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
@@ -2231,7 +2271,8 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
             put_region(c, m->Y);
-            put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
+            if (!magic_by_loader(&m->mt))
+                put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
             put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
         }
         put_setk(c, m->P, a->add, m->bad);
@@ -2391,12 +2432,59 @@ static double *tree_weights(const struct calc_proc *cfg, const struct bl_proc *b
     return w;
 }
 
+/* Which blocks' path register is known on entry (path-region.h note 8):
+ * forward over the CFG from ENTRY's r = add, a backedge's r = reset, an
+ * add moving a known number; where known numbers meet unequal, or an
+ * unknown one, not known.  kind[b]: 0 not reached, 1 known (val[b]),
+ * 2 not known. */
+static void known_numbers(const struct calc_proc *cfg, const struct bl_proc *bl, uint8_t *kind, int64_t *val)
+{
+    memset(kind, 0, cfg->nblocks);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t e = 0; e < cfg->nedges; e++) {
+            const struct calc_edge *x = &cfg->edges[e];
+            const struct bl_action *a = &bl->action[e];
+            if (x->to == CALC_EXIT || a->kind == BL_ACT_UNREACHABLE || a->kind == BL_ACT_EXIT)
+                continue;
+            uint8_t k;
+            int64_t v = 0;
+            if (a->kind == BL_ACT_ENTRY) {
+                k = 1;
+                v = a->add;
+            } else if (a->kind == BL_ACT_BACKEDGE) {
+                k = 1;
+                v = a->reset;
+            } else if (x->from == CALC_NONE) {
+                continue;
+            } else {
+                k = kind[x->from];
+                v = val[x->from] + a->add;
+            }
+            uint8_t *to = &kind[x->to];
+            if (!k || *to == 2 || (*to == 1 && k == 1 && val[x->to] == v))
+                continue;
+            if (*to == 0 && k == 1) {
+                *to = 1;
+                val[x->to] = v;
+            } else {
+                *to = 2;
+            }
+            changed = true;
+        }
+    }
+}
+
 /* Emits every trampoline of one procedure and patches its instructions. */
 static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t E,
                        struct pmode *m, const uint32_t *live)
 {
     struct code *c = po->c;
     uint64_t t;
+    uint8_t *kind = calc_zalloc(cfg->nblocks + 1, 1);
+    int64_t *val = calc_zalloc(cfg->nblocks + 1, sizeof *val);
+    known_numbers(cfg, bl, kind, val);
+    m->rk = false;
     /* the entry */
     if (m->constant)
         goto block_ends;
@@ -2430,6 +2518,8 @@ block_ends:
         bool twice = calls_twice(po, pc, w);
         if (!any && !twice)
             continue;
+        m->rk = kind[b] == 1;
+        m->rv = val[b];
         unsigned ra = (w >> 21) & 31, rb = (w >> 16) & 31;
         enum calc_flow f = calc_flow_of(w, L->s.cls);
         const struct bl_action *a = &bl->action[x->out[0]];
@@ -2541,6 +2631,9 @@ block_ends:
         put_stubs(c, m);
         add_patch(po, pc, t, patch_op, patch_ra);
     }
+    m->rk = false;
+    free(kind);
+    free(val);
 }
 
 /* Ends the segment with the path table, the patches and the trailer
