@@ -19,7 +19,12 @@ from bench_cct import record, user_cycles
 from benchlib import Table
 from harness import alphaprof, build_path, require
 
-WORKLOADS = [("branches", []), ("qsort", [])]
+# Every workload whose paths are many per cycle: branches and qsort, the
+# short procedures of drystone and listmark (bench_cct's workloads), and
+# the tight loops of compress, matmul, copy, chatter and parallel, where a
+# path ends at every iteration's backedge.
+WORKLOADS = [("branches", []), ("qsort", []), ("drystone", []), ("listmark", []), ("compress", []),
+             ("matmul", []), ("copy", []), ("chatter", []), ("parallel", [])]
 # The seed's finding, on the metered runs of these too.
 MISS_WORKLOADS = [("chase", []), ("matmul", []), ("compress", [])]
 
