@@ -1408,14 +1408,21 @@ static void put_meter_add(struct code *c, const struct tregs *t, unsigned K, int
 /* Counts path t->B of a procedure with npaths paths whose counters start at
  * base (path-region.h note 4), with D and E added when metered; clobbers
  * B, C. */
+/* cold (may be NULL): where a bad number branches, for the caller to land
+ * out of the hot path (put_cold_bad), so a good count takes no branch. */
 static void put_count(struct code *c, const struct tregs *t, const struct meter *mt, uint64_t npaths, uint32_t base,
-                      bool *bad)
+                      bool *bad, struct fixup *cold)
 {
     put_below(c, t->B, npaths, t->C, bad);
-    struct fixup ok = put_fwd(c, OP_BNE, t->C);
-    put_incq(c, t->C, t->R, PATH_OFF_BAD);
-    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
-    land(c, ok);
+    struct fixup ok = {0}, done = {0};
+    if (cold) {
+        *cold = put_fwd(c, OP_BEQ, t->C);
+    } else {
+        ok = put_fwd(c, OP_BNE, t->C);
+        put_incq(c, t->C, t->R, PATH_OFF_BAD);
+        done = put_fwd(c, OP_BR, R_ZERO);
+        land(c, ok);
+    }
     struct ctx_count cc = put_ctx_count(c, t->R, t->B, 0, t->C, t->D);
     put_slot_addr(c, mt, t->B, t->R, t->B);
     int64_t off = PATH_COUNTERS_OFFSET + slot_size(mt) * (int64_t)base;
@@ -1427,7 +1434,16 @@ static void put_count(struct code *c, const struct tregs *t, const struct meter 
     if (mt->on)
         put_meter_add(c, t, t->B, (int)off);
     ctx_done(c, &cc);
-    land(c, done);
+    if (!cold)
+        land(c, done);
+}
+
+/* put_count's bad number, out of line: counted, then on to `to`. */
+static struct fixup put_cold_bad(struct code *c, const struct tregs *t, struct fixup from)
+{
+    land(c, from);
+    put_incq(c, t->C, t->R, PATH_OFF_BAD);
+    return put_fwd(c, OP_BR, R_ZERO);
 }
 
 /* What a CFG edge's Ball-Larus action does with the path register in
@@ -1507,8 +1523,11 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         }
         put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
-        put_count(c, t, mt, npaths, base, bad);
+        struct fixup cold = {0};
+        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
+        struct fixup done0 = out ? put_cold_bad(c, t, cold) : done1;
         land(c, to_unmatched);
         put_incq(c, t->B, t->R, PATH_OFF_UNMATCHED);
         struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
@@ -1521,6 +1540,8 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put(c, mem(OP_LDA, t->A, R_ZERO, PATH_SINK - 1));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         land(c, done1);
+        if (out)
+            land(c, done0);
         land(c, done2);
         land(c, done3);
         break;
@@ -1533,11 +1554,19 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
             put_meter_end(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
-        put_count(c, t, mt, npaths, base, bad);
+        struct fixup cold = {0};
+        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
+        uint64_t reset = here(c);
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->reset, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
         struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+        if (out) {
+            land(c, cold);
+            put_incq(c, t->C, t->R, PATH_OFF_BAD);
+            put_branch(c, OP_BR, R_ZERO, reset);
+        }
         land(c, to_sink);
         put_incq(c, t->B, t->R, PATH_OFF_LOST);
         struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
@@ -2432,6 +2461,39 @@ static double *tree_weights(const struct calc_proc *cfg, const struct bl_proc *b
     return w;
 }
 
+/* Jump threading over one trampoline's words [from, c->len) (path-region.h
+ * note 8): a branch to an unconditional `br` inside it goes straight to
+ * that br's target, and an unconditional br to a return (a jump that
+ * writes no register) becomes that return; so a trampoline's hot path
+ * ends in one taken branch where its cold paths join before it. */
+static void thread_branches(struct code *c, size_t from)
+{
+    uint64_t lo = c->base + from, hi = c->base + c->len;
+    for (size_t at = from; at + 4 <= c->len; at += 4) {
+        uint32_t w;
+        memcpy(&w, c->bytes + at, 4);
+        unsigned op = w >> 26;
+        if (op < OP_BR || op == OP_BSR)
+            continue;
+        uint64_t pc = c->base + at;
+        for (int hop = 0; hop < 8; hop++) {
+            uint64_t to = alpha_branch_target(pc, w);
+            if (to < lo || to >= hi || to == pc)
+                break;
+            uint32_t x;
+            memcpy(&x, c->bytes + (to - c->base), 4);
+            if (op == OP_BR && ((w >> 21) & 31) == R_ZERO && x >> 26 == OP_JMP && ((x >> 21) & 31) == R_ZERO) {
+                w = x;
+                break;
+            }
+            if (x >> 26 != OP_BR || ((x >> 21) & 31) != R_ZERO || alpha_branch_target(to, x) == to)
+                break;
+            w = branch_word(op, (w >> 21) & 31, pc, alpha_branch_target(to, x), &c->out_of_reach);
+        }
+        memcpy(c->bytes + at, &w, 4);
+    }
+}
+
 /* Which blocks' path register is known on entry (path-region.h note 8):
  * forward over the CFG from ENTRY's r = add, a backedge's r = reset, an
  * add moving a known number; where known numbers meet unequal, or an
@@ -2500,6 +2562,8 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
     put_stubs(c, m);
+    if (!both.on)
+        thread_branches(c, (size_t)(t - c->base));
     add_patch(po, E, t, OP_BR, R_ZERO);
 block_ends:
     /* the block ends */
@@ -2629,6 +2693,8 @@ block_ends:
             break;
         }
         put_stubs(c, m);
+        if (!both.on)
+            thread_branches(c, (size_t)(t - c->base));
         add_patch(po, pc, t, patch_op, patch_ra);
     }
     m->rk = false;
