@@ -40,8 +40,10 @@
  *     weighted so that chords fall where their code is there anyway).
  *     Scratch registers are ones dead at the trampoline; only when too few
  *     are, some are kept below sp (a trap from user mode runs on the kernel
- *     stack).  A trampoline finds the region from sp (cct-region.h note 1)
- *     and marks it by storing its address in `magic`.
+ *     stack).  A trampoline finds the region from sp (cct-region.h note 1);
+ *     the region's `magic` (its own address) is set by the loader in every
+ *     core's region before a --paths image runs (note 8), by --both's
+ *     trampolines themselves.
  *  3. Bounds.  PATH_STACK_SLOTS registers; an activation deeper than that
  *     runs on the sink slot (depth = PATH_SINK), `excess` counts how many
  *     are on it.  Memory registers on the sink are counted in `lost_paths`,
@@ -53,9 +55,14 @@
  *     other than by its entry) counts `unmatched_exits`.  A path number out
  *     of [0, npaths) (cannot happen with a right numbering and control that
  *     enters procedures by their entries) counts `bad_paths`: every count
- *     is checked against npaths.  A counters' address kept in a register
+ *     of a number in a register that can be lost or stale (memory, a
+ *     callee-saved register, a leaf without a counters' register) is
+ *     checked against npaths.  A counters' address kept in a register
  *     is set at the entry: a jump into a procedure's middle from outside
- *     (no compiler emits one) is not guarded.  Nothing is dropped silently.
+ *     (no compiler emits one) is not guarded; so a leaf that keeps one
+ *     (set beside P, nothing else writes either) counts P unchecked, as a
+ *     check could not save a wrong Y; nor is a number known when
+ *     instrumenting checked (note 8).  Nothing is dropped silently.
  *  4. Counters.  One 64-bit counter per path of each instrumented
  *     procedure, at PATH_COUNTERS_OFFSET + 8 * (base + r), base given per
  *     procedure by the image's path table (instrument.h); the monitor sends
@@ -125,6 +132,25 @@
  *     PATH_BOTH_STACK5_OFFSET); its counters are the context-free ones:
  *     a path counts here only when the current call record is not its
  *     procedure's.  Counts only.
+ *  8. Counts only (--paths without --metrics; --both keeps its own code):
+ *     - the loader stores each core's magic (PATH_MAGIC32) before the run,
+ *       as for a metered image (note 5), so no trampoline stores it; the
+ *       monitor sends no region whose counters and loss counts are all 0.
+ *     - known numbers: forward over the CFG from ENTRY's r = add and each
+ *       backedge's r = reset, moved by the adds, a block's r is known
+ *       where every way in brings the same number (util/instrument.c,
+ *       known_numbers); an exit or backedge from such a block counts its
+ *       path at a constant slot (from the counters' register, or the
+ *       region found from sp) with no P and no range check.
+ *     - a leaf's unknown count through its counters' register Y is one
+ *       s8addq and the count, the edge's add folded into the displacement.
+ *     - a memory-mode count's bad number is counted out of line, and each
+ *       trampoline is jump-threaded (a branch to a `br` goes to its
+ *       target, a `br` to a `ret` becomes it), so its hot path ends in one
+ *       taken branch.
+ *     What each took off, and what is left (a loop iteration is a path:
+ *     a count and two taken branches each, two fetch groups at least):
+ *     README, bench_path_counts.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.

@@ -170,9 +170,10 @@ void loader_prepare(const struct loaded_image *img)
      * pointing at the region itself, a record no call site matches, so
      * the trampolines need no test for an uninitialised core; any other
      * image's get it back to 0 (a path region's word there counts).  A
-     * metered path image's regions get their magic here (path-region.h
-     * note 5), so a known leaf's trampolines need not store it. */
+     * path image's regions get their magic here (path-region.h notes 5
+     * and 8), so its counting trampolines need not store it. */
     bool cct = cct_instrumented(h), metered = paths_metered(h);
+    bool paths = !cct && path_table_size(h) != 0;       /* --paths (--both's region is the tree's) */
     for (uint64_t base = CCT_PHYS; base < CCT_END; base += CCT_PER_CORE) {
         struct cct_core *c = phys(base);
         if (c->magic == CCT_MAGIC) {
@@ -188,5 +189,7 @@ void loader_prepare(const struct loaded_image *img)
         c->cur = cct ? base : 0;
         if (metered)
             ((struct path_core *)c)->magic = PATH_MAGIC32_METERED(base);
+        else if (paths)
+            ((struct path_core *)c)->magic = PATH_MAGIC32(base);
     }
 }

@@ -19,8 +19,8 @@
  *     index, in increasing order, with the core's loss counts in every
  *     frame's head.  A metered region (magic PATH_MAGIC32_METERED,
  *     path-region.h note 5) has 32-byte slots, each counter sent with its
- *     cycles and event.  The loader sets a metered image's magic in every
- *     core's region (path-region.h note 5), so a metered region where
+ *     cycles and event.  The loader sets a --paths image's magic in every
+ *     core's region (path-region.h notes 5 and 8), so a region where
  *     nothing was counted (a core that ran no instrumented procedure) is
  *     not sent, as if its magic had never been set.
  *  5. A tree without metrics (cct-region.h note 9) is sent with the
@@ -79,7 +79,10 @@ static int send_waiting(struct lk_writer *w, uint64_t deadline)
     return 1;
 }
 
-static void drain_paths(unsigned c, const struct path_core *s, bool metered, uint64_t max, uint64_t deadline)
+/* own: a --paths region, whose magic the loader set (note 4): not sent
+ * when nothing was counted in it; --both's is sent as it is. */
+static void drain_paths(unsigned c, const struct path_core *s, bool metered, bool own, uint64_t max,
+                        uint64_t deadline)
 {
     const uint64_t *counter = (const uint64_t *)((const uint8_t *)s + PATH_COUNTERS_OFFSET);
     const struct path_metered *slot = (const struct path_metered *)counter;
@@ -87,9 +90,9 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, uin
                               .bad_paths = s->bad_paths, .metered = metered, .unmetered = s->unmetered};
     uint64_t i = 0, sent = 0, unsent = 0;
     bool any = false;
-    if (metered && !s->depth && !s->excess && !s->lost_paths && !s->unmatched_exits && !s->bad_paths &&
+    if (own && !s->depth && !s->excess && !s->lost_paths && !s->unmatched_exits && !s->bad_paths &&
         !s->unmetered) {
-        while (i < max && !slot[i].count)
+        while (i < max && !(metered ? slot[i].count : counter[i]))
             i++;
         if (i == max)
             return;             /* untouched: its magic is the loader's (note 4) */
@@ -210,14 +213,14 @@ static void drain_core(unsigned c, uint64_t deadline)
     const struct path_core *ps = kseg(base);
     if (ps->magic == PATH_MAGIC32(base) || ps->magic == PATH_MAGIC32_METERED(base)) {
         bool metered = ps->magic == PATH_MAGIC32_METERED(base);
-        drain_paths(c, ps, metered, metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS, deadline);
+        drain_paths(c, ps, metered, true, metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS, deadline);
         return;
     }
     uint64_t pbase = base + CCT_BOTH_PATHS_OFFSET;     /* --both (note 6) */
     const struct path_core *bps = kseg(pbase);
     bool both = s->magic == CCT_MAGIC_BOTH;
     if (!both && bps->magic == PATH_MAGIC32(pbase) && s->magic != CCT_MAGIC) {
-        drain_paths(c, bps, false, PATH_BOTH_MAX_COUNTERS, deadline);
+        drain_paths(c, bps, false, false, PATH_BOTH_MAX_COUNTERS, deadline);
         return;
     }
     if (s->magic != CCT_MAGIC && !both)
@@ -257,7 +260,7 @@ static void drain_core(unsigned c, uint64_t deadline)
                (unsigned long)s->skipped_calls, (unsigned long)s->overflow_calls);
     if (both) {
         drain_context_paths(c, s, lo, hi, deadline);
-        drain_paths(c, bps, false, PATH_BOTH_MAX_COUNTERS, deadline);
+        drain_paths(c, bps, false, false, PATH_BOTH_MAX_COUNTERS, deadline);
     }
 }
 

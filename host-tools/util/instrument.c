@@ -1363,9 +1363,19 @@ static void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, un
 
 #define PMU_FROM_REGION (-(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16))
 
+/* Whether the loader sets this image's magic in every core's region
+ * (path-region.h note 8: --paths, counts only), so no trampoline stores
+ * it; --both's and a metered image's trampolines still do. */
+static bool magic_by_loader(const struct meter *mt)
+{
+    return !both.on && !mt->on;
+}
+
 /* The region's magic (R the region, x a scratch register). */
 static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsigned x)
 {
+    if (magic_by_loader(mt))
+        return;
     if (mt->on) {
         put(c, mem(OP_LDAH, x, R, PMU_FROM_REGION));
         put(c, mem(OP_STL, x, R, PATH_OFF_MAGIC));
@@ -1421,14 +1431,21 @@ static void put_meter_add(struct code *c, const struct tregs *t, unsigned K, int
 /* Counts path t->B of a procedure with npaths paths whose counters start at
  * base (path-region.h note 4), with D and E added when metered; clobbers
  * B, C. */
+/* cold (may be NULL): where a bad number branches, for the caller to land
+ * out of the hot path (put_cold_bad), so a good count takes no branch. */
 static void put_count(struct code *c, const struct tregs *t, const struct meter *mt, uint64_t npaths, uint32_t base,
-                      bool *bad)
+                      bool *bad, struct fixup *cold)
 {
     put_below(c, t->B, npaths, t->C, bad);
-    struct fixup ok = put_fwd(c, OP_BNE, t->C);
-    put_incq(c, t->C, t->R, PATH_OFF_BAD);
-    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
-    land(c, ok);
+    struct fixup ok = {0}, done = {0};
+    if (cold) {
+        *cold = put_fwd(c, OP_BEQ, t->C);
+    } else {
+        ok = put_fwd(c, OP_BNE, t->C);
+        put_incq(c, t->C, t->R, PATH_OFF_BAD);
+        done = put_fwd(c, OP_BR, R_ZERO);
+        land(c, ok);
+    }
     struct ctx_count cc = put_ctx_count(c, t->R, t->B, 0, t->C, t->D);
     put_slot_addr(c, mt, t->B, t->R, t->B);
     int64_t off = PATH_COUNTERS_OFFSET + slot_size(mt) * (int64_t)base;
@@ -1440,7 +1457,16 @@ static void put_count(struct code *c, const struct tregs *t, const struct meter 
     if (mt->on)
         put_meter_add(c, t, t->B, (int)off);
     ctx_done(c, &cc);
-    land(c, done);
+    if (!cold)
+        land(c, done);
+}
+
+/* put_count's bad number, out of line: counted, then on to `to`. */
+static struct fixup put_cold_bad(struct code *c, const struct tregs *t, struct fixup from)
+{
+    land(c, from);
+    put_incq(c, t->C, t->R, PATH_OFF_BAD);
+    return put_fwd(c, OP_BR, R_ZERO);
 }
 
 /* What a CFG edge's Ball-Larus action does with the path register in
@@ -1520,8 +1546,11 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         }
         put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
-        put_count(c, t, mt, npaths, base, bad);
+        struct fixup cold = {0};
+        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
+        struct fixup done0 = out ? put_cold_bad(c, t, cold) : done1;
         land(c, to_unmatched);
         put_incq(c, t->B, t->R, PATH_OFF_UNMATCHED);
         struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
@@ -1534,6 +1563,8 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put(c, mem(OP_LDA, t->A, R_ZERO, PATH_SINK - 1));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         land(c, done1);
+        if (out)
+            land(c, done0);
         land(c, done2);
         land(c, done3);
         break;
@@ -1546,11 +1577,19 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
             put_meter_end(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
-        put_count(c, t, mt, npaths, base, bad);
+        struct fixup cold = {0};
+        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
+        uint64_t reset = here(c);
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->reset, bad);
         put(c, mem(OP_STQ, t->B, t->A, PATH_STACK_OFFSET));
         struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+        if (out) {
+            land(c, cold);
+            put_incq(c, t->C, t->R, PATH_OFF_BAD);
+            put_branch(c, OP_BR, R_ZERO, reset);
+        }
         land(c, to_sink);
         put_incq(c, t->B, t->R, PATH_OFF_LOST);
         struct fixup done2 = put_fwd(c, OP_BR, R_ZERO);
@@ -1746,6 +1785,10 @@ struct pmode {
     uint32_t base;
     bool sp_tags;               /* the image calls setjmp: pushes record sp (path-region.h note 6) */
     struct meter mt;            /* per-path metrics (path-region.h note 5) */
+    /* the edge being emitted: its source block's path register is known
+     * here to be rv (known_numbers; path-region.h note 8) */
+    bool rk;
+    int64_t rv;
     bool *bad;
     /* out of line, after the trampoline: counting a bad path number */
     struct bad_stub {
@@ -1759,6 +1802,8 @@ struct pmode {
 
 static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
+static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off);
+
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
     tregs_pick(t, live, exclude, m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
@@ -1770,6 +1815,29 @@ static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t
 static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
                           bool metrics)
 {
+    if (!metrics && !m->mt.on && !both.on) {
+        bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
+        int64_t idx = m->rv + add;
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {
+            /* the number is known here (path-region.h note 8): its slot's
+             * address is a constant, no P, no check */
+            unsigned at = own_y ? m->Y : t->R;
+            int64_t off = own_y ? 8 * idx : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + idx);
+            if (!own_y && !region_ready)
+                put_region(c, t->R);
+            at = put_slot_base(c, t->B, at, &off);
+            put_incq(c, t->C, at, (int)off);
+            return;
+        }
+        if (own_y && fits16(8 * add)) {
+            /* P and Y were set together at the entry, nothing else writes
+             * them: P is in range, and a check could not save a Y that
+             * was not (path-region.h note 3) */
+            put(c, opr(OP_INTA, F_S8ADDQ, m->P, m->Y, t->B));
+            put_incq(c, t->C, t->B, (int)(8 * add));
+            return;
+        }
+    }
     unsigned x = m->P;
     if (add) {
         if (fits16(add)) {
@@ -1799,7 +1867,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     } else if (at == R_ZERO) {
         if (!region_ready)
             put_region(c, t->R);
-        if (!region_ready && m->leaf) {
+        if (!region_ready && m->leaf && !magic_by_loader(&m->mt)) {
             /* the region's magic, which other procedures set at their
              * entry: so a core that ran only leaves without loops is
              * drained too */
@@ -2164,7 +2232,8 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
             pick(m, &t, live, 0);
             tregs_save(c, &t);
             put_region(c, t.R);
-            put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            if (!magic_by_loader(&m->mt))
+                put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
             struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
@@ -2254,7 +2323,8 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
             put_region(c, m->Y);
-            put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
+            if (!magic_by_loader(&m->mt))
+                put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
             put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
         }
         put_setk(c, m->P, a->add, m->bad);
@@ -2414,12 +2484,92 @@ static double *tree_weights(const struct calc_proc *cfg, const struct bl_proc *b
     return w;
 }
 
+/* Jump threading over one trampoline's words [from, c->len) (path-region.h
+ * note 8): a branch to an unconditional `br` inside it goes straight to
+ * that br's target, and an unconditional br to a return (a jump that
+ * writes no register) becomes that return; so a trampoline's hot path
+ * ends in one taken branch where its cold paths join before it. */
+static void thread_branches(struct code *c, size_t from)
+{
+    uint64_t lo = c->base + from, hi = c->base + c->len;
+    for (size_t at = from; at + 4 <= c->len; at += 4) {
+        uint32_t w;
+        memcpy(&w, c->bytes + at, 4);
+        unsigned op = w >> 26;
+        if (op < OP_BR || op == OP_BSR)
+            continue;
+        uint64_t pc = c->base + at;
+        for (int hop = 0; hop < 8; hop++) {
+            uint64_t to = alpha_branch_target(pc, w);
+            if (to < lo || to >= hi || to == pc)
+                break;
+            uint32_t x;
+            memcpy(&x, c->bytes + (to - c->base), 4);
+            if (op == OP_BR && ((w >> 21) & 31) == R_ZERO && x >> 26 == OP_JMP && ((x >> 21) & 31) == R_ZERO) {
+                w = x;
+                break;
+            }
+            if (x >> 26 != OP_BR || ((x >> 21) & 31) != R_ZERO || alpha_branch_target(to, x) == to)
+                break;
+            w = branch_word(op, (w >> 21) & 31, pc, alpha_branch_target(to, x), &c->out_of_reach);
+        }
+        memcpy(c->bytes + at, &w, 4);
+    }
+}
+
+/* Which blocks' path register is known on entry (path-region.h note 8):
+ * forward over the CFG from ENTRY's r = add, a backedge's r = reset, an
+ * add moving a known number; where known numbers meet unequal, or an
+ * unknown one, not known.  kind[b]: 0 not reached, 1 known (val[b]),
+ * 2 not known. */
+static void known_numbers(const struct calc_proc *cfg, const struct bl_proc *bl, uint8_t *kind, int64_t *val)
+{
+    memset(kind, 0, cfg->nblocks);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t e = 0; e < cfg->nedges; e++) {
+            const struct calc_edge *x = &cfg->edges[e];
+            const struct bl_action *a = &bl->action[e];
+            if (x->to == CALC_EXIT || a->kind == BL_ACT_UNREACHABLE || a->kind == BL_ACT_EXIT)
+                continue;
+            uint8_t k;
+            int64_t v = 0;
+            if (a->kind == BL_ACT_ENTRY) {
+                k = 1;
+                v = a->add;
+            } else if (a->kind == BL_ACT_BACKEDGE) {
+                k = 1;
+                v = a->reset;
+            } else if (x->from == CALC_NONE) {
+                continue;
+            } else {
+                k = kind[x->from];
+                v = val[x->from] + a->add;
+            }
+            uint8_t *to = &kind[x->to];
+            if (!k || *to == 2 || (*to == 1 && k == 1 && val[x->to] == v))
+                continue;
+            if (*to == 0 && k == 1) {
+                *to = 1;
+                val[x->to] = v;
+            } else {
+                *to = 2;
+            }
+            changed = true;
+        }
+    }
+}
+
 /* Emits every trampoline of one procedure and patches its instructions. */
 static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t E,
                        struct pmode *m, const uint32_t *live)
 {
     struct code *c = po->c;
     uint64_t t;
+    uint8_t *kind = calc_zalloc(cfg->nblocks + 1, 1);
+    int64_t *val = calc_zalloc(cfg->nblocks + 1, sizeof *val);
+    known_numbers(cfg, bl, kind, val);
+    m->rk = false;
     /* the entry */
     if (m->constant)
         goto block_ends;
@@ -2435,6 +2585,8 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
     put_stubs(c, m);
+    if (!both.on)
+        thread_branches(c, (size_t)(t - c->base));
     add_patch(po, E, t, OP_BR, R_ZERO);
 block_ends:
     /* the block ends */
@@ -2453,6 +2605,8 @@ block_ends:
         bool twice = calls_twice(po, pc, w);
         if (!any && !twice)
             continue;
+        m->rk = kind[b] == 1;
+        m->rv = val[b];
         unsigned ra = (w >> 21) & 31, rb = (w >> 16) & 31;
         enum calc_flow f = calc_flow_of(w, L->s.cls);
         const struct bl_action *a = &bl->action[x->out[0]];
@@ -2562,8 +2716,13 @@ block_ends:
             break;
         }
         put_stubs(c, m);
+        if (!both.on)
+            thread_branches(c, (size_t)(t - c->base));
         add_patch(po, pc, t, patch_op, patch_ra);
     }
+    m->rk = false;
+    free(kind);
+    free(val);
 }
 
 /* Ends the segment with the path table, the patches and the trailer

@@ -73,7 +73,7 @@ def run(build):
                "eeps the leaf's record in the core's leaf_rec) and --paths' trampolines whose counts first load the "
                "current record (a leaf's: leaf_rec, cleared at its exits), test that it is the procedure's and count"
                " in it (else in the context-free counter).  That test and count cost about ten instructions a path m"
-               "ore than --paths (branches, nearly no calls: 27 % -> 63 %, about 3 cycles a path), and a call costs "
+               "ore than --paths (branches, nearly no calls: 19 % -> 63 %, about 3.5 cycles a path; --both keeps the trampolines --paths had before its counts-only ones, path-region.h note 8), and a call costs "
                "what it costs with --cct, so the costs add up to more than the two alone.  Not yet: keeping the reco"
                "rd's counters' address in a register per activation, as --paths keeps its counters'.")
     return [t]

@@ -19,7 +19,12 @@ from bench_cct import record, user_cycles
 from benchlib import Table
 from harness import alphaprof, build_path, require
 
-WORKLOADS = [("branches", []), ("qsort", [])]
+# Every workload whose paths are many per cycle: branches and qsort, the
+# short procedures of drystone and listmark (bench_cct's workloads), and
+# the tight loops of compress, matmul, copy, chatter and parallel, where a
+# path ends at every iteration's backedge.
+WORKLOADS = [("branches", []), ("qsort", []), ("drystone", []), ("listmark", []), ("compress", []),
+             ("matmul", []), ("copy", []), ("chatter", []), ("parallel", [])]
 # The seed's finding, on the metered runs of these too.
 MISS_WORKLOADS = [("chase", []), ("matmul", []), ("compress", [])]
 
@@ -79,8 +84,14 @@ def run(build):
                "(firmware/abi/path-region.h note 2): nowhere when every exit's number is known, in a "
                "temporary a leaf never names, in a callee-saved register a procedure with calls never names "
                "(pushed at entry, popped at exit), in memory only when none is left; trampolines work in "
-               "registers dead where they run (util/liveness.c).  What is left is mostly finding the core's "
-               "region from sp at each count (3 instructions) and the two branches to and from a trampoline.  "
+               "registers dead where they run (util/liveness.c).  Counts only (path-region.h note 8): the "
+               "loader sets the region's magic, a block whose number is known when instrumenting counts at a "
+               "constant slot (no register, no range check), a leaf counts through its counters' register "
+               "unchecked, and trampolines are jump-threaded.  What is left: a loop iteration is a path, so "
+               "each pays a count and two taken branches (to the trampoline and back), two fetch groups or "
+               "more on loops of one to three (matmul, parallel, strcmp in drystone); a count finds the core's "
+               "region from sp (3 instructions) unless a register keeps it; procedures with calls and no "
+               "callee-saved register to spare keep the path register in memory (compress's inner loop).  "
                "With --metrics every path start and end also reads the PMU page (cycles and the event), keeps "
                "the start per activation and adds the differences to the path's slot (path-region.h note 5); "
                "a leaf with registers to spare keeps region, page and start in them, so a count is the page's "

@@ -261,3 +261,33 @@ def test_a_metered_image_on_one_core_sends_that_cores_paths_only():
         check(j.get("path_count_error") == 0 and j.get("metered") is True, "the counts equal the model's", r)
     finally:
         cleanup(d)
+
+
+def test_counts_at_known_numbers_and_in_memory_mode_equal_the_truth_and_only_the_core_that_ran_sends():
+    """Counts only (path-region.h note 8): the loader marks every core's
+    region, so no trampoline stores the magic and a region where nothing
+    was counted is not sent; drystone's procedures and loops count many
+    paths at a slot known when instrumenting (no path register, no range
+    check), and its main loop keeps its path register in memory
+    (jump-threaded trampolines, the bad-number count out of line); every
+    path is counted exactly, none lost, unmatched or out of range."""
+    d = tmpdir()
+    try:
+        for name in ("drystone",):
+            _, inst = _instrument(d, name)
+            db, oracle = os.path.join(d, name + ".db"), os.path.join(d, name + ".oracle")
+            r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250",
+                           inst, "--"], timeout=280)
+            sent = [l for l in r.lines() if l.startswith("monitor: paths: core ")]
+            check(r.status == 0 and len(sent) == 1 and sent[0].startswith("monitor: paths: core 0:"),
+                  "%s: only core 0, the one that ran, sends paths: %s" % (name, sent), r)
+            r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+            check(r.status == 0, "%s: check --paths compares" % name, r)
+            j = json.loads(r.out)
+            check(j["path_count_error"] == 0, "%s: every path's count equals the model's" % name, r)
+            i = j["instrumented"]
+            check(i["paths_profile"] == i["paths_truth"] > 100000, "%s: every path execution was counted" % name, r)
+            check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0,
+                  "%s: nothing lost, unmatched or out of range" % name, r)
+    finally:
+        cleanup(d)
