@@ -560,6 +560,19 @@ static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int ret
     put(c, mem(OP_STQ, 6, 24, CCT_REC_RETIRED));
 }
 
+/* A framed return's pop ($23 the popped frame, $24 the record): the
+ * record's activity one less, and when that was its outermost activation
+ * the frame's kept counts to now added to it (put_add_metrics). */
+static void put_outermost_metrics(struct code *c)
+{
+    put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
+    put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
+    put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
+    struct fixup nested = put_fwd(c, OP_BNE, 25);
+    put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
+    land(c, nested);
+}
+
 /* The call instruction of site s at the trampoline's current address. */
 static void put_call(struct code *c, const struct site *s)
 {
@@ -785,7 +798,6 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
          * pop) when it was its outermost */
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
-        struct fixup to_back = {0};
         if (!may_land) {
             if (metrics)
                 put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
@@ -795,14 +807,8 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
             put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
             put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-            if (metrics) {
-                put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
-                put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
-                put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
-                to_back = put_fwd(c, OP_BNE, 25);
-                put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
-                land(c, to_back);
-            }
+            if (metrics)
+                put_outermost_metrics(c);
             put_back(c, s);
         } else {
             put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
@@ -815,14 +821,8 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
             put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
             put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
             put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-            if (metrics) {
-                put(c, mem(OP_LDL, 25, 24, CCT_REC_ACTIVE));
-                put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
-                put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
-                to_back = put_fwd(c, OP_BNE, 25);
-                put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
-                land(c, to_back);
-            }
+            if (metrics)
+                put_outermost_metrics(c);
             uint64_t back = here(c);
             put_back(c, s);
             land(c, to_unwind);
