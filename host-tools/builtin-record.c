@@ -22,6 +22,11 @@
  *  5. A workload status of 0 becomes 1 when the profile is incomplete
  *     (not stored, no session, or no END without a STOP); any other
  *     status is passed on as it is.
+ *  6. Every boot-key option record accepts goes on the boot line
+ *     (record_keys): one that is checked and never sent is silently
+ *     ignored by the board (--pme-draw was, until 2026-11-28: every
+ *     "geometric" ProfileMe run drew uniform; the monitor's line says
+ *     which draw it uses, and tests/e2e/test_pme.py looks for it).
  */
 #include <limits.h>
 #include <stdio.h>
