@@ -16,7 +16,8 @@ seeds, "min-max (mean)", and the targets are judged on the aggregate of
 every workload's cycle samples, pooled over the seeds (the mean), with the
 range of the per-seed aggregates and the lowest seed stated beside it.
 ALPHAPROF_CALC_SEEDS="1 2" overrides the seeds, ALPHAPROF_CALC_WORKLOADS="chase"
-the workloads (a quick look).
+the workloads (a quick look), ALPHAPROF_CALC_JOBS how many recordings run at
+once (default 3).
 """
 import concurrent.futures
 import json
@@ -33,6 +34,7 @@ WORKLOADS = os.environ.get("ALPHAPROF_CALC_WORKLOADS", "copy chase branches matm
 REPEAT = {"copy": 8, "chase": 1, "branches": 10, "matmul": 30, "qsort": 8, "compress": 16}
 EVENTS = "cycles,dmiss,l2miss,branchmp"
 SEEDS = [int(s) for s in os.environ.get("ALPHAPROF_CALC_SEEDS", "1 2 3").split()]
+JOBS = int(os.environ.get("ALPHAPROF_CALC_JOBS", "3"))
 # check --calc's keys, scaled to per cent, in the table's order
 METRICS = [("freq_within_5", "within 5 %"), ("freq_within_10", "within 10 %"), ("freq_within_15", "within 15 %"),
            ("unexplained_share", "unexplained %"), ("cause_agreement", "cause agreement %"),
@@ -58,6 +60,7 @@ def measure(d, w, seed):
     start = time.time()
     alphaprof(["calc", "--db", db, "--summary", "--json"])
     c["calc_s"] = time.time() - start
+    print("bench_calc: %s seed %d: %s" % (w, seed, json.dumps(c)), flush=True)    # (each as it comes)
     for f in os.listdir(d):
         if f.startswith("%s-%d." % (w, seed)):
             os.unlink(os.path.join(d, f))
@@ -71,13 +74,13 @@ def run(build):
     d = tempfile.mkdtemp(prefix="alphaprof-bench-calc-")
     got = {}                                    # (workload, seed) -> check --calc's JSON
     try:
+        # the recordings side by side, JOBS at a time (each is one model
+        # thread; deterministic runs do not depend on the host's speed)
+        runs = [(w, s) for w in WORKLOADS for s in SEEDS]
+        with concurrent.futures.ThreadPoolExecutor(JOBS) as ex:
+            for (w, s), c in zip(runs, ex.map(lambda ws: measure(d, *ws), runs)):
+                got[w, s] = c
         for w in WORKLOADS:
-            # the seeds of a workload side by side (one recording each: the
-            # model is single-threaded, and deterministic runs do not
-            # depend on the host's speed)
-            with concurrent.futures.ThreadPoolExecutor(len(SEEDS)) as ex:
-                for s, c in zip(SEEDS, ex.map(lambda s: measure(d, w, s), SEEDS)):
-                    got[w, s] = c
             cs = [got[w, s] for s in SEEDS]
             t.add(w, span([c["samples"] for c in cs], "%.0f"), *[span([100 * c[k] for c in cs]) for k, _ in METRICS],
                   "%.3g" % max(c["calc_s"] for c in cs))
