@@ -22,6 +22,11 @@
  *  5. A workload status of 0 becomes 1 when the profile is incomplete
  *     (not stored, no session, or no END without a STOP); any other
  *     status is passed on as it is.
+ *  6. Every boot-key option record accepts goes on the boot line
+ *     (record_keys): one that is checked and never sent is silently
+ *     ignored by the board (--pme-draw was, until 2026-11-28: every
+ *     "geometric" ProfileMe run drew uniform; the monitor's line says
+ *     which draw it uses, and tests/e2e/test_pme.py looks for it).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -229,6 +234,8 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
         strvec_pushf(keys, "pme=%llu-%llu", (unsigned long long)b->pme_min, (unsigned long long)b->pme_max);
         if (o->mode == 2)
             strvec_pushf(keys, "pair_window=%u", b->pair_window);
+        if (o->pme_draw)    /* (until 2026-11-28 parsed and never sent: every run drew uniform) */
+            strvec_pushf(keys, "pme_draw=%s", o->pme_draw);
         run_costs_say_profileme(stderr, "alphaprof record", o->mode, (unsigned)b->pme_min, (unsigned)b->pme_max);
     } else if (o->events) {
         strvec_push(keys, "profile=counters");

@@ -76,7 +76,8 @@ def run_pme(d):
         img = require(build_path("workloads", w + ".elf"))
         db, orc = os.path.join(d, w + "-pme.db"), os.path.join(d, w + "-pme.oracle")
         r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--db", db, "--oracle", orc,
-                       "--paired", "--pme-interval", "8000-8800", "--timeout", "5400", img, "--", str(n)],
+                       "--paired", "--pme-interval", "8000-8800", "--pme-draw", "geometric", "--timeout", "5400",
+                       img, "--", str(n)],
                       timeout=5500)
         if r.status != 0:
             raise RuntimeError("record failed:\n%s" % r)

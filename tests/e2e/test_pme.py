@@ -10,13 +10,16 @@ import os
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
 
-def record(d, image, *opts, timeout=220):
+def record(d, image, *opts, timeout=220, run=None):
+    """run (a list): gets the record's Result appended."""
     db, oracle = os.path.join(d, "p.db"), os.path.join(d, "oracle.bin")
     # the board's own limit (--timeout) within the harness's, so a slow run fails as a timeout here
     r = alphaprof(["record", "--deterministic", "--timeout", str(timeout - 20), "--db", db, "--oracle", oracle]
                   + list(opts)
                   + [require(build_path("workloads", image + ".elf"))], timeout=timeout)
     check(r.status == 0, "record %s with ProfileMe" % image, r)
+    if run is not None:
+        run.append(r)
     return db, oracle
 
 
@@ -118,10 +121,16 @@ def test_paired_samples_point_at_the_missing_load():
 def test_a_geometric_draw_keeps_the_stacks_within_the_tip_truth_as_the_uniform_one_does():
     """--pme-draw geometric (pmu-window.h PME_DRAW_GEOMETRIC): the same mean
     interval, memoryless; the estimates hold against the truth as the
-    uniform draw's do."""
+    uniform draw's do.  The draw reaches the board (record sends the
+    pme_draw boot key and the monitor says it draws geometric: until
+    2026-11-28 record parsed the option and never sent it, so every
+    "geometric" run drew uniform)."""
     d = tmpdir()
     try:
-        db, oracle = record(d, "chase", "--paired", "--pme-interval", "8000-8800", "--pme-draw", "geometric")
+        run = []
+        db, oracle = record(d, "chase", "--paired", "--pme-interval", "8000-8800", "--pme-draw", "geometric", run=run)
+        check("(geometric, their mean)" in run[0].out + run[0].err,
+              "the monitor draws the intervals geometric, as asked", run[0])
         r = alphaprof(["check", "--pme", "--db", db, "--oracle", oracle, "--json"])
         check(r.status == 0, "check --pme runs", r)
         c = json.loads(r.out)
