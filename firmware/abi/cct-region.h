@@ -419,6 +419,19 @@ static inline uint64_t cct_record_total(uint32_t nslots, uint32_t npaths)
     return cct_record_size(nslots) + 8 * (uint64_t)npaths;
 }
 
+/* Moves what a slot counted for its record (note 9's calls, note 3a's
+ * leaf metrics) into that record `t`, leaving the slot's leaf flag: the
+ * runtime's lookup does it when a slot changes record, the monitor's
+ * drain before it sends the tree. */
+static inline void cct_slot_fold(struct cct_slot *sl, struct cct_record *t)
+{
+    t->calls += sl->calls >> 1;
+    t->cycles += sl->cycles;
+    t->retired += sl->retired;
+    sl->calls &= CCT_REC_LEAF;
+    sl->cycles = sl->retired = 0;
+}
+
 _Static_assert(sizeof(struct cct_frame) == CCT_FRAME_SIZE, "frame layout");
 _Static_assert(__builtin_offsetof(struct cct_frame, sp) == CCT_FR_SP, "frame sp offset");
 _Static_assert(sizeof(struct cct_record) == CCT_RECORD_HEADER, "record layout");

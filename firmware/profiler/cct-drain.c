@@ -145,13 +145,8 @@ static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
         for (uint32_t k = 0; k < r->nslots; k++) {
             bool any = sl[k].calls >> 1 || sl[k].cycles || sl[k].retired;
             struct cct_record *t = any ? (struct cct_record *)record_at(sl[k].rec, lo, hi) : 0;
-            if (t) {
-                t->calls += sl[k].calls >> 1;
-                t->cycles += sl[k].cycles;
-                t->retired += sl[k].retired;
-                sl[k].calls &= CCT_REC_LEAF;
-                sl[k].cycles = sl[k].retired = 0;
-            }
+            if (t)
+                cct_slot_fold(&sl[k], t);
         }
         va += cct_record_total(r->nslots, r->npaths);
     }

@@ -115,13 +115,10 @@ struct cct_record *__alphaprof_cct_lookup(struct cct_core *c, uint64_t site, uin
     if (cur->callee == site_proc && slot < cur->nslots) {
         struct cct_slot *sl = (struct cct_slot *)((uint64_t)cur + CCT_REC_SLOTS) + slot;
         if (sl->rec != (uint64_t)found) {
-            if (sl->rec) {
-                rec(sl->rec)->calls += sl->calls >> 1;
-                rec(sl->rec)->cycles += sl->cycles;
-                rec(sl->rec)->retired += sl->retired;
-            }
+            if (sl->rec)
+                cct_slot_fold(sl, rec(sl->rec));
             sl->calls = found->flags & CCT_REC_LEAF;
-            sl->cycles = sl->retired = 0;
+            sl->cycles = sl->retired = 0;       /* (a slot never used holds none) */
             sl->rec = (uint64_t)found;
             sl->callee = found->callee;
         }
