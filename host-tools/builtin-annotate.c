@@ -306,8 +306,11 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
         pme_view_free(&pv);
         rc = -1;
     }
-    if (!rc)
+    if (!rc) {
         loss_note(db, v.epoch, "alphaprof annotate", stderr);   /* one line before the listing */
+        pv_warn_images(stderr, "annotate", v.images, v.nimages, NULL, 0);
+        pv_warn_images(stderr, "annotate", pv.images, pv.nimages, v.images, v.nimages);
+    }
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof annotate: %s\n", err.msg);
@@ -318,10 +321,6 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
         fprintf(stderr, "alphaprof annotate: no procedure '%s' in the images of %s%s; "
                         "alphaprof report lists the procedures with samples\n",
                 proc, db_path, sel.image ? " (with --image)" : "");
-        for (size_t i = 0; i < v.nimages; i++)
-            if (v.images[i].st_error)
-                fprintf(stderr, "alphaprof annotate: (no symbols for %s: %s)\n", v.images[i].name,
-                        v.images[i].st_error);
         pv_free(&v);
         pme_view_free(&pv);
         vv_free(&vv);

@@ -271,8 +271,12 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
         pv_free(v);
         rc = -1;
     }
-    if (!rc)
+    if (!rc) {
         loss_note(db, v->epoch, cmd, stderr);
+        const char *name = strrchr(cmd, ' ') ? strrchr(cmd, ' ') + 1 : cmd;
+        pv_warn_images(stderr, name, v->images, v->nimages, NULL, 0);
+        pv_warn_images(stderr, name, pme->images, pme->nimages, v->images, v->nimages);
+    }
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "%s: %s\n", cmd, err.msg);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/contents-hint.h"
 #include "util/cct-view.h"
 #include "util/export-profile.h"
 #include "util/option-groups.h"
@@ -103,8 +104,10 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
     }
     have_view = true;
     if (v.nevents == 0) {
-        fprintf(stderr, "alphaprof export: %s holds no samples for this selection; record some with alphaprof record\n",
-                db_path);
+        char held[512];
+        profile_contents_hint(db, held, sizeof held);
+        fprintf(stderr, "alphaprof export: %s holds no counter samples for this selection (export writes those); %s\n",
+                db_path, held[0] ? held : "record some with alphaprof record");
         goto out;
     }
     int e = event_spec ? pv_event_index(&v, event) : 0;

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "util/contents-hint.h"
 #include "util/calc-profile.h"
 #include "util/cct-view.h"
 #include "util/compare-rank.h"
@@ -188,7 +189,10 @@ static int html_report(const struct html_options *o)
         goto fail;
     have_vals = true;
     if (v.nevents == 0 && pv.samples == 0) {
-        ap_err_set(&err, "%s holds no samples for this selection; record some with alphaprof record", db_path);
+        char held[512];
+        profile_contents_hint(db, held, sizeof held);
+        ap_err_set(&err, "%s holds no counter or ProfileMe samples for this selection; %s", db_path,
+                   held[0] ? held : "record some with alphaprof record");
         goto fail;
     }
     /* an instrumented run's calling context tree (the newest session's, as

@@ -411,6 +411,10 @@ static int paths_run(struct paths_options *op)
         fprintf(stderr, "alphaprof paths: %s\n", err.msg);
         return 1;
     }
+    pv_warn_images(stderr, "paths", ps.images, ps.nimages, NULL, 0);
+    bool unreadable = false;
+    for (size_t i = 0; i < ps.nimages; i++)
+        unreadable |= ps.images[i].id != 0 && ps.images[i].st_error != NULL;
     struct path_profile pp;
     path_profile_build(&ps, o.bits, o.proc, &pp);
     rc = 0;
@@ -418,6 +422,9 @@ static int paths_run(struct paths_options *op)
         if (o.proc)
             fprintf(stderr, "alphaprof paths: no retired paired ProfileMe sample in a procedure '%s' in %s; "
                             "alphaprof paths without --proc lists those with samples\n", o.proc, db_path);
+        else if (unreadable)
+            fprintf(stderr, "alphaprof paths: no retired paired ProfileMe sample in code it can read in %s: "
+                            "the images above have no symbols (see their lines)\n", db_path);
         else
             fprintf(stderr, "alphaprof paths: no retired paired ProfileMe sample with code in %s; record with "
                             "--paired (single-mode samples keep no branch history)\n", db_path);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "util/contents-hint.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
 #include "util/profile-db.h"
@@ -62,10 +63,7 @@ static void print_text(const struct profile_view *v, size_t limit)
         printf("%12llu %7.2f  %s%s\n", (unsigned long long)img->total[0],
                pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: see the message on stderr)" : "");
     }
-    for (size_t i = 0; i < v->nimages; i++)
-        if (v->images[i].st_error)
-            fprintf(stderr, "alphaprof report: no symbols for %s: %s\n", v->images[i].name,
-                    v->images[i].st_error);
+    pv_warn_images(stderr, "report", v->images, v->nimages, NULL, 0);
     printf("\n");
     for (size_t e = 0; e < v->nevents; e++)
         printf("%12s %7s %7s  ", v->event_names[e], "%", "cum%");
@@ -148,14 +146,17 @@ int cmd_report(int argc, char **argv)
     int rc = pv_load(db, &sel, &v, &err);
     if (rc == 0 && v.nevents)
         loss_note(db, v.epoch, "alphaprof report", stderr);     /* one line before the table */
+    char held[512] = "";
+    if (rc == 0 && v.nevents == 0)
+        profile_contents_hint(db, held, sizeof held);
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof report: %s\n", err.msg);
         return 1;
     }
     if (v.nevents == 0) {
-        fprintf(stderr, "alphaprof report: %s holds no samples for this selection; record some with alphaprof record\n",
-                db_path);
+        fprintf(stderr, "alphaprof report: %s holds no counter samples for this selection; %s\n", db_path,
+                held[0] ? held : "record some with alphaprof record");
         pv_free(&v);
         return 1;
     }

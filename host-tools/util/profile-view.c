@@ -157,6 +157,20 @@ static void wrong_build(struct pv_image *img)
     img->st = NULL;
 }
 
+void pv_warn_images(FILE *f, const char *cmd, const struct pv_image *images, size_t n,
+                    const struct pv_image *also, size_t nalso)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!images[i].id || !images[i].st_error)
+            continue;
+        bool said = false;
+        for (size_t j = 0; j < nalso && !said; j++)
+            said = also[j].st_error && !strcmp(also[j].name, images[i].name);
+        if (!said)
+            fprintf(f, "alphaprof %s: no symbols for %s: %s\n", cmd, images[i].name, images[i].st_error);
+    }
+}
+
 int pv_read_images(sqlite3 *db, sqlite3_stmt *st, struct pv_image **images, size_t *n, struct ap_err *err)
 {
     size_t cap = 0;

@@ -146,3 +146,36 @@ def test_check_and_diff_refuse_truth_of_another_run_or_build():
               "a rebuilt ELF is named, its symbols unused", rep)
     finally:
         cleanup(d)
+
+
+def test_profileme_commands_name_a_rebuilt_elf_and_report_points_a_profileme_only_profile_at_pme():
+    """A ProfileMe profile whose ELF was rebuilt since: pme, paths, annotate
+    and topstalls each say which ELF and why, once, instead of showing bare
+    addresses or saying to record with --paired; report and export, which
+    read counter samples, say what the profile does hold."""
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "p.db")
+        chase = os.path.join(d, "chase.elf")
+        shutil.copy(require(build_path("workloads", "chase.elf")), chase)
+        os.makedirs(os.path.join(d, "rebuilt"))
+        rebuilt = other_build(chase, os.path.join(d, "rebuilt", "chase.elf"))
+        record(db, chase, "--board", "clipper-pm", "--profileme", "--paired")
+        ok = alphaprof(["pme", "--db", db])
+        check(ok.status == 0 and "no symbols for chase" not in ok.err and "run_once" in ok.out,
+              "the recorded build gives symbols and no warning", ok)
+        shutil.copy(rebuilt, chase)
+        for cmd in (["pme"], ["pme", "--stacks"], ["paths"], ["annotate", "run_once"], ["topstalls"]):
+            r = alphaprof(cmd + ["--db", db])
+            said = [l for l in r.err.splitlines() if "no symbols for chase" in l]
+            check(len(said) == 1 and "rebuilt since" in said[0] and chase in said[0],
+                  "%s names the rebuilt ELF once" % " ".join(cmd), r)
+            check("record with --paired" not in r.err, "%s does not blame the recording" % " ".join(cmd), r)
+        for cmd in (["report"], ["export", "--format", "folded", "-o", os.path.join(d, "f.txt")]):
+            r = alphaprof(cmd + ["--db", db])
+            lines = r.err.strip().splitlines()
+            check(r.status == 1 and len(lines) == 1 and "no counter samples" in lines[0]
+                  and "ProfileMe samples (alphaprof pme)" in lines[0],
+                  "%s points a ProfileMe-only profile at alphaprof pme" % cmd[0], r)
+    finally:
+        cleanup(d)
