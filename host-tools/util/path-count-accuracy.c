@@ -10,6 +10,7 @@
 #include "firmware/abi/path-region.h"
 #include "hw-model/oracle-format.h"
 #include "util/instrument.h"
+#include "util/symbols.h"
 
 static int sql_error(sqlite3 *db, struct ap_err *err)
 {
@@ -71,6 +72,45 @@ static const struct oracle_blpath *truth_of(const struct oracle_blpath *t, uint6
     return lo < n && t[lo].proc == proc && t[lo].path == path ? &t[lo] : NULL;
 }
 
+int path_session_image(sqlite3 *s, int64_t session, char **image, struct path_table_proc **table, size_t *ntable,
+                       struct ap_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s, "SELECT DISTINCT i.path, i.build_id FROM images i JOIN loadmaps l ON l.image = i.id "
+                              "WHERE l.session = ? AND i.path IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+        return sql_error(s, err);
+    sqlite3_bind_int64(st, 1, session);
+    *table = NULL;
+    *ntable = 0;
+    struct ap_err why = {{0}};
+    while (*ntable == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        struct ap_err e2;
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        free(*table);
+        *table = NULL;
+        if (instrument_path_table(path, table, ntable, &e2))
+            *ntable = 0;
+        else if (*ntable && !symtab_same_build(path, sqlite3_column_blob(st, 1),
+                                               (size_t)sqlite3_column_bytes(st, 1), &why)) {
+            free(*table);
+            *table = NULL;
+            *ntable = 0;
+        }
+        if (*ntable && image) {
+            *image = strdup(path);
+            if (!*image)
+                abort();
+        }
+    }
+    sqlite3_finalize(st);
+    if (!*ntable && why.msg[0])
+        return ap_err_set(err, "session %lld's path counts: %s", (long long)session, why.msg);
+    if (!*ntable)
+        return ap_err_set(err, "session %lld has path counts but no image of it with a path table can be read; "
+                          "keep the instrumented image where it was recorded", (long long)session);
+    return 0;
+}
+
 int path_counts_session(sqlite3 *s, int64_t *session, struct ap_err *err)
 {
     sqlite3_stmt *st;
@@ -124,23 +164,8 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     /* the instrumented image: the session's image with a path table */
     struct path_table_proc *table = NULL;
     size_t ntable = 0;
-    if (sqlite3_prepare_v2(s, "SELECT DISTINCT i.path FROM images i JOIN loadmaps l ON l.image = i.id "
-                              "WHERE l.session = ? AND i.path IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
-        return sql_error(s, err);
-    sqlite3_bind_int64(st, 1, session);
-    while (ntable == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        struct ap_err e2;
-        free(table);
-        table = NULL;
-        if (instrument_path_table((const char *)sqlite3_column_text(st, 0), &table, &ntable, &e2))
-            ntable = 0;
-    }
-    sqlite3_finalize(st);
-    if (!ntable) {
-        free(table);
-        return ap_err_set(err, "session %lld has path counts but no image of it with a path table can be read; "
-                          "keep the instrumented image where it was recorded", (long long)session);
-    }
+    if (path_session_image(s, session, NULL, &table, &ntable, err))
+        return -1;
     /* counters by index, summed over cores */
     uint64_t ncount = 0;
     for (size_t k = 0; k < ntable; k++)

@@ -82,6 +82,15 @@ struct path_count_accuracy {
 int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
                         struct ap_err *err);
 
+/* The instrumented image of a session with path counts: its path table
+ * (*table, *ntable, to free) and, if image is not NULL, its file
+ * (*image, to free).  An image whose ELF is not the recorded build (a
+ * rebuilt or re-instrumented image numbers its paths differently) is an
+ * error, as is none.  -1 with err. */
+struct path_table_proc;
+int path_session_image(sqlite3 *s, int64_t session, char **image, struct path_table_proc **table, size_t *ntable,
+                       struct ap_err *err);
+
 /* The session whose counted paths to read: *session as given, or the
  * newest with counted paths when it is 0; 0 when the database has none
  * (no path_cores table, or no rows).  -1 with err on a database error. */

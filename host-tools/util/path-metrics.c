@@ -19,36 +19,6 @@ static int sql_error(sqlite3 *db, struct ap_err *err)
     return ap_err_set(err, "cannot read the path counts: %s", sqlite3_errmsg(db));
 }
 
-/* The session's image with a path table: its file and table. */
-static int find_image(sqlite3 *s, struct path_metrics *pm, struct path_table_proc **table, size_t *ntable,
-                      struct ap_err *err)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s, "SELECT DISTINCT i.path FROM images i JOIN loadmaps l ON l.image = i.id "
-                              "WHERE l.session = ? AND i.path IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
-        return sql_error(s, err);
-    sqlite3_bind_int64(st, 1, pm->session);
-    *table = NULL;
-    *ntable = 0;
-    while (*ntable == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        struct ap_err e2;
-        const char *path = (const char *)sqlite3_column_text(st, 0);
-        free(*table);
-        *table = NULL;
-        if (instrument_path_table(path, table, ntable, &e2))
-            *ntable = 0;
-        if (*ntable) {
-            pm->image = strdup(path);
-            if (!pm->image)
-                abort();
-        }
-    }
-    sqlite3_finalize(st);
-    if (!*ntable)
-        return ap_err_set(err, "session %lld has path counts but no image of it with a path table can be read; "
-                          "keep the instrumented image where it was recorded", (long long)pm->session);
-    return 0;
-}
 
 static struct hot_path *add_path(struct path_metrics *pm, size_t *cap)
 {
@@ -102,7 +72,7 @@ int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc
     sqlite3_finalize(st);
     struct path_table_proc *table;
     size_t ntable;
-    if (find_image(s, pm, &table, &ntable, err))
+    if (path_session_image(s, pm->session, &pm->image, &table, &ntable, err))
         return -1;
     uint64_t proc_start = 0;
     bool want_proc = proc != NULL;

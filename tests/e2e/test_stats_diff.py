@@ -179,3 +179,31 @@ def test_profileme_commands_name_a_rebuilt_elf_and_report_points_a_profileme_onl
                   "%s points a ProfileMe-only profile at alphaprof pme" % cmd[0], r)
     finally:
         cleanup(d)
+
+
+def test_path_counts_of_an_image_instrumented_again_since_are_refused_not_put_on_other_paths():
+    """A path-instrumented image numbers its paths in a table of its own;
+    instrumenting again (here with --metrics) makes another table and
+    another build-id, so `paths` and `check --paths` refuse the counts in
+    one line naming the image, rather than read them with the new table."""
+    d = tmpdir()
+    try:
+        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "p.oracle")
+        orig = require(build_path("workloads", "calltree.elf"))
+        inst = os.path.join(d, "calltree-paths.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
+        check(r.status == 0, "instrument --paths", r)
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--oracle", oracle, "--db", db, inst,
+                       "--", "4"], timeout=240)
+        check(r.status == 0, "record the instrumented image", r)
+        ok = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(ok.status == 0 and json.loads(ok.out)["path_count_error"] == 0, "the recorded image checks exact", ok)
+        r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", inst])
+        check(r.status == 0, "instrument the same file again, with metrics", r)
+        for cmd in (["paths", "--db", db], ["check", "--paths", "--db", db, "--oracle", oracle]):
+            bad = alphaprof(cmd)
+            lines = bad.err.strip().splitlines()
+            check(bad.status == 1 and len(lines) == 1 and inst in lines[0] and "not the build the profile recorded"
+                  in lines[0], "%s refuses the counts in one line naming the image" % cmd[0], bad)
+    finally:
+        cleanup(d)
