@@ -13,6 +13,32 @@
  * call there), and every call under those.  count_error is the sum over contexts of
  * |profile calls - oracle calls|: exactly 0 when the instrumentation
  * counted every call in its context.
+ *
+ * With metrics (instrument --cct --metrics, cct-region.h notes 3a, 4),
+ * per metric k (CCT_ACC_CYCLES, CCT_ACC_RETIRED: the PMU page's cycles
+ * and retired), over the same contexts (roots left out, the board's
+ * overflow record in with no truth):
+ *   metric_error[k] = sum |instrumented inclusive - truth| / sum truth
+ * (`cct_metric_error`), against the oracle's inclusive deltas from each
+ * call's call instruction to its `ret` (oracle-format.h).  The board's
+ * window is wider by where its trampoline reads the PMU page: the
+ * trampoline's instructions between the reads at the call and the call
+ * instruction, and those between the `ret` and the reads after it (4
+ * instructions a leaf's fast call, more a framed one's: the frame's
+ * stores and activity before, the pop after), which every metered call
+ * adds to its context and, inclusive, to every context above it (so the
+ * error weighs it once per level of the tree above the call); the
+ * offset of each call counted once, in its own context's exclusive
+ * metrics, is reported beside the error as
+ *   metric_bias[k] = sum over contexts of (instrumented exclusive -
+ *   truth exclusive) / calls in the profile
+ * (the exclusive differences sum to those of the roots' children's
+ * inclusive ones): the per-call cost of where the reads are, known, not
+ * noise, as path-count-accuracy.h does for paths.  The rest is interrupts (a timer interrupt
+ * that falls between a read and its call counts on the board only) and
+ * calls the board does not meter (its shadow stack full).  Exclusive
+ * metrics are differences of inclusive ones on both sides, so not
+ * checked apart.
  */
 #ifndef ALPHAPROF_UTIL_CCT_ACCURACY_H
 #define ALPHAPROF_UTIL_CCT_ACCURACY_H
@@ -25,6 +51,8 @@
 #include "util/error.h"
 
 #define CCT_ACC_WORST 10
+enum { CCT_ACC_CYCLES, CCT_ACC_RETIRED, CCT_ACC_NMETRICS };
+#define CCT_ACC_METRIC_NAMES { "cycles", "retired" }
 
 struct cct_mismatch {
     int core;
@@ -41,6 +69,11 @@ struct cct_accuracy {
     uint64_t instrumentation_calls;     /* oracle calls made by the instrumentation: left out */
     uint64_t outside_calls;             /* oracle calls from code in no function of the image: left out */
     uint64_t skipped_calls, overflow_calls;     /* the profile's own counts of what it could not keep */
+    bool metrics;                       /* the tree measured metrics (instrument --cct --metrics) */
+    uint64_t metric_profile[CCT_ACC_NMETRICS], metric_truth[CCT_ACC_NMETRICS];
+    uint64_t metric_abs_diff[CCT_ACC_NMETRICS];
+    double metric_error[CCT_ACC_NMETRICS];      /* cct_metric_error (above) */
+    double metric_bias[CCT_ACC_NMETRICS];       /* per call (above) */
     struct cct_mismatch worst[CCT_ACC_WORST];   /* largest |difference| first */
     size_t nworst;
 };
