@@ -1103,7 +1103,7 @@ static int check_cct(const struct check_options *opts)
         if (a.metrics) {
             printf("  inclusive metrics per context against the model's deltas from each call to its return\n"
                    "  (cct_metric_error = sum |instrumented - truth| / sum truth; bias = (instrumented - truth)\n"
-                   "  per call, each call's once, where the trampolines read the PMU page):\n");
+                   "  per call: where the trampolines read the PMU page, and what interrupts them there):\n");
             for (unsigned k = 0; k < CCT_ACC_NMETRICS; k++)
                 printf("    %-8s cct_metric_error %.4f  instrumented %llu, truth %llu, bias %+.2f per call\n",
                        names[k], a.metric_error[k], (unsigned long long)a.metric_profile[k],

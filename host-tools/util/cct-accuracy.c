@@ -282,7 +282,6 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
         a->skipped_calls += v->cores[k].skipped_calls;
         a->overflow_calls += v->cores[k].overflow_calls;
     }
-    double offset[CCT_ACC_NMETRICS] = {0};     /* sum of exclusive differences (header) */
     for (size_t i = 0; i < t.n; i++) {
         const struct canon *c = &t.c[i];
         if (c->parent == NO_CANON)
@@ -302,15 +301,15 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
             a->metric_profile[k] += p;
             a->metric_truth[k] += o;
             a->metric_abs_diff[k] += p > o ? p - o : o - p;
-            if (t.c[c->parent].parent == NO_CANON)      /* a root's child: every call's offset once */
-                offset[k] += (double)p - (double)o;
         }
     }
     a->metrics = v->metrics;
     for (unsigned k = 0; k < CCT_ACC_NMETRICS && v->metrics; k++) {
         a->metric_error[k] = a->metric_truth[k] ? (double)a->metric_abs_diff[k] / (double)a->metric_truth[k]
                                                 : (a->metric_abs_diff[k] ? 1 : 0);
-        a->metric_bias[k] = a->calls_profile ? offset[k] / (double)a->calls_profile : 0;
+        a->metric_bias[k] = a->calls_profile ? ((double)a->metric_profile[k] - (double)a->metric_truth[k]) /
+                                                   (double)a->calls_profile
+                                             : 0;
     }
     match_free(&mt);
     return 0;

@@ -25,20 +25,20 @@
  * trampoline's instructions between the reads at the call and the call
  * instruction, and those between the `ret` and the reads after it (4
  * instructions a leaf's fast call, more a framed one's: the frame's
- * stores and activity before, the pop after), which every metered call
- * adds to its context and, inclusive, to every context above it (so the
- * error weighs it once per level of the tree above the call); the
- * offset of each call counted once, in its own context's exclusive
- * metrics, is reported beside the error as
- *   metric_bias[k] = sum over contexts of (instrumented exclusive -
- *   truth exclusive) / calls in the profile
- * (the exclusive differences sum to those of the roots' children's
- * inclusive ones): the per-call cost of where the reads are, known, not
- * noise, as path-count-accuracy.h does for paths.  The rest is interrupts (a timer interrupt
- * that falls between a read and its call counts on the board only) and
- * calls the board does not meter (its shadow stack full).  Exclusive
- * metrics are differences of inclusive ones on both sides, so not
- * checked apart.
+ * stores and activity before, the pop after).  The trampolines of the
+ * calls under a context lie inside both windows, so a context's
+ * difference is its own calls' offsets alone, each call's counted once:
+ *   metric_bias[k] = (sum instrumented - sum truth) / calls in the profile
+ * is that offset per call, reported beside the error as path-count-
+ * accuracy.h does for paths: known, not noise.  It holds the cycles and
+ * instructions of whatever ran in the offset's window, interrupts too:
+ * the board's timer interrupt (the profiler's sampling, a handler of
+ * many instructions) lands there in proportion to the window's share of
+ * the run's time, and what it costs counts on the board and not in the
+ * truth, which makes most of the spread from run to run.  Calls the
+ * board does not meter (its shadow stack full) add their whole truth to
+ * the error.  Exclusive metrics are differences of inclusive ones on
+ * both sides, so not checked apart.
  */
 #ifndef ALPHAPROF_UTIL_CCT_ACCURACY_H
 #define ALPHAPROF_UTIL_CCT_ACCURACY_H
