@@ -31,6 +31,11 @@
  * control flow before every retired ProfileMe sample to PATH.pmepaths,
  * and, when the host wrote a path plan to PATH.plan, bl-oracle.h counts
  * every planned procedure's Ball-Larus paths into PATH.blpaths.
+ * cct-oracle.h builds every core's calling context tree into PATH.cct,
+ * each retired user-mode instruction given to it after the PMU page's
+ * cycles and retired took it in (its calls' and returns' metrics read
+ * what a later instruction reads there), before bl-oracle.h's, which
+ * keys paths by its current record.
  *
  * Errors (bad arguments, no RAM file, an oracle that cannot be written)
  * fail the run: each is one line appended to errors=PATH, which the
