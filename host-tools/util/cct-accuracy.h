@@ -24,8 +24,10 @@
  * window is wider by where its trampoline reads the PMU page: the
  * trampoline's instructions between the reads at the call and the call
  * instruction, and those between the `ret` and the reads after it (4
- * instructions a leaf's fast call, more a framed one's: the frame's
- * stores and activity before, the pop after).  The trampolines of the
+ * instructions a leaf's fast call, 10 a leaf's the slow path found, 25
+ * a framed one's: the frame's stores and activity before, the pop after;
+ * none for an inner activation of folded recursion, which adds no time
+ * on either side).  The trampolines of the
  * calls under a context lie inside both windows, so a context's
  * difference is its own calls' offsets alone, each call's counted once:
  *   metric_bias[k] = (sum instrumented - sum truth) / calls in the profile

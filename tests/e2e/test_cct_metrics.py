@@ -6,28 +6,29 @@ cct_metric_error per metric and the bias per call (util/cct-accuracy.h).
 
 The truth's window of a call runs from its call instruction to its `ret`;
 the trampoline reads the PMU page a few instructions before its call and
-after the return (4 instructions a leaf's fast call, 25 a framed call's),
-so an exact instrumentation is off by those per call, plus whatever
-interrupts land in them (the profiler's timer, whose handler is long).
-The bounds of the first tests are the largest values measured over five
-runs of drystone and listmark (2026-11-28, branch cctchk15, a busy
-machine: drystone 0.058-0.061 / 0.055-0.058, bias 11.7-16.2 / 28.8-39.9
-cycles / instructions a call; listmark 0.0029-0.0066 / 0.0026-0.0062,
-bias 3.4-5.8 / 7.3-13.0) with about a third more for the spread; the
-deterministic runs (one instruction a ns, repeated exactly) are bounded
-by the trampolines' offsets themselves."""
+after the return: 4 instructions a leaf's fast call, 10 a leaf's call by
+the slow path, 25 a framed call's (28 where a longjmp may land), and
+nothing for an inner activation of folded recursion, whose time only its
+outermost one adds (cct-region.h note 4).  An exact instrumentation is
+off by those per call, plus whatever interrupts land in them: the
+profiler's timer handler is long, and in an ordinary run (host time
+paces the timer) how many land there varies from run to run.
+
+So the bias per call is bounded in deterministic runs (one instruction a
+ns, repeated exactly), by the offsets the workload's calls have; in
+ordinary runs the error is bounded by the largest measured (2026-11-28,
+branch cctchk15, a busy machine; drystone 0.058-0.061 / 0.055-0.058
+cycles / instructions over six runs, listmark 0.0029-0.0095 /
+0.0026-0.0089 over seven, where one handler more in the offsets of its
+10,793 calls moves it by about 0.001) with margin for that spread."""
 import json
 import os
 import struct
 
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
-# workload -> (cct_metric_error bound for cycles, for retired; bias per
-# call bound for cycles, for retired), from five runs each (docstring)
-BOUNDS = {
-    "drystone": (0.08, 0.08, 22.0, 52.0),
-    "listmark": (0.010, 0.010, 8.0, 18.0),
-}
+# workload -> cct_metric_error bound (cycles and retired) in an ordinary run
+BOUNDS = {"drystone": 0.08, "listmark": 0.02}
 
 
 def _metered_run(d, name, *opts, metrics=True, args=None, timeout=250):
@@ -51,17 +52,15 @@ def _within_bounds(name, timeout=250):
         check(j["cct_count_error"] == 0, "%s: the calls are exact with metrics too" % name, j)
         check(j["metrics"] is True, "%s: the tree says it measured metrics" % name, j)
         err, m = j["cct_metric_error"], {x["metric"]: x for x in j["cct_metrics"]}
-        ce, re_, cb, rb = BOUNDS[name]
-        check(0 <= err["cycles"] <= ce and 0 <= err["retired"] <= re_,
-              "%s: inclusive cycles and instructions per context within %.0f / %.0f %% of the model's: %s"
-              % (name, 100 * ce, 100 * re_, err), j)
-        # the board's window holds the truth's and the trampoline's reads
-        # around it: never less, a few instructions a call more
-        check(m["retired"]["profile"] > m["retired"]["truth"] > 0 and m["cycles"]["profile"] > m["cycles"]["truth"],
-              "%s: the instrumentation measures more than the model, never less, in sum" % name, j)
-        check(4 <= m["retired"]["bias_per_call"] <= rb and 0 < m["cycles"]["bias_per_call"] <= cb,
-              "%s: the bias per call is the trampolines' reads' offset (4 instructions or more) and what "
-              "interrupts it: %s" % (name, m), j)
+        bound = BOUNDS[name]
+        check(0 <= err["cycles"] <= bound and 0 <= err["retired"] <= bound,
+              "%s: inclusive cycles and instructions per context within %.0f %% of the model's: %s"
+              % (name, 100 * bound, err), j)
+        # the board's window holds the truth's, and the trampoline's reads
+        # around it: never less, in sum
+        check(m["retired"]["profile"] > m["retired"]["truth"] > 0 and m["cycles"]["profile"] > m["cycles"]["truth"]
+              and m["retired"]["bias_per_call"] > 0 and m["cycles"]["bias_per_call"] > 0,
+              "%s: the instrumentation measures more than the model, never less: %s" % (name, m), j)
         r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle])
         check(r.status == 0 and "cycles   cct_metric_error" in r.out and "retired  cct_metric_error" in r.out
               and "bias" in r.out, "%s: the text report gives both metrics' error and bias" % name, r)
@@ -92,9 +91,10 @@ def test_in_a_deterministic_run_qsorts_calls_are_off_by_a_leaf_calls_four_instru
     by the fast path: its trampoline's second PMU load reads retired,
     and that load, a `bis` and the call retire before the truth's window
     opens (3); after the `ret` its load of cycles retires before the
-    load of retired reads (1): 4 instructions a call, never fewer; a
-    deterministic run (measured 4.0, cct_metric_error 0.010 / 0.017) has
-    few timer interrupts to land in them."""
+    load of retired reads (1): 4 instructions a call (qsort's own
+    recursive calls, whose inner activations add nothing, are a few
+    thousand); a deterministic run (measured 4.0, cct_metric_error
+    0.010 / 0.017) has few timer interrupts to land in them."""
     j, m = _offsets("qsort")
     check(4.0 <= m["retired"]["bias_per_call"] <= 4.3,
           "4 instructions a call and nearly nothing else: %s" % m, j)
@@ -112,6 +112,19 @@ def test_in_a_deterministic_run_drystones_calls_are_off_by_their_trampolines_rea
     j, m = _offsets("drystone")
     check(6.6 <= m["retired"]["bias_per_call"] <= 7.0, "the trampolines' offsets a call: %s" % m, j)
     check(0 < m["cycles"]["bias_per_call"] <= 4, "a few cycles a call: %s" % m, j)
+
+
+def test_in_a_deterministic_run_listmarks_recursion_adds_its_offset_once_per_outermost_call():
+    """listmark's 10,793 calls: 5,200 leaf calls of crc16_u16 (4
+    instructions each), 5,080 of the recursive sort of which only the 40
+    outermost add their frame's 25 (inner activations add nothing, as on
+    both sides), and some 500 more of the library's (10 to 28 each): 3.2
+    a call measured, 2.0 from the first two alone."""
+    j, m = _offsets("listmark")
+    check(3.0 <= m["retired"]["bias_per_call"] <= 3.5, "the outermost calls' offsets a call: %s" % m, j)
+    check(0 < m["cycles"]["bias_per_call"] <= 3, "a few cycles a call: %s" % m, j)
+    check(j["cct_metric_error"]["cycles"] <= 0.01 and j["cct_metric_error"]["retired"] <= 0.01,
+          "within 1 %% of the model's: %s" % j["cct_metric_error"], j)
 
 
 def test_a_counts_only_tree_has_no_metric_error_and_an_old_oracle_is_refused_in_one_line():
