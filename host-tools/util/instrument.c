@@ -200,6 +200,9 @@ struct site {
     uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
     uint64_t call_leaf_slow;    /* ... and, with metrics, the one for a leaf the slow path found, 0 if none */
     uint64_t resume;            /* --both: where its return goes on (a path continuation), 0: pc + 4 */
+    uint64_t back_gp;           /* --cct: the gp the caller's reload after the call computes, 0: none */
+    unsigned back_skip;         /* --cct: bytes after the call its return skips (plan_back) */
+    bool ra_dead;               /* --cct: nothing reads ra where the caller goes on (plan_back) */
     bool from_paths;            /* --both: a path trampoline at pc branches to its trampoline */
 };
 
@@ -582,12 +585,101 @@ static void put_call(struct code *c, const struct site *s)
         put_branch(c, OP_BSR, R_RA, s->target);
 }
 
-/* Back at the call site: ra as the original call left it (the caller's gp
- * reload reads it), then S + 4. */
+/* Back at the call site (cct-region.h note 2): ra as the original call
+ * left it, then S + 4; or, when the caller reloads gp from ra right after
+ * the call, that gp (ra is dead past the reload) and on after the reload;
+ * either way past the unops that follow (plan_back). */
 static void put_back(struct code *c, const struct site *s)
 {
-    put_const(c, R_RA, s->pc + 4);
-    put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4);
+    if (s->back_gp)
+        put_const(c, R_GP, s->back_gp);
+    else if (!s->ra_dead)
+        put_const(c, R_RA, s->pc + 4);
+    put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4 + s->back_skip);
+}
+
+/* Whether ra is dead at `at` in the caller's code (below `end`): in the
+ * straight line from there an instruction writes it (a load into it, a
+ * call) before any reads it; a branch, a jump or an instruction not
+ * decoded here ends the look, and then it may be read (plan_back). */
+static bool ra_dead_at(const struct elf_in *e, uint64_t at, uint64_t end)
+{
+    for (unsigned n = 0; n < 32 && at + 4 <= end; n++, at += 4) {
+        const uint8_t *p = at_addr(e, at, 4);
+        if (!p)
+            return false;
+        uint32_t w;
+        memcpy(&w, p, 4);
+        unsigned op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31, rc = w & 31;
+        bool reads, writes;
+        switch (op) {
+        case 0x08: case 0x09: case 0x0a: case 0x0b: case 0x0c:     /* lda, ldah, ldbu, ldq_u, ldwu */
+        case 0x28: case 0x29: case 0x2a: case 0x2b:                /* ldl, ldq, ldl_l, ldq_l */
+            reads = rb == R_RA;
+            writes = ra == R_RA;
+            break;
+        case 0x0d: case 0x0e: case 0x0f: case 0x2c: case 0x2d:     /* stw, stb, stq_u, stl, stq */
+            reads = ra == R_RA || rb == R_RA;
+            writes = false;
+            break;
+        case 0x10: case 0x11: case 0x12: case 0x13: case 0x1c:     /* integer operates */
+            reads = ra == R_RA || (!(w & 0x1000) && rb == R_RA);
+            writes = rc == R_RA;
+            break;
+        case OP_BSR:                                               /* a call writes ra */
+            return ra == R_RA;
+        case OP_JMP:
+            return ((w >> 14) & 3) == 1 && ra == R_RA && rb != R_RA;
+        default:
+            return false;
+        }
+        if (reads)
+            return false;
+        if (writes)
+            return true;
+    }
+    return false;
+}
+
+/* Where a call's return goes on (--cct, cct-region.h note 2): a gp
+ * reload right after the call (`ldah $29, hi($26); lda $29, lo($29)`,
+ * ra the return address S + 4) is done by the trampoline with the value
+ * it computes, and the unops after the call or the reload (at most 3)
+ * are skipped: the caller's code goes on as after the original call,
+ * the instructions that only read a known ra or do nothing not run
+ * (the return's fetch groups are what cost, notes 9).  Without a reload,
+ * ra is set back to S + 4 only where the caller may read it (ra_dead_at:
+ * compiled code reloads its own ra from its frame before it returns).
+ * Only call sites' words are patched, never these, so they are the
+ * original's (a later site's call word is read before it is patched). */
+static void plan_back(const struct elf_in *e, const struct proc *procs, struct site *s)
+{
+    uint64_t at = s->pc + 4;
+    const uint8_t *w = at_addr(e, at, 8);
+    s->back_gp = 0;
+    s->back_skip = 0;
+    s->ra_dead = false;
+    if (!w)
+        return;
+    uint32_t a, b;
+    memcpy(&a, w, 4);
+    memcpy(&b, w + 4, 4);
+    if ((a & 0xffff0000u) == mem(OP_LDAH, R_GP, R_RA, 0) && (b & 0xffff0000u) == mem(OP_LDA, R_GP, R_GP, 0)) {
+        s->back_gp = at + (uint64_t)((int64_t)(int16_t)(a & 0xffff) * 65536 + (int16_t)(b & 0xffff));
+        s->back_skip = 8;
+    }
+    for (unsigned n = 0; n < 3; n++) {
+        const uint8_t *u = at_addr(e, at + s->back_skip, 4);
+        uint32_t x;
+        if (!u)
+            break;
+        memcpy(&x, u, 4);
+        if (x != UNOP)
+            break;
+        s->back_skip += 4;
+    }
+    if (!s->back_gp && s->proc >= 0)
+        s->ra_dead = ra_dead_at(e, at + s->back_skip, procs[s->proc].end);
 }
 
 /* One call site's trampoline (register use: cct-region.h note 2; before
@@ -1145,6 +1237,7 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
             put(&c, UNOP);
         uint64_t t = here(&c);
         struct tramp_calls tc;
+        plan_back(&e, procs, &sites[i]);
         put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, metrics, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
