@@ -48,7 +48,9 @@
  *     after the call or the reload are skipped; ra is set back to S + 4
  *     only where the caller may still read it (util/instrument.c
  *     plan_back: compiled code reloads its own ra from its frame, a call
- *     writes it; ra is dead past a reload).  Scratch registers
+ *     writes it; ra is dead past a reload); either value is one lda from
+ *     ra, the trampoline's own return address, when that reaches it
+ *     (put_back).  Scratch registers
  *     are the temporaries ($1-$8, $22-$25, $28): dead at a standard call and
  *     after its return.  A call is therefore what the model's oracle counts
  *     too: a tail call (br/jmp) is no call, its callee's calls belong to the

@@ -79,6 +79,7 @@ struct code {
     size_t len, cap;
     uint64_t base;              /* address of bytes[0] */
     bool out_of_reach;
+    uint64_t ra;                /* what ra holds after the last call put (put_call), for put_back */
 };
 
 static uint64_t here(const struct code *c) { return c->base + c->len; }
@@ -579,6 +580,7 @@ static void put_outermost_metrics(struct code *c)
 /* The call instruction of site s at the trampoline's current address. */
 static void put_call(struct code *c, const struct site *s)
 {
+    c->ra = here(c) + 4;
     if (s->jsr)
         put(c, s->insn);        /* jsr is absolute: the same word works here */
     else
@@ -588,11 +590,19 @@ static void put_call(struct code *c, const struct site *s)
 /* Back at the call site (cct-region.h note 2): ra as the original call
  * left it, then S + 4; or, when the caller reloads gp from ra right after
  * the call, that gp (ra is dead past the reload) and on after the reload;
- * either way past the unops that follow (plan_back). */
+ * either way past the unops that follow (plan_back).  Each is one lda
+ * from ra (the trampoline's own return address, put_call; a longjmp to
+ * setjmp's second return restores it too) when the distance fits. */
 static void put_back(struct code *c, const struct site *s)
 {
-    if (s->back_gp)
+    /* from ra, the trampoline's return address, when one lda reaches */
+    int64_t to_gp = (int64_t)(s->back_gp - c->ra), to_ret = (int64_t)(s->pc + 4 - c->ra);
+    if (s->back_gp && to_gp >= -0x8000 && to_gp < 0x8000)
+        put(c, mem(OP_LDA, R_GP, R_RA, (int)to_gp));
+    else if (s->back_gp)
         put_const(c, R_GP, s->back_gp);
+    else if (!s->ra_dead && to_ret >= -0x8000 && to_ret < 0x8000)
+        put(c, mem(OP_LDA, R_RA, R_RA, (int)to_ret));
     else if (!s->ra_dead)
         put_const(c, R_RA, s->pc + 4);
     put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4 + s->back_skip);

@@ -94,7 +94,7 @@ def test_in_a_deterministic_run_qsorts_calls_are_off_by_a_leaf_calls_four_instru
     load of retired reads (1): 4 instructions a call (qsort's own
     recursive calls, whose inner activations add nothing, are a few
     thousand); a deterministic run (measured 4.0, cct_metric_error
-    0.010 / 0.017) has few timer interrupts to land in them."""
+    0.011 / 0.018) has few timer interrupts to land in them."""
     j, m = _offsets("qsort")
     check(4.0 <= m["retired"]["bias_per_call"] <= 4.3,
           "4 instructions a call and nearly nothing else: %s" % m, j)
