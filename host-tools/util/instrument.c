@@ -608,20 +608,33 @@ static void put_back(struct code *c, const struct site *s)
     put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4 + s->back_skip);
 }
 
-/* Whether ra is dead at `at` in the caller's code (below `end`): in the
- * straight line from there an instruction writes it (a load into it, a
- * call) before any reads it; a branch, a jump or an instruction not
- * decoded here ends the look, and then it may be read (plan_back). */
-static bool ra_dead_at(const struct elf_in *e, uint64_t at, uint64_t end)
+/* Whether ra is dead at `at` in the caller's code [start, end): on every
+ * path from there an instruction writes it (a load into it, a call)
+ * before any reads it; the paths are followed through branches within
+ * the procedure, and a jump, a return, a branch out of it, an
+ * instruction not decoded here or more than RA_LOOK instructions end the
+ * look: then it may be read (plan_back). */
+#define RA_LOOK 256
+struct ra_look { uint64_t seen[RA_LOOK]; unsigned n; };
+
+static bool ra_dead_from(const struct elf_in *e, uint64_t at, uint64_t start, uint64_t end, struct ra_look *lk)
 {
-    for (unsigned n = 0; n < 32 && at + 4 <= end; n++, at += 4) {
+    for (;;) {
+        if (at < start || at + 4 > end)
+            return false;
+        for (unsigned k = 0; k < lk->n; k++)
+            if (lk->seen[k] == at)
+                return true;            /* followed from there already */
+        if (lk->n == RA_LOOK)
+            return false;
+        lk->seen[lk->n++] = at;
         const uint8_t *p = at_addr(e, at, 4);
         if (!p)
             return false;
         uint32_t w;
         memcpy(&w, p, 4);
         unsigned op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31, rc = w & 31;
-        bool reads, writes;
+        bool reads = false, writes = false;
         switch (op) {
         case 0x08: case 0x09: case 0x0a: case 0x0b: case 0x0c:     /* lda, ldah, ldbu, ldq_u, ldwu */
         case 0x28: case 0x29: case 0x2a: case 0x2b:                /* ldl, ldq, ldl_l, ldq_l */
@@ -630,16 +643,32 @@ static bool ra_dead_at(const struct elf_in *e, uint64_t at, uint64_t end)
             break;
         case 0x0d: case 0x0e: case 0x0f: case 0x2c: case 0x2d:     /* stw, stb, stq_u, stl, stq */
             reads = ra == R_RA || rb == R_RA;
-            writes = false;
             break;
         case 0x10: case 0x11: case 0x12: case 0x13: case 0x1c:     /* integer operates */
             reads = ra == R_RA || (!(w & 0x1000) && rb == R_RA);
             writes = rc == R_RA;
             break;
         case OP_BSR:                                               /* a call writes ra */
-            return ra == R_RA;
+            if (ra == R_RA)
+                return true;
+            return false;
         case OP_JMP:
             return ((w >> 14) & 3) == 1 && ra == R_RA && rb != R_RA;
+        case OP_BR:
+            if (ra == R_RA)
+                return true;
+            if (ra != R_ZERO)
+                return false;
+            at = at + 4 + 4 * (uint64_t)((int64_t)(int32_t)(w << 11) >> 11);
+            continue;
+        case 0x38: case 0x39: case 0x3a: case 0x3b:                /* blbc, beq, blt, ble */
+        case 0x3c: case 0x3d: case 0x3e: case 0x3f:                /* blbs, bne, bge, bgt */
+            if (ra == R_RA)
+                return false;
+            if (!ra_dead_from(e, at + 4 + 4 * (uint64_t)((int64_t)(int32_t)(w << 11) >> 11), start, end, lk))
+                return false;
+            at += 4;
+            continue;
         default:
             return false;
         }
@@ -647,8 +676,15 @@ static bool ra_dead_at(const struct elf_in *e, uint64_t at, uint64_t end)
             return false;
         if (writes)
             return true;
+        at += 4;
     }
-    return false;
+}
+
+static bool ra_dead_at(const struct elf_in *e, uint64_t at, const struct proc *p)
+{
+    struct ra_look lk;
+    lk.n = 0;
+    return ra_dead_from(e, at, p->entry, p->end, &lk);
 }
 
 /* Where a call's return goes on (--cct, cct-region.h note 2): a gp
@@ -660,8 +696,8 @@ static bool ra_dead_at(const struct elf_in *e, uint64_t at, uint64_t end)
  * (the return's fetch groups are what cost, notes 9).  Without a reload,
  * ra is set back to S + 4 only where the caller may read it (ra_dead_at:
  * compiled code reloads its own ra from its frame before it returns).
- * Only call sites' words are patched, never these, so they are the
- * original's (a later site's call word is read before it is patched). */
+ * Planned for every site before any is patched: the words read are the
+ * original's. */
 static void plan_back(const struct elf_in *e, const struct proc *procs, struct site *s)
 {
     uint64_t at = s->pc + 4;
@@ -689,7 +725,7 @@ static void plan_back(const struct elf_in *e, const struct proc *procs, struct s
         s->back_skip += 4;
     }
     if (!s->back_gp && s->proc >= 0)
-        s->ra_dead = ra_dead_at(e, at + s->back_skip, procs[s->proc].end);
+        s->ra_dead = ra_dead_at(e, at + s->back_skip, &procs[s->proc]);
 }
 
 /* One call site's trampoline (register use: cct-region.h note 2; before
@@ -1242,12 +1278,13 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
     put_stub(&c, c.base, lookup);
     uint64_t unwind = here(&c);
     put_unwind(&c, metrics);
+    for (unsigned i = 0; i < nsites; i++)     /* on the original's words, before any site is patched */
+        plan_back(&e, procs, &sites[i]);
     for (unsigned i = 0; i < nsites; i++) {
         while (here(&c) % 16)
             put(&c, UNOP);
         uint64_t t = here(&c);
         struct tramp_calls tc;
-        plan_back(&e, procs, &sites[i]);
         put_trampoline(&c, &sites[i], procs, nprocs, stub, unwind, metrics, &tc);
         sites[i].call = tc.pushed;
         sites[i].call_unpushed = tc.unpushed;
