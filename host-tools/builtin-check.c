@@ -190,7 +190,9 @@ int cmd_check(int argc, char **argv)
         OPT_BOOLEAN(0, "cct", &o.cct,
                     "check the calling context tree of an instrumented image\n"
                     "(alphaprof instrument --cct) against the model's exact one\n"
-                    "(FILE.cct): calls per context, cct_count_error must be 0"),
+                    "(FILE.cct): calls per context, cct_count_error must be 0;\n"
+                    "with --metrics images, each context's inclusive cycles and\n"
+                    "instructions too (cct_metric_error, bias per call)"),
         OPT_UINT(0, "min-samples", &o.min_samples, "N", 1, OPT_NUMBER_MAX,
                  "--values: check loads with at least N values sampled (default 30)"),
         OPT_BOOLEAN(0, "paths", &o.paths,
@@ -1042,17 +1044,38 @@ static int check_cct(const struct check_options *opts)
         cv_free(&v);
         return 1;
     }
+    static const char *const names[CCT_ACC_NMETRICS] = CCT_ACC_METRIC_NAMES;
     if (opts->po.json) {
         printf("{\"session\": %lld, \"cct_count_error\": %llu, \"contexts_profile\": %llu, "
                "\"contexts_oracle\": %llu, \"contexts_equal\": %llu, \"calls_profile\": %llu, "
                "\"calls_oracle\": %llu, \"instrumentation_calls\": %llu, \"outside_calls\": %llu, "
                "\"skipped_calls\": %llu, "
-               "\"overflow_calls\": %llu, \"mismatches\": [",
+               "\"overflow_calls\": %llu, \"metrics\": %s, \"cct_metric_error\": ",
                (long long)v.session, (unsigned long long)a.count_error, (unsigned long long)a.contexts_profile,
                (unsigned long long)a.contexts_oracle, (unsigned long long)a.contexts_equal,
                (unsigned long long)a.calls_profile, (unsigned long long)a.calls_oracle,
                (unsigned long long)a.instrumentation_calls, (unsigned long long)a.outside_calls,
-               (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls);
+               (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls,
+               a.metrics ? "true" : "false");
+        if (a.metrics) {
+            printf("{");
+            for (unsigned k = 0; k < CCT_ACC_NMETRICS; k++) {
+                printf("%s\"%s\": ", k ? ", " : "", names[k]);
+                json_num(stdout, a.metric_error[k]);
+            }
+            printf("}, \"cct_metrics\": [");
+            for (unsigned k = 0; k < CCT_ACC_NMETRICS; k++) {
+                printf("%s{\"metric\": \"%s\", \"profile\": %llu, \"truth\": %llu, \"abs_diff\": %llu, "
+                       "\"bias_per_call\": ", k ? ", " : "", names[k], (unsigned long long)a.metric_profile[k],
+                       (unsigned long long)a.metric_truth[k], (unsigned long long)a.metric_abs_diff[k]);
+                json_num(stdout, a.metric_bias[k]);
+                printf("}");
+            }
+            printf("]");
+        } else {
+            printf("null, \"cct_metrics\": null");
+        }
+        printf(", \"mismatches\": [");
         for (size_t i = 0; i < a.nworst; i++)
             printf("%s{\"core\": %d, \"depth\": %u, \"site\": %llu, \"callee\": %llu, \"profile\": %llu, "
                    "\"oracle\": %llu}", i ? ", " : "", a.worst[i].core, a.worst[i].depth,
@@ -1077,6 +1100,17 @@ static int check_cct(const struct check_options *opts)
             printf("; the board skipped %llu calls (shadow stack full) and put %llu on the overflow record",
                    (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls);
         printf("\n");
+        if (a.metrics) {
+            printf("  inclusive metrics per context against the model's deltas from each call to its return\n"
+                   "  (cct_metric_error = sum |instrumented - truth| / sum truth; bias = (instrumented - truth)\n"
+                   "  per call: where the trampolines read the PMU page, and what interrupts them there):\n");
+            for (unsigned k = 0; k < CCT_ACC_NMETRICS; k++)
+                printf("    %-8s cct_metric_error %.4f  instrumented %llu, truth %llu, bias %+.2f per call\n",
+                       names[k], a.metric_error[k], (unsigned long long)a.metric_profile[k],
+                       (unsigned long long)a.metric_truth[k], a.metric_bias[k]);
+        } else {
+            printf("  counts only (no metrics measured: instrument --cct --metrics for cct_metric_error)\n");
+        }
         for (size_t i = 0; i < a.nworst; i++) {
             const struct cct_mismatch *m = &a.worst[i];
             printf("  core %d depth %u: %s called from 0x%llx: profile %llu, truth %llu\n", m->core, m->depth,

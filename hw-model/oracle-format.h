@@ -334,11 +334,31 @@ _Static_assert(sizeof(struct oracle_blpath) == 24 + 8 * PMU_EV_COUNT, "oracle_bl
  * trampolines make the calls from their own PCs: `check --cct` maps them
  * back to the original sites with the image's site table.
  *
+ * Per record, besides its calls, its inclusive metrics (version 2): the
+ * PMU page's cycles and retired (pmu-window.h, the counters `instrument
+ * --cct --metrics` reads) summed over the record's activations, each
+ * from the counts after its call instruction retired to those after the
+ * `ret` that returned from it retired; only an outermost activation
+ * counts (a return whose record has no other frame on the stack; folded
+ * recursion is inside it), as the instrumentation counts (cct-region.h
+ * note 4), and a frame a longjmp abandons adds nothing.  Everything the
+ * core ran in between counts: the callee, its callees, interrupts and, in
+ * an instrumented image, the trampolines of the calls under it.  The
+ * instrumentation's own reads differ by where its trampoline reads the
+ * page: before its call instruction (its last few instructions before
+ * the call count on the board, not here) and after the return (the few
+ * after the `ret` up to the read likewise), so an exact instrumentation
+ * exceeds this truth by about that many instructions and their cycles a
+ * metered call: `check --cct` reports it as the bias per call beside
+ * cct_metric_error (util/cct-accuracy.h).  A call the board does not
+ * meter (made with its shadow stack full, cct-region.h note 5) is still
+ * metered here, and shows in the error.
+ *
  *   struct oracle_cct_header
  *   struct oracle_cct_record x nrecords, sorted by (core, id)
  */
 #define ORACLE_CCT_MAGIC      0x54434352524f7270ULL  /* "prORRCCT" */
-#define ORACLE_CCT_VERSION    1
+#define ORACLE_CCT_VERSION    2      /* 2: inclusive cycles and retired per record */
 
 struct oracle_cct_header {
     uint64_t magic;
@@ -356,6 +376,7 @@ struct oracle_cct_record {
     uint64_t callee;            /* procedure entry; 0 for the root */
     uint64_t site;              /* call instruction's PC; 0 for the root */
     uint64_t calls;
+    uint64_t cycles, retired;   /* inclusive, outermost activations (above); 0 for the root */
 };
 
 /*
@@ -396,6 +417,6 @@ _Static_assert(sizeof(struct oracle_cctpaths_header) == 32, "oracle_cctpaths_hea
 _Static_assert(sizeof(struct oracle_cctpath) == 40, "oracle_cctpath: fixed layout");
 
 _Static_assert(sizeof(struct oracle_cct_header) == 32, "oracle_cct_header: fixed layout");
-_Static_assert(sizeof(struct oracle_cct_record) == 48, "oracle_cct_record: fixed layout");
+_Static_assert(sizeof(struct oracle_cct_record) == 64, "oracle_cct_record: fixed layout");
 
 #endif

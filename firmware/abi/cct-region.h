@@ -40,7 +40,17 @@
  *     instruction at S becomes `br` to a trampoline; the trampoline looks up
  *     the callee's record, pushes a shadow frame, makes the call itself,
  *     and on return pops, accumulates and sets ra = S + 4 before branching
- *     back to S + 4 (the caller's gp reload reads ra).  Scratch registers
+ *     back to S + 4 (the caller's gp reload reads ra).  With --cct (not
+ *     --both, whose returns go on in path continuations) the return goes
+ *     on past what only reads a known ra or does nothing: a gp reload
+ *     right after the call (`ldah $29, x($26); lda $29, y($29)`) is done
+ *     by the trampoline, gp set to the value it computes, and unops
+ *     after the call or the reload are skipped; ra is set back to S + 4
+ *     only where the caller may still read it (util/instrument.c
+ *     plan_back: compiled code reloads its own ra from its frame, a call
+ *     writes it; ra is dead past a reload); either value is one lda from
+ *     ra, the trampoline's own return address, when that reaches it
+ *     (put_back).  Scratch registers
  *     are the temporaries ($1-$8, $22-$25, $28): dead at a standard call and
  *     after its return.  A call is therefore what the model's oracle counts
  *     too: a tail call (br/jmp) is no call, its callee's calls belong to the

@@ -24,6 +24,7 @@ struct canon {
     unsigned depth;
     const struct cv_node *node;
     uint64_t profile, oracle;
+    uint64_t profile_m[CCT_ACC_NMETRICS], oracle_m[CCT_ACC_NMETRICS];  /* inclusive metrics */
     bool in_profile, in_oracle;
 };
 
@@ -95,7 +96,8 @@ static int read_oracle(const char *oracle_path, struct oracle_cct_record **recs,
     if (fread(&h, sizeof h, 1, f) != 1 || h.magic != ORACLE_CCT_MAGIC)
         ap_err_set(err, "%s: not a calling-context oracle", path);
     else if (h.version != ORACLE_CCT_VERSION)
-        ap_err_set(err, "%s: calling-context oracle version %u, this alphaprof reads %u; record again", path,
+        ap_err_set(err, "%s: calling-context oracle version %u, this alphaprof reads %u (with each context's "
+                   "cycles and instructions); record again with this alphaprof and --oracle", path,
                    h.version, ORACLE_CCT_VERSION);
     else if (h.run_id != oh.run_id)
         ap_err_set(err, "%s is of another run than %s; record again", path, oracle_path);
@@ -215,6 +217,8 @@ static int match(const struct cct_view *v, const char *oracle_path, struct match
             c = context(&t, canon_of[n->parent], n->site_addr, n->callee_addr, n->core);
         canon_of[i] = c;
         t.c[c].profile += n->calls;
+        t.c[c].profile_m[CCT_ACC_CYCLES] += n->cycles;
+        t.c[c].profile_m[CCT_ACC_RETIRED] += n->retired;
         t.c[c].in_profile |= n->parent != CV_NO_NODE || n->id == 0 || n->calls > 0;
         if (!t.c[c].node)
             t.c[c].node = n;
@@ -250,6 +254,8 @@ static int match(const struct cct_view *v, const char *oracle_path, struct match
         size_t c = context(&t, parent, site, r->callee, (int)r->core);
         ocanon[i] = c;
         t.c[c].oracle += r->calls;
+        t.c[c].oracle_m[CCT_ACC_CYCLES] += r->cycles;
+        t.c[c].oracle_m[CCT_ACC_RETIRED] += r->retired;
         t.c[c].in_oracle = true;
     }
     free(map);
@@ -290,6 +296,20 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
             a->count_error += c->profile > c->oracle ? c->profile - c->oracle : c->oracle - c->profile;
             keep_worst(a, c);
         }
+        for (unsigned k = 0; k < CCT_ACC_NMETRICS && v->metrics; k++) {
+            uint64_t p = c->profile_m[k], o = c->oracle_m[k];
+            a->metric_profile[k] += p;
+            a->metric_truth[k] += o;
+            a->metric_abs_diff[k] += p > o ? p - o : o - p;
+        }
+    }
+    a->metrics = v->metrics;
+    for (unsigned k = 0; k < CCT_ACC_NMETRICS && v->metrics; k++) {
+        a->metric_error[k] = a->metric_truth[k] ? (double)a->metric_abs_diff[k] / (double)a->metric_truth[k]
+                                                : (a->metric_abs_diff[k] ? 1 : 0);
+        a->metric_bias[k] = a->calls_profile ? ((double)a->metric_profile[k] - (double)a->metric_truth[k]) /
+                                                   (double)a->calls_profile
+                                             : 0;
     }
     match_free(&mt);
     return 0;

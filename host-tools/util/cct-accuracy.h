@@ -13,6 +13,34 @@
  * call there), and every call under those.  count_error is the sum over contexts of
  * |profile calls - oracle calls|: exactly 0 when the instrumentation
  * counted every call in its context.
+ *
+ * With metrics (instrument --cct --metrics, cct-region.h notes 3a, 4),
+ * per metric k (CCT_ACC_CYCLES, CCT_ACC_RETIRED: the PMU page's cycles
+ * and retired), over the same contexts (roots left out, the board's
+ * overflow record in with no truth):
+ *   metric_error[k] = sum |instrumented inclusive - truth| / sum truth
+ * (`cct_metric_error`), against the oracle's inclusive deltas from each
+ * call's call instruction to its `ret` (oracle-format.h).  The board's
+ * window is wider by where its trampoline reads the PMU page: the
+ * trampoline's instructions between the reads at the call and the call
+ * instruction, and those between the `ret` and the reads after it (4
+ * instructions a leaf's fast call, 10 a leaf's the slow path found, 25
+ * a framed one's: the frame's stores and activity before, the pop after;
+ * none for an inner activation of folded recursion, which adds no time
+ * on either side).  The trampolines of the
+ * calls under a context lie inside both windows, so a context's
+ * difference is its own calls' offsets alone, each call's counted once:
+ *   metric_bias[k] = (sum instrumented - sum truth) / calls in the profile
+ * is that offset per call, reported beside the error as path-count-
+ * accuracy.h does for paths: known, not noise.  It holds the cycles and
+ * instructions of whatever ran in the offset's window, interrupts too:
+ * the board's timer interrupt (the profiler's sampling, a handler of
+ * many instructions) lands there in proportion to the window's share of
+ * the run's time, and what it costs counts on the board and not in the
+ * truth, which makes most of the spread from run to run.  Calls the
+ * board does not meter (its shadow stack full) add their whole truth to
+ * the error.  Exclusive metrics are differences of inclusive ones on
+ * both sides, so not checked apart.
  */
 #ifndef ALPHAPROF_UTIL_CCT_ACCURACY_H
 #define ALPHAPROF_UTIL_CCT_ACCURACY_H
@@ -25,6 +53,8 @@
 #include "util/error.h"
 
 #define CCT_ACC_WORST 10
+enum { CCT_ACC_CYCLES, CCT_ACC_RETIRED, CCT_ACC_NMETRICS };
+#define CCT_ACC_METRIC_NAMES { "cycles", "retired" }
 
 struct cct_mismatch {
     int core;
@@ -41,6 +71,11 @@ struct cct_accuracy {
     uint64_t instrumentation_calls;     /* oracle calls made by the instrumentation: left out */
     uint64_t outside_calls;             /* oracle calls from code in no function of the image: left out */
     uint64_t skipped_calls, overflow_calls;     /* the profile's own counts of what it could not keep */
+    bool metrics;                       /* the tree measured metrics (instrument --cct --metrics) */
+    uint64_t metric_profile[CCT_ACC_NMETRICS], metric_truth[CCT_ACC_NMETRICS];
+    uint64_t metric_abs_diff[CCT_ACC_NMETRICS];
+    double metric_error[CCT_ACC_NMETRICS];      /* cct_metric_error (above) */
+    double metric_bias[CCT_ACC_NMETRICS];       /* per call (above) */
     struct cct_mismatch worst[CCT_ACC_WORST];   /* largest |difference| first */
     size_t nworst;
 };

@@ -79,6 +79,7 @@ struct code {
     size_t len, cap;
     uint64_t base;              /* address of bytes[0] */
     bool out_of_reach;
+    uint64_t ra;                /* what ra holds after the last call put (put_call), for put_back */
 };
 
 static uint64_t here(const struct code *c) { return c->base + c->len; }
@@ -200,6 +201,9 @@ struct site {
     uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
     uint64_t call_leaf_slow;    /* ... and, with metrics, the one for a leaf the slow path found, 0 if none */
     uint64_t resume;            /* --both: where its return goes on (a path continuation), 0: pc + 4 */
+    uint64_t back_gp;           /* --cct: the gp the caller's reload after the call computes, 0: none */
+    unsigned back_skip;         /* --cct: bytes after the call its return skips (plan_back) */
+    bool ra_dead;               /* --cct: nothing reads ra where the caller goes on (plan_back) */
     bool from_paths;            /* --both: a path trampoline at pc branches to its trampoline */
 };
 
@@ -576,18 +580,152 @@ static void put_outermost_metrics(struct code *c)
 /* The call instruction of site s at the trampoline's current address. */
 static void put_call(struct code *c, const struct site *s)
 {
+    c->ra = here(c) + 4;
     if (s->jsr)
         put(c, s->insn);        /* jsr is absolute: the same word works here */
     else
         put_branch(c, OP_BSR, R_RA, s->target);
 }
 
-/* Back at the call site: ra as the original call left it (the caller's gp
- * reload reads it), then S + 4. */
+/* Back at the call site (cct-region.h note 2): ra as the original call
+ * left it, then S + 4; or, when the caller reloads gp from ra right after
+ * the call, that gp (ra is dead past the reload) and on after the reload;
+ * either way past the unops that follow (plan_back).  Each is one lda
+ * from ra (the trampoline's own return address, put_call; a longjmp to
+ * setjmp's second return restores it too) when the distance fits. */
 static void put_back(struct code *c, const struct site *s)
 {
-    put_const(c, R_RA, s->pc + 4);
-    put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4);
+    /* from ra, the trampoline's return address, when one lda reaches */
+    int64_t to_gp = (int64_t)(s->back_gp - c->ra), to_ret = (int64_t)(s->pc + 4 - c->ra);
+    if (s->back_gp && to_gp >= -0x8000 && to_gp < 0x8000)
+        put(c, mem(OP_LDA, R_GP, R_RA, (int)to_gp));
+    else if (s->back_gp)
+        put_const(c, R_GP, s->back_gp);
+    else if (!s->ra_dead && to_ret >= -0x8000 && to_ret < 0x8000)
+        put(c, mem(OP_LDA, R_RA, R_RA, (int)to_ret));
+    else if (!s->ra_dead)
+        put_const(c, R_RA, s->pc + 4);
+    put_branch(c, OP_BR, R_ZERO, s->resume ? s->resume : s->pc + 4 + s->back_skip);
+}
+
+/* Whether ra is dead at `at` in the caller's code [start, end): on every
+ * path from there an instruction writes it (a load into it, a call)
+ * before any reads it; the paths are followed through branches within
+ * the procedure, and a jump, a return, a branch out of it, an
+ * instruction not decoded here or more than RA_LOOK instructions end the
+ * look: then it may be read (plan_back). */
+#define RA_LOOK 256
+struct ra_look { uint64_t seen[RA_LOOK]; unsigned n; };
+
+static bool ra_dead_from(const struct elf_in *e, uint64_t at, uint64_t start, uint64_t end, struct ra_look *lk)
+{
+    for (;;) {
+        if (at < start || at + 4 > end)
+            return false;
+        for (unsigned k = 0; k < lk->n; k++)
+            if (lk->seen[k] == at)
+                return true;            /* followed from there already */
+        if (lk->n == RA_LOOK)
+            return false;
+        lk->seen[lk->n++] = at;
+        const uint8_t *p = at_addr(e, at, 4);
+        if (!p)
+            return false;
+        uint32_t w;
+        memcpy(&w, p, 4);
+        unsigned op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31, rc = w & 31;
+        bool reads = false, writes = false;
+        switch (op) {
+        case 0x08: case 0x09: case 0x0a: case 0x0b: case 0x0c:     /* lda, ldah, ldbu, ldq_u, ldwu */
+        case 0x28: case 0x29: case 0x2a: case 0x2b:                /* ldl, ldq, ldl_l, ldq_l */
+            reads = rb == R_RA;
+            writes = ra == R_RA;
+            break;
+        case 0x0d: case 0x0e: case 0x0f: case 0x2c: case 0x2d:     /* stw, stb, stq_u, stl, stq */
+            reads = ra == R_RA || rb == R_RA;
+            break;
+        case 0x10: case 0x11: case 0x12: case 0x13: case 0x1c:     /* integer operates */
+            reads = ra == R_RA || (!(w & 0x1000) && rb == R_RA);
+            writes = rc == R_RA;
+            break;
+        case OP_BSR:                                               /* a call writes ra */
+            if (ra == R_RA)
+                return true;
+            return false;
+        case OP_JMP:
+            return ((w >> 14) & 3) == 1 && ra == R_RA && rb != R_RA;
+        case OP_BR:
+            if (ra == R_RA)
+                return true;
+            if (ra != R_ZERO)
+                return false;
+            at = at + 4 + 4 * (uint64_t)((int64_t)(int32_t)(w << 11) >> 11);
+            continue;
+        case 0x38: case 0x39: case 0x3a: case 0x3b:                /* blbc, beq, blt, ble */
+        case 0x3c: case 0x3d: case 0x3e: case 0x3f:                /* blbs, bne, bge, bgt */
+            if (ra == R_RA)
+                return false;
+            if (!ra_dead_from(e, at + 4 + 4 * (uint64_t)((int64_t)(int32_t)(w << 11) >> 11), start, end, lk))
+                return false;
+            at += 4;
+            continue;
+        default:
+            return false;
+        }
+        if (reads)
+            return false;
+        if (writes)
+            return true;
+        at += 4;
+    }
+}
+
+static bool ra_dead_at(const struct elf_in *e, uint64_t at, const struct proc *p)
+{
+    struct ra_look lk;
+    lk.n = 0;
+    return ra_dead_from(e, at, p->entry, p->end, &lk);
+}
+
+/* Where a call's return goes on (--cct, cct-region.h note 2): a gp
+ * reload right after the call (`ldah $29, hi($26); lda $29, lo($29)`,
+ * ra the return address S + 4) is done by the trampoline with the value
+ * it computes, and the unops after the call or the reload (at most 3)
+ * are skipped: the caller's code goes on as after the original call,
+ * the instructions that only read a known ra or do nothing not run
+ * (the return's fetch groups are what cost, notes 9).  Without a reload,
+ * ra is set back to S + 4 only where the caller may read it (ra_dead_at:
+ * compiled code reloads its own ra from its frame before it returns).
+ * Planned for every site before any is patched: the words read are the
+ * original's. */
+static void plan_back(const struct elf_in *e, const struct proc *procs, struct site *s)
+{
+    uint64_t at = s->pc + 4;
+    const uint8_t *w = at_addr(e, at, 8);
+    s->back_gp = 0;
+    s->back_skip = 0;
+    s->ra_dead = false;
+    if (!w)
+        return;
+    uint32_t a, b;
+    memcpy(&a, w, 4);
+    memcpy(&b, w + 4, 4);
+    if ((a & 0xffff0000u) == mem(OP_LDAH, R_GP, R_RA, 0) && (b & 0xffff0000u) == mem(OP_LDA, R_GP, R_GP, 0)) {
+        s->back_gp = at + (uint64_t)((int64_t)(int16_t)(a & 0xffff) * 65536 + (int16_t)(b & 0xffff));
+        s->back_skip = 8;
+    }
+    for (unsigned n = 0; n < 3; n++) {
+        const uint8_t *u = at_addr(e, at + s->back_skip, 4);
+        uint32_t x;
+        if (!u)
+            break;
+        memcpy(&x, u, 4);
+        if (x != UNOP)
+            break;
+        s->back_skip += 4;
+    }
+    if (!s->back_gp && s->proc >= 0)
+        s->ra_dead = ra_dead_at(e, at + s->back_skip, &procs[s->proc]);
 }
 
 /* One call site's trampoline (register use: cct-region.h note 2; before
@@ -1140,6 +1278,8 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
     put_stub(&c, c.base, lookup);
     uint64_t unwind = here(&c);
     put_unwind(&c, metrics);
+    for (unsigned i = 0; i < nsites; i++)     /* on the original's words, before any site is patched */
+        plan_back(&e, procs, &sites[i]);
     for (unsigned i = 0; i < nsites; i++) {
         while (here(&c) % 16)
             put(&c, UNOP);

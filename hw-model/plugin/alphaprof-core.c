@@ -31,6 +31,11 @@
  * control flow before every retired ProfileMe sample to PATH.pmepaths,
  * and, when the host wrote a path plan to PATH.plan, bl-oracle.h counts
  * every planned procedure's Ball-Larus paths into PATH.blpaths.
+ * cct-oracle.h builds every core's calling context tree into PATH.cct,
+ * each retired user-mode instruction given to it after the PMU page's
+ * cycles and retired took it in (its calls' and returns' metrics read
+ * what a later instruction reads there), before bl-oracle.h's, which
+ * keys paths by its current record.
  *
  * Errors (bad arguments, no RAM file, an oracle that cannot be written)
  * fail the run: each is one line appended to errors=PATH, which the
@@ -321,8 +326,6 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     }
     struct oracle_pc *o = entry_of(v, in, core);
     core_model_step(m, &in->s, addr, next_pc, &r, o ? o->stack : NULL);
-    if (g.oracle_path[0])
-        cct_oracle_retire(core, in->s.pc, in->s.word);
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -362,6 +365,8 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
             w->last_load_latency = r.latency;
         count_events(v, in->s.pc, addr, &r, r.retire);
     }
+    if (g.oracle_path[0])       /* with the PMU counts after it (cct-oracle.c note 5) */
+        cct_oracle_retire(core, in->s.pc, in->s.word, w ? w->cycles : 0, w ? w->retired : 0);
     pme_wrote(v, pme_unit_retired(&v->pme, r.retire, w));
     bool tag = pme_unit_fetch(&v->pme);
     if (pme_diag_on)

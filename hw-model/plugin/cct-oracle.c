@@ -16,6 +16,17 @@
  *     return) goes back to where the last call with that return address
  *     was made: its stack depth and its record, kept per return address
  *     in a second table (oracle-format.h).
+ *  5. Metrics (ORACLE_CCT_VERSION 2): a call keeps the PMU page's cycles
+ *     and retired as they stood after its call instruction retired (the
+ *     values the caller passes with it, not those at its resolution, so
+ *     an interrupt between the call and its target counts in the
+ *     callee's window as in the caller's code); a return the same after
+ *     its `ret`.  A frame keeps its record and those counts; the record's
+ *     `active` counts its frames on the stack, and a return adds the
+ *     differences to the record only when that drops to 0 (the outermost
+ *     activation of a folded record), as the instrumentation does
+ *     (cct-region.h note 4).  Frames a longjmp abandons (note 4 above)
+ *     are popped with their activity, their time not added.
  */
 #include "hw-model/plugin/cct-oracle.h"
 
@@ -35,6 +46,8 @@ enum pending { NONE, CALL, RET };
 
 struct rec {
     uint64_t parent, callee, site, calls;
+    uint64_t cycles, retired;           /* inclusive, outermost activations (note 5) */
+    uint64_t active;                    /* its frames on the stack */
 };
 
 struct slot {
@@ -45,6 +58,8 @@ struct slot {
 struct frame {
     uint64_t parent;                    /* record current before the call */
     uint64_t ret;                       /* site + 4 */
+    uint64_t rec;                       /* the record the call entered */
+    uint64_t cycles, retired;           /* the PMU counts after the call retired (note 5) */
 };
 
 struct made {
@@ -64,6 +79,7 @@ struct core_tree {
     uint64_t cur;
     enum pending pending;
     uint64_t pending_site;
+    uint64_t pending_cycles, pending_retired;   /* after the pending call or ret retired (note 5) */
 };
 
 static struct core_tree trees[MAX_VCPUS];
@@ -81,7 +97,7 @@ static uint64_t add_rec(struct core_tree *t, uint64_t parent, uint64_t callee, u
         if (!t->recs)
             abort();
     }
-    t->recs[t->nrecs] = (struct rec){parent, callee, site, 0};
+    t->recs[t->nrecs] = (struct rec){.parent = parent, .callee = callee, .site = site};
     return t->nrecs++;
 }
 
@@ -216,22 +232,37 @@ static void enter(struct core_tree *t, uint64_t site, uint64_t target)
         if (!t->stack)
             abort();
     }
-    t->stack[t->depth++] = (struct frame){t->cur, site + 4};
+    t->stack[t->depth++] = (struct frame){t->cur, site + 4, rec, t->pending_cycles, t->pending_retired};
     t->recs[rec].calls++;
+    t->recs[rec].active++;
     t->cur = rec;
+}
+
+/* Frames [depth, t->depth) abandoned: popped, their time not added (note 5). */
+static void abandon(struct core_tree *t, size_t depth)
+{
+    while (t->depth > depth)
+        t->recs[t->stack[--t->depth].rec].active--;
 }
 
 static void leave(struct core_tree *t, uint64_t target)
 {
     for (size_t d = t->depth; d-- > 0;)
         if (t->stack[d].ret == target) {
-            t->cur = t->stack[d].parent;
+            abandon(t, d + 1);
+            const struct frame *f = &t->stack[d];
+            struct rec *r = &t->recs[f->rec];
+            if (--r->active == 0) {
+                r->cycles += t->pending_cycles - f->cycles;
+                r->retired += t->pending_retired - f->retired;
+            }
+            t->cur = f->parent;
             t->depth = d;
             return;
         }
     const struct made *m = made_get(t, target);     /* note 4 */
     if (m && m->depth <= t->depth) {
-        t->depth = m->depth;
+        abandon(t, m->depth);
         t->cur = m->cur;
     }
 }
@@ -246,7 +277,7 @@ int cct_oracle_init(unsigned n, const uint8_t *r, size_t size)
     return 0;
 }
 
-void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word)
+void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word, uint64_t cycles, uint64_t retired)
 {
     if (vcpu >= ncores || !user_pc(pc))
         return;
@@ -272,6 +303,8 @@ void cct_oracle_retire(unsigned vcpu, uint64_t pc, uint32_t word)
             t->pending = RET;
         }
     }
+    t->pending_cycles = cycles;
+    t->pending_retired = retired;
 }
 
 uint64_t cct_oracle_current(unsigned vcpu)
@@ -294,7 +327,8 @@ int cct_oracle_write(const char *path, uint64_t run_id)
         for (size_t i = 0; i < trees[c].nrecs; i++) {
             const struct rec *r = &trees[c].recs[i];
             struct oracle_cct_record o = {.core = c, .id = i, .parent = r->parent, .callee = r->callee,
-                                          .site = r->site, .calls = r->calls};
+                                          .site = r->site, .calls = r->calls, .cycles = r->cycles,
+                                          .retired = r->retired};
             fwrite(&o, sizeof o, 1, f);
         }
     return truth_file_commit(&t, path);

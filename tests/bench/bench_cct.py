@@ -1,6 +1,8 @@
 """Calling context trees (issue 15): what `alphaprof instrument --cct`
 costs in modelled cycles, and whether its call counts equal the model's
-exact calling context tree (check --cct: cct_count_error 0).
+exact calling context tree (check --cct: cct_count_error 0); with
+--metrics, how far each context's inclusive cycles and instructions are
+from the model's (cct_metric_error, util/cct-accuracy.h).
 
 The cost is the workload's own time: the oracle's cycles of every user-mode
 PC (the image and its trampolines), from deterministic runs of the original
@@ -67,7 +69,8 @@ def run(build):
               "`--cct` counts calls per context, `--cct --metrics` adds inclusive cycles and instructions",
               ["workload", "calls", "contexts", "user cycles, original", "user cycles, --cct",
                "user cycles, --cct --metrics", "overhead % (counts)", "overhead % (metrics)",
-               "cct_count_error (counts / metrics)"])
+               "cct_count_error (counts / metrics)", "cct_metric_error cycles / retired",
+               "bias per call, cycles / retired"])
     d = tempfile.mkdtemp(prefix="bench-cct-")
     worst, worst_m, all_exact = 0.0, 0.0, True
     try:
@@ -81,7 +84,9 @@ def run(build):
             worst, worst_m = max(worst, over), max(worst_m, over_m)
             all_exact &= j["cct_count_error"] == 0 and jm["cct_count_error"] == 0
             t.add(name, j["calls_oracle"], j["contexts_oracle"], c0, c1, c2, over, over_m,
-                  "%d / %d" % (j["cct_count_error"], jm["cct_count_error"]))
+                  "%d / %d" % (j["cct_count_error"], jm["cct_count_error"]),
+                  "%.4f / %.4f" % (jm["cct_metric_error"]["cycles"], jm["cct_metric_error"]["retired"]),
+                  "%+.1f / %+.1f" % tuple(m["bias_per_call"] for m in jm["cct_metrics"]))
     finally:
         shutil.rmtree(d, ignore_errors=True)
     t.target("cct_count_error on every workload, both modes", 0 if all_exact else 1, "0", all_exact)
@@ -99,5 +104,10 @@ def run(build):
                "at about one instruction a cycle: the load chain from sp to the current record and its slot "
                "before the call, the instructions' count and the two memory pipes are what cost, so the "
                "overhead grows with the call rate: qsort's comparator and drystone's procedures, a few dozen "
-               "instructions each, pay most.")
+               "instructions each, pay most. cct_metric_error (util/cct-accuracy.h): sum over contexts of "
+               "|instrumented inclusive - the model's| / sum of the model's, whose window runs from each call "
+               "instruction to its ret (hw-model/oracle-format.h); the trampoline reads the PMU page a few "
+               "instructions before its call and after the return (4 instructions a leaf's fast call, 25 a "
+               "framed call's), which the bias per call shows, with the timer interrupts (the profiler's "
+               "sampling) that land in that window: these deterministic runs sample as any record does.")
     return [t]
