@@ -196,7 +196,15 @@ static int match(const struct cct_view *v, const char *oracle_path, struct match
         struct ap_err e2;
         if (instrument_site_table(v->images[i].path, &map, &nmap, &lo, &hi, &e2))
             nmap = 0;
-        else if (nmap) {
+        else if (nmap && v->images[i].st_error) {
+            /* another build's site table would map the trampolines to other sites */
+            ap_err_set(err, "%s", v->images[i].st_error);
+            free(map);
+            free(recs);
+            if (code)
+                symtab_close(code);
+            return -1;
+        } else if (nmap) {
             if (code)
                 symtab_close(code);
             if (symtab_open(v->images[i].path, &code, &e2))

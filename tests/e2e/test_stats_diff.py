@@ -207,3 +207,33 @@ def test_path_counts_of_an_image_instrumented_again_since_are_refused_not_put_on
                   in lines[0], "%s refuses the counts in one line naming the image" % cmd[0], bad)
     finally:
         cleanup(d)
+
+
+def test_a_calling_context_tree_of_an_image_instrumented_again_since_is_not_checked_with_its_new_sites():
+    """check --cct maps the trampolines' call PCs back to call sites with the
+    image's site table; an image instrumented again since has other
+    trampolines, so the check refuses in one line naming it, and `cct`
+    says the symbols are not the recorded build's."""
+    d = tmpdir()
+    try:
+        db, oracle = os.path.join(d, "c.db"), os.path.join(d, "c.oracle")
+        orig = require(build_path("workloads", "calltree.elf"))
+        inst = os.path.join(d, "calltree-cct.elf")
+        r = alphaprof(["instrument", "--cct", orig, "-o", inst])
+        check(r.status == 0, "instrument --cct", r)
+        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--oracle", oracle, "--db", db, inst,
+                       "--", "4"], timeout=240)
+        check(r.status == 0, "record the instrumented image", r)
+        ok = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
+        check(ok.status == 0 and json.loads(ok.out)["cct_count_error"] == 0, "the recorded image checks exact", ok)
+        r = alphaprof(["instrument", "--cct", "--metrics", orig, "-o", inst])
+        check(r.status == 0, "instrument the same file again, with metrics", r)
+        bad = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle])
+        lines = bad.err.strip().splitlines()
+        check(bad.status == 1 and len(lines) == 1 and inst in lines[0] and "rebuilt since" in lines[0],
+              "check --cct refuses in one line naming the image", bad)
+        tree = alphaprof(["cct", "--db", db])
+        check(any("no symbols for" in l and inst in l for l in tree.err.splitlines()),
+              "cct says its symbols are not the recorded build's", tree)
+    finally:
+        cleanup(d)
