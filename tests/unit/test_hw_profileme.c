@@ -74,7 +74,7 @@ static void test_bad_configurations_turn_the_unit_off(void **state)
         {.mode = PME_PAIRED, .pair_window = PME_MAX_PAIR_WINDOW + 1, .interval_min = 1000, .interval_max = 2000},
         {.mode = UINT32_MAX, .pair_window = UINT32_MAX, .interval_min = UINT64_MAX, .interval_max = UINT64_MAX},
         {.mode = PME_DRAW_GEOMETRIC, .interval_min = 1000, .interval_max = 2000},
-        {.mode = PME_SINGLE | PME_DRAW_GEOMETRIC | 0x200, .interval_min = 1000, .interval_max = 2000},
+        {.mode = PME_SINGLE | PME_DRAW_GEOMETRIC | 0x400, .interval_min = 1000, .interval_max = 2000},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pme_config good = {.mode = PME_SINGLE, .interval_min = 100, .interval_max = 100};
