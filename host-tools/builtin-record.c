@@ -250,7 +250,8 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
             strvec_pushf(keys, "pair_window=%u", b->pair_window);
         if (o->pme_draw)    /* (until 2026-11-28 parsed and never sent: every run drew uniform) */
             strvec_pushf(keys, "pme_draw=%s", o->pme_draw);
-        run_costs_say_profileme(stderr, "alphaprof record", o->mode, (unsigned)b->pme_min, (unsigned)b->pme_max);
+        run_costs_say_profileme(stderr, "alphaprof record", o->mode, (unsigned)b->pme_min, (unsigned)b->pme_max,
+                                (b->pme_draw & BOOT_PME_DRAW_TIME) != 0);
     } else if (o->events) {
         strvec_push(keys, "profile=counters");
         strvec_pushf(keys, "events=%s", o->events);
