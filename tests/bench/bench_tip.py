@@ -24,13 +24,14 @@ from harness import alphaprof, build_path, require
 # minutes and qsort's 6 about as long (README, ProfileMe cycle stacks).
 PME_REPEAT = {"chase": 31, "qsort": 6}
 # The time draw (pmu-window.h PME_DRAW_TIME, pme-stacks.h note 12) at about
-# the same number of records: an interval in cycles of the fetch-order
-# run's cycles (the monitor's included) over its records.  qsort -- 6:
-# 1.37 G cycles over 1.04 M records in the profiled interval (branch tip14,
-# /tmp/pq): 1250-1380, geometric with mean 1315.  chase -- 31: ~1.27 G
-# workload cycles a repetition plus the monitor's, over ~1.16 M records
+# the same number of records as the fetch-order draw: the interval is the
+# profiled interval's cycles over the records wanted, and those cycles are
+# the workload's plus the monitor's ~940 a record (qsort -- 6, branch
+# tip14: 0.341 G of qsort's own, 0.845 G of the monitor's for 0.90 M
+# records at 1250-1380).  qsort -- 6: 1200-1330 for ~1.04 M.  chase -- 31:
+# ~1.28 G of its own a repetition, 39.8 G for ~1.16 M records: 33000-37000
 # (not measured with the time draw yet).
-PME_TIME_INTERVAL = {"chase": "33000-37000", "qsort": "1250-1380"}
+PME_TIME_INTERVAL = {"chase": "33000-37000", "qsort": "1200-1330"}
 PME_COLUMNS = ["workload", "records", "pairs", "stack error %", "time error %", "of which noise % (stack / time)",
                "estimated / true cycles",
                "top cause (est / true %)", "loops", "loop share error max (points)", "loop executions error %"]
