@@ -51,7 +51,8 @@ def pme_row(t, w, db, orc):
           "%.3f" % (c["estimated_cycles"] / c["oracle_cycles"]),
           "%s %.1f / %.1f" % (top, 100 * causes[top]["estimate"] / c["estimated_cycles"],
                               100 * causes[top]["oracle"] / c["oracle_cycles"]),
-          lo["loops"], 100 * lo["share_error_max"], 100 * lo["executions_error"])
+          lo["loops"], 100 * lo["share_error_max"],
+          100 * lo["executions_error"] if lo.get("executions_checked", 1) else float("nan"))
     return c["stack_error"], c["time_error"]
 
 
