@@ -433,7 +433,8 @@ int cmd_record(int argc, char **argv)
                     "(needs --board " DEFAULT_MODEL_BOARD ", which it picks by default)"),
         OPT_BOOLEAN(0, "paired", &o.paired, "ProfileMe with paired samples (implies --profileme), kept whole"),
         OPT_BOOT_KEY(0, "pme-interval", "pme", &o.boot, &o.pme, "MIN-MAX",
-                     "fetched instructions between ProfileMe samples (or pairs),\n"
+                     "fetched instructions between ProfileMe samples (or pairs;\n"
+                     "cycles between samples with --pme-draw time),\n"
                      "at least " N_(PME_MIN_INTERVAL) " (default " N_(BOOT_DEFAULT_PME_MIN) "-" N_(BOOT_DEFAULT_PME_MAX)
                      ", paired twice that:\nabout the timer's samples per second)"),
         OPT_BOOT_KEY(0, "pme-draw", "pme_draw", &o.boot, &o.pme_draw, "uniform|geometric|time|time-geometric",

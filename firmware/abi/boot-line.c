@@ -60,7 +60,7 @@ static const struct boot_key boot_keys[] = {
     {"table", KEY_CHOICE, AT(table_policy), 0, 0, tables, "rr4 or stf6"},
     {"events", KEY_EVENTS, AT(nevents), 0, 0, 0, "a list NAME[:MIN-MAX],... of events"},
     {"pme", KEY_RANGE, AT(pme_min), PME_MIN_INTERVAL, BOOT_NUMBER_MAX, 0,
-     "MIN-MAX fetched instructions with " N_(PME_MIN_INTERVAL) " <= MIN <= MAX <= "
+     "MIN-MAX fetched instructions (cycles with pme_draw time) with " N_(PME_MIN_INTERVAL) " <= MIN <= MAX <= "
      N_(BOOT_NUMBER_MAX)},
     {"pme_draw", KEY_CHOICE, AT(pme_draw), 0, 0, pme_draws, "uniform, geometric, time or time-geometric"},
     {"pair_window", KEY_UINT, AT(pair_window), 1, PME_MAX_PAIR_WINDOW, 0,
