@@ -76,14 +76,16 @@ static void print_top_differences(const struct profile_view *v, const struct pro
 }
 
 /* The ProfileMe estimates of the selection against the oracle
- * (util/pme-accuracy): 1 computed, 0 no ProfileMe samples, -1 error. */
+ * (util/pme-accuracy): 1 computed, 0 no ProfileMe samples (or only
+ * time-sampled ones, whose counts are no k S: check --pme judges those,
+ * pme-stacks.h note 12), -1 error. */
 static int pme_estimates(struct pdb *db, const struct pv_selection *sel, const struct oracle *o,
                          struct pme_accuracy *acc, struct ap_err *err)
 {
     struct pme_view pv;
     if (pme_view_load(db, sel, 30, &pv, err))
         return -1;
-    int rc = pv.samples ? 1 : 0;
+    int rc = pv.samples && !(pv.time_interval > 0) ? 1 : 0;
     if (rc && pme_accuracy(&pv, o, acc, err))
         rc = -1;
     pme_view_free(&pv);

@@ -180,6 +180,9 @@ def test_time_sampled_records_give_time_shares_and_stacks_within_the_tip_truth()
               "pme --stacks on a time-sampled profile", s)
         t = alphaprof(["check", "--pme", "--db", db, "--oracle", oracle])
         check(t.status == 0 and "time-sampled records" in t.out and "time error" in t.out, "check --pme's text", t)
+        o = alphaprof(["check", "--db", db, "--oracle", oracle])
+        check(o.status == 0 and "all accounted for" in o.out and "1/sqrt(k)" not in o.out,
+              "check --oracle accounts for every record and judges no k S counts of time samples", o)
     finally:
         cleanup(d)
 
