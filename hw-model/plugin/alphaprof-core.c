@@ -281,10 +281,8 @@ static inline struct time_slot *time_slot_new(struct vcpu *v, struct oracle_pc *
     return t;
 }
 
-static inline void time_slot_latch(struct vcpu *v, struct time_slot *t, uint64_t pc, const struct insn_result *r,
-                                   bool retired)
+static inline void time_slot_latch(struct time_slot *t, uint64_t pc, const struct insn_result *r, bool retired)
 {
-    (void)v;
     t->rec = (struct pme_record){
         .pc = pc, .addr = r->addr, .fetch_cycle = r->fetch, .events = r->pme_events, .history = r->history,
         .context = (uint8_t)model_pc_context(pc)};
@@ -403,7 +401,7 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
     core_model_trap(&v->model, &in->s, &r, ts ? ts->stack : o ? o->stack : NULL);
     pme_wrote(v, pme_unit_close(&v->pme, v->win));     /* no retirement joins the last group now */
     if (ts)
-        time_slot_latch(v, ts, in->s.pc, &r, false);
+        time_slot_latch(ts, in->s.pc, &r, false);
     if (v->tslot_head != v->tslot_tail)
         time_slots_settle(v, false);
     if (o) {
@@ -437,7 +435,7 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
     struct time_slot *ts = v->pme.time ? time_slot_new(v, o) : NULL;
     core_model_step(m, &in->s, addr, next_pc, &r, ts ? ts->stack : o ? o->stack : NULL);
     if (ts)
-        time_slot_latch(v, ts, in->s.pc, &r, true);
+        time_slot_latch(ts, in->s.pc, &r, true);
     if (v->tslot_head != v->tslot_tail)     /* (also after the time draw is turned off) */
         time_slots_settle(v, false);
     if (g.oracle_path[0])
