@@ -76,14 +76,16 @@ static void print_top_differences(const struct profile_view *v, const struct pro
 }
 
 /* The ProfileMe estimates of the selection against the oracle
- * (util/pme-accuracy): 1 computed, 0 no ProfileMe samples, -1 error. */
+ * (util/pme-accuracy): 1 computed, 0 no ProfileMe samples (or only
+ * time-sampled ones, whose counts are no k S: check --pme judges those,
+ * pme-stacks.h note 12), -1 error. */
 static int pme_estimates(struct pdb *db, const struct pv_selection *sel, const struct oracle *o,
                          struct pme_accuracy *acc, struct ap_err *err)
 {
     struct pme_view pv;
     if (pme_view_load(db, sel, 30, &pv, err))
         return -1;
-    int rc = pv.samples ? 1 : 0;
+    int rc = pv.samples && !(pv.time_interval > 0) ? 1 : 0;
     if (rc && pme_accuracy(&pv, o, acc, err))
         rc = -1;
     pme_view_free(&pv);
@@ -357,10 +359,12 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
         printf("{\"stack_error\": %.6f, \"time_error\": %.6f, \"stack_error_noise\": %.6f, "
                "\"time_error_noise\": %.6f, \"share_stack_error\": %.6f, "
                "\"estimated_cycles\": %.0f, \"oracle_cycles\": %.0f, \"pairs\": %llu, "
-               "\"pair_interval\": %.3f, \"instructions_estimated\": %zu, \"oracle_pcs\": %zu, "
+               "\"pair_interval\": %.3f, \"time_sampled\": %s, \"time_interval\": %.3f, "
+               "\"instructions_estimated\": %zu, \"oracle_pcs\": %zu, "
                "\"oracle_scope\": \"%s\", \"causes\": {",
                a.stack_error, a.time_error, stack_noise, time_noise, a.share_stack_error, a.estimate_cycles, a.true_cycles,
-               (unsigned long long)pv.npairs, pv.pair_interval, a.estimated, a.true_pcs,
+               (unsigned long long)pv.npairs, pv.pair_interval, pv.time_interval > 0 ? "true" : "false",
+               pv.time_interval, a.estimated, a.true_pcs,
                interval ? "interval" : "run");
         for (unsigned c = 0; c < CAUSE_COUNT; c++)
             printf("%s\"%s\": {\"estimate\": %.0f, \"oracle\": %.0f}", c ? ", " : "", names[c],
@@ -404,9 +408,14 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
         printf("}\n");
     } else {
         static const char *const names[] = {CYCLE_CAUSE_NAMES};
-        printf("ProfileMe cycle stacks against the oracle's (%s): %llu pairs, one every %.0f fetched\n"
-               "instructions\n", interval ? "the profiled interval" : "the whole run",
-               (unsigned long long)pv.npairs, pv.pair_interval);
+        if (pv.time_interval > 0)
+            printf("ProfileMe cycle stacks against the oracle's (%s): %llu time-sampled records, one every\n"
+                   "%.0f cycles\n", interval ? "the profiled interval" : "the whole run",
+                   (unsigned long long)(2 * pv.npairs), pv.time_interval);
+        else
+            printf("ProfileMe cycle stacks against the oracle's (%s): %llu pairs, one every %.0f fetched\n"
+                   "instructions\n", interval ? "the profiled interval" : "the whole run",
+                   (unsigned long long)pv.npairs, pv.pair_interval);
         printf("  stack error   %6.2f%%  (half the sum over (instruction, cause) of |estimate - truth|,\n"
                "                          over the oracle's %.0f cycles; estimated %.0f)\n",
                100 * a.stack_error, a.true_cycles, a.estimate_cycles);

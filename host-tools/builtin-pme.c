@@ -671,9 +671,14 @@ static void print_stacks(const struct pme_view *v, const struct pme_stack *st, s
         printf("]}\n");
         return;
     }
-    printf("Cycle stacks from %llu ProfileMe pairs (one every %.0f fetched instructions): %.0f cycles\n"
-           "estimated; shares of each row's cycles by cause (hw-model/cycle-causes.h)\n\n",
-           (unsigned long long)v->npairs, v->pair_interval, total);
+    if (v->time_interval > 0)       /* (pme-stacks.h note 12) */
+        printf("Cycle stacks from %llu time-sampled ProfileMe records (one every %.0f cycles): %.0f cycles\n"
+               "estimated; shares of each row's cycles by cause (hw-model/cycle-causes.h)\n\n",
+               (unsigned long long)(2 * v->npairs), v->time_interval, total);
+    else
+        printf("Cycle stacks from %llu ProfileMe pairs (one every %.0f fetched instructions): %.0f cycles\n"
+               "estimated; shares of each row's cycles by cause (hw-model/cycle-causes.h)\n\n",
+               (unsigned long long)v->npairs, v->pair_interval, total);
     printf("%-24s %8s %12s", "procedure", "cycles%", "cycles");
     for (unsigned c = 0; c < CAUSE_COUNT; c++)
         printf(" %6.6s", names[c]);

@@ -147,15 +147,23 @@ static void feed(void *ctx, const unsigned char *buf, size_t n)
  * paired mode the second record follows the first 1..W fetches later and
  * both records also go to the aggregates, so a pair takes (lo+hi)/2 +
  * (W+1)/2 fetches and the aggregates get a record every half of that.
+ * The time draw (pmu-window.h PME_DRAW_TIME) stores only
+ * PDB_PERIOD_PME_CYCLES, its mean interval in cycles per record (uniform
+ * over the units of lo..hi cycles: (lo + hi - 1) / 2; geometric: (lo +
+ * hi) / 2), rounded: the row says the profile's records are
+ * time-sampled (pme-view.h `time_sampled`).
  */
 static int store_pme_intervals(struct pdb *db, int mode, unsigned lo, unsigned hi, unsigned window,
-                               struct ap_err *err)
+                               unsigned draw, struct ap_err *err)
 {
     int64_t epoch;
     if (pdb_current_epoch(db, &epoch, err))
         return -1;
     double mean = ((double)lo + (double)hi) / 2;
-    if (mode == 2) {
+    if (draw & BOOT_PME_DRAW_TIME) {
+        double cycles = draw & BOOT_PME_DRAW_GEOMETRIC ? mean : mean - 0.5;
+        pdb_set_period(db, epoch, PDB_PERIOD_PME_CYCLES, -1, (uint64_t)(cycles + 0.5));
+    } else if (mode == 2) {
         double pair = mean + ((double)window + 1) / 2;
         pdb_set_period(db, epoch, PDB_PERIOD_PME, -1, (uint64_t)(pair / 2 + 0.5));
         pdb_set_period(db, epoch, PDB_PERIOD_PME_PAIR, -1, (uint64_t)(pair + 0.5));
@@ -199,6 +207,12 @@ static int record_check(const struct opt_command *c, struct record_options *o)
                                o->pme ? "--pme-interval" : o->pme_draw ? "--pme-draw" : "--pair-window");
     if (o->pair_window && o->mode != 2)
         return opt_usage_error(c, "--pair-window needs --paired");
+    if (o->pme_draw && (o->boot.pme_draw & BOOT_PME_DRAW_TIME) && o->mode != 2)
+        return opt_usage_error(c, "--pme-draw %s needs --paired: the board sends records whole only in pairs "
+                               "(a time-sampled pair is two consecutive samples)", o->pme_draw);
+    if (o->pair_window && (o->boot.pme_draw & BOOT_PME_DRAW_TIME))
+        return opt_usage_error(c, "--pair-window has no meaning with --pme-draw %s: its pairs are consecutive "
+                               "time samples", o->pme_draw);
     return 0;
 }
 
@@ -225,7 +239,7 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
     if (nonce)
         strvec_pushf(keys, "nonce=%llx", (unsigned long long)nonce);
     if (o->mode) {
-        if (o->mode == 2 && !o->pme) {
+        if (o->mode == 2 && !o->pme && !(b->pme_draw & BOOT_PME_DRAW_TIME)) {
             /* two records a pair: the same records per second as single */
             b->pme_min *= 2;
             b->pme_max *= 2;
@@ -236,7 +250,8 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
             strvec_pushf(keys, "pair_window=%u", b->pair_window);
         if (o->pme_draw)    /* (until 2026-11-28 parsed and never sent: every run drew uniform) */
             strvec_pushf(keys, "pme_draw=%s", o->pme_draw);
-        run_costs_say_profileme(stderr, "alphaprof record", o->mode, (unsigned)b->pme_min, (unsigned)b->pme_max);
+        run_costs_say_profileme(stderr, "alphaprof record", o->mode, (unsigned)b->pme_min, (unsigned)b->pme_max,
+                                (b->pme_draw & BOOT_PME_DRAW_TIME) != 0);
     } else if (o->events) {
         strvec_push(keys, "profile=counters");
         strvec_pushf(keys, "events=%s", o->events);
@@ -377,7 +392,7 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
         sink.failed = true;
     if (!sink.failed && o->mode &&
         store_pme_intervals(db, o->mode, (unsigned)o->boot.pme_min, (unsigned)o->boot.pme_max,
-                            o->boot.pair_window, &sink.err))
+                            o->boot.pair_window, o->boot.pme_draw, &sink.err))
         sink.failed = true;
     if (!sink.failed && br->launched && pdb_set_board_config(db, sessions_before, br->board_name, &sink.err))
         sink.failed = true;
@@ -418,14 +433,17 @@ int cmd_record(int argc, char **argv)
                     "(needs --board " DEFAULT_MODEL_BOARD ", which it picks by default)"),
         OPT_BOOLEAN(0, "paired", &o.paired, "ProfileMe with paired samples (implies --profileme), kept whole"),
         OPT_BOOT_KEY(0, "pme-interval", "pme", &o.boot, &o.pme, "MIN-MAX",
-                     "fetched instructions between ProfileMe samples (or pairs),\n"
+                     "fetched instructions between ProfileMe samples (or pairs;\n"
+                     "cycles between samples with --pme-draw time),\n"
                      "at least " N_(PME_MIN_INTERVAL) " (default " N_(BOOT_DEFAULT_PME_MIN) "-" N_(BOOT_DEFAULT_PME_MAX)
                      ", paired twice that:\nabout the timer's samples per second)"),
-        OPT_BOOT_KEY(0, "pme-draw", "pme_draw", &o.boot, &o.pme_draw, "uniform|geometric",
+        OPT_BOOT_KEY(0, "pme-draw", "pme_draw", &o.boot, &o.pme_draw, "uniform|geometric|time|time-geometric",
                      "how the interval is drawn: uniform in MIN-MAX (default) or\n"
                      "geometric with their mean, memoryless: code that runs at a\n"
                      "fixed distance after a sample (the monitor's drain) is\n"
-                     "sampled like any other"),
+                     "sampled like any other; time, time-geometric: MIN-MAX in\n"
+                     "cycles, the sample the execution TIP charges the cycle to\n"
+                     "(time-proportional, TEA; needs --paired)"),
         OPT_BOOT_KEY(0, "pair-window", "pair_window", &o.boot, &o.pair_window, "W",
                  "paired: the second instruction 1..W fetches after the first\n"
                  "(default " N_(BOOT_DEFAULT_PAIR_WINDOW) ", 1.." N_(PME_MAX_PAIR_WINDOW) ")"),

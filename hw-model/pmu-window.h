@@ -37,7 +37,7 @@
 #include "linker/ram-map.h"
 
 #define PMU_MAGIC           0x554d50666f727061ULL   /* "aprofPMU" */
-#define PMU_VERSION         6       /* 6: ProfileMe's geometric draw; 5: the user page's event totals; 4: ProfileMe's retire-gap register */
+#define PMU_VERSION         7       /* 7: ProfileMe's time draw; 6: ProfileMe's geometric draw; 5: the user page's event totals; 4: ProfileMe's retire-gap register */
 #define PMU_COUNTERS        4
 #define PMU_RING_ENTRIES    4096                    /* power of two */
 
@@ -172,6 +172,23 @@ enum pme_latency {
  * interval_min instructions after a tag.  The pair's minor interval stays
  * uniform in 1..pair_window. */
 #define PME_DRAW_GEOMETRIC  0x100u
+/* Or-ed into mode (with or without PME_DRAW_GEOMETRIC): time-proportional
+ * selection (TIP/TEA's hardware).  The unit counts down in CYCLE_UNIT-ths
+ * of a cycle (cycle-causes.h) instead of fetched instructions: the
+ * interval, uniform over the units of interval_min..interval_max cycles or
+ * geometric with their mean, is laid over the run's time as the model's
+ * TIP rules book it (core-model.h: a retire cycle's share, the stalled
+ * cycles at the head, a flush's empty window to the branch or trap that
+ * caused it), and the execution owning the unit at zero is tagged, once
+ * its cycles are final.  Only retired and trapped executions own cycles:
+ * bad-path instructions are never tagged.  An execution owning k sample
+ * points gives k consecutive identical records.  Every record carries its
+ * retire group's size (PME_EVENTS_GROUP).  In paired mode the two records
+ * of a "pair" are two consecutive time samples (no minor interval: the
+ * pair is the board's unit of sending records whole, pme-capture.c);
+ * gap and distance are still theirs.  (profileme.h, the pme_unit_time*
+ * calls.) */
+#define PME_DRAW_TIME       0x200u
 #define PME_MODE_MASK       0xffu
 #define PME_MIN_INTERVAL    64          /* fetched instructions */
 #define PME_MAX_PAIR_WINDOW 65535
@@ -183,9 +200,9 @@ enum pme_latency {
 #define PME_SLOT_SECOND     2
 
 struct pme_config {
-    uint32_t mode;              /* PME_OFF, PME_SINGLE, PME_PAIRED; | PME_DRAW_GEOMETRIC */
+    uint32_t mode;              /* PME_OFF, PME_SINGLE, PME_PAIRED; | PME_DRAW_GEOMETRIC, PME_DRAW_TIME */
     uint32_t pair_window;       /* W: minor interval uniform in 1..W */
-    uint64_t interval_min;      /* fetched instructions between samples */
+    uint64_t interval_min;      /* fetched instructions between samples (PME_DRAW_TIME: cycles) */
     uint64_t interval_max;      /* (between pairs, in paired mode) */
 };
 

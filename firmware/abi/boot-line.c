@@ -35,8 +35,10 @@ static const struct choice profiles[] = {
 /* enum table_policy of firmware/profiler/sample-table.h */
 static const struct choice tables[] = {{"rr4", 0}, {"stf6", 1}, {0, 0}};
 static const struct choice starts[] = {{"boot", 0}, {"host", 1}, {0, 0}};
-/* pmu-window.h PME_DRAW_GEOMETRIC */
-static const struct choice pme_draws[] = {{"uniform", 0}, {"geometric", 1}, {0, 0}};
+/* bit 0: pmu-window.h PME_DRAW_GEOMETRIC; bit 1: PME_DRAW_TIME (BOOT_PME_DRAW_*) */
+static const struct choice pme_draws[] = {
+    {"uniform", 0}, {"geometric", BOOT_PME_DRAW_GEOMETRIC}, {"time", BOOT_PME_DRAW_TIME},
+    {"time-geometric", BOOT_PME_DRAW_TIME | BOOT_PME_DRAW_GEOMETRIC}, {0, 0}};
 
 static const struct boot_key boot_keys[] = {
     {"run", KEY_TEXT, AT(run), 0, 0, 0, "an image name of 1 to 31 characters"},
@@ -58,9 +60,9 @@ static const struct boot_key boot_keys[] = {
     {"table", KEY_CHOICE, AT(table_policy), 0, 0, tables, "rr4 or stf6"},
     {"events", KEY_EVENTS, AT(nevents), 0, 0, 0, "a list NAME[:MIN-MAX],... of events"},
     {"pme", KEY_RANGE, AT(pme_min), PME_MIN_INTERVAL, BOOT_NUMBER_MAX, 0,
-     "MIN-MAX fetched instructions with " N_(PME_MIN_INTERVAL) " <= MIN <= MAX <= "
+     "MIN-MAX fetched instructions (cycles with pme_draw time) with " N_(PME_MIN_INTERVAL) " <= MIN <= MAX <= "
      N_(BOOT_NUMBER_MAX)},
-    {"pme_draw", KEY_CHOICE, AT(pme_draw), 0, 0, pme_draws, "uniform or geometric"},
+    {"pme_draw", KEY_CHOICE, AT(pme_draw), 0, 0, pme_draws, "uniform, geometric, time or time-geometric"},
     {"pair_window", KEY_UINT, AT(pair_window), 1, PME_MAX_PAIR_WINDOW, 0,
      "fetched instructions in 1.." N_(PME_MAX_PAIR_WINDOW)},
     {"seed", KEY_UINT, AT(seed), 0, BOOT_NUMBER_MAX, 0, "a number in 0.." N_(BOOT_NUMBER_MAX)},

@@ -53,6 +53,9 @@
 #define BOOT_DEFAULT_EVENT_PERIOD_MAX 4400
 #define BOOT_DEFAULT_FLUSH_MS       100
 #define BOOT_DEFAULT_SEED           1
+/* pme_draw's bits */
+#define BOOT_PME_DRAW_GEOMETRIC     1u  /* geometric with the interval's mean */
+#define BOOT_PME_DRAW_TIME          2u  /* time-proportional: the interval in cycles */
 #define BOOT_DEFAULT_PME_MIN        60000
 #define BOOT_DEFAULT_PME_MAX        64000
 #define BOOT_DEFAULT_PAIR_WINDOW    80
@@ -82,7 +85,7 @@ struct boot_options {
     unsigned nevents;
     struct event_spec events[BOOT_MAX_EVENTS];
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
-    unsigned pme_draw;          /* 1: geometric with their mean (pmu-window.h PME_DRAW_GEOMETRIC) */
+    unsigned pme_draw;          /* BOOT_PME_DRAW_* bits (pmu-window.h PME_DRAW_GEOMETRIC, PME_DRAW_TIME) */
     unsigned pair_window;       /* paired ProfileMe: minor interval 1..W */
     unsigned start_host;        /* start=host: sample only after the host's START */
     unsigned value_every;       /* value sampling at every k-th sampling interrupt, 0 off */

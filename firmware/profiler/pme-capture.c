@@ -38,6 +38,9 @@
 /* Performance interrupts only from this interval up (see pme_start): the
  * drain fetches ~100-250 instructions a record. */
 #define PME_IRQ_MIN_INTERVAL 4096
+/* ... and, drawn in cycles (pme_draw time), from this many cycles up: a
+ * record's drain takes fewer cycles than that. */
+#define PME_IRQ_MIN_CYCLES  1024
 
 /* Per-PC aggregate of one flush interval.  32-bit counts: a bank lives at
  * most flush_ms (<= 10^6 ms) of 1 ms ticks that each drain at most
@@ -157,7 +160,8 @@ static int pme_start(unsigned ncores)
             w->pme_tail = w->pme_head;  /* the unit was off: nothing of ours there */
         }
         w->pme.mode = (config->mode == LK_MODE_PAIRED ? PME_PAIRED : PME_SINGLE) |
-                      (config->pme_draw ? PME_DRAW_GEOMETRIC : 0);
+                      (config->pme_draw & BOOT_PME_DRAW_GEOMETRIC ? PME_DRAW_GEOMETRIC : 0) |
+                      (config->pme_draw & BOOT_PME_DRAW_TIME ? PME_DRAW_TIME : 0);
         w->pme.pair_window = config->pair_window;
         w->pme.interval_min = config->pme_min;
         w->pme.interval_max = config->pme_max;
@@ -169,7 +173,9 @@ static int pme_start(unsigned ncores)
          * interrupt's drain fills the ring again (an interrupt storm that
          * starves the tick); the tick's drain is bounded by the ring. */
         w->irq_ack = w->interrupts;
-        w->irq_threshold = w->irq_mode == PMU_IRQ_IPI && config->pme_min >= PME_IRQ_MIN_INTERVAL
+        w->irq_threshold = w->irq_mode == PMU_IRQ_IPI &&
+                                   config->pme_min >= (config->pme_draw & BOOT_PME_DRAW_TIME ? PME_IRQ_MIN_CYCLES
+                                                                                             : PME_IRQ_MIN_INTERVAL)
                                ? PME_RING_ENTRIES / 4 : 0;
         mb();
         w->config_gen++;
@@ -623,10 +629,11 @@ static void pme_flush(unsigned core, int final)
 
 static void pme_announce(unsigned ncores)
 {
-    mon_printf("monitor: profiling with %s every %lu..%lu fetched instructions%s on %u cores, link on COM2%s\n",
+    mon_printf("monitor: profiling with %s every %lu..%lu %s%s on %u cores, link on COM2%s\n",
                config->mode == LK_MODE_PAIRED ? "ProfileMe pairs" : "ProfileMe",
                (unsigned long)config->pme_min, (unsigned long)config->pme_max,
-               config->pme_draw ? " (geometric, their mean)" : "", ncores,
+               config->pme_draw & BOOT_PME_DRAW_TIME ? "cycles (time-proportional)" : "fetched instructions",
+               config->pme_draw & BOOT_PME_DRAW_GEOMETRIC ? " (geometric, their mean)" : "", ncores,
                config->baud ? " (paced)" : "");
 }
 

@@ -37,7 +37,7 @@ struct profiler_config {
     unsigned nevents;           /* counters mode */
     struct profiler_event events[PROFILER_MAX_EVENTS];
     uint64_t pme_min, pme_max;  /* ProfileMe: fetched instructions between samples */
-    unsigned pme_draw;          /* 1: geometric with their mean */
+    unsigned pme_draw;          /* BOOT_PME_DRAW_* (boot-line.h): geometric with their mean; in cycles */
     unsigned pair_window;
     unsigned flush_ms;          /* periodic drain of every core */
     unsigned baud;              /* profile link rate, 0: unpaced */

@@ -202,7 +202,8 @@ int pme_loop_accuracy(const struct pme_loop *l, size_t n, double interval, doubl
             out->share_error_max = err;
         out->share_error_mean += err * tc;
         weight += tc;
-        if (l[i].header_retired >= PME_LOOP_MIN_RECORDS && te > 0) {
+        /* (no fetch interval: time-sampled records, pme-stacks.h note 12, say no executions here) */
+        if (interval > 0 && l[i].header_retired >= PME_LOOP_MIN_RECORDS && te > 0) {
             struct pme_count_est e;
             pme_loop_executions(&l[i], interval, &e);
             out->executions_error += fabs(e.estimate / te - 1) * tc;

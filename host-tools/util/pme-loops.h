@@ -86,7 +86,9 @@ struct pme_loop_accuracy {
 };
 /* Compares n loops with the truth (note 4); estimate_cycles and
  * true_cycles are all cycles on each side (the shares' denominators).
- * -1 when there is no loop or no cycles, else 0. */
+ * interval 0 (no fetch interval: time-sampled records, pme-stacks.h
+ * note 12) checks no executions.  -1 when there is no loop or no
+ * cycles, else 0. */
 int pme_loop_accuracy(const struct pme_loop *l, size_t n, double interval, double estimate_cycles,
                       const struct oracle *o, double true_cycles, struct pme_loop_accuracy *out);
 

@@ -436,13 +436,78 @@ double pme_record_share(uint32_t events, uint32_t retire_gap, const struct pme_s
     return n ? 1.0 / n : retire_gap ? s->first : s->joined;
 }
 
+/* Which instructions serialise (barriers, PAL calls: point 5 of a record), from the image. */
+static bool insn_serialises(const struct pme_insn *in)
+{
+    uint32_t word;
+    struct insn_static is;
+    uint64_t pc = pme_insn_pc(in);
+    if (!in->img->st || !symtab_read(in->img->st, pc, &word, sizeof word))
+        return false;
+    insn_static_decode(&is, pc, word);
+    return model_class_serialises(is.cls);
+}
+
+/* Note 12: time-sampled records, each standing for v->time_interval
+ * cycles of its own instruction, split by its own estimated causes. */
+static int estimate_time(const struct pme_view *v, const struct pme_stack_params *p, const int *bit, double wnorm,
+                         struct pme_stack *out)
+{
+    double *shares = xmalloc(2 * (v->ninsns + 1) * sizeof *shares), *grouped = shares + v->ninsns + 1;
+    for (size_t i = 0; i < v->ninsns; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].pc = pme_insn_pc(&v->insns[i]);
+        out[i].in = &v->insns[i];
+        shares[i] = grouped[i] = 0;
+    }
+    for (size_t k = 0; k < v->nraw; k++)
+        for (int s = 0; s < 2; s++) {
+            const struct pme_pair_rec *r = &v->raw[k].rec[s];
+            size_t i = insn_index(v, r);
+            if (i == SIZE_MAX)
+                continue;
+            struct pme_rec_obs o;
+            obs_of(r, bit, &o);
+            o.serialising = insn_serialises(&v->insns[i]);
+            const double w = v->raw[k].weight * wnorm;
+            uint32_t n = PME_EVENTS_GROUP(r->events);
+            double one[CAUSE_COUNT] = {0}, total = 0;
+            /* (every retired time-sampled record says its group: pmu-window.h) */
+            pme_record_stack(p, &o, n ? 1.0 / n : 1.0, one);
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                total += one[c];
+            double stands = w * v->time_interval;
+            if (total > 0) {
+                for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                    out[i].cause[c] += stands * one[c] / total;
+            } else {
+                out[i].cause[CAUSE_OTHER] += stands;        /* (owned time, no cause seen) */
+            }
+            out[i].records += w;
+            if (o.retired) {
+                if (total > 0)
+                    out[i].executions += stands / total;
+                if (n) {
+                    shares[i] += w / n;
+                    grouped[i] += w;
+                }
+            }
+        }
+    for (size_t i = 0; i < v->ninsns; i++) {
+        out[i].share = grouped[i] > 0 ? shares[i] / grouped[i] : 0;
+        out[i].shares.first = out[i].shares.joined = out[i].shares.mean = out[i].share;
+    }
+    free(shares);
+    return 0;
+}
+
 int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params *p, struct pme_stack *out,
                         struct ap_err *err)
 {
     if (!v->nraw)
         return ap_err_set(err, "the profile has no paired ProfileMe samples, which cycle stacks are estimated "
                           "from: record with --paired");
-    if (!(v->pair_interval > 0))
+    if (!(v->pair_interval > 0) && !(v->time_interval > 0))
         return ap_err_set(err, "the profile does not say how many instructions were fetched per pair: give "
                           "--pair-interval S");
     int bit[B_COUNT];
@@ -458,6 +523,8 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     if (!(wsum > 0))
         return ap_err_set(err, "the profile's paired samples have no weights: the database is damaged");
     const double wnorm = (double)v->nraw / wsum;
+    if (v->time_interval > 0)
+        return estimate_time(v, p, bit, wnorm, out);
     /* pass 1: who retired in the cycle of the one before (note 3) */
     struct pme_seq_stats *seq = calloc(v->ninsns + 1, sizeof *seq);
     if (!seq)
@@ -659,6 +726,7 @@ int pme_stacks_noise(const struct pme_view *v, const struct pme_stack_params *p,
         h.raw = sub;
         h.nraw = m;
         h.pair_interval = m ? v->pair_interval * (double)v->nraw / (double)m : 0;
+        h.time_interval = m ? v->time_interval * (double)v->nraw / (double)m : 0;
         /* each half from its own records only: the aggregates are shared
          * by both halves, and their differences are the noise (note 6) */
         h.interval = 0;

@@ -167,6 +167,25 @@
  *     Entry, call-return, table and exit edges say nothing (their counts
  *     are not in the procedure's records).  The class's instructions'
  *     stacks scale with it.  On qsort `-- 6`: time error 1.64 -> 1.59 %.
+ * 12. Time-sampled records (pme-view.h time_interval > 0; the model's
+ *     time draw, hw-model/pmu-window.h PME_DRAW_TIME): the hardware
+ *     tagged the execution TIP charges a random cycle to, so a record
+ *     stands for time_interval cycles (times its pair's weight, note 7)
+ *     of its own instruction: an instruction's time share is its share
+ *     of the records, with no executions or cycles per execution to
+ *     estimate.  Its stack splits each record's time by that record's
+ *     own estimated causes (points 1-5 above, the group's size from the
+ *     record) over its estimated total (Horvitz-Thompson: the record is
+ *     `interval` cycles, in the fractions of its execution's time by
+ *     cause); its executions are the sum over its retired records of
+ *     interval / the record's estimated cycles (an execution of c cycles
+ *     is sampled with chance c / interval).  An execution that owned k
+ *     sample points is k consecutive identical records, so it counts k
+ *     times, as it should.  Notes 3-11 correct the fetch-order estimate
+ *     of time and are not used: the flush bubbles, the shares and the
+ *     executions are the sampled truth's here; a record's pair partner
+ *     (the next time sample) says nothing of it.  Trap records (owning
+ *     their flush's cycles) count to their instruction's time.
  *
  * The check (`alphaprof check --pme`): stack_error = 1/2 sum over
  * (instruction, cause) of |estimate - truth| / the truth's cycles (as

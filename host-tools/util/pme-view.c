@@ -387,7 +387,9 @@ int pme_view_load(struct pdb *db, const struct pv_selection *sel, double ipc_win
     v->interval = v->nominal_interval * v->record_loss_factor;
     v->pair_interval = v->nominal_pair_interval * v->pair_loss_factor;
     v->window = pdb_mean_period(db, v->epoch, PDB_PERIOD_PME_WINDOW);
-    if (!v->window && v->npairs) {
+    v->nominal_time_interval = pdb_mean_period(db, v->epoch, PDB_PERIOD_PME_CYCLES);
+    v->time_interval = v->nominal_time_interval * v->pair_loss_factor;
+    if (!v->window && v->npairs && !v->time_interval) {
         v->window = pme_window_estimate(v->max_gap, v->npairs);
         v->window_estimated = true;
     }

@@ -56,6 +56,12 @@ struct pme_view {
     double interval;                    /* fetched instructions per pme record, 0 unknown */
     double pair_interval;               /* ... per pair, 0 unknown */
     double window;                      /* W, 0 unknown */
+    /* Time-sampled records (hw-model/pmu-window.h PME_DRAW_TIME; the
+     * periods row PDB_PERIOD_PME_CYCLES): cycles per record, 0 when the
+     * records were sampled in fetch order.  Then each pair is two
+     * consecutive time samples (no W, no fetched-instruction intervals)
+     * and the stacks are estimated by pme-stacks.h note 12. */
+    double time_interval, nominal_time_interval;
     /* Records and pairs lost before the database (drops table): the
      * intervals above are per sample the hardware took; divided among
      * the samples kept they grow by these factors (>= 1), applied by

@@ -240,7 +240,9 @@ static const char schema_sql[] =
     /* Mean sampling period of (epoch, event, core): count * period
      * estimates the number of events.  The last period reported wins.
      * Events 256-258 (PDB_PERIOD_PME*): ProfileMe's fetched instructions
-     * per pme record, per pair, and the pair window W. */
+     * per pme record, per pair, and the pair window W; 259
+     * (PDB_PERIOD_PME_CYCLES) cycles per record of time-sampled records
+     * (pmu-window.h PME_DRAW_TIME), whose profiles have no 256-258. */
     "CREATE TABLE periods (\n"
     "    epoch  INTEGER NOT NULL,\n"
     "    event  INTEGER NOT NULL,\n"

@@ -54,6 +54,7 @@
 #define PDB_PERIOD_PME          256
 #define PDB_PERIOD_PME_PAIR     257
 #define PDB_PERIOD_PME_WINDOW   258
+#define PDB_PERIOD_PME_CYCLES   259     /* time-sampled records: cycles per record */
 
 /* Where commands look without --db: $ALPHAPROF_DB, else this. */
 #define PDB_DEFAULT_PATH    "alphaprof.db"

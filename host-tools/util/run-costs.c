@@ -32,12 +32,14 @@ unsigned run_costs_pme_loss_pct(unsigned interval)
     return pct;
 }
 
-void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned lo, unsigned hi)
+void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned lo, unsigned hi, bool cycles)
 {
     if (!profileme)
         return;
     fprintf(out, "%s: note: ProfileMe costs the modelled core " PME_COST_MIN_PCT "-" PME_COST_MAX_PCT
             " %% more cycles (measured by make bench: bench/results/costs_profileme.md)\n", cmd);
+    if (cycles)
+        return;
     unsigned per_record = profileme == 2 ? lo / 2 : lo;     /* a pair is two records */
     /* between the measured lossless point and PME_LOSSLESS_INTERVAL the
      * measurement says 0 %: no warning that contradicts itself */

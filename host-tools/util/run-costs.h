@@ -8,6 +8,7 @@
 #ifndef ALPHAPROF_UTIL_RUN_COSTS_H
 #define ALPHAPROF_UTIL_RUN_COSTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Below this many fetched instructions per record the firmware drains the
@@ -19,7 +20,9 @@
  * PME_LOSSLESS_INTERVAL and the measured loss there is not 0 (profileme 1:
  * single, 2: paired; lo, hi the
  * interval asked, per pair when paired).  Nothing when profileme is 0. */
-void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned lo, unsigned hi);
+/* (cycles: the interval is in cycles, pme_draw time: the fetched-
+ * instruction measurements say nothing of it, only the cost note) */
+void run_costs_say_profileme(FILE *out, const char *cmd, int profileme, unsigned lo, unsigned hi, bool cycles);
 
 /* Expected share (percent) of ProfileMe records lost at `interval` fetched
  * instructions per record: the measurement at the nearest interval at or

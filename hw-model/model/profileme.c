@@ -31,6 +31,22 @@ static uint64_t draw_interval(struct pme_unit *u)
     return 1 + (uint64_t)floor(log(uni) / log1p(-1.0 / mean));
 }
 
+/* The time draw's interval in CYCLE_UNIT-ths: uniform over the units of
+ * the cycles min..max, ((min - 1) U, max U], or geometric on 1, 2, ...
+ * units with mean (min + max) / 2 cycles.  Units, not whole cycles: sample
+ * points on cycle boundaries would always fall on the first retirer of a
+ * shared cycle. */
+uint64_t pme_unit_draw_time(struct pme_unit *u)
+{
+    if (!u->geometric) {
+        uint64_t c = draw(u, u->interval_min, u->interval_max);
+        return (c - 1) * CYCLE_UNIT + 1 + (uint64_t)model_minstd(&u->rng) % CYCLE_UNIT;
+    }
+    double mean = ((double)u->interval_min + (double)u->interval_max) / 2 * CYCLE_UNIT;
+    double uni = (double)model_minstd(&u->rng) / 2147483647.0;
+    return 1 + (uint64_t)floor(log(uni) / log1p(-1.0 / mean));
+}
+
 int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_t seed)
 {
     uint64_t fetched = u->fetched, samples = u->samples, dropped = u->dropped;
@@ -42,7 +58,7 @@ int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_
     if (c.mode == PME_OFF)
         return 0;
     uint32_t mode = c.mode & PME_MODE_MASK;
-    if ((c.mode & ~(PME_MODE_MASK | PME_DRAW_GEOMETRIC)) || (mode != PME_SINGLE && mode != PME_PAIRED) ||
+    if ((c.mode & ~(PME_MODE_MASK | PME_DRAW_GEOMETRIC | PME_DRAW_TIME)) || (mode != PME_SINGLE && mode != PME_PAIRED) ||
         c.interval_min < PME_MIN_INTERVAL ||
         c.interval_max < c.interval_min || c.interval_max - c.interval_min >= (1ull << 31) ||
         (mode == PME_PAIRED && (c.pair_window < 1 || c.pair_window > PME_MAX_PAIR_WINDOW)))
@@ -52,8 +68,11 @@ int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_
     u->window = c.pair_window;
     u->interval_min = c.interval_min;
     u->interval_max = c.interval_max;
+    u->time = (c.mode & PME_DRAW_TIME) != 0;
     u->rng = model_minstd_seed(seed, 0x50726f66696c654dull);    /* "ProfileM" */
-    u->countdown = draw_interval(u);
+    /* the time draw never tags a fetch (2^64 - 1 fetches away) */
+    u->countdown = u->time ? UINT64_MAX : draw_interval(u);
+    u->time_left = u->time ? pme_unit_draw_time(u) : 0;
     return 0;
 }
 
@@ -192,5 +211,35 @@ void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_
         u->pending = false;
         u->tagged_second = false;
         u->countdown = draw_interval(u);
+    }
+}
+
+void pme_unit_time_done(struct pme_unit *u, const struct pme_record *rec, unsigned k, struct pmu_window *w)
+{
+    const bool open[2] = {false, false};
+    for (unsigned i = 0; i < k; i++) {
+        if (u->mode == PME_SINGLE) {
+            struct pme_record r = *rec;
+            r.slot = PME_SLOT_SINGLE;
+            r.gap = 0;
+            r.distance = 0;
+            put(u, &r, open, 1, w);
+        } else if (!u->pending) {
+            u->first = *rec;
+            u->first.slot = PME_SLOT_FIRST;
+            u->first.gap = 0;
+            u->first.distance = 0;
+            u->first_fetched = u->fetched;
+            u->pending = true;
+        } else {
+            struct pme_record pair[2] = {u->first, *rec};
+            pair[1].slot = PME_SLOT_SECOND;
+            uint64_t gap = u->fetched - u->first_fetched;
+            pair[1].gap = (uint16_t)(gap > UINT16_MAX ? UINT16_MAX : gap);
+            uint64_t d = rec->fetch_cycle > u->first.fetch_cycle ? rec->fetch_cycle - u->first.fetch_cycle : 0;
+            pair[1].distance = (uint32_t)(d > UINT32_MAX ? UINT32_MAX : d);
+            put(u, pair, open, 2, w);
+            u->pending = false;
+        }
     }
 }

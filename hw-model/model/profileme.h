@@ -21,6 +21,17 @@
  * unit until then, in order; the ring sees them a few instructions later,
  * never a different sample.  Without pme_unit_retired records go out at
  * once with the field 0.
+ *
+ * Time draw (pmu-window.h PME_DRAW_TIME): pme_unit_fetch never tags; the
+ * caller hands every execution that owns cycles (retired or trapped, in
+ * program order), once its TIP cycles are final, to pme_unit_time with
+ * those cycles in CYCLE_UNIT-ths, and if that returns k > 0, its record
+ * (group size set by the caller: the group is over) to pme_unit_time_done,
+ * which writes k consecutive copies (single) or pairs them up (paired: two
+ * consecutive samples are a pair).  The unit's countdown is then in
+ * CYCLE_UNIT-ths: the sample point is the unit at zero.  When cycles are
+ * final is the caller's business (alphaprof-core.c: after its retire group
+ * closes and, for a flush's owner, after the next instruction enters).
  */
 #ifndef HW_MODEL_PROFILEME_H
 #define HW_MODEL_PROFILEME_H
@@ -51,8 +62,11 @@ struct pme_unit {
     uint32_t window;
     uint64_t interval_min, interval_max;
     bool geometric;             /* PME_DRAW_GEOMETRIC: the interval's draw */
+    bool time;                  /* PME_DRAW_TIME: countdown in CYCLE_UNIT-ths, pme_unit_time */
     uint32_t rng;
-    uint64_t countdown;         /* fetches until the next tag: the one at zero is tagged */
+    uint64_t countdown;         /* fetches until the next tag: the one at zero is tagged
+                                 * (time draw: 2^64 - 1, fetches never tag) */
+    uint64_t time_left;         /* time draw: CYCLE_UNIT-ths until the next sample point */
     uint64_t fetched;           /* instructions fetched so far */
     bool pending;               /* holding the first of a pair */
     bool tagged_second;         /* the next tag is the second of a pair */
@@ -75,6 +89,9 @@ void pme_unit_init(struct pme_unit *u);
  * and returns -1) and restarts sampling from the seed. */
 int pme_unit_configure(struct pme_unit *u, const struct pme_config *cfg, uint64_t seed);
 
+/* The next time interval, in CYCLE_UNIT-ths (>= 1). */
+uint64_t pme_unit_draw_time(struct pme_unit *u);
+
 /* One instruction fetched; true if it is tagged. */
 static inline bool pme_unit_fetch(struct pme_unit *u)
 {
@@ -87,6 +104,26 @@ static inline bool pme_unit_fetch(struct pme_unit *u)
  * Call it before the next pme_unit_fetch.  Records go to w's ProfileMe
  * ring (w may be NULL: counted as produced, not written). */
 void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_window *w);
+
+/* Time draw: an execution owning `units` CYCLE_UNIT-ths of the run's
+ * time (final) passes; returns how many sample points fall in it (0 when
+ * the unit is off or not in the time draw). */
+static inline unsigned pme_unit_time(struct pme_unit *u, uint64_t units)
+{
+    if (!u->time)
+        return 0;
+    unsigned k = 0;
+    while (units >= u->time_left) {
+        units -= u->time_left;
+        k++;
+        u->time_left = pme_unit_draw_time(u);
+    }
+    u->time_left -= units;
+    return k;
+}
+/* Time draw: the execution pme_unit_time returned k > 0 for: k records of
+ * rec (its registers, group size included) to w's ring. */
+void pme_unit_time_done(struct pme_unit *u, const struct pme_record *rec, unsigned k, struct pmu_window *w);
 
 /* An instruction retires in cycle `retire` (call it before its
  * pme_unit_fetch, for every retired instruction in order): a later cycle

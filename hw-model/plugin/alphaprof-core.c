@@ -68,6 +68,19 @@
  * reaches no callback at all: neither the model nor tests/plugins/
  * insn-count.c counts it: read in QEMU 7.2's source, not seen in our runs.)
  *
+ * ProfileMe's time draw (pmu-window.h PME_DRAW_TIME): every execution
+ * that owns cycles (retired or trapped) is stepped with its own cycle
+ * stack (a time slot) instead of its oracle entry's, and stays pending
+ * until its cycles are final: its retire group closed (it is not in the
+ * model's open group) and it is not the flush owner that the next
+ * instruction's entry charges (core-model.h notes 3, 5).  Then, in program
+ * order, its stack goes into its oracle entry and its total to the unit
+ * (pme_unit_time), which says how many sample points it owns; its record
+ * is the registers latched at its step, with its retire group's size
+ * (the retired neighbours with its retire cycle).  At most retire width
+ * + 1 executions are pending, far fewer than TIME_SLOTS.  An oracle
+ * snapshot taken meanwhile lacks the pending few; the exit's is exact.
+ *
  * Interrupts: see irq-delivery.c; after a record goes into either ring the
  * model checks the guest's threshold.  Records never depend on delivery:
  * they carry the PC.
@@ -109,6 +122,16 @@ struct insn_info {
     struct bl_insn bl;
 };
 
+/* An execution waiting for its cycles to be final (time draw, above). */
+#define TIME_SLOTS 64           /* power of two, > CYCLE_MAX_RETIRE_WIDTH + 2 */
+struct time_slot {
+    uint64_t stack[CAUSE_COUNT];        /* its cycle stack so far, CYCLE_UNIT */
+    struct oracle_pc *o;                /* its oracle entry (NULL: the model's unowned) */
+    struct pme_record rec;              /* its registers, latched at its step */
+    uint64_t retire;                    /* its retire cycle (retired) */
+    bool retired;
+};
+
 /* Oracle entries of bad-path PCs (not translated by QEMU): a small cache. */
 #define BAD_CACHE 1024
 struct bad_cache_entry {
@@ -128,6 +151,8 @@ struct vcpu {
     uint64_t oracle_request;
     struct pme_unit pme;
     struct bad_cache_entry bad_cache[BAD_CACHE];
+    struct time_slot tslot[TIME_SLOTS];  /* the time draw's pending executions, */
+    uint64_t tslot_head, tslot_tail;    /* [head, tail) by sequence number */
 };
 
 static struct {
@@ -251,6 +276,88 @@ static void profile_tagged(struct vcpu *v, uint64_t pc, uint64_t addr, uint64_t 
         irq_delivery_check(v->win, (unsigned)(v - g.vcpus));
 }
 
+/* Time draw: a slot for the execution about to be stepped. */
+static inline struct time_slot *time_slot_new(struct vcpu *v, struct oracle_pc *o)
+{
+    struct time_slot *t = &v->tslot[v->tslot_tail++ & (TIME_SLOTS - 1)];
+    memset(t->stack, 0, sizeof t->stack);
+    t->o = o;
+    t->retired = false;
+    return t;
+}
+
+static inline void time_slot_latch(struct time_slot *t, uint64_t pc, const struct insn_result *r, bool retired)
+{
+    t->rec = (struct pme_record){
+        .pc = pc, .addr = r->addr, .fetch_cycle = r->fetch, .events = r->pme_events, .history = r->history,
+        .context = (uint8_t)model_pc_context(pc)};
+    if (retired)
+        memcpy(t->rec.lat, r->lat, sizeof t->rec.lat);
+    t->retire = r->retire;
+    t->retired = retired;
+}
+
+/* The retire group's size of the retired execution seq: its retired
+ * neighbours with the same retire cycle (still in the slots). */
+static unsigned time_slot_group(const struct vcpu *v, uint64_t seq)
+{
+    const struct time_slot *t = &v->tslot[seq & (TIME_SLOTS - 1)];
+    uint64_t oldest = v->tslot_tail > TIME_SLOTS ? v->tslot_tail - TIME_SLOTS : 0;
+    unsigned n = 1;
+    for (uint64_t s = seq; s > oldest && n < CYCLE_MAX_RETIRE_WIDTH; n++) {
+        const struct time_slot *u = &v->tslot[--s & (TIME_SLOTS - 1)];
+        if (!u->retired || u->retire != t->retire)
+            break;
+    }
+    for (uint64_t s = seq + 1; s < v->tslot_tail && n < CYCLE_MAX_RETIRE_WIDTH; s++, n++) {
+        const struct time_slot *u = &v->tslot[s & (TIME_SLOTS - 1)];
+        if (!u->retired || u->retire != t->retire)
+            break;
+    }
+    return n;
+}
+
+/* Pending executions whose cycles are final (all of them with all: the
+ * end of the run, after core_model_settle), in order: stacks to the
+ * oracle, totals through the unit, records of the sampled ones. */
+static void time_slots_settle(struct vcpu *v, bool all)
+{
+    const struct core_model *m = &v->model;
+    while (v->tslot_head != v->tslot_tail) {
+        uint64_t seq = v->tslot_head;
+        struct time_slot *t = &v->tslot[seq & (TIME_SLOTS - 1)];
+        if (!all) {
+            bool open = t->stack == m->flush_owner;
+            for (unsigned i = 0; i < m->ngroup && !open; i++)
+                open = m->group[i] == t->stack;
+            if (open)
+                break;
+        }
+        uint64_t total = 0;
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            total += t->stack[c];
+        if (t->o)
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                t->o->stack[c] += t->stack[c];
+        else
+            for (unsigned c = 0; c < CAUSE_COUNT; c++)
+                v->model.unowned[c] += t->stack[c];
+        unsigned k = pme_unit_time(&v->pme, total);
+        if (k) {
+            if (t->retired) {
+                unsigned n = time_slot_group(v, seq);
+                t->rec.events = (t->rec.events & ~(PME_EVENTS_GROUP_MAX << PME_EVENTS_GROUP_SHIFT)) |
+                                n << PME_EVENTS_GROUP_SHIFT;
+            }
+            uint64_t head = v->win ? v->win->pme_head : 0;
+            pme_unit_time_done(&v->pme, &t->rec, k, v->win);
+            if (v->win && v->win->pme_head != head)
+                irq_delivery_check(v->win, (unsigned)(v - g.vcpus));
+        }
+        v->tslot_head++;
+    }
+}
+
 static struct oracle_pc *bad_entry(struct vcpu *v, uint64_t pc)
 {
     struct bad_cache_entry *c = &v->bad_cache[(pc >> 2) & (BAD_CACHE - 1)];
@@ -295,8 +402,13 @@ static void finish_trap(struct vcpu *v, struct insn_info *in, unsigned core)
 {
     struct insn_result r;
     struct oracle_pc *o = entry_of(v, in, core);
-    core_model_trap(&v->model, &in->s, &r, o ? o->stack : NULL);
+    struct time_slot *ts = v->pme.time ? time_slot_new(v, o) : NULL;
+    core_model_trap(&v->model, &in->s, &r, ts ? ts->stack : o ? o->stack : NULL);
     pme_wrote(v, pme_unit_close(&v->pme, v->win));     /* no retirement joins the last group now */
+    if (ts)
+        time_slot_latch(ts, in->s.pc, &r, false);
+    if (v->tslot_head != v->tslot_tail)
+        time_slots_settle(v, false);
     if (o) {
         o->aborted++;
         o->events[PMU_EV_IMISS] += r.events[PMU_EV_IMISS];
@@ -325,7 +437,12 @@ static void finish(struct vcpu *v, struct insn_info *in, uint64_t addr, uint64_t
         return;
     }
     struct oracle_pc *o = entry_of(v, in, core);
-    core_model_step(m, &in->s, addr, next_pc, &r, o ? o->stack : NULL);
+    struct time_slot *ts = v->pme.time ? time_slot_new(v, o) : NULL;
+    core_model_step(m, &in->s, addr, next_pc, &r, ts ? ts->stack : o ? o->stack : NULL);
+    if (ts)
+        time_slot_latch(ts, in->s.pc, &r, true);
+    if (v->tslot_head != v->tslot_tail)     /* (also after the time draw is turned off) */
+        time_slots_settle(v, false);
     if (o) {
         o->executions++;
         o->cycles += r.cycles;
@@ -651,6 +768,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *userdata)
         if (!g.counters_mode) {
             pme_unit_close(&v->pme, v->win);    /* the last group's records */
             core_model_settle(&v->model);       /* the last retire cycle, charged */
+            time_slots_settle(v, true);
+            pme_unit_close(&v->pme, v->win);
             conc_flush(&v->conc);
         }
     }

@@ -142,6 +142,62 @@ def test_a_geometric_draw_keeps_the_stacks_within_the_tip_truth_as_the_uniform_o
         cleanup(d)
 
 
+def test_time_sampled_records_give_time_shares_and_stacks_within_the_tip_truth():
+    """--pme-draw time-geometric (pmu-window.h PME_DRAW_TIME): the model
+    tags the execution TIP charges a random cycle to, so each record is
+    `interval` cycles of its instruction (pme-stacks.h note 12).  On
+    branches (mispredicts: flush bubbles owned by the branches) at
+    4000-4400 cycles, 13.5 k records: the deterministic run's errors are
+    5.6 / 5.1 % (stack / time), the estimator's noise 3.7 / 3.5 %; the
+    bound is the error plus its noise, rounded up.  The draw reaches the
+    board (the monitor says it samples cycles), the profile is marked
+    time-sampled, and only executions that own cycles are tagged: every
+    record retired or trapped, none on a bad path."""
+    d = tmpdir()
+    try:
+        run = []
+        db, oracle = record(d, "branches", "--paired", "--pme-interval", "4000-4400", "--pme-draw", "time-geometric",
+                            run=run)
+        check("4000..4400 cycles (time-proportional) (geometric, their mean)" in run[0].out + run[0].err,
+              "the monitor samples cycles, drawn geometric, as asked", run[0])
+        r = alphaprof(["check", "--pme", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --pme runs on a time-sampled profile", r)
+        c = json.loads(r.out)
+        check(c["time_sampled"] and c["time_interval"] == 4200, "the profile says its records are time-sampled", r)
+        check(c["stack_error"] <= 0.095 and c["time_error"] <= 0.09,
+              "stack error %.4f, time error %.4f within 9.5 / 9 %%" % (c["stack_error"], c["time_error"]), r)
+        check(0 < c["time_error_noise"] < 0.06 and 0 < c["stack_error_noise"] < 0.06,
+              "the sampling noise is estimated (%s, %s)" % (c["stack_error_noise"], c["time_error_noise"]), r)
+        check(abs(c["estimated_cycles"] / c["oracle_cycles"] - 1) < 0.05,
+              "the cycles within 5 %: each record stands for the mean interval in cycles", r)
+        j = json.loads(alphaprof(["pme", "--db", db, "--json", "--limit", "0"]).out)
+        traps = sum(i["events"].get("trap", {}).get("k", 0) for i in j["instructions"])
+        bad = sum(i["events"].get("bad-path", {}).get("k", 0) for i in j["instructions"])
+        check(j["samples"] > 10000 and j["aborted"] == traps and bad == 0,
+              "every time-sampled record retired or trapped (%d aborted)" % j["aborted"], r)
+        s = alphaprof(["pme", "--stacks", "--db", db])
+        check(s.status == 0 and "time-sampled ProfileMe records" in s.out and "classify" in s.out,
+              "pme --stacks on a time-sampled profile", s)
+        t = alphaprof(["check", "--pme", "--db", db, "--oracle", oracle])
+        check(t.status == 0 and "time-sampled records" in t.out and "time error" in t.out, "check --pme's text", t)
+        o = alphaprof(["check", "--db", db, "--oracle", oracle])
+        check(o.status == 0 and "all accounted for" in o.out and "1/sqrt(k)" not in o.out,
+              "check --oracle accounts for every record and judges no k S counts of time samples", o)
+    finally:
+        cleanup(d)
+
+
+def test_the_time_draw_without_pairs_or_with_a_pair_window_is_refused():
+    """The board sends records whole only in pairs, and a time-sampled
+    pair is two consecutive samples (no minor interval): --pme-draw time
+    needs --paired and takes no --pair-window.  One line, exit 2, no boot."""
+    for opts, says in ((["--profileme", "--pme-draw", "time"], "needs --paired"),
+                       (["--paired", "--pme-draw", "time-geometric", "--pair-window", "40"], "no meaning")):
+        r = alphaprof(["record", "--db", "/nonexistent/x.db"] + opts + [require(build_path("workloads", "hello.elf"))])
+        check(r.status == 2 and says in r.err and len(r.err.strip().splitlines()) == 1,
+              "%s refused in one line" % " ".join(opts), r)
+
+
 def test_pme_cycle_stacks_per_instruction_and_loop_match_the_tip_truth():
     """chase with pairs (~32 k records): the stacks estimated from the
     records (util/pme-stacks.h) against the oracle's exact TIP stacks of

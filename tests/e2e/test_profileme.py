@@ -199,7 +199,7 @@ def test_profileme_options_are_checked():
                           (["--paired", "--pair-window", "0"], "--pair-window"),
                           (["--profileme", "--events", "cycles"], "either --events"),
                           (["--pme-draw", "geometric"], "--pme-draw needs --profileme"),
-                          (["--profileme", "--pme-draw", "poisson"], "uniform or geometric")):
+                          (["--profileme", "--pme-draw", "poisson"], "uniform, geometric, time or time-geometric")):
             r = alphaprof(["record", "--db", db] + opts + [elf])
             check(r.status == 2 and msg in r.err, "record %s is refused clearly" % " ".join(opts), r)
         # The plain board has no ProfileMe unit: the monitor says so and

@@ -7,6 +7,7 @@
  * fetched instructions, paired gaps uniform over 1..W (chi-square tests at
  * p = 1e-6, with a biased sampler as the negative control).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hw-model/cycle-causes.h"
 #include "hw-model/model/profileme.h"
 
 static struct pmu_window *win;
@@ -74,7 +76,7 @@ static void test_bad_configurations_turn_the_unit_off(void **state)
         {.mode = PME_PAIRED, .pair_window = PME_MAX_PAIR_WINDOW + 1, .interval_min = 1000, .interval_max = 2000},
         {.mode = UINT32_MAX, .pair_window = UINT32_MAX, .interval_min = UINT64_MAX, .interval_max = UINT64_MAX},
         {.mode = PME_DRAW_GEOMETRIC, .interval_min = 1000, .interval_max = 2000},
-        {.mode = PME_SINGLE | PME_DRAW_GEOMETRIC | 0x200, .interval_min = 1000, .interval_max = 2000},
+        {.mode = PME_SINGLE | PME_DRAW_GEOMETRIC | 0x400, .interval_min = 1000, .interval_max = 2000},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pme_config good = {.mode = PME_SINGLE, .interval_min = 100, .interval_max = 100};
@@ -435,6 +437,138 @@ static void test_without_retirements_reported_records_go_out_at_once_without_a_g
         assert_int_equal(PME_EVENTS_GROUP(win->pme_ring[k].events), 0);
 }
 
+/* Time draw (pmu-window.h PME_DRAW_TIME): one execution owning `units`
+ * CYCLE_UNIT-ths passes the unit; its records (if any) go to the ring. */
+static unsigned owns(uint64_t pc, uint64_t units, uint32_t group)
+{
+    unsigned k = pme_unit_time(&unit, units);
+    if (k) {
+        struct pme_record r = {.pc = pc, .events = 1u << PME_EVB_RETIRED | group << PME_EVENTS_GROUP_SHIFT};
+        pme_unit_time_done(&unit, &r, k, win);
+    }
+    return k;
+}
+
+static void test_the_time_draw_never_tags_a_fetch_and_draws_in_cycle_units(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE | PME_DRAW_TIME, .interval_min = 64, .interval_max = 64};
+    assert_int_equal(pme_unit_configure(&unit, &c, 11), 0);
+    assert_true(unit.time);
+    for (unsigned i = 0; i < 100000; i++)
+        assert_false(fetch(i, i, win));         /* bad-path or good, fetches never tag */
+    assert_int_equal(win->pme_head, 0);
+    /* uniform over the units of 64 cycles: ((64 - 1) U, 64 U] */
+    for (unsigned i = 0; i < 1000; i++) {
+        uint64_t t = pme_unit_draw_time(&unit);
+        assert_true(t > 63ull * CYCLE_UNIT && t <= 64ull * CYCLE_UNIT);
+    }
+    /* a draw in whole cycles would always land on a cycle's first unit */
+    unsigned off_boundary = 0;
+    for (unsigned i = 0; i < 100; i++)
+        off_boundary += pme_unit_draw_time(&unit) % CYCLE_UNIT != 1;
+    assert_true(off_boundary > 90);
+    /* without the time draw the unit samples no time */
+    struct pme_config f = {.mode = PME_SINGLE, .interval_min = 64, .interval_max = 64};
+    assert_int_equal(pme_unit_configure(&unit, &f, 11), 0);
+    assert_int_equal(pme_unit_time(&unit, 1000ull * CYCLE_UNIT), 0);
+    /* unknown mode bits beside it still turn the unit off */
+    struct pme_config bad = {.mode = PME_SINGLE | PME_DRAW_TIME | 0x800, .interval_min = 64, .interval_max = 64};
+    assert_int_equal(pme_unit_configure(&unit, &bad, 11), -1);
+    assert_int_equal(unit.mode, PME_OFF);
+}
+
+static void test_a_time_sample_tags_the_execution_whose_cycles_cover_the_sample_point(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE | PME_DRAW_TIME, .interval_min = 64, .interval_max = 64};
+    assert_int_equal(pme_unit_configure(&unit, &c, 5), 0);
+    /* executions of a quarter cycle each (four retiring together): the
+     * first sample point, T units in, lies in execution ceil(T / (U/4)) */
+    uint64_t q = CYCLE_UNIT / 4, t = unit.time_left;
+    uint64_t want = (t + q - 1) / q;
+    for (uint64_t i = 1; i <= want; i++)
+        assert_int_equal(owns(i, q, 4), i == want);
+    assert_int_equal(win->pme_head, 1);
+    assert_int_equal(win->pme_ring[0].pc, want);
+    assert_int_equal(PME_EVENTS_GROUP(win->pme_ring[0].events), 4);
+    assert_int_equal(win->pme_ring[0].slot, PME_SLOT_SINGLE);
+    /* the unit left over is where the next interval starts: the next
+     * point is the new draw minus what the tagged one had past the point */
+    uint64_t past = want * q - t;
+    assert_true(unit.time_left > 63ull * CYCLE_UNIT - past && unit.time_left <= 64ull * CYCLE_UNIT - past);
+    uint64_t next = unit.time_left, want2 = want + (next + q - 1) / q;
+    for (uint64_t i = want + 1; i <= want2; i++)
+        assert_int_equal(owns(i, q, 4), i == want2);
+    assert_int_equal(win->pme_head, 2);
+    assert_int_equal(win->pme_ring[1].pc, want2);
+}
+
+static void test_an_execution_owning_several_sample_points_gives_that_many_consecutive_records(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE | PME_DRAW_TIME, .interval_min = 64, .interval_max = 64};
+    assert_int_equal(pme_unit_configure(&unit, &c, 9), 0);
+    uint64_t t = unit.time_left;
+    /* 1000 cycles from the start: the first point at t, then every
+     * 63-64 cycles: 1 + floor((1000 U - t) / 64 U) .. 1 + floor((1000 U - t) / (63 U)) */
+    uint64_t units = 1000ull * CYCLE_UNIT;
+    unsigned k = owns(77, units, 1);
+    assert_true(k >= 1 + (units - t) / (64ull * CYCLE_UNIT) && k <= 1 + (units - t) / (63ull * CYCLE_UNIT));
+    assert_true(k >= 15 && k <= 16);
+    assert_int_equal(win->pme_head, k);
+    assert_int_equal(unit.samples, k);
+    for (unsigned i = 0; i < k; i++)
+        assert_int_equal(win->pme_ring[i].pc, 77);
+    /* what is left of the run after the last point counts toward the next */
+    assert_true(unit.time_left <= 64ull * CYCLE_UNIT);
+}
+
+static void test_time_samples_fall_on_executions_in_proportion_to_their_cycles(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_SINGLE | PME_DRAW_TIME | PME_DRAW_GEOMETRIC, .interval_min = 90,
+                           .interval_max = 110};
+    assert_int_equal(pme_unit_configure(&unit, &c, 3), 0);
+    /* a loop: A 1 cycle, B 3 cycles (a stall at the head), C and D
+     * retiring together (half a cycle each), E 40 cycles (a miss) */
+    const uint64_t cost[5] = {CYCLE_UNIT, 3ull * CYCLE_UNIT, CYCLE_UNIT / 2, CYCLE_UNIT / 2, 40ull * CYCLE_UNIT};
+    uint64_t count[5] = {0}, total = 0;
+    for (unsigned it = 0; it < 200000; it++)
+        for (unsigned j = 0; j < 5; j++) {
+            unsigned k = pme_unit_time(&unit, cost[j]);
+            count[j] += k;
+            total += k;
+        }
+    double cycles = 45;     /* per iteration */
+    const double want[5] = {1 / cycles, 3 / cycles, 0.5 / cycles, 0.5 / cycles, 40 / cycles};
+    for (unsigned j = 0; j < 5; j++) {
+        double e = want[j] * (double)total;
+        assert_true(fabs((double)count[j] - e) < 5 * sqrt(e));
+    }
+    /* a sampler in fetch order gives each a fifth: the negative control */
+    assert_true(fabs((double)total / 5 - want[0] * (double)total) > 5 * sqrt(want[0] * (double)total));
+}
+
+static void test_paired_time_records_are_consecutive_samples_sent_as_pairs(void **state)
+{
+    (void)state;
+    struct pme_config c = {.mode = PME_PAIRED | PME_DRAW_TIME, .pair_window = 40, .interval_min = 64,
+                           .interval_max = 64};
+    assert_int_equal(pme_unit_configure(&unit, &c, 4), 0);
+    unsigned total = 0;
+    for (uint64_t i = 1; i <= 2000; i++)     /* ~470 samples: the ring never fills */
+        total += owns(i, i % 7 ? CYCLE_UNIT : 100ull * CYCLE_UNIT, 1);
+    assert_true(total > 100);
+    assert_int_equal(unit.samples, total & ~1u);        /* an odd last one waits for its partner */
+    assert_int_equal(win->pme_head, total & ~1u);
+    for (unsigned k = 0; k + 1 < win->pme_head; k += 2) {
+        assert_int_equal(win->pme_ring[k].slot, PME_SLOT_FIRST);
+        assert_int_equal(win->pme_ring[k + 1].slot, PME_SLOT_SECOND);
+        assert_true(win->pme_ring[k].pc <= win->pme_ring[k + 1].pc);    /* in program order */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +586,16 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_without_retirements_reported_records_go_out_at_once_without_a_group,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_time_draw_never_tags_a_fetch_and_draws_in_cycle_units, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_time_sample_tags_the_execution_whose_cycles_cover_the_sample_point,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_an_execution_owning_several_sample_points_gives_that_many_consecutive_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_time_samples_fall_on_executions_in_proportion_to_their_cycles, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_paired_time_records_are_consecutive_samples_sent_as_pairs, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

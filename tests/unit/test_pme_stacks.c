@@ -379,6 +379,68 @@ static void test_a_synthetic_stream_gives_its_hand_computed_stacks(void **state)
     free(v.raw);
 }
 
+/* Note 12: time-sampled records, one every 100 cycles: each is 100 cycles
+ * of its own instruction, split by its own estimated causes.  A retired
+ * with one other (group 2: half a cycle, base), B waited 137 cycles for
+ * memory and 2 base (139).  5 records each: A 500 base, B 500 x 137/139
+ * memory and 500 x 2/139 base; the time shares are the records' (1/2
+ * each, whatever the per-record cycles say); executions 5 x 100 / 0.5 =
+ * 1000 and 5 x 100 / 139.  None of the fetch-order corrections apply. */
+static void test_a_time_sampled_record_is_its_interval_of_cycles_split_by_its_own_causes(void **state)
+{
+    (void)state;
+    struct pme_stack_params p;
+    params(&p);
+    struct pme_view v;
+    struct pv_image img;
+    synthetic_view(&v, &img, 5);
+    v.pair_interval = 0;
+    v.time_interval = 100;
+    for (size_t k = 0; k < v.nraw; k++) {
+        v.raw[k].rec[0].events |= 2u << PME_EVENTS_GROUP_SHIFT;
+        v.raw[k].rec[1].events |= 1u << PME_EVENTS_GROUP_SHIFT;
+    }
+    struct pme_stack st[2];
+    struct ap_err err;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(st[0].cause[CAUSE_BASE], 500, 1e-9);
+    assert_float_equal(pme_stack_total(&st[0]), 500, 1e-9);
+    assert_float_equal(st[0].share, 0.5, 0);
+    assert_float_equal(st[0].executions, 1000, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_DCACHE_MEM], 500.0 * 137 / 139, 1e-9);
+    assert_float_equal(st[1].cause[CAUSE_BASE], 500.0 * 2 / 139, 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 500, 1e-9);
+    assert_float_equal(st[1].executions, 500.0 / 139, 1e-9);
+    /* an execution that owned two sample points is two records: it counts twice */
+    v.raw[0].rec[1] = v.raw[0].rec[0];
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(pme_stack_total(&st[0]), 600, 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 400, 1e-9);
+    /* a pair from a bank thinned 3:1 (note 7) counts three times the others */
+    free(v.insns);
+    free(v.raw);
+    synthetic_view(&v, &img, 2);
+    v.pair_interval = 0;
+    v.time_interval = 100;
+    v.raw[1].rec[1] = v.raw[1].rec[0];      /* <A, B>, <A, A> */
+    v.raw[1].weight = 3;
+    assert_int_equal(pme_stacks_estimate(&v, &p, st, &err), 0);
+    assert_float_equal(pme_stack_total(&st[0]), 100 * (0.5 + 2 * 1.5), 1e-9);
+    assert_float_equal(pme_stack_total(&st[1]), 100 * 0.5, 1e-9);
+    /* the noise halves carry the interval: identical halves, no noise */
+    free(v.insns);
+    free(v.raw);
+    synthetic_view(&v, &img, 6);
+    v.pair_interval = 0;
+    v.time_interval = 100;
+    double sn, tn;
+    assert_int_equal(pme_stacks_noise(&v, &p, &sn, &tn, &err), 0);
+    assert_float_equal(sn, 0, 1e-12);
+    assert_float_equal(tn, 0, 1e-12);
+    free(v.insns);
+    free(v.raw);
+}
+
 /* Note 6: with the aggregates, an instruction's records stand for the
  * record interval times its aggregated records over its pair records: A's
  * 10 records (5 in pairs kept, 5 in pairs the board dropped) count twice
@@ -723,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_a_trap_owns_penalty_plus_one_and_the_bad_path_nothing),
         cmocka_unit_test(test_a_loop_retiring_in_pairs_gives_each_instruction_half_a_cycle),
         cmocka_unit_test(test_a_synthetic_stream_gives_its_hand_computed_stacks),
+        cmocka_unit_test(test_a_time_sampled_record_is_its_interval_of_cycles_split_by_its_own_causes),
         cmocka_unit_test(test_a_profile_without_pairs_or_interval_is_refused_with_the_fix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
