@@ -338,6 +338,15 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         return 1;
     }
+    for (size_t i = 0; i < pv.nimages; i++)
+        if (pv.images[i].id != 0 && pv.images[i].st_error) {
+            /* the stacks read each record's instruction from the image (its class, the CFG):
+             * another build's code would give wrong causes, not an error */
+            fprintf(stderr, "alphaprof check: no code for %s, so no stack check: %s\n", pv.images[i].name,
+                    pv.images[i].st_error);
+            pme_view_free(&pv);
+            return 1;
+        }
     struct pme_stack *st = xmalloc((pv.ninsns ? pv.ninsns : 1) * sizeof *st);
     struct pme_stack_accuracy a;
     int rc = pme_stacks_estimate(&pv, &sp, st, &err);

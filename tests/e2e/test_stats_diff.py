@@ -160,7 +160,8 @@ def test_profileme_commands_name_a_rebuilt_elf_and_report_points_a_profileme_onl
         shutil.copy(require(build_path("workloads", "chase.elf")), chase)
         os.makedirs(os.path.join(d, "rebuilt"))
         rebuilt = other_build(chase, os.path.join(d, "rebuilt", "chase.elf"))
-        record(db, chase, "--board", "clipper-pm", "--profileme", "--paired")
+        oracle = os.path.join(d, "p.oracle")
+        record(db, chase, "--board", "clipper-pm", "--profileme", "--paired", "--oracle", oracle)
         ok = alphaprof(["pme", "--db", db])
         check(ok.status == 0 and "no symbols for chase" not in ok.err and "run_once" in ok.out,
               "the recorded build gives symbols and no warning", ok)
@@ -171,6 +172,9 @@ def test_profileme_commands_name_a_rebuilt_elf_and_report_points_a_profileme_onl
             check(len(said) == 1 and "rebuilt since" in said[0] and chase in said[0],
                   "%s names the rebuilt ELF once" % " ".join(cmd), r)
             check("record with --paired" not in r.err, "%s does not blame the recording" % " ".join(cmd), r)
+        r = alphaprof(["check", "--pme", "--db", db, "--oracle", oracle])
+        check(r.status == 1 and "no code for chase, so no stack check" in r.err and chase in r.err,
+              "check --pme refuses to judge stacks with another build's code", r)
         for cmd in (["report"], ["export", "--format", "folded", "-o", os.path.join(d, "f.txt")]):
             r = alphaprof(cmd + ["--db", db])
             lines = r.err.strip().splitlines()
