@@ -178,33 +178,47 @@ bool pme_unit_retired(struct pme_unit *u, uint64_t retire, struct pmu_window *w)
     return wrote;
 }
 
+/* rec as a record of its own in a slot (a single, or the first of a pair):
+ * no partner, so no gap or distance. */
+static struct pme_record in_slot(const struct pme_record *rec, uint8_t slot)
+{
+    struct pme_record r = *rec;
+    r.slot = slot;
+    r.gap = 0;
+    r.distance = 0;
+    return r;
+}
+
+/* The pending first and rec as a pair: the second's gap (fetched
+ * instructions) and distance (fetch cycles) from the first. */
+static void make_pair(const struct pme_unit *u, const struct pme_record *rec, struct pme_record pair[2])
+{
+    pair[0] = u->first;
+    pair[1] = *rec;
+    pair[1].slot = PME_SLOT_SECOND;
+    uint64_t gap = u->fetched - u->first_fetched;
+    pair[1].gap = (uint16_t)(gap > UINT16_MAX ? UINT16_MAX : gap);
+    uint64_t d = rec->fetch_cycle > u->first.fetch_cycle ? rec->fetch_cycle - u->first.fetch_cycle : 0;
+    pair[1].distance = (uint32_t)(d > UINT32_MAX ? UINT32_MAX : d);
+}
+
 void pme_unit_done(struct pme_unit *u, const struct pme_record *rec, struct pmu_window *w)
 {
     bool open[2] = {opens(u, rec), false};
     if (u->mode == PME_SINGLE) {
-        struct pme_record r = *rec;
-        r.slot = PME_SLOT_SINGLE;
-        r.gap = 0;
-        r.distance = 0;
+        struct pme_record r = in_slot(rec, PME_SLOT_SINGLE);
         put(u, &r, open, 1, w);
         u->countdown = draw_interval(u);
     } else if (u->mode == PME_PAIRED && !u->tagged_second) {
-        u->first = *rec;
-        u->first.slot = PME_SLOT_FIRST;
-        u->first.gap = 0;
-        u->first.distance = 0;
+        u->first = in_slot(rec, PME_SLOT_FIRST);
         u->first_open = open[0];
         u->first_fetched = u->fetched;
         u->pending = true;
         u->tagged_second = true;
         u->countdown = draw(u, 1, u->window);
     } else if (u->mode == PME_PAIRED) {
-        struct pme_record pair[2] = {u->first, *rec};
-        pair[1].slot = PME_SLOT_SECOND;
-        uint64_t gap = u->fetched - u->first_fetched;
-        pair[1].gap = (uint16_t)(gap > UINT16_MAX ? UINT16_MAX : gap);
-        uint64_t d = rec->fetch_cycle > u->first.fetch_cycle ? rec->fetch_cycle - u->first.fetch_cycle : 0;
-        pair[1].distance = (uint32_t)(d > UINT32_MAX ? UINT32_MAX : d);
+        struct pme_record pair[2];
+        make_pair(u, rec, pair);
         bool pair_open[2] = {u->first_open, open[0]};
         u->first_open = false;
         put(u, pair, pair_open, 2, w);
@@ -219,25 +233,15 @@ void pme_unit_time_done(struct pme_unit *u, const struct pme_record *rec, unsign
     const bool open[2] = {false, false};
     for (unsigned i = 0; i < k; i++) {
         if (u->mode == PME_SINGLE) {
-            struct pme_record r = *rec;
-            r.slot = PME_SLOT_SINGLE;
-            r.gap = 0;
-            r.distance = 0;
+            struct pme_record r = in_slot(rec, PME_SLOT_SINGLE);
             put(u, &r, open, 1, w);
         } else if (!u->pending) {
-            u->first = *rec;
-            u->first.slot = PME_SLOT_FIRST;
-            u->first.gap = 0;
-            u->first.distance = 0;
+            u->first = in_slot(rec, PME_SLOT_FIRST);
             u->first_fetched = u->fetched;
             u->pending = true;
         } else {
-            struct pme_record pair[2] = {u->first, *rec};
-            pair[1].slot = PME_SLOT_SECOND;
-            uint64_t gap = u->fetched - u->first_fetched;
-            pair[1].gap = (uint16_t)(gap > UINT16_MAX ? UINT16_MAX : gap);
-            uint64_t d = rec->fetch_cycle > u->first.fetch_cycle ? rec->fetch_cycle - u->first.fetch_cycle : 0;
-            pair[1].distance = (uint32_t)(d > UINT32_MAX ? UINT32_MAX : d);
+            struct pme_record pair[2];
+            make_pair(u, rec, pair);
             put(u, pair, open, 2, w);
             u->pending = false;
         }
