@@ -185,6 +185,25 @@ def test_profileme_commands_name_a_rebuilt_elf_and_report_points_a_profileme_onl
         cleanup(d)
 
 
+def _recorded_then_instrumented_again(d, mode, error_key):
+    """calltree instrumented with mode (--paths or --cct), recorded with its
+    oracle and checked exact (error_key 0), then the same file instrumented
+    again with --metrics: (db, oracle, image)."""
+    db, oracle = os.path.join(d, "p.db"), os.path.join(d, "p.oracle")
+    orig = require(build_path("workloads", "calltree.elf"))
+    inst = os.path.join(d, "calltree-instrumented.elf")
+    r = alphaprof(["instrument", mode, orig, "-o", inst])
+    check(r.status == 0, "instrument %s" % mode, r)
+    r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--oracle", oracle, "--db", db, inst,
+                   "--", "4"], timeout=240)
+    check(r.status == 0, "record the instrumented image", r)
+    ok = alphaprof(["check", mode, "--db", db, "--oracle", oracle, "--json"])
+    check(ok.status == 0 and json.loads(ok.out)[error_key] == 0, "the recorded image checks exact", ok)
+    r = alphaprof(["instrument", mode, "--metrics", orig, "-o", inst])
+    check(r.status == 0, "instrument the same file again, with metrics", r)
+    return db, oracle, inst
+
+
 def test_path_counts_of_an_image_instrumented_again_since_are_refused_not_put_on_other_paths():
     """A path-instrumented image numbers its paths in a table of its own;
     instrumenting again (here with --metrics) makes another table and
@@ -192,18 +211,7 @@ def test_path_counts_of_an_image_instrumented_again_since_are_refused_not_put_on
     one line naming the image, rather than read them with the new table."""
     d = tmpdir()
     try:
-        db, oracle = os.path.join(d, "p.db"), os.path.join(d, "p.oracle")
-        orig = require(build_path("workloads", "calltree.elf"))
-        inst = os.path.join(d, "calltree-paths.elf")
-        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
-        check(r.status == 0, "instrument --paths", r)
-        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--oracle", oracle, "--db", db, inst,
-                       "--", "4"], timeout=240)
-        check(r.status == 0, "record the instrumented image", r)
-        ok = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
-        check(ok.status == 0 and json.loads(ok.out)["path_count_error"] == 0, "the recorded image checks exact", ok)
-        r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", inst])
-        check(r.status == 0, "instrument the same file again, with metrics", r)
+        db, oracle, inst = _recorded_then_instrumented_again(d, "--paths", "path_count_error")
         for cmd in (["paths", "--db", db], ["check", "--paths", "--db", db, "--oracle", oracle]):
             bad = alphaprof(cmd)
             lines = bad.err.strip().splitlines()
@@ -220,18 +228,7 @@ def test_a_calling_context_tree_of_an_image_instrumented_again_since_is_not_chec
     says the symbols are not the recorded build's."""
     d = tmpdir()
     try:
-        db, oracle = os.path.join(d, "c.db"), os.path.join(d, "c.oracle")
-        orig = require(build_path("workloads", "calltree.elf"))
-        inst = os.path.join(d, "calltree-cct.elf")
-        r = alphaprof(["instrument", "--cct", orig, "-o", inst])
-        check(r.status == 0, "instrument --cct", r)
-        r = alphaprof(["record", "--deterministic", "--board", "clipper-pm", "--oracle", oracle, "--db", db, inst,
-                       "--", "4"], timeout=240)
-        check(r.status == 0, "record the instrumented image", r)
-        ok = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"])
-        check(ok.status == 0 and json.loads(ok.out)["cct_count_error"] == 0, "the recorded image checks exact", ok)
-        r = alphaprof(["instrument", "--cct", "--metrics", orig, "-o", inst])
-        check(r.status == 0, "instrument the same file again, with metrics", r)
+        db, oracle, inst = _recorded_then_instrumented_again(d, "--cct", "cct_count_error")
         bad = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle])
         lines = bad.err.strip().splitlines()
         check(bad.status == 1 and len(lines) == 1 and inst in lines[0] and "rebuilt since" in lines[0],
