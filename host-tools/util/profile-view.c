@@ -128,9 +128,7 @@ static int load_images(sqlite3 *db, const struct pv_selection *sel, struct profi
  * (A rebuilt ELF's symbols and lines would describe other instructions.) */
 static bool same_build(const struct pv_image *img)
 {
-    size_t n;
-    const uint8_t *id = symtab_build_id(img->st, &n);
-    return !img->build_id_size || (n == img->build_id_size && !memcmp(id, img->build_id, n));
+    return symtab_is_build(img->st, img->build_id, img->build_id_size);
 }
 
 static void hex_of(const uint8_t *b, size_t n, char *out)

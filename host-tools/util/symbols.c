@@ -193,14 +193,19 @@ const uint8_t *symtab_build_id(const struct symtab *st, size_t *size)
     return st->build_id;
 }
 
+bool symtab_is_build(const struct symtab *st, const void *id, size_t n)
+{
+    size_t have_n;
+    const uint8_t *have = symtab_build_id(st, &have_n);
+    return !n || (have_n == n && !memcmp(have, id, n));
+}
+
 bool symtab_same_build(const char *path, const void *id, size_t n, struct ap_err *err)
 {
     struct symtab *st;
     if (!n || symtab_open(path, &st, err))
         return !n;
-    size_t have_n;
-    const uint8_t *have = symtab_build_id(st, &have_n);
-    bool same = have_n == n && !memcmp(have, id, n);
+    bool same = symtab_is_build(st, id, n);
     symtab_close(st);
     if (!same)
         ap_err_set(err, "%s is not the build the profile recorded (another build-id): it was rebuilt or "

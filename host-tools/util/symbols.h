@@ -37,6 +37,9 @@ void symtab_close(struct symtab *st);
 const char *symtab_path(const struct symtab *st);
 /* The GNU build-id; *size 0 when the ELF has none. */
 const uint8_t *symtab_build_id(const struct symtab *st, size_t *size);
+/* Is st the build with build-id id[0..n) (n 0: nothing recorded, any
+ * build is)? */
+bool symtab_is_build(const struct symtab *st, const void *id, size_t n);
 /* Is the ELF at path the build a profile recorded (build-id id[0..n);
  * n 0: nothing recorded, any build is)?  false with err saying so, or
  * why the file cannot be read. */
