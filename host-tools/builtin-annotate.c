@@ -308,8 +308,8 @@ static int annotate(const char *db_path, const struct pv_selection *selp, const 
     }
     if (!rc) {
         loss_note(db, v.epoch, "alphaprof annotate", stderr);   /* one line before the listing */
-        pv_warn_images(stderr, "annotate", v.images, v.nimages, NULL, 0);
-        pv_warn_images(stderr, "annotate", pv.images, pv.nimages, v.images, v.nimages);
+        pv_warn_images(stderr, "alphaprof annotate", v.images, v.nimages, NULL, 0);
+        pv_warn_images(stderr, "alphaprof annotate", pv.images, pv.nimages, v.images, v.nimages);
     }
     pdb_close(db);
     if (rc) {

@@ -273,9 +273,8 @@ static int load(const struct calc_options *o, const char *cmd, struct profile_vi
     }
     if (!rc) {
         loss_note(db, v->epoch, cmd, stderr);
-        const char *name = strrchr(cmd, ' ') ? strrchr(cmd, ' ') + 1 : cmd;
-        pv_warn_images(stderr, name, v->images, v->nimages, NULL, 0);
-        pv_warn_images(stderr, name, pme->images, pme->nimages, v->images, v->nimages);
+        pv_warn_images(stderr, cmd, v->images, v->nimages, NULL, 0);
+        pv_warn_images(stderr, cmd, pme->images, pme->nimages, v->images, v->nimages);
     }
     pdb_close(db);
     if (rc) {

@@ -146,7 +146,7 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
             pdb_close(db);
         return 1;
     }
-    pv_warn_images(stderr, "cct", v.images, v.nimages, NULL, 0);
+    pv_warn_images(stderr, "alphaprof cct", v.images, v.nimages, NULL, 0);
     if (cv_metrics_unread(&v))
         cv_metrics_unread_note("alphaprof cct", "context", stderr);
     if (json) {

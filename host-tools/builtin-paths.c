@@ -411,7 +411,7 @@ static int paths_run(struct paths_options *op)
         fprintf(stderr, "alphaprof paths: %s\n", err.msg);
         return 1;
     }
-    pv_warn_images(stderr, "paths", ps.images, ps.nimages, NULL, 0);
+    pv_warn_images(stderr, "alphaprof paths", ps.images, ps.nimages, NULL, 0);
     bool unreadable = false;
     for (size_t i = 0; i < ps.nimages; i++)
         unreadable |= ps.images[i].id != 0 && ps.images[i].st_error != NULL;

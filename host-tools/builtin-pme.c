@@ -417,7 +417,7 @@ static int pme_load(const struct pme_options *o, const char *db_path, struct pme
         fprintf(stderr, "alphaprof pme: %s\n", err.msg);
         return 1;
     }
-    pv_warn_images(stderr, "pme", v->images, v->nimages, NULL, 0);
+    pv_warn_images(stderr, "alphaprof pme", v->images, v->nimages, NULL, 0);
     if (o->interval)
         v->interval = o->interval;
     if (o->pair_interval)

@@ -63,7 +63,7 @@ static void print_text(const struct profile_view *v, size_t limit)
         printf("%12llu %7.2f  %s%s\n", (unsigned long long)img->total[0],
                pct(img->total[0], v->total[0]), img->name, img->st_error ? "  (no symbols: see the message on stderr)" : "");
     }
-    pv_warn_images(stderr, "report", v->images, v->nimages, NULL, 0);
+    pv_warn_images(stderr, "alphaprof report", v->images, v->nimages, NULL, 0);
     printf("\n");
     for (size_t e = 0; e < v->nevents; e++)
         printf("%12s %7s %7s  ", v->event_names[e], "%", "cum%");

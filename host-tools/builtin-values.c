@@ -242,7 +242,7 @@ int cmd_values(int argc, char **argv)
         return 1;
     }
     pdb_close(db);
-    pv_warn_images(stderr, "values", v.images, v.nimages, NULL, 0);
+    pv_warn_images(stderr, "alphaprof values", v.images, v.nimages, NULL, 0);
     rc = 0;
     if (v.nrows == 0) {
         fprintf(stderr, "alphaprof values: no %s value samples in %s%s%s; record them with "

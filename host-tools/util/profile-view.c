@@ -165,7 +165,7 @@ void pv_warn_images(FILE *f, const char *cmd, const struct pv_image *images, siz
         for (size_t j = 0; j < nalso && !said; j++)
             said = also[j].st_error && !strcmp(also[j].name, images[i].name);
         if (!said)
-            fprintf(f, "alphaprof %s: no symbols for %s: %s\n", cmd, images[i].name, images[i].st_error);
+            fprintf(f, "%s: no symbols for %s: %s\n", cmd, images[i].name, images[i].st_error);
     }
 }
 

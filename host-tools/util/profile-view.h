@@ -95,9 +95,10 @@ int pv_read_images(struct sqlite3 *db, struct sqlite3_stmt *st, struct pv_image 
 /* The image of database id id among images[0..n), or NULL. */
 struct pv_image *pv_image_by_id(struct pv_image *images, size_t n, int64_t id);
 /* Says on f, one line per image, which images of images[0..n) have no
- * symbols and why (a rebuilt or missing ELF): "alphaprof CMD: no symbols
- * for NAME: REASON".  Images named in also[0..nalso) are skipped (said
- * already for another view of the same profile).  Without it a rebuilt
+ * symbols and why (a rebuilt or missing ELF): "CMD: no symbols for NAME:
+ * REASON", CMD the command as loss_note takes it ("alphaprof pme").
+ * Images named in also[0..nalso) are skipped (said already for another
+ * view of the same profile).  Without it a rebuilt
  * image's procedures show as bare addresses with nothing saying why. */
 void pv_warn_images(FILE *f, const char *cmd, const struct pv_image *images, size_t n,
                     const struct pv_image *also, size_t nalso);
