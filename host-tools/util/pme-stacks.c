@@ -231,6 +231,33 @@ static size_t insn_index(const struct pme_view *v, const struct pme_pair_rec *re
     return in ? (size_t)(in - v->insns) : SIZE_MAX;
 }
 
+/* One record of the view's pairs that falls on an instruction of the
+ * view: the record, that instruction's index, what its bits say, and the
+ * pair's weight over the mean (note 7). */
+struct rec_at {
+    const struct pme_pair_rec *r;
+    size_t i;
+    struct pme_rec_obs o;
+    double w;
+};
+
+/* Steps *pos (0 at first) to the next record of v on an instruction of
+ * v, the two records of each pair in turn; false after the last. */
+static bool next_rec(const struct pme_view *v, const int *bit, double wnorm, size_t *pos, struct rec_at *at)
+{
+    for (; *pos < 2 * v->nraw; ++*pos) {
+        const struct pme_pair_raw *pair = &v->raw[*pos / 2];
+        at->r = &pair->rec[*pos % 2];
+        if ((at->i = insn_index(v, at->r)) == SIZE_MAX)
+            continue;
+        obs_of(at->r, bit, &at->o);
+        at->w = pair->weight * wnorm;
+        ++*pos;
+        return true;
+    }
+    return false;
+}
+
 /* Where a retired record's correct path goes on: its taken target, else
  * the next instruction (NULL: not in the view). */
 static const struct pme_insn *successor(const struct pme_view *v, const struct pme_pair_rec *r, int taken_bit)
@@ -251,31 +278,25 @@ static void pool_bubbles(const struct pme_view *v, const struct pme_stack_params
     if (!own)
         return;                         /* (an estimate without note 10) */
     double *seen = own + v->ninsns + 1, *mispredicted = seen + v->ninsns + 1;
+    struct rec_at a;
     for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < v->nraw; k++)
-            for (int s = 0; s < 2; s++) {
-                const struct pme_pair_rec *r = &v->raw[k].rec[s];
-                size_t j = insn_index(v, r);
-                if (j == SIZE_MAX)
-                    continue;
-                struct pme_rec_obs o;
-                obs_of(r, bit, &o);
-                double w = v->raw[k].weight * wnorm;
-                if (!pass) {
-                    seen[j] += w * pme_record_flush_window(p, &o) * stands[j] * scale[j];
-                    mispredicted[j] += w * o.mispredict;
-                }
-                double b = pme_record_long_bubble(p, &o);
-                const struct pme_insn *next = b > 0 ? successor(v, r, bit[B_TAKEN]) : NULL;
-                if (!next)
-                    continue;
-                size_t n = (size_t)(next - v->insns);
-                double booked = w * b * stands[j] * scale[j];
-                if (!pass)
-                    own[n] += booked;
-                else if (own[n] > 0)
-                    out[j].cause[CAUSE_MISPREDICT] += booked * (seen[n] - own[n]) / (2 * own[n]);
+        for (size_t pos = 0; next_rec(v, bit, wnorm, &pos, &a);) {
+            size_t j = a.i;
+            if (!pass) {
+                seen[j] += a.w * pme_record_flush_window(p, &a.o) * stands[j] * scale[j];
+                mispredicted[j] += a.w * a.o.mispredict;
             }
+            double b = pme_record_long_bubble(p, &a.o);
+            const struct pme_insn *next = b > 0 ? successor(v, a.r, bit[B_TAKEN]) : NULL;
+            if (!next)
+                continue;
+            size_t n = (size_t)(next - v->insns);
+            double booked = a.w * b * stands[j] * scale[j];
+            if (!pass)
+                own[n] += booked;
+            else if (own[n] > 0)
+                out[j].cause[CAUSE_MISPREDICT] += booked * (seen[n] - own[n]) / (2 * own[n]);
+        }
     /* a flush window seen where no record of a branch booked one: its
      * usual predecessor's, if that ever mispredicts */
     for (size_t n = 0; n < v->ninsns; n++)
@@ -460,39 +481,33 @@ static int estimate_time(const struct pme_view *v, const struct pme_stack_params
         out[i].in = &v->insns[i];
         shares[i] = grouped[i] = 0;
     }
-    for (size_t k = 0; k < v->nraw; k++)
-        for (int s = 0; s < 2; s++) {
-            const struct pme_pair_rec *r = &v->raw[k].rec[s];
-            size_t i = insn_index(v, r);
-            if (i == SIZE_MAX)
-                continue;
-            struct pme_rec_obs o;
-            obs_of(r, bit, &o);
-            o.serialising = insn_serialises(&v->insns[i]);
-            const double w = v->raw[k].weight * wnorm;
-            uint32_t n = PME_EVENTS_GROUP(r->events);
-            double one[CAUSE_COUNT] = {0}, total = 0;
-            /* (every retired time-sampled record says its group: pmu-window.h) */
-            pme_record_stack(p, &o, n ? 1.0 / n : 1.0, one);
+    struct rec_at a;
+    for (size_t pos = 0; next_rec(v, bit, wnorm, &pos, &a);) {
+        size_t i = a.i;
+        a.o.serialising = insn_serialises(&v->insns[i]);
+        uint32_t n = PME_EVENTS_GROUP(a.r->events);
+        double one[CAUSE_COUNT] = {0}, total = 0;
+        /* (every retired time-sampled record says its group: pmu-window.h) */
+        pme_record_stack(p, &a.o, n ? 1.0 / n : 1.0, one);
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            total += one[c];
+        double stands = a.w * v->time_interval;
+        if (total > 0) {
             for (unsigned c = 0; c < CAUSE_COUNT; c++)
-                total += one[c];
-            double stands = w * v->time_interval;
-            if (total > 0) {
-                for (unsigned c = 0; c < CAUSE_COUNT; c++)
-                    out[i].cause[c] += stands * one[c] / total;
-            } else {
-                out[i].cause[CAUSE_OTHER] += stands;        /* (owned time, no cause seen) */
-            }
-            out[i].records += w;
-            if (o.retired) {
-                if (total > 0)
-                    out[i].executions += stands / total;
-                if (n) {
-                    shares[i] += w / n;
-                    grouped[i] += w;
-                }
+                out[i].cause[c] += stands * one[c] / total;
+        } else {
+            out[i].cause[CAUSE_OTHER] += stands;        /* (owned time, no cause seen) */
+        }
+        out[i].records += a.w;
+        if (a.o.retired) {
+            if (total > 0)
+                out[i].executions += stands / total;
+            if (n) {
+                shares[i] += a.w / n;
+                grouped[i] += a.w;
             }
         }
+    }
     for (size_t i = 0; i < v->ninsns; i++) {
         out[i].share = grouped[i] > 0 ? shares[i] / grouped[i] : 0;
         out[i].shares.first = out[i].shares.joined = out[i].shares.mean = out[i].share;
@@ -538,27 +553,24 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         return ap_err_set(err, "out of memory");
     }
     double *group_share = grouped + v->ninsns + 1;
-    for (size_t k = 0; k < v->nraw; k++)
-        for (int s = 0; s < 2; s++) {
-            const struct pme_pair_rec *rec = &v->raw[k].rec[s];
-            const double w = v->raw[k].weight * wnorm;
-            size_t i = insn_index(v, rec);
-            if (i == SIZE_MAX || !((rec->events >> bit[B_RETIRED]) & 1))
-                continue;
-            seq[i].retired += w;
-            seq[i].zero_gap += w * (rec->lat[PME_LAT_RETIRE_GAP] == 0);
-            if (PME_EVENTS_GROUP(rec->events)) {
-                grouped[i] += w;
-                group_share[i] += w / PME_EVENTS_GROUP(rec->events);
-            }
-            if ((rec->events >> bit[B_TAKEN]) & 1) {
-                seq[i].taken += w;
-                const struct pme_insn *t = rec->addr >= rec->img->address
-                    ? pme_view_find(v, rec->img, rec->addr - rec->img->address) : NULL;
-                if (t)
-                    seq[i].target = (size_t)(t - v->insns);
-            }
+    struct rec_at a;
+    for (size_t pos = 0; next_rec(v, bit, wnorm, &pos, &a);) {
+        size_t i = a.i;
+        if (!a.o.retired)
+            continue;
+        seq[i].retired += a.w;
+        seq[i].zero_gap += a.w * (a.o.lat[PME_LAT_RETIRE_GAP] == 0);
+        if (PME_EVENTS_GROUP(a.r->events)) {
+            grouped[i] += a.w;
+            group_share[i] += a.w / PME_EVENTS_GROUP(a.r->events);
         }
+        if ((a.r->events >> bit[B_TAKEN]) & 1) {
+            seq[i].taken += a.w;
+            const struct pme_insn *t = successor(v, a.r, bit[B_TAKEN]);
+            if (t)
+                seq[i].target = (size_t)(t - v->insns);
+        }
+    }
     /* the usual predecessor: the fall-through or the most frequent taken branch to it */
     double *arrivals = calloc(v->ninsns + 1, sizeof *arrivals);
     if (!arrivals) {
@@ -628,24 +640,18 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
     }
     double *late = rec + v->ninsns + 1, *flushed = late + v->ninsns + 1;     /* note 8 */
     /* pass 2: each record's cycles */
-    for (size_t k = 0; k < v->nraw; k++)
-        for (int s = 0; s < 2; s++) {
-            size_t i = insn_index(v, &v->raw[k].rec[s]);
-            if (i == SIZE_MAX)
-                continue;
-            struct pme_rec_obs o;
-            obs_of(&v->raw[k].rec[s], bit, &o);
-            o.serialising = serialising[i];
-            double one[CAUSE_COUNT] = {0}, w = v->raw[k].weight * wnorm;
-            pme_record_stack(p, &o, pme_record_share(v->raw[k].rec[s].events, o.lat[PME_LAT_RETIRE_GAP],
-                                                     &out[i].shares),
-                             one);
-            for (unsigned c = 0; c < CAUSE_COUNT; c++)
-                out[i].cause[c] += w * one[c];
-            out[i].records += w;
-            rec[i] += w * o.retired;
-            late[i] += w * pme_record_late_fetch(p, &o);
-        }
+    for (size_t pos = 0; next_rec(v, bit, wnorm, &pos, &a);) {
+        size_t i = a.i;
+        a.o.serialising = serialising[i];
+        double one[CAUSE_COUNT] = {0};
+        pme_record_stack(p, &a.o, pme_record_share(a.r->events, a.o.lat[PME_LAT_RETIRE_GAP], &out[i].shares),
+                         one);
+        for (unsigned c = 0; c < CAUSE_COUNT; c++)
+            out[i].cause[c] += a.w * one[c];
+        out[i].records += a.w;
+        rec[i] += a.w * a.o.retired;
+        late[i] += a.w * pme_record_late_fetch(p, &a.o);
+    }
     /* what each instruction's records stand for (note 6), before pooling
      * so that a class pools executions in one unit; the aggregates only
      * for pairs dropped that no weight stands for (note 9) */
@@ -675,23 +681,12 @@ int pme_stacks_estimate(const struct pme_view *v, const struct pme_stack_params 
         free(retired);
         return ap_err_set(err, "out of memory");
     }
-    for (size_t k = 0; k < v->nraw; k++)
-        for (int s = 0; s < 2; s++) {
-            const struct pme_pair_rec *r = &v->raw[k].rec[s];
-            size_t j = insn_index(v, r);
-            if (j == SIZE_MAX)
-                continue;
-            struct pme_rec_obs o;
-            obs_of(r, bit, &o);
-            double b = pme_record_short_bubble(p, &o);
-            if (!(b > 0))
-                continue;
-            const struct pme_insn *next = (r->events >> bit[B_TAKEN]) & 1
-                ? (r->addr >= r->img->address ? pme_view_find(v, r->img, r->addr - r->img->address) : NULL)
-                : pme_view_find(v, r->img, r->offset + 4);
-            if (next)
-                bubble[next - v->insns] += v->raw[k].weight * wnorm * b * flushed[j];
-        }
+    for (size_t pos = 0; next_rec(v, bit, wnorm, &pos, &a);) {
+        double b = pme_record_short_bubble(p, &a.o);
+        const struct pme_insn *next = b > 0 ? successor(v, a.r, bit[B_TAKEN]) : NULL;
+        if (next)
+            bubble[next - v->insns] += a.w * b * flushed[a.i];
+    }
     for (size_t i = 0; i < v->ninsns; i++) {
         double twice = late[i] < bubble[i] ? late[i] : bubble[i];
         out[i].cause[CAUSE_BASE] -= twice;
