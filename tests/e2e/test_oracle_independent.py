@@ -15,9 +15,10 @@ from harness import alphaprof, board_like, build_path, check, cleanup, require, 
 # Workloads that end in a fault (trap and overflow exist for that).
 FAULTING = {"trap", "overflow"}
 # Arguments that keep a run short under the full model on a busy machine
-# (sprawl runs for a time it is given: 300 ms of virtual time is still
-# 300 M instructions over its 65536 PCs).
-ARGS = {"sprawl": ["300"]}
+# (sprawl runs for a time it is given: 100 ms of virtual time is still
+# about 1200 rounds over its 65536 PCs; 300 ms took over 200 s at load 8
+# on 2 cores, most of it the counter plugin and the link's samples).
+ARGS = {"sprawl": ["100"]}
 
 
 def counting_board(d, counts):
