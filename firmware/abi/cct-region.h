@@ -36,7 +36,7 @@
  *     elsewhere.)
  *  2. What is instrumented.  Every call that follows the calling standard:
  *     bsr/jsr that link through $26 (ra), outside the runtime's own
- *     __alphaprof_cct_* code, except `bsr $26, .+4` (a PC read).  The call
+ *     code (__alphaprof_cct_* and its helpers, note 15), except `bsr $26, .+4` (a PC read).  The call
  *     instruction at S becomes `br` to a trampoline; the trampoline looks up
  *     the callee's record, pushes a shadow frame, makes the call itself,
  *     and on return pops, accumulates and sets ra = S + 4 before branching
@@ -261,6 +261,25 @@
  * 14. Drain: the monitor sends the tree (CCT frames) and then every
  *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h),
  *     then the path region's context-free counters as PATHS frames.
+ * 15. The runtime is the __alphaprof_cct_* procedures and every procedure
+ *     their code branches into, to a fixed point (util/instrument.c
+ *     mark_runtime, instrument_runtime_entries); not the prefix alone.
+ *     The compiler may keep a static helper of workloads/runtime/cct.c
+ *     out of line under its own name (whether it does depends on the
+ *     helper's size: four nops in new_record were enough).  Taken for a
+ *     workload procedure, such a helper was (a) path-instrumented, its
+ *     paths counted from inside the slow path, in whatever record was
+ *     current, and (b) planned (util/path-plan.c), so the model's oracle,
+ *     seeing no planned code between a call and the helper's entry, took
+ *     it for the callee of the call being served (bl-oracle.h note 1):
+ *     calltree 16 under --both gave path_count_error 100 and
+ *     context_path_error 86, the tree still exact.  The runtime's code
+ *     has no call instrumented and no path numbered or planned (the
+ *     procedure table lists it like any procedure: no trampoline calls
+ *     it); new_record stays out of line on purpose (noinline) so every
+ *     image exercises the rule.  A runtime that branched into a workload
+ *     procedure (an implicit memset) would make that procedure the
+ *     runtime's too: cct.c keeps to leaf code (no calls out of the file).
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and

@@ -184,7 +184,7 @@ struct proc {
     uint64_t entry, alt_entry, end;
     const char *name;
     unsigned nsites;
-    bool runtime;               /* __alphaprof_cct_*: never instrumented */
+    bool runtime;               /* __alphaprof_cct_* and what it branches to: never instrumented (mark_runtime) */
     bool leaf;                  /* no call, no way out but its return (cct-region.h note 3a) */
 };
 
@@ -339,6 +339,59 @@ static bool keeps_regs(const struct elf_in *e, const struct proc *p)
     return true;
 }
 
+static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
+{
+    unsigned lo = 0, hi = n;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (pc < p[mid].entry)
+            hi = mid;
+        else if (pc >= p[mid].end)
+            lo = mid + 1;
+        else
+            return (int)mid;
+    }
+    return -1;
+}
+
+/* The runtime (cct-region.h note 15): the __alphaprof_cct_* procedures and every
+ * procedure their code branches into, to a fixed point.  The compiler
+ * may keep a static helper of workloads/runtime/cct.c out of line (which
+ * depends on its size: a few instructions more and new_record was its
+ * own procedure, named without the prefix); instrumented, its path code
+ * would run inside the slow path with the stub's registers. */
+static void mark_runtime(const struct elf_in *e, struct proc *p, unsigned n)
+{
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (unsigned i = 0; i < n; i++) {
+            if (!p[i].runtime)
+                continue;
+            for (uint64_t pc = p[i].entry; pc + 4 <= p[i].end; pc += 4) {
+                const uint8_t *w = at_addr(e, pc, 4);
+                if (!w)
+                    break;
+                uint32_t word;
+                memcpy(&word, w, 4);
+                if (word >> 26 < OP_BR)
+                    continue;       /* not a branch (0x30-0x3f are) */
+                int k = proc_of(p, n, alpha_branch_target(pc, word));
+                if (k >= 0 && !p[k].runtime) {
+                    p[k].runtime = true;
+                    grew = true;
+                }
+            }
+        }
+    }
+}
+
+/* Whether the procedure entered at `entry` is the runtime's (cct-region.h note 15). */
+static bool runtime_entry(const struct proc *p, unsigned n, uint64_t entry)
+{
+    int k = proc_of(p, n, entry);
+    return k >= 0 && p[k].runtime;
+}
+
 /* Procedures: the function symbols, one per address, each running to the
  * next one (or its section's end). */
 static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n, int *symtab,
@@ -391,24 +444,10 @@ static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n,
                 p[i].alt_entry = p[i].entry + 8;
         }
     }
+    mark_runtime(e, p, m);
     *out = p;
     *n = m;
     return 0;
-}
-
-static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
-{
-    unsigned lo = 0, hi = n;
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        if (pc < p[mid].entry)
-            hi = mid;
-        else if (pc >= p[mid].end)
-            lo = mid + 1;
-        else
-            return (int)mid;
-    }
-    return -1;
 }
 
 /* Every standard call in the executable sections (cct-region.h note 2). */
@@ -2907,6 +2946,8 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
     struct code c = {0};
     struct path_out po = {.c = &c, .e = &e};
     struct path_table_proc *table = NULL;
+    struct proc *procs = NULL;          /* for the runtime's (cct-region.h note 15) */
+    unsigned nprocs = 0;
     int symtab, rc = -1;
     memset(st, 0, sizeof *st);
 
@@ -2916,11 +2957,8 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
         ap_err_set(err, "%s: already instrumented; instrument the original image", in);
         goto done;
     }
-    symtab = find_section(&e, ".symtab");
-    if (symtab < 0) {
-        ap_err_set(err, "%s: no symbol table; build it without stripping (make)", in);
+    if (collect_procs(&e, &procs, &nprocs, &symtab, err, in))
         goto done;
-    }
     if (symtab_open(in, &sy, err))
         goto done;
     uint64_t end = hdr.bss_end;
@@ -2957,7 +2995,7 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             continue;
         tp->npaths = bl.npaths;
         uint64_t E = 0;
-        bool runtime = !strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
+        bool runtime = runtime_entry(procs, nprocs, syms[k].start);
         enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
         tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
         if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
@@ -3016,6 +3054,7 @@ done:
         symtab_close(sy);
     free(e.buf);
     free(table);
+    free(procs);
     free(po.patches);
     free(c.bytes);
     return rc;
@@ -3125,7 +3164,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
             continue;
         tp->npaths = bl.npaths;
         uint64_t E = 0;
-        bool runtime = !strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
+        bool runtime = runtime_entry(procs, nprocs, syms[k].start);
         enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
         if (why == PATH_INSTRUMENTED && counters + bl.npaths > PATH_BOTH_MAX_COUNTERS)
             why = PATH_SKIP_NO_ROOM;
@@ -3300,4 +3339,24 @@ int instrument_path_patches(const char *path, struct path_patch **patches, size_
     }
     free(e.buf);
     return 0;
+}
+
+int instrument_runtime_entries(const char *path, uint64_t **entries, size_t *n, struct ap_err *err)
+{
+    struct elf_in e = {0};
+    struct proc *procs = NULL;
+    unsigned nprocs = 0;
+    int symtab, rc = -1;
+    *entries = NULL;
+    *n = 0;
+    if (!read_file(path, &e, err) && !collect_procs(&e, &procs, &nprocs, &symtab, err, path)) {
+        *entries = calloc(nprocs + 1, sizeof **entries);
+        for (unsigned i = 0; i < nprocs; i++)
+            if (procs[i].runtime)
+                (*entries)[(*n)++] = procs[i].entry;
+        rc = 0;
+    }
+    free(procs);
+    free(e.buf);
+    return rc;
 }

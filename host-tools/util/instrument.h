@@ -25,6 +25,9 @@
  *  4. An image already instrumented, without the run-time slow path, or
  *     whose trampolines would be out of branch reach is refused with one
  *     line saying why.
+ *  5. The runtime's code (cct-region.h note 15: __alphaprof_cct_* and
+ *     every procedure it branches into) is left as it is in every mode:
+ *     no call patched, no path numbered, not in the path plan.
  */
 #ifndef ALPHAPROF_UTIL_INSTRUMENT_H
 #define ALPHAPROF_UTIL_INSTRUMENT_H
@@ -39,7 +42,7 @@
 #define INSTRUMENT_SECTION  ".alphaprof_instr"
 #define INSTRUMENT_SYMBOL   "[instrumentation]"
 #define INSTRUMENT_LOOKUP   "__alphaprof_cct_lookup"
-#define INSTRUMENT_RUNTIME_PREFIX "__alphaprof_cct"
+#define INSTRUMENT_RUNTIME_PREFIX "__alphaprof_cct"     /* and what it branches to (instrument_runtime_entries) */
 
 struct instrument_stats {
     unsigned procs;             /* procedures in the table */
@@ -104,5 +107,10 @@ struct path_patch {
     uint64_t word;              /* the original instruction (low 32 bits) */
 };
 int instrument_path_patches(const char *path, struct path_patch **patches, size_t *n, struct ap_err *err);
+
+/* The entries of the runtime's procedures in the image at path, ascending:
+ * the __alphaprof_cct_* ones and every procedure their code branches into
+ * (cct-region.h note 15).  Never instrumented, never in the path plan. */
+int instrument_runtime_entries(const char *path, uint64_t **entries, size_t *n, struct ap_err *err);
 
 #endif

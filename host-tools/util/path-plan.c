@@ -164,14 +164,21 @@ int path_plan_write(const char *path, const char *const *images, size_t nimages,
         struct ap_err e2;
         if (instrument_path_patches(images[i], &patches, &npatches, &e2))
             npatches = 0;
+        uint64_t *runtime = NULL;
+        size_t nruntime = 0, r = 0;
+        if (instrument_runtime_entries(images[i], &runtime, &nruntime, &e2))
+            nruntime = 0;
         size_t nsyms;
         const struct symbol *syms = symtab_symbols(st, &nsyms);
         for (size_t k = 0; k < nsyms; k++) {
             if (!strcmp(syms[k].name, INSTRUMENT_SYMBOL))
                 continue;       /* the trampolines: the original has no such code */
-            if (!strncmp(syms[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
-                continue;       /* the CCT slow path: only trampolines call it (--cct, --both), never the
-                                 * original; planned, it would look like the callee of the call it serves */
+            while (r < nruntime && runtime[r] < syms[k].start)
+                r++;
+            if (r < nruntime && runtime[r] == syms[k].start)
+                continue;       /* the CCT slow path and its helpers (cct-region.h note 15): only trampolines
+                                 * call it (--cct, --both), never the original; planned, it would look like
+                                 * the callee of the call it serves */
             if (nprocs == pcap) {
                 pcap *= 2;
                 procs = xrealloc(procs, pcap * sizeof *procs);
@@ -179,6 +186,7 @@ int path_plan_write(const char *path, const char *const *images, size_t nimages,
             plan_proc(st, &syms[k], patches, npatches, &procs[nprocs++], &edges, &nedges, &ecap);
         }
         free(patches);
+        free(runtime);
         symtab_close(st);
     }
     qsort(procs, nprocs, sizeof *procs, by_start);

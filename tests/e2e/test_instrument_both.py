@@ -148,6 +148,26 @@ def test_paths_per_context_on_two_cores_equal_the_truth():
         cleanup(d)
 
 
+def test_a_runtime_helper_named_without_the_prefix_is_the_runtimes_and_counts_stay_exact():
+    """cct-region.h note 15: the runtime's new_record is a procedure of its
+    own (kept out of line on purpose, as the compiler may keep any helper),
+    named without __alphaprof_cct.  Counted as a workload procedure, its
+    path code ran inside the slow path and the plan took it for the callee
+    of the call being served: path_count_error 100 on calltree 16."""
+    from test_paths import elf_symbols
+    orig = require(build_path("workloads", "calltree.elf"), "the calltree workload")
+    names = [s["name"].split(".")[0] for s in elf_symbols(orig)]
+    check("new_record" in names and "__alphaprof_cct_lookup" in names,
+          "the image's runtime has a helper procedure without the prefix (what this test is about)", names)
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree")
+        db, oracle = _record(d, inst, ["8"])
+        _exact(db, oracle, "calltree 8 with the runtime's helper out of line", 2000)
+    finally:
+        cleanup(d)
+
+
 def test_both_refuses_metrics_mixed_modes_and_an_instrumented_image():
     d = tmpdir()
     try:
