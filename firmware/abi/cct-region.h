@@ -279,7 +279,10 @@
  *     it); new_record stays out of line on purpose (noinline) so every
  *     image exercises the rule.  A runtime that branched into a workload
  *     procedure (an implicit memset) would make that procedure the
- *     runtime's too: cct.c keeps to leaf code (no calls out of the file).
+ *     runtime's too, its own calls uncounted: cct.c keeps to leaf code
+ *     (no calls out of the file), and instrument refuses, in one line
+ *     naming both, an image whose own code branches into a runtime
+ *     procedure named without the prefix.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and

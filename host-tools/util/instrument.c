@@ -360,7 +360,16 @@ static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
  * depends on its size: a few instructions more and new_record was its
  * own procedure, named without the prefix); instrumented, its path code
  * would run inside the slow path with the stub's registers. */
-static void mark_runtime(const struct elf_in *e, struct proc *p, unsigned n)
+/* The procedure the branch at pc (word) goes to, -1 if not a branch or
+ * not into a procedure. */
+static int branch_proc(const struct proc *p, unsigned n, uint64_t pc, uint32_t word)
+{
+    if (word >> 26 < OP_BR)
+        return -1;          /* not a branch (0x30-0x3f are) */
+    return proc_of(p, n, alpha_branch_target(pc, word));
+}
+
+static int mark_runtime(const struct elf_in *e, struct proc *p, unsigned n, struct ap_err *err, const char *path)
 {
     for (bool grew = true; grew;) {
         grew = false;
@@ -373,9 +382,7 @@ static void mark_runtime(const struct elf_in *e, struct proc *p, unsigned n)
                     break;
                 uint32_t word;
                 memcpy(&word, w, 4);
-                if (word >> 26 < OP_BR)
-                    continue;       /* not a branch (0x30-0x3f are) */
-                int k = proc_of(p, n, alpha_branch_target(pc, word));
+                int k = branch_proc(p, n, pc, word);
                 if (k >= 0 && !p[k].runtime) {
                     p[k].runtime = true;
                     grew = true;
@@ -383,6 +390,25 @@ static void mark_runtime(const struct elf_in *e, struct proc *p, unsigned n)
             }
         }
     }
+    /* a helper the image's own code also branches into (a memset the
+     * compiler called from the runtime) would go uncounted there */
+    for (unsigned i = 0; i < n; i++) {
+        if (p[i].runtime)
+            continue;
+        for (uint64_t pc = p[i].entry; pc + 4 <= p[i].end; pc += 4) {
+            const uint8_t *w = at_addr(e, pc, 4);
+            if (!w)
+                break;
+            uint32_t word;
+            memcpy(&word, w, 4);
+            int k = branch_proc(p, n, pc, word);
+            if (k >= 0 && p[k].runtime && strncmp(p[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
+                return ap_err_set(err, "%s: %s is called by the alphaprof runtime and by the image's own %s, so "
+                                  "its own calls could not be counted: link the image with this alphaprof's "
+                                  "runtime (make)", path, p[k].name, p[i].name);
+        }
+    }
+    return 0;
 }
 
 /* Whether the procedure entered at `entry` is the runtime's (cct-region.h note 15). */
@@ -444,7 +470,10 @@ static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n,
                 p[i].alt_entry = p[i].entry + 8;
         }
     }
-    mark_runtime(e, p, m);
+    if (mark_runtime(e, p, m, err, path)) {
+        free(p);
+        return -1;
+    }
     *out = p;
     *n = m;
     return 0;

@@ -168,6 +168,39 @@ def test_a_runtime_helper_named_without_the_prefix_is_the_runtimes_and_counts_st
         cleanup(d)
 
 
+def test_a_runtime_helper_the_images_own_code_also_calls_is_refused_in_one_line():
+    """cct-region.h note 15: a procedure the runtime branches into is the
+    runtime's and never counted; were the image's own code to call it too
+    (a memset the compiler called from the runtime), those calls would go
+    uncounted, so the image is refused.  Made here by patching calltree's
+    leaf to begin with a bsr to the runtime's new_record, then resealing."""
+    import shutil
+    import struct
+    from harness import elf_sections, seal
+    from test_paths import elf_symbols
+    orig = require(build_path("workloads", "calltree.elf"), "the calltree workload")
+    syms = {s["name"].split(".")[0]: s["start"] for s in elf_symbols(orig)}
+    d = tmpdir()
+    try:
+        bad = os.path.join(d, "shared.elf")
+        shutil.copy(orig, bad)
+        addr, off, _ = elf_sections(bad)[".text"]
+        pc = syms["leaf"]
+        disp = ((syms["new_record"] - (pc + 4)) // 4) & 0x1FFFFF
+        with open(bad, "r+b") as f:
+            f.seek(off + pc - addr)
+            f.write(struct.pack("<I", (0x34 << 26) | (26 << 21) | disp))     # bsr ra, new_record
+        check(seal(bad).status == 0, "the patched image reseals")
+        for mode in ("--both", "--cct", "--paths"):
+            out = os.path.join(d, "x.elf")
+            r = alphaprof(["instrument", mode, bad, "-o", out])
+            check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "new_record" in r.err
+                  and "leaf" in r.err and not os.path.exists(out),
+                  "instrument %s names the shared helper and its caller in one line, nothing written" % mode, r)
+    finally:
+        cleanup(d)
+
+
 def test_both_refuses_metrics_mixed_modes_and_an_instrumented_image():
     d = tmpdir()
     try:
