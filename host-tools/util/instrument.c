@@ -2797,8 +2797,10 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
             if (kind[t] != 1 || idx < 0 || (uint64_t)idx >= m->npaths || !fits16(-val[t]) ||
                 m->nk == sizeof m->K / sizeof *m->K)
                 continue;
+            /* a register no caller keeps: $1-$8, $22-$25, at, pv,
+             * $16-$21, v0 (scratch_order's first 21) */
             unsigned K = R_ZERO;
-            for (size_t r = 0; r < 12 && K == R_ZERO; r++)      /* $1-$8, $22-$25 */
+            for (size_t r = 0; r < 21 && K == R_ZERO; r++)
                 if (!((named | used) & 1u << scratch_order[r]) && (dead_on_entry & 1u << scratch_order[r]))
                     K = scratch_order[r];
             if (K == R_ZERO)
@@ -3339,7 +3341,7 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             liveness_compute(&cfg, live);
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
-            if (!m.constant && !m.mt.on && (m.leaf || m.saved))
+            if (!m.constant && !m.mt.on && m.saved)     /* (a leaf's count at Y is cheaper: note 9) */
                 choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
                 /* its path register in memory would not come back with longjmp */
