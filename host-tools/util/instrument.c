@@ -1997,6 +1997,17 @@ struct pmode {
      * here to be rv (known_numbers; path-region.h note 8) */
     bool rk;
     int64_t rv;
+    /* loops counted in registers (counts only; path-region.h note 9):
+     * K[k] counts the executions of backedge path kidx[k], those that
+     * find P == kv[k] there (the iteration path: started at the loop's
+     * header); per edge, kzero and kflush the K's it zeroes (entering the
+     * loop) and adds to their counters (leaving it), kback the K of a
+     * backedge + 1 (0: none); act0 the procedure's first action */
+    unsigned nk, K[8];
+    int64_t kidx[8], kv[8];
+    uint8_t *kzero, *kflush, *kback;
+    const struct bl_action *act0;
+    size_t nact;
     bool *bad;
     /* out of line, after the trampoline: counting a bad path number */
     struct bad_stub {
@@ -2012,9 +2023,17 @@ static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
 static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off);
 
+static uint32_t kmask(const struct pmode *m)
+{
+    uint32_t x = 0;
+    for (unsigned k = 0; k < m->nk; k++)
+        x |= 1u << m->K[k];
+    return x;
+}
+
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    tregs_pick(t, live, exclude, m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
+    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
 }
 
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
@@ -2110,6 +2129,33 @@ static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_
     pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
     put_reg_count(c, m, &t, add, false, false);
+    tregs_restore(c, &t);
+}
+
+/* Adds the loop registers of mask to their paths' counters (path-region.h
+ * note 9): at Y in a leaf that keeps it, else from the region. */
+static void put_loop_flush(struct code *c, struct pmode *m, unsigned mask, uint32_t live)
+{
+    struct tregs t;
+    bool own_y = m->leaf && m->Y != R_ZERO, far = false;
+    for (unsigned k = 0; k < m->nk; k++)
+        far |= (mask & 1u << k) && !fits16((own_y ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
+                                           8 * m->kidx[k] + 16);
+    /* the region (none at Y), the count, a slot's base when far */
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | kmask(m), own_y ? 3 : far ? 3 : 2);
+    unsigned R = own_y ? m->Y : t.R, C = own_y ? t.R : t.A, B = own_y ? t.A : t.B;
+    tregs_save(c, &t);
+    if (!own_y)
+        put_region(c, t.R);
+    for (unsigned k = 0; k < m->nk; k++) {
+        if (!(mask & 1u << k))
+            continue;
+        int64_t off = own_y ? 8 * m->kidx[k] : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->kidx[k]);
+        unsigned at = put_slot_base(c, B, R, &off);
+        put(c, mem(OP_LDQ, C, at, (int)off));
+        put(c, opr(OP_INTA, F_ADDQ, C, m->K[k], C));
+        put(c, mem(OP_STQ, C, at, (int)off));
+    }
     tregs_restore(c, &t);
 }
 
@@ -2428,8 +2474,59 @@ static void put_stubs(struct code *c, struct pmode *m)
     m->nstubs = 0;
 }
 
-/* The code of an edge's action where the registers of live are live. */
+static void put_action_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live);
+
+/* The edge of action a in the procedure's actions, or -1 (a made-up one). */
+static ptrdiff_t edge_index(const struct pmode *m, const struct bl_action *a)
+{
+    return m->act0 && a >= m->act0 && a < m->act0 + m->nact ? a - m->act0 : -1;
+}
+
+/* Whether an edge carries no code: a trivial action, no loop register. */
+static bool edge_trivial(const struct pmode *m, const struct bl_action *a)
+{
+    ptrdiff_t e = edge_index(m, a);
+    return action_trivial(a) && (e < 0 || !m->kzero || !(m->kzero[e] | m->kflush[e] | m->kback[e]));
+}
+
+/* The code of an edge: its loop registers' (path-region.h note 9), then
+ * its action's. */
 static void put_edge_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
+{
+    ptrdiff_t e = edge_index(m, a);
+    if (e < 0 || !m->kzero) {
+        put_action_code(c, m, a, live);
+        return;
+    }
+    if (m->kflush[e])
+        put_loop_flush(c, m, m->kflush[e], live);
+    for (unsigned k = 0; k < m->nk; k++)
+        if (m->kzero[e] & 1u << k)
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, m->K[k]));
+    if (!m->kback[e]) {
+        put_action_code(c, m, a, live);
+        return;
+    }
+    /* the iteration path (P == kv) counts in K; another (the first
+     * iteration's, entered from outside) as any backedge's */
+    unsigned k = m->kback[e] - 1u;
+    /* compared in P itself (reset after either way), so the hot path
+     * needs no scratch register */
+    if (m->kv[k])
+        put(c, mem(OP_LDA, m->P, m->P, (int)-m->kv[k]));
+    struct fixup other = put_fwd(c, OP_BNE, m->P);
+    put(c, opl(OP_INTA, F_ADDQ, m->K[k], 1, m->K[k]));
+    put_setk(c, m->P, a->reset, m->bad);
+    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, other);
+    if (m->kv[k])
+        put(c, mem(OP_LDA, m->P, m->P, (int)m->kv[k]));
+    put_action_code(c, m, a, live);
+    land(c, done);
+}
+
+/* The code of an edge's action where the registers of live are live. */
+static void put_action_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
 {
     if (action_trivial(a))
         return;
@@ -2550,6 +2647,259 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     default:
         break;
     }
+}
+
+/* Whether block b's last instruction can be patched for an edge's code
+ * (as paths_check requires of every block with an acting edge). */
+static bool block_patchable(const struct calc_proc *cfg, uint32_t b, uint64_t E)
+{
+    const struct calc_block *u = &cfg->blocks[b];
+    if (!u->n)
+        return false;
+    const struct calc_insn *L = &cfg->insns[u->first + u->n - 1];
+    enum calc_flow fl = calc_flow_of(L->s.word, L->s.cls);
+    return !(L->pc == E || fl == FLOW_INDIRECT || (fl == FLOW_NONE && !relocatable(L->s.word)) ||
+             (fl == FLOW_COND && (u->nout != 2 || edge_of(cfg, b, EDGE_FALL) < 0)) ||
+             (fl != FLOW_COND && u->nout != 1));
+}
+
+/* in[] = the blocks of h's loop: h and those reaching a backedge into h
+ * without passing h (none when no backedge goes to h). */
+static void loop_blocks(const struct calc_proc *cfg, const struct bl_proc *bl, uint32_t h, uint8_t *in,
+                        uint32_t *stack)
+{
+    size_t sp = 0;
+    memset(in, 0, cfg->nblocks + 1);
+    for (uint32_t i = 0; i < cfg->blocks[h].nin; i++) {
+        uint32_t e = cfg->blocks[h].in[i];
+        in[h] |= bl->action[e].kind == BL_ACT_BACKEDGE && cfg->edges[e].from != CALC_NONE;
+    }
+    for (uint32_t i = 0; in[h] && i < cfg->blocks[h].nin; i++) {
+        uint32_t e = cfg->blocks[h].in[i], t = cfg->edges[e].from;
+        if (bl->action[e].kind == BL_ACT_BACKEDGE && t != CALC_NONE && !in[t]) {
+            in[t] = 1;
+            stack[sp++] = t;
+        }
+    }
+    while (sp) {
+        uint32_t v = stack[--sp];
+        for (uint32_t i = 0; i < cfg->blocks[v].nin; i++) {
+            uint32_t u = cfg->edges[cfg->blocks[v].in[i]].from;
+            if (u != CALC_NONE && !in[u]) {
+                in[u] = 1;
+                stack[sp++] = u;
+            }
+        }
+    }
+}
+
+/* Loops counted in registers (path-region.h note 9), for a procedure
+ * whose path register is a register (a leaf's or a saved one), counts
+ * only: for each header h, its loop L (the blocks that reach a backedge
+ * into h without passing h), taken when L has no call, no PAL call and no
+ * entry but h's; then each backedge into h whose source's number, on the
+ * paths from h's reset through L, is one (kv) gets a register K of its
+ * own: a temporary L never names, dead on every edge into h from outside
+ * L (so dead throughout L), that edge zeroing it; every edge out of L
+ * (to EXIT too) adds it to the iteration path's counter. */
+static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
+                             uint64_t E, struct pmode *m)
+{
+    size_t nb = cfg->nblocks, ne = cfg->nedges;
+    m->nk = 0;
+    m->act0 = bl->action;
+    m->nact = ne;
+    m->kzero = calc_zalloc(ne + 1, 1);
+    m->kflush = calc_zalloc(ne + 1, 1);
+    m->kback = calc_zalloc(ne + 1, 1);
+    uint8_t *in = calc_zalloc(nb + 1, 1), *kind = calc_zalloc(nb + 1, 1);
+    int64_t *val = calc_zalloc(nb + 1, sizeof *val);
+    uint32_t *stack = calc_zalloc(nb + 1, sizeof *stack);
+    uint32_t used = bit(m->P) | bit(m->Y), *sinkto = calc_zalloc(ne + 1, sizeof *sinkto);
+    /* innermost loops first (fewest blocks), as they run most */
+    uint32_t *order = calc_zalloc(nb + 1, sizeof *order), *size = calc_zalloc(nb + 1, sizeof *size);
+    for (uint32_t h = 0; h < nb; h++) {
+        order[h] = h;
+        loop_blocks(cfg, bl, h, in, stack);
+        for (uint32_t v = 0; v < nb; v++)
+            size[h] += in[v];
+    }
+    for (uint32_t i = 1; i < nb; i++)
+        for (uint32_t j = i; j > 0 && size[order[j - 1]] > size[order[j]]; j--) {
+            uint32_t x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    for (uint32_t oi = 0; oi < nb && m->nk < sizeof m->K / sizeof *m->K; oi++) {
+        uint32_t h = order[oi];
+        bool any = false;
+        memset(in, 0, nb + 1);
+        in[h] = 1;
+        size_t sp = 0;
+        for (uint32_t i = 0; i < cfg->blocks[h].nin; i++) {
+            uint32_t e = cfg->blocks[h].in[i], t = cfg->edges[e].from;
+            if (bl->action[e].kind != BL_ACT_BACKEDGE || t == CALC_NONE)
+                continue;
+            any = true;
+            if (!in[t]) {
+                in[t] = 1;
+                stack[sp++] = t;
+            }
+        }
+        if (!any)
+            continue;
+        bool ok = true;
+        while (sp) {
+            uint32_t v = stack[--sp];
+            for (uint32_t i = 0; i < cfg->blocks[v].nin; i++) {
+                uint32_t u = cfg->edges[cfg->blocks[v].in[i]].from;
+                if (u == CALC_NONE)
+                    ok = false;
+                else if (!in[u]) {
+                    in[u] = 1;
+                    stack[sp++] = u;
+                }
+            }
+        }
+        uint32_t named = 0, dead_on_entry = ~0u;
+        for (uint32_t v = 0; v < nb && ok; v++) {
+            const struct calc_block *x = &cfg->blocks[v];
+            if (!in[v])
+                continue;
+            for (uint32_t i = x->first; i < x->first + x->n; i++) {
+                uint32_t w = cfg->insns[i].s.word;
+                enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
+                const struct alpha_insn_info *ai = alpha_decode(w);
+                if (f == FLOW_CALL || f == FLOW_INDIRECT || f == FLOW_HALT || !ai || ai->format == ALPHA_FMT_PAL ||
+                    ai->format == ALPHA_FMT_HW)
+                    ok = false;
+                named |= liveness_named(w);
+            }
+            for (uint32_t i = 0; i < x->nin; i++) {
+                const struct calc_edge *y = &cfg->edges[x->in[i]];
+                if (y->from == CALC_NONE) {
+                    ok = false;         /* the procedure's entry: no edge to zero K on */
+                    continue;
+                }
+                if (in[y->from])
+                    continue;
+                const struct calc_block *u = &cfg->blocks[y->from];
+                if (v != h || !u->n || calc_flow_of(cfg->insns[u->first + u->n - 1].s.word,
+                                                    cfg->insns[u->first + u->n - 1].s.cls) == FLOW_CALL)
+                    ok = false;
+                else
+                    dead_on_entry &= ~liveness_at_edge(cfg, live, u->first + u->n - 1, v);
+            }
+        }
+        /* every edge into or out of L gets code: its source must be
+         * patchable as paths_check requires of any edge that acts */
+        for (size_t f = 0; f < ne; f++)
+            sinkto[f] = CALC_EXIT;
+        for (size_t f = 0; f < ne && ok; f++) {
+            const struct calc_edge *x = &cfg->edges[f];
+            bool from_in = x->from != CALC_NONE && in[x->from];
+            bool to_in = x->to != CALC_EXIT && in[x->to];
+            if (from_in == to_in || x->from == CALC_NONE)
+                continue;
+            ok &= block_patchable(cfg, x->from, E);
+            if (!ok || !from_in)
+                continue;
+            /* an exit that falls out beside a branch staying in L would
+             * put a trampoline on that branch's way: its adding goes to
+             * the end of the block it falls to, when only it goes there */
+            const struct calc_block *u = &cfg->blocks[x->from];
+            const struct calc_insn *L = &cfg->insns[u->first + u->n - 1];
+            if (calc_flow_of(L->s.word, L->s.cls) != FLOW_COND || x->kind != EDGE_FALL)
+                continue;
+            bool hot = false;
+            for (uint32_t i = 0; i < u->nout; i++) {
+                const struct calc_edge *y = &cfg->edges[u->out[i]];
+                hot |= y->kind != EDGE_FALL && y->to != CALC_EXIT && in[y->to] &&
+                       !(bl->action[u->out[i]].kind == BL_ACT_BACKEDGE && y->to == h);
+            }
+            if (!hot)
+                continue;
+            uint32_t X = x->to;
+            if (X == CALC_EXIT || cfg->blocks[X].nin != 1 || !cfg->blocks[X].n || !block_patchable(cfg, X, E)) {
+                ok = false;
+                continue;
+            }
+            sinkto[f] = X;
+            for (uint32_t i = cfg->blocks[X].first; i < cfg->blocks[X].first + cfg->blocks[X].n; i++)
+                named |= liveness_named(cfg->insns[i].s.word);
+        }
+        if (!ok)
+            continue;
+        /* the numbers from h's reset through L */
+        for (uint32_t i = 0; i < cfg->blocks[h].nin; i++) {
+            uint32_t e = cfg->blocks[h].in[i];
+            if (bl->action[e].kind != BL_ACT_BACKEDGE || cfg->edges[e].from == CALC_NONE)
+                continue;
+            memset(kind, 0, nb + 1);
+            kind[h] = 1;
+            val[h] = bl->action[e].reset;
+            for (bool changed = true; changed;) {
+                changed = false;
+                for (size_t f = 0; f < ne; f++) {
+                    const struct calc_edge *x = &cfg->edges[f];
+                    const struct bl_action *a = &bl->action[f];
+                    if (x->from == CALC_NONE || x->to == CALC_EXIT || !in[x->from] || !in[x->to] ||
+                        x->to == h || a->kind != BL_ACT_ADD || !kind[x->from])
+                        continue;
+                    uint8_t k = kind[x->from];
+                    int64_t v = val[x->from] + a->add;
+                    uint8_t *to = &kind[x->to];
+                    if (*to == 2 || (*to == 1 && k == 1 && val[x->to] == v))
+                        continue;
+                    if (*to == 0 && k == 1) {
+                        *to = 1;
+                        val[x->to] = v;
+                    } else {
+                        *to = 2;
+                    }
+                    changed = true;
+                }
+            }
+            uint32_t t = cfg->edges[e].from;
+            int64_t idx = val[t] + bl->action[e].add;
+            if (kind[t] != 1 || idx < 0 || (uint64_t)idx >= m->npaths || !fits16(-val[t]) ||
+                m->nk == sizeof m->K / sizeof *m->K)
+                continue;
+            /* a register no caller keeps: $1-$8, $22-$25, at, pv,
+             * $16-$21, v0 (scratch_order's first 21) */
+            unsigned K = R_ZERO;
+            for (size_t r = 0; r < 21 && K == R_ZERO; r++)
+                if (!((named | used) & 1u << scratch_order[r]) && (dead_on_entry & 1u << scratch_order[r]))
+                    K = scratch_order[r];
+            if (K == R_ZERO)
+                break;
+            unsigned k = m->nk++;
+            used |= 1u << K;
+            m->K[k] = K;
+            m->kidx[k] = idx;
+            m->kv[k] = val[t];
+            m->kback[e] = (uint8_t)(k + 1);
+            for (size_t f = 0; f < ne; f++) {
+                const struct calc_edge *x = &cfg->edges[f];
+                bool from_in = x->from != CALC_NONE && in[x->from];
+                bool to_in = x->to != CALC_EXIT && in[x->to];
+                if (!from_in && to_in)
+                    m->kzero[f] |= (uint8_t)(1u << k);
+                if (from_in && !to_in && sinkto[f] == CALC_EXIT)
+                    m->kflush[f] |= (uint8_t)(1u << k);
+                else if (from_in && !to_in)
+                    for (uint32_t i = 0; i < cfg->blocks[sinkto[f]].nout; i++)
+                        m->kflush[cfg->blocks[sinkto[f]].out[i]] |= (uint8_t)(1u << k);
+            }
+        }
+    }
+    free(in);
+    free(kind);
+    free(val);
+    free(stack);
+    free(order);
+    free(size);
+    free(sinkto);
 }
 
 /* Whether cfg can keep its path register in registers (struct pmode). */
@@ -2802,7 +3152,7 @@ block_ends:
         const struct calc_block *x = &cfg->blocks[b];
         bool any = false;
         for (uint32_t i = 0; i < x->nout; i++)
-            if (!action_trivial(&bl->action[x->out[i]]))
+            if (!edge_trivial(m, &bl->action[x->out[i]]))
                 any = true;
         if (!x->n)
             continue;
@@ -2858,13 +3208,23 @@ block_ends:
             const struct bl_action *fall = &bl->action[fe], *taken = &bl->action[te];
             uint32_t fall_live = liveness_at_edge(cfg, live, li, cfg->edges[fe].to);
             uint32_t taken_live = liveness_at_edge(cfg, live, li, cfg->edges[te].to);
-            if (action_trivial(fall)) {
+            if (edge_trivial(m, fall)) {
                 /* only the taken edge acts: the branch itself goes to the trampoline */
                 patch_op = w >> 26;
                 patch_ra = ra;
                 put_edge_code(c, m, taken, taken_live);
                 put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
-            } else if (action_trivial(taken)) {
+            } else if (m->kback && m->kback[te]) {
+                /* a loop counted in a register (path-region.h note 9): its
+                 * backedge falls through the trampoline, the exit is taken
+                 * (the branch inverted: op ^ 4 for every conditional one) */
+                struct fixup to_fall = put_fwd(c, (w >> 26) ^ 4u, ra);
+                put_edge_code(c, m, taken, taken_live);
+                put_branch(c, OP_BR, R_ZERO, alpha_branch_target(pc, w));
+                land(c, to_fall);
+                put_edge_code(c, m, fall, fall_live);
+                put_branch(c, OP_BR, R_ZERO, next);
+            } else if (edge_trivial(m, taken)) {
                 put_branch(c, w >> 26, ra, alpha_branch_target(pc, w));
                 put_edge_code(c, m, fall, fall_live);
                 put_branch(c, OP_BR, R_ZERO, next);
@@ -2931,6 +3291,11 @@ block_ends:
     m->rk = false;
     free(kind);
     free(val);
+    free(m->kzero);
+    free(m->kflush);
+    free(m->kback);
+    m->kzero = m->kflush = m->kback = NULL;
+    m->nk = 0;
 }
 
 /* Ends the segment with the path table, the patches and the trailer
@@ -3043,6 +3408,8 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             liveness_compute(&cfg, live);
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
+            if (!m.constant && !m.mt.on && m.saved)     /* (a leaf's count at Y is cheaper: note 9) */
+                choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
                 /* its path register in memory would not come back with longjmp */
                 free(live);
@@ -3056,6 +3423,7 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             st->leaf_procs += m.leaf;
             st->constant_procs += m.constant;
             st->saved_procs += m.saved;
+            st->loop_regs += m.nk;
             paths_emit(&po, &cfg, &bl, E, &m, live);
             free(live);
             counters += bl.npaths;

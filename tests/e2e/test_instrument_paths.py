@@ -97,10 +97,16 @@ def test_after_a_longjmp_the_path_goes_on_as_setjmp_saved_it_on_both_sides():
 
 def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
     """parallel: both cores count, each found its region from its own sp, and
-    the path registers kept in registers never mix the cores' paths."""
+    the path registers kept in registers never mix the cores' paths; its
+    one-block inner loops (in main and core_main, procedures with calls)
+    count their iteration path in a register on each core, added at the
+    loop's exit to that core's own region (path-region.h note 9)."""
     d = tmpdir()
     try:
-        _, inst = _instrument(d, "parallel")
+        orig = require(build_path("workloads", "parallel.elf"), "the parallel workload")
+        inst = os.path.join(d, "parallel-paths.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
+        check(r.status == 0 and _loops_in_registers(r) >= 2, "parallel's inner loops are counted in registers", r)
         db, oracle = _record(d, inst, ["2"], cores=2)   # 2 rounds: 2 M paths
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
         check(r.status == 0, "check --paths compares", r)
@@ -293,3 +299,43 @@ def test_counts_at_known_numbers_and_in_memory_mode_equal_the_truth_and_only_the
                   "%s: nothing lost, unmatched or out of range" % name, r)
     finally:
         cleanup(d)
+
+
+def _loops_in_registers(r):
+    """How many backedge paths `instrument --paths` says it counts in a
+    register (path-region.h note 9)."""
+    for l in r.lines():
+        if "loops counted in a register" in l:
+            return int(l.split("loops counted in a register")[0].split(";")[-1].split()[-1])
+    return -1
+
+
+def test_loops_counted_in_a_register_keep_counts_exact_when_left_by_break_return_and_longjmp():
+    """libcheck's call-free loops in procedures with calls (check_loop_exits:
+    one left by a break, one by a return from inside it, one followed by a
+    longjmp out of its procedure, besides jump_deep's loops before the
+    longjmps of check_setjmp) count their iterations in a register, zeroed
+    where the loop is entered and added to the counter at every way out
+    (path-region.h note 9): the counts stay exactly the model's, and the
+    image prints and exits as the original."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "libcheck.elf"), "the libcheck workload")
+        inst = os.path.join(d, "libcheck-paths.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
+        check(r.status == 0, "instrument --paths libcheck succeeds", r)
+        check(_loops_in_registers(r) >= 3, "its loops are counted in registers", r)
+        db, oracle = _record(d, inst, [])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        check(j["path_count_error"] == 0, "every path's count equals the model's", r)
+        i = j["instrumented"]
+        check(i["paths_profile"] == i["paths_truth"] > 20000, "every path execution was counted", r)
+        check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0, "nothing lost or unmatched", r)
+        a, b = run_image(orig), run_image(inst)
+        check(a.status == b.status == 0 and _console(a) == _console(b), "libcheck prints and exits as the original",
+              b)
+    finally:
+        cleanup(d)
+

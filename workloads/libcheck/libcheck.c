@@ -115,6 +115,71 @@ static void check_setjmp(void)
     EXPECT(keep_int == 0x5a5a1234 && keep_fp == 2.5, "registers kept across longjmp");
 }
 
+/* Call-free loops in procedures with calls, left by a break, by a return
+ * from inside, and before a longjmp out of the procedure (an image
+ * instrumented for paths counts such a loop's iterations in a register
+ * and adds them at its exits: path-region.h note 9). */
+static volatile long loop_data[64];
+
+static void __attribute__((noinline)) loop_note(long s)
+{
+    jump_sink += (int)s;
+}
+
+static long __attribute__((noinline)) loop_left_by_break(int stop)
+{
+    long s = 0;
+    int i;
+    for (i = 0; i < 64; i++) {
+        if (i == stop)
+            break;
+        s += loop_data[i];
+    }
+    loop_note(s);
+    return s + i;
+}
+
+static long __attribute__((noinline)) loop_left_by_return(int stop)
+{
+    long s = 0;
+    for (int i = 0; i < 64; i++) {
+        s += loop_data[i];
+        if (s > stop)
+            return s;
+    }
+    loop_note(s);
+    return -1;
+}
+
+static void __attribute__((noinline)) loop_then_longjmp(int n, int value)
+{
+    long s = 0;
+    for (int i = 0; i < n; i++)
+        s += loop_data[i];
+    jump_sink += (int)s;
+    if (value)
+        longjmp(env, value);
+}
+
+static void check_loop_exits(void)
+{
+    for (int i = 0; i < 64; i++)
+        loop_data[i] = i;
+    long b = 0, r = 0;
+    for (int k = 0; k < 40; k++) {
+        b += loop_left_by_break(k);
+        r += loop_left_by_return(k * 20);
+    }
+    EXPECT(b == 10660 && r == 16154, "loops left by break and by return: %ld %ld", b, r);
+    volatile int rounds = 0;
+    int v = setjmp(env);
+    if (v < 5) {
+        rounds++;
+        loop_then_longjmp(10 + v, v + 1);
+    }
+    EXPECT(v == 5 && rounds == 5, "a loop then a longjmp: %d after %d rounds", v, rounds);
+}
+
 /* check_setjmp three times from a loop: a caller that keeps values in
  * callee-saved registers across it, which must come back as they went in
  * (in an image instrumented for paths, the path register stack a longjmp
@@ -157,6 +222,7 @@ int main(void)
 {
     check_division();
     check_setjmp_rounds();
+    check_loop_exits();
     check_printf();
     check_heap();
     if (failures) {
