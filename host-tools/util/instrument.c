@@ -354,60 +354,52 @@ static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
     return -1;
 }
 
+/* The next procedure that a branch of `from` at or after *pc goes into
+ * (-1 when none is left); *pc moves past that branch. */
+static int next_branch_into(const struct elf_in *e, const struct proc *p, unsigned n, const struct proc *from,
+                            uint64_t *pc)
+{
+    for (; *pc + 4 <= from->end; *pc += 4) {
+        const uint8_t *w = at_addr(e, *pc, 4);
+        if (!w)
+            return -1;
+        uint32_t word;
+        memcpy(&word, w, 4);
+        if (word >> 26 < OP_BR)
+            continue;       /* not a branch (0x30-0x3f are) */
+        int k = proc_of(p, n, alpha_branch_target(*pc, word));
+        if (k >= 0) {
+            *pc += 4;
+            return k;
+        }
+    }
+    return -1;
+}
+
 /* The runtime (cct-region.h note 15): the __alphaprof_cct_* procedures and every
  * procedure their code branches into, to a fixed point.  The compiler
  * may keep a static helper of workloads/runtime/cct.c out of line (which
  * depends on its size: a few instructions more and new_record was its
  * own procedure, named without the prefix); instrumented, its path code
  * would run inside the slow path with the stub's registers. */
-/* The procedure the branch at pc (word) goes to, -1 if not a branch or
- * not into a procedure. */
-static int branch_proc(const struct proc *p, unsigned n, uint64_t pc, uint32_t word)
-{
-    if (word >> 26 < OP_BR)
-        return -1;          /* not a branch (0x30-0x3f are) */
-    return proc_of(p, n, alpha_branch_target(pc, word));
-}
-
 static int mark_runtime(const struct elf_in *e, struct proc *p, unsigned n, struct ap_err *err, const char *path)
 {
+    int k;
     for (bool grew = true; grew;) {
         grew = false;
-        for (unsigned i = 0; i < n; i++) {
-            if (!p[i].runtime)
-                continue;
-            for (uint64_t pc = p[i].entry; pc + 4 <= p[i].end; pc += 4) {
-                const uint8_t *w = at_addr(e, pc, 4);
-                if (!w)
-                    break;
-                uint32_t word;
-                memcpy(&word, w, 4);
-                int k = branch_proc(p, n, pc, word);
-                if (k >= 0 && !p[k].runtime) {
-                    p[k].runtime = true;
-                    grew = true;
-                }
-            }
-        }
+        for (unsigned i = 0; i < n; i++)
+            for (uint64_t pc = p[i].entry; p[i].runtime && (k = next_branch_into(e, p, n, &p[i], &pc)) >= 0;)
+                if (!p[k].runtime)
+                    grew = p[k].runtime = true;
     }
     /* a helper the image's own code also branches into (a memset the
      * compiler called from the runtime) would go uncounted there */
-    for (unsigned i = 0; i < n; i++) {
-        if (p[i].runtime)
-            continue;
-        for (uint64_t pc = p[i].entry; pc + 4 <= p[i].end; pc += 4) {
-            const uint8_t *w = at_addr(e, pc, 4);
-            if (!w)
-                break;
-            uint32_t word;
-            memcpy(&word, w, 4);
-            int k = branch_proc(p, n, pc, word);
-            if (k >= 0 && p[k].runtime && strncmp(p[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
+    for (unsigned i = 0; i < n; i++)
+        for (uint64_t pc = p[i].entry; !p[i].runtime && (k = next_branch_into(e, p, n, &p[i], &pc)) >= 0;)
+            if (p[k].runtime && strncmp(p[k].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX)))
                 return ap_err_set(err, "%s: %s is called by the alphaprof runtime and by the image's own %s, so "
                                   "its own calls could not be counted: link the image with this alphaprof's "
                                   "runtime (make)", path, p[k].name, p[i].name);
-        }
-    }
     return 0;
 }
 
