@@ -49,7 +49,15 @@ class Results:
             self.failed += 1
         print("%s %s (%.2fs)" % ("PASS" if ok else "FAIL", name, seconds), flush=True)
         if detail and not ok:
-            for line in detail.rstrip().splitlines()[-60:]:
+            lines = detail.rstrip().splitlines()
+            # the failure's own line (AssertionError: what) first, then
+            # the end of what it explains: a long explanation (a daemon's
+            # log) must not push out what failed
+            first = [l for l in lines if l.startswith(("AssertionError", "Traceback"))][:1]
+            shown = lines[-60:]
+            if first and first[0] not in shown:
+                shown = first + ["..."] + lines[-58:]
+            for line in shown:
                 print("    " + line)
             sys.stdout.flush()
 
