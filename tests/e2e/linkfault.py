@@ -144,8 +144,8 @@ class Direction:
         c = bytearray(chunk)
         i = len(c) // 2
         c[i] ^= 0x10
-        if c[i] == 0:
-            c[i] = 0x10
+        if c[i] == 0:           # (was 0x10: flip another bit, never a delimiter)
+            c[i] = 0x01
         return b"\x00" + bytes(c) + b"\x00"
 
     def _frame(self, chunk):

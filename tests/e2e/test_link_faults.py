@@ -149,10 +149,14 @@ def test_link_one_dropped_samples_frame_costs_one_frame_sent_again():
         after, held = int(m.group(1)), int(m.group(2))
         check(held >= 1 and held == after, "frames after the gap were held, none thrown away "
               "(%d after it, %d held)" % (after, held), r.explain())
-        check(again == 1 and 0 < again_bytes < 2 * 1100,
-              "one frame sent again (%d of %d frames, %d bytes), where go-back-N sends %d or more"
-              % (again, sent, again_bytes, 1 + held), r.explain())
-        check(td.stat(r.db, "link_dup_frames") == 0, "nothing arrived twice", r.explain())
+        # the dropped frame is sent again; any other frame only when its
+        # acknowledgement was late (a host slower than the board's virtual
+        # timer: once in a CI run), and then it arrives twice and is
+        # discarded as a duplicate (check_accounting: nothing stored twice)
+        dups = td.stat(r.db, "link_dup_frames")
+        check(again >= 1 and again == 1 + dups and dups < held and 0 < again_bytes < (1 + dups) * 1100,
+              "one frame sent again and %d late-acknowledged ones (%d of %d frames, %d bytes), where "
+              "go-back-N sends %d or more" % (dups, again, sent, again_bytes, 1 + held), r.explain())
     finally:
         r.close()
 
