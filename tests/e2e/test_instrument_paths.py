@@ -55,12 +55,8 @@ def test_path_counts_equal_the_models_exact_counts():
     try:
         _, inst = _instrument(d, "calltree")
         db, oracle = _record(d, inst, ["16"])
-        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
-        check(r.status == 0, "check --paths compares", r)
-        j = json.loads(r.out)
-        check(j["path_count_error"] == 0, "every path's count equals the model's", r)
+        j, r = _paths_exact(db, oracle, "every path's count equals the model's", 1000)
         i = j["instrumented"]
-        check(i["paths_profile"] == i["paths_truth"] > 1000, "every path execution was counted", r)
         check(i["distinct_equal"] == i["distinct_truth"] == i["distinct_profile"] > 30,
               "the same paths on both sides", r)
         check(i["procedures_instrumented"] > 50, "most procedures are instrumented", r)
@@ -84,12 +80,8 @@ def test_after_a_longjmp_the_path_goes_on_as_setjmp_saved_it_on_both_sides():
     try:
         _, inst = _instrument(d, "libcheck")
         db, oracle = _record(d, inst, [])
-        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
-        check(r.status == 0, "check --paths compares", r)
-        j = json.loads(r.out)
-        check(j["path_count_error"] == 0, "every path's count equals the model's, the setjmp caller's too", r)
+        j, r = _paths_exact(db, oracle, "every path's count equals the model's, the setjmp caller's too", 20000)
         i = j["instrumented"]
-        check(i["paths_profile"] == i["paths_truth"] > 20000, "every path execution was counted", r)
         check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0, "nothing lost or unmatched", r)
     finally:
         cleanup(d)
@@ -108,12 +100,8 @@ def test_path_counts_on_two_cores_each_in_its_own_region_equal_the_truth():
         r = alphaprof(["instrument", "--paths", orig, "-o", inst])
         check(r.status == 0 and _loops_in_registers(r) >= 2, "parallel's inner loops are counted in registers", r)
         db, oracle = _record(d, inst, ["2"], cores=2)   # 2 rounds: 2 M paths
-        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
-        check(r.status == 0, "check --paths compares", r)
-        j = json.loads(r.out)
-        check(j["path_count_error"] == 0, "every path's count on both cores equals the model's", r)
+        j, r = _paths_exact(db, oracle, "every path's count on both cores equals the model's", 1000000)
         i = j["instrumented"]
-        check(i["paths_profile"] == i["paths_truth"] > 1000000, "every path execution was counted", r)
         check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0, "nothing lost on the board", r)
     finally:
         cleanup(d)
@@ -135,6 +123,19 @@ def test_path_instrumenting_refuses_cct_beside_it_and_an_instrumented_image():
 
 # --paths --metrics (path-region.h note 5): per path cycles and one event.
 METERED_SAME_OUTPUT = [("calltree", ["64"]), ("compress", []), ("libcheck", []), ("hello", []), ("copy", [])]
+
+
+def _paths_exact(db, oracle, what, at_least):
+    """check --paths --json of a counts-only run: every path's count equals
+    the model's and more than at_least executions were all counted; the
+    JSON and its result, for what a test checks beyond."""
+    r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+    check(r.status == 0, "check --paths compares", r)
+    j = json.loads(r.out)
+    check(j["path_count_error"] == 0, what, r)
+    i = j["instrumented"]
+    check(i["paths_profile"] == i["paths_truth"] > at_least, "every path execution was counted", r)
+    return j, r
 
 
 def _instrument_metered(d, name, event=None):
@@ -326,12 +327,8 @@ def test_loops_counted_in_a_register_keep_counts_exact_when_left_by_break_return
         check(r.status == 0, "instrument --paths libcheck succeeds", r)
         check(_loops_in_registers(r) >= 3, "its loops are counted in registers", r)
         db, oracle = _record(d, inst, [])
-        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
-        check(r.status == 0, "check --paths compares", r)
-        j = json.loads(r.out)
-        check(j["path_count_error"] == 0, "every path's count equals the model's", r)
+        j, r = _paths_exact(db, oracle, "every path's count equals the model's", 20000)
         i = j["instrumented"]
-        check(i["paths_profile"] == i["paths_truth"] > 20000, "every path execution was counted", r)
         check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0, "nothing lost or unmatched", r)
         a, b = run_image(orig), run_image(inst)
         check(a.status == b.status == 0 and _console(a) == _console(b), "libcheck prints and exits as the original",
