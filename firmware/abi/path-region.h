@@ -74,10 +74,18 @@
  *     PATH_MAGIC32_METERED (the core's PMU page address, which the
  *     trampolines hold): the monitor tells the layouts apart by it.  The
  *     PMU user page (hw-model/pmu-window.h) is read at a path's start
- *     (the entry trampoline, after its bookkeeping; a backedge's read
- *     is both the ending path's end and the next one's start) and end
- *     (an exit's or backedge's trampoline, before its counting): cycles
- *     and totals[E] (retired for E = retired).  Starts are kept per
+ *     (the entry trampoline; a backedge's read is both the ending path's
+ *     end and the next one's start) and end (an exit's or backedge's
+ *     trampoline): cycles and totals[E] (retired for E = retired).  Each
+ *     trampoline reads it as soon as it has found the region, before its
+ *     bookkeeping (the depth, the register stack): the model's window
+ *     (bl-oracle.h note 6) starts before the procedure's first
+ *     instruction and ends after the path's last, so an entry's
+ *     bookkeeping is inside the path and an exit's is not, and a stack
+ *     slot that misses after an interrupt evicted it falls on the same
+ *     side of both (reading after the depth load had put drystone's
+ *     func_2 158 misses over the truth: dmiss path_metric_error 0.12 ->
+ *     0.05).  Starts are kept per
  *     activation: a leaf with registers to spare (five it never names,
  *     dead at its entry and exits; four when every exit's number is
  *     known, no P) keeps them in registers, a "kept" leaf: its entry
@@ -100,10 +108,11 @@
  *     path's cycles and event.  Activations on the sink (and exits with
  *     no activation) count their path without metrics: `unmetered`.
  *     What lies between a trampoline's read and the path's own first or
- *     last instruction (the trampoline's entry and bookkeeping, the
- *     ldgp pair) is outside the measured window; everything inside it
- *     counts, callees and other trampolines included (the seed's
- *     inclusive path metrics).  Every procedure keeps a path register
+ *     last instruction (finding the region, spills, a kept leaf's slot
+ *     loads before its reads, the ldgp pair) is on the other side of the
+ *     read than in the model's window (the bias check --paths reports);
+ *     everything inside it counts, callees and other trampolines
+ *     included (the seed's inclusive path metrics).  Every procedure keeps a path register
  *     (no constant mode): the start must be kept.  A metered procedure's
  *     second register (note 2, with loops) holds the region itself, so
  *     a count finds the PMU page and its start slots without finding the

@@ -1584,7 +1584,13 @@ static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsign
     }
 }
 
-/* D = cycles, E = the event, from this core's PMU page (R the region). */
+/* D = cycles, E = the event, from this core's PMU page (R the region).
+ * Each trampoline reads the page as soon as it has found the region,
+ * before its bookkeeping, so what that bookkeeping costs (a register
+ * stack slot that misses after an interrupt evicted it, say) falls where
+ * the model's path window has it: an entry's inside the path, as the
+ * model's start is before the procedure's first instruction; an exit's
+ * or a backedge's after it (path-region.h note 5). */
 static void put_meter_read(struct code *c, const struct meter *mt, const struct tregs *t)
 {
     put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION));
@@ -1592,21 +1598,18 @@ static void put_meter_read(struct code *c, const struct meter *mt, const struct 
     put(c, mem(OP_LDQ, t->E, t->E, mt->ev_off));
 }
 
-/* A path starts: the counters read into its start slots at S. */
-static void put_meter_start(struct code *c, const struct meter *mt, const struct tregs *t, unsigned S, int off_cycles,
-                            int off_event)
+/* A path starts: the counters read (D, E) go to its start slots at S. */
+static void put_meter_start(struct code *c, const struct tregs *t, unsigned S, int off_cycles, int off_event)
 {
-    put_meter_read(c, mt, t);
     put(c, mem(OP_STQ, t->D, S, off_cycles));
     put(c, mem(OP_STQ, t->E, S, off_event));
 }
 
-/* A path ends: D, E = the counters now minus its start at S (restart: the
- * next path starts here, a backedge); clobbers C. */
-static void put_meter_end(struct code *c, const struct meter *mt, const struct tregs *t, unsigned S, int off_cycles,
-                          int off_event, bool restart)
+/* A path ends: D, E (the counters read) minus its start at S (restart:
+ * the next path starts at that read, a backedge); clobbers C. */
+static void put_meter_end(struct code *c, const struct tregs *t, unsigned S, int off_cycles, int off_event,
+                          bool restart)
 {
-    put_meter_read(c, mt, t);
     put(c, mem(OP_LDQ, t->C, S, off_cycles));
     if (restart)
         put(c, mem(OP_STQ, t->D, S, off_cycles));
@@ -1704,6 +1707,9 @@ static void put_sp_slot(struct code *c, unsigned op, unsigned r, unsigned at, un
 static void put_action(struct code *c, const struct tregs *t, const struct meter *mt, const struct bl_action *a,
                        uint64_t npaths, uint32_t base, bool sp_tags, bool *bad)
 {
+    bool reads = mt->on && (a->kind == BL_ACT_ENTRY || a->kind == BL_ACT_EXIT || a->kind == BL_ACT_BACKEDGE);
+    if (reads)
+        put_meter_read(c, mt, t);
     switch (a->kind) {
     case BL_ACT_ENTRY: {
         put_magic(c, mt, t->R, t->C);
@@ -1724,7 +1730,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         if (sp_tags)    /* (on the sink too: never unwound there) */
             put_sp_slot(c, OP_STQ, R_SP, t->A, t->C);
         if (mt->on)     /* on the sink too: its paths are lost anyway */
-            put_meter_start(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
+            put_meter_start(c, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
         break;
     }
     case BL_ACT_ADD:
@@ -1741,7 +1747,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put_path_ending(c, t, a->add, bad, &to_unmatched, &to_sink);
         if (mt->on) {
             put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
-            put_meter_end(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, false);
+            put_meter_end(c, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, false);
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
         put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
@@ -1774,7 +1780,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put_path_ending(c, t, a->add, bad, &to_unmatched, &to_sink);
         if (mt->on) {
             put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
-            put_meter_end(c, mt, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
+            put_meter_end(c, t, t->A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
         struct fixup cold = {0};
@@ -2159,10 +2165,11 @@ static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t liv
     pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
     put_region(c, t.R);
+    put_meter_read(c, &m->mt, &t);
     put_magic(c, &m->mt, t.R, t.C);
     if (m->Y != R_ZERO)         /* metered: Y keeps the region, each count finds its slot from it */
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
-    put_meter_start(c, &m->mt, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
+    put_meter_start(c, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
     tregs_restore(c, &t);
 }
 
@@ -2177,7 +2184,8 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
         t.R = m->Y;             /* the region, since the entry */
     else
         put_region(c, t.R);
-    put_meter_end(c, &m->mt, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT, restart);
+    put_meter_read(c, &m->mt, &t);
+    put_meter_end(c, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT, restart);
     put_reg_count(c, m, &t, add, true, true);
     tregs_restore(c, &t);
 }
@@ -2202,12 +2210,13 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
         put_region(c, t.R);
     struct tregs u = t;         /* counting */
     u.C = t.A;
+    put_meter_read(c, &m->mt, &t);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup none = put_fwd(c, OP_BEQ, t.A);
     put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
     struct fixup sink = put_fwd(c, OP_BNE, t.B);
     put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
-    put_meter_end(c, &m->mt, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
+    put_meter_end(c, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
     put_reg_count(c, m, &u, add, true, true);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, none);
@@ -2345,6 +2354,8 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     pick(m, &t, live, bit(m->P));
     tregs_save(c, &t);
     put_region(c, t.R);
+    if (m->mt.on)
+        put_meter_read(c, &m->mt, &t);
     put_magic(c, &m->mt, t.R, t.C);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opl(OP_INTA, F_ADDQ, t.A, 1, t.A));
@@ -2358,7 +2369,7 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     if (m->sp_tags)
         put_sp_slot(c, OP_STQ, R_SP, t.B, t.C);
     if (m->mt.on)           /* (on the sink: none; its paths count unmetered) */
-        put_meter_start(c, &m->mt, &t, t.B, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
+        put_meter_start(c, &t, t.B, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_sink);
     put(c, mem(OP_LDQ, t.B, t.R, PATH_OFF_EXCESS));
@@ -2387,13 +2398,15 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     pick(m, &t, live, bit(m->P));
     tregs_save(c, &t);
     put_region(c, t.R);
+    if (m->mt.on)
+        put_meter_read(c, &m->mt, &t);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup to_unmatched = put_fwd(c, OP_BEQ, t.A);
     if (m->mt.on) {
         put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
         struct fixup sink = put_fwd(c, OP_BNE, t.B);
         put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
-        put_meter_end(c, &m->mt, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, false);
+        put_meter_end(c, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, false);
         put_reg_count(c, m, &t, add, true, true);
         put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
         struct fixup counted = put_fwd(c, OP_BR, R_ZERO);
