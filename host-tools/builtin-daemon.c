@@ -79,6 +79,7 @@
 #include "util/regular-file.h"
 #include "util/serial-link.h"
 #include "util/strvec.h"
+#include "util/stop-note.h"
 
 #define DEFAULT_FLUSH_MS    1000
 #define DEFAULT_CONNECT_S   30
@@ -771,10 +772,12 @@ static int daemon_run(const struct daemon_options *o)
     status = cut ? EXIT_LINK_CUT : 0;
     if (stopping) {
         fprintf(stderr, "alphaprof daemon: stopped by signal %d: %s\n", (int)want_stop, stop_saved
-                ? "the board stopped sampling and flushed; everything it took is stored or counted"
+                ? "the board stopped sampling and flushed; every sample it took is stored or counted"
                 : d.ended ? "the board had ended; everything it sent is stored or counted"
                 : "the board did not answer STOP in time; what it still holds stays in its "
                   "retransmit window for the next daemon");
+        if (stop_saved && !d.ended)
+            stop_note_instrumented("alphaprof daemon", &o->elfs, stderr);
         status = 128 + (int)want_stop;
     }
     if (fleet && push_spool(fleet, db_path, verbose) != 0) {

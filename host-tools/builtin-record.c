@@ -49,6 +49,7 @@
 #include "util/qemu-launch.h"
 #include "util/serial-link.h"
 #include "util/profile-db.h"
+#include "util/stop-note.h"
 #include "util/strvec.h"
 
 #define N_(x) GRAMMAR_STR(x)
@@ -283,7 +284,7 @@ static void record_keys(struct record_options *o, uint64_t nonce, struct strvec 
 /* What record says when the run is over; the status, 1 if the profile is
  * incomplete. */
 static int record_summary(const char *db_path, struct pdb *db, const struct ingest_totals *t,
-                          const struct record_sink *sink, int status)
+                          const struct record_sink *sink, const struct strvec *images, int status)
 {
     int64_t epoch = 0;
     struct ap_err err;
@@ -300,8 +301,10 @@ static int record_summary(const char *db_path, struct pdb *db, const struct inge
                 (double)t->bytes / (double)(t->pme_samples ? t->pme_samples : 1));
     if (sink->stop_sent) {
         fprintf(stderr, "alphaprof record: stopped early: %s\n", sink->saved
-                ? "the board stopped sampling and flushed; everything it took is stored or counted"
+                ? "the board stopped sampling and flushed; every sample it took is stored or counted"
                 : "the board did not answer STOP in time; the profile is incomplete");
+        if (stop_note_instrumented("alphaprof record", images, stderr) && status == 0)
+            status = 1;
     } else if (t->sessions == 0 || t->ended == 0) {
         fprintf(stderr, "alphaprof record: the profile link %s; the profile is incomplete\n",
                 t->sessions == 0 ? "carried no session" : "ended before the board's END frame");
@@ -404,7 +407,7 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
         if (status == 0)
             status = 1;
     } else if (br->launched) {
-        status = record_summary(db_path, db, ingest_totals(sink.in), &sink, status);
+        status = record_summary(db_path, db, ingest_totals(sink.in), &sink, &o->images, status);
     }
     ingest_close(sink.in);
 out:

@@ -31,6 +31,7 @@
 #include "util/option-groups.h"
 #include "util/profile-relay.h"
 #include "util/strvec.h"
+#include "util/stop-note.h"
 
 static const char *const link_names[] = {"unix", "stdio", NULL};   /* enum link_kind */
 
@@ -200,10 +201,13 @@ int cmd_run(int argc, char **argv)
             br.profile.tick = relay_tick;
         }
         status = board_run(&br);
-        if (o.profile_socket && rr.waiting)
+        if (o.profile_socket && rr.waiting) {
             fprintf(stderr, "alphaprof run: stopped early: %s\n", profile_relay_saved(&rr.watch)
-                    ? "the board stopped sampling and flushed; the daemon stored everything it took"
+                    ? "the board stopped sampling and flushed; the daemon stored every sample it took"
                     : "the daemon did not store the board's last flush in time; the profile is incomplete");
+            if (stop_note_instrumented("alphaprof run", &o.images, stderr) && status == 0)
+                status = 1;
+        }
     }
     strvec_free(&o.images);
     strvec_free(&keys);

@@ -248,7 +248,7 @@ def test_sigint_and_sigterm_stop_sampling_save_and_exit_130_and_143():
             out = daemon.out()
             check("sent STOP" in out and "ACK STOP: status 0: stopped" in out,
                   "STOP is sent and acknowledged", daemon)
-            check("everything it took is stored or counted" in daemon.err(), "it says the profile is saved",
+            check("every sample it took is stored or counted" in daemon.err(), "it says the profile is saved",
                   daemon)
             taken = stat(db, "samples_taken")
             check(taken > 0 and stored(db) + target_drops(db) == taken,

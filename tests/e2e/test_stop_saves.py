@@ -49,6 +49,31 @@ def test_record_timeout_stores_what_the_board_took():
         cleanup(d)
 
 
+def test_record_stopped_before_an_instrumented_image_exits_says_its_paths_were_not_stored_and_fails():
+    """The path counters and the calling context tree are sent once every
+    core has stopped (cct-drain.c note 1), so a run stopped early stores
+    the samples and none of them: record says so in one line naming the
+    image, and fails, where it said "everything it took is stored"."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "hello.elf"))
+        img = os.path.join(d, "hello-paths.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", img])
+        check(r.status == 0, "instrument --paths hello", r)
+        db = os.path.join(d, "p.db")
+        r = alphaprof(["record", "--db", db, "--timeout", "4", img, "--", "spin", "60000"], timeout=40)
+        check(r.status == 124, "the timeout still exits 124", r)
+        said = [l for l in r.err.splitlines() if "is instrumented" in l]
+        check(len(said) == 1 and img in said[0] and "stored none of them" in said[0] and "--timeout" in said[0],
+              "one line names the image, what is missing and the fix", r)
+        check_saved(db, "--timeout", r)
+        r = alphaprof(["record", "--db", os.path.join(d, "q.db"), "--timeout", "4", orig, "--", "spin", "60000"],
+                      timeout=40)
+        check(r.status == 124 and "is instrumented" not in r.err, "an image not instrumented gets no such line", r)
+    finally:
+        cleanup(d)
+
+
 def test_record_sigint_and_sigterm_store_what_the_board_took():
     d = tmpdir()
     try:
@@ -98,7 +123,7 @@ def test_run_profile_socket_timeout_sigint_sigterm_store_what_the_board_took():
                 board.p.send_signal(getattr(signal, how))
             rc = board.wait(60)
             check(rc == status, "run: %s exits %d" % (how, status), board)
-            check("the daemon stored everything it took" in board.err(), "%s: run says the profile is saved" % how,
+            check("the daemon stored every sample it took" in board.err(), "%s: run says the profile is saved" % how,
                   board)
             drc = daemon.wait(60)
             check(drc == 0 and "stopped it" in daemon.err(), "%s: the daemon ends with the run's stop, exit 0" % how,
