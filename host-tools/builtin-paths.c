@@ -426,8 +426,10 @@ static int paths_run(struct paths_options *op)
             fprintf(stderr, "alphaprof paths: no retired paired ProfileMe sample in code it can read in %s: "
                             "the images above have no symbols (see their lines)\n", db_path);
         else
-            fprintf(stderr, "alphaprof paths: no retired paired ProfileMe sample with code in %s; record with "
-                            "--paired (single-mode samples keep no branch history)\n", db_path);
+            fprintf(stderr, "alphaprof paths: no path counts and no retired paired ProfileMe sample with code in "
+                            "%s; record an image instrumented with `alphaprof instrument --paths` (exact counts, "
+                            "sent when it exits) or record with --paired (estimated from branch history)\n",
+                    db_path);
         rc = 1;
     } else if (o.po.json) {
         print_json(&o, &pp, &ps);

@@ -67,6 +67,9 @@ def test_record_stopped_before_an_instrumented_image_exits_says_its_paths_were_n
         check(len(said) == 1 and img in said[0] and "stored none of them" in said[0] and "--timeout" in said[0],
               "one line names the image, what is missing and the fix", r)
         check_saved(db, "--timeout", r)
+        r = alphaprof(["paths", "--db", db])
+        check(r.status != 0 and "no path counts" in r.err and "instrument --paths" in r.err,
+              "paths says there are no counts and how to get them", r)
         r = alphaprof(["record", "--db", os.path.join(d, "q.db"), "--timeout", "4", orig, "--", "spin", "60000"],
                       timeout=40)
         check(r.status == 124 and "is instrumented" not in r.err, "an image not instrumented gets no such line", r)
