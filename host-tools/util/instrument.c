@@ -809,7 +809,7 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
  * takes the slow path). */
 enum { LOOKUP_COUNTS, LOOKUP_LEAF };
 static bool put_lookup(struct code *c, const struct site *s, const struct proc *procs, unsigned counts,
-                       struct slow_exits *slow)
+                       unsigned cur, struct slow_exits *slow)
 {
     _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
@@ -820,15 +820,17 @@ static bool put_lookup(struct code *c, const struct site *s, const struct proc *
     int64_t flags = p ? (int64_t)(s->proc + 1) << CCT_REC_PROC_SHIFT : 0;
     slow->n = 0;
     put_core_state(c, 1);
+    if (cur == 23)              /* a known leaf's call with metrics: the PMU page too (note 3a) */
+        put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     if (fast) {
-        put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
+        put(c, mem(OP_LDQ, cur, 1, CCT_OFF_CUR));
         bool by_flags = flags <= 0x7fff && !p->leaf;
-        put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
+        put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, cur, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
         if (counts == LOOKUP_COUNTS && !s->jsr)
-            put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
-        put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
+            put(c, mem(OP_LDQ, 3, cur, slot_off + CCT_SLOT_REC));
+        put(c, mem(OP_LDQ, 6, cur, slot_off + CCT_SLOT_CALLS));
         if (s->jsr)
-            put(c, mem(OP_LDQ, 7, 2, slot_off + CCT_SLOT_CALLEE));
+            put(c, mem(OP_LDQ, 7, cur, slot_off + CCT_SLOT_CALLEE));
         if (by_flags) {
             put(c, mem(OP_LDA, 4, 4, -(int)flags));
             slow->to[slow->n++] = put_fwd(c, OP_BNE, 4);
@@ -928,26 +930,32 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
     uint64_t push = 0, leaf_meter = 0;
-    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, &slow);
+    /* with metrics a known leaf's call keeps the current record in $23
+     * (note 3a): the lookup loads it there */
+    unsigned cur = metrics && leaf ? 23 : 2;
+    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, cur, &slow);
     calls->leaf = calls->pushed = calls->leaf_slow = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
             to_framed = put_fwd(c, OP_BLBC, 6);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
-        put(c, mem(OP_STQ, 6, 2, slot_calls));
+        put(c, mem(OP_STQ, 6, cur, slot_calls));
         if (both.calls) {       /* --both: the leaf's paths count in it (cct-region.h note 12) */
             /* the counting lookup leaves a leaf's record unloaded (note 9) */
             put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
             put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
         }
         if (metrics) {
-            /* the PMU page, cur and the PMU counts now kept in registers
-             * the leaf leaves alone (note 3a) */
-            put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+            /* the PMU page (a known leaf's: put_lookup's), cur and the
+             * PMU counts now kept in registers the leaf leaves alone
+             * (note 3a): the counts read last, right before the call */
+            if (cur != 23) {
+                put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+                put(c, opr(OP_INTL, F_BIS, R_ZERO, cur, 23));
+            }
             put(c, mem(OP_LDQ, 24, 22, PMU_CYCLES_OFF));
             put(c, mem(OP_LDQ, 25, 22, PMU_RETIRED_OFF));
-            put(c, opr(OP_INTL, F_BIS, R_ZERO, 2, 23));
         }
         calls->leaf = here(c);
         put_call(c, s);
