@@ -808,8 +808,10 @@ struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed; };
 
 struct slow_exits { struct fixup to[5]; unsigned n; };
 
-/* The fast lookup of the callee's record: $1 core, $2 current record, $3
- * the callee's record from the current record's slot for this site
+/* The fast lookup of the callee's record: $1 core, register `cur` the
+ * current record ($2; $23 for a call that may be a leaf's with metrics,
+ * which also gets the PMU page in $22 beside the region, cct-region.h
+ * note 3a), $3 the callee's record from the current record's slot for this site
  * (cct-region.h note 3), $6 the slot's calls (twice the count, + 1 for a
  * leaf); every miss branches to the slow path.  A jsr tests the slot's
  * callee, every load from the current record alone (one dependent load
