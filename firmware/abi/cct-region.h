@@ -89,7 +89,12 @@
  *     that does is called with a frame, as a procedure that calls), and
  *     a call the fast lookup found (its slot is the current record's)
  *     keeps the PMU page's address, the current record and the PMU
- *     cycles and retired at the call in those four registers; on return
+ *     cycles and retired at the call in those four registers (the
+ *     lookup of a call that may be a leaf's, a bsr's to a known leaf or a
+ *     jsr's, loads the current record into $23 itself, the slow path's
+ *     stub copying it there, and computes the PMU page beside the
+ *     region, so nothing is copied and the two PMU reads come last,
+ *     right before the call); on return
  *     it adds the differences to the slot's `cycles` and `retired`, which
  *     belong to the slot's record as its `calls` do (the slow path adds
  *     them to the record before it points the slot at another, the
@@ -111,9 +116,12 @@
  *     leaf's record is never active twice (it calls nothing).  Exclusive
  *     = inclusive minus the tree children's inclusive (computed on the
  *     host).  Metrics include the instrumentation's own cycles.
- *     A framed return adds (record + PMU now) - kept, so the loads of the
- *     record and of the frame, each after a load of its base, meet one
- *     step before the store.
+ *     A framed return reads the PMU page first, right after the return
+ *     (the end of its window: 5 instructions after the `ret`, the region
+ *     and the page's address, where the pop came first and made it 15),
+ *     and adds (record + PMU now) - kept, so the loads of the record and
+ *     of the frame, each after a load of its base, meet one step before
+ *     the store.
  *  5. Bounds.  The shadow stack holds CCT_STACK_FRAMES frames; a call made
  *     when it is full is counted in `skipped_calls`, is not pushed, and is
  *     made by a second call instruction of the trampoline whose return
@@ -192,12 +200,17 @@
  *     (bsr) or 15 (jsr), three or four of the core's 4-wide fetch
  *     groups, and 3 after the return.  With metrics the trampoline is
  *     the same code (one generator, util/instrument.c put_trampoline)
- *     with notes 3a's and 4's metric steps added: a leaf's fast call 4
- *     instructions more before the call and 10 after it (2 PMU loads, 2
- *     slot loads and stores; the core model's two memory pipes and the
- *     load chains after the region's three steps are what cost there,
- *     measured with the model: a dependent chain before the call costs
- *     more than one after it, which overlaps the caller's code).  A framed return reads the parent from the
+ *     with notes 3a's and 4's metric steps added: a leaf's fast call 3
+ *     instructions more before the call (the PMU page, its two reads:
+ *     15 to a bsr's call) and 10 after it (2 PMU loads, 2 slot loads and
+ *     stores; the core model's two memory pipes and the load chains
+ *     after the region's three steps are what cost there, measured with
+ *     the model: a dependent chain before the call costs more than one
+ *     after it, which overlaps the caller's code; the copy of cur after
+ *     the reads cost drystone 5 points, 65.8 % against 60.8 %; moving
+ *     the slot's loads and the subtraction of the start before the call,
+ *     6 instructions after it instead of 10, cost 3.4 points more, one
+ *     slot load alone 1.7).  A framed return reads the parent from the
  *     frame below `top` before it decrements it.  The callee is
  *     still called from the trampoline (the model's oracle counts a call
  *     where a call instruction retires; the site table maps it back), not

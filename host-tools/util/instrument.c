@@ -526,8 +526,9 @@ enum { FR_PARENT = CCT_FR_PARENT, FR_CYCLES = CCT_FR_CYCLES, FR_RETIRED = CCT_FR
 /* The shared slow-path stub: saves what a standard call still needs
  * (arguments, pv, gp) and calls __alphaprof_cct_lookup(core, site, target,
  * procs, slot, site_proc) from $1, $22, $23, (procs), $25, $28; returns to
- * $24 with $1 = core, $2 = current record, $3 = the callee's record. */
-static void put_stub(struct code *c, uint64_t procs_addr, uint64_t lookup)
+ * $24 with $1 = core, $2 = current record, $3 = the callee's record, and
+ * with metrics $23 = $2 too (where a leaf's lookup keeps cur, put_trampoline). */
+static void put_stub(struct code *c, uint64_t procs_addr, uint64_t lookup, bool metrics)
 {
     static const unsigned saved[] = {16, 17, 18, 19, 20, 21, R_PV, R_GP, 24, 1};
     put(c, mem(OP_LDA, R_SP, R_SP, -STUB_FRAME));
@@ -546,6 +547,8 @@ static void put_stub(struct code *c, uint64_t procs_addr, uint64_t lookup)
         put(c, mem(OP_LDQ, saved[i], R_SP, (int)(8 * i)));
     put(c, mem(OP_LDA, R_SP, R_SP, STUB_FRAME));
     put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
+    if (metrics)
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, 2, 23));
     put(c, (uint32_t)OP_JMP << 26 | R_ZERO << 21 | 24 << 16 | JMP_FUNC_RET << 14 | 1);
 }
 
@@ -602,16 +605,25 @@ static void put_keep_metrics(struct code *c, unsigned at, int cycles_off, int re
     put(c, mem(OP_STQ, 8, at, retired_off));
 }
 
-/* At the return ($22 the core's region, $24 the record): the PMU counts
- * now less those kept at the call (put_keep_metrics, at `at` + the two
- * offsets) added to the record's inclusive metrics, as (record + now) -
- * kept: the record's load and the kept one, each after a load of its
- * base, then meet one step before the store; uses $at, $4-$8, $25. */
-static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int retired_off)
+/* At the return ($22 the core's region): the PMU counts now in $7, $8;
+ * uses $at. */
+static void put_pmu_now(struct code *c)
 {
     put(c, mem(OP_LDAH, R_AT, 22, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, 7, R_AT, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, 8, R_AT, PMU_RETIRED_OFF));
+}
+
+/* At the return ($24 the record; the PMU counts now in $7, $8, or read
+ * here from $22's region when `read`): the PMU counts now less those kept
+ * at the call (put_keep_metrics, at `at` + the two offsets) added to the
+ * record's inclusive metrics, as (record + now) - kept: the record's load
+ * and the kept one, each after a load of its base, then meet one step
+ * before the store; uses $at, $4-$8, $25. */
+static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int retired_off, bool read)
+{
+    if (read)
+        put_pmu_now(c);
     put(c, mem(OP_LDQ, 5, 24, CCT_REC_CYCLES));
     put(c, mem(OP_LDQ, 6, 24, CCT_REC_RETIRED));
     put(c, mem(OP_LDQ, 25, at, cycles_off));
@@ -624,7 +636,8 @@ static void put_add_metrics(struct code *c, unsigned at, int cycles_off, int ret
     put(c, mem(OP_STQ, 6, 24, CCT_REC_RETIRED));
 }
 
-/* A framed return's pop ($23 the popped frame, $24 the record): the
+/* A framed return's pop ($23 the popped frame, $24 the record, $7 and
+ * $8 the PMU counts read first at the return, put_pmu_now): the
  * record's activity one less, and when that was its outermost activation
  * the frame's kept counts to now added to it (put_add_metrics). */
 static void put_outermost_metrics(struct code *c)
@@ -633,7 +646,7 @@ static void put_outermost_metrics(struct code *c)
     put(c, opl(OP_INTA, F_SUBL, 25, 1, 25));
     put(c, mem(OP_STL, 25, 24, CCT_REC_ACTIVE));
     struct fixup nested = put_fwd(c, OP_BNE, 25);
-    put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED);
+    put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED, false);
     land(c, nested);
 }
 
@@ -795,8 +808,10 @@ struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed; };
 
 struct slow_exits { struct fixup to[5]; unsigned n; };
 
-/* The fast lookup of the callee's record: $1 core, $2 current record, $3
- * the callee's record from the current record's slot for this site
+/* The fast lookup of the callee's record: $1 core, register `cur` the
+ * current record ($2; $23 for a call that may be a leaf's with metrics,
+ * which also gets the PMU page in $22 beside the region, cct-region.h
+ * note 3a), $3 the callee's record from the current record's slot for this site
  * (cct-region.h note 3), $6 the slot's calls (twice the count, + 1 for a
  * leaf); every miss branches to the slow path.  A jsr tests the slot's
  * callee, every load from the current record alone (one dependent load
@@ -809,7 +824,7 @@ struct slow_exits { struct fixup to[5]; unsigned n; };
  * takes the slow path). */
 enum { LOOKUP_COUNTS, LOOKUP_LEAF };
 static bool put_lookup(struct code *c, const struct site *s, const struct proc *procs, unsigned counts,
-                       struct slow_exits *slow)
+                       unsigned cur, struct slow_exits *slow)
 {
     _Static_assert(CCT_REC_LEAF == 1, "a slot's calls keep the leaf flag in bit 0");
     const struct proc *p = s->proc >= 0 ? &procs[s->proc] : NULL;
@@ -820,15 +835,17 @@ static bool put_lookup(struct code *c, const struct site *s, const struct proc *
     int64_t flags = p ? (int64_t)(s->proc + 1) << CCT_REC_PROC_SHIFT : 0;
     slow->n = 0;
     put_core_state(c, 1);
+    if (cur == 23)              /* a leaf's call with metrics: the PMU page too (note 3a) */
+        put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     if (fast) {
-        put(c, mem(OP_LDQ, 2, 1, CCT_OFF_CUR));
+        put(c, mem(OP_LDQ, cur, 1, CCT_OFF_CUR));
         bool by_flags = flags <= 0x7fff && !p->leaf;
-        put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, 2, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
+        put(c, mem(by_flags ? OP_LDL : OP_LDQ, 4, cur, by_flags ? CCT_REC_FLAGS : CCT_REC_CALLEE));
         if (counts == LOOKUP_COUNTS && !s->jsr)
-            put(c, mem(OP_LDQ, 3, 2, slot_off + CCT_SLOT_REC));
-        put(c, mem(OP_LDQ, 6, 2, slot_off + CCT_SLOT_CALLS));
+            put(c, mem(OP_LDQ, 3, cur, slot_off + CCT_SLOT_REC));
+        put(c, mem(OP_LDQ, 6, cur, slot_off + CCT_SLOT_CALLS));
         if (s->jsr)
-            put(c, mem(OP_LDQ, 7, 2, slot_off + CCT_SLOT_CALLEE));
+            put(c, mem(OP_LDQ, 7, cur, slot_off + CCT_SLOT_CALLEE));
         if (by_flags) {
             put(c, mem(OP_LDA, 4, 4, -(int)flags));
             slow->to[slow->n++] = put_fwd(c, OP_BNE, 4);
@@ -928,26 +945,29 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
     uint64_t push = 0, leaf_meter = 0;
-    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, &slow);
+    /* with metrics a call that may be a leaf's keeps the current record
+     * in $23 (note 3a): the lookup loads it there (the slow path's stub
+     * copies it there), and a jsr's framed call uses it there too */
+    unsigned cur = metrics && (leaf || maybe_leaf) ? 23 : 2;
+    bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, cur, &slow);
     calls->leaf = calls->pushed = calls->leaf_slow = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
             to_framed = put_fwd(c, OP_BLBC, 6);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
-        put(c, mem(OP_STQ, 6, 2, slot_calls));
+        put(c, mem(OP_STQ, 6, cur, slot_calls));
         if (both.calls) {       /* --both: the leaf's paths count in it (cct-region.h note 12) */
             /* the counting lookup leaves a leaf's record unloaded (note 9) */
             put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
             put(c, mem(OP_STQ, 3, 1, CCT_OFF_LEAF_REC));
         }
         if (metrics) {
-            /* the PMU page, cur and the PMU counts now kept in registers
-             * the leaf leaves alone (note 3a) */
-            put(c, mem(OP_LDAH, 22, 1, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+            /* the PMU page and cur (put_lookup's) and the PMU counts now
+             * kept in registers the leaf leaves alone (note 3a): the
+             * counts read last, right before the call */
             put(c, mem(OP_LDQ, 24, 22, PMU_CYCLES_OFF));
             put(c, mem(OP_LDQ, 25, 22, PMU_RETIRED_OFF));
-            put(c, opr(OP_INTL, F_BIS, R_ZERO, 2, 23));
         }
         calls->leaf = here(c);
         put_call(c, s);
@@ -970,12 +990,12 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
         if (maybe_leaf)
             land(c, to_framed);
         if (s->jsr && fast)     /* the callee's record, which the lookup left to us */
-            put(c, mem(OP_LDQ, 3, 2, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
+            put(c, mem(OP_LDQ, 3, cur, CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot + CCT_SLOT_REC));
         to_full = put_stack_check(c);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
-        put(c, mem(OP_STQ, 6, 2, slot_calls));
+        put(c, mem(OP_STQ, 6, cur, slot_calls));
         push = here(c);
-        put(c, mem(OP_STQ, 2, 4, FR_PARENT));
+        put(c, mem(OP_STQ, cur, 4, FR_PARENT));
         put(c, mem(OP_STQ, R_SP, 4, FR_SP));
         if (metrics) {          /* the PMU counts at the call, in the frame (note 4) */
             put_keep_metrics(c, 4, FR_CYCLES, FR_RETIRED);
@@ -995,6 +1015,8 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
          * activation's time added to the callee's record (cur until the
          * pop) when it was its outermost */
         put_core_state(c, 22);
+        if (metrics)            /* the PMU counts now, first: the return's window ends here (note 4) */
+            put_pmu_now(c);
         put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
         if (!may_land) {
             if (metrics)
@@ -1040,7 +1062,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
         put_call(c, s);
         put_core_state(c, 22);
         put(c, mem(OP_LDQ, 24, 22, CCT_OFF_LEAF_REC));
-        put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED);
+        put_add_metrics(c, 22, CCT_OFF_LEAF_CYCLES, CCT_OFF_LEAF_RETIRED, true);
         put_back(c, s);
     }
     /* the slow path's record ($3): only with room on the stack; counted
@@ -1335,7 +1357,7 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
     while (here(&c) % 16)
         put(&c, 0);
     uint64_t stub = here(&c);
-    put_stub(&c, c.base, lookup);
+    put_stub(&c, c.base, lookup, metrics);
     uint64_t unwind = here(&c);
     put_unwind(&c, metrics);
     for (unsigned i = 0; i < nsites; i++)     /* on the original's words, before any site is patched */
@@ -3539,7 +3561,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
     while (here(&c) % 16)
         put(&c, 0);
     uint64_t stub = here(&c);
-    put_stub(&c, c.base, lookup);
+    put_stub(&c, c.base, lookup, false);
     uint64_t unwind = here(&c);
     put_unwind(&c, false);
 

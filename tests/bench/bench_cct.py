@@ -99,7 +99,8 @@ def run(build):
                "record and sp. With --metrics (the same trampoline with the metric steps, notes 3a and 4) a "
                "leaf's call also keeps the PMU page, the current record and the PMU cycles and retired at the "
                "call in $22-$25 (a leaf that writes them is called with a frame) and adds the differences to its "
-               "slot after the return: 4 instructions more before the call, 10 after it; a framed call keeps "
+               "slot after the return: 3 instructions more before the call (its lookup loads the current record "
+               "into $23 itself), 10 after it; a framed call keeps "
                "the counts in its frame and keeps the record's activity. The core model runs the trampolines "
                "at about one instruction a cycle: the load chain from sp to the current record and its slot "
                "before the call, the instructions' count and the two memory pipes are what cost, so the "
@@ -107,7 +108,7 @@ def run(build):
                "instructions each, pay most. cct_metric_error (util/cct-accuracy.h): sum over contexts of "
                "|instrumented inclusive - the model's| / sum of the model's, whose window runs from each call "
                "instruction to its ret (hw-model/oracle-format.h); the trampoline reads the PMU page a few "
-               "instructions before its call and after the return (4 instructions a leaf's fast call, 25 a "
+               "instructions before its call and after the return (3 instructions a leaf's fast call, 15 a "
                "framed call's), which the bias per call shows, with the timer interrupts (the profiler's "
                "sampling) that land in that window: these deterministic runs sample as any record does.")
     return [t]
