@@ -2009,7 +2009,8 @@ struct pmode {
     unsigned ivr[8], ivsh[8];
     int64_t ivstep[8];
     uint32_t kbe[8];
-    uint8_t *kskip, *kneut, *kib;
+    uint8_t *kskip, *kneut, *kib, *kxib;
+    int8_t *kadj;
     struct iv_sink {
         uint32_t insn;          /* the block's first instruction */
         unsigned k;
@@ -2550,8 +2551,10 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     for (unsigned k = 0; k < m->nk; k++) {
         if (m->kzero[e] & 1u << k)
             put(c, opr(OP_INTL, F_BIS, R_ZERO, m->ivr[k], m->K[k]));   /* ivr = R_ZERO: K = 0 */
-        if (m->kneut[e] & 1u << k)      /* no iteration: ivr - K = the increment when it ran before */
-            put(c, mem(OP_LDA, m->K[k], m->ivr[k], (int)-(m->kib[e] ? m->ivstep[k] : 0)));
+        if ((m->kneut[e] & 1u << k) && m->kadj[e])     /* from the loop into its sink: X's fixup counts it */
+            put(c, mem(OP_LDA, m->K[k], m->K[k], (int)(m->kadj[e] * m->ivstep[k])));
+        else if (m->kneut[e] & 1u << k) /* no iteration: ivr - K = the increment when it ran before */
+            put(c, mem(OP_LDA, m->K[k], m->ivr[k], (int)-(m->kxib[e] ? m->ivstep[k] : 0)));
     }
     if (m->kskip[e])
         return;
@@ -2755,11 +2758,18 @@ static void loop_blocks(const struct calc_proc *cfg, const struct bl_proc *bl, u
  * first an ordinary one; every way into X from outside L sets K to
  * count none).  True when taken (m->nk grown). */
 static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live, uint64_t E,
-                        struct pmode *m, uint32_t h, const uint8_t *in, uint32_t *used)
+                        struct pmode *m, uint32_t h, uint8_t *in, uint32_t *used)
 {
     size_t nb = cfg->nblocks, ne = cfg->nedges;
     if (m->nk == sizeof m->K / sizeof *m->K)
         return false;
+    /* blocks no path reaches (padding falling into the loop) are not its */
+    for (uint32_t v = 0; v < nb; v++) {
+        bool reached = false;
+        for (uint32_t i = 0; in[v] && i < cfg->blocks[v].nout; i++)
+            reached |= bl->action[cfg->blocks[v].out[i]].kind != BL_ACT_UNREACHABLE;
+        in[v] &= reached;
+    }
     /* the chain and its one backedge */
     int64_t backedge = -1;
     uint32_t nin = 0;
@@ -2822,7 +2832,7 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
                 ok = false;
                 continue;
             }
-            if (in[y->from])
+            if (in[y->from] || bl->action[x->in[i]].kind == BL_ACT_UNREACHABLE)
                 continue;
             const struct calc_block *p = &cfg->blocks[y->from];
             if (v != h || !block_patchable(cfg, y->from, E) ||
@@ -2889,10 +2899,8 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
             ok = m->sink[i].insn != xb->first;
         for (uint32_t i = 0; i < xb->nin && ok; i++) {
             const struct calc_edge *y = &cfg->edges[xb->in[i]];
-            if (y->from != CALC_NONE && in[y->from]) {
-                ok = action_trivial(&bl->action[xb->in[i]]) && (pos[y->from] >= ipos) == sk.ib;
-                continue;
-            }
+            if ((y->from != CALC_NONE && in[y->from]) || bl->action[xb->in[i]].kind == BL_ACT_UNREACHABLE)
+                continue;       /* (its source is patchable, as every exit's) */
             const struct calc_block *p = y->from == CALC_NONE ? NULL : &cfg->blocks[y->from];
             ok = p && block_patchable(cfg, y->from, E) &&
                  calc_flow_of(cfg->insns[p->first + p->n - 1].s.word, cfg->insns[p->first + p->n - 1].s.cls) !=
@@ -2909,10 +2917,6 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
         free(pos);
         return false;
     }
-    if (getenv("ALPHAPROF_IV_DEBUG"))
-        fprintf(stderr, "iv loop at %#llx: v $%u step %lld, K $%u, sink %s\n",
-                (unsigned long long)cfg->insns[cfg->blocks[h].first].pc, iv, (long long)step, K,
-                X == CALC_NONE ? "none" : "yes");
     unsigned k = m->nk++;
     *used |= 1u << K;
     m->niv++;
@@ -2928,15 +2932,25 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
         const struct calc_edge *x = &cfg->edges[f];
         bool from_in = x->from != CALC_NONE && in[x->from];
         bool to_in = x->to != CALC_EXIT && in[x->to];
+        if (bl->action[f].kind == BL_ACT_UNREACHABLE)
+            continue;
         if (!from_in && to_in)
             m->kzero[f] |= (uint8_t)(1u << k);
-        else if (from_in && !to_in && !(X != CALC_NONE && x->to == X)) {
+        bool ib = from_in && pos[x->from] >= ipos, to_x = X != CALC_NONE && x->to == X;
+        if (from_in && to_x && action_trivial(&bl->action[f])) {
+            /* X's fixup counts it: K moved by the increment when this
+             * exit's differs from X's */
+            m->kadj[f] = (int8_t)((int)ib - (int)sk.ib);
+            if (m->kadj[f])
+                m->kneut[f] |= (uint8_t)(1u << k);
+        } else if (from_in && !to_in) {
+            /* counted here, before its action; into X, K then counts none there */
             m->kflush[f] |= (uint8_t)(1u << k);
-            m->kib[f] = pos[x->from] >= ipos;
+            m->kib[f] = ib;
         }
-        if (X != CALC_NONE && !from_in && x->to == X) {
+        if (to_x && !(from_in && action_trivial(&bl->action[f]))) {
             m->kneut[f] |= (uint8_t)(1u << k);
-            m->kib[f] = sk.ib;
+            m->kxib[f] = sk.ib;
         }
     }
     if (X != CALC_NONE) {
@@ -2969,6 +2983,8 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
     m->kskip = calc_zalloc(ne + 1, 1);
     m->kneut = calc_zalloc(ne + 1, 1);
     m->kib = calc_zalloc(ne + 1, 1);
+    m->kxib = calc_zalloc(ne + 1, 1);
+    m->kadj = calc_zalloc(ne + 1, 1);
     m->nsink = m->niv = 0;
     uint8_t *in = calc_zalloc(nb + 1, 1), *kind = calc_zalloc(nb + 1, 1);
     int64_t *val = calc_zalloc(nb + 1, sizeof *val);
@@ -3574,7 +3590,10 @@ block_ends:
     free(m->kskip);
     free(m->kneut);
     free(m->kib);
-    m->kzero = m->kflush = m->kback = m->kskip = m->kneut = m->kib = NULL;
+    free(m->kxib);
+    free(m->kadj);
+    m->kzero = m->kflush = m->kback = m->kskip = m->kneut = m->kib = m->kxib = NULL;
+    m->kadj = NULL;
     m->nk = m->nsink = 0;
 }
 
