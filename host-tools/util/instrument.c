@@ -2872,6 +2872,7 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     /* the exits: on their edge, or moved to their target's start */
     struct iv_sink sk = {.insn = UINT32_MAX};
     uint32_t X = CALC_NONE;
+    bool at_end = false;
     for (size_t f = 0; f < ne && ok; f++) {
         const struct calc_edge *x = &cfg->edges[f];
         if (x->from == CALC_NONE || !in[x->from] || (x->to != CALC_EXIT && in[x->to]))
@@ -2893,10 +2894,25 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     if (ok && X != CALC_NONE) {
         const struct calc_block *xb = &cfg->blocks[X];
         const struct calc_insn *first = xb->n ? &cfg->insns[xb->first] : NULL;
-        ok = X != CALC_EXIT && xb->n >= 2 && first->pc != E && relocatable(first->s.word) &&
-             calc_flow_of(first->s.word, first->s.cls) == FLOW_NONE;
-        for (unsigned i = 0; i < m->nsink && ok; i++)
+        ok = X != CALC_EXIT && xb->n >= 1;
+        at_end = ok && !(xb->n >= 2 && first->pc != E && relocatable(first->s.word) &&
+                         calc_flow_of(first->s.word, first->s.cls) == FLOW_NONE);
+        for (unsigned i = 0; i < m->nsink && ok && !at_end; i++)
             ok = m->sink[i].insn != xb->first;
+        if (ok && at_end) {
+            /* X's first instruction cannot move: the count goes to X's
+             * end (its out edges), X writing neither v nor K nor calling */
+            const struct calc_insn *L = &cfg->insns[xb->first + xb->n - 1];
+            ok = block_patchable(cfg, X, E) && calc_flow_of(L->s.word, L->s.cls) != FLOW_CALL;
+            for (uint32_t i = xb->first; i < xb->first + xb->n && ok; i++) {
+                uint32_t use, def;
+                liveness_regs(cfg->insns[i].s.word, &use, &def);
+                ok = !(def & 1u << iv);
+                named |= liveness_named(cfg->insns[i].s.word);
+            }
+            for (uint32_t i = 0; i < xb->nout && ok; i++)
+                ok = !(m->kflush[xb->out[i]] | m->kneut[xb->out[i]]);
+        }
         for (uint32_t i = 0; i < xb->nin && ok; i++) {
             const struct calc_edge *y = &cfg->edges[xb->in[i]];
             if ((y->from != CALC_NONE && in[y->from]) || bl->action[xb->in[i]].kind == BL_ACT_UNREACHABLE)
@@ -2953,7 +2969,12 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
             m->kxib[f] = sk.ib;
         }
     }
-    if (X != CALC_NONE) {
+    if (X != CALC_NONE && at_end) {
+        for (uint32_t i = 0; i < cfg->blocks[X].nout; i++) {
+            m->kflush[cfg->blocks[X].out[i]] |= (uint8_t)(1u << k);
+            m->kib[cfg->blocks[X].out[i]] = sk.ib;
+        }
+    } else if (X != CALC_NONE) {
         sk.k = k;
         m->sink[m->nsink++] = sk;
     }
