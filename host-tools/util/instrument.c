@@ -2982,11 +2982,12 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     return true;
 }
 
-/* Loops counted in registers (path-region.h note 9), for a procedure
- * whose path register is a register (a leaf's or a saved one), counts
- * only: for each header h, its loop L (the blocks that reach a backedge
- * into h without passing h), taken when L has no call, no PAL call and no
- * entry but h's; then each backedge into h whose source's number, on the
+/* Loops counted in registers, counts only: each loop (innermost first)
+ * by its induction variable when it has one (path-region.h note 10, any
+ * procedure with a path register), else in a register of its own (note
+ * 9, a procedure whose path register is a saved one): for each header
+ * h, its loop L (the blocks that reach a backedge into h without passing
+ * h), taken when L has no call, no PAL call and no entry but h's; then each backedge into h whose source's number, on the
  * paths from h's reset through L, is one (kv) gets a register K of its
  * own: a temporary L never names, dead on every edge into h from outside
  * L (so dead throughout L), that edge zeroing it; every edge out of L
