@@ -2026,6 +2026,25 @@ struct pmode {
     unsigned nk, K[8];
     int64_t kidx[8], kv[8];
     uint8_t *kzero, *kflush, *kback;
+    /* loops counted by an induction variable (path-region.h note 10):
+     * K[k] holds ivr[k]'s value at the loop's entry (kzero copies it),
+     * ivstep[k] = +-2^ivsh[k] is its one increment per iteration, kbe[k]
+     * the loop's backedge, which carries no code (kskip); an exit (kflush)
+     * works out the iterations from ivr - K, kib[e] saying whether the
+     * increment ran before that exit; kneut the edges into a sink block
+     * from outside the loop, which set K so that no iteration counts;
+     * sink[] the exits moved to their target block's first instruction */
+    unsigned ivr[8], ivsh[8];
+    int64_t ivstep[8];
+    uint32_t kbe[8];
+    uint8_t *kskip, *kneut, *kib, *kxib;
+    int8_t *kadj;
+    struct iv_sink {
+        uint32_t insn;          /* the block's first instruction */
+        unsigned k;
+        bool ib;
+    } sink[8];
+    unsigned nsink, niv;
     const struct bl_action *act0;
     size_t nact;
     bool *bad;
@@ -2513,7 +2532,37 @@ static ptrdiff_t edge_index(const struct pmode *m, const struct bl_action *a)
 static bool edge_trivial(const struct pmode *m, const struct bl_action *a)
 {
     ptrdiff_t e = edge_index(m, a);
-    return action_trivial(a) && (e < 0 || !m->kzero || !(m->kzero[e] | m->kflush[e] | m->kback[e]));
+    if (e < 0 || !m->kzero)
+        return action_trivial(a);
+    return (action_trivial(a) || m->kskip[e]) && !(m->kzero[e] | m->kflush[e] | m->kback[e] | m->kneut[e]);
+}
+
+#define F_SRA 0x3c
+
+/* An exit of loop k counted by its induction variable (path-region.h note
+ * 10): n = the backedges taken since the loop was entered, from ivr - K
+ * (less the increment when it ran before this exit, ib); with any, the
+ * first counts as the backedge's action does (P + add, the number it was
+ * entered with; P = reset) and the n - 1 others add to the iteration
+ * path's counter.  K is dead afterwards. */
+static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, uint32_t live)
+{
+    unsigned K = m->K[k];
+    put(c, opr(OP_INTA, F_SUBQ, m->ivr[k], K, K));
+    if (ib)
+        put(c, mem(OP_LDA, K, K, (int)-m->ivstep[k]));
+    if (m->ivstep[k] < 0)
+        put(c, opr(OP_INTA, F_SUBQ, R_ZERO, K, K));
+    if (m->ivsh[k])
+        put(c, opl(OP_INTS, F_SRA, K, m->ivsh[k], K));
+    struct fixup none = put_fwd(c, OP_BEQ, K);
+    put(c, opl(OP_INTA, F_SUBQ, K, 1, K));
+    bool rk = m->rk;
+    m->rk = false;
+    put_action_code(c, m, &m->act0[m->kbe[k]], live);
+    m->rk = rk;
+    put_loop_flush(c, m, 1u << k, live);
+    land(c, none);
 }
 
 /* The code of an edge: its loop registers' (path-region.h note 9), then
@@ -2525,11 +2574,25 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
         put_action_code(c, m, a, live);
         return;
     }
-    if (m->kflush[e])
-        put_loop_flush(c, m, m->kflush[e], live);
+    unsigned counted = 0;       /* loops counted in K itself (note 9), not by an induction variable */
     for (unsigned k = 0; k < m->nk; k++)
+        if (m->ivr[k] == R_ZERO)
+            counted |= 1u << k;
+    for (unsigned k = 0; k < m->nk; k++)
+        if ((m->kflush[e] & 1u << k) && m->ivr[k] != R_ZERO)
+            put_iv_fixup(c, m, k, m->kib[e], live);
+    if (m->kflush[e] & counted)
+        put_loop_flush(c, m, m->kflush[e] & counted, live);
+    for (unsigned k = 0; k < m->nk; k++) {
         if (m->kzero[e] & 1u << k)
-            put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, m->K[k]));
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, m->ivr[k], m->K[k]));   /* ivr = R_ZERO: K = 0 */
+        if ((m->kneut[e] & 1u << k) && m->kadj[e])     /* from the loop into its sink: X's fixup counts it */
+            put(c, mem(OP_LDA, m->K[k], m->K[k], (int)(m->kadj[e] * m->ivstep[k])));
+        else if (m->kneut[e] & 1u << k) /* no iteration: ivr - K = the increment when it ran before */
+            put(c, mem(OP_LDA, m->K[k], m->ivr[k], (int)-(m->kxib[e] ? m->ivstep[k] : 0)));
+    }
+    if (m->kskip[e])
+        return;
     if (!m->kback[e]) {
         put_action_code(c, m, a, live);
         return;
@@ -2720,11 +2783,246 @@ static void loop_blocks(const struct calc_proc *cfg, const struct bl_proc *bl, u
     }
 }
 
-/* Loops counted in registers (path-region.h note 9), for a procedure
- * whose path register is a register (a leaf's or a saved one), counts
- * only: for each header h, its loop L (the blocks that reach a backedge
- * into h without passing h), taken when L has no call, no PAL call and no
- * entry but h's; then each backedge into h whose source's number, on the
+/* Loop h counted by an induction variable (path-region.h note 10): L =
+ * in[] is a chain h -> ... -> t, one backedge t -> h, no other edge in L
+ * acting, no call, PAL call, indirect jump or halt, entered only at h; a
+ * register v is written in L once, by v += +-2^j; a register K of no
+ * caller's, not named in L and dead on every edge into h from outside,
+ * is left.  An exit falling out beside a branch that stays in L moves to
+ * its target X's first instruction (X: two instructions or more, the
+ * first an ordinary one; every way into X from outside L sets K to
+ * count none).  True when taken (m->nk grown). */
+static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live, uint64_t E,
+                        struct pmode *m, uint32_t h, uint8_t *in, uint32_t *used)
+{
+    size_t nb = cfg->nblocks, ne = cfg->nedges;
+    if (m->nk == sizeof m->K / sizeof *m->K)
+        return false;
+    /* blocks no path reaches (padding falling into the loop) are not its */
+    for (uint32_t v = 0; v < nb; v++) {
+        bool reached = false;
+        for (uint32_t i = 0; in[v] && i < cfg->blocks[v].nout; i++)
+            reached |= bl->action[cfg->blocks[v].out[i]].kind != BL_ACT_UNREACHABLE;
+        in[v] &= reached;
+    }
+    /* the chain and its one backedge */
+    int64_t backedge = -1;
+    uint32_t nin = 0;
+    for (uint32_t v = 0; v < nb; v++)
+        nin += in[v];
+    int32_t *pos = calc_zalloc(nb + 1, sizeof *pos);
+    bool ok = true;
+    uint32_t u = h, n = 0;
+    for (uint32_t v = 0; v < nb; v++)
+        pos[v] = -1;
+    while (ok) {
+        pos[u] = (int32_t)n++;
+        const struct calc_block *x = &cfg->blocks[u];
+        uint32_t next = CALC_NONE, nnext = 0;
+        for (uint32_t i = 0; i < x->nout; i++) {
+            uint32_t f = x->out[i];
+            const struct calc_edge *y = &cfg->edges[f];
+            if (y->to == CALC_EXIT || !in[y->to])
+                continue;
+            nnext++;
+            if (bl->action[f].kind == BL_ACT_BACKEDGE && y->to == h) {
+                if (backedge >= 0)
+                    ok = false;
+                backedge = f;
+            } else if (!action_trivial(&bl->action[f]) || y->to == h || pos[y->to] >= 0) {
+                ok = false;
+            } else {
+                next = y->to;
+            }
+        }
+        if (!ok || nnext != 1)
+            ok = false;
+        else if (next == CALC_NONE)
+            break;
+        else
+            u = next;
+    }
+    ok &= backedge >= 0 && n == nin;
+    /* what L does and names; the edges into it */
+    uint32_t named = 0, writes[32] = {0}, dead_on_entry = ~0u;
+    for (uint32_t v = 0; v < nb && ok; v++) {
+        const struct calc_block *x = &cfg->blocks[v];
+        if (!in[v])
+            continue;
+        for (uint32_t i = x->first; i < x->first + x->n; i++) {
+            uint32_t w = cfg->insns[i].s.word, use, def;
+            enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
+            const struct alpha_insn_info *ai = alpha_decode(w);
+            if (f == FLOW_CALL || f == FLOW_INDIRECT || f == FLOW_HALT || !ai || ai->format == ALPHA_FMT_PAL ||
+                ai->format == ALPHA_FMT_HW)
+                ok = false;
+            named |= liveness_named(w);
+            liveness_regs(w, &use, &def);
+            for (unsigned r = 0; r < 31; r++)
+                writes[r] += (def >> r) & 1;
+        }
+        for (uint32_t i = 0; i < x->nin; i++) {
+            const struct calc_edge *y = &cfg->edges[x->in[i]];
+            if (y->from == CALC_NONE) {
+                ok = false;
+                continue;
+            }
+            if (in[y->from] || bl->action[x->in[i]].kind == BL_ACT_UNREACHABLE)
+                continue;
+            const struct calc_block *p = &cfg->blocks[y->from];
+            if (v != h || !block_patchable(cfg, y->from, E) ||
+                calc_flow_of(cfg->insns[p->first + p->n - 1].s.word, cfg->insns[p->first + p->n - 1].s.cls) ==
+                    FLOW_CALL)
+                ok = false;
+            else
+                dead_on_entry &= ~liveness_at_edge(cfg, live, p->first + p->n - 1, v);
+        }
+    }
+    /* the induction variable: written once in L, by v += +-2^j */
+    unsigned iv = R_ZERO, sh = 0;
+    int64_t step = 0;
+    int32_t ipos = -1;
+    for (uint32_t v = 0; v < nb && ok && iv == R_ZERO; v++) {
+        const struct calc_block *x = &cfg->blocks[v];
+        for (uint32_t i = x->first; in[v] && i < x->first + x->n && iv == R_ZERO; i++) {
+            uint32_t w = cfg->insns[i].s.word, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
+            int64_t d = 0;
+            if (w >> 26 == OP_LDA && ra == rb)
+                d = (int16_t)(w & 0xffff);
+            else if (w >> 26 == OP_INTA && (w & 1u << 12) && (w & 31) == ra &&
+                     (((w >> 5) & 0x7f) == F_ADDQ || ((w >> 5) & 0x7f) == F_SUBQ))
+                d = ((w >> 5) & 0x7f) == F_ADDQ ? (int64_t)((w >> 13) & 0xff) : -(int64_t)((w >> 13) & 0xff);
+            else
+                continue;
+            uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
+            if (!a || (a & (a - 1)) || ra == R_SP || ra == R_ZERO || writes[ra] != 1)
+                continue;
+            iv = ra;
+            step = d;
+            sh = (unsigned)__builtin_ctzll(a);
+            ipos = pos[v];
+        }
+    }
+    ok &= iv != R_ZERO;
+    /* the exits: on their edge, or moved to their target's start */
+    struct iv_sink sk = {.insn = UINT32_MAX};
+    uint32_t X = CALC_NONE;
+    bool at_end = false;
+    for (size_t f = 0; f < ne && ok; f++) {
+        const struct calc_edge *x = &cfg->edges[f];
+        if (x->from == CALC_NONE || !in[x->from] || (x->to != CALC_EXIT && in[x->to]))
+            continue;
+        ok &= block_patchable(cfg, x->from, E) && !m->kneut[f];
+        const struct calc_block *p = &cfg->blocks[x->from];
+        const struct calc_insn *L = &cfg->insns[p->first + p->n - 1];
+        bool beside = calc_flow_of(L->s.word, L->s.cls) == FLOW_COND && x->kind == EDGE_FALL;
+        if (!beside || !action_trivial(&bl->action[f]))
+            continue;
+        bool ib = pos[x->from] >= ipos;
+        if (X != CALC_NONE && (X != x->to || sk.ib != ib)) {
+            ok = false;         /* one sink per loop */
+            continue;
+        }
+        X = x->to;
+        sk.ib = ib;
+    }
+    if (ok && X != CALC_NONE) {
+        const struct calc_block *xb = &cfg->blocks[X];
+        const struct calc_insn *first = xb->n ? &cfg->insns[xb->first] : NULL;
+        ok = X != CALC_EXIT && xb->n >= 1;
+        at_end = ok && !(xb->n >= 2 && first->pc != E && relocatable(first->s.word) &&
+                         calc_flow_of(first->s.word, first->s.cls) == FLOW_NONE);
+        for (unsigned i = 0; i < m->nsink && ok && !at_end; i++)
+            ok = m->sink[i].insn != xb->first;
+        if (ok && at_end) {
+            /* X's first instruction cannot move: the count goes to X's
+             * end (its out edges), X writing neither v nor K nor calling */
+            const struct calc_insn *L = &cfg->insns[xb->first + xb->n - 1];
+            ok = block_patchable(cfg, X, E) && calc_flow_of(L->s.word, L->s.cls) != FLOW_CALL;
+            for (uint32_t i = xb->first; i < xb->first + xb->n && ok; i++) {
+                uint32_t use, def;
+                liveness_regs(cfg->insns[i].s.word, &use, &def);
+                ok = !(def & 1u << iv);
+                named |= liveness_named(cfg->insns[i].s.word);
+            }
+            for (uint32_t i = 0; i < xb->nout && ok; i++)
+                ok = !(m->kflush[xb->out[i]] | m->kneut[xb->out[i]]);
+        }
+        for (uint32_t i = 0; i < xb->nin && ok; i++) {
+            const struct calc_edge *y = &cfg->edges[xb->in[i]];
+            if ((y->from != CALC_NONE && in[y->from]) || bl->action[xb->in[i]].kind == BL_ACT_UNREACHABLE)
+                continue;       /* (its source is patchable, as every exit's) */
+            const struct calc_block *p = y->from == CALC_NONE ? NULL : &cfg->blocks[y->from];
+            ok = p && block_patchable(cfg, y->from, E) &&
+                 calc_flow_of(cfg->insns[p->first + p->n - 1].s.word, cfg->insns[p->first + p->n - 1].s.cls) !=
+                     FLOW_CALL &&
+                 !(m->kflush[xb->in[i]] | m->kneut[xb->in[i]]);
+        }
+        sk.insn = xb->first;
+    }
+    unsigned K = R_ZERO;
+    for (size_t r = 0; r < 21 && ok && K == R_ZERO; r++)
+        if (!((named | *used) & 1u << scratch_order[r]) && (dead_on_entry & 1u << scratch_order[r]))
+            K = scratch_order[r];
+    if (!ok || K == R_ZERO || m->nsink == sizeof m->sink / sizeof *m->sink) {
+        free(pos);
+        return false;
+    }
+    unsigned k = m->nk++;
+    *used |= 1u << K;
+    m->niv++;
+    m->K[k] = K;
+    m->ivr[k] = iv;
+    m->ivsh[k] = sh;
+    m->ivstep[k] = step;
+    m->kbe[k] = (uint32_t)backedge;
+    m->kv[k] = bl->action[backedge].reset;
+    m->kidx[k] = bl->action[backedge].reset + bl->action[backedge].add;
+    m->kskip[backedge] = 1;
+    for (size_t f = 0; f < ne; f++) {
+        const struct calc_edge *x = &cfg->edges[f];
+        bool from_in = x->from != CALC_NONE && in[x->from];
+        bool to_in = x->to != CALC_EXIT && in[x->to];
+        if (bl->action[f].kind == BL_ACT_UNREACHABLE)
+            continue;
+        if (!from_in && to_in)
+            m->kzero[f] |= (uint8_t)(1u << k);
+        bool ib = from_in && pos[x->from] >= ipos, to_x = X != CALC_NONE && x->to == X;
+        if (from_in && to_x && action_trivial(&bl->action[f])) {
+            /* X's fixup counts it: K moved by the increment when this
+             * exit's differs from X's */
+            m->kadj[f] = (int8_t)((int)ib - (int)sk.ib);
+            if (m->kadj[f])
+                m->kneut[f] |= (uint8_t)(1u << k);
+        } else if (from_in && !to_in) {
+            /* counted here, before its action; into X, K then counts none there */
+            m->kflush[f] |= (uint8_t)(1u << k);
+            m->kib[f] = ib;
+        }
+        if (to_x && !(from_in && action_trivial(&bl->action[f]))) {
+            m->kneut[f] |= (uint8_t)(1u << k);
+            m->kxib[f] = sk.ib;
+        }
+    }
+    if (X != CALC_NONE && at_end) {
+        for (uint32_t i = 0; i < cfg->blocks[X].nout; i++) {
+            m->kflush[cfg->blocks[X].out[i]] |= (uint8_t)(1u << k);
+            m->kib[cfg->blocks[X].out[i]] = sk.ib;
+        }
+    } else if (X != CALC_NONE) {
+        sk.k = k;
+        m->sink[m->nsink++] = sk;
+    }
+    free(pos);
+    return true;
+}
+
+/* Loops counted in registers, counts only: each loop (innermost first)
+ * by its induction variable when it has one (path-region.h note 10, any
+ * procedure with a path register), else in a register of its own (note
+ * 9, a procedure whose path register is a saved one): for each header
+ * h, its loop L (the blocks that reach a backedge into h without passing
+ * h), taken when L has no call, no PAL call and no entry but h's; then each backedge into h whose source's number, on the
  * paths from h's reset through L, is one (kv) gets a register K of its
  * own: a temporary L never names, dead on every edge into h from outside
  * L (so dead throughout L), that edge zeroing it; every edge out of L
@@ -2739,6 +3037,12 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
     m->kzero = calc_zalloc(ne + 1, 1);
     m->kflush = calc_zalloc(ne + 1, 1);
     m->kback = calc_zalloc(ne + 1, 1);
+    m->kskip = calc_zalloc(ne + 1, 1);
+    m->kneut = calc_zalloc(ne + 1, 1);
+    m->kib = calc_zalloc(ne + 1, 1);
+    m->kxib = calc_zalloc(ne + 1, 1);
+    m->kadj = calc_zalloc(ne + 1, 1);
+    m->nsink = m->niv = 0;
     uint8_t *in = calc_zalloc(nb + 1, 1), *kind = calc_zalloc(nb + 1, 1);
     int64_t *val = calc_zalloc(nb + 1, sizeof *val);
     uint32_t *stack = calc_zalloc(nb + 1, sizeof *stack);
@@ -2760,6 +3064,11 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
     for (uint32_t oi = 0; oi < nb && m->nk < sizeof m->K / sizeof *m->K; oi++) {
         uint32_t h = order[oi];
         bool any = false;
+        loop_blocks(cfg, bl, h, in, stack);
+        if (in[h] && try_iv_loop(cfg, bl, live, E, m, h, in, &used))
+            continue;
+        if (!m->saved)
+            continue;           /* (a leaf's count at Y is as cheap as note 9's test) */
         memset(in, 0, nb + 1);
         in[h] = 1;
         size_t sp = 0;
@@ -2903,6 +3212,7 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
             unsigned k = m->nk++;
             used |= 1u << K;
             m->K[k] = K;
+            m->ivr[k] = R_ZERO;
             m->kidx[k] = idx;
             m->kv[k] = val[t];
             m->kback[e] = (uint8_t)(k + 1);
@@ -3315,14 +3625,33 @@ block_ends:
             thread_branches(c, (size_t)(t - c->base));
         add_patch(po, pc, t, patch_op, patch_ra);
     }
+    /* exits moved to a block's first instruction (path-region.h note 10) */
+    for (unsigned i = 0; i < m->nsink; i++) {
+        const struct calc_insn *F = &cfg->insns[m->sink[i].insn];
+        m->rk = false;
+        align_tramp(c);
+        t = here(c);
+        put_iv_fixup(c, m, m->sink[i].k, m->sink[i].ib, live[m->sink[i].insn]);
+        put(c, F->s.word);
+        put_branch(c, OP_BR, R_ZERO, F->pc + 4);
+        put_stubs(c, m);
+        thread_branches(c, (size_t)(t - c->base));
+        add_patch(po, F->pc, t, OP_BR, R_ZERO);
+    }
     m->rk = false;
     free(kind);
     free(val);
     free(m->kzero);
     free(m->kflush);
     free(m->kback);
-    m->kzero = m->kflush = m->kback = NULL;
-    m->nk = 0;
+    free(m->kskip);
+    free(m->kneut);
+    free(m->kib);
+    free(m->kxib);
+    free(m->kadj);
+    m->kzero = m->kflush = m->kback = m->kskip = m->kneut = m->kib = m->kxib = NULL;
+    m->kadj = NULL;
+    m->nk = m->nsink = 0;
 }
 
 /* Ends the segment with the path table, the patches and the trailer
@@ -3435,7 +3764,7 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             liveness_compute(&cfg, live);
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
-            if (!m.constant && !m.mt.on && m.saved)     /* (a leaf's count at Y is cheaper: note 9) */
+            if (!m.constant && !m.mt.on)        /* (notes 9 and 10) */
                 choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
                 /* its path register in memory would not come back with longjmp */
@@ -3450,7 +3779,8 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             st->leaf_procs += m.leaf;
             st->constant_procs += m.constant;
             st->saved_procs += m.saved;
-            st->loop_regs += m.nk;
+            st->loop_regs += m.nk - m.niv;
+            st->iv_loops += m.niv;
             paths_emit(&po, &cfg, &bl, E, &m, live);
             free(live);
             counters += bl.npaths;

@@ -78,6 +78,7 @@ struct instrument_path_stats {
     unsigned saved_procs;       /* ... in a callee-saved register they never name */
     unsigned constant_procs;    /* ... none: one known path number per exit */
     unsigned loop_regs;         /* backedge paths counted in a register (path-region.h note 9) */
+    unsigned iv_loops;          /* loops counted by an induction variable (path-region.h note 10) */
     unsigned context_procs;     /* --both: of them, counted per calling context */
     unsigned skipped[PATH_SKIP_COUNT];  /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */

@@ -161,6 +161,71 @@ static void __attribute__((noinline)) loop_then_longjmp(int n, int value)
         longjmp(env, value);
 }
 
+/* Call-free loops whose one increment counts their iterations (an image
+ * instrumented for paths works out how often each ran from that variable
+ * at its exits, its backedge carrying no code: path-region.h note 10):
+ * left before and after the increment and by a return, run no time and
+ * once, counting down, stepping through pointers, in a leaf and in a
+ * procedure with calls, entered on different paths. */
+static long __attribute__((noinline)) iv_leaf_until(long n, long stop)
+{
+    long s = 0;
+    for (long i = 0; i < n; i++) {
+        if (loop_data[i] == stop)
+            break;      /* before the increment */
+        s += loop_data[i];
+    }
+    return s;
+}
+
+static long __attribute__((noinline)) iv_down_then_call(long n, int twice)
+{
+    long s = 0;
+    if (twice)
+        s = 1000;       /* the loop entered on two paths */
+    for (long i = n; i > 0; i--)
+        s += loop_data[i];
+    loop_note(s);
+    return s;
+}
+
+static long __attribute__((noinline)) iv_pointers(const volatile long *p, const volatile long *end, long cap)
+{
+    long s = 0;
+    while (p < end) {
+        s += *p++;
+        if (s > cap)
+            return -s;  /* after the increment */
+    }
+    loop_note(s);
+    return s;
+}
+
+static void check_iv_loops(void)
+{
+    for (int i = 0; i < 64; i++)
+        loop_data[i] = i;
+    long a = 0, b = 0, c = 0;
+    for (long n = 0; n < 64; n += 3) {
+        a += iv_leaf_until(n, 40);
+        b += iv_down_then_call(n, (int)(n & 1));
+        c += iv_pointers(loop_data + 64 - n, loop_data + 64, 1500);
+    }
+    /* sums of 0..min(n, 40)-1; of 1..n (+ 1000 when n is odd); of the
+     * last n of 0..63 from the first, negated once past 1500 */
+    long wa = 0, wb = 0, wc = 0;
+    for (long n = 0; n < 64; n += 3) {
+        long m = n < 40 ? n : 40, t = 0, k;
+        wa += m * (m - 1) / 2;
+        wb += n * (n + 1) / 2 + (n & 1 ? 1000 : 0);
+        for (k = 64 - n; k < 64 && t <= 1500; k++)
+            t += k;
+        wc += t > 1500 ? -t : t;
+    }
+    EXPECT(a == wa && b == wb && c == wc, "loops counted by their increment: %ld %ld %ld, expected %ld %ld %ld",
+           a, b, c, wa, wb, wc);
+}
+
 static void check_loop_exits(void)
 {
     for (int i = 0; i < 64; i++)
@@ -223,6 +288,7 @@ int main(void)
     check_division();
     check_setjmp_rounds();
     check_loop_exits();
+    check_iv_loops();
     check_printf();
     check_heap();
     if (failures) {
