@@ -2783,6 +2783,18 @@ static void loop_blocks(const struct calc_proc *cfg, const struct bl_proc *bl, u
     }
 }
 
+/* Whether a loop counted in a register may hold this instruction
+ * (path-region.h notes 9 and 10): no call, indirect jump or halt, nothing
+ * undecodable, no PAL or hardware instruction, so nothing but the loop's
+ * own code runs between its entry and its exits. */
+static bool loop_may_hold(const struct calc_insn *in)
+{
+    enum calc_flow f = calc_flow_of(in->s.word, in->s.cls);
+    const struct alpha_insn_info *ai = alpha_decode(in->s.word);
+    return f != FLOW_CALL && f != FLOW_INDIRECT && f != FLOW_HALT && ai && ai->format != ALPHA_FMT_PAL &&
+           ai->format != ALPHA_FMT_HW;
+}
+
 /* Loop h counted by an induction variable (path-region.h note 10): L =
  * in[] is a chain h -> ... -> t, one backedge t -> h, no other edge in L
  * acting, no call, PAL call, indirect jump or halt, entered only at h; a
@@ -2851,11 +2863,7 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
             continue;
         for (uint32_t i = x->first; i < x->first + x->n; i++) {
             uint32_t w = cfg->insns[i].s.word, use, def;
-            enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
-            const struct alpha_insn_info *ai = alpha_decode(w);
-            if (f == FLOW_CALL || f == FLOW_INDIRECT || f == FLOW_HALT || !ai || ai->format == ALPHA_FMT_PAL ||
-                ai->format == ALPHA_FMT_HW)
-                ok = false;
+            ok &= loop_may_hold(&cfg->insns[i]);
             named |= liveness_named(w);
             liveness_regs(w, &use, &def);
             for (unsigned r = 0; r < 31; r++)
@@ -3104,11 +3112,7 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
                 continue;
             for (uint32_t i = x->first; i < x->first + x->n; i++) {
                 uint32_t w = cfg->insns[i].s.word;
-                enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
-                const struct alpha_insn_info *ai = alpha_decode(w);
-                if (f == FLOW_CALL || f == FLOW_INDIRECT || f == FLOW_HALT || !ai || ai->format == ALPHA_FMT_PAL ||
-                    ai->format == ALPHA_FMT_HW)
-                    ok = false;
+                ok &= loop_may_hold(&cfg->insns[i]);
                 named |= liveness_named(w);
             }
             for (uint32_t i = 0; i < x->nin; i++) {
