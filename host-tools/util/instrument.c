@@ -2753,6 +2753,23 @@ static bool block_patchable(const struct calc_proc *cfg, uint32_t b, uint64_t E)
              (fl != FLOW_COND && u->nout != 1));
 }
 
+/* Marks in[] every block that reaches one of stack[0..sp) backward
+ * without passing a block already marked (a natural loop's body, its
+ * header marked first); stack has room for every block. */
+static void reach_back(const struct calc_proc *cfg, uint8_t *in, uint32_t *stack, size_t sp)
+{
+    while (sp) {
+        uint32_t v = stack[--sp];
+        for (uint32_t i = 0; i < cfg->blocks[v].nin; i++) {
+            uint32_t u = cfg->edges[cfg->blocks[v].in[i]].from;
+            if (u != CALC_NONE && !in[u]) {
+                in[u] = 1;
+                stack[sp++] = u;
+            }
+        }
+    }
+}
+
 /* in[] = the blocks of h's loop: h and those reaching a backedge into h
  * without passing h (none when no backedge goes to h). */
 static void loop_blocks(const struct calc_proc *cfg, const struct bl_proc *bl, uint32_t h, uint8_t *in,
@@ -2771,16 +2788,7 @@ static void loop_blocks(const struct calc_proc *cfg, const struct bl_proc *bl, u
             stack[sp++] = t;
         }
     }
-    while (sp) {
-        uint32_t v = stack[--sp];
-        for (uint32_t i = 0; i < cfg->blocks[v].nin; i++) {
-            uint32_t u = cfg->edges[cfg->blocks[v].in[i]].from;
-            if (u != CALC_NONE && !in[u]) {
-                in[u] = 1;
-                stack[sp++] = u;
-            }
-        }
-    }
+    reach_back(cfg, in, stack, sp);
 }
 
 /* Whether a loop counted in a register may hold this instruction
@@ -3340,7 +3348,7 @@ static double *tree_weights(const struct calc_proc *cfg, const struct bl_proc *b
     size_t nb = cfg->nblocks;
     double *w = calc_zalloc(cfg->nedges, sizeof *w);
     unsigned *depth = calc_zalloc(nb, sizeof *depth);
-    bool *in = calc_zalloc(nb, sizeof *in);
+    uint8_t *in = calc_zalloc(nb, sizeof *in);
     uint32_t *stack = calc_zalloc(nb + 1, sizeof *stack);
     for (size_t e = 0; e < cfg->nedges; e++) {
         if (!bl->backedge[e])
@@ -3348,22 +3356,13 @@ static double *tree_weights(const struct calc_proc *cfg, const struct bl_proc *b
         /* the natural loop of backedge t -> h: h and what reaches t without h */
         uint32_t t = cfg->edges[e].from, h = cfg->edges[e].to;
         memset(in, 0, nb * sizeof *in);
-        in[h] = true;
+        in[h] = 1;
         size_t sp = 0;
         if (!in[t]) {
-            in[t] = true;
+            in[t] = 1;
             stack[sp++] = t;
         }
-        while (sp) {
-            uint32_t v = stack[--sp];
-            for (uint32_t k = 0; k < cfg->blocks[v].nin; k++) {
-                uint32_t u = cfg->edges[cfg->blocks[v].in[k]].from;
-                if (u != CALC_NONE && !in[u]) {
-                    in[u] = true;
-                    stack[sp++] = u;
-                }
-            }
-        }
+        reach_back(cfg, in, stack, sp);
         for (size_t b = 0; b < nb; b++)
             depth[b] += in[b];
     }
