@@ -326,13 +326,18 @@ def test_counts_at_known_numbers_and_in_memory_mode_equal_the_truth_and_only_the
         cleanup(d)
 
 
-def _loops_in_registers(r):
-    """How many backedge paths `instrument --paths` says it counts in a
-    register (path-region.h note 9)."""
+def _loops_said(r, how):
+    """How many loops `instrument --paths` says it counts `how` ("loops
+    counted in a register", path-region.h note 9; " by an induction
+    variable", note 10): the number just before those words; -1 unsaid."""
     for l in r.lines():
-        if "loops counted in a register" in l:
-            return int(l.split("loops counted in a register")[0].split(";")[-1].split()[-1])
+        if how in l:
+            return int(l.split(how)[0].split()[-1])
     return -1
+
+
+def _loops_in_registers(r):
+    return _loops_said(r, "loops counted in a register")
 
 
 def test_loops_counted_in_a_register_keep_counts_exact_when_left_by_break_return_and_longjmp():
@@ -363,12 +368,7 @@ def test_loops_counted_in_a_register_keep_counts_exact_when_left_by_break_return
 
 
 def _loops_by_increment(r):
-    """How many loops `instrument --paths` says it counts by an induction
-    variable (path-region.h note 10)."""
-    for l in r.lines():
-        if " by an induction variable" in l:
-            return int(l.split(" by an induction variable")[0].split()[-1])
-    return -1
+    return _loops_said(r, " by an induction variable")
 
 
 def _increment_loops_exact(name, args, at_least, cores=1, same_output=False):
