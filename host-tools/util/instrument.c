@@ -1062,8 +1062,10 @@ static uint64_t put_framed(struct code *c, const struct site *s, unsigned cur, b
  * one the slow path found keeps its record and the counts in the core's
  * leaf_* fields and adds the differences to the record; a framed call
  * keeps the counts in its frame and adds the differences when its
- * record's activity drops to 0.  The common case falls through to the
- * call and back. */
+ * record's activity drops to 0, or, to a callee never active twice
+ * (s->callee_once), at every return with no activity kept but in the
+ * overflow record (note 4a).  The common case falls through to the call
+ * and back. */
 static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
                            uint64_t stub, uint64_t unwind, bool metrics, struct tramp_calls *calls)
 {
