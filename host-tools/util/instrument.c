@@ -358,10 +358,11 @@ static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
     return -1;
 }
 
-/* Where procedure p's code can go but by returning (no_reentry): sets
- * seen[k] for each procedure it calls (bsr through any link register) or
- * branches into; false when it can go where the code does not say (a
- * jmp, jsr or coroutine jump, a PAL call, a branch to no procedure). */
+/* Where procedure i's code can go but by returning (no_reentry): sets
+ * seen[k] and pushes k for each procedure k it calls (bsr through any
+ * link register; into its own code: i itself) or branches into, not seen
+ * before; false when it can go where the code does not say (a jmp, jsr
+ * or coroutine jump, a PAL call, a branch to no procedure). */
 static bool code_exits(const struct elf_in *e, const struct proc *p, unsigned n, unsigned i, uint8_t *seen,
                        unsigned *stack, unsigned *sp)
 {
