@@ -186,6 +186,7 @@ struct proc {
     unsigned nsites;
     bool runtime;               /* __alphaprof_cct_* and what it branches to: never instrumented (mark_runtime) */
     bool leaf;                  /* no call, no way out but its return (cct-region.h note 3a) */
+    signed char once;           /* --metrics: 1 never active twice (no_reentry), 0 may be, -1 not yet known */
 };
 
 struct site {
@@ -200,6 +201,9 @@ struct site {
     uint64_t call_unpushed;     /* ... and the one made when the shadow stack is full */
     uint64_t call_leaf;         /* ... and the one for a leaf callee, 0 if none */
     uint64_t call_leaf_slow;    /* ... and, with metrics, the one for a leaf the slow path found, 0 if none */
+    uint64_t call_counted;      /* ... and, with metrics, the framed one that counts activity for the
+                                 * overflow record when the callee is never active twice, 0 if none */
+    bool callee_once;           /* --metrics: a bsr to a procedure never active twice (no_reentry) */
     uint64_t resume;            /* --both: where its return goes on (a path continuation), 0: pc + 4 */
     uint64_t back_gp;           /* --cct: the gp the caller's reload after the call computes, 0: none */
     unsigned back_skip;         /* --cct: bytes after the call its return skips (plan_back) */
@@ -354,6 +358,64 @@ static int proc_of(const struct proc *p, unsigned n, uint64_t pc)
     return -1;
 }
 
+/* Where procedure i's code can go but by returning (no_reentry): sets
+ * seen[k] and pushes k for each procedure k it calls (bsr through any
+ * link register; into its own code: i itself) or branches into, not seen
+ * before; false when it can go where the code does not say (a jmp, jsr
+ * or coroutine jump, a PAL call, a branch to no procedure). */
+static bool code_exits(const struct elf_in *e, const struct proc *p, unsigned n, unsigned i, uint8_t *seen,
+                       unsigned *stack, unsigned *sp)
+{
+    const struct proc *q = &p[i];
+    const uint8_t *code = at_addr(e, q->entry, q->end - q->entry);
+    if (!code || q->end <= q->entry)
+        return false;
+    for (uint64_t pc = q->entry; pc < q->end; pc += 4) {
+        uint32_t w;
+        memcpy(&w, code + (pc - q->entry), 4);
+        unsigned op = w >> 26;
+        if (op == 0 || (op == OP_JMP && ((w >> 14) & 3) != JMP_FUNC_RET))
+            return false;
+        if (op < OP_BR)
+            continue;
+        uint64_t target = alpha_branch_target(pc, w);
+        bool inside = target >= q->entry && target < q->end;
+        if (inside && (op != OP_BSR || target == pc + 4))
+            continue;           /* its own code, or a PC read */
+        int k = inside ? (int)i : proc_of(p, n, target);       /* a call into its own code calls it */
+        if (k < 0)
+            return false;
+        if (!seen[k]) {
+            seen[k] = 1;
+            stack[(*sp)++] = (unsigned)k;
+        }
+    }
+    return true;
+}
+
+/* Whether procedure i can never be active twice at once (cct-region.h
+ * note 4a): nothing its code can reach by calls and branches (to a fixed
+ * point) calls or branches back into it, and none of that code goes
+ * where the code does not say (code_exits).  A procedure's code is its
+ * symbol's range, as for a leaf (is_leaf): none falls through into the
+ * next.  Worked out once per procedure, when a call needs it. */
+static bool no_reentry(const struct elf_in *e, struct proc *p, unsigned n, unsigned i)
+{
+    if (p[i].once >= 0)
+        return p[i].once;
+    uint8_t *seen = calloc(n, 1);
+    unsigned *stack = malloc(n * sizeof *stack), sp = 0;
+    bool ok = code_exits(e, p, n, i, seen, stack, &sp);
+    while (ok && sp > 0) {
+        unsigned k = stack[--sp];
+        ok = k != i && code_exits(e, p, n, k, seen, stack, &sp);
+    }
+    free(seen);
+    free(stack);
+    p[i].once = ok;
+    return ok;
+}
+
 /* The next procedure that a branch of `from` at or after *pc goes into
  * (-1 when none is left); *pc moves past that branch. */
 static int next_branch_into(const struct elf_in *e, const struct proc *p, unsigned n, const struct proc *from,
@@ -451,6 +513,7 @@ static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n,
             p[i].end = p[i + 1].entry;
         p[i].runtime = !strncmp(p[i].name, INSTRUMENT_RUNTIME_PREFIX, strlen(INSTRUMENT_RUNTIME_PREFIX));
         p[i].leaf = is_leaf(e, &p[i]) && !returns_twice(p[i].name);
+        p[i].once = -1;
         const uint8_t *w = at_addr(e, p[i].entry, 8);
         if (w) {
             uint32_t a, b;
@@ -804,7 +867,7 @@ static void plan_back(const struct elf_in *e, const struct proc *procs, struct s
 /* One call site's trampoline (register use: cct-region.h note 2; before
  * the call $1 core, $2 current, $3 callee record, $4.. scratch; after it
  * $0 and $1 may hold return values, so only $2-$8, $22-$25, $28). */
-struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed; };
+struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed, counted; };
 
 struct slow_exits { struct fixup to[5]; unsigned n; };
 
@@ -917,6 +980,77 @@ static int known_callee(const struct site *s, const struct proc *procs, unsigned
     return i >= 0 && (s->target == procs[i].entry || s->target == procs[i].alt_entry) ? i : -1;
 }
 
+/* A framed call (cct-region.h notes 4, 8), from the push on ($1 core,
+ * $3 the callee's record, $4 the free frame, register `cur` the current
+ * record): the frame, the call at *call, the pop and back.  With metrics
+ * the frame keeps the PMU counts, and the return adds the time to the
+ * callee's record: with `activity`, only at its outermost activation
+ * (note 4), else every time (note 4a: a callee never active twice).
+ * Returns the push's address. */
+static uint64_t put_framed(struct code *c, const struct site *s, unsigned cur, bool metrics, bool activity,
+                           bool may_land, uint64_t unwind, uint64_t *call)
+{
+    uint64_t push = here(c);
+    put(c, mem(OP_STQ, cur, 4, FR_PARENT));
+    put(c, mem(OP_STQ, R_SP, 4, FR_SP));
+    if (metrics) {              /* the PMU counts at the call, in the frame (note 4) */
+        put_keep_metrics(c, 4, FR_CYCLES, FR_RETIRED);
+    }
+    put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
+    put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
+    put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
+    if (metrics && activity) {  /* one activation more (note 4) */
+        put(c, mem(OP_LDL, 7, 3, CCT_REC_ACTIVE));
+        put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
+        put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
+    }
+    *call = here(c);
+    put_call(c, s);
+    /* returned: pop this call's frame, the one on top with our sp
+     * (after frames a longjmp left, note 8); with metrics, the
+     * activation's time added to the callee's record (cur until the
+     * pop) when it was its outermost */
+    put_core_state(c, 22);
+    if (metrics)                /* the PMU counts now, first: the return's window ends here (note 4) */
+        put_pmu_now(c);
+    put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
+    if (!may_land) {
+        if (metrics)
+            put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
+        /* the parent read from the frame below top, not after top's
+         * decrement: a step less on the return's dependent chain */
+        put(c, mem(OP_LDQ, 6, 23, FR_PARENT - CCT_FRAME_SIZE));
+        put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+        put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+        put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+        if (metrics && activity)
+            put_outermost_metrics(c);
+        else if (metrics)       /* never active twice: every activation its outermost (note 4a) */
+            put_add_metrics(c, 23, FR_CYCLES, FR_RETIRED, false);
+        put_back(c, s);
+    } else {
+        put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
+        put(c, mem(OP_LDQ, 25, 23, FR_SP));
+        put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
+        struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
+        uint64_t matched = here(c);
+        if (metrics)
+            put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
+        put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
+        put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
+        put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
+        if (metrics)
+            put_outermost_metrics(c);
+        uint64_t back = here(c);
+        put_back(c, s);
+        land(c, to_unwind);
+        put_branch(c, OP_BSR, R_AT, unwind);
+        put_branch(c, OP_BNE, 25, matched);
+        put_branch(c, OP_BR, R_ZERO, back);
+    }
+    return push;
+}
+
 /* One call site's trampoline, counts only or with metrics (cct-region.h
  * notes 3a, 4, 9): the call's count in its context; a frame of parent and
  * sp (and, with metrics, the PMU counts at the call) for a callee that
@@ -929,8 +1063,10 @@ static int known_callee(const struct site *s, const struct proc *procs, unsigned
  * one the slow path found keeps its record and the counts in the core's
  * leaf_* fields and adds the differences to the record; a framed call
  * keeps the counts in its frame and adds the differences when its
- * record's activity drops to 0.  The common case falls through to the
- * call and back. */
+ * record's activity drops to 0, or, to a callee never active twice
+ * (s->callee_once), at every return with no activity kept but in the
+ * overflow record (note 4a).  The common case falls through to the call
+ * and back. */
 static void put_trampoline(struct code *c, const struct site *s, const struct proc *procs, unsigned nprocs,
                            uint64_t stub, uint64_t unwind, bool metrics, struct tramp_calls *calls)
 {
@@ -941,6 +1077,9 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
      * call's return, which drops them (note 8): other returns find their
      * frame on top */
     bool may_land = callee < 0 || returns_twice(procs[callee].name);
+    /* with metrics, a callee never active twice needs no activity count
+     * (note 4a) but in the overflow record, which many calls share */
+    bool activity = !(metrics && framed && !may_land && s->callee_once);
     int slot = CCT_REC_SLOTS + CCT_SLOT_SIZE * (int)s->slot, slot_calls = slot + CCT_SLOT_CALLS;
     struct slow_exits slow;
     struct fixup to_framed = {0}, to_full = {0};
@@ -950,7 +1089,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
      * copies it there), and a jsr's framed call uses it there too */
     unsigned cur = metrics && (leaf || maybe_leaf) ? 23 : 2;
     bool fast = put_lookup(c, s, procs, leaf ? LOOKUP_LEAF : LOOKUP_COUNTS, cur, &slow);
-    calls->leaf = calls->pushed = calls->leaf_slow = 0;
+    calls->leaf = calls->pushed = calls->leaf_slow = calls->counted = 0;
     if (leaf || maybe_leaf) {
         /* a leaf's call falls through: count, call, back */
         if (maybe_leaf)
@@ -994,62 +1133,7 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
         to_full = put_stack_check(c);
         put(c, opl(OP_INTA, F_ADDQ, 6, 2, 6));
         put(c, mem(OP_STQ, 6, cur, slot_calls));
-        push = here(c);
-        put(c, mem(OP_STQ, cur, 4, FR_PARENT));
-        put(c, mem(OP_STQ, R_SP, 4, FR_SP));
-        if (metrics) {          /* the PMU counts at the call, in the frame (note 4) */
-            put_keep_metrics(c, 4, FR_CYCLES, FR_RETIRED);
-        }
-        put(c, mem(OP_LDA, 4, 4, CCT_FRAME_SIZE));
-        put(c, mem(OP_STQ, 4, 1, CCT_OFF_TOP));
-        put(c, mem(OP_STQ, 3, 1, CCT_OFF_CUR));
-        if (metrics) {          /* one activation more (note 4) */
-            put(c, mem(OP_LDL, 7, 3, CCT_REC_ACTIVE));
-            put(c, opl(OP_INTA, F_ADDL, 7, 1, 7));
-            put(c, mem(OP_STL, 7, 3, CCT_REC_ACTIVE));
-        }
-        calls->pushed = here(c);
-        put_call(c, s);
-        /* returned: pop this call's frame, the one on top with our sp
-         * (after frames a longjmp left, note 8); with metrics, the
-         * activation's time added to the callee's record (cur until the
-         * pop) when it was its outermost */
-        put_core_state(c, 22);
-        if (metrics)            /* the PMU counts now, first: the return's window ends here (note 4) */
-            put_pmu_now(c);
-        put(c, mem(OP_LDQ, 23, 22, CCT_OFF_TOP));
-        if (!may_land) {
-            if (metrics)
-                put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
-            /* the parent read from the frame below top, not after top's
-             * decrement: a step less on the return's dependent chain */
-            put(c, mem(OP_LDQ, 6, 23, FR_PARENT - CCT_FRAME_SIZE));
-            put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
-            put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
-            put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-            if (metrics)
-                put_outermost_metrics(c);
-            put_back(c, s);
-        } else {
-            put(c, mem(OP_LDA, 23, 23, -CCT_FRAME_SIZE));
-            put(c, mem(OP_LDQ, 25, 23, FR_SP));
-            put(c, opr(OP_INTA, F_CMPEQ, 25, R_SP, 25));
-            struct fixup to_unwind = put_fwd(c, OP_BEQ, 25);
-            uint64_t matched = here(c);
-            if (metrics)
-                put(c, mem(OP_LDQ, 24, 22, CCT_OFF_CUR));
-            put(c, mem(OP_LDQ, 6, 23, FR_PARENT));
-            put(c, mem(OP_STQ, 23, 22, CCT_OFF_TOP));
-            put(c, mem(OP_STQ, 6, 22, CCT_OFF_CUR));
-            if (metrics)
-                put_outermost_metrics(c);
-            uint64_t back = here(c);
-            put_back(c, s);
-            land(c, to_unwind);
-            put_branch(c, OP_BSR, R_AT, unwind);
-            put_branch(c, OP_BNE, 25, matched);
-            put_branch(c, OP_BR, R_ZERO, back);
-        }
+        push = put_framed(c, s, cur, metrics, activity, may_land, unwind, &calls->pushed);
     }
     /* with metrics, a leaf's call the slow path found (its slot may be
      * another's, note 3): the record and the PMU counts in the core, the
@@ -1077,7 +1161,14 @@ static void put_trampoline(struct code *c, const struct site *s, const struct pr
         put_branch(c, OP_BLBS, 5, leaf_meter);
         put_branch(c, OP_BR, R_ZERO, push);
     } else {
-        put_branch(c, OP_BR, R_ZERO, leaf ? leaf_meter : push);
+        if (!activity) {        /* but the overflow record gets a frame that counts activity (note 4a) */
+            put(c, mem(OP_LDQ, 7, 1, (int)__builtin_offsetof(struct cct_core, overflow)));
+            put(c, opr(OP_INTA, F_CMPEQ, 7, 3, 7));
+            put_branch(c, OP_BEQ, 7, push);
+            put_framed(c, s, cur, metrics, true, may_land, unwind, &calls->counted);
+        } else {
+            put_branch(c, OP_BR, R_ZERO, leaf ? leaf_meter : push);
+        }
     }
     land(c, to_full_slow);
     calls->unpushed = put_unpushed(c, s, to_full, framed);
@@ -1274,9 +1365,10 @@ static void put_site_table(struct code *c, const struct site *sites, unsigned ns
 {
     uint64_t npairs = 0;
     for (unsigned i = 0; i < nsites; i++) {
-        uint64_t calls[4] = {sites[i].call, sites[i].call_leaf, sites[i].call_leaf_slow, sites[i].call_unpushed};
-        qsort(calls, 4, sizeof *calls, cmp_u64);
-        for (unsigned k = 0; k < 4; k++)
+        uint64_t calls[5] = {sites[i].call, sites[i].call_leaf, sites[i].call_leaf_slow, sites[i].call_unpushed,
+                             sites[i].call_counted};
+        qsort(calls, 5, sizeof *calls, cmp_u64);
+        for (unsigned k = 0; k < 5; k++)
             if (calls[k]) {
                 put64(c, calls[k]);
                 put64(c, sites[i].pc);
@@ -1360,8 +1452,11 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
     put_stub(&c, c.base, lookup, metrics);
     uint64_t unwind = here(&c);
     put_unwind(&c, metrics);
-    for (unsigned i = 0; i < nsites; i++)     /* on the original's words, before any site is patched */
+    for (unsigned i = 0; i < nsites; i++) {   /* on the original's words, before any site is patched */
         plan_back(&e, procs, &sites[i]);
+        int k = metrics ? known_callee(&sites[i], procs, nprocs) : -1;
+        sites[i].callee_once = k >= 0 && !procs[k].leaf && no_reentry(&e, procs, nprocs, (unsigned)k);
+    }
     for (unsigned i = 0; i < nsites; i++) {
         while (here(&c) % 16)
             put(&c, UNOP);
@@ -1372,6 +1467,7 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
         sites[i].call_leaf_slow = tc.leaf_slow;
+        sites[i].call_counted = tc.counted;
         uint8_t *w = at_addr(&e, sites[i].pc, 4);
         bool bad = false;
         uint32_t br = branch_word(OP_BR, R_ZERO, sites[i].pc, t, &bad);
@@ -3994,6 +4090,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         sites[i].call_unpushed = tc.unpushed;
         sites[i].call_leaf = tc.leaf;
         sites[i].call_leaf_slow = tc.leaf_slow;
+        sites[i].call_counted = tc.counted;
         if (!sites[i].from_paths)
             add_patch(&po, sites[i].pc, tramp[i], OP_BR, R_ZERO);
     }

@@ -101,7 +101,8 @@ def run(build):
                "call in $22-$25 (a leaf that writes them is called with a frame) and adds the differences to its "
                "slot after the return: 3 instructions more before the call (its lookup loads the current record "
                "into $23 itself), 10 after it; a framed call keeps "
-               "the counts in its frame and keeps the record's activity. The core model runs the trampolines "
+               "the counts in its frame and keeps the record's activity (none for a callee that can never be "
+               "active twice, note 4a: drystone's func_2, 7 instructions less). The core model runs the trampolines "
                "at about one instruction a cycle: the load chain from sp to the current record and its slot "
                "before the call, the instructions' count and the two memory pipes are what cost, so the "
                "overhead grows with the call rate: qsort's comparator and drystone's procedures, a few dozen "
@@ -109,6 +110,6 @@ def run(build):
                "|instrumented inclusive - the model's| / sum of the model's, whose window runs from each call "
                "instruction to its ret (hw-model/oracle-format.h); the trampoline reads the PMU page a few "
                "instructions before its call and after the return (3 instructions a leaf's fast call, 15 a "
-               "framed call's), which the bias per call shows, with the timer interrupts (the profiler's "
+               "framed call's, 12 with no activity count), which the bias per call shows, with the timer interrupts (the profiler's "
                "sampling) that land in that window: these deterministic runs sample as any record does.")
     return [t]

@@ -109,12 +109,14 @@ def test_in_a_deterministic_run_qsorts_calls_are_off_by_a_leaf_calls_three_instr
 def test_in_a_deterministic_run_drystones_calls_are_off_by_their_trampolines_reads():
     """drystone makes 8 calls an iteration: 7 to leaves by the fast path,
     3 instructions each between the reads and the call and return, and
-    func_2's with a frame, 15 (the frame's stores and activity before the
-    call, the region and PMU page again after the return): 4.5 a call, a
-    little more with the few framed calls of printf (measured 4.55; 6.72
-    when a leaf's were 4 and a framed call's 25)."""
+    func_2's with a frame, 12 (the frame's stores before the call, the
+    region and PMU page again after the return; func_2 is never active
+    twice, so no activity count, cct-region.h note 4a): 4.125 a call, a
+    little more with the few framed calls of printf (measured 4.18; 4.55
+    when a framed call's were 15 with the activity count, 6.72 when a
+    leaf's were 4 and a framed call's 25)."""
     j, m = _offsets("drystone")
-    check(4.5 <= m["retired"]["bias_per_call"] <= 4.8, "the trampolines' offsets a call: %s" % m, j)
+    check(4.1 <= m["retired"]["bias_per_call"] <= 4.4, "the trampolines' offsets a call: %s" % m, j)
     check(0 < m["cycles"]["bias_per_call"] <= 4, "a few cycles a call: %s" % m, j)
 
 
@@ -129,6 +131,26 @@ def test_in_a_deterministic_run_listmarks_recursion_adds_its_offset_once_per_out
     check(0 < m["cycles"]["bias_per_call"] <= 3, "a few cycles a call: %s" % m, j)
     check(j["cct_metric_error"]["cycles"] <= 0.01 and j["cct_metric_error"]["retired"] <= 0.01,
           "within 1 %% of the model's: %s" % j["cct_metric_error"], j)
+
+
+def test_in_a_deterministic_run_calltrees_recursion_of_every_shape_adds_its_time_once():
+    """calltree's recursion: direct (fib, deep), mutual (even and odd,
+    one's call the other's tail call), through a function pointer (via
+    calls fib by jsr); its other framed callee (tail, which ends in a
+    branch to leaf) is never active twice and keeps no activity count
+    (cct-region.h note 4a).  An activation's time is added to its record
+    once, at its outermost (note 4): a recursive procedure taken for one
+    never active twice would add its inner activations' time again (all
+    of them so taken: 0.58 / 1.20 here, listmark's 0.36 / 0.43).
+    Measured 0.011 / 0.016."""
+    d = tmpdir()
+    try:
+        _, _, j = _metered_run(d, "calltree", "--deterministic", args=["16"])
+        check(j["cct_count_error"] == 0, "calltree: the calls are exact", j)
+        check(j["cct_metric_error"]["cycles"] <= 0.03 and j["cct_metric_error"]["retired"] <= 0.03,
+              "every context's inclusive metrics within 3 %% of the model's: %s" % j["cct_metric_error"], j)
+    finally:
+        cleanup(d)
 
 
 def test_a_counts_only_tree_has_no_metric_error_and_an_old_oracle_is_refused_in_one_line():
