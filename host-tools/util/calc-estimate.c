@@ -48,6 +48,8 @@
 #define CALC_MIN_DIR_SAMPLES 10         /* edge samples a branch needs to split its block */
 #define CALC_SPARSE_ALPHA 0.001         /* sparse_rate: a point this far out in a tail is left out */
 #define CALC_SPARSE_ROUNDS 32           /* ... re-pooled at most this often (it settles in a few) */
+#define CALC_SPARSE_LINE_Z 5.0         /* ... after the I-cache lines' first points, when they are */
+#define CALC_SPARSE_LINE_X 1.5          /* this far beyond the others' rate and this many times it */
 #define CALC_SPARSE_MIN_POINTS 16       /* ... in a class of this many points or more (in fewer, a count
                                          * far out is as likely the schedule's M as a stall) */
 
@@ -92,47 +94,80 @@ static void poisson_tails(double k, double mu, double *ge, double *le)
 
 /*
  * The rate of a class with a few samples a point (a long straight run,
- * each point seen a few times or never): points a Poisson test at
- * CALC_SPARSE_ALPHA puts beyond their share of the pooled rate, either
- * way, are left out and the rate pooled again, until the points kept
- * stay the same.  Pooling every point would count the stalls in: in a
- * flat run that misses the I-cache at every line, the line's first
- * instruction holds the miss (some 30 cycles) and the others a cycle or
- * less, and the pooled rate was 1.8 times the executions (workload
- * sprawl).  Stalls only add samples, and a stalled point's count is far
- * out of its share's reach, so the kept points are the unstalled ones.
+ * each point seen a few times or never).  Pooling every point would count
+ * the stalls in: in a flat run that misses the I-cache at every line, the
+ * line's first instruction holds the miss (some 30 cycles) and the others
+ * a cycle or less, and the pooled rate was 1.8 times the executions
+ * (workload sprawl).  Stalls only add samples, so:
+ *  - the points that start an I-cache line, pooled, against the rest
+ *    pooled: if theirs is beyond Poisson noise (CALC_SPARSE_LINE_Z) and
+ *    CALC_SPARSE_LINE_X times the rest's, they are left out.  Pooled,
+ *    because at a sample or two a point no single one stands out;
+ *  - then the points a Poisson test at CALC_SPARSE_ALPHA puts beyond
+ *    their share of the pooled rate, either way, are left out and the
+ *    rate pooled again, until the points kept stay the same.
  * Only in a class of CALC_SPARSE_MIN_POINTS or more: with a few points
  * and a few samples, one far out is as likely a schedule that thought
  * two instructions apart that pair in practice.
  * Sets *used_s and *used to the samples and points kept.
  */
-static double sparse_rate(const struct point *pts, size_t n, double all_s, double all_m, double *used_s,
-                          uint32_t *used)
+static double sparse_rate(const struct calc_proc *p, const struct point *pts, size_t n, double all_s, double all_m,
+                          double *used_s, uint32_t *used)
 {
-    double r = all_m > 0 ? all_s / all_m : 0;
     *used_s = all_s;
     *used = (uint32_t)n;
-    for (int round = 0; round < CALC_SPARSE_ROUNDS && r > 0 && n >= CALC_SPARSE_MIN_POINTS; round++) {
+    if (n < CALC_SPARSE_MIN_POINTS || all_m <= 0)
+        return all_m > 0 ? all_s / all_m : 0;
+    bool *out = calc_zalloc(n, sizeof *out);
+    unsigned line = p->params.line ? p->params.line : 32;
+    double ls = 0, lm = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p->insns[pts[i].insn].pc % line == 0) {
+            ls += pts[i].s;
+            lm += pts[i].m;
+        }
+    if (lm > 0 && all_m - lm > 0) {
+        double rest = (all_s - ls) / (all_m - lm), want = rest * lm;
+        if (ls > CALC_SPARSE_LINE_X * want && ls > want + CALC_SPARSE_LINE_Z * sqrt(want + 1))
+            for (size_t i = 0; i < n; i++)
+                out[i] = p->insns[pts[i].insn].pc % line == 0;
+    }
+    double r = 0, kept_s = 0;
+    uint32_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!out[i]) {
+            kept_s += pts[i].s;
+            r += pts[i].m;
+            kept++;
+        }
+    r = r > 0 ? kept_s / r : all_s / all_m;
+    bool *keep = calc_zalloc(n, sizeof *keep);
+    for (int round = 0; round < CALC_SPARSE_ROUNDS && r > 0; round++) {
         double s = 0, m = 0;
-        uint32_t kept = 0;
+        uint32_t k = 0;
+        bool changed = false;
         for (size_t i = 0; i < n; i++) {
             double ge, le;
             poisson_tails(pts[i].s, r * pts[i].m, &ge, &le);
-            if (ge >= CALC_SPARSE_ALPHA && le >= CALC_SPARSE_ALPHA) {
+            bool in = !out[i] && ge >= CALC_SPARSE_ALPHA && le >= CALC_SPARSE_ALPHA;
+            changed |= round == 0 || in != keep[i];
+            keep[i] = in;
+            if (in) {
                 s += pts[i].s;
                 m += pts[i].m;
-                kept++;
+                k++;
             }
         }
-        if (!kept || m <= 0)
+        if (!k || m <= 0)
             break;
-        bool same = kept == *used && s == *used_s;
         r = s / m;
         *used_s = s;
-        *used = kept;
-        if (same)
+        *used = k;
+        if (!changed)
             break;
     }
+    free(keep);
+    free(out);
     return r;
 }
 
@@ -150,7 +185,7 @@ static double estimate_class(struct calc_proc *p, uint32_t c, struct point *pts,
     }
     if (all_s < CALC_FEW_SAMPLES_PER_POINT * (double)n) {
         double used_s = all_s;
-        k->freq = sparse_rate(pts, n, all_s, all_m, &used_s, &k->used);
+        k->freq = sparse_rate(p, pts, n, all_s, all_m, &used_s, &k->used);
         k->confidence = used_s >= 100 && 2 * k->used >= n ? CONF_MEDIUM : CONF_LOW;
         return used_s;
     }
