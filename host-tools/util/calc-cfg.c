@@ -3,7 +3,9 @@
  * words, decoded with the shared table (hw-model/isa/alpha-insn.def).
  *
  * Invariants: blocks partition the instructions in address order; every
- * block but unreachable ones has an in edge; ENTRY's edge is edges[0];
+ * block but unreachable ones has an in edge; ENTRY's edge is edges[0]
+ * (into block 0), and with a local entry (calc.h) edges[1] is ENTRY's
+ * too, into the block that starts after the gp prologue;
  * each edge is in its source's out list and its target's in list.
  */
 #include "util/calc.h"
@@ -66,6 +68,22 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
     return calc_cfg_build_image(p, params, start, words, n, NULL);
 }
 
+bool calc_has_gp_prologue(const uint32_t *w, size_t n)
+{
+    /* ldah gp, X(pv); lda gp, Y(gp): opcode, ra and rb of each */
+    return n > 2 && (w[0] & 0xffff0000u) == ((0x09u << 26) | (29u << 21) | (27u << 16)) &&
+           (w[1] & 0xffff0000u) == ((0x08u << 26) | (29u << 21) | (29u << 16));
+}
+
+double calc_entry_freq(const struct calc_proc *p)
+{
+    double f = -1;
+    for (size_t e = 0; e < p->nedges && e < 2; e++)
+        if (p->edges[e].kind == EDGE_ENTRY && p->edges[e].freq >= 0)
+            f = (f > 0 ? f : 0) + p->edges[e].freq;
+    return f;
+}
+
 static int by_value(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -86,6 +104,9 @@ int calc_cfg_build_image(struct calc_proc *p, const struct model_params *params,
     uint64_t **table = calc_zalloc(n, sizeof *table);      /* each jmp's jump-table targets */
     size_t *ntable = calc_zalloc(n, sizeof *ntable);
     leader[0] = true;
+    bool local_entry = img && img->local_entry && calc_has_gp_prologue(words, n);
+    if (local_entry)
+        leader[2] = true;
     for (size_t i = 0; i < n; i++) {
         struct calc_insn *in = &p->insns[i];
         in->pc = start + 4 * i;
@@ -124,6 +145,8 @@ int calc_cfg_build_image(struct calc_proc *p, const struct model_params *params,
     size_t cap = 2 * nb + 4;
     p->edges = xmalloc(cap * sizeof *p->edges);
     add_edge(p, &cap, CALC_NONE, 0, EDGE_ENTRY);
+    if (local_entry)
+        add_edge(p, &cap, CALC_NONE, block_of[2], EDGE_ENTRY);
     for (uint32_t b = 0; b < nb; b++) {
         size_t last = p->blocks[b].first + p->blocks[b].n - 1;
         uint32_t w = words[last];

@@ -21,8 +21,9 @@
  * most points, not the smallest ratios: an instruction the static
  * schedule thinks alone often pairs in practice (its ratio falls to near
  * zero), while the instructions that truly run unstalled agree with each
- * other.  A class with few samples takes
- * sum S / sum M over all its points.  An instruction whose M_i depends on
+ * other.  A class with few samples a point (fewer than
+ * CALC_FEW_SAMPLES_PER_POINT) pools sum S / sum M over its points, less
+ * those a Poisson test puts far out of their share (sparse_rate).  An instruction whose M_i depends on
  * how its block was entered (m != m_alt) is no issue point when the class
  * has two sure ones; a class's estimate is floored by the executions its
  * instructions' once-per-execution events tell (event_floor).  Classes
@@ -45,6 +46,12 @@
 #define CALC_CLUSTER_SLACK 1.05         /* a point 5 % above the cluster's rate still fits ... */
 #define CALC_NOISE_Z 2.5                /* ... and so does sampling noise up to 2.5 sigma */
 #define CALC_MIN_DIR_SAMPLES 10         /* edge samples a branch needs to split its block */
+#define CALC_SPARSE_ALPHA 0.001         /* sparse_rate: a point this far out in a tail is left out */
+#define CALC_SPARSE_ROUNDS 32           /* ... re-pooled at most this often (it settles in a few) */
+#define CALC_SPARSE_LINE_Z 5.0         /* ... after the I-cache lines' first points, when they are */
+#define CALC_SPARSE_LINE_X 1.5          /* this far beyond the others' rate and this many times it */
+#define CALC_SPARSE_MIN_POINTS 16       /* ... in a class of this many points or more (in fewer, a count
+                                         * far out is as likely the schedule's M as a stall) */
 
 struct point {
     double s, m, ratio;
@@ -68,6 +75,102 @@ static bool in_cluster(double r, double s, double m)
     return s <= CALC_CLUSTER_SLACK * want + noise && s >= want / CALC_CLUSTER_SLACK - noise;
 }
 
+/* P(X >= k) and P(X <= k) for X Poisson with mean mu, summed in logs
+ * (mu is a few hundred at most here; k any count). */
+static void poisson_tails(double k, double mu, double *ge, double *le)
+{
+    if (mu <= 0) {
+        *ge = k <= 0 ? 1 : 0;
+        *le = 1;
+        return;
+    }
+    double below = 0;   /* P(X < k) */
+    for (double i = 0; i < k; i++)
+        below += exp(-mu + i * log(mu) - lgamma(i + 1));
+    double at = exp(-mu + k * log(mu) - lgamma(k + 1));
+    *ge = below >= 1 ? 0 : 1 - below;
+    *le = below + at > 1 ? 1 : below + at;
+}
+
+/*
+ * The rate of a class with a few samples a point (a long straight run,
+ * each point seen a few times or never).  Pooling every point would count
+ * the stalls in: in a flat run that misses the I-cache at every line, the
+ * line's first instruction holds the miss (some 30 cycles) and the others
+ * a cycle or less, and the pooled rate was 1.8 times the executions
+ * (workload sprawl).  Stalls only add samples, so:
+ *  - the points that start an I-cache line, pooled, against the rest
+ *    pooled: if theirs is beyond Poisson noise (CALC_SPARSE_LINE_Z) and
+ *    CALC_SPARSE_LINE_X times the rest's, they are left out.  Pooled,
+ *    because at a sample or two a point no single one stands out;
+ *  - then the points a Poisson test at CALC_SPARSE_ALPHA puts beyond
+ *    their share of the pooled rate, either way, are left out and the
+ *    rate pooled again, until the points kept stay the same.
+ * Only in a class of CALC_SPARSE_MIN_POINTS or more: with a few points
+ * and a few samples, one far out is as likely a schedule that thought
+ * two instructions apart that pair in practice.
+ * Sets *used_s and *used to the samples and points kept.
+ */
+static double sparse_rate(const struct calc_proc *p, const struct point *pts, size_t n, double all_s, double all_m,
+                          double *used_s, uint32_t *used)
+{
+    *used_s = all_s;
+    *used = (uint32_t)n;
+    if (n < CALC_SPARSE_MIN_POINTS || all_m <= 0)
+        return all_m > 0 ? all_s / all_m : 0;
+    bool *out = calc_zalloc(n, sizeof *out);
+    unsigned line = p->params.line ? p->params.line : 32;
+    double ls = 0, lm = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p->insns[pts[i].insn].pc % line == 0) {
+            ls += pts[i].s;
+            lm += pts[i].m;
+        }
+    if (lm > 0 && all_m - lm > 0) {
+        double rest = (all_s - ls) / (all_m - lm), want = rest * lm;
+        if (ls > CALC_SPARSE_LINE_X * want && ls > want + CALC_SPARSE_LINE_Z * sqrt(want + 1))
+            for (size_t i = 0; i < n; i++)
+                out[i] = p->insns[pts[i].insn].pc % line == 0;
+    }
+    double r = 0, kept_s = 0;
+    uint32_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!out[i]) {
+            kept_s += pts[i].s;
+            r += pts[i].m;
+            kept++;
+        }
+    r = r > 0 ? kept_s / r : all_s / all_m;
+    bool *keep = calc_zalloc(n, sizeof *keep);
+    for (int round = 0; round < CALC_SPARSE_ROUNDS && r > 0; round++) {
+        double s = 0, m = 0;
+        uint32_t k = 0;
+        bool changed = false;
+        for (size_t i = 0; i < n; i++) {
+            double ge, le;
+            poisson_tails(pts[i].s, r * pts[i].m, &ge, &le);
+            bool in = !out[i] && ge >= CALC_SPARSE_ALPHA && le >= CALC_SPARSE_ALPHA;
+            changed |= round == 0 || in != keep[i];
+            keep[i] = in;
+            if (in) {
+                s += pts[i].s;
+                m += pts[i].m;
+                k++;
+            }
+        }
+        if (!k || m <= 0)
+            break;
+        r = s / m;
+        *used_s = s;
+        *used = k;
+        if (!changed)
+            break;
+    }
+    free(keep);
+    free(out);
+    return r;
+}
+
 /* Sets class c's frequency from its points; returns the samples it rests on. */
 static double estimate_class(struct calc_proc *p, uint32_t c, struct point *pts, size_t n)
 {
@@ -81,10 +184,10 @@ static double estimate_class(struct calc_proc *p, uint32_t c, struct point *pts,
         all_m += pts[i].m;
     }
     if (all_s < CALC_FEW_SAMPLES_PER_POINT * (double)n) {
-        k->freq = all_m > 0 ? all_s / all_m : 0;
-        k->used = (uint32_t)n;
-        k->confidence = CONF_LOW;
-        return all_s;
+        double used_s = all_s;
+        k->freq = sparse_rate(p, pts, n, all_s, all_m, &used_s, &k->used);
+        k->confidence = used_s >= 100 && 2 * k->used >= n ? CONF_MEDIUM : CONF_LOW;
+        return used_s;
     }
     qsort(pts, n, sizeof *pts, by_ratio);
     /* A dynamic stall only adds samples: a point far below the median
@@ -468,10 +571,10 @@ static double page_changes(const struct calc_proc *p, uint32_t j)
     const double page = 8192;
     unsigned rb = p->insns[j].s.src[0];
     if (rb == REG_NONE)
-        return p->edges[0].freq > 0 ? p->edges[0].freq : 0;
+        return calc_entry_freq(p) > 0 ? calc_entry_freq(p) : 0;
     if (rb == 30 || p->insns[j].s.dst == rb)
         return INFINITY;
-    double changes = (p->edges[0].freq > 0 ? p->edges[0].freq : 0) + 1;
+    double changes = (calc_entry_freq(p) > 0 ? calc_entry_freq(p) : 0) + 1;
     for (size_t k = 0; k < p->n; k++) {
         const struct calc_insn *w = &p->insns[k];
         if (w->s.dst != rb)

@@ -143,7 +143,7 @@ int calc_view_proc_pme(const struct profile_view *v, const struct pme_view *pme,
     for (unsigned e = 0; e < CALC_NEV; e++)
         if (idx[e] >= 0)
             r.period[e] = (double)v->periods[idx[e]];
-    const struct calc_image img = {read_image, pp->img->st};
+    const struct calc_image img = {read_image, pp->img->st, .local_entry = true};
     if (calc_cfg_build_image(out, mp, start, words, n, &img)) {
         free(words);
         ap_err_set(err, "%s: no instructions", pp->name);

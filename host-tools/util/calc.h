@@ -170,11 +170,23 @@ struct calc_proc {
 enum calc_flow { FLOW_NONE, FLOW_COND, FLOW_BRANCH, FLOW_CALL, FLOW_RETURN, FLOW_INDIRECT, FLOW_HALT };
 enum calc_flow calc_flow_of(uint32_t w, unsigned cls);
 
-/* The image around a procedure: its jump tables are read through it. */
+/* The image around a procedure: its jump tables are read through it.
+ * local_entry: a procedure that starts with gcc's gp prologue (ldah gp,
+ * X(pv); lda gp, Y(gp)) is also entered right after it, at +8 (callers
+ * in its own unit bsr to its ..ng label: their gp is already right), so
+ * the prologue runs less often than the rest of its block: the CFG gets
+ * a block boundary there and a second ENTRY edge (edges[1]). */
 struct calc_image {
     bool (*read)(const void *ctx, uint64_t addr, void *buf, size_t len);
     const void *ctx;
+    bool local_entry;
 };
+/* Does the procedure whose first words are w[0..n) start with gcc's gp
+ * prologue (so callers in its unit may enter at +8)? */
+bool calc_has_gp_prologue(const uint32_t *w, size_t n);
+/* The executions of the procedure's ENTRY edges together, or -1 when none
+ * is known. */
+double calc_entry_freq(const struct calc_proc *p);
 
 /* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0.
  * With img, a jmp through a jump table gets an edge to each target

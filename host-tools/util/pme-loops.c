@@ -40,7 +40,7 @@ static void proc_loops(const struct pme_stack *const *g, size_t ng, const struct
         return;
     uint32_t *words = xmalloc(n * sizeof *words);
     struct calc_proc p;
-    const struct calc_image ci = {read_image, img->st};
+    const struct calc_image ci = {read_image, img->st, .local_entry = false};
     if (!symtab_read(img->st, start, words, n * 4) || calc_cfg_build_image(&p, mp, start, words, n, &ci)) {
         free(words);
         return;

@@ -439,7 +439,7 @@ static void pool_blocks(const struct pme_view *v, const double *rec, const doubl
         }
         uint32_t *words = xmalloc(n * sizeof *words);
         struct calc_proc cfg;
-        const struct calc_image ci = {read_image, img->st};
+        const struct calc_image ci = {read_image, img->st, .local_entry = false};
         if (symtab_read(img->st, start, words, n * 4) && !calc_cfg_build_image(&cfg, &mp, start, words, n, &ci)) {
             calc_equivalence(&cfg);
             pme_stacks_pool(&cfg, out + i, rec + i, j - i);

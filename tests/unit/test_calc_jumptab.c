@@ -71,7 +71,7 @@ static size_t the_jmp(const struct fixture *f)
 static void test_a_switchs_jump_table_gives_an_edge_to_each_case(void **state)
 {
     struct fixture *f = *state;
-    const struct calc_image img = {read_image, f->st};
+    const struct calc_image img = {read_image, f->st, .local_entry = false};
     struct calc_proc p;
     assert_int_equal(calc_cfg_build_image(&p, &params, f->start, f->words, f->n, &img), 0);
     assert_false(p.missing_edges);
