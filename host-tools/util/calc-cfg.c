@@ -71,7 +71,7 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
 bool calc_has_gp_prologue(const uint32_t *w, size_t n)
 {
     /* ldah gp, X(pv); lda gp, Y(gp): opcode, ra and rb of each */
-    return n > 2 && (w[0] & 0xffff0000u) == ((0x09u << 26) | (29u << 21) | (27u << 16)) &&
+    return n >= 2 && (w[0] & 0xffff0000u) == ((0x09u << 26) | (29u << 21) | (27u << 16)) &&
            (w[1] & 0xffff0000u) == ((0x08u << 26) | (29u << 21) | (29u << 16));
 }
 
@@ -104,7 +104,7 @@ int calc_cfg_build_image(struct calc_proc *p, const struct model_params *params,
     uint64_t **table = calc_zalloc(n, sizeof *table);      /* each jmp's jump-table targets */
     size_t *ntable = calc_zalloc(n, sizeof *ntable);
     leader[0] = true;
-    bool local_entry = img && img->local_entry && calc_has_gp_prologue(words, n);
+    bool local_entry = img && img->local_entry && n > 2 && calc_has_gp_prologue(words, n);
     if (local_entry)
         leader[2] = true;
     for (size_t i = 0; i < n; i++) {

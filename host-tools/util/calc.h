@@ -181,8 +181,9 @@ struct calc_image {
     const void *ctx;
     bool local_entry;
 };
-/* Does the procedure whose first words are w[0..n) start with gcc's gp
- * prologue (so callers in its unit may enter at +8)? */
+/* Do the words w[0..n) start with gcc's gp prologue, ldah gp, X(pv);
+ * lda gp, Y(gp) (so callers in the procedure's unit may enter at +8)?
+ * (The instrumenter's alt_entry and path entry ask it too.) */
 bool calc_has_gp_prologue(const uint32_t *w, size_t n);
 /* The executions of the procedure's ENTRY edges together, or -1 when none
  * is known. */

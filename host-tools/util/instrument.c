@@ -515,13 +515,10 @@ static int collect_procs(const struct elf_in *e, struct proc **out, unsigned *n,
         p[i].leaf = is_leaf(e, &p[i]) && !returns_twice(p[i].name);
         p[i].once = -1;
         const uint8_t *w = at_addr(e, p[i].entry, 8);
+        uint32_t first[2];
         if (w) {
-            uint32_t a, b;
-            memcpy(&a, w, 4);
-            memcpy(&b, w + 4, 4);
-            /* ldah gp, X(pv); lda gp, Y(gp): callers in the same unit enter at +8 */
-            if ((a & 0xffff0000u) == mem(OP_LDAH, R_GP, R_PV, 0) &&
-                (b & 0xffff0000u) == mem(OP_LDA, R_GP, R_GP, 0))
+            memcpy(first, w, sizeof first);
+            if (calc_has_gp_prologue(first, 2))     /* callers in the same unit enter at +8 */
                 p[i].alt_entry = p[i].entry + 8;
         }
     }
@@ -2057,8 +2054,7 @@ static enum path_skip paths_check(const struct calc_proc *cfg, const struct bl_p
     if (!bl_countable(bl) || bl->npaths >= (1u << 31))
         return PATH_SKIP_NUMBERING;
     uint64_t E = start;
-    if (cfg->n > 3 && (cfg->insns[0].s.word & 0xffff0000u) == mem(OP_LDAH, R_GP, R_PV, 0) &&
-        (cfg->insns[1].s.word & 0xffff0000u) == mem(OP_LDA, R_GP, R_GP, 0))
+    if (cfg->n > 3 && calc_has_gp_prologue((const uint32_t[]){cfg->insns[0].s.word, cfg->insns[1].s.word}, 2))
         E = start + 8;
     *entry_pc = E;
     const struct calc_insn *ei = &cfg->insns[(E - start) / 4];
