@@ -555,12 +555,14 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     /* Data ready when the operands are; waiting, for the last of them. */
     uint64_t ready = map + 1;
     unsigned wait_cause = CAUSE_BASE;
+    uint64_t wait_miss_done = 0;
     for (int i = 0; i < 2; i++)
         if (s->src[i] != REG_NONE) {
             uint64_t t = m->reg_ready[s->src[i]];
             bool later = t > ready;         /* (selects: the outcome is random) */
             ready = later ? t : ready;
             wait_cause = later ? m->reg_cause[s->src[i]] : wait_cause;
+            wait_miss_done = later ? m->reg_miss_done[s->src[i]] : wait_miss_done;
         }
 
     /* Issue on a free functional unit. */
@@ -608,10 +610,14 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
         value_cause = lat > 1 ? CAUSE_DEPENDENCY : issue > ready ? CAUSE_FU_BUSY : CAUSE_BASE;
         break;
     }
-    /* a miss up the chain outweighs this instruction's own reason (note 4) */
+    /* a miss up the chain outweighs this instruction's own reason while
+     * its data was still on its way (note 4) */
+    uint64_t miss_done = is_miss_cause(value_cause) ? issue + lat : 0;
     if (ready > map + 1 && !is_miss_cause(value_cause) &&
-        (is_miss_cause(wait_cause) || value_cause == CAUSE_BASE))
+        (is_miss_cause(wait_cause) ? wait_miss_done > map + 1 : value_cause == CAUSE_BASE)) {
         value_cause = wait_cause;
+        miss_done = wait_miss_done;
+    }
     if (model_class_fdiv(cls))
         m->fdiv_free = issue + lat;
     /* in order, an instruction leaves the issue stage when it issues (loads
@@ -622,6 +628,7 @@ void core_model_step(struct core_model *m, const struct insn_static *s, uint64_t
     if (s->dst != REG_NONE) {
         m->reg_ready[s->dst] = complete;
         m->reg_cause[s->dst] = (uint8_t)value_cause;
+        m->reg_miss_done[s->dst] = miss_done;
     }
 
     /* Control flow: conditional branches are predicted by the tournament

@@ -69,8 +69,11 @@
  *     charges the open cycle at the end of the run; no step follows it.
  *  4. reg_cause[r] is why r's value comes when it does: a load's miss
  *     (dcache_l2, dcache_mem, dtb), else a miss its producer waited for
- *     (inherited along the chain), else dependency (multi-cycle producer),
- *     fu_busy or base.
+ *     (inherited along the chain) while that miss's data was still on its
+ *     way (reg_miss_done[r], past the producer's first cycle to issue:
+ *     a loop-carried chain keeps waiting on its own latency long after a
+ *     miss that fed it once, and that wait is the chain's, not the
+ *     miss's), else dependency (multi-cycle producer), fu_busy or base.
  *  5. The pointers passed as acct must stay valid until the next step
  *     (the open group, the pending flush owner) or, for the last ones,
  *     until core_model_settle(); NULL books into core_model.unowned.
@@ -168,6 +171,7 @@ struct core_model {
     uint64_t *flush_owner;      /* emptied the window: gets it until the next instruction maps */
     uint8_t flush_cause;
     uint8_t reg_cause[64];      /* enum cycle_cause: why each register's value comes when it does */
+    uint64_t reg_miss_done[64]; /* a miss cause's: the cycle that miss's data came (note 4) */
     unsigned nbad;              /* bad-path instructions of the last step */
     struct bad_fetch bad[MODEL_MAX_ROB];
     struct decoded dcache[MODEL_DECODE_CACHE];
