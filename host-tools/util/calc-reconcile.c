@@ -25,9 +25,13 @@
  *     classes, but the rows are sparse (a few terms each) and the
  *     elimination skips zeros; a procedure with more than
  *     CALC_RECONCILE_MAX classes is left as it is (returns false).
- *  4. No class runs a negative number of times: a class the solution
- *     makes negative is held at 0 (one more row) and the problem solved
- *     again, until none is; at most once per class, so it ends.
+ *  4. No class runs a negative number of times: every class the
+ *     solution makes negative is held at 0 (one more row each) and the
+ *     problem solved again, until none is (held once and for good, not
+ *     released as an exact active-set method would: the fit may be a
+ *     little worse than the best non-negative one, never negative).  At
+ *     most CALC_RECONCILE_ROUNDS solves: beyond, the procedure is left as
+ *     it is (each round holds one class or more; typically one or two).
  *  5. Deterministic: classes, rows and pivots in index order; ties in the
  *     pivot search go to the first row.
  *
@@ -41,6 +45,7 @@
 #include <string.h>
 
 #define CALC_RECONCILE_MAX 600          /* classes; beyond, no reconciliation (note 3) */
+#define CALC_RECONCILE_ROUNDS 16       /* solves while seeking the classes held at 0 (note 4) */
 #define RIDGE 1e-9                      /* the free classes' weight, relative to the estimates' (note 2) */
 
 /* Appends the row "class of block b minus its edges' classes on one side"
@@ -213,7 +218,7 @@ bool calc_reconcile(const struct calc_proc *p, const double *y, const double *va
     bool *zero = calc_zalloc(n, sizeof *zero);
     double *rows = calc_zalloc(cap * n + 1, sizeof *rows);
     bool ok = false;
-    for (size_t round = 0; round <= n; round++) {
+    for (size_t round = 0; round < CALC_RECONCILE_ROUNDS; round++) {
         size_t nrows = nbase;
         memcpy(rows, base, nbase * n * sizeof *rows);
         for (size_t c = 0; c < n; c++)
