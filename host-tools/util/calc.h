@@ -32,6 +32,10 @@
  *                    then per instruction CPI and
  *                    the dynamic stall S_i - F M_i split among the culprits
  *                    not ruled out, each bounded by its event samples
+ *   calc-reconcile.c the trusted classes' estimates made to agree with
+ *                    the flow constraints by weighted least squares
+ *                    (each by the variance of its samples), none
+ *                    negative, before propagation goes on from them
  *   calc-loops.c     natural loops of the CFG (dominators, back edges,
  *                    nesting): what per-loop aggregates (pme --stacks)
  *                    sum over
@@ -237,6 +241,12 @@ void calc_schedule(struct calc_proc *p);
 struct calc_rates {
     double period[CALC_NEV];    /* mean sampling period of each event, 0: not sampled */
 };
+/* The classes' estimates y (var: each one's variance; y < 0 or var not
+ * finite and > 0: no estimate) reconciled with the flow constraints by
+ * weighted least squares, no class negative (calc-reconcile.c): x gets
+ * one frequency per class.  False (x = y, or 0 where y < 0) when the
+ * procedure is too large or the system singular. */
+bool calc_reconcile(const struct calc_proc *p, const double *y, const double *var, double *x);
 /* Frequencies, CPI, culprits and stacks from insns[].samples (calc-estimate.c). */
 void calc_estimate(struct calc_proc *p, const struct calc_rates *r);
 
