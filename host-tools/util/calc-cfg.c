@@ -70,17 +70,17 @@ int calc_cfg_build(struct calc_proc *p, const struct model_params *params, uint6
 
 bool calc_has_gp_prologue(const uint32_t *w, size_t n)
 {
-    /* ldah gp, X(pv); lda gp, Y(gp): opcode, ra and rb of each */
-    return n >= 2 && (w[0] & 0xffff0000u) == ((0x09u << 26) | (29u << 21) | (27u << 16)) &&
-           (w[1] & 0xffff0000u) == ((0x08u << 26) | (29u << 21) | (29u << 16));
+    enum { LDA = 0x08, LDAH = 0x09, PV = 27, GP = 29 };
+    return n >= 2 && alpha_opcode(w[0]) == LDAH && alpha_ra(w[0]) == GP && alpha_rb(w[0]) == PV &&
+           alpha_opcode(w[1]) == LDA && alpha_ra(w[1]) == GP && alpha_rb(w[1]) == GP;
 }
 
 double calc_entry_freq(const struct calc_proc *p)
 {
-    double f = -1;
-    for (size_t e = 0; e < p->nedges && e < 2; e++)
-        if (p->edges[e].kind == EDGE_ENTRY && p->edges[e].freq >= 0)
-            f = (f > 0 ? f : 0) + p->edges[e].freq;
+    double f = 0;
+    for (size_t e = 0; e < p->nedges && e < 2; e++)     /* (ENTRY's edges come first) */
+        if (p->edges[e].kind == EDGE_ENTRY && p->edges[e].freq > 0)
+            f += p->edges[e].freq;
     return f;
 }
 

@@ -615,10 +615,10 @@ static double page_changes(const struct calc_proc *p, uint32_t j)
     const double page = 8192;
     unsigned rb = p->insns[j].s.src[0];
     if (rb == REG_NONE)
-        return calc_entry_freq(p) > 0 ? calc_entry_freq(p) : 0;
+        return calc_entry_freq(p);
     if (rb == 30 || p->insns[j].s.dst == rb)
         return INFINITY;
-    double changes = (calc_entry_freq(p) > 0 ? calc_entry_freq(p) : 0) + 1;
+    double changes = calc_entry_freq(p) + 1;
     for (size_t k = 0; k < p->n; k++) {
         const struct calc_insn *w = &p->insns[k];
         if (w->s.dst != rb)

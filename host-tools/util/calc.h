@@ -189,8 +189,8 @@ struct calc_image {
  * lda gp, Y(gp) (so callers in the procedure's unit may enter at +8)?
  * (The instrumenter's alt_entry and path entry ask it too.) */
 bool calc_has_gp_prologue(const uint32_t *w, size_t n);
-/* The executions of the procedure's ENTRY edges together, or -1 when none
- * is known. */
+/* The executions of the procedure's ENTRY edges whose estimate is known,
+ * together (0 when none is). */
 double calc_entry_freq(const struct calc_proc *p);
 
 /* The CFG of the n words at start (calc-cfg.c); 0, or -1 if n is 0.
