@@ -17,7 +17,8 @@ every workload's cycle samples, pooled over the seeds (the mean), with the
 range of the per-seed aggregates and the lowest seed stated beside it.
 ALPHAPROF_CALC_SEEDS="1 2" overrides the seeds, ALPHAPROF_CALC_WORKLOADS="chase"
 the workloads (a quick look), ALPHAPROF_CALC_JOBS how many recordings run at
-once (default 3).
+once (default 3), ALPHAPROF_CALC_KEEP=DIR keeps each recording's profile and
+oracle there (so a change to calc can be judged on the same recordings).
 """
 import concurrent.futures
 import json
@@ -35,6 +36,7 @@ REPEAT = {"copy": 8, "chase": 1, "branches": 10, "matmul": 30, "qsort": 8, "comp
 EVENTS = "cycles,dmiss,l2miss,branchmp"
 SEEDS = [int(s) for s in os.environ.get("ALPHAPROF_CALC_SEEDS", "1 2 3").split()]
 JOBS = int(os.environ.get("ALPHAPROF_CALC_JOBS", "3"))
+KEEP = os.environ.get("ALPHAPROF_CALC_KEEP")
 # check --calc's keys, scaled to per cent, in the table's order
 METRICS = [("freq_within_5", "within 5 %"), ("freq_within_10", "within 10 %"), ("freq_within_15", "within 15 %"),
            ("unexplained_share", "unexplained %"), ("cause_agreement", "cause agreement %"),
@@ -61,7 +63,7 @@ def measure(d, w, seed):
     alphaprof(["calc", "--db", db, "--summary", "--json"])
     c["calc_s"] = time.time() - start
     print("bench_calc: %s seed %d: %s" % (w, seed, json.dumps(c)), flush=True)    # (each as it comes)
-    for f in os.listdir(d):
+    for f in os.listdir(d) if d != KEEP else []:
         if f.startswith("%s-%d." % (w, seed)):
             os.unlink(os.path.join(d, f))
     return c
@@ -71,7 +73,9 @@ def run(build):
     t = Table("calc_accuracy", "alphaprof calc (dcpicalc) against the oracle: in-order core, DCPI's default rate, "
               "seeds %s" % "/".join(map(str, SEEDS)),
               ["workload", "cycle samples"] + [m[1] for m in METRICS] + ["calc s"])
-    d = tempfile.mkdtemp(prefix="alphaprof-bench-calc-")
+    d = KEEP or tempfile.mkdtemp(prefix="alphaprof-bench-calc-")
+    if KEEP:
+        os.makedirs(KEEP, exist_ok=True)
     got = {}                                    # (workload, seed) -> check --calc's JSON
     try:
         # the recordings side by side, JOBS at a time (each is one model
@@ -85,7 +89,8 @@ def run(build):
             t.add(w, span([c["samples"] for c in cs], "%.0f"), *[span([100 * c[k] for c in cs]) for k, _ in METRICS],
                   "%.3g" % max(c["calc_s"] for c in cs))
     finally:
-        shutil.rmtree(d, ignore_errors=True)
+        if not KEEP:
+            shutil.rmtree(d, ignore_errors=True)
     keys = ("freq_within_5", "freq_within_10", "freq_within_15")
 
     def pooled(seeds):
