@@ -242,8 +242,6 @@
  *     paths count context-free while the truth has them in a context
  *     (context_path_error shows them).  Every path is counted once, in a
  *     context or context-free; none is dropped.
- *     (With --both --metrics, note 15, the leaf's exit clears leaf_rec
- *     after it counted, in whichever place.)
  * 13. Truth: the model counts each path where its last instruction
  *     retired, keyed by the calling-context oracle's current record then
  *     (cct-oracle.c); `check --paths` on a --both run compares, per
