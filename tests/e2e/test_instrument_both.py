@@ -148,6 +148,16 @@ def test_paths_per_context_with_metrics_keep_the_models_exact_counts():
         cleanup(d)
 
 
+def test_paths_per_context_with_metrics_on_two_cores_keep_the_models_exact_counts():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "parallel", ("--metrics", "--event", "retired"))
+        db, oracle = _record(d, inst, ["2"], cores=2)
+        _exact(db, oracle, "parallel on 2 cores with metrics", 100000)
+    finally:
+        cleanup(d)
+
+
 def test_after_a_longjmp_paths_go_on_in_the_setjmp_callers_context_on_both_sides():
     """libcheck's longjmp abandons recursive frames: the CCT trampoline of
     the setjmp call drops their frames, its path continuation unwinds the
