@@ -140,7 +140,9 @@
  *     per-core region and CCT_BOTH_PATHS_SIZE long (its sp stack at
  *     PATH_BOTH_STACK5_OFFSET); its counters are the context-free ones:
  *     a path counts here only when the current call record is not its
- *     procedure's.  Counts only.
+ *     procedure's.  Counts only, or with note 5's metrics (--both
+ *     --metrics, cct-region.h note 16: metered slots here and in the
+ *     records, magic PATH_MAGIC32_METERED of this region's address).
  *  8. Counts only (--paths without --metrics; --both keeps its own code):
  *     - the loader stores each core's magic (PATH_MAGIC32) before the run,
  *       as for a metered image (note 5), so no trampoline stores it; the
@@ -280,7 +282,8 @@
  * long, its sp stack at its end, its counters context-free (note 7). */
 #define PATH_BOTH_STACK5_OFFSET (CCT_BOTH_PATHS_SIZE - 8 * (PATH_SINK + 1))
 #define PATH_BOTH_MAX_COUNTERS  ((PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / 8)
-#define PATH_METERED_SIZE       32
+#define PATH_METERED_SIZE       CCT_PATH_METERED_SIZE
+#define PATH_BOTH_MAX_METERED   ((PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 #define PATH_MAX_METERED        ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
 /* The instrumented image's path table ends the instrumentation section:

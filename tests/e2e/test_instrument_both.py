@@ -5,7 +5,9 @@ it ran in (or context-free: a procedure reached by a tail call), drained as
 CCT, CCT_PATHS and PATHS frames, and checked against the model's exact
 truth of the same run: the tree (check --cct, FILE.cct), each path's count
 (path_count_error, FILE.blpaths) and each path's count per context
-(context_path_error, FILE.cctpaths)."""
+(context_path_error, FILE.cctpaths).  --both --metrics (cct-region.h
+note 16) keeps each path's cycles and one event per context too; its
+counts stay exact and its images behave as the originals."""
 import json
 import os
 
@@ -17,12 +19,14 @@ SAME_OUTPUT = [("branches", []), ("qsort", []), ("calltree", ["64"]), ("hello", 
                ("chase", []), ("trap", []), ("overflow", [])]
 
 
-def _instrument(d, name):
+def _instrument(d, name, extra=()):
     orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
     out = os.path.join(d, name + "-both.elf")
-    r = alphaprof(["instrument", "--both", orig, "-o", out])
-    check(r.status == 0 and os.path.exists(out), "instrument --both %s succeeds" % name, r)
+    r = alphaprof(["instrument", "--both"] + list(extra) + [orig, "-o", out])
+    check(r.status == 0 and os.path.exists(out), "instrument --both %s %s succeeds" % (" ".join(extra), name), r)
     check("per context" in r.out, "it says what it counts per context", r)
+    if "--metrics" in extra:
+        check("metrics: cycles and " in r.out, "it says which metrics it keeps", r)
     return orig, out
 
 
@@ -34,23 +38,31 @@ def _console(r):
             and not l.startswith("monitor:   ")]
 
 
-def test_both_instrumented_images_print_and_exit_as_the_originals():
+def _same_output(extra):
     d = tmpdir()
     try:
         for name, args in SAME_OUTPUT:
-            orig, inst = _instrument(d, name)
+            orig, inst = _instrument(d, name, extra)
             a = run_image(orig, args=args, timeout_s=300)
             b = run_image(inst, args=args, timeout_s=300)
             check(a.status == b.status, "%s: the instrumented image exits as the original (%d)" % (name, a.status), b)
             check(_console(a) == _console(b), "%s: the instrumented image prints what the original prints" % name,
                   "%s\n----\n%s" % (a, b))
-        orig, inst = _instrument(d, "parallel")
+        orig, inst = _instrument(d, "parallel", extra)
         a = run_image(orig, "--cores", "3", timeout_s=300)
         b = run_image(inst, "--cores", "3", timeout_s=300)
         check(a.status == b.status == 0 and _console(a) == _console(b),
               "parallel on 3 cores: the instrumented image behaves as the original", b)
     finally:
         cleanup(d)
+
+
+def test_both_instrumented_images_print_and_exit_as_the_originals():
+    _same_output(())
+
+
+def test_both_metrics_instrumented_images_print_and_exit_as_the_originals():
+    _same_output(("--metrics", "--event", "retired"))
 
 
 def _record(d, img, args, cores=1):
@@ -122,6 +134,28 @@ def _reports(db, j):
           "cct shows each context's path executions and its hottest paths", r)
     r = alphaprof(["cct", "--db", db])
     check(r.status == 0 and "paths: " in r.out, "the text tree says them under the contexts", r)
+
+
+def test_paths_per_context_with_metrics_keep_the_models_exact_counts():
+    """The metered slots (32 bytes, cct-region.h note 16) in the records
+    and the context-free region: every count still equals the truth."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree", ("--metrics",))
+        db, oracle = _record(d, inst, ["16"])
+        _exact(db, oracle, "calltree with metrics", 3000)
+    finally:
+        cleanup(d)
+
+
+def test_paths_per_context_with_metrics_on_two_cores_keep_the_models_exact_counts():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "parallel", ("--metrics", "--event", "retired"))
+        db, oracle = _record(d, inst, ["2"], cores=2)
+        _exact(db, oracle, "parallel on 2 cores with metrics", 100000)
+    finally:
+        cleanup(d)
 
 
 def test_after_a_longjmp_paths_go_on_in_the_setjmp_callers_context_on_both_sides():
@@ -201,18 +235,20 @@ def test_a_runtime_helper_the_images_own_code_also_calls_is_refused_in_one_line(
         cleanup(d)
 
 
-def test_both_refuses_metrics_mixed_modes_and_an_instrumented_image():
+def test_both_refuses_mixed_modes_a_bad_event_and_an_instrumented_image():
     d = tmpdir()
     try:
         orig, inst = _instrument(d, "hello")
-        for args, what in ((["--both", "--metrics"], "--both --metrics is not built"),
-                           (["--cct", "--paths"], "--cct --paths: say --both"),
-                           (["--both", "--cct"], "--both with --cct")):
+        for args, what in ((["--cct", "--paths"], "--cct --paths: say --both"),
+                           (["--both", "--cct"], "--both with --cct"),
+                           (["--both", "--event", "retired"], "--event without --metrics"),
+                           (["--both", "--metrics", "--event", "cycles"], "--event cycles"),
+                           (["--both", "--metrics", "--event", "nosuch"], "an unknown event")):
             r = alphaprof(["instrument"] + args + [orig, "-o", os.path.join(d, "x.elf")])
             check(r.status == 2 and len(r.err.strip().splitlines()) <= 3 and not os.path.exists(os.path.join(d, "x.elf")),
                   "%s: refused with one clear line, nothing written" % what, r)
-        r = alphaprof(["instrument", "--both", "--metrics", orig, "-o", os.path.join(d, "x.elf")])
-        check("counts only" in r.err, "it says --both counts only", r)
+        r = alphaprof(["instrument", "--both", "--metrics", "--event", "nosuch", orig, "-o", os.path.join(d, "x.elf")])
+        check("nosuch" in r.err and "dmiss" in r.err, "it names the bad event and the good ones", r)
         r = alphaprof(["instrument", "--both", inst, "-o", os.path.join(d, "y.elf")])
         check(r.status == 1 and "already instrumented" in r.err and not os.path.exists(os.path.join(d, "y.elf")),
               "an instrumented image is refused, nothing written", r)
