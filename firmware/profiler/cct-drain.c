@@ -38,7 +38,10 @@
  *     path region's magic is set but that made no call (no record: its
  *     magic unset) sends those alone.  With --both --metrics (cct-region.h
  *     note 16) the path region is metered (its magic says so) and the
- *     records' counters lie 32 bytes apart (npaths in 8-byte words).
+ *     records' counters lie 32 bytes apart (npaths in 8-byte words);
+ *     each record's nonzero counters then go with their cycles and event
+ *     as CCT_PATHS_METERED frames instead of CCT_PATHS (link-protocol.h
+ *     section 3), in the same order.
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -154,7 +157,8 @@ static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
     }
 }
 
-/* Every record's nonzero path counters as CCT_PATHS frames (note 6). */
+/* Every record's nonzero path counters as CCT_PATHS frames, or with
+ * their metrics as CCT_PATHS_METERED ones (note 6). */
 static void drain_context_paths(unsigned c, const struct cct_core *s, bool metered, uint64_t lo, uint64_t hi, uint64_t deadline)
 {
     uint64_t va = lo, id = 0, sent = 0, unsent = 0;
@@ -163,7 +167,10 @@ static void drain_context_paths(unsigned c, const struct cct_core *s, bool meter
     bool more = true;
     while (more) {
         struct lk_writer w;
-        lk_cct_paths_begin(&w, frame_buf, link_tx_data_frame(), c);
+        if (metered)
+            lk_cct_paths_metered_begin(&w, frame_buf, link_tx_data_frame(), c);
+        else
+            lk_cct_paths_begin(&w, frame_buf, link_tx_data_frame(), c);
         unsigned n = 0;
         bool full = false;
         while (!full) {
@@ -187,6 +194,11 @@ static void drain_context_paths(unsigned c, const struct cct_core *s, bool meter
             uint64_t cnt = *(const uint64_t *)at;
             if (cnt) {
                 struct lk_ctx_path e = {.record = id, .path = k, .count = cnt};
+                if (metered) {
+                    const struct path_metered *slot = (const struct path_metered *)at;
+                    e.cycles = slot->cycles;
+                    e.event = slot->event;
+                }
                 if (lk_cct_paths_add(&w, &e) != LK_OK) {
                     full = true;
                     break;
