@@ -6,8 +6,11 @@ CCT, CCT_PATHS and PATHS frames, and checked against the model's exact
 truth of the same run: the tree (check --cct, FILE.cct), each path's count
 (path_count_error, FILE.blpaths) and each path's count per context
 (context_path_error, FILE.cctpaths).  --both --metrics (cct-region.h
-note 16) keeps each path's cycles and one event per context too; its
-counts stay exact and its images behave as the originals."""
+note 16) keeps each path's cycles and one event per context too, sent as
+CCT_PATHS_METERED frames and stored beside the counts (schema 12): its
+counts stay exact, its metrics per context are within a few per cent of
+the model's per-context deltas (context_path_metric_error, FILE.cctpaths
+version 2), and its images behave as the originals."""
 import json
 import os
 
@@ -136,24 +139,109 @@ def _reports(db, j):
     check(r.status == 0 and "paths: " in r.out, "the text tree says them under the contexts", r)
 
 
-def test_paths_per_context_with_metrics_keep_the_models_exact_counts():
+def _metrics_per_context(j, what, event, limits):
+    """context_path_metric_error (check --paths) within limits for cycles
+    and the event: sum over (context, procedure, path) of |instrumented -
+    truth| / sum truth.  A metric stored in the wrong context, swapped with
+    the other, dropped or never sent puts it far above them.  The
+    contexts' metrics are part of each path's (path_metric_error sums
+    them with the context-free counters'), on both sides."""
+    m = j["context_path_metric_error"]
+    check(m is not None and set(m) == {"cycles", event},
+          "%s: check --paths reports the metric error per context for cycles and %s" % (what, event), j)
+    for name, limit in zip(("cycles", event), limits):
+        check(m[name] <= limit, "%s: the %s of each path in each context are within %.0f %% of the model's "
+              "(context_path_metric_error %.4f)" % (what, name, 100 * limit, m[name]), j)
+    check(j["context_unmetered"] == 0, "%s: every count per context came with its metrics" % what, j)
+    per_path = {x["metric"]: x for x in j["metrics"]}
+    for x in j["context_metrics"]:
+        p = per_path[x["metric"]]
+        check(0 < x["truth"] <= p["truth"] and 0 < x["profile"] <= p["profile"],
+              "%s: the contexts' %s are a part of the paths' on both sides" % (what, x["metric"]), j)
+    check(j["path_metric_error"]["cycles"] <= limits[0],
+          "%s: each path's cycles, its contexts' and context-free summed, are within %.0f %% of the model's"
+          % (what, 100 * limits[0]), j)
+
+
+def _metric_reports(db, j, event):
+    """paths --context gives each (context, path) its cycles and event,
+    adding up to the totals; cct shows each context's path cycles and
+    event and their shares of all contexts'."""
+    r = alphaprof(["paths", "--db", db, "--context", "--json"])
+    check(r.status == 0, "paths --context reports", r)
+    p = json.loads(r.out)
+    check(p["metered"] and p["event"] == event, "paths --context says the run is metered and its event", r)
+    rows = p["paths"]
+    check(sum(x["cycles"] for x in rows) == p["total_cycles"] and sum(x["event"] for x in rows) == p["total_event"],
+          "paths --context: every row's cycles and %s add up to the totals" % event, r)
+    ctx_cycles = sum(x["cycles"] for x in rows if x["record"] >= 0)
+    check(ctx_cycles == j["context_metrics"][0]["profile"] > 0,
+          "paths --context: the rows in a context hold the cycles check --paths counts per context", (r, j))
+    r = alphaprof(["cct", "--db", db, "--json"])
+    c = json.loads(r.out)
+    check(r.status == 0 and c["path_metrics"] and c["path_event"] == event, "cct says its paths are metered", r)
+    recs = c["records"]
+    check(sum(x["path_cycles"] for x in recs) == ctx_cycles and
+          abs(sum(x["path_cycles_share"] for x in recs) - 1) < 1e-9 and
+          all(sum(h["cycles"] for h in x["hot_paths"]) <= x["path_cycles"] for x in recs),
+          "cct: each context's path cycles, its hottest paths' among them, shares adding up to 1", r)
+    r = alphaprof(["cct", "--db", db])
+    check(r.status == 0 and "path cycles " in r.out and (" %s " % event) in r.out,
+          "the text tree says each context's path cycles and %s" % event, r)
+
+
+def test_paths_per_context_with_metrics_keep_exact_counts_and_the_models_cycles_and_misses_per_context():
     """The metered slots (32 bytes, cct-region.h note 16) in the records
-    and the context-free region: every count still equals the truth."""
+    and the context-free region: every count still equals the truth, and
+    each (context, path)'s cycles and D-cache misses reach the database
+    (CCT_PATHS_METERED) within a few per cent of the model's."""
     d = tmpdir()
     try:
         _, inst = _instrument(d, "calltree", ("--metrics",))
         db, oracle = _record(d, inst, ["16"])
-        _exact(db, oracle, "calltree with metrics", 3000)
+        j = _exact(db, oracle, "calltree with metrics", 3000)
+        _metrics_per_context(j, "calltree with metrics", "dmiss", (0.05, 0.10))
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "context_path_metric_error" in r.out, "the text report says it too", r)
+        _metric_reports(db, j, "dmiss")
+        _wrong_metrics_are_caught(d, db, oracle)
     finally:
         cleanup(d)
 
 
-def test_paths_per_context_with_metrics_on_two_cores_keep_the_models_exact_counts():
+def _wrong_metrics_are_caught(d, db, oracle):
+    """The check can fail: the same counts with each context's cycles
+    moved to the next context (a drain that mixed up records), or the
+    metrics dropped, give a context_path_metric_error far above the
+    limits while context_path_error stays 0."""
+    import shutil
+    import sqlite3
+    for what, sql in (("cycles moved to the next context",
+                       "UPDATE cct_path_counts SET cycles = (SELECT c2.cycles FROM cct_path_counts c2 WHERE "
+                       "c2.session = cct_path_counts.session AND c2.core = cct_path_counts.core AND "
+                       "c2.record > cct_path_counts.record ORDER BY c2.record, c2.path LIMIT 1) "
+                       "WHERE record < (SELECT max(record) FROM cct_path_counts)"),
+                      ("metrics dropped", "UPDATE cct_path_counts SET cycles = 0, event = 0")):
+        bad = os.path.join(d, "bad.db")
+        shutil.copy(db, bad)
+        con = sqlite3.connect(bad)
+        con.execute(sql)
+        con.commit()
+        con.close()
+        r = alphaprof(["check", "--paths", "--db", bad, "--oracle", oracle, "--json"])
+        j = json.loads(r.out)
+        check(r.status == 0 and j["context_path_error"] == 0 and j["context_path_metric_error"]["cycles"] > 0.2,
+              "%s: check --paths says so in context_path_metric_error" % what, r)
+        os.unlink(bad)
+
+
+def test_paths_per_context_with_metrics_on_two_cores_keep_exact_counts_and_the_models_metrics():
     d = tmpdir()
     try:
         _, inst = _instrument(d, "parallel", ("--metrics", "--event", "retired"))
         db, oracle = _record(d, inst, ["2"], cores=2)
-        _exact(db, oracle, "parallel on 2 cores with metrics", 100000)
+        j = _exact(db, oracle, "parallel on 2 cores with metrics", 100000)
+        _metrics_per_context(j, "parallel on 2 cores", "retired", (0.05, 0.05))
     finally:
         cleanup(d)
 
