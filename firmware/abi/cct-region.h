@@ -291,8 +291,9 @@
  *     counter with the oracle's path count, and each context's count with
  *     the oracle's count for the matched context.
  * 14. Drain: the monitor sends the tree (CCT frames) and then every
- *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h),
- *     then the path region's context-free counters as PATHS frames.
+ *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h;
+ *     with metrics CCT_PATHS_METERED, note 16), then the path region's
+ *     context-free counters as PATHS frames.
  * 15. The runtime is the __alphaprof_cct_* procedures and every procedure
  *     their code branches into, to a fixed point (util/instrument.c
  *     mark_runtime, instrument_runtime_entries); not the prefix alone.
@@ -326,7 +327,14 @@
  *     every record's) counts 8-byte words, 4 per metered path: the
  *     runtime allocates records as for counts (its code unchanged), and
  *     the monitor, told by the path region's magic, divides by 4 and
- *     steps 32 bytes.
+ *     steps 32 bytes, sending each record's nonzero slots with their
+ *     cycles and event as CCT_PATHS_METERED frames (link protocol 8);
+ *     the host keeps them in cct_path_counts.cycles and .event (schema
+ *     12).  Truth: the model adds each path's deltas (bl-oracle.h note 6)
+ *     under the context it counts the path in (FILE.cctpaths version 2),
+ *     so `check --paths` compares each (context, path)'s metrics
+ *     (context_path_metric_error) over the same windows as
+ *     path_metric_error's, whose offsets it inherits.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
