@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "firmware/abi/event-spec.h"
 #include "util/cct-view.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -33,7 +34,8 @@ static const struct opt_command cct_command = {
              "An image from `alphaprof instrument --both` counted each procedure's\n"
              "Ball-Larus paths per context: under each context its paths' executions\n"
              "and its hottest paths by number (alphaprof paths --context shows their\n"
-             "blocks).",
+             "blocks); with --both --metrics also their modelled cycles and event\n"
+             "and each context's share of every context's path cycles and event.",
     .epilog = "Exit status: 0 printed, 1 no calling context tree in the database, 2 bad options.",
 };
 
@@ -72,6 +74,16 @@ static void site_text(const struct cv_node *n, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *event_name(const struct cct_view *v)
+{
+    return v->path_event >= 0 ? pmu_event_name((unsigned)v->path_event) : "event";
+}
+
 static void print_text(const struct cct_view *v, size_t i)
 {
     const struct cv_node *n = &v->nodes[i];
@@ -91,6 +103,11 @@ static void print_text(const struct cct_view *v, size_t i)
             printf("%s #%" PRIu64 " %" PRIu64 " (%.1f %%)", k ? "," : "", n->hot[k].path, n->hot[k].count,
                    100.0 * (double)n->hot[k].count / (double)n->path_executions);
         printf("\n");
+        if (v->path_metrics)    /* --both --metrics: what its paths cost, and their share of all contexts' */
+            printf("%10s%s  %*s  path cycles %" PRIu64 " (%.1f %%), %s %" PRIu64 " (%.1f %%) of every context's "
+                   "paths\n", "", v->metrics ? "      " : "", 2 * (int)n->depth, "", n->path_cycles,
+                   share(n->path_cycles, v->path_total[0]), event_name(v), n->path_event,
+                   share(n->path_event, v->path_total[1]));
     }
     size_t k;
     size_t *ch = sorted_children(v, n, &k);
@@ -123,9 +140,19 @@ static void print_json_node(const struct cct_view *v, size_t i, bool *first)
     if (v->paths) {
         printf(", \"path_executions\": %" PRIu64 ", \"paths_distinct\": %u, \"hot_paths\": [", n->path_executions,
                n->paths_distinct);
-        for (unsigned k = 0; k < n->nhot; k++)
-            printf("%s{\"path\": %" PRIu64 ", \"count\": %" PRIu64 "}", k ? ", " : "", n->hot[k].path, n->hot[k].count);
+        for (unsigned k = 0; k < n->nhot; k++) {
+            printf("%s{\"path\": %" PRIu64 ", \"count\": %" PRIu64, k ? ", " : "", n->hot[k].path, n->hot[k].count);
+            if (v->path_metrics)
+                printf(", \"cycles\": %" PRIu64 ", \"event\": %" PRIu64, n->hot[k].cycles, n->hot[k].event);
+            printf("}");
+        }
         printf("]");
+        if (v->path_metrics) {
+            printf(", \"path_cycles\": %" PRIu64 ", \"path_cycles_share\": ", n->path_cycles);
+            json_num(stdout, share(n->path_cycles, v->path_total[0]) / 100);
+            printf(", \"path_event\": %" PRIu64 ", \"path_event_share\": ", n->path_event);
+            json_num(stdout, share(n->path_event, v->path_total[1]) / 100);
+        }
     }
     printf("}");
     size_t k;
@@ -150,8 +177,13 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
     if (cv_metrics_unread(&v))
         cv_metrics_unread_note("alphaprof cct", "context", stderr);
     if (json) {
-        printf("{\"session\": %lld, \"metrics\": %s, \"cores\": [", (long long)v.session,
-               v.metrics ? "true" : "false");
+        printf("{\"session\": %lld, \"metrics\": %s, \"path_metrics\": %s, \"path_event\": ", (long long)v.session,
+               v.metrics ? "true" : "false", v.path_metrics ? "true" : "false");
+        if (v.path_metrics)
+            json_str(stdout, event_name(&v));
+        else
+            printf("null");
+        printf(", \"cores\": [");
         for (size_t c = 0; c < v.ncores; c++)
             printf("%s{\"core\": %d, \"records\": %" PRIu64 ", \"received\": %" PRIu64 ", \"skipped_calls\": %" PRIu64
                    ", \"overflow_calls\": %" PRIu64 "}", c ? ", " : "", v.cores[c].core, v.cores[c].total,
@@ -176,6 +208,10 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
             if (v.metrics)
                 printf("%10s %14s %14s %14s %14s  %s\n", "calls", "cycles", "cycles-excl", "retired",
                        "retired-excl", "context (call site)");
+            else if (v.path_metrics)
+                printf("call counts only (instrument --both keeps no cycles per call; with --metrics its paths' "
+                       "cycles and %s per context are under each context)\n%10s  %s\n", event_name(&v), "calls",
+                       "context (call site)");
             else
                 printf("call counts only (instrumented without --metrics: no cycles or instructions per "
                        "context)\n%10s  %s\n", "calls", "context (call site)");

@@ -930,6 +930,27 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)cp.keys_equal, (unsigned long long)cp.unnamed);
         else
             printf("null, \"contexts\": null");
+        printf(", \"context_path_metric_error\": ");
+        if (cp.present && cp.metered) {
+            const char *names[2] = {"cycles", pmu_event_name((unsigned)cp.event)};
+            printf("{");
+            for (unsigned k = 0; k < 2; k++) {
+                printf("%s\"%s\": ", k ? ", " : "", names[k]);
+                json_num(stdout, cp.context_path_metric_error[k]);
+            }
+            printf("}, \"context_metrics\": [");
+            for (unsigned k = 0; k < 2; k++) {
+                printf("%s{\"metric\": \"%s\", \"profile\": %llu, \"truth\": %llu, \"abs_diff\": %llu, "
+                       "\"bias_per_execution\": ", k ? ", " : "", names[k],
+                       (unsigned long long)cp.metric_profile[k], (unsigned long long)cp.metric_truth[k],
+                       (unsigned long long)cp.metric_abs_diff[k]);
+                json_num(stdout, cp.metric_bias[k]);
+                printf("}");
+            }
+            printf("], \"context_unmetered\": %llu", (unsigned long long)cp.unmetered);
+        } else {
+            printf("null");
+        }
         printf(", \"ball_larus\": ");
         if (have_bl) {
             printf("{\"procedures\": %zu, \"exact\": %zu, \"paths\": %llu, \"counted\": %llu, "
@@ -1028,6 +1049,25 @@ static int check_paths(const struct check_options *opts)
                        cp.worst[i].node ? cp.worst[i].node->name : "(a context the image has no record of)",
                        (unsigned long long)cp.worst[i].proc, (unsigned long long)cp.worst[i].path,
                        (unsigned long long)cp.worst[i].profile, (unsigned long long)cp.worst[i].truth);
+            if (cp.metered) {
+                const char *names[2] = {"cycles", pmu_event_name((unsigned)cp.event)};
+                printf("  per-context path metrics against the model's deltas per context\n"
+                       "  (context_path_metric_error = sum over (context, procedure, path) of\n"
+                       "  |instrumented - truth| / sum truth; bias per execution counted in a context;\n"
+                       "  %llu counted in a context without metrics):\n", (unsigned long long)cp.unmetered);
+                for (unsigned k = 0; k < 2; k++) {
+                    const struct cct_path_metric_mismatch *w = &cp.metric_worst[k];
+                    printf("    %-8s context_path_metric_error %.4f  instrumented %llu, truth %llu, bias %+.2f "
+                           "per execution\n", names[k], cp.context_path_metric_error[k],
+                           (unsigned long long)cp.metric_profile[k], (unsigned long long)cp.metric_truth[k],
+                           cp.metric_bias[k]);
+                    if (w->diff)
+                        printf("      largest: in %s: proc 0x%llx path %llu: instrumented %llu, truth %llu\n",
+                               w->node ? w->node->name : "(a context the image has no record of)",
+                               (unsigned long long)w->proc, (unsigned long long)w->path,
+                               (unsigned long long)w->profile, (unsigned long long)w->truth);
+                }
+            }
         }
     }
     if (have_bl)

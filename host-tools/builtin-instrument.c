@@ -2,8 +2,8 @@
  * alphaprof instrument: an instrumented copy of a sealed workload image
  * (util/instrument.c; what the copy does at run time is
  * firmware/abi/cct-region.h for --cct, firmware/abi/path-region.h for
- * --paths, both at once with --both: paths per calling context, counts
- * only; --both --metrics is refused).
+ * --paths, both at once with --both: paths per calling context, with
+ * --metrics each path's cycles and one event too, cct-region.h note 16).
  *
  * Invariants: the input image is never written; the output is complete and
  * sealed or not there.  Exit status: 0 written, 1 the image could not be
@@ -19,7 +19,7 @@
 
 static const struct opt_command instrument_command = {
     .name = "instrument",
-    .synopsis = "--cct [--metrics] | --paths [--metrics [--event E]] | --both IMAGE.elf -o OUT.elf",
+    .synopsis = "--cct [--metrics] | --paths|--both [--metrics [--event E]] IMAGE.elf -o OUT.elf",
     .about = "Writes an instrumented copy of the sealed workload image IMAGE.elf to\n"
              "OUT.elf.  --cct builds a calling context tree at run time: every call\n"
              "goes through a trampoline that counts it per calling context (call\n"
@@ -30,8 +30,9 @@ static const struct opt_command instrument_command = {
              "in per-core counters; with --metrics also each path's modelled cycles\n"
              "and one event (--event, default dmiss) read from the PMU page at its\n"
              "start and end (inclusive of callees).  --both does the two at once and\n"
-             "counts each path in the calling context it ran in (counts only).  The\n"
-             "original procedures keep\n"
+             "counts each path in the calling context it ran in (with --metrics its\n"
+             "cycles and --event there too; the tree stays counts).  The original\n"
+             "procedures keep\n"
              "their addresses; the trampolines are a new segment after the image,\n"
              "named " INSTRUMENT_SYMBOL ".",
     .epilog = "Run the copy like the original (alphaprof record OUT.elf); the monitor\n"
@@ -51,9 +52,9 @@ int cmd_instrument(int argc, char **argv)
         OPT_BOOLEAN(0, "cct", &cct, "calling context tree: call counts per context"),
         OPT_BOOLEAN(0, "paths", &paths, "Ball-Larus path counts per procedure"),
         OPT_BOOLEAN(0, "metrics", &metrics, "with --cct: per context inclusive cycles and instructions too; "
-                    "with --paths: per path cycles and --event too (both cost more)"),
-        OPT_STRING(0, "event", &event_name, "NAME", "with --paths --metrics: the event beside cycles (default dmiss)"),
-        OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts per CCT node (counts only)"),
+                    "with --paths or --both: per path cycles and --event too (all cost more)"),
+        OPT_STRING(0, "event", &event_name, "NAME", "with --paths|--both --metrics: the event beside cycles (default dmiss)"),
+        OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts (and --metrics) per CCT node"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
         OPT_END(),
@@ -68,13 +69,10 @@ int cmd_instrument(int argc, char **argv)
         rc = opt_usage_error(&instrument_command, "--cct and --paths together: say --both (paths per calling context)");
     else if (both && (cct || paths))
         rc = opt_usage_error(&instrument_command, "--both is --cct and --paths at once: give --both alone");
-    else if (both && metrics)
-        rc = opt_usage_error(&instrument_command, "--both counts only: --both --metrics is not built; use "
-                             "--paths --metrics or --cct --metrics for metrics");
     else if (!cct && !paths && !both)
         rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct, --paths or --both");
-    else if (event_name && !paths)
-        rc = opt_usage_error(&instrument_command, "--event goes with --paths --metrics (a CCT's metrics are "
+    else if (event_name && !paths && !both)
+        rc = opt_usage_error(&instrument_command, "--event goes with --paths|--both --metrics (a CCT's metrics are "
                              "cycles and instructions)");
     else if (event_name && !metrics)
         rc = opt_usage_error(&instrument_command, "--event chooses the metric beside cycles: add --metrics");
@@ -94,23 +92,24 @@ int cmd_instrument(int argc, char **argv)
         struct ap_err err;
         struct instrument_stats st;
         struct instrument_path_stats ps;
+        int event = !metrics ? -1 : event_name ? pmu_event_lookup(event_name, strlen(event_name)) : PMU_EV_DMISS;
         if (both) {
-            if (instrument_both(operands.v[0], out, &st, &ps, &err)) {
+            if (instrument_both(operands.v[0], out, event, &st, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
             } else {
                 if (!quiet)
                     printf("alphaprof instrument: %s: %u call sites in %u procedures counted per context; paths of "
                            "%u procedures counted (%u per context, the others context-free), %u left alone; %llu "
-                           "context-free counters, trampolines at 0x%llx (%llu bytes)\n", out, st.sites, st.procs,
+                           "context-free counters, trampolines at 0x%llx (%llu bytes)%s%s\n", out, st.sites, st.procs,
                            ps.procs, ps.context_procs,
                            ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
                            (unsigned long long)ps.counters, (unsigned long long)st.region_addr,
-                           (unsigned long long)st.region_size);
+                           (unsigned long long)st.region_size, metrics ? "; metrics: cycles and " : "",
+                           metrics ? pmu_event_name((unsigned)event) : "");
                 rc = 0;
             }
         } else if (paths) {
-            int event = !metrics ? -1 : event_name ? pmu_event_lookup(event_name, strlen(event_name)) : PMU_EV_DMISS;
             if (instrument_paths(operands.v[0], out, event, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;

@@ -389,12 +389,17 @@ struct oracle_cct_record {
  * is resolved; a caller's path that its call edge ends: the caller's, as
  * after the return), the view of `instrument --both` (firmware/abi/
  * cct-region.h notes 12-13): a procedure reached by a tail call runs
- * under the record of the one it replaced; recursion folds.
+ * under the record of the one it replaced; recursion folds.  Each with
+ * its metrics there (version 2): the same deltas over the path's own
+ * window as PATH.blpaths' (above), summed over the executions counted in
+ * that context, so a path's metrics over its contexts add up to its
+ * PATH.blpaths ones (`instrument --both --metrics`' truth, cct-region.h
+ * note 16).
  *   struct oracle_cctpaths_header, struct oracle_cctpath x n, sorted by
  *   (core, record, proc, path)
  */
 #define ORACLE_CCTPATHS_MAGIC  0x48544150544343ULL   /* "CCTPATH\0" */
-#define ORACLE_CCTPATHS_VERSION 1
+#define ORACLE_CCTPATHS_VERSION 2      /* 2: metric[] per context path */
 
 struct oracle_cctpaths_header {
     uint64_t magic;
@@ -411,10 +416,11 @@ struct oracle_cctpath {
     uint64_t proc;              /* the procedure's start */
     uint64_t path;              /* its Ball-Larus number */
     uint64_t count;
+    uint64_t metric[PMU_EV_COUNT];      /* summed deltas over its executions in this context (above) */
 };
 
 _Static_assert(sizeof(struct oracle_cctpaths_header) == 32, "oracle_cctpaths_header: fixed layout");
-_Static_assert(sizeof(struct oracle_cctpath) == 40, "oracle_cctpath: fixed layout");
+_Static_assert(sizeof(struct oracle_cctpath) == 40 + 8 * PMU_EV_COUNT, "oracle_cctpath: fixed layout");
 
 _Static_assert(sizeof(struct oracle_cct_header) == 32, "oracle_cct_header: fixed layout");
 _Static_assert(sizeof(struct oracle_cct_record) == 64, "oracle_cct_record: fixed layout");

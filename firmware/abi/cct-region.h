@@ -291,8 +291,9 @@
  *     counter with the oracle's path count, and each context's count with
  *     the oracle's count for the matched context.
  * 14. Drain: the monitor sends the tree (CCT frames) and then every
- *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h),
- *     then the path region's context-free counters as PATHS frames.
+ *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h;
+ *     with metrics CCT_PATHS_METERED, note 16), then the path region's
+ *     context-free counters as PATHS frames.
  * 15. The runtime is the __alphaprof_cct_* procedures and every procedure
  *     their code branches into, to a fixed point (util/instrument.c
  *     mark_runtime, instrument_runtime_entries); not the prefix alone.
@@ -315,6 +316,25 @@
  *     (no calls out of the file), and instrument refuses, in one line
  *     naming both, an image whose own code branches into a runtime
  *     procedure named without the prefix.
+ * 16. Paths per context with metrics (`instrument --both --metrics
+ *     [--event E]`).  The call tree stays counts only (note 9); each
+ *     path gets path-region.h note 5's metrics: its per-context counter
+ *     and its context-free one are struct path_metered (count, cycles,
+ *     event; CCT_PATH_METERED_SIZE bytes), the starts kept as there (no
+ *     kept leaves: their registers would be the --both leaf test's), the
+ *     path region's magic PATH_MAGIC32_METERED of its own address.  The
+ *     procedure table's flags carry CCT_BOTH_METERED, and its npaths (so
+ *     every record's) counts 8-byte words, 4 per metered path: the
+ *     runtime allocates records as for counts (its code unchanged), and
+ *     the monitor, told by the path region's magic, divides by 4 and
+ *     steps 32 bytes, sending each record's nonzero slots with their
+ *     cycles and event as CCT_PATHS_METERED frames (link protocol 8);
+ *     the host keeps them in cct_path_counts.cycles and .event (schema
+ *     12).  Truth: the model adds each path's deltas (bl-oracle.h note 6)
+ *     under the context it counts the path in (FILE.cctpaths version 2),
+ *     so `check --paths` compares each (context, path)'s metrics
+ *     (context_path_metric_error) over the same windows as
+ *     path_metric_error's, whose offsets it inherits.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
@@ -384,6 +404,8 @@
 #define CCT_PROCS_MAGIC         0x53435250464f5250ULL   /* "PROFPRCS" */
 #define CCT_METRICS             1       /* procs and core flags: inclusive metrics kept (note 9) */
 #define CCT_BOTH                2       /* procs and core flags: path counters per record (notes 10-12) */
+#define CCT_BOTH_METERED        4       /* ... with each path's cycles and event (note 16) */
+#define CCT_PATH_METERED_SIZE   32      /* struct path_metered (path-region.h note 5) */
 /* The segment ends with the site table, for the host only: count pairs
  * { trampoline's call PC, original call site } sorted by the first (two
  * or three per trampoline: its call with a frame, its leaf call when the
@@ -419,10 +441,11 @@ struct cct_record {
     uint32_t nslots;            /* call sites of the callee procedure */
     uint32_t id;                /* creation ordinal on this core */
     uint32_t flags;             /* the procedure table's: CCT_REC_LEAF (note 3a), ordinal (note 3) */
-    uint32_t npaths;            /* --both: path counters after the slots (note 12), else 0 */
+    uint32_t npaths;            /* --both: path counters after the slots (note 12), else 0; 8-byte words (note 16) */
     uint32_t spare;
     /* struct cct_slot slots[nslots]: child cache per call site (note 3) */
-    /* uint64_t paths[npaths]: --both, counts per path in this context (note 12) */
+    /* uint64_t paths[npaths]: --both, counts per path in this context (note 12); with
+     * --both --metrics struct path_metered paths[npaths / 4] (note 16) */
 };
 
 struct cct_slot {
@@ -478,7 +501,7 @@ static inline uint64_t cct_record_size(uint32_t nslots)
     return CCT_RECORD_HEADER + CCT_SLOT_SIZE * (uint64_t)nslots;
 }
 
-/* A record's whole size, its path counters included (note 12). */
+/* A record's whole size, its path counters included (notes 12, 15). */
 static inline uint64_t cct_record_total(uint32_t nslots, uint32_t npaths)
 {
     return cct_record_size(nslots) + 8 * (uint64_t)npaths;

@@ -1248,6 +1248,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_CCT: return "CCT";
     case LK_T_PATHS: return "PATHS";
     case LK_T_CCT_PATHS: return "CCT_PATHS";
+    case LK_T_CCT_PATHS_METERED: return "CCT_PATHS_METERED";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";
@@ -1454,12 +1455,23 @@ int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c)
     return commit_entry(w, m);
 }
 
-int lk_cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core)
+static int cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core, bool metered)
 {
-    lk_begin(w, buf, cap, LK_T_CCT_PATHS);
+    lk_begin(w, buf, cap, metered ? LK_T_CCT_PATHS_METERED : LK_T_CCT_PATHS);
     put_uvarint(w, core);
+    w->paths_metered = metered;
     open_list(w);
     return begun(w);
+}
+
+int lk_cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core)
+{
+    return cct_paths_begin(w, buf, cap, core, false);
+}
+
+int lk_cct_paths_metered_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core)
+{
+    return cct_paths_begin(w, buf, cap, core, true);
 }
 
 int lk_cct_paths_add(struct lk_writer *w, const struct lk_ctx_path *e)
@@ -1470,12 +1482,18 @@ int lk_cct_paths_add(struct lk_writer *w, const struct lk_ctx_path *e)
     put_uvarint(w, e->record);
     put_uvarint(w, e->path);
     put_uvarint(w, e->count);
+    if (w->paths_metered) {
+        put_uvarint(w, e->cycles);
+        put_uvarint(w, e->event);
+    }
     return commit_entry(w, m);
 }
 
-int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r)
+int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, bool *metered, struct lk_reader *r)
 {
-    GET(open_frame(f, LK_T_CCT_PATHS, r));
+    *metered = f->type == LK_T_CCT_PATHS_METERED;
+    GET(open_frame(f, *metered ? LK_T_CCT_PATHS_METERED : LK_T_CCT_PATHS, r));
+    r->paths_metered = *metered;
     GET(get_u32(r, core));
     GET(open_list_reader(r));
     return LK_OK;
@@ -1488,6 +1506,11 @@ int lk_cct_paths_next(struct lk_reader *r, struct lk_ctx_path *e)
     GET(lk_get_uvarint(r, &e->record));
     GET(lk_get_uvarint(r, &e->path));
     GET(lk_get_uvarint(r, &e->count));
+    e->cycles = e->event = 0;
+    if (r->paths_metered) {
+        GET(lk_get_uvarint(r, &e->cycles));
+        GET(lk_get_uvarint(r, &e->event));
+    }
     r->left--;
     return 1;
 }

@@ -65,7 +65,7 @@ struct lk_writer {
     size_t count_at;        /* offset of the n16 entry count, 0 if none */
     uint16_t count;
     uint64_t prev_pc;       /* for pcd */
-    bool paths_metered;     /* PATHS: entries carry cycles and event */
+    bool paths_metered;     /* PATHS, CCT_PATHS_METERED: entries carry cycles and event */
     bool cct_metrics;       /* CCT: records carry cycles and retired */
 };
 
@@ -280,9 +280,11 @@ struct lk_path_count {
     uint64_t cycles, event;     /* when metered */
 };
 
-/* CCT_PATHS: one path's count in one calling context (link-protocol.h section 3). */
+/* CCT_PATHS: one path's count in one calling context; CCT_PATHS_METERED:
+ * with its cycles and event there too (link-protocol.h section 3). */
 struct lk_ctx_path {
     uint64_t record, path, count;
+    uint64_t cycles, event;     /* CCT_PATHS_METERED only (0 from CCT_PATHS) */
 };
 
 /* ------------------------------------------------------- typed encoders */
@@ -331,6 +333,8 @@ int lk_cct_add(struct lk_writer *w, const struct lk_cct_record *rec);
 int lk_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, const struct lk_paths_head *h);
 int lk_paths_add(struct lk_writer *w, const struct lk_path_count *c);
 int lk_cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
+/* A CCT_PATHS_METERED frame: lk_cct_paths_add then writes cycles and event too. */
+int lk_cct_paths_metered_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
 int lk_cct_paths_add(struct lk_writer *w, const struct lk_ctx_path *e);
 
 /* ----------------------------------------------------------------- decoder */
@@ -391,7 +395,7 @@ struct lk_reader {
     uint64_t prev_pc;
     uint32_t left;                      /* entries left in a list */
     uint32_t nbits, nlat;
-    bool paths_metered;                 /* PATHS: entries carry cycles and event */
+    bool paths_metered;                 /* PATHS, CCT_PATHS_METERED: entries carry cycles and event */
     bool cct_metrics;                   /* CCT: records carry cycles and retired */
 };
 
@@ -439,7 +443,9 @@ int lk_cct_open(const struct lk_frame *f, struct lk_cct_head *h, struct lk_reade
 int lk_cct_next(struct lk_reader *r, struct lk_cct_record *rec);
 int lk_paths_open(const struct lk_frame *f, struct lk_paths_head *h, struct lk_reader *r);
 int lk_paths_next(struct lk_reader *r, struct lk_path_count *c);
-int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r);
+/* CCT_PATHS or CCT_PATHS_METERED (*metered says which; entries of the
+ * latter carry cycles and event). */
+int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, bool *metered, struct lk_reader *r);
 int lk_cct_paths_next(struct lk_reader *r, struct lk_ctx_path *e);
 int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v);
 

@@ -167,6 +167,18 @@
  *             PATHS frames (the core's path region, whose counters are
  *             then the context-free ones).  A frame the link had no room
  *             for is counted by the monitor's console line.
+ *   CCT_PATHS_METERED  the same with each path's metrics (an image
+ *             instrumented with `alphaprof instrument --both --metrics`,
+ *             cct-region.h note 16), sent instead of CCT_PATHS: u core,
+ *             n16 count, count x { u record, u path, u count (nonzero),
+ *             u cycles, u event (the path's summed modelled cycles and
+ *             chosen event in that context, start to end as PATHS'
+ *             metered ones; the image's path table names the event) }, by
+ *             record then path.  A (record, path) comes in one frame,
+ *             once per session: the host keeps it keyed by (session,
+ *             core, record, path), so a frame taken twice (sent again,
+ *             or a takeover's replay) stores each entry once.  The
+ *             context-free counters come as metered PATHS frames.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -344,7 +356,8 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    7       /* 7: CCT_PATHS (paths per context, --both); 6: CCT's metrics flag
+#define LK_PROTO_VERSION    8       /* 8: CCT_PATHS_METERED (paths per context with metrics, --both
+                                       --metrics); 7: CCT_PATHS (paths per context, --both); 6: CCT's metrics flag
                                        (counts-only trees); 5: PAIRS' offered and
                                        kept; 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
 
@@ -387,6 +400,7 @@
 #define LK_T_CCT            0x0f
 #define LK_T_PATHS          0x10
 #define LK_T_CCT_PATHS      0x11
+#define LK_T_CCT_PATHS_METERED 0x12
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -475,7 +489,11 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
 _Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START && LK_T_PATHS < LK_T_START &&
-               LK_T_CCT_PATHS < LK_T_START, "target frames are below 0x40");
+               LK_T_CCT_PATHS < LK_T_START && LK_T_CCT_PATHS_METERED < LK_T_START, "target frames are below 0x40");
+/* A CCT_PATHS_METERED entry is five varints: with the frame's head (the
+ * core, the n16 count) it fits a frame many times over. */
+_Static_assert(LK_VARINT_MAX + 2 + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD / 8,
+               "a CCT_PATHS_METERED frame holds several entries");
 _Static_assert(LK_MAX_HOT_VALUES * 2 * LK_VARINT_MAX + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD,
                "a full hotlist fits one VALUES frame");
 _Static_assert(LK_NAK_MS < LK_RTO_MIN_MS, "the host asks again before the target times out");

@@ -140,7 +140,9 @@
  *     per-core region and CCT_BOTH_PATHS_SIZE long (its sp stack at
  *     PATH_BOTH_STACK5_OFFSET); its counters are the context-free ones:
  *     a path counts here only when the current call record is not its
- *     procedure's.  Counts only.
+ *     procedure's.  Counts only, or with note 5's metrics (--both
+ *     --metrics, cct-region.h note 16: metered slots here and in the
+ *     records, magic PATH_MAGIC32_METERED of this region's address).
  *  8. Counts only (--paths without --metrics; --both keeps its own code):
  *     - the loader stores each core's magic (PATH_MAGIC32) before the run,
  *       as for a metered image (note 5), so no trampoline stores it; the
@@ -230,6 +232,18 @@
  *     handful (measured by hand: parallel 233 -> 0.2 %, matmul 70.9 ->
  *     2.6 %, copy 35 -> 5.2 %, compress 111 -> 35 %, drystone 73.5 ->
  *     38.6 %; what is left there is procedures' entries and exits).
+ * 11. The depth has a cache line of its own (offset 128; it was at 8).
+ *     The region, the core's PMU page and, with --both, the CCT core
+ *     state all lie at multiples of 64 KiB, so their first lines share
+ *     one set of the model's 2-way, 32 KiB-a-way L1 D-cache: the PMU
+ *     page's cycles (16), the CCT core's `cur` (16) and the depth (8)
+ *     were three lines for two ways, and a --both --metrics memory-mode
+ *     backedge, which reads all three, missed twice every time (branches'
+ *     run_once: 8.4 cycles an execution, 8.8 M cycles, 22 points of its
+ *     overhead; measured by hand with the bench's commands, 105.7 M ->
+ *     95.1 M user cycles, counts still exact).  Line 2 of each (128-191)
+ *     holds nothing else hot: the PMU page's counter configuration, the
+ *     CCT core's reserved words.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -258,7 +272,7 @@
 #define PATH_STACK_SLOTS        512     /* two stacks in the room one of 1024 had */
 #define PATH_SINK               PATH_STACK_SLOTS
 #define PATH_OFF_MAGIC          0
-#define PATH_OFF_DEPTH          8
+#define PATH_OFF_DEPTH          128     /* its own cache line (note 11) */
 #define PATH_OFF_EXCESS         16
 #define PATH_OFF_LOST           24
 #define PATH_OFF_UNMATCHED      32
@@ -280,7 +294,8 @@
  * long, its sp stack at its end, its counters context-free (note 7). */
 #define PATH_BOTH_STACK5_OFFSET (CCT_BOTH_PATHS_SIZE - 8 * (PATH_SINK + 1))
 #define PATH_BOTH_MAX_COUNTERS  ((PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / 8)
-#define PATH_METERED_SIZE       32
+#define PATH_METERED_SIZE       CCT_PATH_METERED_SIZE
+#define PATH_BOTH_MAX_METERED   ((PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 #define PATH_MAX_METERED        ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
 /* The instrumented image's path table ends the instrumentation section:
@@ -295,13 +310,15 @@
 struct path_core {
     uint32_t magic;             /* PATH_MAGIC32(region) once an instrumented procedure ran */
     uint32_t reserved;
-    uint64_t depth;             /* activations on the register stack (note 3) */
+    uint64_t spare;             /* (the depth's first place: note 11) */
     uint64_t excess;            /* activations on the sink slot */
     uint64_t lost_paths;
     uint64_t unmatched_exits;
     uint64_t bad_paths;
     uint64_t unmetered;         /* paths counted without metrics (note 5) */
     uint64_t leaf_cycles, leaf_event;   /* a leaf's path start */
+    uint64_t pad[7];
+    uint64_t depth;             /* activations on the register stack (note 3) */
 };
 
 /* A path's slot with metrics (note 5). */

@@ -36,7 +36,12 @@
  *     CCT_PATHS frames (record id, path, count; by record, then path),
  *     then its path region's context-free counters as in 4.  A core whose
  *     path region's magic is set but that made no call (no record: its
- *     magic unset) sends those alone.
+ *     magic unset) sends those alone.  With --both --metrics (cct-region.h
+ *     note 16) the path region is metered (its magic says so) and the
+ *     records' counters lie 32 bytes apart (npaths in 8-byte words);
+ *     each record's nonzero counters then go with their cycles and event
+ *     as CCT_PATHS_METERED frames instead of CCT_PATHS (link-protocol.h
+ *     section 3), in the same order.
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -152,8 +157,9 @@ static void add_slot_calls(const struct cct_core *s, uint64_t lo, uint64_t hi)
     }
 }
 
-/* Every record's nonzero path counters as CCT_PATHS frames (note 6). */
-static void drain_context_paths(unsigned c, const struct cct_core *s, uint64_t lo, uint64_t hi, uint64_t deadline)
+/* Every record's nonzero path counters as CCT_PATHS frames, or with
+ * their metrics as CCT_PATHS_METERED ones (note 6). */
+static void drain_context_paths(unsigned c, const struct cct_core *s, bool metered, uint64_t lo, uint64_t hi, uint64_t deadline)
 {
     uint64_t va = lo, id = 0, sent = 0, unsent = 0;
     const struct cct_record *r = 0;
@@ -161,11 +167,15 @@ static void drain_context_paths(unsigned c, const struct cct_core *s, uint64_t l
     bool more = true;
     while (more) {
         struct lk_writer w;
-        lk_cct_paths_begin(&w, frame_buf, link_tx_data_frame(), c);
+        if (metered)
+            lk_cct_paths_metered_begin(&w, frame_buf, link_tx_data_frame(), c);
+        else
+            lk_cct_paths_begin(&w, frame_buf, link_tx_data_frame(), c);
         unsigned n = 0;
         bool full = false;
         while (!full) {
-            if (!r || k >= r->npaths) {
+            uint32_t words = metered ? PATH_METERED_SIZE / 8 : 1;     /* cct-region.h note 16 */
+            if (!r || k >= r->npaths / words) {
                 if (r) {
                     va += cct_record_total(r->nslots, r->npaths);
                     id++;
@@ -178,9 +188,17 @@ static void drain_context_paths(unsigned c, const struct cct_core *s, uint64_t l
                 }
                 continue;
             }
-            const uint64_t *cnt = (const uint64_t *)((const uint8_t *)r + cct_record_size(r->nslots));
-            if (cnt[k]) {
-                struct lk_ctx_path e = {.record = id, .path = k, .count = cnt[k]};
+            /* a path's counter is its slot's first word, 8 or 32 bytes apart (cct-region.h note 16) */
+            const uint8_t *at = (const uint8_t *)r + cct_record_size(r->nslots) +
+                                (uint64_t)k * 8 * words;
+            uint64_t cnt = *(const uint64_t *)at;
+            if (cnt) {
+                struct lk_ctx_path e = {.record = id, .path = k, .count = cnt};
+                if (metered) {
+                    const struct path_metered *slot = (const struct path_metered *)at;
+                    e.cycles = slot->cycles;
+                    e.event = slot->event;
+                }
                 if (lk_cct_paths_add(&w, &e) != LK_OK) {
                     full = true;
                     break;
@@ -214,8 +232,10 @@ static void drain_core(unsigned c, uint64_t deadline)
     uint64_t pbase = base + CCT_BOTH_PATHS_OFFSET;     /* --both (note 6) */
     const struct path_core *bps = kseg(pbase);
     bool both = s->magic == CCT_MAGIC_BOTH;
-    if (!both && bps->magic == PATH_MAGIC32(pbase) && s->magic != CCT_MAGIC) {
-        drain_paths(c, bps, false, false, PATH_BOTH_MAX_COUNTERS, deadline);
+    bool bmetered = bps->magic == PATH_MAGIC32_METERED(pbase);     /* --both --metrics (cct-region.h note 16) */
+    uint64_t bmax = bmetered ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
+    if (!both && (bps->magic == PATH_MAGIC32(pbase) || bmetered) && s->magic != CCT_MAGIC) {
+        drain_paths(c, bps, bmetered, false, bmax, deadline);
         return;
     }
     if (s->magic != CCT_MAGIC && !both)
@@ -254,8 +274,8 @@ static void drain_core(unsigned c, uint64_t deadline)
                "%lu on the overflow record\n", c, (unsigned long)sent, (unsigned long)s->nrecords,
                (unsigned long)s->skipped_calls, (unsigned long)s->overflow_calls);
     if (both) {
-        drain_context_paths(c, s, lo, hi, deadline);
-        drain_paths(c, bps, false, false, PATH_BOTH_MAX_COUNTERS, deadline);
+        drain_context_paths(c, s, bmetered, lo, hi, deadline);
+        drain_paths(c, bps, bmetered, false, bmax, deadline);
     }
 }
 

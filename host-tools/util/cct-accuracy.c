@@ -4,6 +4,7 @@
 #include "util/cct-accuracy.h"
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,7 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
 struct ctx_key {
     size_t canon;
     uint64_t proc, path, profile, truth;
+    uint64_t profile_m[2], truth_m[2];  /* cycles and the event (--both --metrics) */
 };
 
 static int by_key(const void *a, const void *b)
@@ -363,10 +365,15 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
                       struct cct_path_accuracy *a, struct ap_err *err)
 {
     memset(a, 0, sizeof *a);
+    a->event = -1;
     sqlite3 *s = pdb_sqlite(db);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s, "SELECT core, record, path, sum(count) FROM cct_path_counts WHERE session = ? "
-                              "GROUP BY core, record, path", -1, &st, NULL) != SQLITE_OK)
+    /* metrics since schema v12 (a file read as it is may be older) */
+    bool v12 = sqlite3_prepare_v2(s, "SELECT core, record, path, sum(count), sum(cycles), sum(event), "
+                                     "count(cycles) FROM cct_path_counts WHERE session = ? "
+                                     "GROUP BY core, record, path", -1, &st, NULL) == SQLITE_OK;
+    if (!v12 && sqlite3_prepare_v2(s, "SELECT core, record, path, sum(count) FROM cct_path_counts "
+                                      "WHERE session = ? GROUP BY core, record, path", -1, &st, NULL) != SQLITE_OK)
         return 0;       /* no such table: no paths per context */
     struct path_table_proc *table = NULL;
     size_t ntable = 0;
@@ -383,17 +390,38 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
     while (sqlite3_step(st) == SQLITE_ROW) {
         const struct cv_node *n = cv_find(v, sqlite3_column_int(st, 0), (uint64_t)sqlite3_column_int64(st, 1));
         uint64_t count = (uint64_t)sqlite3_column_int64(st, 3);
+        bool metered = v12 && sqlite3_column_int64(st, 6) > 0;
         a->present = true;
         a->paths_profile += count;
+        a->metered |= metered;
+        if (v12 && !metered)
+            a->unmetered += count;
         if (!n) {
             a->unnamed += count;
             continue;
         }
-        push_key(&keys, &nkeys, &cap, (struct ctx_key){.canon = n - v->nodes, .proc = n->callee_addr,
-                                                        .path = (uint64_t)sqlite3_column_int64(st, 2),
-                                                        .profile = count});
+        struct ctx_key k = {.canon = n - v->nodes, .proc = n->callee_addr,
+                            .path = (uint64_t)sqlite3_column_int64(st, 2), .profile = count};
+        if (metered) {
+            k.profile_m[0] = (uint64_t)sqlite3_column_int64(st, 4);
+            k.profile_m[1] = (uint64_t)sqlite3_column_int64(st, 5);
+        }
+        push_key(&keys, &nkeys, &cap, k);
     }
     sqlite3_finalize(st);
+    if (a->metered) {
+        for (size_t k = 0; k < ntable; k++)
+            if (table[k].metrics)
+                a->event = (int)table[k].metrics - 1;
+        if (a->event < 0 || a->event >= PMU_EV_COUNT) {
+            free(table);
+            free(keys);
+            memset(a, 0, sizeof *a);
+            return ap_err_set(err, "session %lld has paths per context with metrics but its image's path table "
+                              "names no event; keep the instrumented image where it was recorded",
+                              (long long)v->session);
+        }
+    }
     if (!a->present) {
         free(table);
         free(keys);
@@ -418,9 +446,14 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
         ap_err_set(err, "%s: no paths per context beside the oracle; record the --both image with this "
                    "alphaprof and --oracle", path);
     else if (fread(&h, sizeof h, 1, f) != 1 || h.magic != ORACLE_CCTPATHS_MAGIC ||
-             h.version != ORACLE_CCTPATHS_VERSION || h.n > (1ull << 32))
+             (h.version != ORACLE_CCTPATHS_VERSION && h.version != 1) || h.n > (1ull << 32))
         ap_err_set(err, "%s: not the model's paths per context of this build; record again", path);
+    else if (a->metered && h.version < 2)
+        ap_err_set(err, "%s: the model's paths per context without metrics (version %u); record the "
+                   "--both --metrics image again with this alphaprof and --oracle", path, (unsigned)h.version);
     else {
+        /* version 1: the record without its metrics */
+        size_t rec = h.version >= 2 ? sizeof(struct oracle_cctpath) : offsetof(struct oracle_cctpath, metric);
         rc = 0;
         /* the oracle's records by core: ids run 0.. in order */
         uint64_t first[64] = {0}, count[64] = {0};
@@ -431,7 +464,8 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
             }
         struct oracle_cctpath e;
         for (uint64_t i = 0; i < h.n && rc == 0; i++) {
-            if (fread(&e, sizeof e, 1, f) != 1) {
+            memset(&e, 0, sizeof e);
+            if (fread(&e, rec, 1, f) != 1) {
                 rc = ap_err_set(err, "%s: cut short; record again", path);
                 break;
             }
@@ -443,8 +477,12 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
             if (c == NO_CANON || c == OUTSIDE || mt.recs[k].callee != e.proc || !per_context(table, ntable, e.proc))
                 continue;       /* context-free on both sides */
             a->paths_truth += e.count;
-            push_key(&keys, &nkeys, &cap, (struct ctx_key){.canon = c, .proc = e.proc, .path = e.path,
-                                                            .truth = e.count});
+            struct ctx_key t = {.canon = c, .proc = e.proc, .path = e.path, .truth = e.count};
+            if (a->metered) {
+                t.truth_m[0] = e.metric[PMU_EV_CYCLES];
+                t.truth_m[1] = e.metric[a->event];
+            }
+            push_key(&keys, &nkeys, &cap, t);
         }
     }
     if (f)
@@ -456,10 +494,24 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
             while (i < nkeys && by_key(&keys[i], &k) == 0) {
                 k.profile += keys[i].profile;
                 k.truth += keys[i].truth;
+                for (unsigned m = 0; m < 2; m++) {
+                    k.profile_m[m] += keys[i].profile_m[m];
+                    k.truth_m[m] += keys[i].truth_m[m];
+                }
                 i++;
             }
             a->keys++;
             a->keys_equal += k.profile == k.truth;
+            for (unsigned m = 0; m < 2 && a->metered; m++) {
+                uint64_t p = k.profile_m[m], t = k.truth_m[m], d = p > t ? p - t : t - p;
+                a->metric_profile[m] += p;
+                a->metric_truth[m] += t;
+                a->metric_abs_diff[m] += d;
+                if (d > a->metric_worst[m].diff) {
+                    a->metric_worst[m] = (struct cct_path_metric_mismatch){
+                        k.canon != NO_CANON ? mt.t.c[k.canon].node : NULL, k.proc, k.path, p, t, d};
+                }
+            }
             if (k.profile != k.truth) {
                 uint64_t d = k.profile > k.truth ? k.profile - k.truth : k.truth - k.profile;
                 a->context_path_error += d;
@@ -468,6 +520,14 @@ int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *orac
                         k.canon != NO_CANON ? mt.t.c[k.canon].node : NULL, k.proc, k.path, k.profile, k.truth};
             }
         }
+    }
+    for (unsigned m = 0; m < 2 && rc == 0 && a->metered; m++) {
+        a->context_path_metric_error[m] = a->metric_truth[m]
+                                              ? (double)a->metric_abs_diff[m] / (double)a->metric_truth[m]
+                                              : (a->metric_abs_diff[m] ? 1 : 0);
+        a->metric_bias[m] = a->paths_profile ? ((double)a->metric_profile[m] - (double)a->metric_truth[m]) /
+                                                   (double)a->paths_profile
+                                             : 0;
     }
     match_free(&mt);
     free(table);

@@ -94,10 +94,26 @@ int cct_accuracy(const struct cct_view *v, const char *oracle_path, struct cct_a
  * context_path_error = sum over (context, procedure, path) of
  * |profile - truth|: exactly 0 when every path was counted in its
  * context.
+ *
+ * With metrics (instrument --both --metrics, cct-region.h note 16;
+ * cct_path_counts.cycles and .event, schema v12), per metric k (0 cycles,
+ * 1 the path table's event), over the same keys:
+ *   context_path_metric_error[k] = sum |instrumented - truth| / sum truth
+ * against PATH.cctpaths' per-context deltas (version 2), the same
+ * windows as path_metric_error's (util/path-count-accuracy.h): so it is
+ * path_metric_error's offset (metric_bias, per execution), split by
+ * context, plus whatever went to the wrong context.  Rows counted without
+ * metrics in a metered run (none unless the board is broken) are
+ * `unmetered`; their truth is in the sums, never hidden.
  */
 struct cct_path_mismatch {
     const struct cv_node *node;         /* the profile's record of the context, NULL if it has none */
     uint64_t proc, path, profile, truth;
+};
+
+struct cct_path_metric_mismatch {
+    const struct cv_node *node;
+    uint64_t proc, path, profile, truth, diff;
 };
 
 struct cct_path_accuracy {
@@ -110,6 +126,13 @@ struct cct_path_accuracy {
     uint64_t context_path_error;
     struct cct_path_mismatch worst[CCT_ACC_WORST];
     size_t nworst;
+    bool metered;                       /* the counts carry cycles and an event (--both --metrics) */
+    int event;                          /* metric 1's (enum pmu_event), -1 none */
+    uint64_t unmetered;                 /* counts per context stored without metrics */
+    uint64_t metric_profile[2], metric_truth[2], metric_abs_diff[2];
+    double context_path_metric_error[2];        /* (above) */
+    double metric_bias[2];              /* per path execution counted in a context */
+    struct cct_path_metric_mismatch metric_worst[2];    /* the largest |difference| of each */
 };
 
 int cct_path_accuracy(struct pdb *db, const struct cct_view *v, const char *oracle_path,

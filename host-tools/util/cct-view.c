@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "firmware/abi/path-region.h"
+#include "hw-model/pmu-window.h"
+#include "util/instrument.h"
+
 static int sql_error(sqlite3 *db, struct ap_err *err)
 {
     return ap_err_set(err, "cannot read the calling context tree: %s", sqlite3_errmsg(db));
@@ -161,9 +165,15 @@ int cv_load(struct pdb *db, int64_t session, struct cct_view *v, struct ap_err *
         n->next_sibling = p->first_child;
         v->nodes[n->parent].first_child = i;
     }
-    /* --both: each record's paths (schema v11), hottest first */
-    if (sqlite3_prepare_v2(s, "SELECT core, record, path, count FROM cct_path_counts WHERE session = ? "
-                              "ORDER BY core, record, count DESC, path", -1, &st, NULL) == SQLITE_OK) {
+    /* --both: each record's paths (schema v11), hottest first; with
+     * --both --metrics their cycles and event (v12: NULL without; an older
+     * file read as it is has no such columns) */
+    v->path_event = -1;
+#define CTX_PATHS_SQL(metrics)                                                                          \
+    "SELECT core, record, path, count" metrics " FROM cct_path_counts WHERE session = ? "              \
+    "ORDER BY core, record, count DESC, path"
+    bool v12 = sqlite3_prepare_v2(s, CTX_PATHS_SQL(", cycles, event"), -1, &st, NULL) == SQLITE_OK;
+    if (v12 || sqlite3_prepare_v2(s, CTX_PATHS_SQL(""), -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, session);
         while (sqlite3_step(st) == SQLITE_ROW) {
             struct cv_node *n = (struct cv_node *)cv_find(v, sqlite3_column_int(st, 0),
@@ -172,14 +182,39 @@ int cv_load(struct pdb *db, int64_t session, struct cct_view *v, struct ap_err *
             if (!n)
                 continue;
             uint64_t count = (uint64_t)sqlite3_column_int64(st, 3);
+            bool metered = v12 && sqlite3_column_type(st, 4) != SQLITE_NULL;
+            uint64_t m[2] = {0, 0};
+            if (metered) {
+                v->path_metrics = true;
+                for (int k = 0; k < 2; k++) {
+                    m[k] = (uint64_t)sqlite3_column_int64(st, 4 + k);
+                    v->path_total[k] += m[k];
+                }
+            }
             n->path_executions += count;
+            n->path_cycles += m[0];
+            n->path_event += m[1];
             n->paths_distinct++;
             if (n->nhot < CV_HOT_PATHS) {
                 n->hot[n->nhot].path = (uint64_t)sqlite3_column_int64(st, 2);
+                n->hot[n->nhot].cycles = m[0];
+                n->hot[n->nhot].event = m[1];
                 n->hot[n->nhot++].count = count;
             }
         }
         sqlite3_finalize(st);
+    }
+#undef CTX_PATHS_SQL
+    /* the event: the instrumented image's path table names it */
+    for (size_t i = 0; i < v->nimages && v->path_metrics && v->path_event < 0; i++) {
+        struct path_table_proc *table = NULL;
+        size_t ntable = 0;
+        struct ap_err e2;
+        if (v->images[i].path && instrument_path_table(v->images[i].path, &table, &ntable, &e2) == 0)
+            for (size_t k = 0; k < ntable; k++)
+                if (table[k].metrics && table[k].metrics <= PMU_EV_COUNT)
+                    v->path_event = (int)table[k].metrics - 1;
+        free(table);
     }
     /* the root measures nothing itself: it spans its children */
     for (size_t i = 0; i < v->nnodes; i++)

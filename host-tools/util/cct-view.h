@@ -46,7 +46,10 @@ struct cv_node {
      * the hottest (path number, executions), most first */
     uint64_t path_executions;
     uint32_t paths_distinct, nhot;
-    struct { uint64_t path, count; } hot[CV_HOT_PATHS];
+    struct { uint64_t path, count, cycles, event; } hot[CV_HOT_PATHS];
+    /* --both --metrics (schema v12): its paths' summed cycles and event
+     * here (each path's start to end, callees included) */
+    uint64_t path_cycles, path_event;
 };
 
 struct cv_core {
@@ -60,6 +63,9 @@ struct cct_view {
     bool metrics;                               /* cycles and retired measured (instrument --cct
                                                  * --metrics); false: counts only, all 0 */
     bool paths;                                 /* paths counted per context (instrument --both) */
+    bool path_metrics;                          /* ... with their cycles and event (--both --metrics) */
+    int path_event;                             /* that event (enum pmu_event), -1 none or unknown */
+    uint64_t path_total[2];                     /* cycles and event of every context's paths */
     struct cv_node *nodes;                      /* by (core, id) */
     size_t nnodes;
     struct cv_core *cores;

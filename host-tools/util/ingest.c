@@ -510,18 +510,23 @@ static int on_paths(struct ingest *in, const struct lk_frame *f, struct ap_err *
 }
 
 /* CCT_PATHS: path counts per calling context (instrument --both), by
- * record id and path number, stored as they come. */
+ * record id and path number, stored as they come; CCT_PATHS_METERED
+ * (--both --metrics) the same with each one's cycles and event. */
 static int on_cct_paths(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
 {
     uint32_t core;
+    bool metered;
     struct lk_reader r;
     struct lk_ctx_path e;
     int rc;
-    if (lk_cct_paths_open(f, &core, &r) != LK_OK || !core_ok(core))
+    if (lk_cct_paths_open(f, &core, &metered, &r) != LK_OK || !core_ok(core))
         return 1;
-    while ((rc = lk_cct_paths_next(&r, &e)) == 1)
-        if (pdb_put_cct_path_count(in->db, in->session, in->epoch, (int32_t)core, e.record, e.path, e.count, err))
+    while ((rc = lk_cct_paths_next(&r, &e)) == 1) {
+        const uint64_t m[2] = {e.cycles, e.event};
+        if (pdb_put_cct_path_count(in->db, in->session, in->epoch, (int32_t)core, e.record, e.path, e.count,
+                                   metered ? m : NULL, err))
             return -1;
+    }
     return rc == 0 ? 0 : 1;
 }
 
@@ -823,7 +828,8 @@ static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *
     case LK_T_VALUE_STATS: return on_value_stats(in, f);
     case LK_T_CCT: return on_cct(in, f, err);
     case LK_T_PATHS: return on_paths(in, f, err);
-    case LK_T_CCT_PATHS: return on_cct_paths(in, f, err);
+    case LK_T_CCT_PATHS:
+    case LK_T_CCT_PATHS_METERED: return on_cct_paths(in, f, err);
     case LK_T_ACK: return 0;
     default: return 1;          /* not a target-to-host frame */
     }

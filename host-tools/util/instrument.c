@@ -1605,13 +1605,21 @@ static void put_region(struct code *c, unsigned r)
  * npaths; R_ZERO: the number k) in the current call record when that is
  * the procedure's own (cct-region.h note 12); R the path region, y and z
  * scratch.  Else it goes on where the caller puts the context-free count,
- * and ctx_done after that joins the two.  Nothing without `both.ctx`. */
+ * and ctx_done after that joins the two.  Nothing without `both.ctx`.
+ * Metered (--both --metrics, cct-region.h note 16): the record's slots
+ * are struct path_metered, and with d (not NULL) its D and E are added
+ * to the slot's cycles and event; x is left as it was. */
 struct ctx_count {
     bool on;
     struct fixup done;
 };
 
-static struct ctx_count put_ctx_count(struct code *c, unsigned R, unsigned x, int64_t k, unsigned y, unsigned z)
+struct meter;
+static int64_t slot_size(const struct meter *mt);
+static void put_meter_add(struct code *c, const struct tregs *t, unsigned K, int off);
+
+static struct ctx_count put_ctx_count(struct code *c, unsigned R, unsigned x, int64_t k, unsigned y, unsigned z,
+                                      const struct meter *mt, const struct tregs *d)
 {
     struct ctx_count cc = {.on = both.on && both.ctx};
     if (!cc.on)
@@ -1625,13 +1633,24 @@ static struct ctx_count put_ctx_count(struct code *c, unsigned R, unsigned x, in
     put(c, mem(OP_LDA, z, z, -both.ctx_flags));
     struct fixup other = put_fwd(c, OP_BNE, z);
     int off = both.ctx_off;
-    if (x != R_ZERO)
+    int64_t size = slot_size(mt);
+    if (x == R_ZERO) {
+        off += (int)(size * k);
+    } else if (size == 8) {
         put(c, opr(OP_INTA, F_S8ADDQ, x, y, y));
-    else
-        off += 8 * (int)k;
+    } else {
+        _Static_assert(CCT_PATH_METERED_SIZE == 32, "a shift by 5");
+        put(c, opl(OP_INTS, F_SLL, x, 5, z));
+        put(c, opr(OP_INTA, F_ADDQ, z, y, y));
+    }
     put(c, mem(OP_LDQ, z, y, off));
     put(c, opl(OP_INTA, F_ADDQ, z, 1, z));
     put(c, mem(OP_STQ, z, y, off));
+    if (d) {
+        struct tregs u = *d;
+        u.C = z;
+        put_meter_add(c, &u, y, off);
+    }
     cc.done = put_fwd(c, OP_BR, R_ZERO);
     land(c, none);
     land(c, other);
@@ -1699,7 +1718,8 @@ static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsign
     }
 }
 
-/* D = cycles, E = the event, from this core's PMU page (R the region).
+/* D = cycles, E = the event, from this core's PMU page (R the region;
+ * --both's lies CCT_BOTH_PATHS_OFFSET into the core's, one ldah still).
  * Each trampoline reads the page as soon as it has found the region,
  * before its bookkeeping, so what that bookkeeping costs (a register
  * stack slot that misses after an interrupt evicted it, say) falls where
@@ -1708,7 +1728,7 @@ static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsign
  * or a backedge's after it (path-region.h note 5). */
 static void put_meter_read(struct code *c, const struct meter *mt, const struct tregs *t)
 {
-    put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION));
+    put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION - (both.on ? (int)(CCT_BOTH_PATHS_OFFSET >> 16) : 0)));
     put(c, mem(OP_LDQ, t->D, t->E, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, t->E, t->E, mt->ev_off));
 }
@@ -1764,7 +1784,8 @@ static void put_count(struct code *c, const struct tregs *t, const struct meter 
         done = put_fwd(c, OP_BR, R_ZERO);
         land(c, ok);
     }
-    struct ctx_count cc = put_ctx_count(c, t->R, t->B, 0, t->C, t->D);
+    /* metered: D and E hold the path's metrics, A is free here (put_action) */
+    struct ctx_count cc = put_ctx_count(c, t->R, t->B, 0, t->C, mt->on ? t->A : t->D, mt, mt->on ? t : NULL);
     put_slot_addr(c, mt, t->B, t->R, t->B);
     int64_t off = PATH_COUNTERS_OFFSET + slot_size(mt) * (int64_t)base;
     if (!fits16(off + 16)) {
@@ -1901,6 +1922,8 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         struct fixup cold = {0};
         bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
         put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
+        if (both.on && mt->on)              /* put_count's context count took A */
+            put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         uint64_t reset = here(c);
         put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
         put_setk(c, t->B, a->reset, bad);
@@ -2216,7 +2239,8 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
                 put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
             region_ready = true;
         }
-        cc = put_ctx_count(c, t->R, x, 0, t->C, t->D);
+        /* with metrics D and E hold them: A is free in every metered count's caller */
+        cc = put_ctx_count(c, t->R, x, 0, t->C, metrics ? t->A : t->D, &m->mt, metrics ? t : NULL);
     }
     int64_t off = 0;
     unsigned at = m->Y;
@@ -2332,7 +2356,8 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
 static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), 5, m->Y);
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), both.on ? 6 : 5, m->Y);
+    unsigned spare = t.E;       /* --both: the context count's scratch (put_reg_count's A) */
     t.E = t.D;
     t.D = t.C;
     t.C = t.B;
@@ -2343,6 +2368,8 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
         put_region(c, t.R);
     struct tregs u = t;         /* counting */
     u.C = t.A;
+    if (both.on)
+        u.A = spare;
     put_meter_read(c, &m->mt, &t);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     struct fixup none = put_fwd(c, OP_BEQ, t.A);
@@ -2721,7 +2748,7 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
             put_region(c, t.R);
             if (!magic_by_loader(&m->mt))
                 put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
-            struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C);
+            struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C, &m->mt, NULL);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
                 put_addk(c, t.R, off, m->bad);
@@ -3388,7 +3415,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 5; i++)
             if (!(taken & 1u << scratch_order[i]))
                 spare[nspare++] = scratch_order[i];
-        if (m->mt.on && nspare >= (known ? 3u : 5u)) {
+        if (m->mt.on && !both.on && nspare >= (known ? 3u : 5u)) {     /* (cct-region.h note 16) */
             unsigned k = 0;
             if (!known) {
                 m->P = spare[k++];
@@ -3918,9 +3945,17 @@ static int proc_at_entry(const struct proc *procs, unsigned nprocs, uint64_t sta
     return i >= 0 && procs[i].entry == start ? i : -1;
 }
 
-int instrument_both(const char *in, const char *out, struct instrument_stats *st, struct instrument_path_stats *ps,
-                    struct ap_err *err)
+int instrument_both(const char *in, const char *out, int event, struct instrument_stats *st,
+                    struct instrument_path_stats *ps, struct ap_err *err)
 {
+    struct meter mt = {.on = event >= 0};     /* --both --metrics (cct-region.h note 16) */
+    if (mt.on) {
+        if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
+            return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
+                              PMU_EVENT_LIST_TEXT);
+        mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
+    }
+    uint64_t max_counters = mt.on ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
     struct image_header hdr;
     if (image_check_file(in, &hdr, err))
         return -1;
@@ -3932,7 +3967,6 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
     struct path_out po = {.c = &c, .e = &e};
     struct path_table_proc *table = NULL;
     uint64_t *tramp = NULL;
-    struct meter mt = {.on = false};
     unsigned nprocs = 0, nsites = 0;
     int symtab, rc = -1;
     bool bad = false;
@@ -3974,7 +4008,7 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
     /* the procedure table (npaths filled in below), the CCT stub and unwinder */
     put64(&c, CCT_PROCS_MAGIC);
     put64(&c, nprocs);
-    put64(&c, CCT_BOTH);
+    put64(&c, CCT_BOTH | (mt.on ? CCT_BOTH_METERED : 0));
     size_t table_at = c.len;
     for (unsigned i = 0; i < nprocs; i++) {
         put64(&c, procs[i].entry);
@@ -4015,7 +4049,8 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         uint64_t E = 0;
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
         enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
-        if (why == PATH_INSTRUMENTED && counters + bl.npaths > PATH_BOTH_MAX_COUNTERS)
+        tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
+        if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
             why = PATH_SKIP_NO_ROOM;
         tp->status = why;
         if (why != PATH_INSTRUMENTED) {
@@ -4046,12 +4081,13 @@ int instrument_both(const char *in, const char *out, struct instrument_stats *st
         int ci = proc_at_entry(procs, nprocs, syms[k].start);
         int64_t off = ci >= 0 ? (int64_t)cct_record_size(procs[ci].nsites) : 0;
         both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff && bl.npaths <= CCT_BOTH_MAX_CTX_PATHS &&
-                   off + 8 * (int64_t)bl.npaths <= 0x7fff;
+                   off + slot_size(&mt) * (int64_t)bl.npaths <= 0x7fff;
         both.ctx_off = (int)off;
         both.leaf = ci >= 0 && procs[ci].leaf;
         both.ctx_flags = (both.leaf ? CCT_REC_LEAF : 0) | (ci + 1) << CCT_REC_PROC_SHIFT;
         if (both.ctx) {
-            uint32_t np = (uint32_t)bl.npaths;
+            /* in 8-byte words: a metered slot is 4 (cct-region.h note 16) */
+            uint32_t np = (uint32_t)(bl.npaths * (uint64_t)slot_size(&mt) / 8);
             memcpy(c.bytes + table_at + (size_t)ci * sizeof(struct cct_proc) + 24, &np, 4);
             ps->context_procs++;
         }

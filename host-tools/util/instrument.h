@@ -92,9 +92,10 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
 
 /* --both (cct-region.h notes 10-14): call counts per calling context (as
  * --cct without metrics) and every procedure's Ball-Larus path counts in
- * the call record of the context it ran in. */
-int instrument_both(const char *in, const char *out, struct instrument_stats *st, struct instrument_path_stats *ps,
-                    struct ap_err *err);
+ * the call record of the context it ran in; event as instrument_paths'
+ * (>= 0: each path's cycles and that event too, note 15). */
+int instrument_both(const char *in, const char *out, int event, struct instrument_stats *st,
+                    struct instrument_path_stats *ps, struct ap_err *err);
 
 /* An image instrumented with --paths or --both: its path table (path-region.h), one
  * entry per function symbol; an image not instrumented gives n = 0, one

@@ -194,11 +194,16 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     }
     sqlite3_finalize(st);
     /* --both (cct-region.h note 13): the paths counted per context add to
-     * their procedure's context-free counters */
-    if (sqlite3_prepare_v2(s, "SELECT (SELECT address FROM loadmaps l WHERE l.image = r.callee_image AND "
-                              "l.session = ?1 LIMIT 1) + r.callee, c.path, sum(c.count) FROM cct_path_counts c "
-                              "JOIN cct_records r ON r.session = c.session AND r.core = c.core AND r.id = c.record "
-                              "WHERE c.session = ?1 GROUP BY 1, 2", -1, &st, NULL) == SQLITE_OK) {
+     * their procedure's context-free counters, with --both --metrics their
+     * metrics too (note 16; schema v12's columns: an older file, read as it
+     * is, has counts alone) */
+#define CTX_PATHS_SQL(metrics)                                                                             \
+    "SELECT (SELECT address FROM loadmaps l WHERE l.image = r.callee_image AND l.session = ?1 LIMIT 1) + " \
+    "r.callee, c.path, sum(c.count)" metrics " FROM cct_path_counts c JOIN cct_records r ON "            \
+    "r.session = c.session AND r.core = c.core AND r.id = c.record WHERE c.session = ?1 GROUP BY 1, 2"
+    bool v12 = sqlite3_prepare_v2(s, CTX_PATHS_SQL(", coalesce(sum(c.cycles), 0), coalesce(sum(c.event), 0)"),
+                                  -1, &st, NULL) == SQLITE_OK;
+    if (v12 || sqlite3_prepare_v2(s, CTX_PATHS_SQL(""), -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, session);
         while (sqlite3_step(st) == SQLITE_ROW) {
             uint64_t proc = (uint64_t)sqlite3_column_int64(st, 0), path = (uint64_t)sqlite3_column_int64(st, 1);
@@ -208,13 +213,19 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
                 if (table[k].start == proc && (table[k].instrumented & PATH_PER_CONTEXT) && path < table[k].npaths)
                     p = &table[k];
             a->context_paths += n;
-            if (p)
+            if (p) {
                 count[3 * (p->base + path)] += n;
-            else
+                if (v12) {
+                    count[3 * (p->base + path) + 1] += (uint64_t)sqlite3_column_int64(st, 3);
+                    count[3 * (p->base + path) + 2] += (uint64_t)sqlite3_column_int64(st, 4);
+                }
+            } else {
                 a->unnamed += n;
+            }
         }
         sqlite3_finalize(st);
     }
+#undef CTX_PATHS_SQL
     struct oracle_blpaths_header h;
     struct oracle_blpath *truth = read_blpaths(oracle_path, &h, err);
     if (!truth) {

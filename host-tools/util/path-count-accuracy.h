@@ -30,7 +30,11 @@
  * known per-execution cost, not noise.  Instrumented paths counted
  * without metrics (`unmetered`: activations past the register stack)
  * are reported beside it; their truth is in the sums (they add to the
- * error: never hidden).
+ * error: never hidden).  Under --both --metrics (cct-region.h note 16) a
+ * path's instrumented metrics are, as its count, the sum of its contexts'
+ * (cct_path_counts, schema v12) and its context-free counter's; the
+ * metrics of each context alone are util/cct-accuracy.h's
+ * context_path_metric_error.
  */
 #ifndef ALPHAPROF_UTIL_PATH_COUNT_ACCURACY_H
 #define ALPHAPROF_UTIL_PATH_COUNT_ACCURACY_H

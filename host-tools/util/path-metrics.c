@@ -127,12 +127,17 @@ int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc
         }
     }
     sqlite3_finalize(st);
-    /* --both: the counts per context (cct_path_counts, schema v11) */
-    if (sqlite3_prepare_v2(s, "SELECT (SELECT address FROM loadmaps l WHERE l.image = r.callee_image AND "
-                              "l.session = ?1 LIMIT 1) + r.callee, c.path, c.core, c.record, sum(c.count) "
-                              "FROM cct_path_counts c JOIN cct_records r ON r.session = c.session AND "
-                              "r.core = c.core AND r.id = c.record WHERE c.session = ?1 "
-                              "GROUP BY c.core, c.record, c.path", -1, &st, NULL) == SQLITE_OK) {
+    /* --both: the counts per context (cct_path_counts, schema v11), with
+     * --both --metrics their cycles and event (v12; an older file read as
+     * it is has counts alone) */
+#define CTX_PATHS_SQL(metrics)                                                                              \
+    "SELECT (SELECT address FROM loadmaps l WHERE l.image = r.callee_image AND l.session = ?1 LIMIT 1) + "  \
+    "r.callee, c.path, c.core, c.record, sum(c.count)" metrics " FROM cct_path_counts c JOIN cct_records r " \
+    "ON r.session = c.session AND r.core = c.core AND r.id = c.record WHERE c.session = ?1 "               \
+    "GROUP BY c.core, c.record, c.path"
+    bool v12 = sqlite3_prepare_v2(s, CTX_PATHS_SQL(", coalesce(sum(c.cycles), 0), coalesce(sum(c.event), 0)"),
+                                  -1, &st, NULL) == SQLITE_OK;
+    if (v12 || sqlite3_prepare_v2(s, CTX_PATHS_SQL(""), -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, session);
         while (sqlite3_step(st) == SQLITE_ROW) {
             uint64_t start = (uint64_t)sqlite3_column_int64(st, 0), path = (uint64_t)sqlite3_column_int64(st, 1);
@@ -163,9 +168,15 @@ int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc
             }
             h->v[PM_COUNT] += n;
             pm->total[PM_COUNT] += n;
+            for (int k = PM_CYCLES; k <= PM_EVENT && v12 && pm->metered; k++) {
+                uint64_t m = (uint64_t)sqlite3_column_int64(st, 5 + k - PM_CYCLES);
+                h->v[k] += m;
+                pm->total[k] += m;
+            }
         }
         sqlite3_finalize(st);
     }
+#undef CTX_PATHS_SQL
     free(table);
     return 0;
 }

@@ -11,7 +11,8 @@
  * Invariants: every nonzero counter of the session is in paths[] or in
  * unnamed; totals are sums over paths[] (so shares add up to 1); a --both
  * session's counts per context are in them too, summed per path or one
- * entry per context.
+ * entry per context, and under --both --metrics (schema v12) their cycles
+ * and event with them, so a context's path has its own metric shares.
  */
 #ifndef ALPHAPROF_UTIL_PATH_METRICS_H
 #define ALPHAPROF_UTIL_PATH_METRICS_H

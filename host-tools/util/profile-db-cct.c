@@ -4,7 +4,8 @@
  * `alphaprof cct`, the exports and `check --cct` (util/cct-view.c); and
  * the Ball-Larus path counters of PATHS frames (schema v6), read by
  * `check --paths` (util/path-count-accuracy.c); and the paths per
- * context of CCT_PATHS frames (schema v11, instrument --both).
+ * context of CCT_PATHS frames (schema v11, instrument --both), with their
+ * metrics from CCT_PATHS_METERED ones (v12, --both --metrics).
  *
  * Invariants: rows are keyed by (session, core, id) and written with
  * INSERT OR REPLACE, so a frame taken twice (a host that takes over a
@@ -58,16 +59,22 @@ int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t cor
 }
 
 int pdb_put_cct_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t record,
-                           uint64_t path, uint64_t count, struct ap_err *err)
+                           uint64_t path, uint64_t count, const uint64_t *metrics, struct ap_err *err)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->db,
-                           "INSERT OR REPLACE INTO cct_path_counts(session, core, record, path, epoch, count) "
-                           "VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+                           "INSERT OR REPLACE INTO cct_path_counts(session, core, record, path, epoch, count, cycles, "
+                           "event) VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return ap_err_set(err, "cannot store a path count per context: %s", sqlite3_errmsg(db->db));
     const int64_t v[] = {session, core, (int64_t)record, (int64_t)path, epoch, (int64_t)count};
     for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
         sqlite3_bind_int64(st, i + 1, v[i]);
+    for (int i = 0; i < 2; i++) {
+        if (metrics)
+            sqlite3_bind_int64(st, 7 + i, (int64_t)metrics[i]);
+        else
+            sqlite3_bind_null(st, 7 + i);
+    }
     return step_once(db, st, err);
 }
 

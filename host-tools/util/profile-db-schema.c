@@ -117,7 +117,10 @@
  * board's CCT_PATHS frames carry them: per session, core and call record
  * (cct_records.id), one row per nonzero path count; the record's callee
  * is the procedure, path its Ball-Larus number.  Paths counted in no
- * context are path_counts rows (the context-free counters). */
+ * context are path_counts rows (the context-free counters).  With
+ * `--both --metrics` (v12, cct-region.h note 16; CCT_PATHS_METERED frames)
+ * each row carries the path's summed cycles and event in that context,
+ * as path_counts does context-free; NULL without metrics. */
 #define CCT_PATHS_TABLE_SQL_(if_not_exists)                                             \
     "CREATE TABLE " if_not_exists "cct_path_counts (\n"                               \
     "    session  INTEGER NOT NULL,\n"                                              \
@@ -126,13 +129,16 @@
     "    path     INTEGER NOT NULL,   -- its callee's Ball-Larus path number\n"     \
     "    epoch    INTEGER NOT NULL,\n"                                              \
     "    count    INTEGER NOT NULL,\n"                                              \
+    "    cycles   INTEGER,            -- with --metrics (v12): summed path cycles\n" \
+    "    event    INTEGER,            -- ... and the path table's event\n"          \
     "    PRIMARY KEY (session, core, record, path)\n"                               \
     ") WITHOUT ROWID;\n"
 
 /*
  * ======================================================================
- * Schema, version 11 (version 10 lacked cct_path_counts: paths per
- * context); version 10 (version 9 lacked cct_cores.metrics: every tree had
+ * Schema, version 12 (version 11 lacked cct_path_counts.cycles and .event:
+ * paths per context without metrics); version 11 (version 10 lacked
+ * cct_path_counts: paths per context); version 10 (version 9 lacked cct_cores.metrics: every tree had
  * metrics); version 9 (version 8 lacked pairs.weight: every pair stood for
  * one); version 8 (version 7 lacked the per-path metrics: path_counts.cycles
  * and .event, path_cores.metered and .unmetered); version 7 (version 6 lacked sessions.board_config); version 6
@@ -408,6 +414,9 @@ static const struct migration {
     [10] = {"ALTER TABLE cct_cores ADD COLUMN metrics INTEGER;", "cct_cores", "metrics"},
     /* paths per calling context (instrument --both) */
     [11] = {CCT_PATHS_TABLE_SQL_("IF NOT EXISTS "), NULL, NULL},
+    /* paths per calling context with metrics (instrument --both --metrics); older rows count only */
+    [12] = {"ALTER TABLE cct_path_counts ADD COLUMN cycles INTEGER;"
+            "ALTER TABLE cct_path_counts ADD COLUMN event INTEGER;", "cct_path_counts", "cycles"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == PDB_SCHEMA_VERSION + 1,
                "a migration to every schema version");

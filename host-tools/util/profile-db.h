@@ -34,7 +34,7 @@
 #define PDB_FORMAT          "alphaprof-profile-db"
 /* The history is profile-db-schema.c's.  Older files are migrated when
  * opened for writing and read as they are otherwise. */
-#define PDB_SCHEMA_VERSION  11
+#define PDB_SCHEMA_VERSION  12
 /* Image 0: the special profile of samples whose PC is in no image (DCPI's
  * unknown samples); its offset column holds the absolute PC. */
 #define PDB_IMAGE_UNKNOWN   0
@@ -171,9 +171,12 @@ int pdb_put_cct_core(struct pdb *db, int64_t session, int64_t epoch, int32_t cor
 /* Ball-Larus path counters (profile-db-cct.c): a core's nonzero counter
  * by its index (metrics: NULL, or its summed {cycles, event}), and the
  * core's counts of paths it could not count (or not meter). */
-/* One path's count in one calling context (CCT_PATHS, schema v11). */
+/* One path's count in one calling context (CCT_PATHS, schema v11);
+ * metrics: NULL, or its summed {cycles, event} there (CCT_PATHS_METERED,
+ * v12).  Keyed by (session, core, record, path): storing one again
+ * replaces it, never adds. */
 int pdb_put_cct_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t record,
-                           uint64_t path, uint64_t count, struct ap_err *err);
+                           uint64_t path, uint64_t count, const uint64_t *metrics, struct ap_err *err);
 int pdb_put_path_count(struct pdb *db, int64_t session, int64_t epoch, int32_t core, uint64_t counter,
                        uint64_t count, const uint64_t *metrics, struct ap_err *err);
 struct pdb_path_core {

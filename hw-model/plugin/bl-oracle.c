@@ -38,9 +38,10 @@ struct resume {
     bool counting;
 };
 
-/* A path's count in one calling context (note 8). */
+/* A path's count and metrics in one calling context (note 8). */
 struct centry {
     uint64_t ctx, proc, path, count;    /* count 0: free */
+    uint64_t metric[PMU_EV_COUNT];
 };
 
 struct core_state {
@@ -180,10 +181,10 @@ static struct entry *slot(struct entry *t, size_t cap, uint64_t proc, uint64_t p
     return &t[i];
 }
 
-static void add_metrics(struct entry *e, const struct bl_meter *from, const struct bl_meter *to)
+static void add_metrics(uint64_t *metric, const struct bl_meter *from, const struct bl_meter *to)
 {
     for (unsigned k = 0; k < PMU_EV_COUNT; k++)
-        e->metric[k] += to->v[k] - from->v[k];
+        metric[k] += to->v[k] - from->v[k];
 }
 
 static struct centry *cslot(struct centry *t, size_t cap, uint64_t ctx, uint64_t proc, uint64_t path)
@@ -194,18 +195,20 @@ static struct centry *cslot(struct centry *t, size_t cap, uint64_t ctx, uint64_t
     return &t[i];
 }
 
-/* The path's count under c->ctx (note 8); a table that cannot grow loses
- * it (counted in lost, as the main table's). */
-static void count_context(struct core_state *c, uint64_t proc, uint64_t path)
+/* The path's count and metrics under c->ctx (note 8); a table that
+ * cannot grow loses it (counted in lost, as the main table's). */
+static void count_context(struct core_state *c, uint64_t proc, uint64_t path, const struct bl_meter *from,
+                          const struct bl_meter *to)
 {
     if (c->cn * 2 >= c->ccap) {
         size_t cap = c->ccap ? 2 * c->ccap : 1u << 12;
         struct centry *t = cap <= MAX_TABLE ? calloc(cap, sizeof *t) : NULL;
         if (!t) {
             struct centry *e = c->ctable ? cslot(c->ctable, c->ccap, c->ctx, proc, path) : NULL;
-            if (e && e->count)
+            if (e && e->count) {
                 e->count++;
-            else
+                add_metrics(e->metric, from, to);
+            } else
                 __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
             return;
         }
@@ -222,6 +225,7 @@ static void count_context(struct core_state *c, uint64_t proc, uint64_t path)
         c->cn++;
     }
     e->count++;
+    add_metrics(e->metric, from, to);
 }
 
 static void count_path(struct core_state *c, const struct oracle_plan_proc *p, int64_t r, const struct bl_meter *from,
@@ -231,7 +235,7 @@ static void count_path(struct core_state *c, const struct oracle_plan_proc *p, i
         __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
         return;
     }
-    count_context(c, p->start, (uint64_t)r);
+    count_context(c, p->start, (uint64_t)r, from, to);
     if (c->n * 2 >= c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 1u << 12;
         struct entry *t = cap <= MAX_TABLE ? calloc(cap, sizeof *t) : NULL;
@@ -239,7 +243,7 @@ static void count_path(struct core_state *c, const struct oracle_plan_proc *p, i
             struct entry *e = c->table ? slot(c->table, c->cap, p->start, (uint64_t)r) : NULL;
             if (e && e->count) {
                 e->count++;
-                add_metrics(e, from, to);
+                add_metrics(e->metric, from, to);
             } else
                 __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
             return;
@@ -258,7 +262,7 @@ static void count_path(struct core_state *c, const struct oracle_plan_proc *p, i
         c->n++;
     }
     e->count++;
-    add_metrics(e, from, to);
+    add_metrics(e->metric, from, to);
 }
 
 /* Applies edge e's action to frame f (a path may end), the counters
@@ -475,9 +479,11 @@ int bl_oracle_write_contexts(const char *path, uint64_t run_id)
     for (unsigned i = 0; i < plan.ncores; i++)
         for (size_t k = 0; k < plan.cores[i].ccap; k++) {
             const struct centry *e = &plan.cores[i].ctable[k];
-            if (e->count)
-                all[n++] = (struct oracle_cctpath){.core = i, .record = e->ctx, .proc = e->proc, .path = e->path,
-                                                   .count = e->count};
+            if (e->count) {
+                all[n] = (struct oracle_cctpath){.core = i, .record = e->ctx, .proc = e->proc, .path = e->path,
+                                                 .count = e->count};
+                memcpy(all[n++].metric, e->metric, sizeof e->metric);
+            }
         }
     qsort(all, n, sizeof *all, by_context);
     struct truth_file t;

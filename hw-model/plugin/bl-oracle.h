@@ -50,7 +50,9 @@
  *     that an instruction's own edge ends (an exit, a backedge) counts
  *     under that instruction's record; a caller's path ended by its call
  *     edge when the callee returns (note 1, 2, 7) under the record current
- *     when that is followed (the caller's again).  Counts only.
+ *     when that is followed (the caller's again).  With the path's
+ *     metrics (note 6's deltas, the same ones the path adds to its own
+ *     entry), so the contexts' metrics of a path add up to its total.
  */
 #ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
 #define HW_MODEL_PLUGIN_BL_ORACLE_H

@@ -5,7 +5,12 @@ it ran in (or context-free: a procedure reached by a tail call), drained as
 CCT, CCT_PATHS and PATHS frames, and checked against the model's exact
 truth of the same run: the tree (check --cct, FILE.cct), each path's count
 (path_count_error, FILE.blpaths) and each path's count per context
-(context_path_error, FILE.cctpaths)."""
+(context_path_error, FILE.cctpaths).  --both --metrics (cct-region.h
+note 16) keeps each path's cycles and one event per context too, sent as
+CCT_PATHS_METERED frames and stored beside the counts (schema 12): its
+counts stay exact, its metrics per context are within a few per cent of
+the model's per-context deltas (context_path_metric_error, FILE.cctpaths
+version 2), and its images behave as the originals."""
 import json
 import os
 
@@ -17,12 +22,14 @@ SAME_OUTPUT = [("branches", []), ("qsort", []), ("calltree", ["64"]), ("hello", 
                ("chase", []), ("trap", []), ("overflow", [])]
 
 
-def _instrument(d, name):
+def _instrument(d, name, extra=()):
     orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
     out = os.path.join(d, name + "-both.elf")
-    r = alphaprof(["instrument", "--both", orig, "-o", out])
-    check(r.status == 0 and os.path.exists(out), "instrument --both %s succeeds" % name, r)
+    r = alphaprof(["instrument", "--both"] + list(extra) + [orig, "-o", out])
+    check(r.status == 0 and os.path.exists(out), "instrument --both %s %s succeeds" % (" ".join(extra), name), r)
     check("per context" in r.out, "it says what it counts per context", r)
+    if "--metrics" in extra:
+        check("metrics: cycles and " in r.out, "it says which metrics it keeps", r)
     return orig, out
 
 
@@ -34,23 +41,31 @@ def _console(r):
             and not l.startswith("monitor:   ")]
 
 
-def test_both_instrumented_images_print_and_exit_as_the_originals():
+def _same_output(extra):
     d = tmpdir()
     try:
         for name, args in SAME_OUTPUT:
-            orig, inst = _instrument(d, name)
+            orig, inst = _instrument(d, name, extra)
             a = run_image(orig, args=args, timeout_s=300)
             b = run_image(inst, args=args, timeout_s=300)
             check(a.status == b.status, "%s: the instrumented image exits as the original (%d)" % (name, a.status), b)
             check(_console(a) == _console(b), "%s: the instrumented image prints what the original prints" % name,
                   "%s\n----\n%s" % (a, b))
-        orig, inst = _instrument(d, "parallel")
+        orig, inst = _instrument(d, "parallel", extra)
         a = run_image(orig, "--cores", "3", timeout_s=300)
         b = run_image(inst, "--cores", "3", timeout_s=300)
         check(a.status == b.status == 0 and _console(a) == _console(b),
               "parallel on 3 cores: the instrumented image behaves as the original", b)
     finally:
         cleanup(d)
+
+
+def test_both_instrumented_images_print_and_exit_as_the_originals():
+    _same_output(())
+
+
+def test_both_metrics_instrumented_images_print_and_exit_as_the_originals():
+    _same_output(("--metrics", "--event", "retired"))
 
 
 def _record(d, img, args, cores=1):
@@ -122,6 +137,113 @@ def _reports(db, j):
           "cct shows each context's path executions and its hottest paths", r)
     r = alphaprof(["cct", "--db", db])
     check(r.status == 0 and "paths: " in r.out, "the text tree says them under the contexts", r)
+
+
+def _metrics_per_context(j, what, event, limits):
+    """context_path_metric_error (check --paths) within limits for cycles
+    and the event: sum over (context, procedure, path) of |instrumented -
+    truth| / sum truth.  A metric stored in the wrong context, swapped with
+    the other, dropped or never sent puts it far above them.  The
+    contexts' metrics are part of each path's (path_metric_error sums
+    them with the context-free counters'), on both sides."""
+    m = j["context_path_metric_error"]
+    check(m is not None and set(m) == {"cycles", event},
+          "%s: check --paths reports the metric error per context for cycles and %s" % (what, event), j)
+    for name, limit in zip(("cycles", event), limits):
+        check(m[name] <= limit, "%s: the %s of each path in each context are within %.0f %% of the model's "
+              "(context_path_metric_error %.4f)" % (what, name, 100 * limit, m[name]), j)
+    check(j["context_unmetered"] == 0, "%s: every count per context came with its metrics" % what, j)
+    per_path = {x["metric"]: x for x in j["metrics"]}
+    for x in j["context_metrics"]:
+        p = per_path[x["metric"]]
+        check(0 < x["truth"] <= p["truth"] and 0 < x["profile"] <= p["profile"],
+              "%s: the contexts' %s are a part of the paths' on both sides" % (what, x["metric"]), j)
+    check(j["path_metric_error"]["cycles"] <= limits[0],
+          "%s: each path's cycles, its contexts' and context-free summed, are within %.0f %% of the model's"
+          % (what, 100 * limits[0]), j)
+
+
+def _metric_reports(db, j, event):
+    """paths --context gives each (context, path) its cycles and event,
+    adding up to the totals; cct shows each context's path cycles and
+    event and their shares of all contexts'."""
+    r = alphaprof(["paths", "--db", db, "--context", "--json"])
+    check(r.status == 0, "paths --context reports", r)
+    p = json.loads(r.out)
+    check(p["metered"] and p["event"] == event, "paths --context says the run is metered and its event", r)
+    rows = p["paths"]
+    check(sum(x["cycles"] for x in rows) == p["total_cycles"] and sum(x["event"] for x in rows) == p["total_event"],
+          "paths --context: every row's cycles and %s add up to the totals" % event, r)
+    ctx_cycles = sum(x["cycles"] for x in rows if x["record"] >= 0)
+    check(ctx_cycles == j["context_metrics"][0]["profile"] > 0,
+          "paths --context: the rows in a context hold the cycles check --paths counts per context", (r, j))
+    r = alphaprof(["cct", "--db", db, "--json"])
+    c = json.loads(r.out)
+    check(r.status == 0 and c["path_metrics"] and c["path_event"] == event, "cct says its paths are metered", r)
+    recs = c["records"]
+    check(sum(x["path_cycles"] for x in recs) == ctx_cycles and
+          abs(sum(x["path_cycles_share"] for x in recs) - 1) < 1e-9 and
+          all(sum(h["cycles"] for h in x["hot_paths"]) <= x["path_cycles"] for x in recs),
+          "cct: each context's path cycles, its hottest paths' among them, shares adding up to 1", r)
+    r = alphaprof(["cct", "--db", db])
+    check(r.status == 0 and "path cycles " in r.out and (" %s " % event) in r.out,
+          "the text tree says each context's path cycles and %s" % event, r)
+
+
+def test_paths_per_context_with_metrics_keep_exact_counts_and_the_models_cycles_and_misses_per_context():
+    """The metered slots (32 bytes, cct-region.h note 16) in the records
+    and the context-free region: every count still equals the truth, and
+    each (context, path)'s cycles and D-cache misses reach the database
+    (CCT_PATHS_METERED) within a few per cent of the model's."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree", ("--metrics",))
+        db, oracle = _record(d, inst, ["16"])
+        j = _exact(db, oracle, "calltree with metrics", 3000)
+        _metrics_per_context(j, "calltree with metrics", "dmiss", (0.05, 0.10))
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "context_path_metric_error" in r.out, "the text report says it too", r)
+        _metric_reports(db, j, "dmiss")
+        _wrong_metrics_are_caught(d, db, oracle)
+    finally:
+        cleanup(d)
+
+
+def _wrong_metrics_are_caught(d, db, oracle):
+    """The check can fail: the same counts with each context's cycles
+    moved to the next context (a drain that mixed up records), or the
+    metrics dropped, give a context_path_metric_error far above the
+    limits while context_path_error stays 0."""
+    import shutil
+    import sqlite3
+    for what, sql in (("cycles moved to the next context",
+                       "UPDATE cct_path_counts SET cycles = (SELECT c2.cycles FROM cct_path_counts c2 WHERE "
+                       "c2.session = cct_path_counts.session AND c2.core = cct_path_counts.core AND "
+                       "c2.record > cct_path_counts.record ORDER BY c2.record, c2.path LIMIT 1) "
+                       "WHERE record < (SELECT max(record) FROM cct_path_counts)"),
+                      ("metrics dropped", "UPDATE cct_path_counts SET cycles = 0, event = 0")):
+        bad = os.path.join(d, "bad.db")
+        shutil.copy(db, bad)
+        con = sqlite3.connect(bad)
+        con.execute(sql)
+        con.commit()
+        con.close()
+        r = alphaprof(["check", "--paths", "--db", bad, "--oracle", oracle, "--json"])
+        j = json.loads(r.out)
+        check(r.status == 0 and j["context_path_error"] == 0 and j["context_path_metric_error"]["cycles"] > 0.2,
+              "%s: check --paths says so in context_path_metric_error" % what, r)
+        os.unlink(bad)
+
+
+def test_paths_per_context_with_metrics_on_two_cores_keep_exact_counts_and_the_models_metrics():
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "parallel", ("--metrics", "--event", "retired"))
+        db, oracle = _record(d, inst, ["2"], cores=2)
+        j = _exact(db, oracle, "parallel on 2 cores with metrics", 100000)
+        _metrics_per_context(j, "parallel on 2 cores", "retired", (0.05, 0.05))
+    finally:
+        cleanup(d)
 
 
 def test_after_a_longjmp_paths_go_on_in_the_setjmp_callers_context_on_both_sides():
@@ -201,18 +323,20 @@ def test_a_runtime_helper_the_images_own_code_also_calls_is_refused_in_one_line(
         cleanup(d)
 
 
-def test_both_refuses_metrics_mixed_modes_and_an_instrumented_image():
+def test_both_refuses_mixed_modes_a_bad_event_and_an_instrumented_image():
     d = tmpdir()
     try:
         orig, inst = _instrument(d, "hello")
-        for args, what in ((["--both", "--metrics"], "--both --metrics is not built"),
-                           (["--cct", "--paths"], "--cct --paths: say --both"),
-                           (["--both", "--cct"], "--both with --cct")):
+        for args, what in ((["--cct", "--paths"], "--cct --paths: say --both"),
+                           (["--both", "--cct"], "--both with --cct"),
+                           (["--both", "--event", "retired"], "--event without --metrics"),
+                           (["--both", "--metrics", "--event", "cycles"], "--event cycles"),
+                           (["--both", "--metrics", "--event", "nosuch"], "an unknown event")):
             r = alphaprof(["instrument"] + args + [orig, "-o", os.path.join(d, "x.elf")])
             check(r.status == 2 and len(r.err.strip().splitlines()) <= 3 and not os.path.exists(os.path.join(d, "x.elf")),
                   "%s: refused with one clear line, nothing written" % what, r)
-        r = alphaprof(["instrument", "--both", "--metrics", orig, "-o", os.path.join(d, "x.elf")])
-        check("counts only" in r.err, "it says --both counts only", r)
+        r = alphaprof(["instrument", "--both", "--metrics", "--event", "nosuch", orig, "-o", os.path.join(d, "x.elf")])
+        check("nosuch" in r.err and "dmiss" in r.err, "it names the bad event and the good ones", r)
         r = alphaprof(["instrument", "--both", inst, "-o", os.path.join(d, "y.elf")])
         check(r.status == 1 and "already instrumented" in r.err and not os.path.exists(os.path.join(d, "y.elf")),
               "an instrumented image is refused, nothing written", r)

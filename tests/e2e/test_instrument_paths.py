@@ -251,7 +251,7 @@ def test_paths_ranks_counted_paths_by_a_metric_with_shares_and_the_top_paths_sha
         check(r.status == 2 and "other than cycles" in r.err, "cycles is no second event", r)
         r = alphaprof(["instrument", "--cct", "--metrics", "--event", "dmiss", build_path("workloads", "hello.elf"),
                        "-o", os.path.join(d, "x.elf")])
-        check(r.status == 2 and "--event goes with --paths --metrics" in r.err,
+        check(r.status == 2 and "--event goes with --paths|--both --metrics" in r.err,
               "--event is for paths: a CCT's metrics are cycles and instructions", r)
     finally:
         cleanup(d)

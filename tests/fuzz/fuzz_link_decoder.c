@@ -126,24 +126,30 @@ static void reencode_paths(const struct lk_frame *f)
     }
 }
 
-/* A parsed CCT_PATHS frame's counts re-encode one by one for the same core. */
+/* A parsed CCT_PATHS or CCT_PATHS_METERED frame's counts (and metrics)
+ * re-encode one by one for the same core, in a frame of the same type;
+ * a CCT_PATHS entry has no metrics. */
 static void reencode_cct_paths(const struct lk_frame *f)
 {
     static uint8_t raw2[LK_MAX_RAW];
     struct lk_reader r;
     uint32_t core;
-    if (lk_cct_paths_open(f, &core, &r) != LK_OK)
+    bool metered;
+    if (lk_cct_paths_open(f, &core, &metered, &r) != LK_OK)
         return;
+    CHECK(metered == (f->type == LK_T_CCT_PATHS_METERED));
     struct lk_ctx_path a, b;
     while (lk_cct_paths_next(&r, &a) == 1) {
+        CHECK(metered || (a.cycles == 0 && a.event == 0));
         struct lk_writer one;
-        CHECK(lk_cct_paths_begin(&one, raw2, sizeof raw2, core) == LK_OK);
+        CHECK((metered ? lk_cct_paths_metered_begin : lk_cct_paths_begin)(&one, raw2, sizeof raw2, core) == LK_OK);
         CHECK(lk_cct_paths_add(&one, &a) == LK_OK);
-        struct lk_frame g = {LK_T_CCT_PATHS, 0, raw2 + LK_HDR_SIZE, lk_payload_len(&one)};
+        struct lk_frame g = {f->type, 0, raw2 + LK_HDR_SIZE, lk_payload_len(&one)};
         uint32_t core2;
+        bool metered2;
         struct lk_reader r2;
-        CHECK(lk_cct_paths_open(&g, &core2, &r2) == LK_OK);
-        CHECK(core2 == core);
+        CHECK(lk_cct_paths_open(&g, &core2, &metered2, &r2) == LK_OK);
+        CHECK(core2 == core && metered2 == metered);
         CHECK(lk_cct_paths_next(&r2, &b) == 1);
         CHECK(memcmp(&a, &b, sizeof a) == 0);
         CHECK(lk_cct_paths_next(&r2, &b) == 0);
@@ -246,7 +252,8 @@ static void parse_any(const struct lk_frame *f)
         break;
     case LK_T_CCT: reencode_cct(f); break;
     case LK_T_PATHS: reencode_paths(f); break;
-    case LK_T_CCT_PATHS: reencode_cct_paths(f); break;
+    case LK_T_CCT_PATHS:
+    case LK_T_CCT_PATHS_METERED: reencode_cct_paths(f); break;
     case LK_T_PAIRS:
         if (lk_pairs_open(f, &u.ph, &r) == LK_OK)
             while (lk_pairs_next(&r, &u.p) == 1)
@@ -259,7 +266,7 @@ static void parse_any(const struct lk_frame *f)
 static const uint8_t types[] = {
     LK_T_HELLO, LK_T_NAMES, LK_T_LOADMAP, LK_T_SAMPLES, LK_T_PME_AGG, LK_T_PAIRS,
     LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_VALUES, LK_T_VALUE_STATS, LK_T_PART,
-    LK_T_CCT, LK_T_PATHS, LK_T_CCT_PATHS, LK_T_START, LK_T_STOP,
+    LK_T_CCT, LK_T_PATHS, LK_T_CCT_PATHS, LK_T_CCT_PATHS_METERED, LK_T_START, LK_T_STOP,
     LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW, LK_T_LINK_ACK,
 };
 

@@ -148,14 +148,18 @@ static void test_the_loops_paths_are_counted_metered_and_kept_per_context_throug
     assert_int_equal(fread(cp, sizeof cp[0], 4, f), 4);
     fclose(f);
     unlink(path);
-    /* record, proc, path, count; by record */
-    static const uint64_t cwant[4][4] = {{0, 0x2000, 0, 1}, {5, 0x1000, 0, 1}, {5, 0x1000, 2, 2}, {5, 0x1000, 3, 1}};
+    /* record, proc, path, count, cycles, misses; by record: each path
+     * ran in one context here, so its metrics there are its own */
+    static const uint64_t cwant[4][6] = {{0, 0x2000, 0, 1, 134, 3}, {5, 0x1000, 0, 1, 8, 1},
+                                         {5, 0x1000, 2, 2, 16, 2}, {5, 0x1000, 3, 1, 6, 0}};
     for (int i = 0; i < 4; i++) {
         assert_int_equal(cp[i].core, 0);
         assert_int_equal(cp[i].record, cwant[i][0]);
         assert_int_equal(cp[i].proc, cwant[i][1]);
         assert_int_equal(cp[i].path, cwant[i][2]);
         assert_int_equal(cp[i].count, cwant[i][3]);
+        assert_int_equal(cp[i].metric[PMU_EV_CYCLES], cwant[i][4]);
+        assert_int_equal(cp[i].metric[PMU_EV_DMISS], cwant[i][5]);
     }
 }
 

@@ -989,8 +989,10 @@ static void test_context_path_counts_round_trip_and_fill_frames(void **state)
     struct lk_reader r;
     uint32_t core = 0;
     struct lk_ctx_path x;
-    assert_int_equal(lk_cct_paths_open(&f, &core, &r), LK_OK);
+    bool metered = true;
+    assert_int_equal(lk_cct_paths_open(&f, &core, &metered, &r), LK_OK);
     assert_int_equal(core, 3);
+    assert_false(metered);
     assert_int_equal(lk_cct_paths_next(&r, &x), 1);
     assert_memory_equal(&x, &a, sizeof a);
     assert_int_equal(lk_cct_paths_next(&r, &x), 1);
@@ -1002,12 +1004,74 @@ static void test_context_path_counts_round_trip_and_fill_frames(void **state)
         n++;
     assert_true(n > 0 && n < 20);
     roundtrip(&w, 16, &d, &f);
-    assert_int_equal(lk_cct_paths_open(&f, &core, &r), LK_OK);
+    assert_int_equal(lk_cct_paths_open(&f, &core, &metered, &r), LK_OK);
     unsigned got = 0;
     while (lk_cct_paths_next(&r, &x) == 1)
         got++;
     assert_int_equal(got, n);
     assert_string_equal(lk_type_name(LK_T_CCT_PATHS), "CCT_PATHS");
+}
+
+/* CCT_PATHS_METERED (--both --metrics): each entry carries its count,
+ * cycles and event in its context, read back as sent; a frame holds fewer
+ * than CCT_PATHS' (five varints an entry), the rest goes in the next; a
+ * frame cut inside an entry's metrics is refused, not read short. */
+static void test_context_path_metrics_round_trip_and_fill_frames(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_ctx_path a = {.record = 2, .path = 0, .count = 1, .cycles = 7, .event = 0},
+                       b = {.record = 70000, .path = 255, .count = ~0ull, .cycles = ~0ull, .event = 1ull << 40};
+    assert_int_equal(lk_cct_paths_metered_begin(&w, raw, sizeof raw, 3), LK_OK);
+    assert_int_equal(lk_cct_paths_add(&w, &a), LK_OK);
+    assert_int_equal(lk_cct_paths_add(&w, &b), LK_OK);
+    roundtrip(&w, 17, &d, &f);
+    assert_int_equal(f.type, LK_T_CCT_PATHS_METERED);
+    struct lk_reader r;
+    uint32_t core = 0;
+    bool metered = false;
+    struct lk_ctx_path x;
+    assert_int_equal(lk_cct_paths_open(&f, &core, &metered, &r), LK_OK);
+    assert_int_equal(core, 3);
+    assert_true(metered);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &b, sizeof b);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 0);
+    /* the same entry in a counts-only frame takes fewer bytes */
+    unsigned n_counts = 0, n_metered = 0;
+    assert_int_equal(lk_cct_paths_begin(&w, raw, 100, 0), LK_OK);
+    while (lk_cct_paths_add(&w, &b) == LK_OK)
+        n_counts++;
+    assert_int_equal(lk_cct_paths_metered_begin(&w, raw, 100, 0), LK_OK);
+    while (lk_cct_paths_add(&w, &b) == LK_OK)
+        n_metered++;
+    assert_true(n_metered > 0 && n_metered < n_counts);
+    roundtrip(&w, 18, &d, &f);
+    assert_int_equal(lk_cct_paths_open(&f, &core, &metered, &r), LK_OK);
+    unsigned got = 0;
+    while (lk_cct_paths_next(&r, &x) == 1) {
+        assert_memory_equal(&x, &b, sizeof b);
+        got++;
+    }
+    assert_int_equal(got, n_metered);
+    /* cut inside the last entry's event: an error, not a short entry */
+    assert_int_equal(lk_cct_paths_metered_begin(&w, raw, sizeof raw, 0), LK_OK);
+    assert_int_equal(lk_cct_paths_add(&w, &b), LK_OK);
+    roundtrip(&w, 19, &d, &f);
+    struct lk_frame cut = f;
+    cut.len--;
+    assert_int_equal(lk_cct_paths_open(&cut, &core, &metered, &r), LK_OK);
+    assert_true(lk_cct_paths_next(&r, &x) < 0);
+    /* a frame of another type is refused */
+    struct lk_frame other = f;
+    other.type = LK_T_CCT;
+    assert_int_equal(lk_cct_paths_open(&other, &core, &metered, &r), LK_E_TYPE);
+    assert_string_equal(lk_type_name(LK_T_CCT_PATHS_METERED), "CCT_PATHS_METERED");
 }
 
 /* PATHS with metrics (--paths --metrics): each counter carries its cycles
@@ -1088,6 +1152,7 @@ int main(void)
         cmocka_unit_test(test_counts_only_cct_records_carry_no_metrics),
         cmocka_unit_test(test_path_counters_round_trip_and_fill_frames),
         cmocka_unit_test(test_context_path_counts_round_trip_and_fill_frames),
+        cmocka_unit_test(test_context_path_metrics_round_trip_and_fill_frames),
         cmocka_unit_test(test_metered_path_counters_round_trip_with_their_metrics),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),

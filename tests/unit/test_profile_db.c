@@ -629,9 +629,9 @@ static void test_paths_per_context_are_kept_per_record_and_the_schema_10_migrati
     struct pdb *db = open_ok(f->path, PDB_CREATE);
     int64_t s;
     begin_session(db, &s);
-    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, &err), 0);
-    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, &err), 0);
-    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 1, 5, 3, 2, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, NULL, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, NULL, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 1, 5, 3, 2, NULL, &err), 0);
     assert_int_equal(pdb_commit(db, &err), 0);
     assert_int_equal(q(db, "SELECT sum(count) FROM cct_path_counts WHERE record = 5 AND path = 3"), 42);
     pdb_close(db);
@@ -639,6 +639,41 @@ static void test_paths_per_context_are_kept_per_record_and_the_schema_10_migrati
     db = open_ok(f->path, PDB_WRITE);
     assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
     assert_int_equal(q(db, "SELECT count(*) FROM cct_path_counts"), 0);
+    pdb_close(db);
+}
+
+/* cct_path_counts.cycles and .event (v12, instrument --both --metrics):
+ * each (core, record, path) keeps its metrics beside its count, a frame
+ * taken twice (a resend, a takeover's replay) stores them once, counts-only
+ * rows keep NULL; a schema 11 file gains the columns, its rows NULL, its
+ * counts as they were. */
+static void test_paths_per_context_keep_their_metrics_once_and_the_schema_11_migration(void **state)
+{
+    struct fixture *f = *state;
+    struct ap_err err;
+    struct pdb *db = open_ok(f->path, PDB_CREATE);
+    int64_t s;
+    begin_session(db, &s);
+    const uint64_t m[2] = {900, 12};
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, m, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 5, 3, 40, m, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 1, 5, 3, 2, m, &err), 0);
+    assert_int_equal(pdb_put_cct_path_count(db, s, 1, 0, 6, 0, 9, NULL, &err), 0);
+    assert_int_equal(pdb_commit(db, &err), 0);
+    assert_int_equal(q(db, "SELECT sum(count) FROM cct_path_counts WHERE record = 5 AND path = 3"), 42);
+    assert_int_equal(q(db, "SELECT sum(cycles) FROM cct_path_counts WHERE record = 5 AND path = 3"), 1800);
+    assert_int_equal(q(db, "SELECT sum(event) FROM cct_path_counts WHERE record = 5 AND path = 3"), 24);
+    assert_int_equal(q(db, "SELECT count(*) FROM cct_path_counts WHERE record = 6 AND cycles IS NULL AND "
+                           "event IS NULL"), 1);
+    pdb_close(db);
+    raw_sql(f->path, "CREATE TABLE old AS SELECT session, core, record, path, epoch, count FROM cct_path_counts;"
+                     "DROP TABLE cct_path_counts; ALTER TABLE old RENAME TO cct_path_counts;"
+                     "UPDATE meta SET value = '11' WHERE key = 'schema_version'");
+    db = open_ok(f->path, PDB_WRITE);
+    assert_int_equal(q(db, "SELECT value FROM meta WHERE key = 'schema_version'"), PDB_SCHEMA_VERSION);
+    assert_int_equal(PDB_SCHEMA_VERSION, 12);
+    assert_int_equal(q(db, "SELECT count(*) FROM cct_path_counts WHERE cycles IS NULL AND event IS NULL"), 3);
+    assert_int_equal(q(db, "SELECT sum(count) FROM cct_path_counts"), 51);
     pdb_close(db);
 }
 
@@ -712,6 +747,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_trees_metrics_flag_is_kept_per_core_and_the_schema_9_migration,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_per_context_are_kept_per_record_and_the_schema_10_migration,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_per_context_keep_their_metrics_once_and_the_schema_11_migration,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_achieved_periods_from_the_timer_stats_and_the_schema_2_migration,
                                         setup, teardown),
