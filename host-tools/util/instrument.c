@@ -2942,6 +2942,32 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
         }
         return;
     }
+    if (m->addr) {
+        /* a leaf with no backedge, counts only: P holds its path's
+         * counter's address (path-region.h note 11) */
+        switch (a->kind) {
+        case BL_ACT_ENTRY:
+            put_region(c, m->P);
+            put_addk(c, m->P, PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + a->add), m->bad);
+            break;
+        case BL_ACT_ADD:
+            put_addk(c, m->P, 8 * a->add, m->bad);
+            break;
+        case BL_ACT_EXIT: {
+            struct tregs t;
+            pick(m, &t, live, bit(m->P));
+            tregs_save(c, &t);
+            int64_t off = 8 * a->add;
+            unsigned at = put_slot_base(c, t.B, m->P, &off);
+            put_incq(c, t.C, at, (int)off);
+            tregs_restore(c, &t);
+            break;
+        }
+        default:
+            break;
+        }
+        return;
+    }
     switch (a->kind) {
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
@@ -3580,7 +3606,7 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
 static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
                         struct pmode *m)
 {
-    m->leaf = m->saved = m->kept = m->known = false;
+    m->leaf = m->saved = m->kept = m->known = m->addr = false;
     m->P = m->Y = m->S = m->T = m->W = R_ZERO;
     /* no increment inside and no backedge: every exit's number is known */
     m->constant = true;
@@ -3645,6 +3671,8 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             taken |= 1u << r;
         }
         m->leaf = m->P != R_ZERO;
+        /* counts only, no backedge: P the counter's address (note 11) */
+        m->addr = m->leaf && !loops && !m->mt.on && !both.on;
         if (m->leaf)
             return;
         m->Y = R_ZERO;      /* a leaf whose exits keep every register (millicode): as one with calls */
