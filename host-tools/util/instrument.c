@@ -2212,7 +2212,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
                           bool metrics)
 {
     if (!metrics && !m->mt.on && !both.on) {
-        bool own_y = (m->leaf || m->frame) && m->Y != R_ZERO;  /* set at the entry beside P, never lost */
+        bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
         int64_t idx = m->rv + add;
         if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {
             /* the number is known here (path-region.h note 8): its slot's
@@ -2306,7 +2306,7 @@ static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_
 static void put_loop_flush(struct code *c, struct pmode *m, unsigned mask, uint32_t live)
 {
     struct tregs t;
-    bool own_y = (m->leaf || m->frame) && m->Y != R_ZERO, far = false;
+    bool own_y = m->leaf && m->Y != R_ZERO, far = false;
     for (unsigned k = 0; k < m->nk; k++)
         far |= (mask & 1u << k) && !fits16((own_y ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
                                            8 * m->kidx[k] + 16);
@@ -2657,9 +2657,25 @@ static void put_frame_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
     if (m->addr) {
+        /* P is never out of range but when a callee on the sink handed
+         * back PATH_POISON (note 3): no address in RAM, so one test keeps
+         * it from being counted; its stub counts it as lost */
+        _Static_assert(RAM_SIZE <= 1u << 28 && PATH_POISON - 8 * PATH_MAX_COUNTERS >= 1u << 28,
+                       "a poisoned address is at or above 2^28, every counter's below");
+        put(c, opl(OP_INTS, F_SRL, m->P, 28, t.C));
+        struct fixup poisoned = put_fwd(c, OP_BNE, t.C);
         int64_t off = 8 * add;
         unsigned at = put_slot_base(c, t.B, m->P, &off);
         put_incq(c, t.C, at, (int)off);
+        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+            m->stub[m->nstubs++] = (struct bad_stub){poisoned, here(c), t.R, t.C, false};
+        } else {
+            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+            land(c, poisoned);
+            put_region(c, t.R);
+            put_incq(c, t.C, t.R, PATH_OFF_LOST);
+            land(c, done);
+        }
     } else {
         put_reg_count(c, m, &t, add, false, false);
     }
@@ -2723,7 +2739,7 @@ static void put_stubs(struct code *c, struct pmode *m)
             put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
         }
         put_region(c, r);
-        if (m->saved && !m->frame) {
+        if (m->saved) {
             /* on the sink: a caller whose P was lost (PATH_POISON) */
             put(c, mem(OP_LDQ, x, r, PATH_OFF_DEPTH));
             put(c, opl(OP_INTS, F_SRL, x, SINK_BIT, x));
@@ -3590,8 +3606,6 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
         }
     }
     ok &= N > 0 && N + FRAME_SLOTS <= 32752;
-    if (getenv("AP_FRAME_DEBUG"))
-        fprintf(stderr, "frame %llx: ok %d N %lld\n", (unsigned long long)cfg->start, ok, (long long)N);
     free(at);
     if (!ok) {
         free(st);
@@ -4142,15 +4156,9 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
                 m.frame = true;
                 m.fmem = !m.saved;
                 bool loops = false;
-                uint32_t named = 0;
                 for (size_t e2 = 0; e2 < cfg.nedges; e2++)
                     loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
-                for (size_t i = 0; i < cfg.n; i++)
-                    named |= liveness_named(cfg.insns[i].s.word);
                 m.addr = m.saved && !loops;
-                for (unsigned r = 9; r <= 15 && m.saved && loops && m.Y == R_ZERO; r++)
-                    if (!(named & 1u << r) && r != m.P)
-                        m.Y = r;        /* the counters' address, so a count needs no region */
                 frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
                 for (size_t i = 0; i < cfg.n; i++) {
                     uint32_t w = cfg.insns[i].s.word;
