@@ -241,9 +241,13 @@
  *     accepts it when sp is written only by `lda sp, -N(sp)` (the frame
  *     made; N one multiple of 16 everywhere) and `lda sp, N(sp)` (dropped),
  *     each where every way in has sp the caller's, or the frame's; sp is
- *     read only as the base of a load, store or lda that stays inside the
- *     frame ([0, N)) while it is made, or at or above sp (the caller's
- *     frame: incoming arguments) while it is not; nothing calls while sp is
+ *     read only as the base of a load or store that stays inside the frame
+ *     ([0, N)) while it is made, or at or above sp (the caller's frame:
+ *     incoming arguments) while it is not, and no address in the stack is
+ *     taken (an lda from sp: a varargs procedure's va_start reaches the
+ *     incoming arguments from its register save area just below the
+ *     frame's top, which would move them; valuediff's printf printed wrong
+ *     arguments before this rule); nothing calls while sp is
  *     the caller's, nothing returns or leaves (but a halt) while it is the
  *     frame's.  Every such lda gets N + 16 (patched in place, its original
  *     word in the patch table like every patched one, so the plan numbers

@@ -3525,10 +3525,12 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
  * (path-region.h note 11): sp written only by `lda sp, -N(sp)` (the frame
  * made, N the same everywhere, a multiple of 16) and `lda sp, N(sp)` (the
  * frame dropped), each where sp is the caller's or the frame's on every
- * way in; sp read only as the base of a load, store or lda that stays in
- * the frame ([0, N), 8 bytes a load or store) while it is made, or at or
- * above sp (the caller's frame, the incoming arguments) while it is not;
- * no call while it is not; a return only while it is not.  Fills
+ * way in; sp read only as the base of a load or store that stays in the
+ * frame ([0, N - 8]) while it is made, or at or above sp (the caller's
+ * frame, the incoming arguments) while it is not, and never to take an
+ * address (lda: printf's va_start reaches the incoming arguments from the
+ * register save area below the top, which would move them); no call
+ * while it is not made; a return only while it is not.  Fills
  * m->fsize and m->fstate (per instruction: sp the frame's before it). */
 static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
 {
@@ -3579,12 +3581,14 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
                 if (op == 0x0b && ra == R_ZERO)
                     continue;       /* unop: ldq_u $31 */
                 if ((in->format != ALPHA_FMT_MEM && in->format != ALPHA_FMT_FMEM) || rb != R_SP ||
-                    (in->format == ALPHA_FMT_MEM && ra == R_SP) || op == OP_LDAH) {
+                    (in->format == ALPHA_FMT_MEM && ra == R_SP) || op == OP_LDAH || op == OP_LDA) {
+                    /* (an address in the stack, such as va_start's of the register save area just
+                     * below the incoming arguments, may reach them: the frame's top must stay) */
                     ok = false;
                     continue;
                 }
                 if (s)
-                    ok &= d >= 0 && d + (op == OP_LDA ? 1 : 8) <= N;
+                    ok &= d >= 0 && d + 8 <= N;
                 else
                     ok &= d >= 0;
             }
