@@ -3527,10 +3527,11 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
  * frame dropped), each where sp is the caller's or the frame's on every
  * way in; sp read only as the base of a load or store that stays in the
  * frame ([0, N - 8]) while it is made, or at or above sp (the caller's
- * frame, the incoming arguments) while it is not, and never to take an
- * address (lda: printf's va_start reaches the incoming arguments from the
- * register save area below the top, which would move them); no call
- * while it is not made; a return only while it is not.  Fills
+ * frame, the incoming arguments) while it is not, and to take an address
+ * (lda) only of a local below the frame's top 48 bytes while it is made
+ * (printf's va_start takes N - 48, the a0-a5 save area that va_arg walks
+ * on from into the incoming arguments, which the grown frame would move);
+ * no call while it is not made; a return only while it is not.  Fills
  * m->fsize and m->fstate (per instruction: sp the frame's before it). */
 static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
 {
@@ -3581,13 +3582,16 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
                 if (op == 0x0b && ra == R_ZERO)
                     continue;       /* unop: ldq_u $31 */
                 if ((in->format != ALPHA_FMT_MEM && in->format != ALPHA_FMT_FMEM) || rb != R_SP ||
-                    (in->format == ALPHA_FMT_MEM && ra == R_SP) || op == OP_LDAH || op == OP_LDA) {
-                    /* (an address in the stack, such as va_start's of the register save area just
-                     * below the incoming arguments, may reach them: the frame's top must stay) */
+                    (in->format == ALPHA_FMT_MEM && ra == R_SP) || op == OP_LDAH) {
                     ok = false;
                     continue;
                 }
-                if (s)
+                if (op == OP_LDA)   /* an address: a local's, not one of the frame's top 48 bytes, where
+                                     * a varargs procedure saves a0-a5 for va_arg to walk on into the
+                                     * incoming arguments (so N - 48 is va_start's); while the frame is
+                                     * made (N is known then: a later frame's size is the same one) */
+                    ok &= s && d >= 0 && d < N - 48;
+                else if (s)
                     ok &= d >= 0 && d + 8 <= N;
                 else
                     ok &= d >= 0;
