@@ -282,9 +282,10 @@
  *     Likewise a loopless leaf (counts only) keeps its counter's address in
  *     its P from the entry on: its exit is the counter's three
  *     instructions (no region, no shift, no check: a leaf makes no call,
- *     so nothing but its own adds moves P).  What each took off, measured
- *     by hand on the same runs as bench_path_counts: chatter 85.7 -> 44.0
- *     %, drystone 38.6 -> 29.6 %, compress 34.9 -> 24.5 %.  The core's
+ *     so nothing but its own adds moves P).  What it took off
+ *     (bench_path_counts, paths18 at 50241fd against paths17): chatter
+ *     85.8 -> 53.4 %, drystone 38.6 -> 29.7 %, compress 34.9 -> 24.5 %,
+ *     listmark 29.97 -> 28.4 %, path_count_error 0 on all.  The core's
  *     4-wide fetch makes a trampoline's length in fetch groups what costs,
  *     not its dependence chain: building the counter's address beside the
  *     region (a chain of four instead of five, one instruction more) cost
