@@ -117,10 +117,10 @@ int cmd_instrument(int argc, char **argv)
                 if (!quiet)
                     printf("alphaprof instrument: %s: paths of %u procedures counted (the path register: %u none "
                            "needed, %u in a register of their own (leaves), %u in a callee-saved register, "
-                           "the others in memory; %u loops counted in a register, %u by an induction variable; %llu counters, %llu "
+                           "the others in memory; %u of those two kept in their own stack frame; %u loops counted in a register, %u by an induction variable; %llu counters, %llu "
                            "instructions patched), %u left alone (%u numbering not countable, %u no counter "
                            "room, %u entry, %u edge, %u setjmp callers), trampolines at 0x%llx (%llu bytes)%s%s\n",
-                           out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, ps.loop_regs, ps.iv_loops, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
+                           out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, ps.frame_procs, ps.loop_regs, ps.iv_loops, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
                            ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
                            ps.skipped[1], ps.skipped[2], ps.skipped[3], ps.skipped[4], ps.skipped[5],
                            (unsigned long long)ps.region_addr,

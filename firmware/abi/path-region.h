@@ -32,6 +32,8 @@
  *       second stack), an exit counts and pops them back;
  *     - else in memory: the entry pushes r itself on the stack, chords add
  *       to it there.
+ *     (Counts only, the last two keep their slot in the procedure's own
+ *     stack frame when it can grow: note 11.)
  *     The entry trampoline sits at the procedure's entry, or at entry + 8
  *     after ldgp, so both entries pass it.  An edge to EXIT counts
  *     count[r + add]; a backedge counts and sets r = reset; other chord
@@ -57,7 +59,8 @@
  *     enters procedures by their entries) counts `bad_paths`: every count
  *     of a number in a register that can be lost or stale (memory, a
  *     callee-saved register, a leaf without a counters' register) is
- *     checked against npaths.  A counters' address kept in a register
+ *     checked against npaths (frame mode's counter address: note 11).
+ *     A counters' address kept in a register
  *     is set at the entry: a jump into a procedure's middle from outside
  *     (no compiler emits one) is not guarded; so a leaf that keeps one
  *     (set beside P, nothing else writes either) counts P unchecked, as a
@@ -232,7 +235,64 @@
  *     handful (measured by hand: parallel 233 -> 0.2 %, matmul 70.9 ->
  *     2.6 %, copy 35 -> 5.2 %, compress 111 -> 35 %, drystone 73.5 ->
  *     38.6 %; what is left there is procedures' entries and exits).
- * 11. The depth has a cache line of its own (offset 128; it was at 8).
+ * 11. Frame mode (counts only: --paths without --metrics, not --both;
+ *     util/instrument.c, frame_plan, put_frame_entry and put_frame_exit,
+ *     put_fmem_action).  A procedure with calls (not a leaf, not constant,
+ *     calling no function that returns twice) whose own stack frame can
+ *     grow keeps its register stack slot in that frame instead: frame_plan
+ *     accepts it when sp is written only by `lda sp, -N(sp)` (the frame
+ *     made; N one multiple of 16 everywhere) and `lda sp, N(sp)` (dropped),
+ *     each where every way in has sp the caller's, or the frame's; sp is
+ *     read only as the base of a load or store that stays inside the frame
+ *     ([0, N)) while it is made, or at or above sp (the caller's frame:
+ *     incoming arguments) while it is not, and an address in the stack
+ *     (an lda from sp) is taken only of a local below the frame's top 48
+ *     bytes, with the frame made: a varargs procedure saves a0-a5 there and
+ *     its va_start takes N - 48, from which va_arg walks on into the
+ *     incoming arguments, which the grown frame would move (valuediff's
+ *     printf printed wrong arguments before this rule; refusing every lda
+ *     from sp put drystone's main, which passes its locals' addresses,
+ *     back on the register stack: 29.7 -> 37.4 %); nothing calls while sp is
+ *     the caller's, nothing returns or leaves (but a halt) while it is the
+ *     frame's.  Every such lda gets N + 16 (patched in place, its original
+ *     word in the patch table like every patched one, so the plan numbers
+ *     the original), and the 16 bytes at the frame's top (N(sp) in the
+ *     frame, -16(sp) while sp is the caller's: no call runs then and a
+ *     trap from user mode runs on the kernel stack, so nothing writes
+ *     there; a trampoline's own spills go below them then, spill_below)
+ *     hold:
+ *     - callee-saved mode (note 2): the caller's P (and Y), stored at the
+ *       entry and loaded back at an exit: no depth, no sink, no region at
+ *       the entry.  A procedure with no backedge keeps in P its path's
+ *       counter's address (the region + PATH_COUNTERS_OFFSET + 8 x (base +
+ *       number), built at the entry, moved by 8 x each add), so an exit
+ *       counts at one displacement from P.  That count is not checked
+ *       against npaths (P is set at the entry, moved only by the adds and
+ *       comes back from every callee: callees keep a callee-saved register,
+ *       and a frame-mode one restores the caller's exactly), but for one
+ *       case: a callee in register-stack mode on the sink hands back
+ *       PATH_POISON (note 3), which as an address is at or above 2^28, past
+ *       every counter, so one test (srl 28; bne) sends it to the stub that
+ *       counts it as lost.  With loops P is the number and Y (when note 2
+ *       gives one) the counters' address, counted checked as before.
+ *     - memory mode (no callee-saved register to spare, compress's
+ *       compress): P itself, in the procedure's own frame rather than on the
+ *       register stack: an add loads, adds and stores the slot, a count
+ *       loads it (none when the number is known: note 8) and is checked.
+ *     A longjmp abandons frame-mode activations with their frames, nothing
+ *     to unwind; a setjmp caller keeps the register stack (note 6).
+ *     Likewise a loopless leaf (counts only) keeps its counter's address in
+ *     its P from the entry on: its exit is the counter's three
+ *     instructions (no region, no shift, no check: a leaf makes no call,
+ *     so nothing but its own adds moves P).  What it took off
+ *     (bench_path_counts, paths18 at 50241fd against paths17): chatter
+ *     85.8 -> 53.4 %, drystone 38.6 -> 29.7 %, compress 34.9 -> 24.5 %,
+ *     listmark 29.97 -> 28.4 %, path_count_error 0 on all.  The core's
+ *     4-wide fetch makes a trampoline's length in fetch groups what costs,
+ *     not its dependence chain: building the counter's address beside the
+ *     region (a chain of four instead of five, one instruction more) cost
+ *     chatter 44 -> 51 %.
+ * 12. The depth has a cache line of its own (offset 128; it was at 8).
  *     The region, the core's PMU page and, with --both, the CCT core
  *     state all lie at multiples of 64 KiB, so their first lines share
  *     one set of the model's 2-way, 32 KiB-a-way L1 D-cache: the PMU
@@ -253,6 +313,8 @@
  *    PATH_MAGIC32(region); counted = metered + unmetered per path.
  *  - a loop register (note 9) is 0 whenever control enters its loop, and
  *    outside its loop its path's counter holds the path's whole count.
+ *  - a frame-mode activation's slots (note 11) hold its caller's P and Y
+ *    (or its own P) from its entry to its exit.
  *  - an induction-variable loop's K (note 10) holds v's value at the
  *    loop's entry while control is in the loop; past its count (the
  *    exit's, or its sink's), its counters hold every path's whole count.
@@ -272,7 +334,7 @@
 #define PATH_STACK_SLOTS        512     /* two stacks in the room one of 1024 had */
 #define PATH_SINK               PATH_STACK_SLOTS
 #define PATH_OFF_MAGIC          0
-#define PATH_OFF_DEPTH          128     /* its own cache line (note 11) */
+#define PATH_OFF_DEPTH          128     /* its own cache line (note 12) */
 #define PATH_OFF_EXCESS         16
 #define PATH_OFF_LOST           24
 #define PATH_OFF_UNMATCHED      32
@@ -310,7 +372,7 @@
 struct path_core {
     uint32_t magic;             /* PATH_MAGIC32(region) once an instrumented procedure ran */
     uint32_t reserved;
-    uint64_t spare;             /* (the depth's first place: note 11) */
+    uint64_t spare;             /* (the depth's first place: note 12) */
     uint64_t excess;            /* activations on the sink slot */
     uint64_t lost_paths;
     uint64_t unmatched_exits;

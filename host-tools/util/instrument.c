@@ -1575,16 +1575,23 @@ static void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigne
     tregs_pick_beside(t, live, exclude, want, R_ZERO);
 }
 
+#define FRAME_SLOTS 16             /* bytes a frame-mode procedure's frame grows by (path-region.h note 11) */
+
+/* Bytes below sp that the trampoline being emitted must leave alone: a
+ * frame-mode procedure's slots while sp is its caller's (path-region.h
+ * note 11); 0 otherwise. */
+static int spill_below;
+
 static void tregs_save(struct code *c, const struct tregs *t)
 {
     for (unsigned i = 0; i < t->nsaved; i++)
-        put(c, mem(OP_STQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
+        put(c, mem(OP_STQ, t->saved[i], R_SP, -8 * (int)(i + 1) - spill_below));
 }
 
 static void tregs_restore(struct code *c, const struct tregs *t)
 {
     for (unsigned i = 0; i < t->nsaved; i++)
-        put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1)));
+        put(c, mem(OP_LDQ, t->saved[i], R_SP, -8 * (int)(i + 1) - spill_below));
 }
 
 /* r = this core's path region, from sp (cct-region.h note 1): a user sp
@@ -2053,6 +2060,27 @@ static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp, unsigned
     memcpy(w, &br, 4);
 }
 
+/* pc's instruction replaced by w in place (a frame's size, path-region.h
+ * note 11), unless a trampoline moved it (patched since patch `from`: the
+ * trampoline holds w already). */
+static void patch_word(struct path_out *po, size_t from, uint64_t pc, uint32_t w)
+{
+    for (size_t k = from; k < po->npatches; k++)
+        if (po->patches[k].pc == pc)
+            return;
+    if (po->npatches == po->cap) {
+        po->cap = po->cap ? 2 * po->cap : 1024;
+        po->patches = realloc(po->patches, po->cap * sizeof *po->patches);
+        if (!po->patches)
+            abort();
+    }
+    uint8_t *at = at_addr(po->e, pc, 4);
+    uint32_t old;
+    memcpy(&old, at, 4);
+    po->patches[po->npatches++] = (struct path_patch){pc, old};
+    memcpy(at, &w, 4);
+}
+
 static void align_tramp(struct code *c)
 {
     while (here(c) % 16)
@@ -2119,6 +2147,16 @@ struct pmode {
     bool saved;                 /* P a callee-saved register the procedure never names,
                                  * the caller's value pushed on the register stack */
     unsigned P, Y;              /* Y = R_ZERO: none */
+    /* frame mode (counts only; path-region.h note 11): the procedure's own
+     * frame grown by FRAME_SLOTS at its top, fsize its size before; with
+     * `saved` the caller's P (and Y) kept there instead of on the register
+     * stack, with `fmem` P itself kept there (no register to spare);
+     * fstate[i] whether sp is the frame's (1) or the caller's (0) before
+     * instruction i; fbody that of the edge being emitted */
+    bool frame, fmem, fbody;
+    bool addr;                  /* frame mode, no backedge: P holds its path's counter's address */
+    int64_t fsize;
+    uint8_t *fstate;
     /* with metrics, a leaf with registers to spare (path-region.h note 5):
      * Y the region from the entry on, S and T its path's start (cycles,
      * the event); known: every exit's number is known here, so no P */
@@ -2613,6 +2651,110 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
     tregs_restore(c, &t);
 }
 
+/* Frame mode (path-region.h note 11): the offset from sp of the frame's
+ * k-th slot where the edge being emitted runs. */
+static int fslot(const struct pmode *m, int k)
+{
+    return (int)((m->fbody ? m->fsize : -FRAME_SLOTS) + 8 * k);
+}
+
+/* The callee-saved mode's entry in frame mode: the caller's P (and Y) go
+ * to the frame's slots (sp is the caller's at the entry), P = ENTRY's add,
+ * Y = the counters' address. */
+static void put_frame_entry(struct code *c, struct pmode *m, int64_t add)
+{
+    put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
+    if (m->addr) {
+        put_region(c, m->P);
+        put_addk(c, m->P, PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + add), m->bad);
+        return;
+    }
+    if (m->Y != R_ZERO) {
+        put(c, mem(OP_STQ, m->Y, R_SP, fslot(m, 1)));
+        put_region(c, m->Y);
+        put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+    }
+    put_setk(c, m->P, add, m->bad);
+}
+
+/* ... and its exit: the path counted, the caller's P (and Y) back. */
+static void put_frame_exit(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    struct tregs t;
+    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_save(c, &t);
+    if (m->addr) {
+        /* P is never out of range but when a callee on the sink handed
+         * back PATH_POISON (note 3): no address in RAM, so one test keeps
+         * it from being counted; its stub counts it as lost */
+        _Static_assert(RAM_SIZE <= 1u << 28 && PATH_POISON - 8 * PATH_MAX_COUNTERS >= 1u << 28,
+                       "a poisoned address is at or above 2^28, every counter's below");
+        put(c, opl(OP_INTS, F_SRL, m->P, 28, t.C));
+        struct fixup poisoned = put_fwd(c, OP_BNE, t.C);
+        int64_t off = 8 * add;
+        unsigned at = put_slot_base(c, t.B, m->P, &off);
+        put_incq(c, t.C, at, (int)off);
+        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+            m->stub[m->nstubs++] = (struct bad_stub){poisoned, here(c), t.R, t.C, false};
+        } else {
+            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+            land(c, poisoned);
+            put_region(c, t.R);
+            put_incq(c, t.C, t.R, PATH_OFF_LOST);
+            land(c, done);
+        }
+    } else {
+        put_reg_count(c, m, &t, add, false, false);
+    }
+    tregs_restore(c, &t);
+    put(c, mem(OP_LDQ, m->P, R_SP, fslot(m, 0)));
+    if (m->Y != R_ZERO)
+        put(c, mem(OP_LDQ, m->Y, R_SP, fslot(m, 1)));
+}
+
+/* An action with P kept in the frame's slot (pmode.fmem): as the memory
+ * mode's, in the procedure's own frame rather than on the register stack. */
+static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
+{
+    struct tregs t;
+    pick(m, &t, live, 0);
+    tregs_save(c, &t);
+    int slot = fslot(m, 0);
+    switch (a->kind) {
+    case BL_ACT_ENTRY:
+        put_setk(c, t.A, a->add, m->bad);
+        put(c, mem(OP_STQ, t.A, R_SP, slot));
+        break;
+    case BL_ACT_ADD:
+        if (m->rk) {
+            put_setk(c, t.A, m->rv + a->add, m->bad);
+        } else {
+            put(c, mem(OP_LDQ, t.A, R_SP, slot));
+            put_addk(c, t.A, a->add, m->bad);
+        }
+        put(c, mem(OP_STQ, t.A, R_SP, slot));
+        break;
+    case BL_ACT_EXIT:
+    case BL_ACT_BACKEDGE: {
+        int64_t idx = m->rv + a->add;
+        if (!(m->rk && idx >= 0 && (uint64_t)idx < m->npaths))        /* (put_reg_count's known slot) */
+            put(c, mem(OP_LDQ, t.A, R_SP, slot));
+        unsigned P = m->P;
+        m->P = t.A;
+        put_reg_count(c, m, &t, a->add, false, false);
+        m->P = P;
+        if (a->kind == BL_ACT_BACKEDGE) {
+            put_setk(c, t.A, a->reset, m->bad);
+            put(c, mem(OP_STQ, t.A, R_SP, slot));
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    tregs_restore(c, &t);
+}
+
 /* The bad-number stubs of the trampoline just ended. */
 static void put_stubs(struct code *c, struct pmode *m)
 {
@@ -2760,16 +2902,26 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
         }
         return;
     }
+    if (m->fmem) {
+        put_fmem_action(c, m, a, live);
+        return;
+    }
     if (m->saved) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
-            put_saved_entry(c, m, a->add, live);
+            if (m->frame)
+                put_frame_entry(c, m, a->add);
+            else
+                put_saved_entry(c, m, a->add, live);
             break;
         case BL_ACT_ADD:
-            put_addk(c, m->P, a->add, m->bad);
+            put_addk(c, m->P, (m->addr ? 8 : 1) * a->add, m->bad);
             break;
         case BL_ACT_EXIT:
-            put_saved_exit(c, m, a->add, live);
+            if (m->frame)
+                put_frame_exit(c, m, a->add, live);
+            else
+                put_saved_exit(c, m, a->add, live);
             break;
         case BL_ACT_BACKEDGE:
             if (m->mt.on)
@@ -2828,6 +2980,32 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
             put_metered_leaf_count(c, m, a->add, live, true);
             put_setk(c, m->P, a->reset, m->bad);
             break;
+        default:
+            break;
+        }
+        return;
+    }
+    if (m->addr) {
+        /* a leaf with no backedge, counts only: P holds its path's
+         * counter's address (path-region.h note 11) */
+        switch (a->kind) {
+        case BL_ACT_ENTRY:
+            put_region(c, m->P);
+            put_addk(c, m->P, PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + a->add), m->bad);
+            break;
+        case BL_ACT_ADD:
+            put_addk(c, m->P, 8 * a->add, m->bad);
+            break;
+        case BL_ACT_EXIT: {
+            struct tregs t;
+            pick(m, &t, live, bit(m->P));
+            tregs_save(c, &t);
+            int64_t off = 8 * a->add;
+            unsigned at = put_slot_base(c, t.B, m->P, &off);
+            put_incq(c, t.C, at, (int)off);
+            tregs_restore(c, &t);
+            break;
+        }
         default:
             break;
         }
@@ -3370,11 +3548,114 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
     free(sinkto);
 }
 
+/* Whether the procedure's stack frame can grow by FRAME_SLOTS at its top
+ * (path-region.h note 11): sp written only by `lda sp, -N(sp)` (the frame
+ * made, N the same everywhere, a multiple of 16) and `lda sp, N(sp)` (the
+ * frame dropped), each where sp is the caller's or the frame's on every
+ * way in; sp read only as the base of a load or store that stays in the
+ * frame ([0, N - 8]) while it is made, or at or above sp (the caller's
+ * frame, the incoming arguments) while it is not, and to take an address
+ * (lda) only of a local below the frame's top 48 bytes while it is made
+ * (printf's va_start takes N - 48, the a0-a5 save area that va_arg walks
+ * on from into the incoming arguments, which the grown frame would move);
+ * no call while it is not made; a return only while it is not.  Fills
+ * m->fsize and m->fstate (per instruction: sp the frame's before it). */
+static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
+{
+    size_t nb = cfg->nblocks;
+    int8_t *at = calc_zalloc(nb + 1, 1);        /* a block's sp on entry: -1 not reached */
+    uint8_t *st = calc_zalloc(cfg->n + 1, 1);
+    memset(at, -1, nb + 1);
+    int64_t N = 0;
+    bool ok = cfg->nedges > 0 && cfg->edges[0].kind == EDGE_ENTRY && cfg->edges[0].to < nb;
+    if (ok)
+        at[cfg->edges[0].to] = 0;
+    for (bool changed = ok; changed && ok;) {
+        changed = false;
+        for (uint32_t b = 0; b < nb && ok; b++) {
+            const struct calc_block *x = &cfg->blocks[b];
+            if (at[b] < 0 || !x->n)
+                continue;
+            int s = at[b];
+            for (uint32_t i = x->first; i < x->first + x->n && ok; i++) {
+                uint32_t w = cfg->insns[i].s.word, use, def;
+                st[i] = (uint8_t)s;
+                const struct alpha_insn_info *in = alpha_decode(w);
+                enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
+                if (!in || in->format == ALPHA_FMT_HW) {
+                    ok = false;
+                    break;
+                }
+                liveness_regs(w, &use, &def);
+                unsigned op = w >> 26, ra = alpha_ra(w), rb = alpha_rb(w);
+                int64_t d = alpha_disp16(w);
+                if (def & bit(R_SP)) {
+                    if (op != OP_LDA || rb != R_SP)
+                        ok = false;
+                    else if (!s && d < 0 && -d % 16 == 0 && (!N || N == -d))
+                        N = -d, s = 1;
+                    else if (s && d == N)
+                        s = 0;
+                    else
+                        ok = false;
+                    continue;
+                }
+                if (f == FLOW_CALL && !s)
+                    ok = false;
+                if (f == FLOW_RETURN && s)
+                    ok = false;
+                if (!(use & bit(R_SP)))
+                    continue;
+                if (op == 0x0b && ra == R_ZERO)
+                    continue;       /* unop: ldq_u $31 */
+                if ((in->format != ALPHA_FMT_MEM && in->format != ALPHA_FMT_FMEM) || rb != R_SP ||
+                    (in->format == ALPHA_FMT_MEM && ra == R_SP) || op == OP_LDAH) {
+                    ok = false;
+                    continue;
+                }
+                if (op == OP_LDA)   /* an address: a local's, not one of the frame's top 48 bytes, where
+                                     * a varargs procedure saves a0-a5 for va_arg to walk on into the
+                                     * incoming arguments (so N - 48 is va_start's); while the frame is
+                                     * made (N is known then: a later frame's size is the same one) */
+                    ok &= s && d >= 0 && d < N - 48;
+                else if (s)
+                    ok &= d >= 0 && d + 8 <= N;
+                else
+                    ok &= d >= 0;
+            }
+            const struct calc_insn *L = &cfg->insns[x->first + x->n - 1];
+            enum calc_flow lf = calc_flow_of(L->s.word, L->s.cls);
+            for (uint32_t k = 0; k < x->nout && ok; k++) {
+                uint32_t to = cfg->edges[x->out[k]].to;
+                if (to == CALC_EXIT && s && lf != FLOW_HALT)
+                    ok = false;     /* (a way out with the frame made but a halt: a tail call that keeps it) */
+                if (to == CALC_EXIT)
+                    continue;
+                if (at[to] < 0) {
+                    at[to] = (int8_t)s;
+                    changed = true;
+                } else if (at[to] != s) {
+                    ok = false;
+                }
+            }
+        }
+    }
+    ok &= N > 0 && N + FRAME_SLOTS <= 32752;
+    free(at);
+    if (!ok) {
+        free(st);
+        return false;
+    }
+    m->fsize = N;
+    m->fstate = st;
+    return true;
+}
+
 /* Whether cfg can keep its path register in registers (struct pmode). */
 static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
                         struct pmode *m)
 {
-    m->leaf = m->saved = m->kept = m->known = false;
+    m->leaf = m->saved = m->kept = m->known = m->addr = false;
     m->P = m->Y = m->S = m->T = m->W = R_ZERO;
     /* no increment inside and no backedge: every exit's number is known */
     m->constant = true;
@@ -3439,6 +3720,8 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             taken |= 1u << r;
         }
         m->leaf = m->P != R_ZERO;
+        /* counts only, no backedge: P the counter's address (note 11) */
+        m->addr = m->leaf && !loops && !m->mt.on && !both.on;
         if (m->leaf)
             return;
         m->Y = R_ZERO;      /* a leaf whose exits keep every register (millicode): as one with calls */
@@ -3598,6 +3881,8 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
             entry = &bl->action[k];
     struct bl_action push = {.kind = BL_ACT_ENTRY, .add = entry ? entry->add : 0};
     size_t ei = (E - cfg->start) / 4;
+    m->fbody = false;           /* (frame mode: sp is the caller's at the entry, frame_plan) */
+    spill_below = m->frame ? FRAME_SLOTS : 0;
     put_edge_code(c, m, &push, live[ei]);
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
@@ -3626,6 +3911,13 @@ block_ends:
         m->rv = val[b];
         unsigned ra = (w >> 21) & 31, rb = (w >> 16) & 31;
         enum calc_flow f = calc_flow_of(w, L->s.cls);
+        if (m->frame) {
+            /* sp where the edge's code runs: after L when L falls through */
+            uint32_t use, def;
+            liveness_regs(w, &use, &def);
+            m->fbody = m->fstate[li] ^ (f == FLOW_NONE && (def & bit(R_SP)));
+            spill_below = m->fbody ? 0 : FRAME_SLOTS;
+        }
         const struct bl_action *a = &bl->action[x->out[0]];
         uint32_t after = liveness_at_edge(cfg, live, li, cfg->edges[x->out[0]].to);
         align_tramp(c);
@@ -3751,6 +4043,10 @@ block_ends:
     for (unsigned i = 0; i < m->nsink; i++) {
         const struct calc_insn *F = &cfg->insns[m->sink[i].insn];
         m->rk = false;
+        if (m->frame) {
+            m->fbody = m->fstate[m->sink[i].insn];
+            spill_below = m->fbody ? 0 : FRAME_SLOTS;
+        }
         align_tramp(c);
         t = here(c);
         put_iv_fixup(c, m, m->sink[i].k, m->sink[i].ib, live[m->sink[i].insn]);
@@ -3761,8 +4057,11 @@ block_ends:
         add_patch(po, F->pc, t, OP_BR, R_ZERO);
     }
     m->rk = false;
+    spill_below = 0;
     free(kind);
     free(val);
+    free(m->fstate);
+    m->fstate = NULL;
     free(m->kzero);
     free(m->kflush);
     free(m->kback);
@@ -3886,6 +4185,26 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             liveness_compute(&cfg, live);
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
             choose_mode(&cfg, &bl, live, &m);
+            size_t nframe = 0;
+            uint32_t *frame_at = NULL;  /* the instructions that make and drop the frame (note 11) */
+            if (!m.constant && !m.leaf && !m.mt.on && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
+                m.frame = true;
+                m.fmem = !m.saved;
+                bool loops = false;
+                for (size_t e2 = 0; e2 < cfg.nedges; e2++)
+                    loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
+                m.addr = m.saved && !loops;
+                frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
+                for (size_t i = 0; i < cfg.n; i++) {
+                    uint32_t w = cfg.insns[i].s.word;
+                    int64_t d = alpha_disp16(w);
+                    if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP &&
+                        (d == m.fsize || d == -m.fsize)) {
+                        cfg.insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * FRAME_SLOTS));
+                        frame_at[nframe++] = (uint32_t)i;
+                    }
+                }
+            }
             if (!m.constant && !m.mt.on)        /* (notes 9 and 10) */
                 choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
@@ -3904,6 +4223,10 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             st->loop_regs += m.nk - m.niv;
             st->iv_loops += m.niv;
             paths_emit(&po, &cfg, &bl, E, &m, live);
+            for (size_t k = 0; k < nframe; k++)
+                patch_word(&po, before, cfg.insns[frame_at[k]].pc, cfg.insns[frame_at[k]].s.word);
+            free(frame_at);
+            st->frame_procs += m.frame;
             free(live);
             counters += bl.npaths;
             st->procs++;

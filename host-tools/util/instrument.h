@@ -77,6 +77,8 @@ struct instrument_path_stats {
     unsigned leaf_procs;        /* of them, with the path register in a register of their own */
     unsigned saved_procs;       /* ... in a callee-saved register they never name */
     unsigned constant_procs;    /* ... none: one known path number per exit */
+    unsigned frame_procs;       /* of the others, keeping the caller's or their own path register in
+                                 * their stack frame (path-region.h note 11) */
     unsigned loop_regs;         /* backedge paths counted in a register (path-region.h note 9) */
     unsigned iv_loops;          /* loops counted by an induction variable (path-region.h note 10) */
     unsigned context_procs;     /* --both: of them, counted per calling context */

@@ -421,3 +421,50 @@ def test_a_memory_mode_loop_left_by_taken_exits_with_actions_counts_exactly():
     their edge and then leave nothing to count there (path-region.h note
     10); the counts stay exactly the model's."""
     _increment_loops_exact("compress", [], 3000000)
+
+
+def _sp_moves(image, sym):
+    """The displacements of `lda sp, D(sp)` in sym's code (the target's
+    binutils objdump): the frame made (-N) and dropped (N)."""
+    import re
+    import subprocess
+    out = subprocess.run(["alpha-linux-gnu-objdump", "-d", "--disassemble=" + sym, "--no-show-raw-insn", image],
+                         capture_output=True, text=True, check=True).stdout
+    return [int(m.group(1)) for m in re.finditer(r"\blda\s+sp,(-?\d+)\(sp\)", out)]
+
+
+def test_frame_mode_grows_frames_by_16_bytes_leaves_varargs_frames_alone_and_counts_exactly():
+    """Counts only (path-region.h note 11): chatter's stdio procedures keep
+    their caller's path register (or their counter's address) in their own
+    stack frame, grown by 16 bytes at its top: every instruction that
+    makes or drops _putc_r's frame moves sp 16 bytes further in the copy.
+    printf takes an address in its frame (va_start's, whose arguments lie
+    just above the frame's top), so its frame stays as it was.  The copy
+    prints and exits as the original, and every path is counted exactly:
+    none lost, unmatched or out of range."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "chatter.elf"), "the chatter workload")
+        inst = os.path.join(d, "chatter-paths.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
+        check(r.status == 0, "instrument --paths chatter succeeds", r)
+        framed = _loops_said(r, " of those two kept in their own stack frame")
+        check(framed >= 20, "it says how many procedures keep their slot in their frame (%d)" % framed, r)
+        a, b = _sp_moves(orig, "_putc_r"), _sp_moves(inst, "_putc_r")
+        grown = [x + (16 if x > 0 else -16) for x in a]
+        check(len(a) >= 2 and all(x in grown for x in b) and len(b) >= len(a) - 1,
+              "_putc_r's frame is 16 bytes larger wherever it is made or dropped (%s -> %s; the one "
+              "at its entry is moved into the entry trampoline)" % (a, b))
+        pa, pb = _sp_moves(orig, "printf"), _sp_moves(inst, "printf")
+        check(pb and all(x in pa for x in pb),
+              "printf's frame, whose address va_start takes, stays as it was (%s -> %s)" % (pa, pb))
+        x, y = run_image(orig, timeout_s=300), run_image(inst, timeout_s=300)
+        check(x.status == y.status and _console(x) == _console(y), "the copy prints and exits as the original",
+              "%s\n----\n%s" % (x, y))
+        db, oracle = _record(d, inst, [], deterministic=True)
+        j, r = _paths_exact(db, oracle, "chatter: every path's count equals the model's", 400000)
+        i = j["instrumented"]
+        check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0,
+              "nothing lost, unmatched or out of range", r)
+    finally:
+        cleanup(d)
