@@ -53,10 +53,10 @@ def span(xs, f="%.3g"):
 
 
 def measure(d, w, seed):
-    img = require(build_path("workloads", w + ".elf"))
     db, orc = os.path.join(d, "%s-%d.db" % (w, seed)), os.path.join(d, "%s-%d.oracle" % (w, seed))
     if d == KEEP and os.path.exists(db) and os.path.exists(orc):
         return check(w, seed, db, orc)      # (the oracle is written when the run has ended)
+    img = require(build_path("workloads", w + ".elf"))
     r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--seed", str(seed), "--db", db,
                    "--oracle", orc, "--events", EVENTS, "--timeout", "1800", img, "--", str(REPEAT[w])],
                   timeout=1900)
