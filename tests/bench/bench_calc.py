@@ -18,7 +18,9 @@ range of the per-seed aggregates and the lowest seed stated beside it.
 ALPHAPROF_CALC_SEEDS="1 2" overrides the seeds, ALPHAPROF_CALC_WORKLOADS="chase"
 the workloads (a quick look), ALPHAPROF_CALC_JOBS how many recordings run at
 once (default 3), ALPHAPROF_CALC_KEEP=DIR keeps each recording's profile and
-oracle there (so a change to calc can be judged on the same recordings).
+oracle there, and a later run with the same DIR checks those again instead
+of recording anew (so a change to calc is judged on the same recordings:
+deterministic runs of the same images would record them byte for byte).
 """
 import concurrent.futures
 import json
@@ -51,21 +53,28 @@ def span(xs, f="%.3g"):
 
 
 def measure(d, w, seed):
-    img = require(build_path("workloads", w + ".elf"))
     db, orc = os.path.join(d, "%s-%d.db" % (w, seed)), os.path.join(d, "%s-%d.oracle" % (w, seed))
+    if d == KEEP and os.path.exists(db) and os.path.exists(orc):
+        return check(w, seed, db, orc)      # (the oracle is written when the run has ended)
+    img = require(build_path("workloads", w + ".elf"))
     r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--seed", str(seed), "--db", db,
                    "--oracle", orc, "--events", EVENTS, "--timeout", "1800", img, "--", str(REPEAT[w])],
                   timeout=1900)
     if r.status != 0:
         raise RuntimeError("record failed:\n%s" % r)
+    c = check(w, seed, db, orc)
+    for f in os.listdir(d) if d != KEEP else []:
+        if f.startswith("%s-%d." % (w, seed)):
+            os.unlink(os.path.join(d, f))
+    return c
+
+
+def check(w, seed, db, orc):
     c = json.loads(alphaprof(["check", "--calc", "--db", db, "--oracle", orc, "--json"]).out)
     start = time.time()
     alphaprof(["calc", "--db", db, "--summary", "--json"])
     c["calc_s"] = time.time() - start
     print("bench_calc: %s seed %d: %s" % (w, seed, json.dumps(c)), flush=True)    # (each as it comes)
-    for f in os.listdir(d) if d != KEEP else []:
-        if f.startswith("%s-%d." % (w, seed)):
-            os.unlink(os.path.join(d, f))
     return c
 
 

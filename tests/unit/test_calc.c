@@ -345,6 +345,58 @@ static void test_a_cluster_takes_the_points_that_agree_within_sampling_noise(voi
     calc_proc_free(&p);
 }
 
+/* Four stores and a ret, one cycle each by the schedule, at 112, 155,
+ * 155, 260 and 160 samples (copy's first loop, at 135 samples a cycle):
+ * the 112 is below the next point up by less than the noise of the two
+ * counts' difference (3 sqrt(112 + 155) + 3 = 52), so it is an issue
+ * point like the others and the cluster is 112, 155, 155, 160 (the
+ * stalled 260 out): 582 / 4.  Judged by the 155's noise alone (40) it was
+ * left out, and the cluster was 470 / 3, 8 % higher. */
+static void test_a_low_point_within_two_counts_noise_of_the_next_stays_in_the_cluster(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {STQ(1, 0, 2), STQ(3, 8, 2), STQ(4, 16, 2), STQ(5, 24, 2), RET};
+    const double s[] = {112, 155, 155, 260, 160};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 5), 0);
+    for (int i = 0; i < 5; i++)
+        p.insns[i].samples[CALC_EV_CYCLES] = s[i];
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(p.insns[i].m, 1);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
+    calc_estimate(&p, &r);
+    assert_true(near(p.insns[0].freq, 582.0 / 4));
+    assert_int_equal(p.classes[p.blocks[0].cls].used, 4);
+    calc_proc_free(&p);
+}
+
+/* 1000-1008 three addq, 100c beq -> 1014; 1010 addq; 1014 ret.  The
+ * block at 1010 is entered only by the beq's fall-through: it runs at
+ * most as often as the block before it.  Its one issue point stalled (300
+ * samples to the others' 100 a cycle; the addq and beq at 1004 and 100c
+ * pair), so its own estimate is three times that; flow caps it at the
+ * block before's 100 (matmul's block under its loop's exit test took 4.4
+ * times the executions of the one before it). */
+static void test_a_class_own_estimate_is_capped_by_the_block_that_leads_to_it(void **state)
+{
+    (void)state;
+    const uint32_t w[] = {ADDQ(1, 2, 3), ADDQ(4, 5, 6), ADDQ(7, 8, 9), BEQ(10, 1), ADDQ(11, 12, 13), RET};
+    const double s[] = {100, 0, 100, 0, 300, 100};
+    struct calc_proc p;
+    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 6), 0);
+    for (int i = 0; i < 6; i++)
+        p.insns[i].samples[CALC_EV_CYCLES] = s[i];
+    calc_equivalence(&p);
+    calc_schedule(&p);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
+    calc_estimate(&p, &r);
+    assert_true(near(p.insns[0].freq, 100));
+    assert_true(near(p.insns[4].freq, 100));
+    calc_proc_free(&p);
+}
+
 /* A one-block loop: 1000 addq; 1004 addq; 1008 bne -> 1000; 100c ret.
  * Its back edge has no instruction of its own: flow gives it the loop's
  * executions less the entry's, even when the entry (and the ret) have
@@ -700,6 +752,8 @@ int main(void)
         cmocka_unit_test_setup(test_miss_samples_floor_a_class_the_cycles_underestimate, setup),
         cmocka_unit_test_setup(test_a_stall_within_sampling_noise_is_base_and_beyond_it_unexplained, setup),
         cmocka_unit_test_setup(test_a_cluster_takes_the_points_that_agree_within_sampling_noise, setup),
+        cmocka_unit_test_setup(test_a_low_point_within_two_counts_noise_of_the_next_stays_in_the_cluster, setup),
+        cmocka_unit_test_setup(test_a_class_own_estimate_is_capped_by_the_block_that_leads_to_it, setup),
         cmocka_unit_test_setup(test_a_miss_already_waited_for_bounds_the_next_consumer_less, setup),
         cmocka_unit_test_setup(test_a_strided_load_bounds_its_dtb_misses_by_the_pages_it_crosses, setup),
         cmocka_unit_test_setup(test_a_loops_back_edge_gets_the_loop_less_its_entry, setup),
