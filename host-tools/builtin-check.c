@@ -66,6 +66,30 @@ struct check_options {
     unsigned min_samples;       /* --values: loads with fewer values sampled are not checked */
 };
 
+/* The JSON of an instrumented profile's two metrics (cycles and event)
+ * against the truth: {"cycles": e0, "<event>": e1}, "<list_key>": [per
+ * metric its sums, absolute difference and bias per execution]. */
+static void print_metric_errors(int event, const double error[2], const uint64_t profile[2],
+                                const uint64_t truth[2], const uint64_t abs_diff[2], const double bias[2],
+                                const char *list_key)
+{
+    const char *names[2] = {"cycles", pmu_event_name((unsigned)event)};
+    printf("{");
+    for (unsigned k = 0; k < 2; k++) {
+        printf("%s\"%s\": ", k ? ", " : "", names[k]);
+        json_num(stdout, error[k]);
+    }
+    printf("}, \"%s\": [", list_key);
+    for (unsigned k = 0; k < 2; k++) {
+        printf("%s{\"metric\": \"%s\", \"profile\": %llu, \"truth\": %llu, \"abs_diff\": %llu, "
+               "\"bias_per_execution\": ", k ? ", " : "", names[k], (unsigned long long)profile[k],
+               (unsigned long long)truth[k], (unsigned long long)abs_diff[k]);
+        json_num(stdout, bias[k]);
+        printf("}");
+    }
+    printf("]");
+}
+
 /* Prints the instructions whose shares differ most. */
 static void print_top_differences(const struct profile_view *v, const struct profile_accuracy *a, size_t top)
 {
@@ -892,22 +916,9 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)pc.truth_unknown, (unsigned long long)pc.truth_lost);
             printf(", \"metered\": %s, \"path_metric_error\": ", pc.event >= 0 ? "true" : "false");
             if (pc.event >= 0) {
-                const char *names[2] = {"cycles", pmu_event_name((unsigned)pc.event)};
-                printf("{");
-                for (unsigned k = 0; k < 2; k++) {
-                    printf("%s\"%s\": ", k ? ", " : "", names[k]);
-                    json_num(stdout, pc.path_metric_error[k]);
-                }
-                printf("}, \"metrics\": [");
-                for (unsigned k = 0; k < 2; k++) {
-                    printf("%s{\"metric\": \"%s\", \"profile\": %llu, \"truth\": %llu, \"abs_diff\": %llu, "
-                           "\"bias_per_execution\": ", k ? ", " : "", names[k],
-                           (unsigned long long)pc.metric_profile[k], (unsigned long long)pc.metric_truth[k],
-                           (unsigned long long)pc.metric_abs_diff[k]);
-                    json_num(stdout, pc.metric_bias[k]);
-                    printf("}");
-                }
-                printf("], \"unmetered\": %llu", (unsigned long long)pc.unmetered);
+                print_metric_errors(pc.event, pc.path_metric_error, pc.metric_profile, pc.metric_truth,
+                                    pc.metric_abs_diff, pc.metric_bias, "metrics");
+                printf(", \"unmetered\": %llu", (unsigned long long)pc.unmetered);
             } else {
                 printf("null");
             }
@@ -932,22 +943,9 @@ static int check_paths(const struct check_options *opts)
             printf("null, \"contexts\": null");
         printf(", \"context_path_metric_error\": ");
         if (cp.present && cp.metered) {
-            const char *names[2] = {"cycles", pmu_event_name((unsigned)cp.event)};
-            printf("{");
-            for (unsigned k = 0; k < 2; k++) {
-                printf("%s\"%s\": ", k ? ", " : "", names[k]);
-                json_num(stdout, cp.context_path_metric_error[k]);
-            }
-            printf("}, \"context_metrics\": [");
-            for (unsigned k = 0; k < 2; k++) {
-                printf("%s{\"metric\": \"%s\", \"profile\": %llu, \"truth\": %llu, \"abs_diff\": %llu, "
-                       "\"bias_per_execution\": ", k ? ", " : "", names[k],
-                       (unsigned long long)cp.metric_profile[k], (unsigned long long)cp.metric_truth[k],
-                       (unsigned long long)cp.metric_abs_diff[k]);
-                json_num(stdout, cp.metric_bias[k]);
-                printf("}");
-            }
-            printf("], \"context_unmetered\": %llu", (unsigned long long)cp.unmetered);
+            print_metric_errors(cp.event, cp.context_path_metric_error, cp.metric_profile, cp.metric_truth,
+                                cp.metric_abs_diff, cp.metric_bias, "context_metrics");
+            printf(", \"context_unmetered\": %llu", (unsigned long long)cp.unmetered);
         } else {
             printf("null");
         }
