@@ -320,6 +320,23 @@ static void test_a_strided_load_bounds_its_dtb_misses_by_the_pages_it_crosses(vo
     calc_proc_free(&p);
 }
 
+/* Builds the straight run w of n instructions with s[i] cycle samples
+ * each (period 1), checks that the schedule gives the first `ones` one
+ * cycle each, and estimates. */
+static void estimate_one_cycle_each(struct calc_proc *p, const uint32_t *w, const double *s, uint32_t n,
+                                    uint32_t ones)
+{
+    assert_int_equal(calc_cfg_build(p, &params, 0x1000, w, n), 0);
+    for (uint32_t i = 0; i < n; i++)
+        p->insns[i].samples[CALC_EV_CYCLES] = s[i];
+    calc_equivalence(p);
+    calc_schedule(p);
+    for (uint32_t i = 0; i < ones; i++)
+        assert_int_equal(p->insns[i].m, 1);
+    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
+    calc_estimate(p, &r);
+}
+
 /* Five stores, one a cycle (E0 only), with 260, 275, 303, 311 and 414
  * samples at period 1: the first four agree within Poisson noise (F =
  * 1149 / 4 = 287.25); the fifth, stalled about a third of its
@@ -331,15 +348,7 @@ static void test_a_cluster_takes_the_points_that_agree_within_sampling_noise(voi
     const uint32_t w[] = {STQ(1, 0, 2), STQ(3, 8, 2), STQ(4, 16, 2), STQ(5, 24, 2), STQ(6, 32, 2), RET};
     const double s[] = {303, 260, 414, 311, 275, 0};
     struct calc_proc p;
-    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 6), 0);
-    for (int i = 0; i < 6; i++)
-        p.insns[i].samples[CALC_EV_CYCLES] = s[i];
-    calc_equivalence(&p);
-    calc_schedule(&p);
-    for (int i = 0; i < 5; i++)
-        assert_int_equal(p.insns[i].m, 1);
-    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
-    calc_estimate(&p, &r);
+    estimate_one_cycle_each(&p, w, s, 6, 5);
     assert_true(near(p.insns[0].freq, 1149.0 / 4));
     assert_int_equal(p.classes[p.blocks[0].cls].used, 4);
     calc_proc_free(&p);
@@ -358,15 +367,7 @@ static void test_a_low_point_within_two_counts_noise_of_the_next_stays_in_the_cl
     const uint32_t w[] = {STQ(1, 0, 2), STQ(3, 8, 2), STQ(4, 16, 2), STQ(5, 24, 2), RET};
     const double s[] = {112, 155, 155, 260, 160};
     struct calc_proc p;
-    assert_int_equal(calc_cfg_build(&p, &params, 0x1000, w, 5), 0);
-    for (int i = 0; i < 5; i++)
-        p.insns[i].samples[CALC_EV_CYCLES] = s[i];
-    calc_equivalence(&p);
-    calc_schedule(&p);
-    for (int i = 0; i < 5; i++)
-        assert_int_equal(p.insns[i].m, 1);
-    struct calc_rates r = {.period = {[CALC_EV_CYCLES] = 1}};
-    calc_estimate(&p, &r);
+    estimate_one_cycle_each(&p, w, s, 5, 5);
     assert_true(near(p.insns[0].freq, 582.0 / 4));
     assert_int_equal(p.classes[p.blocks[0].cls].used, 4);
     calc_proc_free(&p);
