@@ -2044,7 +2044,9 @@ static void put_unwind_paths(struct code *c, uint32_t live)
     tregs_restore(c, &t);
 }
 
-static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp, unsigned op, unsigned ra)
+/* pc's instruction replaced by w, its original word kept in the patch
+ * table (the plan numbers the original). */
+static void replace_word(struct path_out *po, uint64_t pc, uint32_t w)
 {
     if (po->npatches == po->cap) {
         po->cap = po->cap ? 2 * po->cap : 1024;
@@ -2052,12 +2054,16 @@ static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp, unsigned
         if (!po->patches)
             abort();
     }
-    uint8_t *w = at_addr(po->e, pc, 4);
+    uint8_t *at = at_addr(po->e, pc, 4);
     uint32_t old;
-    memcpy(&old, w, 4);     /* (the instruction was read from here: it is there) */
+    memcpy(&old, at, 4);    /* (the instruction was read from here: it is there) */
     po->patches[po->npatches++] = (struct path_patch){pc, old};
-    uint32_t br = branch_word(op, ra, pc, tramp, &po->c->out_of_reach);
-    memcpy(w, &br, 4);
+    memcpy(at, &w, 4);
+}
+
+static void add_patch(struct path_out *po, uint64_t pc, uint64_t tramp, unsigned op, unsigned ra)
+{
+    replace_word(po, pc, branch_word(op, ra, pc, tramp, &po->c->out_of_reach));
 }
 
 /* pc's instruction replaced by w in place (a frame's size, path-region.h
@@ -2068,17 +2074,7 @@ static void patch_word(struct path_out *po, size_t from, uint64_t pc, uint32_t w
     for (size_t k = from; k < po->npatches; k++)
         if (po->patches[k].pc == pc)
             return;
-    if (po->npatches == po->cap) {
-        po->cap = po->cap ? 2 * po->cap : 1024;
-        po->patches = realloc(po->patches, po->cap * sizeof *po->patches);
-        if (!po->patches)
-            abort();
-    }
-    uint8_t *at = at_addr(po->e, pc, 4);
-    uint32_t old;
-    memcpy(&old, at, 4);
-    po->patches[po->npatches++] = (struct path_patch){pc, old};
-    memcpy(at, &w, 4);
+    replace_word(po, pc, w);
 }
 
 static void align_tramp(struct code *c)
