@@ -60,6 +60,7 @@ static const struct opt_command check_command = {
 /* The command line of one check, parsed. */
 struct check_options {
     struct profile_opts po;
+    struct strvec oracles;      /* --oracle, each given; more than one only with --calc */
     const char *oracle, *event, *board;
     bool totals, stacks, whole_run, values, calc, pme, paths, cct;
     double max_error;           /* < 0: none */
@@ -182,7 +183,8 @@ int cmd_check(int argc, char **argv)
 {
     struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30};
     const struct option options[] = {
-        OPT_STRING(0, "oracle", &o.oracle, "FILE", "the oracle of the run (alphaprof record --oracle FILE)"),
+        OPT_LIST(0, "oracle", &o.oracles, "FILE", "the oracle of the run (alphaprof record --oracle FILE);\n"
+                 "with --calc, an epoch recorded over several runs: each run's"),
         OPT_CALLBACK(0, "event", &o.event, "NAME", "the sampled event to check (default: cycles, else timer);\n"
                      "timer samples are compared with the oracle's cycles", opt_event_name),
         OPT_DOUBLE(0, "max-error", &o.max_error, "F", 0, 1, 0,
@@ -235,8 +237,12 @@ int cmd_check(int argc, char **argv)
     enum opt_result r = opt_parse(&check_command, options, argc, argv, NULL, NULL);
     if (r != OPT_PARSED)
         return opt_exit(r);
-    if (!o.oracle)
+    if (!o.oracles.n)
         return opt_usage_error(&check_command, "give --oracle FILE (written by alphaprof record --oracle FILE)");
+    if (o.oracles.n > 1 && !o.calc)
+        return opt_usage_error(&check_command, "give one --oracle: only --calc sums the truth of several runs "
+                               "recorded into one epoch");
+    o.oracle = o.oracles.v[0];
     /* --values, --paths and --cct each check a profile of their own kind */
     int alone = o.values + o.paths + o.cct;
     if (alone > 1 || (alone && (o.totals || o.stacks || o.calc || o.pme)))
@@ -246,13 +252,9 @@ int cmd_check(int argc, char **argv)
         return opt_usage_error(&check_command, "give --calc or --pme, not both");
     if (!o.board)
         o.board = o.pme ? "clipper-pm" : "clipper-ev5";
-    if (o.values)
-        return check_values(&o);
-    if (o.paths)
-        return check_paths(&o);
-    if (o.cct)
-        return check_cct(&o);
-    return check_profile(&o);
+    int rc = o.values ? check_values(&o) : o.paths ? check_paths(&o) : o.cct ? check_cct(&o) : check_profile(&o);
+    strvec_free(&o.oracles);
+    return rc;
 }
 
 static const char *name_in_view(void *ctx, uint64_t pc)
@@ -499,6 +501,91 @@ static int check_pme_stacks(const struct check_options *opts, struct pdb *db, co
     return rc ? 1 : 0;
 }
 
+/* The truth of one more run's oracle at path: of its profiled interval,
+ * or of the whole run (as check_profile reads the first's). */
+static int read_run_truth(const char *path, bool whole_run, struct oracle *truth, struct ap_err *err)
+{
+    struct oracle whole, interval;
+    if (oracle_read(path, &whole, err))
+        return -1;
+    if (whole.h.snapshot != 0) {
+        oracle_free(&whole);
+        return ap_err_set(err, "%s is snapshot %u, taken while the run went on, not the run's oracle: give the "
+                          "file record --oracle wrote", path, (unsigned)whole.h.snapshot);
+    }
+    int have_interval = whole_run ? 0 : oracle_read_interval(path, &whole, &interval, err);
+    if (have_interval < 0) {
+        oracle_free(&whole);
+        return -1;
+    }
+    if (have_interval) {
+        oracle_free(&whole);
+        *truth = interval;
+    } else {
+        *truth = whole;
+    }
+    return 0;
+}
+
+/* --calc over an epoch that holds several runs' samples (recorded one
+ * after another into it, as DCPI's profiles of three runs of each
+ * program): the truth is the sum of every run's, so each run recorded
+ * with an oracle must be given once, or every execution count would look
+ * too high.  first is the first --oracle's truth (its run already checked
+ * to be one of the epoch's).  1 with the sum in *sum, 0 when the epoch is
+ * one run and one oracle was given (first is the truth), -1 with err. */
+static int truth_of_runs(const struct check_options *opts, struct pdb *db, int64_t epoch, const struct oracle *first,
+                         struct oracle *sum, struct ap_err *err)
+{
+    enum { MAX_RUNS = 64 };
+    uint64_t ids[MAX_RUNS];
+    bool used[MAX_RUNS] = {false};
+    size_t n;
+    if (pdb_oracle_runs(db, epoch, ids, MAX_RUNS, &n, NULL, 0, err))
+        return -1;
+    size_t given = opts->oracles.n;
+    if (given == 1 && n <= 1)
+        return 0;
+    if (n == MAX_RUNS)
+        return ap_err_set(err, "the profile's epoch holds the samples of %d or more runs: check --calc sums at "
+                          "most %d; start a new epoch (alphaprof db new-epoch) for fewer", MAX_RUNS, MAX_RUNS - 1);
+    if (given != n)
+        return ap_err_set(err, "the profile's epoch holds the samples of %zu runs recorded with an oracle and %zu "
+                          "oracles were given: give each run's oracle once (--oracle FILE per run)", n, given);
+    *sum = (struct oracle){.h = first->h};
+    sum->h.npcs = 0;
+    sum->cores = xmalloc(first->h.ncores * sizeof *sum->cores);
+    memset(sum->cores, 0, first->h.ncores * sizeof *sum->cores);
+    sum->pcs = NULL;
+    int rc = oracle_add(sum, first, err);
+    for (size_t k = 0; !rc && k < given; k++) {
+        struct oracle t;
+        if (k > 0 && read_run_truth(opts->oracles.v[k], opts->whole_run, &t, err)) {
+            rc = -1;
+            break;
+        }
+        const struct oracle *truth = k > 0 ? &t : first;
+        size_t i = 0;
+        while (i < n && ids[i] != truth->h.run_id)
+            i++;
+        if (i == n || used[i])
+            rc = ap_err_set(err, "%s %s: give each run's oracle of the epoch once", opts->oracles.v[k],
+                            i == n ? "is the oracle of a run whose samples are not in the profile's epoch"
+                                   : "is of the same run as another --oracle");
+        else
+            used[i] = true;
+        if (!rc && k > 0)
+            rc = oracle_add(sum, &t, err);
+        if (k > 0)
+            oracle_free(&t);
+    }
+    if (rc) {
+        oracle_free(sum);
+        return -1;
+    }
+    return 1;
+}
+
 /* Checks the selected profile against the oracle. */
 static int check_profile(const struct check_options *opts)
 {
@@ -589,6 +676,13 @@ static int check_profile(const struct check_options *opts)
         free_oracles(&o, &interval, have_interval);
         return rc;
     }
+    struct oracle runs;         /* --calc over several runs: their summed truth */
+    int have_runs = rc || !opts->calc ? 0 : truth_of_runs(opts, db, sel.epoch, t, &runs, &err);
+    if (have_runs < 0) {
+        pme_view_free(&calc_pme);
+        pv_free(&v);
+        rc = -1;
+    }
     pdb_close(db);
     if (rc) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
@@ -596,7 +690,9 @@ static int check_profile(const struct check_options *opts)
         return 1;
     }
     if (opts->calc) {
-        rc = check_calc(opts, &v, &calc_pme, t, have_interval > 0);
+        rc = check_calc(opts, &v, &calc_pme, have_runs ? &runs : t, have_interval > 0);
+        if (have_runs)
+            oracle_free(&runs);
         pme_view_free(&calc_pme);
         pv_free(&v);
         free_oracles(&o, &interval, have_interval);

@@ -197,6 +197,39 @@ int oracle_read_interval(const char *path, const struct oracle *whole, struct or
     return rc;
 }
 
+int oracle_add(struct oracle *sum, const struct oracle *o, struct ap_err *err)
+{
+    if (sum->h.ncores != o->h.ncores)
+        return ap_err_set(err, "the oracles are of runs on %u and %u cores: give the oracles of runs of one "
+                          "board and image", sum->h.ncores, o->h.ncores);
+    for (unsigned c = 0; c < o->h.ncores; c++) {
+        uint64_t *to = (uint64_t *)&sum->cores[c];
+        const uint64_t *from = (const uint64_t *)&o->cores[c];
+        for (size_t k = 0; k < sizeof sum->cores[c] / sizeof(uint64_t); k++)
+            to[k] += from[k];
+    }
+    /* merge the two sorted PC lists */
+    struct oracle_pc *pcs = xmalloc((sum->h.npcs + o->h.npcs + 1) * sizeof *pcs);
+    uint64_t i = 0, j = 0, n = 0;
+    while (i < sum->h.npcs || j < o->h.npcs) {
+        if (j == o->h.npcs || (i < sum->h.npcs && sum->pcs[i].pc < o->pcs[j].pc)) {
+            pcs[n++] = sum->pcs[i++];
+        } else if (i == sum->h.npcs || o->pcs[j].pc < sum->pcs[i].pc) {
+            pcs[n++] = o->pcs[j++];
+        } else {
+            pcs[n] = sum->pcs[i++];
+            uint64_t *to = &pcs[n++].executions;
+            const uint64_t *from = &o->pcs[j++].executions;
+            for (size_t k = 0; k < sizeof *pcs / sizeof(uint64_t) - 1; k++)
+                to[k] += from[k];
+        }
+    }
+    free(sum->pcs);
+    sum->pcs = pcs;
+    sum->h.npcs = n;
+    return 0;
+}
+
 int oracle_check_run(const struct oracle_header *h, const char *path, struct pdb *db, int64_t epoch,
                      struct ap_err *err)
 {

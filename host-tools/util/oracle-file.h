@@ -38,6 +38,13 @@ void oracle_snapshot_path(const char *path, unsigned n, char *out, size_t len);
 int oracle_read_interval(const char *path, const struct oracle *whole, struct oracle *o,
                          struct ap_err *err);
 
+/* Adds o's counters to sum's, core by core and PC by PC (a PC only o has
+ * joins sum, sorted): the truth of several runs whose samples lie in one
+ * epoch (check --calc --oracle A --oracle B ..., as DCPI's profiles of
+ * three runs).  Refused, with err, unless both have the same cores; sum
+ * keeps its header but npcs. */
+int oracle_add(struct oracle *sum, const struct oracle *o, struct ap_err *err);
+
 /* Is the oracle at path (header h) the one recorded with the profile of
  * epoch (> 0; 0 current, -1 every epoch) in db?  0 yes (or unknown: the
  * database predates run ids, or its sessions had no oracle), -1 no, with

@@ -2,7 +2,8 @@
 workloads on the in-order board (clipper-ev5), checked against the
 oracle's exact truth of the same run (its edges too); jump tables of a
 real switch followed, a threaded one marked; byte-identical JSON from two
-deterministic runs; a profile without cycle samples refused clearly; the
+deterministic runs; a profile of several runs checked against the sum of
+their truths, each run's oracle wanted once; a profile without cycle samples refused clearly; the
 in-order board's ProfileMe unit with every record accounted for.
 """
 import json
@@ -87,6 +88,46 @@ def test_calc_tells_the_pointer_chases_executions_from_its_dmiss_samples():
         c = json.loads(alphaprof(["calc", "--db", db, "--json", "chase"]).out)
         ldq = max(c["instructions"], key=lambda i: i["samples"].get("cycles", 0))
         check("dcache_mem" in ldq["culprits"], "the chasing load's stall is the D-cache's: %s" % ldq, c)
+    finally:
+        cleanup(d)
+
+
+def test_check_calc_of_several_runs_sums_their_truths_and_wants_each_runs_oracle_once():
+    # DCPI judged its estimates on profiles of three runs of each program:
+    # two runs recorded into one database, an epoch each, checked together
+    d = tmpdir()
+    try:
+        db = os.path.join(d, "two.db")
+        orcs = [os.path.join(d, "run%d.bin" % k) for k in (1, 2)]
+        for k, orc in enumerate(orcs):
+            if k:
+                check(alphaprof(["db", "new-epoch", "--db", db]).status == 0, "a new epoch for the second run")
+            r = alphaprof(["record", "--deterministic", "--board", "clipper-ev5", "--seed", str(k + 1),
+                           "--events", "cycles,dmiss,l2miss,branchmp", "--db", db, "--oracle", orc,
+                           require(build_path("workloads", "chase.elf"))], timeout=300)
+            check(r.status == 0, "record chase, run %d" % (k + 1), r)
+        one = [json.loads(alphaprof(["check", "--calc", "--db", db, "--epoch", str(k + 1), "--oracle", orc,
+                                     "--json"]).out) for k, orc in enumerate(orcs)]
+        c = alphaprof(["check", "--calc", "--db", db, "--epoch", "all", "--oracle", orcs[0], "--oracle", orcs[1],
+                       "--json"])
+        check(c.status == 0, "check --calc of both runs", c)
+        both = json.loads(c.out)
+        check(both["oracle_cycles"] == one[0]["oracle_cycles"] + one[1]["oracle_cycles"],
+              "the truth of both runs is the sum of each run's: %s, %s" % (both, one), c)
+        check(both["samples"] == one[0]["samples"] + one[1]["samples"] and both["freq_within_15"] > 0.9,
+              "both runs' cycle samples, their executions estimated against the summed truth: %s" % both, c)
+        alone = alphaprof(["check", "--calc", "--db", db, "--epoch", "all", "--oracle", orcs[0]])
+        check(alone.status == 1 and "2 runs" in alone.err and "--oracle FILE per run" in alone.err and
+              len(alone.err.strip().splitlines()) == 1,
+              "one run's oracle for a profile of two is refused in one line naming the fix", alone)
+        twice = alphaprof(["check", "--calc", "--db", db, "--epoch", "all", "--oracle", orcs[0], "--oracle", orcs[0]])
+        check(twice.status == 1 and "same run as another --oracle" in twice.err, "the same run twice is refused",
+              twice)
+        other = alphaprof(["check", "--calc", "--db", db, "--epoch", "1", "--oracle", orcs[1]])
+        check(other.status == 1 and "another run" in other.err, "the other run's oracle for run 1 is refused", other)
+        plain = alphaprof(["check", "--db", db, "--oracle", orcs[0], "--oracle", orcs[1]])
+        check(plain.status == 2 and "only --calc" in plain.err, "several oracles without --calc: a usage error",
+              plain)
     finally:
         cleanup(d)
 

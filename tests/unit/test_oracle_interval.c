@@ -6,7 +6,10 @@
  * less than the start, or a truncated one, is an error naming the file.
  * Reading one file: counts in the header that the file's size does not
  * bear out (2^28 PCs in a few bytes) are "damaged file", never "out of
- * memory"; a FIFO is refused at once, not waited on.
+ * memory"; a FIFO is refused at once, not waited on.  Summing runs
+ * (oracle_add, check --calc over several runs): every counter of a PC
+ * both have is added, a PC only one has is kept whole and in order, cores
+ * are added field by field, and runs on other cores are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -253,6 +256,51 @@ static void test_an_older_oracle_format_is_refused_clearly(void **state)
     assert_non_null(strstr(err.msg, "rerun the record with this build"));
 }
 
+/* Two runs' truths in memory: a = {0x10: 5, 0x30: 7}, b = {0x20: 2, 0x30: 1, 0x40: 4}. */
+static void test_adding_runs_sums_shared_pcs_and_keeps_the_others_in_order(void **state)
+{
+    (void)state;
+    struct oracle a = {.h = {.ncores = 1, .npcs = 2}}, b = {.h = {.ncores = 1, .npcs = 3}};
+    a.cores = calloc(1, sizeof *a.cores);
+    b.cores = calloc(1, sizeof *b.cores);
+    a.cores[0].cycles = 100;
+    a.cores[0].stack[CAUSE_BASE] = 7;
+    b.cores[0].cycles = 40;
+    b.cores[0].stack[CAUSE_BASE] = 3;
+    a.pcs = calloc(2, sizeof *a.pcs);
+    b.pcs = calloc(3, sizeof *b.pcs);
+    a.pcs[0] = pc_entry(0x10, 5);
+    a.pcs[1] = pc_entry(0x30, 7);
+    b.pcs[0] = pc_entry(0x20, 2);
+    b.pcs[1] = pc_entry(0x30, 1);
+    b.pcs[2] = pc_entry(0x40, 4);
+    a.pcs[1].taken = 6;
+    b.pcs[1].taken = 1;
+    struct ap_err err;
+    assert_int_equal(oracle_add(&a, &b, &err), 0);
+    assert_int_equal(a.h.npcs, 4);
+    const uint64_t pcs[] = {0x10, 0x20, 0x30, 0x40}, executions[] = {5, 2, 8, 4};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(a.pcs[i].pc, pcs[i]);
+        assert_int_equal(a.pcs[i].executions, executions[i]);
+        assert_int_equal(a.pcs[i].cycles, 3 * executions[i]);
+        assert_int_equal(a.pcs[i].stack[CAUSE_DCACHE_MEM], executions[i] * (CYCLE_UNIT - CYCLE_UNIT / 4));
+    }
+    assert_int_equal(a.pcs[2].taken, 7);
+    assert_non_null(oracle_find(&a, 0x20));
+    assert_int_equal(a.cores[0].cycles, 140);
+    assert_int_equal(a.cores[0].stack[CAUSE_BASE], 10);
+
+    struct oracle two = {.h = {.ncores = 2}};
+    two.cores = calloc(2, sizeof *two.cores);
+    assert_int_equal(oracle_add(&a, &two, &err), -1);
+    assert_non_null(strstr(err.msg, "1 and 2 cores"));
+    assert_int_equal(a.cores[0].cycles, 140);       /* refused: nothing added */
+    oracle_free(&two);
+    oracle_free(&a);
+    oracle_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +311,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_file_longer_than_its_header_says_is_damaged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_fifo_as_oracle_is_refused_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_older_oracle_format_is_refused_clearly, setup, teardown),
+        cmocka_unit_test(test_adding_runs_sums_shared_pcs_and_keeps_the_others_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
