@@ -1670,6 +1670,57 @@ static void ctx_done(struct code *c, const struct ctx_count *cc)
         land(c, cc->done);
 }
 
+#define F_CMOVEQ 0x24
+
+/* dst = r + k (|k| < 2^31, else *bad): one lda, or ldah and lda. */
+static void put_base_plus(struct code *c, unsigned dst, unsigned r, int64_t k, bool *bad)
+{
+    if (fits16(k)) {
+        put(c, mem(OP_LDA, dst, r, (int)k));
+        return;
+    }
+    int64_t hi = (k + 0x8000) >> 16, lo = k - hi * 65536;
+    if (!fits16(hi))
+        *bad = true;
+    put(c, mem(OP_LDAH, dst, r, (int)hi));
+    if (lo)
+        put(c, mem(OP_LDA, dst, dst, (int)lo));
+}
+
+/* --both, counts only (cct-region.h note 17): dst = the activation's
+ * counters' base + 8 extra, found once at the procedure's entry: its call
+ * record's path counters (record + ctx_off) when the record the CCT
+ * trampolines left (cur, a leaf's leaf_rec) is the procedure's own, else
+ * the context-free counters from `base` (path-region.h note 4).  R the
+ * path region (dst may be R: R is read first); y, z scratch.  No branch:
+ * the free base is built and the record's taken over it by cmoveq.  A
+ * leaf's leaf_rec is cleared here (its call's only, note 12); one of 0
+ * (none) reads the core as a record, whose flags are 0 (note 6). */
+static void put_ctx_base(struct code *c, unsigned dst, unsigned R, unsigned y, unsigned z, uint32_t base,
+                         int64_t extra, bool *bad)
+{
+    int64_t free_off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)base + extra);
+    if (!both.ctx) {
+        put_base_plus(c, dst, R, free_off, bad);
+        return;
+    }
+    _Static_assert(__builtin_offsetof(struct cct_core, procs) + 4 == CCT_REC_FLAGS && CCT_END <= 1ull << 32,
+                   "the core read as a record: its flags are the high half of `procs`, 0");
+    put(c, mem(OP_LDAH, z, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+    put(c, mem(OP_LDQ, y, z, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    if (both.leaf) {
+        put(c, mem(OP_STQ, R_ZERO, z, CCT_OFF_LEAF_REC));
+        put(c, opr(OP_INTL, F_CMOVEQ, y, z, y));
+    }
+    put_base_plus(c, dst, R, free_off, bad);
+    put(c, mem(OP_LDL, z, y, CCT_REC_FLAGS));
+    if (!fits16(both.ctx_off + 8 * extra))
+        *bad = true;
+    put(c, mem(OP_LDA, y, y, (int)(both.ctx_off + 8 * extra)));
+    put(c, mem(OP_LDA, z, z, -both.ctx_flags));
+    put(c, opr(OP_INTL, F_CMOVEQ, z, y, dst));
+}
+
 /* k = (x < n): n a literal when it fits 8 bits, else built in k. */
 static void put_below(struct code *c, unsigned x, uint64_t n, unsigned k, bool *bad)
 {
@@ -2143,6 +2194,8 @@ struct pmode {
     bool saved;                 /* P a callee-saved register the procedure never names,
                                  * the caller's value pushed on the register stack */
     unsigned P, Y;              /* Y = R_ZERO: none */
+    bool cb;                    /* --both, counts only: Y (P when addr) holds the activation's counters'
+                                 * base, found at its entry (cct-region.h note 17) */
     /* frame mode (counts only; path-region.h note 11): the procedure's own
      * frame grown by FRAME_SLOTS at its top, fsize its size before; with
      * `saved` the caller's P (and Y) kept there instead of on the register
@@ -2221,7 +2274,7 @@ static uint32_t kmask(const struct pmode *m)
 
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
+    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on && !m->cb ? 5 : 4);   /* --both: D for put_ctx_count */
 }
 
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
@@ -2230,10 +2283,11 @@ static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t
 static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
                           bool metrics)
 {
-    if (!metrics && !m->mt.on && !both.on) {
+    if (!metrics && !m->mt.on && (!both.on || m->cb)) {
         bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
         int64_t idx = m->rv + add;
-        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {
+        /* (--both: the counters' base is Y's, not the region's: cct-region.h note 17) */
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths && (!both.on || own_y)) {
             /* the number is known here (path-region.h note 8): its slot's
              * address is a constant, no P, no check */
             unsigned at = own_y ? m->Y : t->R;
@@ -2266,7 +2320,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     put_below(c, x, m->npaths, t->C, m->bad);
     struct fixup to_bad = put_fwd(c, OP_BEQ, t->C);
     struct ctx_count cc = {0};
-    if (both.on && both.ctx) {
+    if (both.on && both.ctx && !m->cb) {
         if (!region_ready) {
             put_region(c, t->R);
             if (m->leaf)        /* as below */
@@ -2578,7 +2632,9 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     land(c, deeper);
     land(c, done);
     put_setk(c, m->P, add, m->bad);
-    if (m->Y != R_ZERO) {
+    if (m->cb) {
+        put_ctx_base(c, m->Y, t.R, t.A, t.B, m->base, 0, m->bad);
+    } else if (m->Y != R_ZERO) {
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
         if (!m->mt.on)          /* metered: Y keeps the region */
             put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
@@ -2872,6 +2928,19 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     land(c, done);
 }
 
+/* --both, counts only: a leaf's entry, x the path region: the region's
+ * magic, then x = the activation's counters' base + 8 extra (put_ctx_base,
+ * cct-region.h note 17) in two registers dead here (else kept below sp). */
+static void put_both_entry_base(struct code *c, struct pmode *m, unsigned x, int64_t extra, uint32_t live)
+{
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 2);
+    tregs_save(c, &t);
+    put(c, mem(OP_STL, x, x, PATH_OFF_MAGIC));
+    put_ctx_base(c, x, x, t.R, t.A, m->base, extra, m->bad);
+    tregs_restore(c, &t);
+}
+
 /* The code of an edge's action where the registers of live are live. */
 static void put_action_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
 {
@@ -2987,6 +3056,10 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
         switch (a->kind) {
         case BL_ACT_ENTRY:
             put_region(c, m->P);
+            if (m->cb) {
+                put_both_entry_base(c, m, m->P, a->add, live);
+                break;
+            }
             put_addk(c, m->P, PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + a->add), m->bad);
             break;
         case BL_ACT_ADD:
@@ -3011,9 +3084,13 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
             put_region(c, m->Y);
-            if (!magic_by_loader(&m->mt))
-                put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
-            put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+            if (m->cb) {
+                put_both_entry_base(c, m, m->Y, 0, live);
+            } else {
+                if (!magic_by_loader(&m->mt))
+                    put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
+                put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+            }
         }
         put_setk(c, m->P, a->add, m->bad);
         break;
@@ -3717,7 +3794,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         }
         m->leaf = m->P != R_ZERO;
         /* counts only, no backedge: P the counter's address (note 11) */
-        m->addr = m->leaf && !loops && !m->mt.on && !both.on;
+        m->addr = m->leaf && !loops && !m->mt.on;     /* (--both too: cct-region.h note 17) */
         if (m->leaf)
             return;
         m->Y = R_ZERO;      /* a leaf whose exits keep every register (millicode): as one with calls */
@@ -3728,7 +3805,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             if (m->P == R_ZERO) {
                 m->P = r;
                 m->saved = true;
-            } else if (m->Y == R_ZERO && loops) {
+            } else if (m->Y == R_ZERO && (loops || (both.on && !m->mt.on))) {  /* --both: note 17's base */
                 m->Y = r;
             }
         }
@@ -4387,6 +4464,8 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         liveness_compute(&cfg, live);
         struct pmode m = {.npaths = bl.npaths, .base = (uint32_t)counters, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
+        /* counts only: the counters' base found once an activation (cct-region.h note 17) */
+        m.cb = !mt.on && !m.constant && ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && m.Y != R_ZERO));
         if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
             free(live);
             tp->status = PATH_SKIP_SETJMP;
