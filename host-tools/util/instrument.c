@@ -2380,7 +2380,7 @@ static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_
 static void put_loop_flush(struct code *c, struct pmode *m, unsigned mask, uint32_t live)
 {
     struct tregs t;
-    bool own_y = m->leaf && m->Y != R_ZERO, far = false;
+    bool own_y = (m->leaf || m->cb) && m->Y != R_ZERO, far = false;     /* --both: Y is the base (note 17) */
     for (unsigned k = 0; k < m->nk; k++)
         far |= (mask & 1u << k) && !fits16((own_y ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
                                            8 * m->kidx[k] + 16);
@@ -2941,6 +2941,24 @@ static void put_both_entry_base(struct code *c, struct pmode *m, unsigned x, int
     tregs_restore(c, &t);
 }
 
+/* --both, counts only, frame mode (path-region.h note 11): the caller's
+ * P (and Y) to the frame's slots, then P = the activation's counters'
+ * base + 8 ENTRY's add (no backedge: addr), else Y = that base and P =
+ * the add. */
+static void put_both_frame_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
+    if (m->addr) {
+        put_region(c, m->P);
+        put_both_entry_base(c, m, m->P, add, live);
+        return;
+    }
+    put(c, mem(OP_STQ, m->Y, R_SP, fslot(m, 1)));
+    put_region(c, m->Y);
+    put_both_entry_base(c, m, m->Y, 0, live);
+    put_setk(c, m->P, add, m->bad);
+}
+
 /* The code of an edge's action where the registers of live are live. */
 static void put_action_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
 {
@@ -2974,7 +2992,9 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     if (m->saved) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
-            if (m->frame)
+            if (m->frame && m->cb)
+                put_both_frame_entry(c, m, a->add, live);
+            else if (m->frame)
                 put_frame_entry(c, m, a->add);
             else
                 put_saved_entry(c, m, a->add, live);
@@ -4464,8 +4484,30 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         liveness_compute(&cfg, live);
         struct pmode m = {.npaths = bl.npaths, .base = (uint32_t)counters, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
+        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it */
+        size_t nframe = 0;
+        uint32_t *frame_at = NULL;
+        if (!m.constant && !m.leaf && !m.mt.on && m.saved && m.Y != R_ZERO && !proc_calls_twice(&po, &cfg) &&
+            frame_plan(&cfg, &m)) {
+            m.frame = true;
+            bool loops = false;
+            for (size_t e2 = 0; e2 < cfg.nedges; e2++)
+                loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
+            m.addr = !loops;
+            if (m.addr)
+                m.Y = R_ZERO;   /* P is the counter's address */
+            frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
+            for (size_t i = 0; i < cfg.n; i++) {
+                uint32_t w = cfg.insns[i].s.word;
+                int64_t d = alpha_disp16(w);
+                if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP && (d == m.fsize || d == -m.fsize)) {
+                    cfg.insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * FRAME_SLOTS));
+                    frame_at[nframe++] = (uint32_t)i;
+                }
+            }
+        }
         /* counts only: the counters' base found once an activation (cct-region.h note 17) */
-        m.cb = !mt.on && !m.constant && ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && m.Y != R_ZERO));
+        m.cb = !mt.on && !m.constant && ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && (m.addr || m.Y != R_ZERO)));
         if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
             free(live);
             tp->status = PATH_SKIP_SETJMP;
@@ -4495,7 +4537,13 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         ps->leaf_procs += m.leaf;
         ps->constant_procs += m.constant;
         ps->saved_procs += m.saved;
+        if (m.cb)               /* loops in registers count at Y (path-region.h notes 9, 10) */
+            choose_loop_regs(&cfg, &bl, live, E, &m);
         paths_emit(&po, &cfg, &bl, E, &m, live);
+        for (size_t k2 = 0; k2 < nframe; k2++)
+            patch_word(&po, before, cfg.insns[frame_at[k2]].pc, cfg.insns[frame_at[k2]].s.word);
+        free(frame_at);
+        ps->frame_procs += m.frame;
         free(live);
         counters += bl.npaths;
         ps->procs++;
