@@ -2263,6 +2263,7 @@ struct pmode {
 static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
 static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off);
+static int fslot(const struct pmode *m, int k);
 
 static uint32_t kmask(const struct pmode *m)
 {
@@ -2287,12 +2288,13 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
         bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
         int64_t idx = m->rv + add;
         /* (--both: the counters' base is Y's, not the region's: cct-region.h note 17) */
-        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths && (!both.on || own_y)) {
+        bool y_base = own_y || (m->cb && m->fmem);  /* --both's fmem: Y is its frame's base, exact */
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths && (!both.on || y_base)) {
             /* the number is known here (path-region.h note 8): its slot's
              * address is a constant, no P, no check */
-            unsigned at = own_y ? m->Y : t->R;
-            int64_t off = own_y ? 8 * idx : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + idx);
-            if (!own_y && !region_ready)
+            unsigned at = y_base ? m->Y : t->R;
+            int64_t off = y_base ? 8 * idx : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + idx);
+            if (!y_base && !region_ready)
                 put_region(c, t->R);
             at = put_slot_base(c, t->B, at, &off);
             put_incq(c, t->C, at, (int)off);
@@ -2381,19 +2383,22 @@ static void put_loop_flush(struct code *c, struct pmode *m, unsigned mask, uint3
 {
     struct tregs t;
     bool own_y = (m->leaf || m->cb) && m->Y != R_ZERO, far = false;     /* --both: Y is the base (note 17) */
+    bool fm = m->cb && m->fmem;         /* --both: the base in the frame's second slot */
     for (unsigned k = 0; k < m->nk; k++)
-        far |= (mask & 1u << k) && !fits16((own_y ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
+        far |= (mask & 1u << k) && !fits16((own_y || fm ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
                                            8 * m->kidx[k] + 16);
     /* the region (none at Y), the count, a slot's base when far */
     tregs_pick(&t, live, bit(m->P) | bit(m->Y) | kmask(m), own_y ? 3 : far ? 3 : 2);
     unsigned R = own_y ? m->Y : t.R, C = own_y ? t.R : t.A, B = own_y ? t.A : t.B;
     tregs_save(c, &t);
-    if (!own_y)
+    if (fm)
+        put(c, mem(OP_LDQ, t.R, R_SP, fslot(m, 1)));
+    else if (!own_y)
         put_region(c, t.R);
     for (unsigned k = 0; k < m->nk; k++) {
         if (!(mask & 1u << k))
             continue;
-        int64_t off = own_y ? 8 * m->kidx[k] : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->kidx[k]);
+        int64_t off = own_y || fm ? 8 * m->kidx[k] : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->kidx[k]);
         unsigned at = put_slot_base(c, B, R, &off);
         put(c, mem(OP_LDQ, C, at, (int)off));
         put(c, opr(OP_INTA, F_ADDQ, C, m->K[k], C));
@@ -2774,6 +2779,12 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     int slot = fslot(m, 0);
     switch (a->kind) {
     case BL_ACT_ENTRY:
+        if (m->cb) {            /* --both: the counters' base in the second slot (cct-region.h note 17) */
+            put_region(c, t.R);
+            put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            put_ctx_base(c, t.R, t.R, t.A, t.B, m->base, 0, m->bad);
+            put(c, mem(OP_STQ, t.R, R_SP, fslot(m, 1)));
+        }
         put_setk(c, t.A, a->add, m->bad);
         put(c, mem(OP_STQ, t.A, R_SP, slot));
         break;
@@ -2793,8 +2804,14 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             put(c, mem(OP_LDQ, t.A, R_SP, slot));
         unsigned P = m->P;
         m->P = t.A;
+        if (m->cb) {            /* --both: Y the base from the frame (the region is not needed) */
+            put(c, mem(OP_LDQ, t.R, R_SP, fslot(m, 1)));
+            m->Y = t.R;
+        }
         put_reg_count(c, m, &t, a->add, false, false);
         m->P = P;
+        if (m->cb)
+            m->Y = R_ZERO;
         if (a->kind == BL_ACT_BACKEDGE) {
             put_setk(c, t.A, a->reset, m->bad);
             put(c, mem(OP_STQ, t.A, R_SP, slot));
@@ -4487,13 +4504,14 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it */
         size_t nframe = 0;
         uint32_t *frame_at = NULL;
-        if (!m.constant && !m.leaf && !m.mt.on && m.saved && m.Y != R_ZERO && !proc_calls_twice(&po, &cfg) &&
+        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || m.Y != R_ZERO) && !proc_calls_twice(&po, &cfg) &&
             frame_plan(&cfg, &m)) {
             m.frame = true;
+            m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
             bool loops = false;
             for (size_t e2 = 0; e2 < cfg.nedges; e2++)
                 loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
-            m.addr = !loops;
+            m.addr = m.saved && !loops;
             if (m.addr)
                 m.Y = R_ZERO;   /* P is the counter's address */
             frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
@@ -4507,7 +4525,8 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
             }
         }
         /* counts only: the counters' base found once an activation (cct-region.h note 17) */
-        m.cb = !mt.on && !m.constant && ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && (m.addr || m.Y != R_ZERO)));
+        m.cb = !mt.on && !m.constant &&
+               ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && (m.addr || m.Y != R_ZERO)) || m.fmem);
         if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
             free(live);
             tp->status = PATH_SKIP_SETJMP;
