@@ -155,6 +155,16 @@ static struct {
     bool leaf;                  /* the procedure is a CCT leaf: its record is the core's leaf_rec */
     bool exit;                  /* the edge being emitted is an exit (a leaf's clears leaf_rec) */
     bool calls;                 /* emitting --both's CCT trampolines: leaf calls set leaf_rec */
+    /* a constant-mode exit's context-free count, out of line after its
+     * trampoline (put_stubs): from the tests to r + off, then back */
+    struct both_cold {
+        struct fixup from[2];   /* the flags' test and, a leaf's, leaf_rec's 0 */
+        unsigned nfrom;
+        uint64_t back;
+        unsigned r, x;
+        int64_t off;
+    } cold[4];
+    unsigned ncold;
 } both;
 
 /* r = this core's CCT region, from sp alone (cct-region.h note 1). */
@@ -2827,6 +2837,19 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
 /* The bad-number stubs of the trampoline just ended. */
 static void put_stubs(struct code *c, struct pmode *m)
 {
+    for (unsigned i = 0; i < both.ncold; i++) {         /* --both's (struct both_cold) */
+        struct both_cold *cd = &both.cold[i];
+        for (unsigned j = 0; j < cd->nfrom; j++)
+            land(c, cd->from[j]);
+        int64_t off = cd->off;
+        if (!fits16(off)) {
+            put_addk(c, cd->r, off, m->bad);
+            off = 0;
+        }
+        put_incq(c, cd->x, cd->r, (int)off);
+        put_branch(c, OP_BR, R_ZERO, cd->back);
+    }
+    both.ncold = 0;
     for (unsigned i = 0; i < m->nstubs; i++) {
         unsigned r = m->stub[i].r, x = m->stub[i].x;
         land(c, m->stub[i].from);
@@ -2990,6 +3013,29 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
             put_region(c, t.R);
             if (!magic_by_loader(&m->mt))
                 put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
+            int64_t k = m->entry_add + a->add;
+            if (both.on && both.ctx && both.ncold < sizeof both.cold / sizeof *both.cold && fits16(both.ctx_off + 8 * k)) {
+                /* the activation's one count: in its record, straight
+                 * on; context-free out of line (cct-region.h note 17) */
+                struct both_cold *cd = &both.cold[both.ncold++];
+                put(c, mem(OP_LDAH, t.C, t.R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+                put(c, mem(OP_LDQ, t.B, t.C, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+                cd->nfrom = 1;
+                if (both.leaf) {
+                    put(c, mem(OP_STQ, R_ZERO, t.C, CCT_OFF_LEAF_REC));
+                    cd->from[cd->nfrom++] = put_fwd(c, OP_BEQ, t.B);
+                }
+                put(c, mem(OP_LDL, t.C, t.B, CCT_REC_FLAGS));
+                put(c, mem(OP_LDA, t.C, t.C, -both.ctx_flags));
+                cd->from[0] = put_fwd(c, OP_BNE, t.C);   /* (from[1] set first: a leaf's) */
+                put_incq(c, t.A, t.B, (int)(both.ctx_off + 8 * k));
+                cd->back = here(c);
+                cd->r = t.R;
+                cd->x = t.A;
+                cd->off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + k);
+                tregs_restore(c, &t);
+                return;
+            }
             struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C, &m->mt, NULL);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
@@ -3997,8 +4043,7 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
     put_stubs(c, m);
-    if (!both.on)
-        thread_branches(c, (size_t)(t - c->base));
+    thread_branches(c, (size_t)(t - c->base));
     add_patch(po, E, t, OP_BR, R_ZERO);
 block_ends:
     /* the block ends */
@@ -4145,8 +4190,7 @@ block_ends:
             break;
         }
         put_stubs(c, m);
-        if (!both.on)
-            thread_branches(c, (size_t)(t - c->base));
+        thread_branches(c, (size_t)(t - c->base));
         add_patch(po, pc, t, patch_op, patch_ra);
     }
     /* exits moved to a block's first instruction (path-region.h note 10) */
