@@ -1702,25 +1702,28 @@ static void put_base_plus(struct code *c, unsigned dst, unsigned r, int64_t k, b
  * record's path counters (record + ctx_off) when the record the CCT
  * trampolines left (cur, a leaf's leaf_rec) is the procedure's own, else
  * the context-free counters from `base` (path-region.h note 4).  R the
- * path region (dst may be R: R is read first); y, z scratch.  No branch:
+ * path region, or with `core` the CCT core state (dst may be R: R is
+ * read first, but by the cmoveq of a leaf's none); y, z scratch.  No branch:
  * the free base is built and the record's taken over it by cmoveq.  A
  * leaf's leaf_rec is cleared here (its call's only, note 12); one of 0
  * (none) reads the core as a record, whose flags are 0 (note 6). */
 static void put_ctx_base(struct code *c, unsigned dst, unsigned R, unsigned y, unsigned z, uint32_t base,
-                         int64_t extra, bool *bad)
+                         int64_t extra, bool core, bool *bad)
 {
-    int64_t free_off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)base + extra);
+    int64_t free_off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)base + extra) + (core ? CCT_BOTH_PATHS_OFFSET : 0);
     if (!both.ctx) {
         put_base_plus(c, dst, R, free_off, bad);
         return;
     }
     _Static_assert(__builtin_offsetof(struct cct_core, procs) + 4 == CCT_REC_FLAGS && CCT_END <= 1ull << 32,
                    "the core read as a record: its flags are the high half of `procs`, 0");
-    put(c, mem(OP_LDAH, z, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
-    put(c, mem(OP_LDQ, y, z, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    unsigned cs = core ? R : z;         /* the CCT core state */
+    if (!core)
+        put(c, mem(OP_LDAH, z, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+    put(c, mem(OP_LDQ, y, cs, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
     if (both.leaf) {
-        put(c, mem(OP_STQ, R_ZERO, z, CCT_OFF_LEAF_REC));
-        put(c, opr(OP_INTL, F_CMOVEQ, y, z, y));
+        put(c, mem(OP_STQ, R_ZERO, cs, CCT_OFF_LEAF_REC));
+        put(c, opr(OP_INTL, F_CMOVEQ, y, cs, y));
     }
     put_base_plus(c, dst, R, free_off, bad);
     put(c, mem(OP_LDL, z, y, CCT_REC_FLAGS));
@@ -1766,11 +1769,12 @@ static void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, un
 #define PMU_FROM_REGION (-(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16))
 
 /* Whether the loader sets this image's magic in every core's region
- * (path-region.h note 8: --paths, counts only), so no trampoline stores
- * it; --both's and a metered image's trampolines still do. */
+ * (path-region.h note 8: --paths, counts only; --both's path region,
+ * cct-region.h note 17), so no trampoline stores it; a --paths metered
+ * image's trampolines still do. */
 static bool magic_by_loader(const struct meter *mt)
 {
-    return !both.on && !mt->on;
+    return both.on || !mt->on;
 }
 
 /* The region's magic (R the region, x a scratch register). */
@@ -2335,7 +2339,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     if (both.on && both.ctx && !m->cb) {
         if (!region_ready) {
             put_region(c, t->R);
-            if (m->leaf)        /* as below */
+            if (m->leaf && !magic_by_loader(&m->mt))        /* as below */
                 put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
             region_ready = true;
         }
@@ -2648,7 +2652,7 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     land(c, done);
     put_setk(c, m->P, add, m->bad);
     if (m->cb) {
-        put_ctx_base(c, m->Y, t.R, t.A, t.B, m->base, 0, m->bad);
+        put_ctx_base(c, m->Y, t.R, t.A, t.B, m->base, 0, false, m->bad);
     } else if (m->Y != R_ZERO) {
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
         if (!m->mt.on)          /* metered: Y keeps the region */
@@ -2790,9 +2794,8 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     switch (a->kind) {
     case BL_ACT_ENTRY:
         if (m->cb) {            /* --both: the counters' base in the second slot (cct-region.h note 17) */
-            put_region(c, t.R);
-            put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
-            put_ctx_base(c, t.R, t.R, t.A, t.B, m->base, 0, m->bad);
+            put_core_state(c, t.R);
+            put_ctx_base(c, t.R, t.R, t.A, t.B, m->base, 0, true, m->bad);
             put(c, mem(OP_STQ, t.R, R_SP, fslot(m, 1)));
         }
         put_setk(c, t.A, a->add, m->bad);
@@ -2968,16 +2971,15 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     land(c, done);
 }
 
-/* --both, counts only: a leaf's entry, x the path region: the region's
- * magic, then x = the activation's counters' base + 8 extra (put_ctx_base,
- * cct-region.h note 17) in two registers dead here (else kept below sp). */
+/* --both, counts only: an entry, x the CCT core state: x = the
+ * activation's counters' base + 8 extra (put_ctx_base, cct-region.h note
+ * 17) with two registers dead here (else kept below sp). */
 static void put_both_entry_base(struct code *c, struct pmode *m, unsigned x, int64_t extra, uint32_t live)
 {
     struct tregs t;
     tregs_pick(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 2);
     tregs_save(c, &t);
-    put(c, mem(OP_STL, x, x, PATH_OFF_MAGIC));
-    put_ctx_base(c, x, x, t.R, t.A, m->base, extra, m->bad);
+    put_ctx_base(c, x, x, t.R, t.A, m->base, extra, true, m->bad);
     tregs_restore(c, &t);
 }
 
@@ -2989,12 +2991,12 @@ static void put_both_frame_entry(struct code *c, struct pmode *m, int64_t add, u
 {
     put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
     if (m->addr) {
-        put_region(c, m->P);
+        put_core_state(c, m->P);
         put_both_entry_base(c, m, m->P, add, live);
         return;
     }
     put(c, mem(OP_STQ, m->Y, R_SP, fslot(m, 1)));
-    put_region(c, m->Y);
+    put_core_state(c, m->Y);
     put_both_entry_base(c, m, m->Y, 0, live);
     put_setk(c, m->P, add, m->bad);
 }
@@ -3010,19 +3012,17 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
             struct tregs t;
             pick(m, &t, live, 0);
             tregs_save(c, &t);
-            put_region(c, t.R);
-            if (!magic_by_loader(&m->mt))
-                put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
             int64_t k = m->entry_add + a->add;
             if (both.on && both.ctx && both.ncold < sizeof both.cold / sizeof *both.cold && fits16(both.ctx_off + 8 * k)) {
                 /* the activation's one count: in its record, straight
-                 * on; context-free out of line (cct-region.h note 17) */
+                 * on; context-free out of line (cct-region.h note 17),
+                 * the path region not needed on the way */
                 struct both_cold *cd = &both.cold[both.ncold++];
-                put(c, mem(OP_LDAH, t.C, t.R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
-                put(c, mem(OP_LDQ, t.B, t.C, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+                put_core_state(c, t.R);
+                put(c, mem(OP_LDQ, t.B, t.R, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
                 cd->nfrom = 1;
                 if (both.leaf) {
-                    put(c, mem(OP_STQ, R_ZERO, t.C, CCT_OFF_LEAF_REC));
+                    put(c, mem(OP_STQ, R_ZERO, t.R, CCT_OFF_LEAF_REC));
                     cd->from[cd->nfrom++] = put_fwd(c, OP_BEQ, t.B);
                 }
                 put(c, mem(OP_LDL, t.C, t.B, CCT_REC_FLAGS));
@@ -3032,10 +3032,13 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
                 cd->back = here(c);
                 cd->r = t.R;
                 cd->x = t.A;
-                cd->off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + k);
+                cd->off = CCT_BOTH_PATHS_OFFSET + PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + k);
                 tregs_restore(c, &t);
                 return;
             }
+            put_region(c, t.R);
+            if (!magic_by_loader(&m->mt))
+                put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
             struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C, &m->mt, NULL);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
@@ -3138,11 +3141,12 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
          * counter's address (path-region.h note 11) */
         switch (a->kind) {
         case BL_ACT_ENTRY:
-            put_region(c, m->P);
             if (m->cb) {
+                put_core_state(c, m->P);
                 put_both_entry_base(c, m, m->P, a->add, live);
                 break;
             }
+            put_region(c, m->P);
             put_addk(c, m->P, PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + a->add), m->bad);
             break;
         case BL_ACT_ADD:
@@ -3166,10 +3170,11 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     switch (a->kind) {
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
-            put_region(c, m->Y);
             if (m->cb) {
+                put_core_state(c, m->Y);
                 put_both_entry_base(c, m, m->Y, 0, live);
             } else {
+                put_region(c, m->Y);
                 if (!magic_by_loader(&m->mt))
                     put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
                 put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
