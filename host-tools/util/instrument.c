@@ -155,6 +155,7 @@ static struct {
     bool leaf;                  /* the procedure is a CCT leaf: its record is the core's leaf_rec */
     bool exit;                  /* the edge being emitted is an exit (a leaf's clears leaf_rec) */
     bool calls;                 /* emitting --both's CCT trampolines: leaf calls set leaf_rec */
+    int slot;                   /* a path's counter or slot: 8 bytes, or 32 with metrics */
     /* a constant-mode exit's context-free count, out of line after its
      * trampoline (put_stubs): from the tests to r + off, then back */
     struct both_cold {
@@ -1710,7 +1711,7 @@ static void put_base_plus(struct code *c, unsigned dst, unsigned r, int64_t k, b
 static void put_ctx_base(struct code *c, unsigned dst, unsigned R, unsigned y, unsigned z, uint32_t base,
                          int64_t extra, bool core, bool *bad)
 {
-    int64_t free_off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)base + extra) + (core ? CCT_BOTH_PATHS_OFFSET : 0);
+    int64_t free_off = PATH_COUNTERS_OFFSET + both.slot * ((int64_t)base + extra) + (core ? CCT_BOTH_PATHS_OFFSET : 0);
     if (!both.ctx) {
         put_base_plus(c, dst, R, free_off, bad);
         return;
@@ -1727,9 +1728,9 @@ static void put_ctx_base(struct code *c, unsigned dst, unsigned R, unsigned y, u
     }
     put_base_plus(c, dst, R, free_off, bad);
     put(c, mem(OP_LDL, z, y, CCT_REC_FLAGS));
-    if (!fits16(both.ctx_off + 8 * extra))
+    if (!fits16(both.ctx_off + both.slot * extra))
         *bad = true;
-    put(c, mem(OP_LDA, y, y, (int)(both.ctx_off + 8 * extra)));
+    put(c, mem(OP_LDA, y, y, (int)(both.ctx_off + both.slot * extra)));
     put(c, mem(OP_LDA, z, z, -both.ctx_flags));
     put(c, opr(OP_INTL, F_CMOVEQ, z, y, dst));
 }
@@ -2519,10 +2520,27 @@ static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_
  * entry is 8 instructions, two of the core's fetch groups);
  * S, T = the page's cycles and event, the path's start, read
  * last so the entry's own work stays outside the path. */
-static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
+static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     _Static_assert(PMU_WINDOW_PHYS % 0x10000 == 0, "one ldah from the core's offset");
     unsigned x = m->known ? m->W : m->Y;    /* a known leaf has no Y: its exit finds the region from W */
+    if (both.on) {
+        /* --both (cct-region.h note 17): W from the CCT core state, the
+         * start read, then Y = the activation's slots' base (P and a
+         * register dead here as scratch: inside the path, as the model's
+         * window has the entry) */
+        struct tregs t;
+        tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), 1);
+        tregs_save(c, &t);
+        put_core_state(c, m->Y);
+        put(c, mem(OP_LDAH, m->W, m->Y, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+        put_ctx_base(c, m->Y, m->Y, m->P, t.R, m->base, 0, true, m->bad);
+        tregs_restore(c, &t);
+        put_setk(c, m->P, KEPT_SCALE * add, m->bad);
+        return;
+    }
     put_region(c, x);
     put(c, mem(OP_LDAH, m->W, x, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
@@ -2556,7 +2574,7 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), 2);
     unsigned base = t.R, tmp = t.A;
     tregs_save(c, &t);
-    int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
+    int64_t off = both.on ? 0 : PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;    /* --both: Y's */
     unsigned at;
     struct fixup to_bad = {0};
     if (m->known) {
@@ -2588,7 +2606,21 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     put_incq(c, tmp, at, (int)off);
     if (!m->known) {
         /* a bad number: counted in the region, which Y is (found again) */
-        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+        if (both.on) {          /* Y is the slots' base: the stub finds the region in base */
+            if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+                m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), base, tmp, restart};
+            } else {
+                struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+                land(c, to_bad);
+                if (restart) {
+                    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+                    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+                }
+                put_region(c, base);
+                put_incq(c, tmp, base, PATH_OFF_BAD);
+                land(c, done);
+            }
+        } else if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
             m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp, restart};
         } else {
             struct fixup done = put_fwd(c, OP_BR, R_ZERO);
@@ -3098,7 +3130,7 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     if (m->kept) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
-            put_kept_entry(c, m, a->add);
+            put_kept_entry(c, m, a->add, live);
             break;
         case BL_ACT_ADD:
             put_addk(c, m->P, KEPT_SCALE * a->add, m->bad);
@@ -3857,8 +3889,9 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 5; i++)
             if (!(taken & 1u << scratch_order[i]))
                 spare[nspare++] = scratch_order[i];
-        if (m->mt.on && !both.on && nspare >= (known ? 3u : 5u)) {     /* (cct-region.h note 16) */
+        if (m->mt.on && nspare >= (known && !both.on ? 3u : 5u)) {     /* (cct-region.h notes 16, 17) */
             unsigned k = 0;
+            known &= !both.on;  /* --both: Y is the activation's slots' base, P the number */
             if (!known) {
                 m->P = spare[k++];
                 m->Y = spare[k++];
@@ -4508,6 +4541,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
 
     /* the paths: as instrument_paths, counting per context where it can */
     both.on = true;
+    both.slot = (int)slot_size(&mt);
     po.sites = sites;
     po.nsites = nsites;
     size_t nsyms;
