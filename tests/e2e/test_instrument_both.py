@@ -391,3 +391,37 @@ def test_both_counts_a_path_for_what_paths_alone_pays_where_there_are_nearly_no_
         _exact(db, oracle, "branches", 5000000)
     finally:
         cleanup(d)
+
+
+def test_recursion_counts_in_the_ancestors_record_and_a_tail_called_leaf_context_free():
+    """What each activation's counters' base (cct-region.h note 17, found
+    at the entry) must give, on calltree 16: fib's recursion folds onto
+    the record of its outermost call, so all of fib(10)'s paths under main
+    count in main > fib (none under fib > fib); leaf, reached from tail
+    by a branch (a tail call: the record current is tail's), counts its
+    16 executions context-free, not in the record of the last leaf call
+    (main > via > leaf, whose leaf_rec its own entry or exit cleared); the
+    leaf calls themselves count in their own records (fib(10) calls leaf
+    89 times a round)."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree")
+        db, oracle = _record(d, inst, ["16"])
+        _exact(db, oracle, "calltree", 3000)
+        r = alphaprof(["paths", "--db", db, "--context", "--json"])
+        check(r.status == 0, "paths --context reports", r)
+        rows = json.loads(r.out)["paths"]
+        fib = [x for x in rows if x["procedure"] == "fib"]
+        check(fib and all(x["context"].split(" > ")[-2:] != ["fib", "fib"] for x in fib) and
+              {x["context"] for x in fib} == {"main > fib", "main > via > fib"},
+              "fib's recursion counts in its outermost call's record", fib)
+        leaf = {}
+        for x in rows:
+            if x["procedure"] == "leaf":
+                leaf[x["context"] if x["record"] >= 0 else None] = leaf.get(x["context"] if x["record"] >= 0
+                                                                            else None, 0) + x["count"]
+        check(leaf.get(None) == 16, "leaf tail-called from tail counts its 16 executions context-free", leaf)
+        check(leaf.get("main > fib > leaf") == 16 * 89 and leaf.get("main > via > leaf") == 8,
+              "leaf's calls count in their own records", leaf)
+    finally:
+        cleanup(d)
