@@ -1698,8 +1698,9 @@ static void put_base_plus(struct code *c, unsigned dst, unsigned r, int64_t k, b
         put(c, mem(OP_LDA, dst, dst, (int)lo));
 }
 
-/* --both, counts only (cct-region.h note 17): dst = the activation's
- * counters' base + 8 extra, found once at the procedure's entry: its call
+/* --both (cct-region.h note 17): dst = the activation's counters' base
+ * + `extra` slots (both.slot bytes each: 8, or 32 metered), found once at
+ * the procedure's entry: its call
  * record's path counters (record + ctx_off) when the record the CCT
  * trampolines left (cur, a leaf's leaf_rec) is the procedure's own, else
  * the context-free counters from `base` (path-region.h note 4).  R the
