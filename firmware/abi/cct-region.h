@@ -235,7 +235,7 @@
  *     where a call instruction retires; the site table maps it back), not
  *     branched to with ra preset.  Counts are the same either way.
  * 10. Paths per context (`instrument --both`, the seed's flow and context
- *     sensitive profile; counts only, --both --metrics is refused).  The
+ *     sensitive profile; counts only here, --both --metrics: note 16).  The
  *     image is instrumented for both at once: every call as in note 9
  *     (counts only) and every procedure's Ball-Larus paths as with
  *     --paths (path-region.h notes 1-3, 6: the same numbering, modes and
@@ -263,7 +263,8 @@
  *     running, but for a leaf called without a frame (notes 3a, 9): its
  *     call trampoline keeps the leaf's record in the core's `leaf_rec`
  *     (fast and slow path, before the call), the leaf's path
- *     trampolines read that instead, and its exits clear it, so a leaf
+ *     trampolines read that instead, and clear it (at its entry, note
+ *     17; a leaf with no entry code, at its exits), so a leaf
  *     entered otherwise (a tail call) finds none.  A path of procedure P
  *     ends (its exit or backedge trampoline) by counting r at that record
  *     + cct_record_size(nslots of P) + 8 r when the record's flags say P
@@ -335,6 +336,42 @@
  *     so `check --paths` compares each (context, path)'s metrics
  *     (context_path_metric_error) over the same windows as
  *     path_metric_error's, whose offsets it inherits.
+ * 17. The activation's counters' base (util/instrument.c put_ctx_base,
+ *     path-region.h note 13).  Note 12's count first loaded the current
+ *     record (a leaf's leaf_rec), tested its flags and counted in it or
+ *     context-free: about ten instructions and a taken branch a path more
+ *     than --paths (branches, nearly no calls: 62.9 % against --paths'
+ *     18.9 %).  Now a procedure's entry trampoline does that once per
+ *     activation: the core state from sp (note 1: three instructions),
+ *     cur (a leaf's leaf_rec, cleared there: a 0 reads the core itself as
+ *     a record, whose flags, the high half of `procs`, are 0), the
+ *     record's flags against the procedure's (note 3's ordinal test, with
+ *     the leaf bit), and a cmoveq picks the record's counters (record +
+ *     cct_record_size(nslots)) or the context-free ones (the path region
+ *     + PATH_COUNTERS_OFFSET + the slot size x base): no branch.  That
+ *     base then stands where --paths keeps its counters' address
+ *     (path-region.h note 13), so a path's count is --paths' count, and
+ *     --paths' loops in registers (its notes 9, 10) and frame mode (note
+ *     11) apply.  Exact as note 12: the record current when a path ends
+ *     is the one current at its procedure's entry, because every call
+ *     under the activation pushes and pops `cur` (with the stack full it
+ *     leaves it alone, note 5), a longjmp back into it restores the
+ *     callee-saved registers it keeps the base in (a setjmp caller keeps
+ *     P and Y there, path-region.h note 6), a tail call or millicode
+ *     leaves `cur` the caller's (so context-free, at the entry as at the
+ *     end), and a leaf's leaf_rec is written only by its own call (no
+ *     call runs under a leaf).  A procedure with no entry code (every
+ *     exit's number known: one path an activation) counts at its exit:
+ *     in the record straight on, context-free out of line after the
+ *     trampoline (one taken branch less).  The others count as note 12
+ *     says: a memory-mode procedure whose frame cannot grow, and with
+ *     --metrics all but kept leaves (path-region.h note 5, which keep the
+ *     metered slots' base in Y likewise).  The loader sets each core's
+ *     --both path region's magic (PATH_MAGIC32, or _METERED, of its
+ *     address) before a --both image runs, as for --paths, so no
+ *     trampoline stores it; the monitor sends a core's path region alone
+ *     (no record) only when it counted something.  What each step took
+ *     off, and the costs: README, bench_both.
  *
  * Invariants
  *  - sizes and offsets are the asserted ones; records are 8-byte aligned and
@@ -345,6 +382,11 @@
  *  - records are laid out one after another in creation order, so the
  *    monitor walks them by size (cct_record_total(nslots, npaths)); `id` is the
  *    creation ordinal, the root has id 0 and the overflow record id 1.
+ *  - --both: from a procedure's entry to its exit, its activation's
+ *    counters' base (note 17) is its record's counters when `cur` (a
+ *    leaf's leaf_rec) at the entry was a record of that procedure, else
+ *    its context-free counters; `cur` at each of its paths' ends is that
+ *    same record.
  */
 #ifndef ALPHAPROF_CCT_REGION_H
 #define ALPHAPROF_CCT_REGION_H

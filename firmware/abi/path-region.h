@@ -44,8 +44,8 @@
  *     are, some are kept below sp (a trap from user mode runs on the kernel
  *     stack).  A trampoline finds the region from sp (cct-region.h note 1);
  *     the region's `magic` (its own address) is set by the loader in every
- *     core's region before a --paths image runs (note 8), by --both's
- *     trampolines themselves.
+ *     core's region before a --paths image runs (note 8), and in every
+ *     core's --both path region before a --both image runs (note 13).
  *  3. Bounds.  PATH_STACK_SLOTS registers; an activation deeper than that
  *     runs on the sink slot (depth = PATH_SINK), `excess` counts how many
  *     are on it.  Memory registers on the sink are counted in `lost_paths`,
@@ -146,7 +146,8 @@
  *     procedure's.  Counts only, or with note 5's metrics (--both
  *     --metrics, cct-region.h note 16: metered slots here and in the
  *     records, magic PATH_MAGIC32_METERED of this region's address).
- *  8. Counts only (--paths without --metrics; --both keeps its own code):
+ *  8. Counts only (--paths without --metrics; --both's counts too, at the
+ *     activation's counters' base, note 13):
  *     - the loader stores each core's magic (PATH_MAGIC32) before the run,
  *       as for a metered image (note 5), so no trampoline stores it; the
  *       monitor sends no region whose counters and loss counts are all 0.
@@ -235,7 +236,7 @@
  *     handful (measured by hand: parallel 233 -> 0.2 %, matmul 70.9 ->
  *     2.6 %, copy 35 -> 5.2 %, compress 111 -> 35 %, drystone 73.5 ->
  *     38.6 %; what is left there is procedures' entries and exits).
- * 11. Frame mode (counts only: --paths without --metrics, not --both;
+ * 11. Frame mode (counts only: --paths or --both without --metrics;
  *     util/instrument.c, frame_plan, put_frame_entry and put_frame_exit,
  *     put_fmem_action).  A procedure with calls (not a leaf, not constant,
  *     calling no function that returns twice) whose own stack frame can
@@ -304,6 +305,21 @@
  *     95.1 M user cycles, counts still exact).  Line 2 of each (128-191)
  *     holds nothing else hot: the PMU page's counter configuration, the
  *     CCT core's reserved words.
+ * 13. --both's counts (cct-region.h note 17) run this file's counting
+ *     code (notes 2, 8-11) with one change: what --paths keeps as its
+ *     counters' address (a leaf's Y, or P itself in a loopless one; a
+ *     callee-saved P's second register Y, which --both gives every such
+ *     procedure; the frame's second slot of a memory-mode procedure in
+ *     frame mode, which --paths leaves unused) holds the activation's
+ *     counters' base, its call record's or the context-free counters'
+ *     from `base`, found at the entry.  A number known when instrumenting
+ *     counts at a constant offset from that base only where the base is
+ *     exact (a leaf's Y, a frame's slot); a callee-saved Y may be the
+ *     sink's (note 3), so there the count goes through P, checked.  A
+ *     loop register (notes 9, 10) adds at the base too.  With --metrics
+ *     only a kept leaf (note 5: with P and Y, five registers) does the
+ *     same, Y its metered slots' base and no region kept; the others
+ *     count as cct-region.h note 12 says.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -314,7 +330,8 @@
  *  - a loop register (note 9) is 0 whenever control enters its loop, and
  *    outside its loop its path's counter holds the path's whole count.
  *  - a frame-mode activation's slots (note 11) hold its caller's P and Y
- *    (or its own P) from its entry to its exit.
+ *    (or its own P, and with --both its counters' base) from its entry to
+ *    its exit.
  *  - an induction-variable loop's K (note 10) holds v's value at the
  *    loop's entry while control is in the loop; past its count (the
  *    exit's, or its sink's), its counters hold every path's whole count.

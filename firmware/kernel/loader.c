@@ -171,9 +171,12 @@ void loader_prepare(const struct loaded_image *img)
      * the trampolines need no test for an uninitialised core; any other
      * image's get it back to 0 (a path region's word there counts).  A
      * path image's regions get their magic here (path-region.h notes 5
-     * and 8), so its counting trampolines need not store it. */
+     * and 8), so its counting trampolines need not store it; a --both
+     * image's path region, at CCT_BOTH_PATHS_OFFSET in each core's, too
+     * (cct-region.h note 17). */
     bool cct = cct_instrumented(h), metered = paths_metered(h);
     bool paths = !cct && path_table_size(h) != 0;       /* --paths (--both's region is the tree's) */
+    bool both = cct && path_table_size(h) != 0;
     for (uint64_t base = CCT_PHYS; base < CCT_END; base += CCT_PER_CORE) {
         struct cct_core *c = phys(base);
         if (c->magic == CCT_MAGIC) {
@@ -182,12 +185,17 @@ void loader_prepare(const struct loaded_image *img)
         } else if (((struct path_core *)c)->magic == PATH_MAGIC32(base) ||
                    ((struct path_core *)c)->magic == PATH_MAGIC32_METERED(base) || c->magic == CCT_MAGIC_BOTH ||
                    ((struct path_core *)phys(base + CCT_BOTH_PATHS_OFFSET))->magic ==
-                       PATH_MAGIC32(base + CCT_BOTH_PATHS_OFFSET)) {
+                       PATH_MAGIC32(base + CCT_BOTH_PATHS_OFFSET) ||
+                   ((struct path_core *)phys(base + CCT_BOTH_PATHS_OFFSET))->magic ==
+                       PATH_MAGIC32_METERED(base + CCT_BOTH_PATHS_OFFSET)) {
             memset(c, 0, CCT_PER_CORE);     /* path-region.h: counters anywhere in it; --both (cct-region.h
                                              * note 11): records and the path region */
         }
         c->cur = cct ? base : 0;
-        if (metered)
+        uint64_t pbase = base + CCT_BOTH_PATHS_OFFSET;
+        if (both)
+            ((struct path_core *)phys(pbase))->magic = metered ? PATH_MAGIC32_METERED(pbase) : PATH_MAGIC32(pbase);
+        else if (metered)
             ((struct path_core *)c)->magic = PATH_MAGIC32_METERED(base);
         else if (paths)
             ((struct path_core *)c)->magic = PATH_MAGIC32(base);

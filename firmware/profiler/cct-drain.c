@@ -36,7 +36,9 @@
  *     CCT_PATHS frames (record id, path, count; by record, then path),
  *     then its path region's context-free counters as in 4.  A core whose
  *     path region's magic is set but that made no call (no record: its
- *     magic unset) sends those alone.  With --both --metrics (cct-region.h
+ *     magic unset) sends those alone, when it counted any: the loader
+ *     sets every core's path region magic before a --both image runs
+ *     (cct-region.h note 17), so an untouched one is not sent, as in 4.  With --both --metrics (cct-region.h
  *     note 16) the path region is metered (its magic says so) and the
  *     records' counters lie 32 bytes apart (npaths in 8-byte words);
  *     each record's nonzero counters then go with their cycles and event
@@ -235,7 +237,8 @@ static void drain_core(unsigned c, uint64_t deadline)
     bool bmetered = bps->magic == PATH_MAGIC32_METERED(pbase);     /* --both --metrics (cct-region.h note 16) */
     uint64_t bmax = bmetered ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
     if (!both && (bps->magic == PATH_MAGIC32(pbase) || bmetered) && s->magic != CCT_MAGIC) {
-        drain_paths(c, bps, bmetered, false, bmax, deadline);
+        /* (its magic is the loader's, cct-region.h note 17: untouched, nothing is sent) */
+        drain_paths(c, bps, bmetered, true, bmax, deadline);
         return;
     }
     if (s->magic != CCT_MAGIC && !both)

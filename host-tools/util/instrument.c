@@ -155,6 +155,17 @@ static struct {
     bool leaf;                  /* the procedure is a CCT leaf: its record is the core's leaf_rec */
     bool exit;                  /* the edge being emitted is an exit (a leaf's clears leaf_rec) */
     bool calls;                 /* emitting --both's CCT trampolines: leaf calls set leaf_rec */
+    int slot;                   /* a path's counter or slot: 8 bytes, or 32 with metrics */
+    /* a constant-mode exit's context-free count, out of line after its
+     * trampoline (put_stubs): from the tests to r + off, then back */
+    struct both_cold {
+        struct fixup from[2];   /* the flags' test and, a leaf's, leaf_rec's 0 */
+        unsigned nfrom;
+        uint64_t back;
+        unsigned r, x;
+        int64_t off;
+    } cold[4];
+    unsigned ncold;
 } both;
 
 /* r = this core's CCT region, from sp alone (cct-region.h note 1). */
@@ -1670,6 +1681,61 @@ static void ctx_done(struct code *c, const struct ctx_count *cc)
         land(c, cc->done);
 }
 
+#define F_CMOVEQ 0x24
+
+/* dst = r + k (|k| < 2^31, else *bad): one lda, or ldah and lda. */
+static void put_base_plus(struct code *c, unsigned dst, unsigned r, int64_t k, bool *bad)
+{
+    if (fits16(k)) {
+        put(c, mem(OP_LDA, dst, r, (int)k));
+        return;
+    }
+    int64_t hi = (k + 0x8000) >> 16, lo = k - hi * 65536;
+    if (!fits16(hi))
+        *bad = true;
+    put(c, mem(OP_LDAH, dst, r, (int)hi));
+    if (lo)
+        put(c, mem(OP_LDA, dst, dst, (int)lo));
+}
+
+/* --both (cct-region.h note 17): dst = the activation's counters' base
+ * + `extra` slots (both.slot bytes each: 8, or 32 metered), found once at
+ * the procedure's entry: its call
+ * record's path counters (record + ctx_off) when the record the CCT
+ * trampolines left (cur, a leaf's leaf_rec) is the procedure's own, else
+ * the context-free counters from `base` (path-region.h note 4).  R the
+ * path region, or with `core` the CCT core state (dst may be R: R is
+ * read first, but by the cmoveq of a leaf's none); y, z scratch.  No branch:
+ * the free base is built and the record's taken over it by cmoveq.  A
+ * leaf's leaf_rec is cleared here (its call's only, note 12); one of 0
+ * (none) reads the core as a record, whose flags are 0 (note 6). */
+static void put_ctx_base(struct code *c, unsigned dst, unsigned R, unsigned y, unsigned z, uint32_t base,
+                         int64_t extra, bool core, bool *bad)
+{
+    int64_t free_off = PATH_COUNTERS_OFFSET + both.slot * ((int64_t)base + extra) + (core ? CCT_BOTH_PATHS_OFFSET : 0);
+    if (!both.ctx) {
+        put_base_plus(c, dst, R, free_off, bad);
+        return;
+    }
+    _Static_assert(__builtin_offsetof(struct cct_core, procs) + 4 == CCT_REC_FLAGS && CCT_END <= 1ull << 32,
+                   "the core read as a record: its flags are the high half of `procs`, 0");
+    unsigned cs = core ? R : z;         /* the CCT core state */
+    if (!core)
+        put(c, mem(OP_LDAH, z, R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+    put(c, mem(OP_LDQ, y, cs, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    if (both.leaf) {
+        put(c, mem(OP_STQ, R_ZERO, cs, CCT_OFF_LEAF_REC));
+        put(c, opr(OP_INTL, F_CMOVEQ, y, cs, y));
+    }
+    put_base_plus(c, dst, R, free_off, bad);
+    put(c, mem(OP_LDL, z, y, CCT_REC_FLAGS));
+    if (!fits16(both.ctx_off + both.slot * extra))
+        *bad = true;
+    put(c, mem(OP_LDA, y, y, (int)(both.ctx_off + both.slot * extra)));
+    put(c, mem(OP_LDA, z, z, -both.ctx_flags));
+    put(c, opr(OP_INTL, F_CMOVEQ, z, y, dst));
+}
+
 /* k = (x < n): n a literal when it fits 8 bits, else built in k. */
 static void put_below(struct code *c, unsigned x, uint64_t n, unsigned k, bool *bad)
 {
@@ -1705,11 +1771,12 @@ static void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, un
 #define PMU_FROM_REGION (-(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16))
 
 /* Whether the loader sets this image's magic in every core's region
- * (path-region.h note 8: --paths, counts only), so no trampoline stores
- * it; --both's and a metered image's trampolines still do. */
+ * (path-region.h note 8: --paths, counts only; --both's path region,
+ * cct-region.h note 17), so no trampoline stores it; a --paths metered
+ * image's trampolines still do. */
 static bool magic_by_loader(const struct meter *mt)
 {
-    return !both.on && !mt->on;
+    return both.on || !mt->on;
 }
 
 /* The region's magic (R the region, x a scratch register). */
@@ -2143,6 +2210,8 @@ struct pmode {
     bool saved;                 /* P a callee-saved register the procedure never names,
                                  * the caller's value pushed on the register stack */
     unsigned P, Y;              /* Y = R_ZERO: none */
+    bool cb;                    /* --both, counts only: Y (P when addr) holds the activation's counters'
+                                 * base, found at its entry (cct-region.h note 17) */
     /* frame mode (counts only; path-region.h note 11): the procedure's own
      * frame grown by FRAME_SLOTS at its top, fsize its size before; with
      * `saved` the caller's P (and Y) kept there instead of on the register
@@ -2210,6 +2279,7 @@ struct pmode {
 static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
 static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off);
+static int fslot(const struct pmode *m, int k);
 
 static uint32_t kmask(const struct pmode *m)
 {
@@ -2221,7 +2291,7 @@ static uint32_t kmask(const struct pmode *m)
 
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on ? 5 : 4);   /* --both: D for put_ctx_count */
+    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on && !m->cb ? 5 : 4);   /* --both: D for put_ctx_count */
 }
 
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
@@ -2230,15 +2300,17 @@ static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t
 static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
                           bool metrics)
 {
-    if (!metrics && !m->mt.on && !both.on) {
+    if (!metrics && !m->mt.on && (!both.on || m->cb)) {
         bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
         int64_t idx = m->rv + add;
-        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {
+        /* (--both: the counters' base is Y's, not the region's: cct-region.h note 17) */
+        bool y_base = own_y || (m->cb && m->fmem);  /* --both's fmem: Y is its frame's base, exact */
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths && (!both.on || y_base)) {
             /* the number is known here (path-region.h note 8): its slot's
              * address is a constant, no P, no check */
-            unsigned at = own_y ? m->Y : t->R;
-            int64_t off = own_y ? 8 * idx : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + idx);
-            if (!own_y && !region_ready)
+            unsigned at = y_base ? m->Y : t->R;
+            int64_t off = y_base ? 8 * idx : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + idx);
+            if (!y_base && !region_ready)
                 put_region(c, t->R);
             at = put_slot_base(c, t->B, at, &off);
             put_incq(c, t->C, at, (int)off);
@@ -2266,10 +2338,10 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     put_below(c, x, m->npaths, t->C, m->bad);
     struct fixup to_bad = put_fwd(c, OP_BEQ, t->C);
     struct ctx_count cc = {0};
-    if (both.on && both.ctx) {
+    if (both.on && both.ctx && !m->cb) {
         if (!region_ready) {
             put_region(c, t->R);
-            if (m->leaf)        /* as below */
+            if (m->leaf && !magic_by_loader(&m->mt))        /* as below */
                 put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
             region_ready = true;
         }
@@ -2326,20 +2398,23 @@ static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_
 static void put_loop_flush(struct code *c, struct pmode *m, unsigned mask, uint32_t live)
 {
     struct tregs t;
-    bool own_y = m->leaf && m->Y != R_ZERO, far = false;
+    bool own_y = (m->leaf || m->cb) && m->Y != R_ZERO, far = false;     /* --both: Y is the base (note 17) */
+    bool fm = m->cb && m->fmem;         /* --both: the base in the frame's second slot */
     for (unsigned k = 0; k < m->nk; k++)
-        far |= (mask & 1u << k) && !fits16((own_y ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
+        far |= (mask & 1u << k) && !fits16((own_y || fm ? 0 : PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base) +
                                            8 * m->kidx[k] + 16);
     /* the region (none at Y), the count, a slot's base when far */
     tregs_pick(&t, live, bit(m->P) | bit(m->Y) | kmask(m), own_y ? 3 : far ? 3 : 2);
     unsigned R = own_y ? m->Y : t.R, C = own_y ? t.R : t.A, B = own_y ? t.A : t.B;
     tregs_save(c, &t);
-    if (!own_y)
+    if (fm)
+        put(c, mem(OP_LDQ, t.R, R_SP, fslot(m, 1)));
+    else if (!own_y)
         put_region(c, t.R);
     for (unsigned k = 0; k < m->nk; k++) {
         if (!(mask & 1u << k))
             continue;
-        int64_t off = own_y ? 8 * m->kidx[k] : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->kidx[k]);
+        int64_t off = own_y || fm ? 8 * m->kidx[k] : PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->kidx[k]);
         unsigned at = put_slot_base(c, B, R, &off);
         put(c, mem(OP_LDQ, C, at, (int)off));
         put(c, opr(OP_INTA, F_ADDQ, C, m->K[k], C));
@@ -2446,10 +2521,27 @@ static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_
  * entry is 8 instructions, two of the core's fetch groups);
  * S, T = the page's cycles and event, the path's start, read
  * last so the entry's own work stays outside the path. */
-static void put_kept_entry(struct code *c, struct pmode *m, int64_t add)
+static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     _Static_assert(PMU_WINDOW_PHYS % 0x10000 == 0, "one ldah from the core's offset");
     unsigned x = m->known ? m->W : m->Y;    /* a known leaf has no Y: its exit finds the region from W */
+    if (both.on) {
+        /* --both (cct-region.h note 17): W from the CCT core state, the
+         * start read, then Y = the activation's slots' base (P and a
+         * register dead here as scratch: inside the path, as the model's
+         * window has the entry) */
+        struct tregs t;
+        tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), 1);
+        tregs_save(c, &t);
+        put_core_state(c, m->Y);
+        put(c, mem(OP_LDAH, m->W, m->Y, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
+        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+        put_ctx_base(c, m->Y, m->Y, m->P, t.R, m->base, 0, true, m->bad);
+        tregs_restore(c, &t);
+        put_setk(c, m->P, KEPT_SCALE * add, m->bad);
+        return;
+    }
     put_region(c, x);
     put(c, mem(OP_LDAH, m->W, x, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
@@ -2483,7 +2575,7 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), 2);
     unsigned base = t.R, tmp = t.A;
     tregs_save(c, &t);
-    int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;
+    int64_t off = both.on ? 0 : PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;    /* --both: Y's */
     unsigned at;
     struct fixup to_bad = {0};
     if (m->known) {
@@ -2515,7 +2607,21 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     put_incq(c, tmp, at, (int)off);
     if (!m->known) {
         /* a bad number: counted in the region, which Y is (found again) */
-        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+        if (both.on) {          /* Y is the slots' base: the stub finds the region in base */
+            if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+                m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), base, tmp, restart};
+            } else {
+                struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+                land(c, to_bad);
+                if (restart) {
+                    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+                    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+                }
+                put_region(c, base);
+                put_incq(c, tmp, base, PATH_OFF_BAD);
+                land(c, done);
+            }
+        } else if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
             m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp, restart};
         } else {
             struct fixup done = put_fwd(c, OP_BR, R_ZERO);
@@ -2578,7 +2684,9 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     land(c, deeper);
     land(c, done);
     put_setk(c, m->P, add, m->bad);
-    if (m->Y != R_ZERO) {
+    if (m->cb) {
+        put_ctx_base(c, m->Y, t.R, t.A, t.B, m->base, 0, false, m->bad);
+    } else if (m->Y != R_ZERO) {
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
         if (!m->mt.on)          /* metered: Y keeps the region */
             put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
@@ -2718,6 +2826,11 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     int slot = fslot(m, 0);
     switch (a->kind) {
     case BL_ACT_ENTRY:
+        if (m->cb) {            /* --both: the counters' base in the second slot (cct-region.h note 17) */
+            put_core_state(c, t.R);
+            put_ctx_base(c, t.R, t.R, t.A, t.B, m->base, 0, true, m->bad);
+            put(c, mem(OP_STQ, t.R, R_SP, fslot(m, 1)));
+        }
         put_setk(c, t.A, a->add, m->bad);
         put(c, mem(OP_STQ, t.A, R_SP, slot));
         break;
@@ -2737,8 +2850,14 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             put(c, mem(OP_LDQ, t.A, R_SP, slot));
         unsigned P = m->P;
         m->P = t.A;
+        if (m->cb) {            /* --both: Y the base from the frame (the region is not needed) */
+            put(c, mem(OP_LDQ, t.R, R_SP, fslot(m, 1)));
+            m->Y = t.R;
+        }
         put_reg_count(c, m, &t, a->add, false, false);
         m->P = P;
+        if (m->cb)
+            m->Y = R_ZERO;
         if (a->kind == BL_ACT_BACKEDGE) {
             put_setk(c, t.A, a->reset, m->bad);
             put(c, mem(OP_STQ, t.A, R_SP, slot));
@@ -2754,6 +2873,19 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
 /* The bad-number stubs of the trampoline just ended. */
 static void put_stubs(struct code *c, struct pmode *m)
 {
+    for (unsigned i = 0; i < both.ncold; i++) {         /* --both's (struct both_cold) */
+        struct both_cold *cd = &both.cold[i];
+        for (unsigned j = 0; j < cd->nfrom; j++)
+            land(c, cd->from[j]);
+        int64_t off = cd->off;
+        if (!fits16(off)) {
+            put_addk(c, cd->r, off, m->bad);
+            off = 0;
+        }
+        put_incq(c, cd->x, cd->r, (int)off);
+        put_branch(c, OP_BR, R_ZERO, cd->back);
+    }
+    both.ncold = 0;
     for (unsigned i = 0; i < m->nstubs; i++) {
         unsigned r = m->stub[i].r, x = m->stub[i].x;
         land(c, m->stub[i].from);
@@ -2872,6 +3004,36 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     land(c, done);
 }
 
+/* --both, counts only: an entry, x the CCT core state: x = the
+ * activation's counters' base + 8 extra (put_ctx_base, cct-region.h note
+ * 17) with two registers dead here (else kept below sp). */
+static void put_both_entry_base(struct code *c, struct pmode *m, unsigned x, int64_t extra, uint32_t live)
+{
+    struct tregs t;
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 2);
+    tregs_save(c, &t);
+    put_ctx_base(c, x, x, t.R, t.A, m->base, extra, true, m->bad);
+    tregs_restore(c, &t);
+}
+
+/* --both, counts only, frame mode (path-region.h note 11): the caller's
+ * P (and Y) to the frame's slots, then P = the activation's counters'
+ * base + 8 ENTRY's add (no backedge: addr), else Y = that base and P =
+ * the add. */
+static void put_both_frame_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
+    if (m->addr) {
+        put_core_state(c, m->P);
+        put_both_entry_base(c, m, m->P, add, live);
+        return;
+    }
+    put(c, mem(OP_STQ, m->Y, R_SP, fslot(m, 1)));
+    put_core_state(c, m->Y);
+    put_both_entry_base(c, m, m->Y, 0, live);
+    put_setk(c, m->P, add, m->bad);
+}
+
 /* The code of an edge's action where the registers of live are live. */
 static void put_action_code(struct code *c, struct pmode *m, const struct bl_action *a, uint32_t live)
 {
@@ -2883,6 +3045,30 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
             struct tregs t;
             pick(m, &t, live, 0);
             tregs_save(c, &t);
+            int64_t k = m->entry_add + a->add;
+            if (both.on && both.ctx && both.ncold < sizeof both.cold / sizeof *both.cold && fits16(both.ctx_off + 8 * k)) {
+                /* the activation's one count: in its record, straight
+                 * on; context-free out of line (cct-region.h note 17),
+                 * the path region not needed on the way */
+                struct both_cold *cd = &both.cold[both.ncold++];
+                put_core_state(c, t.R);
+                put(c, mem(OP_LDQ, t.B, t.R, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+                cd->nfrom = 1;
+                if (both.leaf) {
+                    put(c, mem(OP_STQ, R_ZERO, t.R, CCT_OFF_LEAF_REC));
+                    cd->from[cd->nfrom++] = put_fwd(c, OP_BEQ, t.B);
+                }
+                put(c, mem(OP_LDL, t.C, t.B, CCT_REC_FLAGS));
+                put(c, mem(OP_LDA, t.C, t.C, -both.ctx_flags));
+                cd->from[0] = put_fwd(c, OP_BNE, t.C);   /* (from[1] set first: a leaf's) */
+                put_incq(c, t.A, t.B, (int)(both.ctx_off + 8 * k));
+                cd->back = here(c);
+                cd->r = t.R;
+                cd->x = t.A;
+                cd->off = CCT_BOTH_PATHS_OFFSET + PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + k);
+                tregs_restore(c, &t);
+                return;
+            }
             put_region(c, t.R);
             if (!magic_by_loader(&m->mt))
                 put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
@@ -2905,7 +3091,9 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     if (m->saved) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
-            if (m->frame)
+            if (m->frame && m->cb)
+                put_both_frame_entry(c, m, a->add, live);
+            else if (m->frame)
                 put_frame_entry(c, m, a->add);
             else
                 put_saved_entry(c, m, a->add, live);
@@ -2943,7 +3131,7 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     if (m->kept) {
         switch (a->kind) {
         case BL_ACT_ENTRY:
-            put_kept_entry(c, m, a->add);
+            put_kept_entry(c, m, a->add, live);
             break;
         case BL_ACT_ADD:
             put_addk(c, m->P, KEPT_SCALE * a->add, m->bad);
@@ -2986,6 +3174,11 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
          * counter's address (path-region.h note 11) */
         switch (a->kind) {
         case BL_ACT_ENTRY:
+            if (m->cb) {
+                put_core_state(c, m->P);
+                put_both_entry_base(c, m, m->P, a->add, live);
+                break;
+            }
             put_region(c, m->P);
             put_addk(c, m->P, PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + a->add), m->bad);
             break;
@@ -3010,10 +3203,15 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
     switch (a->kind) {
     case BL_ACT_ENTRY:
         if (m->Y != R_ZERO) {
-            put_region(c, m->Y);
-            if (!magic_by_loader(&m->mt))
-                put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
-            put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+            if (m->cb) {
+                put_core_state(c, m->Y);
+                put_both_entry_base(c, m, m->Y, 0, live);
+            } else {
+                put_region(c, m->Y);
+                if (!magic_by_loader(&m->mt))
+                    put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
+                put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
+            }
         }
         put_setk(c, m->P, a->add, m->bad);
         break;
@@ -3692,8 +3890,9 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && nspare < 5; i++)
             if (!(taken & 1u << scratch_order[i]))
                 spare[nspare++] = scratch_order[i];
-        if (m->mt.on && !both.on && nspare >= (known ? 3u : 5u)) {     /* (cct-region.h note 16) */
+        if (m->mt.on && nspare >= (known && !both.on ? 3u : 5u)) {     /* (cct-region.h notes 16, 17) */
             unsigned k = 0;
+            known &= !both.on;  /* --both: Y is the activation's slots' base, P the number */
             if (!known) {
                 m->P = spare[k++];
                 m->Y = spare[k++];
@@ -3717,7 +3916,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
         }
         m->leaf = m->P != R_ZERO;
         /* counts only, no backedge: P the counter's address (note 11) */
-        m->addr = m->leaf && !loops && !m->mt.on && !both.on;
+        m->addr = m->leaf && !loops && !m->mt.on;     /* (--both too: cct-region.h note 17) */
         if (m->leaf)
             return;
         m->Y = R_ZERO;      /* a leaf whose exits keep every register (millicode): as one with calls */
@@ -3728,7 +3927,7 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
             if (m->P == R_ZERO) {
                 m->P = r;
                 m->saved = true;
-            } else if (m->Y == R_ZERO && loops) {
+            } else if (m->Y == R_ZERO && (loops || (both.on && !m->mt.on))) {  /* --both: note 17's base */
                 m->Y = r;
             }
         }
@@ -3883,8 +4082,7 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
     put_stubs(c, m);
-    if (!both.on)
-        thread_branches(c, (size_t)(t - c->base));
+    thread_branches(c, (size_t)(t - c->base));
     add_patch(po, E, t, OP_BR, R_ZERO);
 block_ends:
     /* the block ends */
@@ -4031,8 +4229,7 @@ block_ends:
             break;
         }
         put_stubs(c, m);
-        if (!both.on)
-            thread_branches(c, (size_t)(t - c->base));
+        thread_branches(c, (size_t)(t - c->base));
         add_patch(po, pc, t, patch_op, patch_ra);
     }
     /* exits moved to a block's first instruction (path-region.h note 10) */
@@ -4345,6 +4542,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
 
     /* the paths: as instrument_paths, counting per context where it can */
     both.on = true;
+    both.slot = (int)slot_size(&mt);
     po.sites = sites;
     po.nsites = nsites;
     size_t nsyms;
@@ -4387,6 +4585,32 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         liveness_compute(&cfg, live);
         struct pmode m = {.npaths = bl.npaths, .base = (uint32_t)counters, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
+        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it */
+        size_t nframe = 0;
+        uint32_t *frame_at = NULL;
+        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || m.Y != R_ZERO) && !proc_calls_twice(&po, &cfg) &&
+            frame_plan(&cfg, &m)) {
+            m.frame = true;
+            m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
+            bool loops = false;
+            for (size_t e2 = 0; e2 < cfg.nedges; e2++)
+                loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
+            m.addr = m.saved && !loops;
+            if (m.addr)
+                m.Y = R_ZERO;   /* P is the counter's address */
+            frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
+            for (size_t i = 0; i < cfg.n; i++) {
+                uint32_t w = cfg.insns[i].s.word;
+                int64_t d = alpha_disp16(w);
+                if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP && (d == m.fsize || d == -m.fsize)) {
+                    cfg.insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * FRAME_SLOTS));
+                    frame_at[nframe++] = (uint32_t)i;
+                }
+            }
+        }
+        /* counts only: the counters' base found once an activation (cct-region.h note 17) */
+        m.cb = !mt.on && !m.constant &&
+               ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && (m.addr || m.Y != R_ZERO)) || m.fmem);
         if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
             free(live);
             tp->status = PATH_SKIP_SETJMP;
@@ -4416,7 +4640,13 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         ps->leaf_procs += m.leaf;
         ps->constant_procs += m.constant;
         ps->saved_procs += m.saved;
+        if (m.cb)               /* loops in registers count at Y (path-region.h notes 9, 10) */
+            choose_loop_regs(&cfg, &bl, live, E, &m);
         paths_emit(&po, &cfg, &bl, E, &m, live);
+        for (size_t k2 = 0; k2 < nframe; k2++)
+            patch_word(&po, before, cfg.insns[frame_at[k2]].pc, cfg.insns[frame_at[k2]].s.word);
+        free(frame_at);
+        ps->frame_procs += m.frame;
         free(live);
         counters += bl.npaths;
         ps->procs++;

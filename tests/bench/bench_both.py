@@ -85,16 +85,19 @@ def run(build):
     t.target("largest overhead, --both counts, modelled cycles", "%.0f %%" % worst, "(none for counts)", True)
     t.target("largest overhead, --both --metrics, modelled cycles", "%.0f %%" % worst_m, "<= 60 %",
              worst_m <= 60.0)
-    t.notes = ("--both (firmware/abi/cct-region.h notes 10-14) is --cct's counting trampolines (a leaf's call also k"
-               "eeps the leaf's record in the core's leaf_rec) and --paths' trampolines whose counts first load the "
-               "current record (a leaf's: leaf_rec, cleared at its exits), test that it is the procedure's and count"
-               " in it (else in the context-free counter).  That test and count cost about ten instructions a path m"
-               "ore than --paths (branches, nearly no calls: 19 % -> 63 %, about 3.5 cycles a path; --both keeps the trampolines --paths had before its counts-only ones, path-region.h note 8), and a call costs "
-               "what it costs with --cct, so the costs add up to more than the two alone.  Not yet: keeping the reco"
-               "rd's counters' address in a register per activation, as --paths keeps its counters'.  --both --metrics (c"
-               "ct-region.h note 16) adds --paths --metrics' PMU reads at each path's start and end and 32-byte slots"
-               "; its per-context metrics go to the host as CCT_PATHS_METERED frames (link protocol 8) and to "
-               "cct_path_counts.cycles and .event (schema 12), checked against the model's per-context deltas "
-               "(FILE.cctpaths version 2): context_path_metric_error = sum over (context, procedure, path) of "
-               "|instrumented - truth| / sum truth, the same windows as --paths --metrics' path_metric_error.")
+    t.notes = ("--both (firmware/abi/cct-region.h notes 10-17) is --cct's counting trampolines (a leaf's call also k"
+               "eeps the leaf's record in the core's leaf_rec) and --paths' counting trampolines, each activation fi"
+               "nding its counters' base once at its procedure's entry (its call record's counters when the record c"
+               "urrent is its procedure's, else the context-free ones; a cmoveq, no branch) and keeping it where --p"
+               "aths keeps its counters' address (path-region.h note 13), so a path's count is --paths' count and --"
+               "paths' loops in registers and frame mode apply (branches, nearly no calls: as --paths; was 62.9 % wh"
+               "en each count tested the record); a procedure with one path an activation counts in the record at it"
+               "s exit, context-free out of line.  What is left: the calls (--cct's cost) and each activation's look"
+               "up at the entry.  --both --metrics (cct-region.h note 16) adds --paths --metrics' PMU reads at each "
+               "path's start and end and 32-byte slots; kept leaves keep the metered slots' base the same way, other"
+               " metered procedures still test the record at each count; its per-context metrics go to the host as C"
+               "CT_PATHS_METERED frames (link protocol 8) and to cct_path_counts.cycles and .event (schema 12), chec"
+               "ked against the model's per-context deltas (FILE.cctpaths version 2): context_path_metric_error = su"
+               "m over (context, procedure, path) of |instrumented - truth| / sum truth, the same windows as --paths"
+               " --metrics' path_metric_error.")
     return [t]
