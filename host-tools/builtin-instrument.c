@@ -46,6 +46,7 @@ static const struct opt_command instrument_command = {
 int cmd_instrument(int argc, char **argv)
 {
     bool cct = false, paths = false, both = false, quiet = false, metrics = false;
+    unsigned hash_slots = INSTRUMENT_HASH_SLOTS;
     const char *out = NULL, *event_name = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
@@ -54,6 +55,9 @@ int cmd_instrument(int argc, char **argv)
         OPT_BOOLEAN(0, "metrics", &metrics, "with --cct: per context inclusive cycles and instructions too; "
                     "with --paths or --both: per path cycles and --event too (all cost more)"),
         OPT_STRING(0, "event", &event_name, "NAME", "with --paths|--both --metrics: the event beside cycles (default dmiss)"),
+        OPT_UINT(0, "hash-slots", &hash_slots, "N", 0, PATH_HASH_MAX_SLOTS, "with --paths: at most N slots per core "
+                 "in the hash table of procedures with too many paths for an array (a power of two; 0: leave "
+                 "them alone)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts (and --metrics) per CCT node"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
@@ -110,7 +114,7 @@ int cmd_instrument(int argc, char **argv)
                 rc = 0;
             }
         } else if (paths) {
-            if (instrument_paths(operands.v[0], out, event, &ps, &err)) {
+            if (instrument_paths(operands.v[0], out, event, hash_slots, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
             } else {
@@ -126,6 +130,12 @@ int cmd_instrument(int argc, char **argv)
                            (unsigned long long)ps.region_addr,
                            (unsigned long long)ps.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
+                if (!quiet && ps.hashed_procs)
+                    printf("alphaprof instrument: %s: %u of them with too many paths for an array counted in a "
+                           "hash table of %llu slots per core%s\n", out, ps.hashed_procs,
+                           (unsigned long long)ps.hash_slots,
+                           metrics ? ", counts only (a hashed path keeps no metrics: its slot holds a key and a "
+                                     "count)" : "");
                 rc = 0;
             }
         } else if (instrument_cct(operands.v[0], out, metrics, &st, &err)) {
