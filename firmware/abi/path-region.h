@@ -477,6 +477,20 @@ static inline const char *path_skip_name(uint32_t why)
     return why < sizeof names / sizeof *names ? names[why] : "?";
 }
 
+/* The host keeps a hashed path's count (note 13) in path_counts beside the
+ * array counters', under a negative counter: -1 - its key less the 1 the
+ * ordinal carries on the board (path < PATH_HASH_MAX_NPATHS). */
+static inline int64_t path_hash_counter(uint32_t id, uint64_t path)
+{
+    return -1 - (int64_t)(path << 8 | id);
+}
+static inline void path_hash_uncounter(int64_t counter, uint32_t *id, uint64_t *path)
+{
+    uint64_t k = (uint64_t)(-1 - counter);
+    *id = (uint32_t)(k & 255);
+    *path = k >> 8;
+}
+
 _Static_assert(sizeof(struct path_core) <= PATH_STACK_OFFSET, "core state fits before the stack");
 _Static_assert(__builtin_offsetof(struct path_core, depth) == PATH_OFF_DEPTH, "depth offset");
 _Static_assert(__builtin_offsetof(struct path_core, excess) == PATH_OFF_EXCESS, "excess offset");
