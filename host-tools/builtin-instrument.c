@@ -107,7 +107,8 @@ int cmd_instrument(int argc, char **argv)
                            "%u procedures counted (%u per context, the others context-free), %u left alone; %llu "
                            "context-free counters, trampolines at 0x%llx (%llu bytes)%s%s\n", out, st.sites, st.procs,
                            ps.procs, ps.context_procs,
-                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
+                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5] +
+                               ps.skipped[6] + ps.skipped[7],
                            (unsigned long long)ps.counters, (unsigned long long)st.region_addr,
                            (unsigned long long)st.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
@@ -123,10 +124,13 @@ int cmd_instrument(int argc, char **argv)
                            "needed, %u in a register of their own (leaves), %u in a callee-saved register, "
                            "the others in memory; %u of those two kept in their own stack frame; %u loops counted in a register, %u by an induction variable; %llu counters, %llu "
                            "instructions patched), %u left alone (%u numbering not countable, %u no counter "
-                           "room, %u entry, %u edge, %u setjmp callers), trampolines at 0x%llx (%llu bytes)%s%s\n",
+                           "room, %u entry, %u edge, %u setjmp callers, %u the runtime's, %u too many paths and "
+                           "not hashed), trampolines at 0x%llx (%llu bytes)%s%s\n",
                            out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, ps.frame_procs, ps.loop_regs, ps.iv_loops, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
-                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
+                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5] +
+                               ps.skipped[6] + ps.skipped[7],
                            ps.skipped[1], ps.skipped[2], ps.skipped[3], ps.skipped[4], ps.skipped[5],
+                           ps.skipped[6], ps.skipped[7],
                            (unsigned long long)ps.region_addr,
                            (unsigned long long)ps.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");

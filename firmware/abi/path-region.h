@@ -461,18 +461,23 @@ struct path_table_proc {
     uint32_t metrics;           /* 0: counts only; else 1 + the event (enum pmu_event) read beside cycles */
 };
 
-/* Why a procedure is left alone: its numbering cannot be counted in an
- * array (an indirect jump, too many paths), no counters left, its entry
- * instruction cannot move (a branch, or a branch target), or an edge's
- * source cannot (an indirect jump, an odd block end). */
+/* Why a procedure is left alone: its numbering cannot be counted (an
+ * indirect jump, or more paths than 64 bits number), no counters left (or
+ * no hashed ordinal: note 13), its entry instruction cannot move (a
+ * branch, or a branch target), or an edge's source cannot (an indirect
+ * jump, an odd block end), it calls setjmp (note 6), it is the runtime's
+ * own code (instrument.h invariant 5), or it has too many paths for an
+ * array and is not hashed (note 13: --both, or `--hash-slots 0`). */
 enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE,
-                 PATH_SKIP_SETJMP, PATH_SKIP_COUNT };
+                 PATH_SKIP_SETJMP, PATH_SKIP_RUNTIME, PATH_SKIP_TOO_MANY, PATH_SKIP_COUNT };
 
 static inline const char *path_skip_name(uint32_t why)
 {
     static const char *const names[] = {"instrumented", "numbering not countable", "no counter room",
                                         "entry cannot move", "an edge's source cannot move",
-                                        "calls setjmp with no callee-saved register to spare"};
+                                        "calls setjmp with no callee-saved register to spare",
+                                        "the runtime's own code",
+                                        "too many paths for an array, not hashed (--both, or --hash-slots 0)"};
     _Static_assert(sizeof names / sizeof *names == PATH_SKIP_COUNT, "a name for every reason");
     return why < sizeof names / sizeof *names ? names[why] : "?";
 }

@@ -2259,6 +2259,8 @@ static enum path_skip paths_check(const struct calc_proc *cfg, const struct bl_p
 {
     /* too many paths for an array: the hash table's (path-region.h note 13) */
     bool hashed = bl->status == BL_TOO_MANY && hashing.slots && bl->npaths < PATH_HASH_MAX_NPATHS;
+    if (!hashed && bl->status == BL_TOO_MANY)
+        return PATH_SKIP_TOO_MANY;
     if (!hashed && (!bl_countable(bl) || bl->npaths >= (1u << 31)))
         return PATH_SKIP_NUMBERING;
     uint64_t E = start;
@@ -4334,7 +4336,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
         tp->npaths = bl.npaths;
         uint64_t E = 0;
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
-        enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
+        enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         bool hashed = why == PATH_INSTRUMENTED && bl.status == BL_TOO_MANY;     /* (paths_check: hashing is on) */
         tp->metrics = mt.on && !hashed ? (uint32_t)event + 1 : 0;
         if (why == PATH_INSTRUMENTED && (hashed ? nhashed >= PATH_HASH_MAX_PROCS : counters + bl.npaths > max_counters))
@@ -4561,7 +4563,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         tp->npaths = bl.npaths;
         uint64_t E = 0;
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
-        enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
+        enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
         if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
             why = PATH_SKIP_NO_ROOM;
