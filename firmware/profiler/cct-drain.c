@@ -109,7 +109,7 @@ static void drain_hash(unsigned c, const struct path_core *s, uint64_t deadline)
     const struct path_hash_slot *t = hash_table(s, &n);
     if (!t) {
         if (s->hash_slots)
-            mon_printf("monitor: paths: core %u: a hash table at %lu of %lu slots is not inside the region; "
+            mon_printf("monitor: hashed paths: core %u: a hash table at %lu of %lu slots is not inside the region; "
                        "not sent\n", c, (unsigned long)s->hash_at, (unsigned long)s->hash_slots);
         return;
     }
@@ -135,7 +135,7 @@ static void drain_hash(unsigned c, const struct path_core *s, uint64_t deadline)
         }
         sent += k;
     }
-    mon_printf("monitor: paths: core %u: %lu hashed path counts sent, %lu not (no room on the link)\n", c,
+    mon_printf("monitor: hashed paths: core %u: %lu path counts sent, %lu not (no room on the link)\n", c,
                (unsigned long)sent, (unsigned long)unsent);
 }
 
