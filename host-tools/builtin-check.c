@@ -1006,7 +1006,7 @@ static int check_paths(const struct check_options *opts)
                    "(%llu in the hash table);\n"
                    "  %llu distinct paths counted, %llu by the truth, %llu equal\n"
                    "  left alone: %llu procedures that ran (%llu path executions, not in the error)\n"
-                   "  the board: %llu paths lost (register stack or hash bucket full), %llu unmatched exits, "
+                   "  the board: %llu paths lost (register stack full or no hash slot), %llu unmatched exits, "
                    "%llu bad numbers\n",
                    (long long)pc.session, oracle_path, (unsigned long long)pc.path_count_error,
                    (unsigned long long)pc.paths_profile, (unsigned long long)pc.paths_truth,

@@ -306,40 +306,47 @@
  *     CCT core's reserved words.
  * 13. Hashed counting (counts only; util/instrument.c, put_hash_count).  A
  *     procedure whose numbering has more than BL_MAX_PATHS paths (ball-
- *     larus.h note 6, BL_TOO_MANY: _dtoa_r's 1.3e13, qsort's 5e7) cannot
- *     have a counter per path; `instrument --paths` (with or without
- *     --metrics: its paths count without metrics there) counts it in the
- *     core's hash table of (key, count) slots instead, a key being
- *     PATH_HASH_KEY(id, path): the path number shifted up 8 bits over
- *     id + 1, id the procedure's hashed ordinal (its path table entry's
- *     `base`, with PATH_HASHED in `instrumented`; at most
- *     PATH_HASH_MAX_PROCS of them, each with fewer than
- *     PATH_HASH_MAX_NPATHS paths, else left alone: PATH_SKIP_TOO_MANY).
- *     A key is never 0, so a 0 key is an empty slot.  Such a procedure
- *     keeps its path register in memory (note 2's register stack, no
- *     frame mode, no loop registers), 64 bits wide: increments past an
+ *     larus.h note 6, BL_TOO_MANY: newlib's _dtoa_r, 1.3e13, and qsort,
+ *     5e7; manypaths' decide, 2^26) cannot have a counter per path;
+ *     `instrument --paths` (with or without --metrics: its paths count
+ *     without metrics there) counts it in the core's hash table of (key,
+ *     count) slots instead, a key being PATH_HASH_KEY(id, path): the path
+ *     number shifted up 8 bits over id + 1, id the procedure's hashed
+ *     ordinal (its path table entry's `base`, with PATH_HASHED in
+ *     `instrumented`; at most PATH_HASH_MAX_PROCS of them, else
+ *     PATH_SKIP_NO_ROOM, each with fewer than PATH_HASH_MAX_NPATHS paths,
+ *     else PATH_SKIP_TOO_MANY, as under --both and with --hash-slots 0).
+ *     A key is never 0, so a 0 key is an empty slot.  Its path register
+ *     is a leaf's own or a callee-saved one (note 2; no counters'
+ *     register, no frame mode, no loop registers) when it has fewer than
+ *     PATH_POISON paths (a poisoned register must not be a number), else
+ *     on the register stack in memory, 64 bits wide: increments past an
  *     ldah's reach are built whole (five instructions) and added.  A
- *     count checks the number against npaths (bad_paths), then hashes
- *     the key: the low 32 bits of (key ^ key >> 32) * PATH_HASH_MULT
- *     (Knuth's multiplicative hash), their top log2(buckets) bits the
- *     bucket, a bucket PATH_HASH_WAYS slots (128 bytes, aligned); it
- *     looks at the bucket's slots in order (the bounded probe) and
- *     increments the slot holding its key or claims the first empty one;
- *     a bucket full of other keys counts the path in lost_paths.  So every
+ *     count checks the number against npaths (bad_paths), then hashes the
+ *     key: the low 32 bits of (key ^ key >> 32) * PATH_HASH_MULT (Knuth's
+ *     multiplicative hash), their top log2(hash_slots) bits the home
+ *     slot; it looks at PATH_HASH_PROBE slots from there on in order
+ *     (linear probing with a bounded probe; the table has PATH_HASH_PROBE
+ *     - 1 slots past its home slots, so no probe wraps) and increments
+ *     the slot holding its key or claims the first empty one; a probe
+ *     that finds neither counts the path in lost_paths.  (Probing an
+ *     aligned 8-slot bucket alone lost 10 of qsort's 7.3 M path
+ *     executions: 4396 keys in 1024 buckets overflow some.)  So every
  *     execution of a hashed procedure's path is counted in its slot, or
  *     counted lost, or (a bad number) in bad_paths: never dropped.
  *     Bounds: the table lies in the counters' space after the image's
- *     array counters, [hash_at, hash_at + 16 x hash_slots) with hash_slots
- *     a power of two, PATH_HASH_WAYS <= hash_slots <= PATH_HASH_MAX_SLOTS,
- *     the largest that fits before PATH_STACK5_OFFSET (or less: `instrument
- *     --hash-slots N`); the image reserves one bucket's room from its
- *     array counters so that one always fits.  The instrumenter knows the
- *     table only after the array counters, so it patches the geometry
- *     into the hashed trampolines last; the trampoline that claims a slot
- *     stores hash_at and hash_slots in the core's state, and the monitor
+ *     array counters, [hash_at, hash_at + 16 x PATH_HASH_TABLE_SLOTS(
+ *     hash_slots)) with hash_slots a power of two, PATH_HASH_MIN_SLOTS <=
+ *     hash_slots <= PATH_HASH_MAX_SLOTS, the largest that fits before
+ *     PATH_STACK5_OFFSET (or fewer: `instrument --hash-slots N`); the
+ *     image reserves the smallest table's room from its array counters
+ *     so that one always fits.  The instrumenter knows the table only
+ *     after the array counters, so it patches the geometry into the
+ *     hashed trampolines last; the trampoline that claims a slot stores
+ *     hash_at and hash_slots in the core's state, and the monitor
  *     (cct-drain.c note 7) sends the array counters below hash_at and the
- *     table's keys as PATH_HASH frames.  Without a table (no hashed
- *     procedure ran on the core) hash_slots is 0, as the loader left it.
+ *     table's keys as PATH_HASH frames.  Without a table (no hashed path
+ *     claimed a slot on the core) hash_slots is 0, as the loader left it.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -355,7 +362,8 @@
  *    loop's entry while control is in the loop; past its count (the
  *    exit's, or its sink's), its counters hold every path's whole count.
  *  - a hash table slot (note 13) whose key is 0 has count 0; keys are
- *    distinct within the table; a key lies only in the bucket it hashes to.
+ *    distinct within the table; a key lies within PATH_HASH_PROBE slots
+ *    of its home slot, and every slot between them holds another key.
  */
 #ifndef ALPHAPROF_PATH_REGION_H
 #define ALPHAPROF_PATH_REGION_H
@@ -399,10 +407,12 @@
 #define PATH_MAX_METERED        ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
 /* Hashed counting (note 13). */
-#define PATH_HASH_WAYS          8       /* a bucket: the probe's bound */
+#define PATH_HASH_PROBE         64      /* slots a count looks at, from its home slot on: the bound */
 #define PATH_HASH_SLOT_SIZE     16
-#define PATH_HASH_BUCKET_SHIFT  7       /* log2(PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE) */
+#define PATH_HASH_MIN_SLOTS     8
 #define PATH_HASH_MAX_SLOTS     8192
+/* home slots, then the probe's tail (no wrap-around) */
+#define PATH_HASH_TABLE_SLOTS(home) ((home) + PATH_HASH_PROBE - 1)
 #define PATH_HASH_MULT          0x9e3779b1u     /* 2^32 / the golden ratio, odd */
 #define PATH_HASH_MAX_PROCS     255
 #define PATH_HASH_MAX_NPATHS    (1ull << 55)    /* a key's path, and host-tools' negative counter (-1 - key) */
@@ -508,11 +518,14 @@ _Static_assert(__builtin_offsetof(struct path_core, leaf_event) == PATH_OFF_LEAF
 _Static_assert(sizeof(struct path_metered) == PATH_METERED_SIZE, "metered slot layout");
 _Static_assert(__builtin_offsetof(struct path_core, hash_at) == PATH_OFF_HASH_AT &&
                __builtin_offsetof(struct path_core, hash_slots) == PATH_OFF_HASH_SLOTS, "hash table offsets");
-_Static_assert(sizeof(struct path_hash_slot) == PATH_HASH_SLOT_SIZE &&
-               PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE == 1 << PATH_HASH_BUCKET_SHIFT &&
-               PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE - 1 < 256, "a bucket: aligned, its mask an 8-bit literal");
-_Static_assert(PATH_HASH_MAX_SLOTS * PATH_HASH_SLOT_SIZE < PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET &&
-               PATH_HASH_MAX_SLOTS <= 32767, "the table fits the counters' space; its size one lda");
+_Static_assert(sizeof(struct path_hash_slot) == PATH_HASH_SLOT_SIZE && PATH_HASH_SLOT_SIZE == 16,
+               "a slot: key and count, a shift by 4");
+_Static_assert(PATH_HASH_TABLE_SLOTS(PATH_HASH_MAX_SLOTS) * PATH_HASH_SLOT_SIZE <
+               PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET && PATH_HASH_MAX_SLOTS <= 32767 &&
+               PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE < 32768, "the table fits the counters' space; its size and "
+               "the probe's end one lda each");
+_Static_assert((PATH_HASH_MIN_SLOTS & (PATH_HASH_MIN_SLOTS - 1)) == 0 &&
+               (PATH_HASH_MAX_SLOTS & (PATH_HASH_MAX_SLOTS - 1)) == 0, "home slots: powers of two");
 _Static_assert(PATH_HASH_MAX_PROCS + 1 <= 256 && PATH_HASH_KEY(PATH_HASH_MAX_PROCS - 1, PATH_HASH_MAX_NPATHS - 1) <
                (1ull << 63), "a key: the ordinal + 1 in 8 bits, below 2^63");
 _Static_assert(PATH_STACK4_OFFSET + 8 * PATH_SINK < 32768, "start slots within one lda displacement");

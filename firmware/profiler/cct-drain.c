@@ -96,9 +96,9 @@ static const struct path_hash_slot *hash_table(const struct path_core *s, uint64
 {
     uint64_t at = s->hash_at, slots = s->hash_slots;
     if (!slots || slots > PATH_HASH_MAX_SLOTS || at < PATH_COUNTERS_OFFSET || at % 128 ||
-        at + PATH_HASH_SLOT_SIZE * slots > PATH_STACK5_OFFSET)
+        at + PATH_HASH_SLOT_SIZE * PATH_HASH_TABLE_SLOTS(slots) > PATH_STACK5_OFFSET)
         return 0;
-    *n = slots;
+    *n = PATH_HASH_TABLE_SLOTS(slots);
     return (const struct path_hash_slot *)((const uint8_t *)s + at);
 }
 
@@ -191,7 +191,7 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, boo
         sent += n;
     }
     mon_printf("monitor: paths: core %u: %lu path counters sent, %lu not (no room on the link), %lu paths "
-               "lost (register stack or hash bucket full), %lu unmatched exits, %lu bad path numbers\n", c,
+               "lost (register stack full or no hash slot), %lu unmatched exits, %lu bad path numbers\n", c,
                (unsigned long)sent, (unsigned long)unsent, (unsigned long)s->lost_paths,
                (unsigned long)s->unmatched_exits, (unsigned long)s->bad_paths);
     if (own)

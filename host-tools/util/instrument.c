@@ -1882,12 +1882,13 @@ static void put_hash_fix(struct code *c, unsigned kind, unsigned r)
 
 /* Counts path t->B of a hashed procedure (path-region.h note 13) in the
  * core's hash table: checked against npaths (a bad number branches to
- * *cold), keyed, hashed to its bucket, then the slot holding the key
- * counts, or the first empty one is claimed, or (the bucket full) the
- * path counts as lost.  R the region; clobbers B, C, D. */
+ * *cold), keyed, hashed to its home slot, then of the PATH_HASH_PROBE
+ * slots from there the one holding the key counts, or the first empty one
+ * is claimed, or (all taken by others) the path counts as lost.  R the
+ * region; clobbers B, C, D, E. */
 static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
 {
-    unsigned B = t->B, C = t->C, D = t->D;
+    unsigned B = t->B, C = t->C, D = t->D, E = t->E;
     if (npaths < 256) {
         put(c, opl(OP_INTA, F_CMPULT, B, (unsigned)npaths, C));
     } else {
@@ -1902,20 +1903,22 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     put_const(c, D, (uint64_t)(int64_t)(int32_t)PATH_HASH_MULT);   /* (its low 32 bits are what count) */
     put(c, opr(OP_INTM, F_MULQ, C, D, C));
     put(c, opl(OP_INTS, F_SLL, C, 32, C));
-    put_hash_fix(c, HF_SHIFT, C);                                   /* srl C, 64 - log2(buckets), C */
-    put(c, opl(OP_INTS, F_SLL, C, PATH_HASH_BUCKET_SHIFT, C));
+    put_hash_fix(c, HF_SHIFT, C);                                   /* srl C, 64 - log2(slots), C */
+    put(c, opl(OP_INTS, F_SLL, C, 4, C));
     put(c, opr(OP_INTA, F_ADDQ, C, t->R, C));
     put_hash_fix(c, HF_AT, C);                                      /* ldah C, hi(C) */
     put_hash_fix(c, HF_AT, C);                                      /* lda C, lo(C) */
+    _Static_assert(PATH_HASH_SLOT_SIZE == 16 && PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE < 32768, "one lda");
+    put(c, mem(OP_LDA, E, C, PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE));
     uint64_t probe = here(c);
     put(c, mem(OP_LDQ, D, C, 0));
     struct fixup claim = put_fwd(c, OP_BEQ, D);
     put(c, opr(OP_INTA, F_SUBQ, D, B, D));
     struct fixup hit = put_fwd(c, OP_BEQ, D);
     put(c, mem(OP_LDA, C, C, PATH_HASH_SLOT_SIZE));
-    put(c, opl(OP_INTL, F_AND, C, PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE - 1, D));
+    put(c, opr(OP_INTA, F_CMPULT, C, E, D));
     put_branch(c, OP_BNE, D, probe);
-    put_incq(c, D, t->R, PATH_OFF_LOST);                            /* the bucket is full */
+    put_incq(c, D, t->R, PATH_OFF_LOST);                            /* the probe found no room */
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, claim);
     put(c, mem(OP_STQ, B, C, 0));
@@ -1931,17 +1934,17 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
 
 /* The hash table's geometry into every hashed trampoline (path-region.h
  * note 13): the table after the array counters (used of them, each size
- * bytes), the largest power of two of slots that fits, at most
- * hashing.slots. */
+ * bytes), the largest power of two of home slots that fits with the
+ * probe's tail after them, at most hashing.slots. */
 static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size)
 {
     uint64_t at = PATH_COUNTERS_OFFSET + used * (uint64_t)size;
-    at = (at + PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE - 1) & ~(uint64_t)(PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE - 1);
+    at = (at + 127) & ~(uint64_t)127;     /* (on a cache line pair of its own) */
     uint64_t slots = hashing.slots;
-    while (slots > PATH_HASH_WAYS && at + slots * PATH_HASH_SLOT_SIZE > PATH_STACK5_OFFSET)
+    while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > PATH_STACK5_OFFSET)
         slots /= 2;
-    unsigned bits = 0;          /* log2(buckets) */
-    while ((uint64_t)PATH_HASH_WAYS << bits < slots)
+    unsigned bits = 0;          /* log2(slots) */
+    while (1ull << bits < slots)
         bits++;
     int64_t hi = ((int64_t)at + 0x8000) >> 16, lo = (int64_t)at - hi * 65536;
     for (size_t i = 0; i < hashing.nfix; i++) {
@@ -2384,8 +2387,8 @@ static uint32_t kmask(const struct pmode *m)
 
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on || hashing.on ? 5 : 4);   /* --both: D for
-                                                                    * put_ctx_count; hashed: for put_hash_count */
+    tregs_pick(t, live, exclude | kmask(m), m->mt.on || hashing.on ? 6 : both.on ? 5 : 4);   /* --both: D for
+                                                                    * put_ctx_count; hashed: D, E for put_hash_count */
 }
 
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
@@ -2394,6 +2397,29 @@ static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t
 static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
                           bool metrics)
 {
+    if (hashing.on) {           /* a hashed procedure's (path-region.h note 13): P + add into B, counted */
+        hashing.tmp = t->C;
+        if (!region_ready)
+            put_region(c, t->R);
+        if (add && fits16(add)) {
+            put(c, mem(OP_LDA, t->B, m->P, (int)add));
+        } else {
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, m->P, t->B));
+            put_addk(c, t->B, add, m->bad);
+        }
+        struct fixup to_bad;
+        put_hash_count(c, t, m->npaths, &to_bad);
+        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
+        } else {
+            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+            land(c, to_bad);
+            put_region(c, t->R);
+            put_incq(c, t->C, t->R, PATH_OFF_BAD);
+            land(c, done);
+        }
+        return;
+    }
     if (!metrics && !m->mt.on && !both.on) {
         bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
         int64_t idx = m->rv + add;
@@ -4262,10 +4288,10 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
                      struct instrument_path_stats *st, struct ap_err *err)
 {
     struct meter mt = {.on = event >= 0};
-    if (hash_slots && (hash_slots < PATH_HASH_WAYS || hash_slots > PATH_HASH_MAX_SLOTS ||
+    if (hash_slots && (hash_slots < PATH_HASH_MIN_SLOTS || hash_slots > PATH_HASH_MAX_SLOTS ||
                        (hash_slots & (hash_slots - 1))))
         return ap_err_set(err, "--hash-slots %llu: give 0 (no hash table) or a power of two from %d to %d",
-                          (unsigned long long)hash_slots, PATH_HASH_WAYS, PATH_HASH_MAX_SLOTS);
+                          (unsigned long long)hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4275,8 +4301,8 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
     uint64_t max_counters = mt.on ? PATH_MAX_METERED : PATH_MAX_COUNTERS;
     hashing.slots = hash_slots;
     hashing.nfix = 0;
-    if (hash_slots)     /* one bucket's room always left for the table (path-region.h note 13) */
-        max_counters -= PATH_HASH_WAYS * PATH_HASH_SLOT_SIZE / slot_size(&mt);
+    if (hash_slots)     /* room always left for the smallest table (path-region.h note 13) */
+        max_counters -= (PATH_HASH_TABLE_SLOTS(PATH_HASH_MIN_SLOTS) * PATH_HASH_SLOT_SIZE + 128) / slot_size(&mt);
     unsigned nhashed = 0;
     struct image_header hdr;
     if (image_check_file(in, &hdr, err))
@@ -4357,9 +4383,13 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             if (hashed)
                 m.mt = (struct meter){0};       /* counts only (path-region.h note 13) */
             choose_mode(&cfg, &bl, live, &m);
-            if (hashed) {                       /* the register stack, in memory (note 13) */
-                m.constant = m.leaf = m.saved = m.kept = m.known = m.addr = false;
-                m.P = m.Y = m.S = m.T = m.W = R_ZERO;
+            if (hashed) {       /* a leaf's P, a callee-saved P, or memory; no counters' address (note 13) */
+                m.constant = m.kept = m.known = m.addr = false;
+                m.Y = m.S = m.T = m.W = R_ZERO;
+                if (bl.npaths >= PATH_POISON) { /* (a poisoned P would be a number) */
+                    m.leaf = m.saved = false;
+                    m.P = R_ZERO;
+                }
             }
             size_t nframe = 0;
             uint32_t *frame_at = NULL;  /* the instructions that make and drop the frame (note 11) */
