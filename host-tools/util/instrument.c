@@ -1900,7 +1900,9 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     put(c, mem(OP_LDA, B, B, (int)hashing.id + 1));                /* the key */
     put(c, opl(OP_INTS, F_SRL, B, 32, C));
     put(c, opr(OP_INTL, F_XOR, B, C, C));
-    put_const(c, D, (uint64_t)(int64_t)(int32_t)PATH_HASH_MULT);   /* (its low 32 bits are what count) */
+    int64_t mul = (int32_t)PATH_HASH_MULT, mhi = (mul + 0x8000) >> 16;     /* (its low 32 bits are what count) */
+    put(c, mem(OP_LDAH, D, R_ZERO, (int)mhi));
+    put(c, mem(OP_LDA, D, D, (int)(mul - mhi * 65536)));
     put(c, opr(OP_INTM, F_MULQ, C, D, C));
     put(c, opl(OP_INTS, F_SLL, C, 32, C));
     put_hash_fix(c, HF_SHIFT, C);                                   /* srl C, 64 - log2(slots), C */
