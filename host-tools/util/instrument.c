@@ -2403,7 +2403,10 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
         hashing.tmp = t->C;
         if (!region_ready)
             put_region(c, t->R);
-        if (add && fits16(add)) {
+        int64_t idx = m->rv + add;
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {      /* known here (note 8) */
+            put_setk(c, t->B, idx, m->bad);
+        } else if (add && fits16(add)) {
             put(c, mem(OP_LDA, t->B, m->P, (int)add));
         } else {
             put(c, opr(OP_INTL, F_BIS, R_ZERO, m->P, t->B));
@@ -2907,6 +2910,7 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     struct tregs t;
     pick(m, &t, live, 0);
     tregs_save(c, &t);
+    hashing.tmp = t.C;          /* (a hashed procedure's wide increments: path-region.h note 13) */
     int slot = fslot(m, 0);
     switch (a->kind) {
     case BL_ACT_ENTRY:
@@ -4395,14 +4399,13 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             }
             size_t nframe = 0;
             uint32_t *frame_at = NULL;  /* the instructions that make and drop the frame (note 11) */
-            if (!m.constant && !m.leaf && !m.mt.on && !hashed && !proc_calls_twice(&po, &cfg) &&
-                frame_plan(&cfg, &m)) {
+            if (!m.constant && !m.leaf && !m.mt.on && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
                 m.frame = true;
                 m.fmem = !m.saved;
                 bool loops = false;
                 for (size_t e2 = 0; e2 < cfg.nedges; e2++)
                     loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
-                m.addr = m.saved && !loops;
+                m.addr = m.saved && !loops && !hashed;     /* (a hashed count needs the number) */
                 frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
                 for (size_t i = 0; i < cfg.n; i++) {
                     uint32_t w = cfg.insns[i].s.word;
