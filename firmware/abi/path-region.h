@@ -318,14 +318,18 @@
  *     else PATH_SKIP_TOO_MANY, as under --both and with --hash-slots 0).
  *     A key is never 0, so a 0 key is an empty slot.  Its path register
  *     is a leaf's own or a callee-saved one (note 2; no counters'
- *     register, no frame mode, no loop registers) when it has fewer than
- *     PATH_POISON paths (a poisoned register must not be a number), else
- *     on the register stack in memory, 64 bits wide: increments past an
- *     ldah's reach are built whole (five instructions) and added.  A
- *     count checks the number against npaths (bad_paths), then hashes the
- *     key: the low 32 bits of (key ^ key >> 32) * PATH_HASH_MULT (Knuth's
- *     multiplicative hash), their top log2(hash_slots) bits the home
- *     slot; it looks at PATH_HASH_PROBE slots from there on in order
+ *     register, no loop registers) when it has fewer than PATH_POISON
+ *     paths (a poisoned register must not be a number), else in memory
+ *     (on the register stack, or in its own frame: note 11, which keeps
+ *     a callee-saved mode's caller's P too), 64 bits wide: increments
+ *     past an ldah's reach are built whole (five instructions) and added;
+ *     a number known when instrumenting (note 8) is set whole.  A
+ *     count checks the number against npaths (bad_paths), then hashes
+ *     the number (Knuth's multiplicative hash): the low 32 bits of n *
+ *     (PATH_HASH_MULT + 2 x id), n the number (its halves xored when it
+ *     can pass 2^32), their top log2(hash_slots) bits the home slot (the
+ *     procedure's own multiplier keeps two procedures' small numbers
+ *     from sharing home slots); it looks at PATH_HASH_PROBE slots from there on in order
  *     (linear probing with a bounded probe; the table has PATH_HASH_PROBE
  *     - 1 slots past its home slots, so no probe wraps) and increments
  *     the slot holding its key or claims the first empty one; a probe

@@ -1892,44 +1892,63 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     if (npaths < 256) {
         put(c, opl(OP_INTA, F_CMPULT, B, (unsigned)npaths, C));
     } else {
-        put_wide(c, C, (int64_t)npaths);
+        if (npaths < 0x7fff8000u)
+            put_const(c, C, npaths);
+        else
+            put_wide(c, C, (int64_t)npaths);
         put(c, opr(OP_INTA, F_CMPULT, B, C, C));
     }
     *cold = put_fwd(c, OP_BEQ, C);
-    put(c, opl(OP_INTS, F_SLL, B, 8, B));
-    put(c, mem(OP_LDA, B, B, (int)hashing.id + 1));                /* the key */
-    put(c, opl(OP_INTS, F_SRL, B, 32, C));
-    put(c, opr(OP_INTL, F_XOR, B, C, C));
-    int64_t mul = (int32_t)PATH_HASH_MULT, mhi = (mul + 0x8000) >> 16;     /* (its low 32 bits are what count) */
+    /* the home slot: the number (its halves xored when it has high bits)
+     * times the procedure's multiplier, PATH_HASH_MULT + 2 x its ordinal
+     * (odd; only its low 32 bits count), the low 32 bits' top ones */
+    unsigned x = B;
+    if (npaths > 1ull << 32) {
+        put(c, opl(OP_INTS, F_SRL, B, 32, C));
+        put(c, opr(OP_INTL, F_XOR, B, C, C));
+        x = C;
+    }
+    int64_t mul = (int32_t)(PATH_HASH_MULT + 2 * hashing.id), mhi = (mul + 0x8000) >> 16;
     put(c, mem(OP_LDAH, D, R_ZERO, (int)mhi));
     put(c, mem(OP_LDA, D, D, (int)(mul - mhi * 65536)));
-    put(c, opr(OP_INTM, F_MULQ, C, D, C));
+    put(c, opr(OP_INTM, F_MULQ, x, D, C));
+    put(c, opl(OP_INTS, F_SLL, B, 8, B));
+    put(c, mem(OP_LDA, B, B, (int)hashing.id + 1));                /* the key */
     put(c, opl(OP_INTS, F_SLL, C, 32, C));
     put_hash_fix(c, HF_SHIFT, C);                                   /* srl C, 64 - log2(slots), C */
     put(c, opl(OP_INTS, F_SLL, C, 4, C));
     put(c, opr(OP_INTA, F_ADDQ, C, t->R, C));
     put_hash_fix(c, HF_AT, C);                                      /* ldah C, hi(C) */
     put_hash_fix(c, HF_AT, C);                                      /* lda C, lo(C) */
-    _Static_assert(PATH_HASH_SLOT_SIZE == 16 && PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE < 32768, "one lda");
-    put(c, mem(OP_LDA, E, C, PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE));
-    uint64_t probe = here(c);
+    /* the home slot, then up to PATH_HASH_PROBE - 1 after it */
     put(c, mem(OP_LDQ, D, C, 0));
     struct fixup claim = put_fwd(c, OP_BEQ, D);
     put(c, opr(OP_INTA, F_SUBQ, D, B, D));
     struct fixup hit = put_fwd(c, OP_BEQ, D);
+    _Static_assert(PATH_HASH_SLOT_SIZE == 16 && PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE < 32768, "one lda");
+    put(c, mem(OP_LDA, E, C, PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE));
+    uint64_t probe = here(c);
     put(c, mem(OP_LDA, C, C, PATH_HASH_SLOT_SIZE));
     put(c, opr(OP_INTA, F_CMPULT, C, E, D));
+    struct fixup full = put_fwd(c, OP_BEQ, D);
+    put(c, mem(OP_LDQ, D, C, 0));
+    struct fixup claim2 = put_fwd(c, OP_BEQ, D);
+    put(c, opr(OP_INTA, F_SUBQ, D, B, D));
     put_branch(c, OP_BNE, D, probe);
+    struct fixup hit2 = put_fwd(c, OP_BR, R_ZERO);
+    land(c, full);
     put_incq(c, D, t->R, PATH_OFF_LOST);                            /* the probe found no room */
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, claim);
+    land(c, claim2);
     put(c, mem(OP_STQ, B, C, 0));
     put_hash_fix(c, HF_AT_CONST, D);                                /* ldah D, hi(zero) */
     put_hash_fix(c, HF_AT_CONST, D);                                /* lda D, lo(D) */
     put(c, mem(OP_STQ, D, t->R, PATH_OFF_HASH_AT));
     put_hash_fix(c, HF_SLOTS, D);                                   /* lda D, slots(zero) */
     put(c, mem(OP_STQ, D, t->R, PATH_OFF_HASH_SLOTS));
-    land(c, hit);
+    land(c, hit);               /* (the home slot's: the hot path falls out below) */
+    land(c, hit2);
     put_incq(c, D, C, 8);
     land(c, done);
 }
