@@ -9,6 +9,7 @@
  * sealed or not there.  Exit status: 0 written, 1 the image could not be
  * instrumented (one line why), 2 bad options.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ static const struct opt_command instrument_command = {
 int cmd_instrument(int argc, char **argv)
 {
     bool cct = false, paths = false, both = false, quiet = false, metrics = false;
-    unsigned hash_slots = INSTRUMENT_HASH_SLOTS;
+    unsigned hash_slots = UINT_MAX;     /* not given: INSTRUMENT_HASH_SLOTS, 0 with --metrics */
     const char *out = NULL, *event_name = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
@@ -57,7 +58,7 @@ int cmd_instrument(int argc, char **argv)
         OPT_STRING(0, "event", &event_name, "NAME", "with --paths|--both --metrics: the event beside cycles (default dmiss)"),
         OPT_UINT(0, "hash-slots", &hash_slots, "N", 0, PATH_HASH_MAX_SLOTS, "with --paths: at most N slots per core "
                  "in the hash table of procedures with too many paths for an array (a power of two; 0: leave "
-                 "them alone)"),
+                 "them alone; default 8192, and 0 with --metrics, whose array leaves the table too little room)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts (and --metrics) per CCT node"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
@@ -115,6 +116,8 @@ int cmd_instrument(int argc, char **argv)
                 rc = 0;
             }
         } else if (paths) {
+            if (hash_slots == UINT_MAX)
+                hash_slots = metrics ? 0 : INSTRUMENT_HASH_SLOTS;
             if (instrument_paths(operands.v[0], out, event, hash_slots, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;

@@ -541,15 +541,19 @@ def test_a_hash_table_too_small_counts_the_paths_it_cannot_hold_as_lost_never_si
         cleanup(d)
 
 
-def test_hashed_procedures_count_only_under_metrics_and_are_left_alone_by_both_with_the_reason():
-    """--paths --metrics counts decide's paths in the hash table without
-    metrics (the summary says so; counts still exact); --both leaves it
-    alone with its own reason, and --hash-slots 0 too."""
+def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alone_by_both_with_the_reason():
+    """--paths --metrics leaves decide alone by default (its array leaves
+    the table little room) and with --hash-slots counts its paths in the
+    hash table without metrics (the summary says so; counts still exact);
+    --both leaves it alone with its own reason, and --hash-slots 0 too."""
     d = tmpdir()
     try:
         orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", os.path.join(d, "mpd.elf")])
+        check(r.status == 0 and _hashed(r)[0] == 0 and "too many paths and not hashed" in r.out,
+              "--metrics: no hash table unless asked", r)
         inst = os.path.join(d, "mpm.elf")
-        r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", inst])
+        r = alphaprof(["instrument", "--paths", "--metrics", "--hash-slots", "4096", orig, "-o", inst])
         check(r.status == 0 and _hashed(r)[0] >= 1 and "counts only" in r.out,
               "--metrics: hashed procedures count only, and the summary says why", r)
         db, oracle = _record(d, inst, [])
