@@ -1001,7 +1001,8 @@ static int check_paths(const struct check_options *opts)
                    "\"distinct_profile\": %llu, \"distinct_truth\": %llu, \"distinct_equal\": %llu, "
                    "\"procedures_instrumented\": %llu, \"procedures_left_alone_run\": %llu, "
                    "\"paths_left_alone\": %llu, \"lost_paths\": %llu, \"unmatched_exits\": %llu, "
-                   "\"bad_paths\": %llu, \"unnamed\": %llu, \"truth_unknown\": %llu, \"truth_lost\": %llu}",
+                   "\"bad_paths\": %llu, \"unnamed\": %llu, \"truth_unknown\": %llu, \"truth_lost\": %llu, "
+                   "\"procedures_hashed\": %llu}",
                    (unsigned long long)pc.path_count_error, (long long)pc.session,
                    (unsigned long long)pc.paths_profile, (unsigned long long)pc.paths_truth,
                    (unsigned long long)pc.distinct_profile, (unsigned long long)pc.distinct_truth,
@@ -1009,7 +1010,8 @@ static int check_paths(const struct check_options *opts)
                    (unsigned long long)pc.procs_left_alone_run, (unsigned long long)pc.paths_left_alone,
                    (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,
                    (unsigned long long)pc.bad_paths, (unsigned long long)pc.unnamed,
-                   (unsigned long long)pc.truth_unknown, (unsigned long long)pc.truth_lost);
+                   (unsigned long long)pc.truth_unknown, (unsigned long long)pc.truth_lost,
+                   (unsigned long long)pc.procs_hashed);
             printf(", \"metered\": %s, \"path_metric_error\": ", pc.event >= 0 ? "true" : "false");
             if (pc.event >= 0) {
                 print_metric_errors(pc.event, pc.path_metric_error, pc.metric_profile, pc.metric_truth,
@@ -1096,13 +1098,16 @@ static int check_paths(const struct check_options *opts)
         if (pc.present) {
             printf("\nInstrumented path counts (alphaprof instrument --paths, session %lld) against %s.blpaths:\n"
                    "  path_count_error %llu (sum over paths of |instrumented - truth|; exact: 0)\n"
-                   "  %llu path executions counted, %llu by the truth, in %llu instrumented procedures;\n"
+                   "  %llu path executions counted, %llu by the truth, in %llu instrumented procedures "
+                   "(%llu in the hash table);\n"
                    "  %llu distinct paths counted, %llu by the truth, %llu equal\n"
                    "  left alone: %llu procedures that ran (%llu path executions, not in the error)\n"
-                   "  the board: %llu paths lost (register stack full), %llu unmatched exits, %llu bad numbers\n",
+                   "  the board: %llu paths lost (register stack full or no hash slot), %llu unmatched exits, "
+                   "%llu bad numbers\n",
                    (long long)pc.session, oracle_path, (unsigned long long)pc.path_count_error,
                    (unsigned long long)pc.paths_profile, (unsigned long long)pc.paths_truth,
-                   (unsigned long long)pc.procs_instrumented, (unsigned long long)pc.distinct_profile,
+                   (unsigned long long)pc.procs_instrumented, (unsigned long long)pc.procs_hashed,
+                   (unsigned long long)pc.distinct_profile,
                    (unsigned long long)pc.distinct_truth, (unsigned long long)pc.distinct_equal,
                    (unsigned long long)pc.procs_left_alone_run, (unsigned long long)pc.paths_left_alone,
                    (unsigned long long)pc.lost_paths, (unsigned long long)pc.unmatched_exits,

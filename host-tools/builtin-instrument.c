@@ -9,6 +9,7 @@
  * sealed or not there.  Exit status: 0 written, 1 the image could not be
  * instrumented (one line why), 2 bad options.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ static const struct opt_command instrument_command = {
 int cmd_instrument(int argc, char **argv)
 {
     bool cct = false, paths = false, both = false, quiet = false, metrics = false;
+    unsigned hash_slots = UINT_MAX;     /* not given: INSTRUMENT_HASH_SLOTS, 0 with --metrics */
     const char *out = NULL, *event_name = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
@@ -54,6 +56,9 @@ int cmd_instrument(int argc, char **argv)
         OPT_BOOLEAN(0, "metrics", &metrics, "with --cct: per context inclusive cycles and instructions too; "
                     "with --paths or --both: per path cycles and --event too (all cost more)"),
         OPT_STRING(0, "event", &event_name, "NAME", "with --paths|--both --metrics: the event beside cycles (default dmiss)"),
+        OPT_UINT(0, "hash-slots", &hash_slots, "N", 0, PATH_HASH_MAX_SLOTS, "with --paths: at most N slots per core "
+                 "in the hash table of procedures with too many paths for an array (a power of two; 0: leave "
+                 "them alone; default 8192, and 0 with --metrics, whose array leaves the table too little room)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts (and --metrics) per CCT node"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
@@ -103,14 +108,17 @@ int cmd_instrument(int argc, char **argv)
                            "%u procedures counted (%u per context, the others context-free), %u left alone; %llu "
                            "context-free counters, trampolines at 0x%llx (%llu bytes)%s%s\n", out, st.sites, st.procs,
                            ps.procs, ps.context_procs,
-                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
+                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5] +
+                               ps.skipped[6] + ps.skipped[7],
                            (unsigned long long)ps.counters, (unsigned long long)st.region_addr,
                            (unsigned long long)st.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
                 rc = 0;
             }
         } else if (paths) {
-            if (instrument_paths(operands.v[0], out, event, &ps, &err)) {
+            if (hash_slots == UINT_MAX)
+                hash_slots = metrics ? 0 : INSTRUMENT_HASH_SLOTS;
+            if (instrument_paths(operands.v[0], out, event, hash_slots, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
             } else {
@@ -119,13 +127,22 @@ int cmd_instrument(int argc, char **argv)
                            "needed, %u in a register of their own (leaves), %u in a callee-saved register, "
                            "the others in memory; %u of those two kept in their own stack frame; %u loops counted in a register, %u by an induction variable; %llu counters, %llu "
                            "instructions patched), %u left alone (%u numbering not countable, %u no counter "
-                           "room, %u entry, %u edge, %u setjmp callers), trampolines at 0x%llx (%llu bytes)%s%s\n",
+                           "room, %u entry, %u edge, %u setjmp callers, %u the runtime's, %u too many paths and "
+                           "not hashed), trampolines at 0x%llx (%llu bytes)%s%s\n",
                            out, ps.procs, ps.constant_procs, ps.leaf_procs, ps.saved_procs, ps.frame_procs, ps.loop_regs, ps.iv_loops, (unsigned long long)ps.counters, (unsigned long long)ps.patched,
-                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5],
+                           ps.skipped[1] + ps.skipped[2] + ps.skipped[3] + ps.skipped[4] + ps.skipped[5] +
+                               ps.skipped[6] + ps.skipped[7],
                            ps.skipped[1], ps.skipped[2], ps.skipped[3], ps.skipped[4], ps.skipped[5],
+                           ps.skipped[6], ps.skipped[7],
                            (unsigned long long)ps.region_addr,
                            (unsigned long long)ps.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
+                if (!quiet && ps.hashed_procs)
+                    printf("alphaprof instrument: %s: %u of them with too many paths for an array counted in a "
+                           "hash table of %llu slots per core%s\n", out, ps.hashed_procs,
+                           (unsigned long long)ps.hash_slots,
+                           metrics ? ", counts only (a hashed path keeps no metrics: its slot holds a key and a "
+                                     "count)" : "");
                 rc = 0;
             }
         } else if (instrument_cct(operands.v[0], out, metrics, &st, &err)) {

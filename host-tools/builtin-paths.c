@@ -167,7 +167,8 @@ static void print_counted_text(const struct paths_options *o, struct path_metric
         printf(" of %s\n", k == PM_COUNT ? "path executions" : key_name(pm, (enum pm_key)k));
     }
     if (pm->unmetered || pm->lost_paths || pm->unmatched_exits || pm->bad_paths || pm->unnamed)
-        printf("  not here: %llu paths counted without metrics, %llu lost (register stack full), %llu unmatched "
+        printf("  not here: %llu paths counted without metrics, %llu lost (register stack full or no hash slot), "
+               "%llu unmatched "
                "exits, %llu bad numbers, %llu executions of unnamed counters\n",
                (unsigned long long)pm->unmetered, (unsigned long long)pm->lost_paths,
                (unsigned long long)pm->unmatched_exits, (unsigned long long)pm->bad_paths,

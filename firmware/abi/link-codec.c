@@ -1249,6 +1249,7 @@ const char *lk_type_name(uint8_t type)
     case LK_T_PATHS: return "PATHS";
     case LK_T_CCT_PATHS: return "CCT_PATHS";
     case LK_T_CCT_PATHS_METERED: return "CCT_PATHS_METERED";
+    case LK_T_PATH_HASH: return "PATH_HASH";
     case LK_T_START: return "START";
     case LK_T_STOP: return "STOP";
     case LK_T_CONFIG: return "CONFIG";
@@ -1511,6 +1512,44 @@ int lk_cct_paths_next(struct lk_reader *r, struct lk_ctx_path *e)
         GET(lk_get_uvarint(r, &e->cycles));
         GET(lk_get_uvarint(r, &e->event));
     }
+    r->left--;
+    return 1;
+}
+
+int lk_path_hash_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core)
+{
+    lk_begin(w, buf, cap, LK_T_PATH_HASH);
+    put_uvarint(w, core);
+    open_list(w);
+    return begun(w);
+}
+
+int lk_path_hash_add(struct lk_writer *w, const struct lk_hash_path *e)
+{
+    if (!list_open(w))
+        return LK_E_FULL;
+    struct mark m = mark(w);
+    put_uvarint(w, e->proc);
+    put_uvarint(w, e->path);
+    put_uvarint(w, e->count);
+    return commit_entry(w, m);
+}
+
+int lk_path_hash_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r)
+{
+    GET(open_frame(f, LK_T_PATH_HASH, r));
+    GET(get_u32(r, core));
+    GET(open_list_reader(r));
+    return LK_OK;
+}
+
+int lk_path_hash_next(struct lk_reader *r, struct lk_hash_path *e)
+{
+    if (r->left == 0)
+        return 0;
+    GET(lk_get_uvarint(r, &e->proc));
+    GET(lk_get_uvarint(r, &e->path));
+    GET(lk_get_uvarint(r, &e->count));
     r->left--;
     return 1;
 }

@@ -287,6 +287,11 @@ struct lk_ctx_path {
     uint64_t cycles, event;     /* CCT_PATHS_METERED only (0 from CCT_PATHS) */
 };
 
+/* PATH_HASH: one hashed path's count (link-protocol.h section 3). */
+struct lk_hash_path {
+    uint64_t proc, path, count;
+};
+
 /* ------------------------------------------------------- typed encoders */
 /* Single-shot frames: begin, fill, leave the writer ready for lk_finish.
  * Each returns LK_OK, LK_E_RANGE or LK_E_FULL. */
@@ -336,6 +341,8 @@ int lk_cct_paths_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t c
 /* A CCT_PATHS_METERED frame: lk_cct_paths_add then writes cycles and event too. */
 int lk_cct_paths_metered_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
 int lk_cct_paths_add(struct lk_writer *w, const struct lk_ctx_path *e);
+int lk_path_hash_begin(struct lk_writer *w, uint8_t *buf, size_t cap, uint32_t core);
+int lk_path_hash_add(struct lk_writer *w, const struct lk_hash_path *e);
 
 /* ----------------------------------------------------------------- decoder */
 
@@ -447,6 +454,8 @@ int lk_paths_next(struct lk_reader *r, struct lk_path_count *c);
  * latter carry cycles and event). */
 int lk_cct_paths_open(const struct lk_frame *f, uint32_t *core, bool *metered, struct lk_reader *r);
 int lk_cct_paths_next(struct lk_reader *r, struct lk_ctx_path *e);
+int lk_path_hash_open(const struct lk_frame *f, uint32_t *core, struct lk_reader *r);
+int lk_path_hash_next(struct lk_reader *r, struct lk_hash_path *e);
 int lk_parse_value_stats(const struct lk_frame *f, struct lk_value_stats *v);
 
 /* Names for messages and status lines ("SAMPLES", "overflow_full"...);

@@ -179,6 +179,19 @@
  *             core, record, path), so a frame taken twice (sent again,
  *             or a takeover's replay) stores each entry once.  The
  *             context-free counters come as metered PATHS frames.
+ *   PATH_HASH Ball-Larus path counts of one core's hash table (procedures
+ *             with too many paths for an array, path-region.h note 14),
+ *             sent after the core's PATHS frames: u core, n16 count,
+ *             count x { u proc (the procedure's hashed ordinal: the image's
+ *             path table entry with PATH_HASHED and that base), u path (its
+ *             Ball-Larus number, up to 64 bits), u count (nonzero) }, in
+ *             table order.  A PATHS index cannot carry them (a counter
+ *             index names one slot of an array; these are a procedure and
+ *             a 64-bit number).  Each (proc, path) comes once per session;
+ *             the host keeps it keyed by (session, core, proc, path), so a
+ *             frame taken twice stores each entry once.  The core's loss
+ *             counts (a full bucket counts in lost_paths) are in its PATHS
+ *             frames' head.
  *   END       s status (the workload's exit status), u how (LK_END_*), u time
  *   CONSOLE   u stream (1 stdout, 2 stderr), u core, bytes (rest of payload):
  *             console text, when the console shares the link's UART
@@ -356,7 +369,8 @@
 #ifndef ALPHAPROF_LINK_PROTOCOL_H
 #define ALPHAPROF_LINK_PROTOCOL_H
 
-#define LK_PROTO_VERSION    8       /* 8: CCT_PATHS_METERED (paths per context with metrics, --both
+#define LK_PROTO_VERSION    9       /* 9: PATH_HASH (hashed path counts, path-region.h note 14);
+                                       8: CCT_PATHS_METERED (paths per context with metrics, --both
                                        --metrics); 7: CCT_PATHS (paths per context, --both); 6: CCT's metrics flag
                                        (counts-only trees); 5: PAIRS' offered and
                                        kept; 4: PATHS' metered and per-path metrics; 3: LINK_ACK's sack */
@@ -401,6 +415,7 @@
 #define LK_T_PATHS          0x10
 #define LK_T_CCT_PATHS      0x11
 #define LK_T_CCT_PATHS_METERED 0x12
+#define LK_T_PATH_HASH      0x13
 /* Frame types: host -> target. */
 #define LK_T_START          0x40
 #define LK_T_STOP           0x41
@@ -489,7 +504,11 @@ _Static_assert(LK_STAT_TIMER_NS > 0 && LK_STAT_TIMER_TIMED > 0 && LK_STAT_MISSED
 _Static_assert(LK_MAX_RAW < 65536, "raw frame length fits the u16 length field");
 _Static_assert(LK_T_LINK_ACK > LK_T_FLUSH_NOW && LK_T_LINK_ACK < 0x80, "host frames are 0x40..0x7f");
 _Static_assert(LK_T_PART < LK_T_START && LK_T_CCT < LK_T_START && LK_T_PATHS < LK_T_START &&
-               LK_T_CCT_PATHS < LK_T_START && LK_T_CCT_PATHS_METERED < LK_T_START, "target frames are below 0x40");
+               LK_T_CCT_PATHS < LK_T_START && LK_T_CCT_PATHS_METERED < LK_T_START && LK_T_PATH_HASH < LK_T_START,
+               "target frames are below 0x40");
+/* A PATH_HASH entry is three varints, a 64-bit path number ten bytes at
+ * most: with the head (the core, the n16 count) a frame holds many. */
+_Static_assert(LK_VARINT_MAX + 2 + 3 * LK_VARINT_MAX < LK_MAX_PAYLOAD / 16, "a PATH_HASH frame holds many entries");
 /* A CCT_PATHS_METERED entry is five varints: with the frame's head (the
  * core, the n16 count) it fits a frame many times over. */
 _Static_assert(LK_VARINT_MAX + 2 + 5 * LK_VARINT_MAX < LK_MAX_PAYLOAD / 8,

@@ -320,6 +320,58 @@
  *     only a kept leaf (note 5: with P and Y, five registers) does the
  *     same, Y its metered slots' base and no region kept; the others
  *     count as cct-region.h note 12 says.
+ * 14. Hashed counting (counts only; util/instrument.c, put_hash_count).  A
+ *     procedure whose numbering has more than BL_MAX_PATHS paths (ball-
+ *     larus.h note 6, BL_TOO_MANY: newlib's _dtoa_r, 1.3e13, and qsort,
+ *     5e7; manypaths' decide, 2^26) cannot have a counter per path;
+ *     `instrument --paths` counts it in the core's hash table of (key,
+ *     count) slots instead, a key being PATH_HASH_KEY(id, path): the path
+ *     number shifted up 8 bits over id + 1, id the procedure's hashed
+ *     ordinal (its path table entry's `base`, with PATH_HASHED in
+ *     `instrumented`; at most PATH_HASH_MAX_PROCS of them, else
+ *     PATH_SKIP_NO_ROOM, each with fewer than PATH_HASH_MAX_NPATHS paths,
+ *     else PATH_SKIP_TOO_MANY, as under --both and with --hash-slots 0).
+ *     With --metrics only when asked (--hash-slots N), and then counts
+ *     only (a slot holds a key and a count): a metered image's array
+ *     takes 32 bytes a path, leaving qsort's table 2048 home slots for
+ *     its 4396 distinct paths, so the rest counted lost (bench_path_
+ *     counts, 14:31-15:00 UTC: its metered path_count_error was no longer
+ *     0); by default a metered image leaves such procedures alone.
+ *     A key is never 0, so a 0 key is an empty slot.  Its path register
+ *     is a leaf's own or a callee-saved one (note 2; no counters'
+ *     register, no loop registers) when it has fewer than PATH_POISON
+ *     paths (a poisoned register must not be a number), else in memory
+ *     (on the register stack, or in its own frame: note 11, which keeps
+ *     a callee-saved mode's caller's P too), 64 bits wide: increments
+ *     past an ldah's reach are built whole (five instructions) and added;
+ *     a number known when instrumenting (note 8) is set whole.  A
+ *     count checks the number against npaths (bad_paths), then hashes
+ *     the number (Knuth's multiplicative hash): the low 32 bits of n *
+ *     (PATH_HASH_MULT + 2 x id), n the number (its halves xored when it
+ *     can pass 2^32), their top log2(hash_slots) bits the home slot (the
+ *     procedure's own multiplier keeps two procedures' small numbers
+ *     from sharing home slots); it looks at PATH_HASH_PROBE slots from there on in order
+ *     (linear probing with a bounded probe; the table has PATH_HASH_PROBE
+ *     - 1 slots past its home slots, so no probe wraps) and increments
+ *     the slot holding its key or claims the first empty one; a probe
+ *     that finds neither counts the path in lost_paths.  (Probing an
+ *     aligned 8-slot bucket alone lost 10 of qsort's 7.3 M path
+ *     executions: 4396 keys in 1024 buckets overflow some.)  So every
+ *     execution of a hashed procedure's path is counted in its slot, or
+ *     counted lost, or (a bad number) in bad_paths: never dropped.
+ *     Bounds: the table lies in the counters' space after the image's
+ *     array counters, [hash_at, hash_at + 16 x PATH_HASH_TABLE_SLOTS(
+ *     hash_slots)) with hash_slots a power of two, PATH_HASH_MIN_SLOTS <=
+ *     hash_slots <= PATH_HASH_MAX_SLOTS, the largest that fits before
+ *     PATH_STACK5_OFFSET (or fewer: `instrument --hash-slots N`); the
+ *     image reserves the smallest table's room from its array counters
+ *     so that one always fits.  The instrumenter knows the table only
+ *     after the array counters, so it patches the geometry into the
+ *     hashed trampolines last; the trampoline that claims a slot stores
+ *     hash_at and hash_slots in the core's state, and the monitor
+ *     (cct-drain.c note 7) sends the array counters below hash_at and the
+ *     table's keys as PATH_HASH frames.  Without a table (no hashed path
+ *     claimed a slot on the core) hash_slots is 0, as the loader left it.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -335,6 +387,9 @@
  *  - an induction-variable loop's K (note 10) holds v's value at the
  *    loop's entry while control is in the loop; past its count (the
  *    exit's, or its sink's), its counters hold every path's whole count.
+ *  - a hash table slot (note 14) whose key is 0 has count 0; keys are
+ *    distinct within the table; a key lies within PATH_HASH_PROBE slots
+ *    of its home slot, and every slot between them holds another key.
  */
 #ifndef ALPHAPROF_PATH_REGION_H
 #define ALPHAPROF_PATH_REGION_H
@@ -377,6 +432,20 @@
 #define PATH_BOTH_MAX_METERED   ((PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 #define PATH_MAX_METERED        ((PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET) / PATH_METERED_SIZE)
 
+/* Hashed counting (note 14). */
+#define PATH_HASH_PROBE         64      /* slots a count looks at, from its home slot on: the bound */
+#define PATH_HASH_SLOT_SIZE     16
+#define PATH_HASH_MIN_SLOTS     8
+#define PATH_HASH_MAX_SLOTS     8192
+/* home slots, then the probe's tail (no wrap-around) */
+#define PATH_HASH_TABLE_SLOTS(home) ((home) + PATH_HASH_PROBE - 1)
+#define PATH_HASH_MULT          0x9e3779b1u     /* 2^32 / the golden ratio, odd */
+#define PATH_HASH_MAX_PROCS     255
+#define PATH_HASH_MAX_NPATHS    (1ull << 55)    /* a key's path, and host-tools' negative counter (-1 - key) */
+#define PATH_HASH_KEY(id, path) ((uint64_t)(path) << 8 | (uint64_t)((id) + 1))
+#define PATH_OFF_HASH_AT        72      /* the table's offset in the region, set by a claim */
+#define PATH_OFF_HASH_SLOTS     80      /* its slots; 0: no table */
+
 /* The instrumented image's path table ends the instrumentation section:
  * nprocs x struct path_table_proc (by start), npatches x { u64 pc, u64
  * original word } (every patched instruction), then the trailer
@@ -396,7 +465,8 @@ struct path_core {
     uint64_t bad_paths;
     uint64_t unmetered;         /* paths counted without metrics (note 5) */
     uint64_t leaf_cycles, leaf_event;   /* a leaf's path start */
-    uint64_t pad[7];
+    uint64_t hash_at, hash_slots;       /* the hash table (note 14), once a slot was claimed */
+    uint64_t pad[5];
     uint64_t depth;             /* activations on the register stack (note 3) */
 };
 
@@ -404,6 +474,15 @@ struct path_core {
 struct path_metered {
     uint64_t count, cycles, event, spare;
 };
+
+/* A hash table slot (note 14): key PATH_HASH_KEY(id, path), 0 empty. */
+struct path_hash_slot {
+    uint64_t key, count;
+};
+
+/* path_table_proc.instrumented: counted in the hash table (note 14), its
+ * hashed ordinal in `base` */
+#define PATH_HASHED             4
 
 /* path_table_proc.instrumented: --both counts this procedure's paths in
  * its call records too (cct-region.h note 12), not only context-free */
@@ -418,20 +497,40 @@ struct path_table_proc {
     uint32_t metrics;           /* 0: counts only; else 1 + the event (enum pmu_event) read beside cycles */
 };
 
-/* Why a procedure is left alone: its numbering cannot be counted in an
- * array (an indirect jump, too many paths), no counters left, its entry
- * instruction cannot move (a branch, or a branch target), or an edge's
- * source cannot (an indirect jump, an odd block end). */
+/* Why a procedure is left alone: its numbering cannot be counted (an
+ * indirect jump, or more paths than 64 bits number), no counters left (or
+ * no hashed ordinal: note 14), its entry instruction cannot move (a
+ * branch, or a branch target), or an edge's source cannot (an indirect
+ * jump, an odd block end), it calls setjmp (note 6), it is the runtime's
+ * own code (instrument.h invariant 5), or it has too many paths for an
+ * array and is not hashed (note 14: --both, or `--hash-slots 0`). */
 enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE,
-                 PATH_SKIP_SETJMP, PATH_SKIP_COUNT };
+                 PATH_SKIP_SETJMP, PATH_SKIP_RUNTIME, PATH_SKIP_TOO_MANY, PATH_SKIP_COUNT };
 
 static inline const char *path_skip_name(uint32_t why)
 {
     static const char *const names[] = {"instrumented", "numbering not countable", "no counter room",
                                         "entry cannot move", "an edge's source cannot move",
-                                        "calls setjmp with no callee-saved register to spare"};
+                                        "calls setjmp with no callee-saved register to spare",
+                                        "the runtime's own code",
+                                        "too many paths for an array, not hashed (--both, --metrics, "
+                                        "--hash-slots 0)"};
     _Static_assert(sizeof names / sizeof *names == PATH_SKIP_COUNT, "a name for every reason");
     return why < sizeof names / sizeof *names ? names[why] : "?";
+}
+
+/* The host keeps a hashed path's count (note 14) in path_counts beside the
+ * array counters', under a negative counter: -1 - its key less the 1 the
+ * ordinal carries on the board (path < PATH_HASH_MAX_NPATHS). */
+static inline int64_t path_hash_counter(uint32_t id, uint64_t path)
+{
+    return -1 - (int64_t)(path << 8 | id);
+}
+static inline void path_hash_uncounter(int64_t counter, uint32_t *id, uint64_t *path)
+{
+    uint64_t k = (uint64_t)(-1 - counter);
+    *id = (uint32_t)(k & 255);
+    *path = k >> 8;
 }
 
 _Static_assert(sizeof(struct path_core) <= PATH_STACK_OFFSET, "core state fits before the stack");
@@ -444,6 +543,18 @@ _Static_assert(__builtin_offsetof(struct path_core, unmetered) == PATH_OFF_UNMET
 _Static_assert(__builtin_offsetof(struct path_core, leaf_cycles) == PATH_OFF_LEAF_CYCLES, "leaf start offset");
 _Static_assert(__builtin_offsetof(struct path_core, leaf_event) == PATH_OFF_LEAF_EVENT, "leaf start offset");
 _Static_assert(sizeof(struct path_metered) == PATH_METERED_SIZE, "metered slot layout");
+_Static_assert(__builtin_offsetof(struct path_core, hash_at) == PATH_OFF_HASH_AT &&
+               __builtin_offsetof(struct path_core, hash_slots) == PATH_OFF_HASH_SLOTS, "hash table offsets");
+_Static_assert(sizeof(struct path_hash_slot) == PATH_HASH_SLOT_SIZE && PATH_HASH_SLOT_SIZE == 16,
+               "a slot: key and count, a shift by 4");
+_Static_assert(PATH_HASH_TABLE_SLOTS(PATH_HASH_MAX_SLOTS) * PATH_HASH_SLOT_SIZE <
+               PATH_STACK5_OFFSET - PATH_COUNTERS_OFFSET && PATH_HASH_MAX_SLOTS <= 32767 &&
+               PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE < 32768, "the table fits the counters' space; its size and "
+               "the probe's end one lda each");
+_Static_assert((PATH_HASH_MIN_SLOTS & (PATH_HASH_MIN_SLOTS - 1)) == 0 &&
+               (PATH_HASH_MAX_SLOTS & (PATH_HASH_MAX_SLOTS - 1)) == 0, "home slots: powers of two");
+_Static_assert(PATH_HASH_MAX_PROCS + 1 <= 256 && PATH_HASH_KEY(PATH_HASH_MAX_PROCS - 1, PATH_HASH_MAX_NPATHS - 1) <
+               (1ull << 63), "a key: the ordinal + 1 in 8 bits, below 2^63");
 _Static_assert(PATH_STACK4_OFFSET + 8 * PATH_SINK < 32768, "start slots within one lda displacement");
 _Static_assert((PATH_STACK5_OFFSET + 0x8000) % 0x10000 - 0x8000 + 8 * PATH_SINK < 32768,
                "sp slots one ldah and one displacement away");

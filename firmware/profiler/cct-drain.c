@@ -44,6 +44,13 @@
  *     each record's nonzero counters then go with their cycles and event
  *     as CCT_PATHS_METERED frames instead of CCT_PATHS (link-protocol.h
  *     section 3), in the same order.
+ *  7. Hashed paths (path-region.h note 14): a --paths region whose core
+ *     claimed a hash table slot says where the table is (hash_at,
+ *     hash_slots); its array counters are those below hash_at, and after
+ *     its PATHS frames its nonzero slots go as PATH_HASH frames (the key
+ *     split back into the procedure's hashed ordinal and its path
+ *     number), in table order.  A table that does not lie inside the
+ *     counters' space is not read (the console line says so).
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -86,11 +93,62 @@ static int send_waiting(struct lk_writer *w, uint64_t deadline)
     return 1;
 }
 
+/* The core's hash table (note 7), or NULL (none, or not where one can be). */
+static const struct path_hash_slot *hash_table(const struct path_core *s, uint64_t *n)
+{
+    uint64_t at = s->hash_at, slots = s->hash_slots;
+    if (!slots || slots > PATH_HASH_MAX_SLOTS || at < PATH_COUNTERS_OFFSET || at % 128 ||
+        at + PATH_HASH_SLOT_SIZE * PATH_HASH_TABLE_SLOTS(slots) > PATH_STACK5_OFFSET)
+        return 0;
+    *n = PATH_HASH_TABLE_SLOTS(slots);
+    return (const struct path_hash_slot *)((const uint8_t *)s + at);
+}
+
+/* The hash table's nonzero slots as PATH_HASH frames (note 7). */
+static void drain_hash(unsigned c, const struct path_core *s, uint64_t deadline)
+{
+    uint64_t n = 0, i = 0, sent = 0, unsent = 0;
+    const struct path_hash_slot *t = hash_table(s, &n);
+    if (!t) {
+        if (s->hash_slots)
+            mon_printf("monitor: hashed paths: core %u: a hash table at %lu of %lu slots is not inside the region; "
+                       "not sent\n", c, (unsigned long)s->hash_at, (unsigned long)s->hash_slots);
+        return;
+    }
+    while (i < n) {
+        struct lk_writer w;
+        lk_path_hash_begin(&w, frame_buf, link_tx_data_frame(), c);
+        unsigned k = 0;
+        for (; i < n; i++) {
+            if (!t[i].key)
+                continue;
+            struct lk_hash_path e = {.proc = (t[i].key & 255) - 1, .path = t[i].key >> 8, .count = t[i].count};
+            if (lk_path_hash_add(&w, &e) != LK_OK)
+                break;
+            k++;
+        }
+        if (!k)
+            break;
+        if (!send_waiting(&w, deadline)) {
+            for (; i < n; i++)
+                unsent += t[i].key != 0;
+            unsent += k;
+            break;
+        }
+        sent += k;
+    }
+    mon_printf("monitor: hashed paths: core %u: %lu path counts sent, %lu not (no room on the link)\n", c,
+               (unsigned long)sent, (unsigned long)unsent);
+}
+
 /* own: a --paths region, whose magic the loader set (note 4): not sent
  * when nothing was counted in it; --both's is sent as it is. */
 static void drain_paths(unsigned c, const struct path_core *s, bool metered, bool own, uint64_t max,
                         uint64_t deadline)
 {
+    uint64_t nhash = 0;
+    if (own && hash_table(s, &nhash))     /* the array counters lie below the table (note 7) */
+        max = (s->hash_at - PATH_COUNTERS_OFFSET) / (metered ? PATH_METERED_SIZE : 8);
     const uint64_t *counter = (const uint64_t *)((const uint8_t *)s + PATH_COUNTERS_OFFSET);
     const struct path_metered *slot = (const struct path_metered *)counter;
     struct lk_paths_head h = {.core = c, .lost_paths = s->lost_paths, .unmatched_exits = s->unmatched_exits,
@@ -98,7 +156,7 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, boo
     uint64_t i = 0, sent = 0, unsent = 0;
     bool any = false;
     if (own && !s->depth && !s->excess && !s->lost_paths && !s->unmatched_exits && !s->bad_paths &&
-        !s->unmetered) {
+        !s->unmetered && !s->hash_slots) {
         while (i < max && !(metered ? slot[i].count : counter[i]))
             i++;
         if (i == max)
@@ -135,9 +193,11 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, boo
         sent += n;
     }
     mon_printf("monitor: paths: core %u: %lu path counters sent, %lu not (no room on the link), %lu paths "
-               "lost (register stack full), %lu unmatched exits, %lu bad path numbers\n", c,
+               "lost (register stack full or no hash slot), %lu unmatched exits, %lu bad path numbers\n", c,
                (unsigned long)sent, (unsigned long)unsent, (unsigned long)s->lost_paths,
                (unsigned long)s->unmatched_exits, (unsigned long)s->bad_paths);
+    if (own)
+        drain_hash(c, s, deadline);
 }
 
 /* Adds every slot's calls (cct-region.h note 9) and leaf metrics (note

@@ -53,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "firmware/abi/path-region.h"
 #include "firmware/profiler/value-interp.h"
 #include "util/value-transform.h"
 #include "util/image-file.h"
@@ -509,6 +510,28 @@ static int on_paths(struct ingest *in, const struct lk_frame *f, struct ap_err *
     return rc == 0 ? 0 : 1;
 }
 
+/* PATH_HASH: hashed path counts (path-region.h note 14), stored in
+ * path_counts under their negative counter (path_hash_counter); an entry
+ * no image could have sent (an ordinal or number past the table's
+ * bounds) makes the frame a bad one. */
+static int on_path_hash(struct ingest *in, const struct lk_frame *f, struct ap_err *err)
+{
+    uint32_t core;
+    struct lk_reader r;
+    struct lk_hash_path e;
+    int rc;
+    if (lk_path_hash_open(f, &core, &r) != LK_OK || !core_ok(core))
+        return 1;
+    while ((rc = lk_path_hash_next(&r, &e)) == 1) {
+        if (e.proc >= PATH_HASH_MAX_PROCS || e.path >= PATH_HASH_MAX_NPATHS)
+            return 1;
+        if (pdb_put_path_count(in->db, in->session, in->epoch, (int32_t)core,
+                               (uint64_t)path_hash_counter((uint32_t)e.proc, e.path), e.count, NULL, err))
+            return -1;
+    }
+    return rc == 0 ? 0 : 1;
+}
+
 /* CCT_PATHS: path counts per calling context (instrument --both), by
  * record id and path number, stored as they come; CCT_PATHS_METERED
  * (--both --metrics) the same with each one's cycles and event. */
@@ -828,6 +851,7 @@ static int on_frame(struct ingest *in, const struct lk_frame *f, struct ap_err *
     case LK_T_VALUE_STATS: return on_value_stats(in, f);
     case LK_T_CCT: return on_cct(in, f, err);
     case LK_T_PATHS: return on_paths(in, f, err);
+    case LK_T_PATH_HASH: return on_path_hash(in, f, err);
     case LK_T_CCT_PATHS:
     case LK_T_CCT_PATHS_METERED: return on_cct_paths(in, f, err);
     case LK_T_ACK: return 0;

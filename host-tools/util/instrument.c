@@ -1509,11 +1509,55 @@ done:
 
 static bool fits16(int64_t v) { return v >= -32768 && v <= 32767; }
 
+/* Hashed counting (path-region.h note 14), set while instrument_paths
+ * emits a hashed procedure: its ordinal, and tmp, a register free beside
+ * the one an increment goes to (put_action's C).  `slots`: the table's
+ * size asked for (0: no hashing); `fix` the words that take the table's
+ * geometry once the array counters are known (hash_geometry). */
+enum hash_fix_kind { HF_SHIFT, HF_AT, HF_AT_CONST, HF_SLOTS };
+static struct {
+    bool on;
+    uint32_t id;
+    unsigned tmp;
+    uint64_t slots;
+    struct hash_fix { size_t at; unsigned kind, r; } *fix;
+    size_t nfix, fixcap;
+} hashing;
+
+/* Whether k is one ldah + lda away (put_addk's reach). */
+static bool fits_ldah(int64_t k)
+{
+    int64_t hi = (k + 0x8000) >> 16;
+    return hi >= -32768 && hi <= 32767;
+}
+
+/* r = v, any 64 bits (path-region.h note 14): v = ((d3 << 16 + d2) << 32)
+ * + d1 << 16 + d0, each d a sign-extended 16-bit digit. */
+static void put_wide(struct code *c, unsigned r, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    int16_t d[4];
+    for (int i = 0; i < 4; i++) {
+        d[i] = (int16_t)(u & 0xffff);
+        u = (u - (uint64_t)(int64_t)d[i]) >> 16;
+    }
+    put(c, mem(OP_LDAH, r, R_ZERO, d[3]));
+    put(c, mem(OP_LDA, r, r, d[2]));
+    put(c, opl(OP_INTS, F_SLL, r, 32, r));
+    put(c, mem(OP_LDAH, r, r, d[1]));
+    put(c, mem(OP_LDA, r, r, d[0]));
+}
+
 /* r += k (|k| < 2^31, else *bad). */
 static void put_addk(struct code *c, unsigned r, int64_t k, bool *bad)
 {
     if (!k)
         return;
+    if (hashing.on && !fits_ldah(k) && hashing.tmp != R_ZERO) {
+        put_wide(c, hashing.tmp, k);
+        put(c, opr(OP_INTA, F_ADDQ, r, hashing.tmp, r));
+        return;
+    }
     if (fits16(k)) {
         put(c, mem(OP_LDA, r, r, (int)k));
         return;
@@ -1530,6 +1574,10 @@ static void put_addk(struct code *c, unsigned r, int64_t k, bool *bad)
 
 static void put_setk(struct code *c, unsigned r, int64_t k, bool *bad)
 {
+    if (hashing.on && !fits_ldah(k)) {
+        put_wide(c, r, k);
+        return;
+    }
     if (fits16(k)) {
         put(c, mem(OP_LDA, r, R_ZERO, (int)k));
         return;
@@ -1882,6 +1930,134 @@ static struct fixup put_cold_bad(struct code *c, const struct tregs *t, struct f
     return put_fwd(c, OP_BR, R_ZERO);
 }
 
+#define OP_INTM 0x13
+#define F_MULQ 0x20
+#define F_XOR 0x40
+
+/* A word whose value hash_geometry fills in (path-region.h note 14). */
+static void put_hash_fix(struct code *c, unsigned kind, unsigned r)
+{
+    if (hashing.nfix == hashing.fixcap) {
+        hashing.fixcap = hashing.fixcap ? 2 * hashing.fixcap : 64;
+        hashing.fix = realloc(hashing.fix, hashing.fixcap * sizeof *hashing.fix);
+        if (!hashing.fix)
+            abort();
+    }
+    hashing.fix[hashing.nfix++] = (struct hash_fix){c->len, kind, r};
+    put(c, UNOP);
+}
+
+/* Counts path t->B of a hashed procedure (path-region.h note 14) in the
+ * core's hash table: checked against npaths (a bad number branches to
+ * *cold), keyed, hashed to its home slot, then of the PATH_HASH_PROBE
+ * slots from there the one holding the key counts, or the first empty one
+ * is claimed, or (all taken by others) the path counts as lost.  R the
+ * region; clobbers B, C, D, E. */
+static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
+{
+    unsigned B = t->B, C = t->C, D = t->D, E = t->E;
+    if (npaths < 256) {
+        put(c, opl(OP_INTA, F_CMPULT, B, (unsigned)npaths, C));
+    } else {
+        if (npaths < 0x7fff8000u)
+            put_const(c, C, npaths);
+        else
+            put_wide(c, C, (int64_t)npaths);
+        put(c, opr(OP_INTA, F_CMPULT, B, C, C));
+    }
+    *cold = put_fwd(c, OP_BEQ, C);
+    /* the home slot: the number (its halves xored when it has high bits)
+     * times the procedure's multiplier, PATH_HASH_MULT + 2 x its ordinal
+     * (odd; only its low 32 bits count), the low 32 bits' top ones */
+    unsigned x = B;
+    if (npaths > 1ull << 32) {
+        put(c, opl(OP_INTS, F_SRL, B, 32, C));
+        put(c, opr(OP_INTL, F_XOR, B, C, C));
+        x = C;
+    }
+    int64_t mul = (int32_t)(PATH_HASH_MULT + 2 * hashing.id), mhi = (mul + 0x8000) >> 16;
+    put(c, mem(OP_LDAH, D, R_ZERO, (int)mhi));
+    put(c, mem(OP_LDA, D, D, (int)(mul - mhi * 65536)));
+    put(c, opr(OP_INTM, F_MULQ, x, D, C));
+    put(c, opl(OP_INTS, F_SLL, B, 8, B));
+    put(c, mem(OP_LDA, B, B, (int)hashing.id + 1));                /* the key */
+    put(c, opl(OP_INTS, F_SLL, C, 32, C));
+    put_hash_fix(c, HF_SHIFT, C);                                   /* srl C, 64 - log2(slots), C */
+    put(c, opl(OP_INTS, F_SLL, C, 4, C));
+    put(c, opr(OP_INTA, F_ADDQ, C, t->R, C));
+    put_hash_fix(c, HF_AT, C);                                      /* ldah C, hi(C) */
+    put_hash_fix(c, HF_AT, C);                                      /* lda C, lo(C) */
+    /* the home slot, then up to PATH_HASH_PROBE - 1 after it */
+    put(c, mem(OP_LDQ, D, C, 0));
+    struct fixup claim = put_fwd(c, OP_BEQ, D);
+    put(c, opr(OP_INTA, F_SUBQ, D, B, D));
+    struct fixup hit = put_fwd(c, OP_BEQ, D);
+    _Static_assert(PATH_HASH_SLOT_SIZE == 16 && PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE < 32768, "one lda");
+    put(c, mem(OP_LDA, E, C, PATH_HASH_SLOT_SIZE * PATH_HASH_PROBE));
+    uint64_t probe = here(c);
+    put(c, mem(OP_LDA, C, C, PATH_HASH_SLOT_SIZE));
+    put(c, opr(OP_INTA, F_CMPULT, C, E, D));
+    struct fixup full = put_fwd(c, OP_BEQ, D);
+    put(c, mem(OP_LDQ, D, C, 0));
+    struct fixup claim2 = put_fwd(c, OP_BEQ, D);
+    put(c, opr(OP_INTA, F_SUBQ, D, B, D));
+    put_branch(c, OP_BNE, D, probe);
+    struct fixup hit2 = put_fwd(c, OP_BR, R_ZERO);
+    land(c, full);
+    put_incq(c, D, t->R, PATH_OFF_LOST);                            /* the probe found no room */
+    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, claim);
+    land(c, claim2);
+    put(c, mem(OP_STQ, B, C, 0));
+    put_hash_fix(c, HF_AT_CONST, D);                                /* ldah D, hi(zero) */
+    put_hash_fix(c, HF_AT_CONST, D);                                /* lda D, lo(D) */
+    put(c, mem(OP_STQ, D, t->R, PATH_OFF_HASH_AT));
+    put_hash_fix(c, HF_SLOTS, D);                                   /* lda D, slots(zero) */
+    put(c, mem(OP_STQ, D, t->R, PATH_OFF_HASH_SLOTS));
+    land(c, hit);               /* (the home slot's: the hot path falls out below) */
+    land(c, hit2);
+    put_incq(c, D, C, 8);
+    land(c, done);
+}
+
+/* The hash table's geometry into every hashed trampoline (path-region.h
+ * note 14): the table after the array counters (used of them, each size
+ * bytes), the largest power of two of home slots that fits with the
+ * probe's tail after them, at most hashing.slots. */
+static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size)
+{
+    uint64_t at = PATH_COUNTERS_OFFSET + used * (uint64_t)size;
+    at = (at + 127) & ~(uint64_t)127;     /* (on a cache line pair of its own) */
+    uint64_t slots = hashing.slots;
+    while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > PATH_STACK5_OFFSET)
+        slots /= 2;
+    unsigned bits = 0;          /* log2(slots) */
+    while (1ull << bits < slots)
+        bits++;
+    int64_t hi = ((int64_t)at + 0x8000) >> 16, lo = (int64_t)at - hi * 65536;
+    for (size_t i = 0; i < hashing.nfix; i++) {
+        const struct hash_fix *f = &hashing.fix[i];
+        bool second = i > 0 && hashing.fix[i - 1].kind == f->kind && hashing.fix[i - 1].at + 4 == f->at;
+        uint32_t w = 0;
+        switch (f->kind) {
+        case HF_SHIFT:
+            w = bits ? opl(OP_INTS, F_SRL, f->r, 64 - bits, f->r) : opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, f->r);
+            break;
+        case HF_AT:
+            w = second ? mem(OP_LDA, f->r, f->r, (int)lo) : mem(OP_LDAH, f->r, f->r, (int)hi);
+            break;
+        case HF_AT_CONST:
+            w = second ? mem(OP_LDA, f->r, f->r, (int)lo) : mem(OP_LDAH, f->r, R_ZERO, (int)hi);
+            break;
+        case HF_SLOTS:
+            w = mem(OP_LDA, f->r, R_ZERO, (int)slots);
+            break;
+        }
+        memcpy(c->bytes + f->at, &w, 4);
+    }
+    return slots;
+}
+
 /* What a CFG edge's Ball-Larus action does with the path register in
  * memory (ball-larus.h note 5, the register stack of path-region.h notes
  * 2-3); R = region, A, B, C free. */
@@ -1920,6 +2096,7 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
     bool reads = mt->on && (a->kind == BL_ACT_ENTRY || a->kind == BL_ACT_EXIT || a->kind == BL_ACT_BACKEDGE);
     if (reads)
         put_meter_read(c, mt, t);
+    hashing.tmp = t->C;         /* (path-region.h note 14: C is free beside each increment of B) */
     switch (a->kind) {
     case BL_ACT_ENTRY: {
         put_magic(c, mt, t->R, t->C);
@@ -1964,7 +2141,10 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         struct fixup cold = {0};
         bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
-        put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
+        if (hashing.on)
+            put_hash_count(c, t, npaths, &cold);
+        else
+            put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
         struct fixup done0 = out ? put_cold_bad(c, t, cold) : done1;
         land(c, to_unmatched);
@@ -1995,7 +2175,10 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         }
         struct fixup cold = {0};
         bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
-        put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
+        if (hashing.on)
+            put_hash_count(c, t, npaths, &cold);
+        else
+            put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         if (both.on && mt->on)              /* put_count's context count took A */
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         uint64_t reset = here(c);
@@ -2165,7 +2348,11 @@ static int edge_of(const struct calc_proc *cfg, uint32_t b, int kind)
 static enum path_skip paths_check(const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t start,
                                   uint64_t *entry_pc)
 {
-    if (!bl_countable(bl) || bl->npaths >= (1u << 31))
+    /* too many paths for an array: the hash table's (path-region.h note 14) */
+    bool hashed = bl->status == BL_TOO_MANY && hashing.slots && bl->npaths < PATH_HASH_MAX_NPATHS;
+    if (!hashed && bl->status == BL_TOO_MANY)
+        return PATH_SKIP_TOO_MANY;
+    if (!hashed && (!bl_countable(bl) || bl->npaths >= (1u << 31)))
         return PATH_SKIP_NUMBERING;
     uint64_t E = start;
     if (cfg->n > 3 && calc_has_gp_prologue((const uint32_t[]){cfg->insns[0].s.word, cfg->insns[1].s.word}, 2))
@@ -2291,7 +2478,8 @@ static uint32_t kmask(const struct pmode *m)
 
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
-    tregs_pick(t, live, exclude | kmask(m), m->mt.on ? 6 : both.on && !m->cb ? 5 : 4);   /* --both: D for put_ctx_count */
+    tregs_pick(t, live, exclude | kmask(m), m->mt.on || hashing.on ? 6 : both.on && !m->cb ? 5 : 4);   /* --both: D
+                                                     * for put_ctx_count; hashed: D, E for put_hash_count */
 }
 
 /* A leaf's path count: B = P + add, counted at Y (or the region). */
@@ -2300,6 +2488,32 @@ static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t
 static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t, int64_t add, bool region_ready,
                           bool metrics)
 {
+    if (hashing.on) {           /* a hashed procedure's (path-region.h note 14): P + add into B, counted */
+        hashing.tmp = t->C;
+        if (!region_ready)
+            put_region(c, t->R);
+        int64_t idx = m->rv + add;
+        if (m->rk && idx >= 0 && (uint64_t)idx < m->npaths) {      /* known here (note 8) */
+            put_setk(c, t->B, idx, m->bad);
+        } else if (add && fits16(add)) {
+            put(c, mem(OP_LDA, t->B, m->P, (int)add));
+        } else {
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, m->P, t->B));
+            put_addk(c, t->B, add, m->bad);
+        }
+        struct fixup to_bad;
+        put_hash_count(c, t, m->npaths, &to_bad);
+        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
+        } else {
+            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+            land(c, to_bad);
+            put_region(c, t->R);
+            put_incq(c, t->C, t->R, PATH_OFF_BAD);
+            land(c, done);
+        }
+        return;
+    }
     if (!metrics && !m->mt.on && (!both.on || m->cb)) {
         bool own_y = m->leaf && m->Y != R_ZERO;     /* set at the entry beside P, never lost */
         int64_t idx = m->rv + add;
@@ -2823,6 +3037,7 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     struct tregs t;
     pick(m, &t, live, 0);
     tregs_save(c, &t);
+    hashing.tmp = t.C;          /* (a hashed procedure's wide increments: path-region.h note 14) */
     int slot = fslot(m, 0);
     switch (a->kind) {
     case BL_ACT_ENTRY:
@@ -4291,10 +4506,14 @@ static int put_path_table(struct code *c, const struct path_table_proc *table, s
     return segment_fits(c, in, err);
 }
 
-int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
-                     struct ap_err *err)
+int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
+                     struct instrument_path_stats *st, struct ap_err *err)
 {
     struct meter mt = {.on = event >= 0};
+    if (hash_slots && (hash_slots < PATH_HASH_MIN_SLOTS || hash_slots > PATH_HASH_MAX_SLOTS ||
+                       (hash_slots & (hash_slots - 1))))
+        return ap_err_set(err, "--hash-slots %llu: give 0 (no hash table) or a power of two from %d to %d",
+                          (unsigned long long)hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4302,6 +4521,11 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
         mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
     }
     uint64_t max_counters = mt.on ? PATH_MAX_METERED : PATH_MAX_COUNTERS;
+    hashing.slots = hash_slots;
+    hashing.nfix = 0;
+    if (hash_slots)     /* room always left for the smallest table (path-region.h note 14) */
+        max_counters -= (PATH_HASH_TABLE_SLOTS(PATH_HASH_MIN_SLOTS) * PATH_HASH_SLOT_SIZE + 128) / slot_size(&mt);
+    unsigned nhashed = 0;
     struct image_header hdr;
     if (image_check_file(in, &hdr, err))
         return -1;
@@ -4360,14 +4584,15 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
         tp->npaths = bl.npaths;
         uint64_t E = 0;
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
-        enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
-        tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
-        if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
+        enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
+        bool hashed = why == PATH_INSTRUMENTED && bl.status == BL_TOO_MANY;     /* (paths_check: hashing is on) */
+        tp->metrics = mt.on && !hashed ? (uint32_t)event + 1 : 0;
+        if (why == PATH_INSTRUMENTED && (hashed ? nhashed >= PATH_HASH_MAX_PROCS : counters + bl.npaths > max_counters))
             why = PATH_SKIP_NO_ROOM;
         tp->status = why;
         if (why == PATH_INSTRUMENTED) {
-            tp->instrumented = 1;
-            tp->base = (uint32_t)counters;
+            tp->instrumented = hashed ? 1 | PATH_HASHED : 1;
+            tp->base = hashed ? nhashed : (uint32_t)counters;
             size_t before = po.npatches;
             /* the same numbers, increments placed where they cost least */
             double *wt = tree_weights(&cfg, &bl);
@@ -4377,7 +4602,17 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
             liveness_compute(&cfg, live);
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
+            if (hashed)
+                m.mt = (struct meter){0};       /* counts only (path-region.h note 14) */
             choose_mode(&cfg, &bl, live, &m);
+            if (hashed) {       /* a leaf's P, a callee-saved P, or memory; no counters' address (note 14) */
+                m.constant = m.kept = m.known = m.addr = false;
+                m.Y = m.S = m.T = m.W = R_ZERO;
+                if (bl.npaths >= PATH_POISON) { /* (a poisoned P would be a number) */
+                    m.leaf = m.saved = false;
+                    m.P = R_ZERO;
+                }
+            }
             size_t nframe = 0;
             uint32_t *frame_at = NULL;  /* the instructions that make and drop the frame (note 11) */
             if (!m.constant && !m.leaf && !m.mt.on && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
@@ -4386,7 +4621,7 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
                 bool loops = false;
                 for (size_t e2 = 0; e2 < cfg.nedges; e2++)
                     loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
-                m.addr = m.saved && !loops;
+                m.addr = m.saved && !loops && !hashed;     /* (a hashed count needs the number) */
                 frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
                 for (size_t i = 0; i < cfg.n; i++) {
                     uint32_t w = cfg.insns[i].s.word;
@@ -4398,7 +4633,7 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
                     }
                 }
             }
-            if (!m.constant && !m.mt.on)        /* (notes 9 and 10) */
+            if (!m.constant && !m.mt.on && !hashed)        /* (notes 9 and 10) */
                 choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
                 /* its path register in memory would not come back with longjmp */
@@ -4415,13 +4650,21 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
             st->saved_procs += m.saved;
             st->loop_regs += m.nk - m.niv;
             st->iv_loops += m.niv;
+            hashing.on = hashed;
+            hashing.id = tp->base;
             paths_emit(&po, &cfg, &bl, E, &m, live);
+            hashing.on = false;
+            hashing.tmp = R_ZERO;
             for (size_t k = 0; k < nframe; k++)
                 patch_word(&po, before, cfg.insns[frame_at[k]].pc, cfg.insns[frame_at[k]].s.word);
             free(frame_at);
             st->frame_procs += m.frame;
             free(live);
-            counters += bl.npaths;
+            if (hashed)
+                nhashed++;
+            else
+                counters += bl.npaths;
+            st->hashed_procs += hashed;
             st->procs++;
             st->patched += po.npatches - before;
         } else if (bl.npaths) {
@@ -4431,6 +4674,8 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
         calc_proc_free(&cfg);
     }
     st->counters = counters;
+    if (nhashed)
+        st->hash_slots = hash_geometry(&c, counters, slot_size(&mt));
     /* the path table, the patches, the trailer (path-region.h) */
     while (here(&c) % 8)
         put(&c, 0);
@@ -4442,6 +4687,11 @@ int instrument_paths(const char *in, const char *out, int event, struct instrume
         goto done;
     rc = 0;
 done:
+    hashing.slots = 0;
+    hashing.on = false;
+    free(hashing.fix);
+    hashing.fix = NULL;
+    hashing.nfix = hashing.fixcap = 0;
     if (sy)
         symtab_close(sy);
     free(e.buf);
@@ -4565,7 +4815,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         tp->npaths = bl.npaths;
         uint64_t E = 0;
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
-        enum path_skip why = runtime ? PATH_SKIP_NUMBERING : paths_check(&cfg, &bl, syms[k].start, &E);
+        enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
         if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
             why = PATH_SKIP_NO_ROOM;

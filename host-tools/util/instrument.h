@@ -82,15 +82,23 @@ struct instrument_path_stats {
     unsigned loop_regs;         /* backedge paths counted in a register (path-region.h note 9) */
     unsigned iv_loops;          /* loops counted by an induction variable (path-region.h note 10) */
     unsigned context_procs;     /* --both: of them, counted per calling context */
+    unsigned hashed_procs;      /* of them, too many paths for an array: counted in the core's hash table
+                                 * (path-region.h note 14), counts only */
+    uint64_t hash_slots;        /* that table's slots per core (0: none) */
     unsigned skipped[PATH_SKIP_COUNT];  /* procedures with paths left alone, by enum path_skip */
     uint64_t patched;           /* instructions patched */
     uint64_t counters;          /* per core */
     uint64_t region_addr, region_size;
 };
 /* event: -1 counts only; else per path cycles and that event (enum
- * pmu_event, not cycles) read at its start and end (path-region.h note 5). */
-int instrument_paths(const char *in, const char *out, int event, struct instrument_path_stats *st,
-                     struct ap_err *err);
+ * pmu_event, not cycles) read at its start and end (path-region.h note 5).
+ * hash_slots: the most slots of the hash table a procedure with too many
+ * paths for an array counts in (path-region.h note 14; a power of two,
+ * PATH_HASH_WAYS to PATH_HASH_MAX_SLOTS), 0 to leave such procedures
+ * alone. */
+#define INSTRUMENT_HASH_SLOTS PATH_HASH_MAX_SLOTS
+int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
+                     struct instrument_path_stats *st, struct ap_err *err);
 
 /* --both (cct-region.h notes 10-14): call counts per calling context (as
  * --cct without metrics) and every procedure's Ball-Larus path counts in

@@ -59,6 +59,71 @@ static struct oracle_blpath *read_blpaths(const char *oracle_path, struct oracle
     return p;
 }
 
+/* A hashed path's count (path-region.h note 14), summed over cores. */
+struct hashed_count {
+    uint32_t id;
+    uint64_t path, count;
+    bool named;
+};
+
+static int by_id_path(const void *a, const void *b)
+{
+    const struct hashed_count *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/* The first of t[0, n) at or after (proc, path). */
+static uint64_t truth_from(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
+{
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (t[mid].proc < proc || (t[mid].proc == proc && t[mid].path < path))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One path of an instrumented procedure: got counted, want by the truth. */
+static void one_path(struct path_count_accuracy *a, uint64_t proc, uint64_t path, uint64_t got, uint64_t want)
+{
+    a->paths_profile += got;
+    a->paths_truth += want;
+    a->distinct_profile += got > 0;
+    a->distinct_truth += want > 0;
+    a->distinct_equal += got == want && got > 0;
+    if (got != want) {
+        a->path_count_error += got > want ? got - want : want - got;
+        note_worst(a, proc, path, got, want);
+    }
+}
+
+/* A hashed procedure's paths (path-region.h note 14): its counted ones
+ * h[0, nh) (by path) merged with the truth's, by path. */
+static void hashed_paths(struct path_count_accuracy *a, const struct path_table_proc *p, struct hashed_count *h,
+                         size_t nh, const struct oracle_blpath *t, uint64_t n)
+{
+    uint64_t i = truth_from(t, n, p->start, 0);
+    size_t k = 0;
+    a->procs_hashed++;
+    while (k < nh || (i < n && t[i].proc == p->start)) {
+        bool tk = i < n && t[i].proc == p->start;
+        uint64_t path = k < nh && (!tk || h[k].path <= t[i].path) ? h[k].path : t[i].path;
+        uint64_t got = 0, want = 0;
+        if (k < nh && h[k].path == path) {
+            got = h[k].count;
+            h[k++].named = true;
+        }
+        if (tk && t[i].path == path)
+            want = t[i++].count;
+        one_path(a, p->start, path, got, want);
+    }
+}
+
 static const struct oracle_blpath *truth_of(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
 {
     uint64_t lo = 0, hi = n;
@@ -169,12 +234,15 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     /* counters by index, summed over cores */
     uint64_t ncount = 0;
     for (size_t k = 0; k < ntable; k++)
-        if (table[k].instrumented && table[k].base + table[k].npaths > ncount)
+        if (table[k].instrumented && !(table[k].instrumented & PATH_HASHED) &&
+            table[k].base + table[k].npaths > ncount)
             ncount = table[k].base + table[k].npaths;
     for (size_t k = 0; k < ntable && a->metered; k++)
         if (table[k].metrics)
             a->event = (int)table[k].metrics - 1;
     uint64_t *count = calloc(3 * (ncount + 1), sizeof *count);    /* count, cycles, event */
+    struct hashed_count *hashed = NULL;
+    size_t nhashed = 0, hcap = 0;
     if (sqlite3_prepare_v2(s, "SELECT counter, sum(count), coalesce(sum(cycles), 0), coalesce(sum(event), 0) "
                               "FROM path_counts WHERE session = ? GROUP BY counter", -1, &st, NULL) != SQLITE_OK) {
         free(table);
@@ -184,7 +252,18 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     sqlite3_bind_int64(st, 1, session);
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t i = (uint64_t)sqlite3_column_int64(st, 0), n = (uint64_t)sqlite3_column_int64(st, 1);
-        if (i < ncount) {
+        if (sqlite3_column_int64(st, 0) < 0) {     /* a hashed path (path-region.h note 14) */
+            if (nhashed == hcap) {
+                hcap = hcap ? 2 * hcap : 256;
+                hashed = realloc(hashed, hcap * sizeof *hashed);
+                if (!hashed)
+                    abort();
+            }
+            struct hashed_count *x = &hashed[nhashed++];
+            path_hash_uncounter(sqlite3_column_int64(st, 0), &x->id, &x->path);
+            x->count = n;
+            x->named = false;
+        } else if (i < ncount) {
             count[3 * i] += n;
             count[3 * i + 1] += (uint64_t)sqlite3_column_int64(st, 2);
             count[3 * i + 2] += (uint64_t)sqlite3_column_int64(st, 3);
@@ -226,11 +305,14 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
         sqlite3_finalize(st);
     }
 #undef CTX_PATHS_SQL
+    if (nhashed)
+        qsort(hashed, nhashed, sizeof *hashed, by_id_path);
     struct oracle_blpaths_header h;
     struct oracle_blpath *truth = read_blpaths(oracle_path, &h, err);
     if (!truth) {
         free(table);
         free(count);
+        free(hashed);
         return -1;
     }
     a->truth_unknown = h.unknown;
@@ -252,6 +334,16 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
             continue;
         }
         a->procs_instrumented++;
+        if (p->instrumented & PATH_HASHED) {
+            size_t lo = 0;
+            while (lo < nhashed && hashed[lo].id < p->base)
+                lo++;
+            size_t hi = lo;
+            while (hi < nhashed && hashed[hi].id == p->base && hashed[hi].path < p->npaths)
+                hi++;
+            hashed_paths(a, p, hashed + lo, hi - lo, truth, h.n);
+            continue;
+        }
         for (uint64_t r = 0; r < p->npaths; r++) {
             const struct oracle_blpath *tp = truth_of(truth, h.n, p->start, r);
             uint64_t got = count[3 * (p->base + r)], want = tp ? tp->count : 0;
@@ -264,17 +356,12 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
                     a->metric_abs_diff[k] += pm > truth_m[k] ? pm - truth_m[k] : truth_m[k] - pm;
                 }
             }
-            a->paths_profile += got;
-            a->paths_truth += want;
-            a->distinct_profile += got > 0;
-            a->distinct_truth += want > 0;
-            a->distinct_equal += got == want && got > 0;
-            if (got != want) {
-                a->path_count_error += got > want ? got - want : want - got;
-                note_worst(a, p->start, r, got, want);
-            }
+            one_path(a, p->start, r, got, want);
         }
     }
+    for (size_t k = 0; k < nhashed; k++)    /* no hashed procedure of the table's, or past its npaths */
+        if (!hashed[k].named)
+            a->unnamed += hashed[k].count;
     for (unsigned k = 0; k < 2 && a->event >= 0; k++) {
         a->path_metric_error[k] = a->metric_truth[k] ? (double)a->metric_abs_diff[k] / (double)a->metric_truth[k]
                                                      : (a->metric_abs_diff[k] ? 1 : 0);
@@ -285,5 +372,6 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     free(truth);
     free(table);
     free(count);
+    free(hashed);
     return 0;
 }

@@ -60,6 +60,8 @@ struct path_count_accuracy {
     uint64_t paths_profile, paths_truth;                /* executions, instrumented procedures */
     uint64_t distinct_profile, distinct_truth, distinct_equal;
     uint64_t procs_instrumented, procs_left_alone_run;  /* ... the latter: ran, by the truth */
+    uint64_t procs_hashed;              /* of the instrumented, counted in the hash table (path-region.h
+                                         * note 14): their paths are in the sums, compared path by path */
     uint64_t paths_left_alone;                          /* truth executions of those */
     uint64_t lost_paths, unmatched_exits, bad_paths;    /* the board's own counts */
     uint64_t unnamed;                   /* counters the path table does not name */

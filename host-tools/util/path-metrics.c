@@ -106,8 +106,16 @@ int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t i = (uint64_t)sqlite3_column_int64(st, 0);
         const struct path_table_proc *p = NULL;
+        uint32_t hid = 0;
+        uint64_t hpath = 0;
+        bool hashed = sqlite3_column_int64(st, 0) < 0;  /* a hashed path (path-region.h note 14) */
+        if (hashed)
+            path_hash_uncounter(sqlite3_column_int64(st, 0), &hid, &hpath);
         for (size_t k = 0; k < ntable && !p; k++)
-            if (table[k].instrumented && i >= table[k].base && i < table[k].base + table[k].npaths)
+            if (!table[k].instrumented || !(table[k].instrumented & PATH_HASHED) != !hashed)
+                continue;
+            else if (hashed ? table[k].base == hid && hpath < table[k].npaths
+                            : i >= table[k].base && i < table[k].base + table[k].npaths)
                 p = &table[k];
         uint64_t v[PM_NKEYS];
         for (int k = 0; k < PM_NKEYS; k++)
@@ -120,7 +128,7 @@ int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc
             continue;
         struct hot_path *h = add_path(pm, &cap);
         h->proc = p->start;
-        h->path = i - p->base;
+        h->path = hashed ? hpath : i - p->base;
         for (int k = 0; k < PM_NKEYS; k++) {
             h->v[k] = v[k];
             pm->total[k] += v[k];

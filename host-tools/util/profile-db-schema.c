@@ -88,7 +88,10 @@
  * frames carry them: per session and core, one row per nonzero counter,
  * by its index; the image's path table (util/instrument.h) names it
  * (procedure, path number).  path_cores keeps each core's counts of paths
- * it could not count, so nothing is missing without a count. */
+ * it could not count, so nothing is missing without a count.  A hashed
+ * procedure's path (path-region.h note 14, PATH_HASH frames) has a
+ * negative counter, path_hash_counter(its hashed ordinal, its number):
+ * the same table, no column more (link protocol 9, schema unchanged). */
 #define PATH_TABLES_SQL_(if_not_exists)                                                 \
     "CREATE TABLE " if_not_exists "path_counts (\n"                                   \
     "    session  INTEGER NOT NULL,\n"                                              \

@@ -468,3 +468,111 @@ def test_frame_mode_grows_frames_by_16_bytes_leaves_varargs_frames_alone_and_cou
               "nothing lost, unmatched or out of range", r)
     finally:
         cleanup(d)
+
+
+def _hashed(r):
+    """How many procedures `instrument --paths` says it counts in the hash
+    table, and the table's slots."""
+    for l in r.lines():
+        if "with too many paths for an array counted in a hash table of" in l:
+            return int(l.split(": ")[2].split()[0]), int(l.split("hash table of ")[1].split()[0])
+    return 0, 0
+
+
+def test_a_procedure_with_more_than_2_to_the_24_paths_counts_each_path_exactly_in_the_hash_table():
+    """manypaths' decide() has 2^26 Ball-Larus paths (past BL_MAX_PATHS:
+    no array of counters); --paths counts it in the core's hash table
+    (path-region.h note 14), drained as PATH_HASH frames: its 300 distinct
+    paths, each run 10 times, equal the model's exact counts one by one,
+    nothing lost; the instrumented image prints what the original prints;
+    `paths` shows its paths, each regenerated from its number."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        inst = os.path.join(d, "mp.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
+        check(r.status == 0, "instrument --paths manypaths succeeds", r)
+        n, slots = _hashed(r)
+        check(n >= 1 and slots == 8192, "the summary says procedures are hashed, in 8192 slots", r)
+        a, b = run_image(orig, timeout_s=120), run_image(inst, timeout_s=120)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "the instrumented image prints what the original prints", "%s\n----\n%s" % (a, b))
+        db, oracle = _record(d, inst, [])
+        j, r = _paths_exact(db, oracle, "every hashed path's count equals the model's", 3000)
+        i = j["instrumented"]
+        check(i["procedures_hashed"] >= 1 and i["lost_paths"] == i["bad_paths"] == i["unnamed"] == 0,
+              "hashed procedures compared, nothing lost, out of range or unnamed", r)
+        check(i["distinct_equal"] == i["distinct_truth"] >= 300, "the same paths on both sides", r)
+        r = alphaprof(["paths", "--db", db, "decide", "--json", "--limit", "0"])
+        check(r.status == 0, "paths decide", r)
+        p = json.loads(r.out)
+        paths = p["paths"]
+        check(len(paths) == 300 and all(x["count"] == 10 for x in paths),
+              "paths shows decide's 300 paths, 10 executions each", r)
+        check(all(x.get("lines") or x.get("blocks") for x in paths[:5]), "each path regenerated from its number", r)
+    finally:
+        cleanup(d)
+
+
+def test_a_hash_table_too_small_counts_the_paths_it_cannot_hold_as_lost_never_silently():
+    """--hash-slots 8 (8 home slots and the bounded probe's 63 after them)
+    holds 71 of decide's 300 distinct paths; every execution of the others
+    is counted in lost_paths: counted + lost = the model's executions
+    exactly, and the error is exactly the lost."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        inst = os.path.join(d, "mp8.elf")
+        r = alphaprof(["instrument", "--paths", "--hash-slots", "8", orig, "-o", inst])
+        check(r.status == 0 and _hashed(r)[1] == 8, "instrument --paths --hash-slots 8", r)
+        db, oracle = _record(d, inst, [])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        i = j["instrumented"]
+        check(i["lost_paths"] == 10 * (300 - 71), "the paths past the table are counted lost", r)
+        check(i["paths_profile"] + i["lost_paths"] == i["paths_truth"], "counted + lost = the truth's executions", r)
+        check(j["path_count_error"] == i["lost_paths"], "the error is the lost paths, no more", r)
+        check(i["distinct_profile"] == i["distinct_equal"], "every path counted is counted exactly", r)
+        r = alphaprof(["instrument", "--paths", "--hash-slots", "12", orig, "-o", os.path.join(d, "x.elf")])
+        check(r.status != 0 and "power of two" in r.err and len(r.err.strip().splitlines()) == 1,
+              "a table size not a power of two is refused in one line", r)
+    finally:
+        cleanup(d)
+
+
+def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alone_by_both_with_the_reason():
+    """--paths --metrics leaves decide alone by default (its array leaves
+    the table little room) and with --hash-slots counts its paths in the
+    hash table without metrics (the summary says so; counts still exact);
+    --both leaves it alone with its own reason, and --hash-slots 0 too."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", os.path.join(d, "mpd.elf")])
+        check(r.status == 0 and _hashed(r)[0] == 0 and "too many paths and not hashed" in r.out,
+              "--metrics: no hash table unless asked", r)
+        inst = os.path.join(d, "mpm.elf")
+        r = alphaprof(["instrument", "--paths", "--metrics", "--hash-slots", "4096", orig, "-o", inst])
+        check(r.status == 0 and _hashed(r)[0] >= 1 and "counts only" in r.out,
+              "--metrics: hashed procedures count only, and the summary says why", r)
+        db, oracle = _record(d, inst, [])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        j = json.loads(r.out) if r.status == 0 else {}
+        check(j.get("path_count_error") == 0 and j["instrumented"]["procedures_hashed"] >= 1,
+              "metered image: hashed counts equal the model's", r)
+        r = alphaprof(["instrument", "--paths", "--hash-slots", "0", orig, "-o", os.path.join(d, "h0.elf")])
+        check(r.status == 0 and _hashed(r)[0] == 0 and "too many paths and not hashed" in r.out,
+              "--hash-slots 0 leaves them alone, counted under their reason", r)
+        both = os.path.join(d, "b.elf")
+        r = alphaprof(["instrument", "--both", orig, "-o", both])
+        check(r.status == 0, "instrument --both", r)
+        db, oracle = os.path.join(d, "b.db"), os.path.join(d, "b.oracle")
+        r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250", both],
+                      timeout=280)
+        check(r.status == 0, "record the --both image", r)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "too many paths for an array, not hashed" in r.out,
+              "check --paths names why decide was left alone under --both", r)
+    finally:
+        cleanup(d)

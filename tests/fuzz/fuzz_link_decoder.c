@@ -156,6 +156,30 @@ static void reencode_cct_paths(const struct lk_frame *f)
     }
 }
 
+/* A parsed PATH_HASH frame's hashed counts re-encode one by one for the
+ * same core and read back the same. */
+static void reencode_path_hash(const struct lk_frame *f)
+{
+    struct lk_reader r;
+    uint32_t core;
+    if (lk_path_hash_open(f, &core, &r) != LK_OK)
+        return;
+    struct lk_hash_path a, b;
+    while (lk_path_hash_next(&r, &a) == 1) {
+        struct lk_writer one;
+        CHECK(lk_path_hash_begin(&one, raw2, sizeof raw2, core) == LK_OK);
+        CHECK(lk_path_hash_add(&one, &a) == LK_OK);
+        struct lk_frame g = {LK_T_PATH_HASH, 0, raw2 + LK_HDR_SIZE, lk_payload_len(&one)};
+        uint32_t core2;
+        struct lk_reader r2;
+        CHECK(lk_path_hash_open(&g, &core2, &r2) == LK_OK);
+        CHECK(core2 == core);
+        CHECK(lk_path_hash_next(&r2, &b) == 1);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        CHECK(lk_path_hash_next(&r2, &b) == 0);
+    }
+}
+
 /* A parsed hotlist encodes back to one that parses the same. */
 static void reencode_values(const struct lk_frame *f)
 {
@@ -254,6 +278,7 @@ static void parse_any(const struct lk_frame *f)
     case LK_T_PATHS: reencode_paths(f); break;
     case LK_T_CCT_PATHS:
     case LK_T_CCT_PATHS_METERED: reencode_cct_paths(f); break;
+    case LK_T_PATH_HASH: reencode_path_hash(f); break;
     case LK_T_PAIRS:
         if (lk_pairs_open(f, &u.ph, &r) == LK_OK)
             while (lk_pairs_next(&r, &u.p) == 1)
@@ -266,7 +291,8 @@ static void parse_any(const struct lk_frame *f)
 static const uint8_t types[] = {
     LK_T_HELLO, LK_T_NAMES, LK_T_LOADMAP, LK_T_SAMPLES, LK_T_PME_AGG, LK_T_PAIRS,
     LK_T_FLUSH, LK_T_EPOCH, LK_T_END, LK_T_CONSOLE, LK_T_ACK, LK_T_VALUES, LK_T_VALUE_STATS, LK_T_PART,
-    LK_T_CCT, LK_T_PATHS, LK_T_CCT_PATHS, LK_T_CCT_PATHS_METERED, LK_T_START, LK_T_STOP,
+    LK_T_CCT, LK_T_PATHS, LK_T_CCT_PATHS, LK_T_CCT_PATHS_METERED, LK_T_PATH_HASH, LK_T_START,
+    LK_T_STOP,
     LK_T_CONFIG, LK_T_NEW_EPOCH, LK_T_FLUSH_NOW, LK_T_LINK_ACK,
 };
 

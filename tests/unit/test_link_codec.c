@@ -1074,6 +1074,66 @@ static void test_context_path_metrics_round_trip_and_fill_frames(void **state)
     assert_string_equal(lk_type_name(LK_T_CCT_PATHS_METERED), "CCT_PATHS_METERED");
 }
 
+/* PATH_HASH (path-region.h note 14): hashed path counts round-trip with
+ * their procedure's ordinal and a path number of any 64 bits; a full frame
+ * refuses the next entry (the rest go in the next frame); a frame cut
+ * inside an entry is refused, not read short; another type is refused. */
+static void test_hashed_path_counts_round_trip_with_64_bit_path_numbers(void **state)
+{
+    (void)state;
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_hash_path a = {.proc = 0, .path = 0, .count = 1},
+                        b = {.proc = 254, .path = ~0ull, .count = ~0ull},
+                        c = {.proc = 3, .path = (1ull << 43) + 12345, .count = 10};
+    assert_int_equal(lk_path_hash_begin(&w, raw, sizeof raw, 5), LK_OK);
+    assert_int_equal(lk_path_hash_add(&w, &a), LK_OK);
+    assert_int_equal(lk_path_hash_add(&w, &b), LK_OK);
+    assert_int_equal(lk_path_hash_add(&w, &c), LK_OK);
+    roundtrip(&w, 21, &d, &f);
+    assert_int_equal(f.type, LK_T_PATH_HASH);
+    struct lk_reader r;
+    uint32_t core = 0;
+    struct lk_hash_path x;
+    assert_int_equal(lk_path_hash_open(&f, &core, &r), LK_OK);
+    assert_int_equal(core, 5);
+    assert_int_equal(lk_path_hash_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_path_hash_next(&r, &x), 1);
+    assert_memory_equal(&x, &b, sizeof b);
+    assert_int_equal(lk_path_hash_next(&r, &x), 1);
+    assert_memory_equal(&x, &c, sizeof c);
+    assert_int_equal(lk_path_hash_next(&r, &x), 0);
+    /* a small frame fills, and holds what it took */
+    unsigned n = 0;
+    assert_int_equal(lk_path_hash_begin(&w, raw, 100, 0), LK_OK);
+    while (lk_path_hash_add(&w, &b) == LK_OK)
+        n++;
+    assert_true(n > 0 && n < 10);
+    roundtrip(&w, 22, &d, &f);
+    assert_int_equal(lk_path_hash_open(&f, &core, &r), LK_OK);
+    unsigned got = 0;
+    while (lk_path_hash_next(&r, &x) == 1) {
+        assert_memory_equal(&x, &b, sizeof b);
+        got++;
+    }
+    assert_int_equal(got, n);
+    /* cut inside the last entry's count */
+    assert_int_equal(lk_path_hash_begin(&w, raw, sizeof raw, 0), LK_OK);
+    assert_int_equal(lk_path_hash_add(&w, &b), LK_OK);
+    roundtrip(&w, 23, &d, &f);
+    struct lk_frame cut = f;
+    cut.len--;
+    assert_int_equal(lk_path_hash_open(&cut, &core, &r), LK_OK);
+    assert_true(lk_path_hash_next(&r, &x) < 0);
+    struct lk_frame other = f;
+    other.type = LK_T_PATHS;
+    assert_int_equal(lk_path_hash_open(&other, &core, &r), LK_E_TYPE);
+    assert_string_equal(lk_type_name(LK_T_PATH_HASH), "PATH_HASH");
+}
+
 /* PATHS with metrics (--paths --metrics): each counter carries its cycles
  * and event, the head its unmetered count; a head that says neither 0 nor
  * 1 is refused. */
@@ -1153,6 +1213,7 @@ int main(void)
         cmocka_unit_test(test_path_counters_round_trip_and_fill_frames),
         cmocka_unit_test(test_context_path_counts_round_trip_and_fill_frames),
         cmocka_unit_test(test_context_path_metrics_round_trip_and_fill_frames),
+        cmocka_unit_test(test_hashed_path_counts_round_trip_with_64_bit_path_numbers),
         cmocka_unit_test(test_metered_path_counters_round_trip_with_their_metrics),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
