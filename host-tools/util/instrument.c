@@ -2476,6 +2476,22 @@ static uint32_t kmask(const struct pmode *m)
     return x;
 }
 
+/* A bad number's way out (to_bad): a stub the procedure's exit code
+ * places, which comes back here, or with no stub left inline: counted in
+ * bad_paths, then on. */
+static void put_bad_way(struct code *c, struct pmode *m, const struct tregs *t, struct fixup to_bad)
+{
+    if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
+        return;
+    }
+    struct fixup done = put_fwd(c, OP_BR, R_ZERO);
+    land(c, to_bad);
+    put_region(c, t->R);
+    put_incq(c, t->C, t->R, PATH_OFF_BAD);
+    land(c, done);
+}
+
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
 {
     tregs_pick(t, live, exclude | kmask(m), m->mt.on || hashing.on ? 6 : both.on && !m->cb ? 5 : 4);   /* --both: D
@@ -2503,15 +2519,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
         }
         struct fixup to_bad;
         put_hash_count(c, t, m->npaths, &to_bad);
-        if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
-        } else {
-            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
-            land(c, to_bad);
-            put_region(c, t->R);
-            put_incq(c, t->C, t->R, PATH_OFF_BAD);
-            land(c, done);
-        }
+        put_bad_way(c, m, t, to_bad);
         return;
     }
     if (!metrics && !m->mt.on && (!both.on || m->cb)) {
@@ -2587,15 +2595,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     if (metrics)
         put_meter_add(c, t, t->B, (int)off);
     ctx_done(c, &cc);
-    if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
-    } else {
-        struct fixup done = put_fwd(c, OP_BR, R_ZERO);
-        land(c, to_bad);
-        put_region(c, t->R);
-        put_incq(c, t->C, t->R, PATH_OFF_BAD);
-        land(c, done);
-    }
+    put_bad_way(c, m, t, to_bad);
 }
 
 static void put_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live)

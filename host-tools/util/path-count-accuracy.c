@@ -126,14 +126,7 @@ static void hashed_paths(struct path_count_accuracy *a, const struct path_table_
 
 static const struct oracle_blpath *truth_of(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
 {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (t[mid].proc < proc || (t[mid].proc == proc && t[mid].path < path))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint64_t lo = truth_from(t, n, proc, path);
     return lo < n && t[lo].proc == proc && t[lo].path == path ? &t[lo] : NULL;
 }
 
