@@ -132,14 +132,15 @@ static int store(const struct option *o, const char *arg, char *why, size_t n)
 {
     switch (o->kind) {
     case OPT_KIND_STRING:
+    case OPT_KIND_LIST:
         if (!*arg) {    /* an empty path or name is never meant ("" opens SQLite's temporary database) */
             snprintf(why, n, "give a %s, not an empty word", o->argh ? o->argh : "value");
             return -1;
         }
-        *(const char **)o->value = arg;
-        return 0;
-    case OPT_KIND_LIST:
-        strvec_push(o->value, arg);
+        if (o->kind == OPT_KIND_LIST)
+            strvec_push(o->value, arg);
+        else
+            *(const char **)o->value = arg;
         return 0;
     case OPT_KIND_UINT: {
         unsigned u;

@@ -155,7 +155,9 @@ def test_an_empty_path_or_name_is_refused_by_every_string_option():
                       (["run", "--board", "", hello()], "--board"), (["annotate", "--image", "", "main"], "--image"),
                       (["export", "--format", "folded", "-o", ""], "--output"),
                       (["daemon", "--link", ""], "--link"), (["diff", "--db2", ""], "--db2"),
-                      (["check", "--oracle", ""], "--oracle"), (["db", "new-epoch", "--note", ""], "--note")):
+                      (["check", "--oracle", ""], "--oracle"), (["db", "new-epoch", "--note", ""], "--note"),
+                      (["check", "--calc", "--oracle", "o.bin", "--oracle", ""], "--oracle"),
+                      (["gate", "--base", ""], "--base"), (["stats", "--db", ""], "--db")):
         refused(args, "%s '': give a" % opt)
 
 
