@@ -2479,17 +2479,28 @@ static uint32_t kmask(const struct pmode *m)
 /* A bad number's way out (to_bad): a stub the procedure's exit code
  * places, which comes back here, or with no stub left inline: counted in
  * bad_paths, then on. */
-static void put_bad_way(struct code *c, struct pmode *m, const struct tregs *t, struct fixup to_bad)
+static void put_bad_way_at(struct code *c, struct pmode *m, struct fixup to_bad, unsigned r, unsigned x,
+                           bool restart, bool find_region)
 {
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), t->R, t->C, false};
+        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), r, x, restart};
         return;
     }
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_bad);
-    put_region(c, t->R);
-    put_incq(c, t->C, t->R, PATH_OFF_BAD);
+    if (restart) {      /* a kept leaf's: S and T read the page as the count would have */
+        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+    }
+    if (find_region)
+        put_region(c, r);
+    put_incq(c, x, r, PATH_OFF_BAD);
     land(c, done);
+}
+
+static void put_bad_way(struct code *c, struct pmode *m, const struct tregs *t, struct fixup to_bad)
+{
+    put_bad_way_at(c, m, to_bad, t->R, t->C, false, true);
 }
 
 static void pick(const struct pmode *m, struct tregs *t, uint32_t live, uint32_t exclude)
@@ -2821,32 +2832,10 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     put_incq(c, tmp, at, (int)off);
     if (!m->known) {
         /* a bad number: counted in the region, which Y is (found again) */
-        if (both.on) {          /* Y is the slots' base: the stub finds the region in base */
-            if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-                m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), base, tmp, restart};
-            } else {
-                struct fixup done = put_fwd(c, OP_BR, R_ZERO);
-                land(c, to_bad);
-                if (restart) {
-                    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-                    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
-                }
-                put_region(c, base);
-                put_incq(c, tmp, base, PATH_OFF_BAD);
-                land(c, done);
-            }
-        } else if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-            m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), m->Y, tmp, restart};
-        } else {
-            struct fixup done = put_fwd(c, OP_BR, R_ZERO);
-            land(c, to_bad);
-            if (restart) {
-                put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-                put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
-            }
-            put_incq(c, tmp, m->Y, PATH_OFF_BAD);
-            land(c, done);
-        }
+        if (both.on)            /* Y is the slots' base: the stub finds the region in base */
+            put_bad_way_at(c, m, to_bad, base, tmp, restart, true);
+        else
+            put_bad_way_at(c, m, to_bad, m->Y, tmp, restart, false);
     }
     tregs_restore(c, &t);
 }
