@@ -514,6 +514,34 @@ def test_a_procedure_with_more_than_2_to_the_24_paths_counts_each_path_exactly_i
         cleanup(d)
 
 
+def test_every_core_counts_its_hashed_paths_in_its_own_table_and_the_host_adds_the_cores():
+    """manypaths on 2 cores: each core makes decide()'s same 3000 calls, so
+    each core's own hash table (found from its own sp, path-region.h note
+    14) holds the same 300 paths; the host adds the cores' counts, so each
+    path counts 20, equal to the model's, and nothing is lost or doubled;
+    the instrumented image prints what the original prints."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        inst = os.path.join(d, "mp2.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", inst])
+        check(r.status == 0 and _hashed(r)[0] >= 1, "instrument --paths manypaths hashes decide", r)
+        a, b = run_image(orig, "--cores", "2", timeout_s=120), run_image(inst, "--cores", "2", timeout_s=120)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "on 2 cores the instrumented image prints what the original prints", "%s\n----\n%s" % (a, b))
+        db, oracle = _record(d, inst, [], cores=2)
+        j, r = _paths_exact(db, oracle, "every hashed path's count over both cores equals the model's", 6000)
+        i = j["instrumented"]
+        check(i["lost_paths"] == i["bad_paths"] == i["unnamed"] == 0, "nothing lost, out of range or unnamed", r)
+        r = alphaprof(["paths", "--db", db, "decide", "--json", "--limit", "0"])
+        check(r.status == 0, "paths decide", r)
+        paths = json.loads(r.out)["paths"]
+        check(len(paths) == 300 and all(x["count"] == 20 for x in paths),
+              "decide's 300 paths, 10 executions on each core, 20 each", r)
+    finally:
+        cleanup(d)
+
+
 def test_a_hash_table_too_small_counts_the_paths_it_cannot_hold_as_lost_never_silently():
     """--hash-slots 8 (8 home slots and the bounded probe's 63 after them)
     holds 71 of decide's 300 distinct paths; every execution of the others
