@@ -274,8 +274,11 @@
  *     record of its caller: a tail call, or millicode called through
  *     another link register (division); a core with no record yet (cur 0), the
  *     overflow record (note 5), or P whose slots put its counters beyond
- *     one lda's reach or with more than CCT_BOTH_MAX_CTX_PATHS paths (its
- *     records would fill the area; the path table says which procedures
+ *     one lda's reach or with more than CCT_BOTH_MAX_CTX_PATHS paths, or
+ *     CCT_BOTH_MAX_CTX_METERED with --metrics (its records would fill the
+ *     area: with 256 paths' 32-byte metered slots, 84 procedures per
+ *     context, listmark's records filled it and 4 calls landed on the
+ *     overflow record; with 32, 70 per context and none); the path table says which procedures
  *     count per context: PATH_PER_CONTEXT).  Recursion folded onto P's
  *     record counts there, as the folding says.  With the shadow stack full (note 5) cur stays the
  *     record current when it filled: a P path counts there only if that
@@ -398,6 +401,7 @@
 #define CCT_BOTH_PATHS_OFFSET   0x20000                 /* the path region in a --both core region (note 11) */
 #define CCT_BOTH_PATHS_SIZE     (CCT_PER_CORE - CCT_BOTH_PATHS_OFFSET)
 #define CCT_BOTH_MAX_CTX_PATHS  256     /* a procedure with more paths counts them context-free only (note 12) */
+#define CCT_BOTH_MAX_CTX_METERED 32     /* ... with --metrics (32-byte slots, note 16) */
 #define CCT_VERSION             1
 #define CCT_STACK_FRAMES        800
 #define CCT_FRAME_SIZE          40

@@ -244,6 +244,24 @@ def _wrong_metrics_are_caught(d, db, oracle):
         os.unlink(bad)
 
 
+def test_metered_records_leave_room_for_every_context_so_no_call_lands_on_the_overflow_record():
+    """--both --metrics gives a record 32 bytes a path (cct-region.h note
+    16), so per context only procedures of at most CCT_BOTH_MAX_CTX_METERED
+    paths count there (note 12); with 256 paths' slots listmark's records
+    filled the area, 4 calls landed on the overflow record, and the tree
+    and the context paths were off by 8.  Now every count is exact."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "listmark", ("--metrics",))
+        db, oracle = _record(d, inst, [], deterministic=True)
+        r = alphaprof(["check", "--cct", "--db", db, "--oracle", oracle])
+        check(r.status == 0 and "put 4 on the overflow record" not in r.out and "overflow" not in r.out,
+              "no call on the overflow record", r)
+        _exact(db, oracle, "listmark with metrics", 10000)
+    finally:
+        cleanup(d)
+
+
 def test_paths_per_context_with_metrics_on_two_cores_keep_exact_counts_and_the_models_metrics():
     d = tmpdir()
     try:
