@@ -44,6 +44,16 @@ static const struct opt_command instrument_command = {
               "Exit status: 0 written, 1 the image could not be instrumented, 2 bad options.",
 };
 
+/* The procedures that hold registers for their trampolines (path-region.h
+ * note 15), when some do. */
+static void print_held(const char *out, const struct instrument_path_stats *ps)
+{
+    if (ps->held_procs)
+        printf("alphaprof instrument: %s: %u of them (loops in millicode, whose returns keep every register) "
+               "hold %u registers below sp from entry to return for their trampolines\n",
+               out, ps->held_procs, INSTRUMENT_HOLD_REGS);
+}
+
 int cmd_instrument(int argc, char **argv)
 {
     bool cct = false, paths = false, both = false, quiet = false, metrics = false;
@@ -113,6 +123,8 @@ int cmd_instrument(int argc, char **argv)
                            (unsigned long long)ps.counters, (unsigned long long)st.region_addr,
                            (unsigned long long)st.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
+                if (!quiet)
+                    print_held(out, &ps);
                 rc = 0;
             }
         } else if (paths) {
@@ -137,6 +149,8 @@ int cmd_instrument(int argc, char **argv)
                            (unsigned long long)ps.region_addr,
                            (unsigned long long)ps.region_size, metrics ? "; metrics: cycles and " : "",
                            metrics ? pmu_event_name((unsigned)event) : "");
+                if (!quiet)
+                    print_held(out, &ps);
                 if (!quiet && ps.hashed_procs)
                     printf("alphaprof instrument: %s: %u of them with too many paths for an array counted in a "
                            "hash table of %llu slots per core%s\n", out, ps.hashed_procs,

@@ -2450,6 +2450,9 @@ struct pmode {
         bool ib;
     } sink[8];
     unsigned nsink, niv;
+    /* registers held (path-region.h note 15): kept below sp from the entry
+     * to each return, so the trampolines between have them to spare */
+    unsigned nhold, hold[INSTRUMENT_HOLD_REGS];
     const struct bl_action *act0;
     size_t nact;
     bool *bad;
@@ -4049,6 +4052,52 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
     return true;
 }
 
+/* Registers held for the trampolines (path-region.h note 15): in a
+ * procedure whose P is callee-saved although it makes no call (millicode:
+ * its returns keep every register, so none is dead for a trampoline's
+ * scratch and each one spills its own), with a loop, that names neither
+ * sp nor anything but its own blocks and leaves only by returns, the
+ * entry keeps INSTRUMENT_HOLD_REGS registers it never names below sp and
+ * every return takes them back; in between they are dead (live[] says so). */
+static void hold_plan(const struct calc_proc *cfg, const struct bl_proc *bl, uint32_t *live, struct pmode *m)
+{
+    m->nhold = 0;
+    if (!m->saved || m->frame || m->mt.on)
+        return;
+    bool loops = false;
+    for (size_t e = 0; e < cfg->nedges; e++)
+        loops |= bl->action[e].kind == BL_ACT_BACKEDGE;
+    if (!loops)
+        return;
+    uint32_t named = bit(m->P) | bit(m->Y);
+    for (size_t i = 0; i < cfg->n; i++) {
+        uint32_t w = cfg->insns[i].s.word;
+        const struct alpha_insn_info *in = alpha_decode(w);
+        enum calc_flow f = calc_flow_of(w, cfg->insns[i].s.cls);
+        if (!in || in->format == ALPHA_FMT_PAL || in->format == ALPHA_FMT_HW || f == FLOW_CALL ||
+            f == FLOW_INDIRECT || f == FLOW_HALT)
+            return;
+        if (f == FLOW_BRANCH || f == FLOW_COND) {
+            uint64_t to = alpha_branch_target(cfg->insns[i].pc, w);
+            if (to < cfg->start || to >= cfg->start + 4 * (uint64_t)cfg->n)
+                return;
+        }
+        named |= liveness_named(w);
+    }
+    if (named & bit(R_SP))
+        return;
+    uint32_t held = 0;
+    for (size_t i = 0; i < sizeof scratch_order / sizeof *scratch_order && m->nhold < INSTRUMENT_HOLD_REGS; i++) {
+        unsigned r = scratch_order[i];
+        if (r != R_RA && r != R_GP && !(named & 1u << r)) {
+            m->hold[m->nhold++] = r;
+            held |= 1u << r;
+        }
+    }
+    for (size_t i = 0; i < cfg->n; i++)
+        live[i] &= ~held;
+}
+
 /* Whether cfg can keep its path register in registers (struct pmode). */
 static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, const uint32_t *live,
                         struct pmode *m)
@@ -4281,7 +4330,9 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     struct bl_action push = {.kind = BL_ACT_ENTRY, .add = entry ? entry->add : 0};
     size_t ei = (E - cfg->start) / 4;
     m->fbody = false;           /* (frame mode: sp is the caller's at the entry, frame_plan) */
-    spill_below = m->frame ? FRAME_SLOTS : 0;
+    spill_below = m->frame ? FRAME_SLOTS : 8 * (int)m->nhold;
+    for (unsigned i = 0; i < m->nhold; i++)     /* (note 15: held up to each return) */
+        put(c, mem(OP_STQ, m->hold[i], R_SP, -8 * (int)(i + 1)));
     put_edge_code(c, m, &push, live[ei]);
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
@@ -4419,6 +4470,8 @@ block_ends:
             break;
         case FLOW_RETURN:
             put_edge_code(c, m, a, live[li]);
+            for (unsigned i = 0; i < m->nhold; i++)
+                put(c, mem(OP_LDQ, m->hold[i], R_SP, -8 * (int)(i + 1)));
             put(c, w);
             break;
         case FLOW_HALT:
@@ -4622,6 +4675,8 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
                     }
                 }
             }
+            hold_plan(&cfg, &bl, live, &m);
+            st->held_procs += m.nhold > 0;
             if (!m.constant && !m.mt.on && !hashed)        /* (notes 9 and 10) */
                 choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
@@ -4879,6 +4934,8 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         ps->leaf_procs += m.leaf;
         ps->constant_procs += m.constant;
         ps->saved_procs += m.saved;
+        hold_plan(&cfg, &bl, live, &m);
+        ps->held_procs += m.nhold > 0;
         if (m.cb)               /* loops in registers count at Y (path-region.h notes 9, 10) */
             choose_loop_regs(&cfg, &bl, live, E, &m);
         paths_emit(&po, &cfg, &bl, E, &m, live);
