@@ -11,7 +11,7 @@
 #include "linker/ram-map.h"
 #include "hw-model/plugin/truth-file.h"
 
-#define MAX_FRAMES 256
+#define MAX_FRAMES (1u << 20)      /* frames followed per core (grown on demand); deeper: note 9 */
 #define MAX_TABLE  (1u << 22)       /* paths per core table */
 
 struct frame {
@@ -45,8 +45,8 @@ struct centry {
 };
 
 struct core_state {
-    struct frame f[MAX_FRAMES];
-    unsigned depth;
+    struct frame *f;
+    unsigned depth, fcap;
     struct resume *resume;              /* open addressing by ret */
     size_t resume_cap, resume_n;
     const struct bl_insn *prev;         /* the last planned instruction, not yet followed */
@@ -334,6 +334,21 @@ static void remember_call(struct core_state *c, const struct frame *caller, uint
                          .r = caller->r, .counting = caller->counting};
 }
 
+/* Room for one more frame on c's stack, grown as the recursion deepens
+ * (note 9); false past MAX_FRAMES or out of memory. */
+static bool frame_room(struct core_state *c)
+{
+    if (c->depth < c->fcap)
+        return true;
+    unsigned cap = c->fcap ? 2 * c->fcap : 256;
+    struct frame *t = cap <= MAX_FRAMES ? realloc(c->f, cap * sizeof *t) : NULL;
+    if (!t)
+        return false;
+    c->f = t;
+    c->fcap = cap;
+    return true;
+}
+
 /* A return to no frame's return address: back to the frame that made the
  * last call returning there, if it is still on the stack (note 7). */
 static bool resume_call(struct core_state *c, uint64_t next_pc)
@@ -353,8 +368,11 @@ static bool resume_call(struct core_state *c, uint64_t next_pc)
 static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, uint64_t next_pc)
 {
     const struct bl_meter *after = &c->after, *before = &c->before;
-    if (!c->depth)
+    if (!c->depth) {
+        if (!frame_room(c))
+            return;
         c->f[c->depth++] = (struct frame){.expect_entry = true};
+    }
     struct frame *top = &c->f[c->depth - 1];
     c->ctx = c->prev_ctx;
     if (top->expect_entry && top->ret && pc == top->ret && c->depth > 1) {
@@ -374,13 +392,14 @@ static void follow(struct core_state *c, uint64_t pc, const struct bl_insn *in, 
             __atomic_fetch_add(&plan.unknown, 1, __ATOMIC_RELAXED);
             top->counting = false;
         }
-        if (c->depth == MAX_FRAMES) {           /* deeper than we follow: start again, */
+        if (!frame_room(c)) {                   /* deeper than we follow: start again, */
             for (unsigned d = 0; d < c->depth; d++)     /* the paths left open counted as lost */
                 if (c->f[d].counting)
                     __atomic_fetch_add(&plan.lost, 1, __ATOMIC_RELAXED);
             c->depth = 0;
             return;
         }
+        top = &c->f[c->depth - 1];              /* (the stack may have moved) */
         remember_call(c, top, pc + 4);
         c->f[c->depth++] = (struct frame){.ret = pc + 4, .expect_entry = true};
         return;

@@ -53,6 +53,13 @@
  *     when that is followed (the caller's again).  With the path's
  *     metrics (note 6's deltas, the same ones the path adds to its own
  *     entry), so the contexts' metrics of a path add up to its total.
+ *  9. Depth.  A core's frames grow with the recursion (doubling, from 256)
+ *     up to MAX_FRAMES (2^20); a call past that, or with no memory left,
+ *     drops the core's frames, each counting one's open path counted in
+ *     lost, and counting starts again (note 7's rule).  (The stack was 256
+ *     frames: `calltree 4 700` showed path_count_error 511 against an
+ *     instrumented image that had counted every path of its 700-deep
+ *     recursion right: the truth had lost them.)
  */
 #ifndef HW_MODEL_PLUGIN_BL_ORACLE_H
 #define HW_MODEL_PLUGIN_BL_ORACLE_H

@@ -575,6 +575,34 @@ def test_millicode_loops_hold_registers_from_entry_to_return_and_every_caller_ge
         cleanup(d)
 
 
+def test_a_recursion_700_deep_counts_every_path_on_both_sides_and_metered_loses_only_what_it_says():
+    """calltree's deep() recursing 700 times: the model's path oracle grows
+    its frames with the recursion (bl-oracle.h note 9; it stopped at 256
+    and called the rest lost, so check --paths said path_count_error 511
+    against counts that were right), and --paths counts every path
+    (frame mode keeps no register stack): both sides equal, nothing lost.
+    --paths --metrics keeps the callers' registers on the 512-slot
+    register stack: the activations past it are counted lost on the
+    board, and the error is exactly those, never a miscount."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "calltree")
+        db, oracle = _record(d, inst, ["4", "700"])
+        j, r = _paths_exact(db, oracle, "700 deep: every path's count equals the model's", 2000)
+        i = j["instrumented"]
+        check(i["truth_lost"] == 0 and i["lost_paths"] == 0, "neither side lost a path", r)
+        _, inst = _instrument_metered(d, "calltree")
+        db, oracle = _record(d, inst, ["4", "700"])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        j = json.loads(r.out) if r.status == 0 else {}
+        i = j.get("instrumented", {})
+        check(i.get("truth_lost") == 0 and i.get("lost_paths", 0) > 0 and j["path_count_error"] == i["lost_paths"]
+              and i["paths_profile"] + i["lost_paths"] == i["paths_truth"],
+              "metered, 700 deep: the board counts what its stack cannot hold lost, and only that is off", r)
+    finally:
+        cleanup(d)
+
+
 def test_a_hash_table_too_small_counts_the_paths_it_cannot_hold_as_lost_never_silently():
     """--hash-slots 8 (8 home slots and the bounded probe's 63 after them)
     holds 71 of decide's 300 distinct paths; every execution of the others
