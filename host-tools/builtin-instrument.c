@@ -45,7 +45,7 @@ static const struct opt_command instrument_command = {
 };
 
 /* The procedures that hold registers for their trampolines (path-region.h
- * note 15), when some do. */
+ * note 16), when some do. */
 static void print_held(const char *out, const struct instrument_path_stats *ps)
 {
     if (ps->held_procs)

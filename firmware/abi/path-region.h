@@ -372,7 +372,7 @@
  *     (cct-drain.c note 7) sends the array counters below hash_at and the
  *     table's keys as PATH_HASH frames.  Without a table (no hashed path
  *     claimed a slot on the core) hash_slots is 0, as the loader left it.
- * 15. Held registers (counts only, --paths and --both; util/instrument.c,
+ * 16. Held registers (counts only, --paths and --both; util/instrument.c,
  *     hold_plan).  Millicode (newlib's division, `udivmod`, called with
  *     `bsr $23`) keeps every register for its caller, so no register is
  *     dead where its trampolines run and each one kept its scratch below
@@ -409,7 +409,7 @@
  *  - a hash table slot (note 14) whose key is 0 has count 0; keys are
  *    distinct within the table; a key lies within PATH_HASH_PROBE slots
  *    of its home slot, and every slot between them holds another key.
- *  - a procedure holding registers (note 15) has their caller's values at
+ *  - a procedure holding registers (note 16) has their caller's values at
  *    sp - 8 x (i + 1) from its entry trampoline to each return's load.
  */
 #ifndef ALPHAPROF_PATH_REGION_H

@@ -2450,7 +2450,7 @@ struct pmode {
         bool ib;
     } sink[8];
     unsigned nsink, niv;
-    /* registers held (path-region.h note 15): kept below sp from the entry
+    /* registers held (path-region.h note 16): kept below sp from the entry
      * to each return, so the trampolines between have them to spare */
     unsigned nhold, hold[INSTRUMENT_HOLD_REGS];
     const struct bl_action *act0;
@@ -4052,7 +4052,7 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
     return true;
 }
 
-/* Registers held for the trampolines (path-region.h note 15): in a
+/* Registers held for the trampolines (path-region.h note 16): in a
  * procedure whose P is callee-saved although it makes no call (millicode:
  * its returns keep every register, so none is dead for a trampoline's
  * scratch and each one spills its own), with a loop, that names neither
@@ -4331,7 +4331,7 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     size_t ei = (E - cfg->start) / 4;
     m->fbody = false;           /* (frame mode: sp is the caller's at the entry, frame_plan) */
     spill_below = m->frame ? FRAME_SLOTS : 8 * (int)m->nhold;
-    for (unsigned i = 0; i < m->nhold; i++)     /* (note 15: held up to each return) */
+    for (unsigned i = 0; i < m->nhold; i++)     /* (note 16: held up to each return) */
         put(c, mem(OP_STQ, m->hold[i], R_SP, -8 * (int)(i + 1)));
     put_edge_code(c, m, &push, live[ei]);
     put(c, cfg->insns[ei].s.word);

@@ -81,7 +81,7 @@ struct instrument_path_stats {
                                  * their stack frame (path-region.h note 11) */
     unsigned loop_regs;         /* backedge paths counted in a register (path-region.h note 9) */
     unsigned iv_loops;          /* loops counted by an induction variable (path-region.h note 10) */
-    unsigned held_procs;        /* holding registers for their trampolines (path-region.h note 15) */
+    unsigned held_procs;        /* holding registers for their trampolines (path-region.h note 16) */
     unsigned context_procs;     /* --both: of them, counted per calling context */
     unsigned hashed_procs;      /* of them, too many paths for an array: counted in the core's hash table
                                  * (path-region.h note 14), counts only */
@@ -98,7 +98,7 @@ struct instrument_path_stats {
  * PATH_HASH_WAYS to PATH_HASH_MAX_SLOTS), 0 to leave such procedures
  * alone. */
 #define INSTRUMENT_HASH_SLOTS PATH_HASH_MAX_SLOTS
-#define INSTRUMENT_HOLD_REGS 3         /* registers a procedure may hold for its trampolines (path-region.h note 15) */
+#define INSTRUMENT_HOLD_REGS 3         /* registers a procedure may hold for its trampolines (path-region.h note 16) */
 int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
                      struct instrument_path_stats *st, struct ap_err *err);
 

@@ -547,7 +547,7 @@ def test_millicode_loops_hold_registers_from_entry_to_return_and_every_caller_ge
     """newlib's division millicode (udivmod, called with bsr $23) keeps
     every register for its caller, so its loop's trampolines had none to
     spare; it now holds three it never names below sp from its entry to
-    its return (path-region.h note 15).  libcheck divides all the time:
+    its return (path-region.h note 16).  libcheck divides all the time:
     under --paths and --both it prints what the original prints (its
     callers' registers come back), its counts equal the model's, and it
     costs fewer modelled cycles than spilling did (85.5 -> 64.4 % with
