@@ -4917,7 +4917,8 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
          * lda of the record (note 12) */
         int ci = proc_at_entry(procs, nprocs, syms[k].start);
         int64_t off = ci >= 0 ? (int64_t)cct_record_size(procs[ci].nsites) : 0;
-        both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff && bl.npaths <= (mt.on ? CCT_BOTH_MAX_CTX_METERED : CCT_BOTH_MAX_CTX_PATHS) &&
+        both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff &&
+                   bl.npaths <= (mt.on ? CCT_BOTH_MAX_CTX_METERED : CCT_BOTH_MAX_CTX_PATHS) &&
                    off + slot_size(&mt) * (int64_t)bl.npaths <= 0x7fff;
         both.ctx_off = (int)off;
         both.leaf = ci >= 0 && procs[ci].leaf;
