@@ -1517,6 +1517,7 @@ static bool fits16(int64_t v) { return v >= -32768 && v <= 32767; }
 enum hash_fix_kind { HF_SHIFT, HF_AT, HF_AT_CONST, HF_SLOTS };
 static struct {
     bool on;
+    bool ctx;                   /* --both: the procedure has records, its keys carry them (note 15) */
     uint32_t id;
     unsigned tmp;
     uint64_t slots;
@@ -1952,20 +1953,22 @@ static void put_hash_fix(struct code *c, unsigned kind, unsigned r)
  * *cold), keyed, hashed to its home slot, then of the PATH_HASH_PROBE
  * slots from there the one holding the key counts, or the first empty one
  * is claimed, or (all taken by others) the path counts as lost.  R the
- * region; clobbers B, C, D, E. */
+ * region; clobbers B, C, D, E.  cold NULL: B was checked by the caller
+ * and npaths is what B can reach (--both's context folded in, note 15). */
 static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
 {
     unsigned B = t->B, C = t->C, D = t->D, E = t->E;
-    if (npaths < 256) {
+    if (cold && npaths < 256) {
         put(c, opl(OP_INTA, F_CMPULT, B, (unsigned)npaths, C));
-    } else {
+    } else if (cold) {
         if (npaths < 0x7fff8000u)
             put_const(c, C, npaths);
         else
             put_wide(c, C, (int64_t)npaths);
         put(c, opr(OP_INTA, F_CMPULT, B, C, C));
     }
-    *cold = put_fwd(c, OP_BEQ, C);
+    if (cold)
+        *cold = put_fwd(c, OP_BEQ, C);
     /* the home slot: the number (its halves xored when it has high bits)
      * times the procedure's multiplier, PATH_HASH_MULT + 2 x its ordinal
      * (odd; only its low 32 bits count), the low 32 bits' top ones */
@@ -2020,6 +2023,51 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     land(c, done);
 }
 
+#define F_ZAPNOT 0x31
+#define F_CMOVNE 0x26
+
+/* put_hash_count, under --both (path-region.h note 15) with the path's
+ * context in its key: B checked against npaths (a bad number branches to
+ * *cold), then B = B << PATH_HASH_CTX_BITS | ctx, ctx the current call
+ * record's id + 1 when that record is the procedure's (the record test of
+ * put_ctx_count: cur, a leaf's leaf_rec, cleared at its exits; one of 0
+ * reads the core as a record, whose flags are 0), else 0 (context-free:
+ * and always when the procedure has no record, hashing.ctx false); the
+ * record's id and flags are one quadword.  Without --both,
+ * put_hash_count itself. */
+static void put_hash_key_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
+{
+    if (!both.on) {
+        put_hash_count(c, t, npaths, cold);
+        return;
+    }
+    unsigned B = t->B, C = t->C, D = t->D, E = t->E;
+    bool bad = false;   /* (npaths < PATH_BOTH_HASH_MAX_NPATHS: put_setk builds any 64 bits) */
+    put_below(c, B, npaths, C, &bad);
+    *cold = put_fwd(c, OP_BEQ, C);
+    if (hashing.ctx) {
+        _Static_assert(__builtin_offsetof(struct cct_record, id) + 4 == CCT_REC_FLAGS, "id and flags: one ldq");
+        put(c, mem(OP_LDAH, D, t->R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+        put(c, mem(OP_LDQ, E, D, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+        if (both.leaf) {
+            if (both.exit)      /* (cct-region.h note 12: a leaf's record is its call's only) */
+                put(c, mem(OP_STQ, R_ZERO, D, CCT_OFF_LEAF_REC));
+            put(c, opr(OP_INTL, F_CMOVEQ, E, D, E));
+        }
+        put(c, mem(OP_LDQ, E, E, (int)__builtin_offsetof(struct cct_record, id)));
+        put(c, opl(OP_INTS, F_SRL, E, 32, C));                     /* flags */
+        put(c, opl(OP_INTS, F_ZAPNOT, E, 15, E));                  /* id */
+        put(c, mem(OP_LDA, C, C, -both.ctx_flags));
+        put(c, mem(OP_LDA, E, E, 1));
+        put(c, opr(OP_INTL, F_CMOVNE, C, R_ZERO, E));              /* not the procedure's: context-free */
+        put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
+        put(c, opr(OP_INTA, F_ADDQ, B, E, B));
+    } else {
+        put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
+    }
+    put_hash_count(c, t, npaths << PATH_HASH_CTX_BITS, NULL);
+}
+
 /* The hash table's geometry into every hashed trampoline (path-region.h
  * note 14): the table after the array counters (used of them, each size
  * bytes), the largest power of two of home slots that fits with the
@@ -2028,8 +2076,8 @@ static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size)
 {
     uint64_t at = PATH_COUNTERS_OFFSET + used * (uint64_t)size;
     at = (at + 127) & ~(uint64_t)127;     /* (on a cache line pair of its own) */
-    uint64_t slots = hashing.slots;
-    while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > PATH_STACK5_OFFSET)
+    uint64_t slots = hashing.slots, end = both.on ? PATH_BOTH_STACK5_OFFSET : PATH_STACK5_OFFSET;  /* (note 15) */
+    while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > end)
         slots /= 2;
     unsigned bits = 0;          /* log2(slots) */
     while (1ull << bits < slots)
@@ -2140,9 +2188,9 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         struct fixup cold = {0};
-        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        bool out = (!both.on || hashing.on) && !mt->on;     /* (--both and metered: as they were) */
         if (hashing.on)
-            put_hash_count(c, t, npaths, &cold);
+            put_hash_key_count(c, t, npaths, &cold);
         else
             put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
@@ -2174,9 +2222,9 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
         struct fixup cold = {0};
-        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        bool out = (!both.on || hashing.on) && !mt->on;     /* (--both and metered: as they were) */
         if (hashing.on)
-            put_hash_count(c, t, npaths, &cold);
+            put_hash_key_count(c, t, npaths, &cold);
         else
             put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         if (both.on && mt->on)              /* put_count's context count took A */
@@ -2529,7 +2577,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
             put_addk(c, t->B, add, m->bad);
         }
         struct fixup to_bad;
-        put_hash_count(c, t, m->npaths, &to_bad);
+        put_hash_key_count(c, t, m->npaths, &to_bad);
         put_bad_way(c, m, t, to_bad);
         return;
     }
@@ -4700,10 +4748,14 @@ static int proc_at_entry(const struct proc *procs, unsigned nprocs, uint64_t sta
     return i >= 0 && procs[i].entry == start ? i : -1;
 }
 
-int instrument_both(const char *in, const char *out, int event, struct instrument_stats *st,
+int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, struct instrument_stats *st,
                     struct instrument_path_stats *ps, struct ap_err *err)
 {
     struct meter mt = {.on = event >= 0};     /* --both --metrics (cct-region.h note 16) */
+    if (hash_slots && (hash_slots < PATH_HASH_MIN_SLOTS || hash_slots > PATH_HASH_MAX_SLOTS ||
+                       (hash_slots & (hash_slots - 1))))
+        return ap_err_set(err, "--hash-slots %llu: give 0 (no hash table) or a power of two from %d to %d",
+                          (unsigned long long)hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4711,6 +4763,12 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
     }
     uint64_t max_counters = mt.on ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
+    /* hashed per context, counts only (path-region.h note 15) */
+    hashing.slots = mt.on ? 0 : hash_slots;
+    hashing.nfix = 0;
+    if (hashing.slots)  /* room always left for the smallest table */
+        max_counters -= (PATH_HASH_TABLE_SLOTS(PATH_HASH_MIN_SLOTS) * PATH_HASH_SLOT_SIZE + 128) / 8;
+    unsigned nhashed = 0;
     struct image_header hdr;
     if (image_check_file(in, &hdr, err))
         return -1;
@@ -4806,7 +4864,11 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
         enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
-        if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
+        bool hashed = why == PATH_INSTRUMENTED && bl.status == BL_TOO_MANY;     /* (note 15: hashing on) */
+        if (hashed && bl.npaths >= PATH_BOTH_HASH_MAX_NPATHS)
+            why = PATH_SKIP_TOO_MANY;   /* (its number and a context do not fit a key) */
+        else if (why == PATH_INSTRUMENTED &&
+                 (hashed ? nhashed >= PATH_HASH_MAX_PROCS : counters + bl.npaths > max_counters))
             why = PATH_SKIP_NO_ROOM;
         tp->status = why;
         if (why != PATH_INSTRUMENTED) {
@@ -4822,13 +4884,22 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         free(wt);
         uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
         liveness_compute(&cfg, live);
-        struct pmode m = {.npaths = bl.npaths, .base = (uint32_t)counters, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
+        struct pmode m = {.npaths = bl.npaths, .base = hashed ? nhashed : (uint32_t)counters, .sp_tags = sp_tags,
+                          .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
+        if (hashed) {           /* as instrument_paths' (path-region.h note 14), and no frame mode */
+            m.constant = m.kept = m.known = m.addr = false;
+            m.Y = m.S = m.T = m.W = R_ZERO;
+            if (bl.npaths >= PATH_POISON) {
+                m.leaf = m.saved = false;
+                m.P = R_ZERO;
+            }
+        }
         /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it */
         size_t nframe = 0;
         uint32_t *frame_at = NULL;
-        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || m.Y != R_ZERO) && !proc_calls_twice(&po, &cfg) &&
-            frame_plan(&cfg, &m)) {
+        if (!hashed && !m.constant && !m.leaf && !m.mt.on && (!m.saved || m.Y != R_ZERO) &&
+            !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
             m.frame = true;
             m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
             bool loops = false;
@@ -4848,7 +4919,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
             }
         }
         /* counts only: the counters' base found once an activation (cct-region.h note 17) */
-        m.cb = !mt.on && !m.constant &&
+        m.cb = !mt.on && !m.constant && !hashed &&
                ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && (m.addr || m.Y != R_ZERO)) || m.fmem);
         if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
             free(live);
@@ -4862,8 +4933,10 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
          * lda of the record (note 12) */
         int ci = proc_at_entry(procs, nprocs, syms[k].start);
         int64_t off = ci >= 0 ? (int64_t)cct_record_size(procs[ci].nsites) : 0;
-        both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff && bl.npaths <= CCT_BOTH_MAX_CTX_PATHS &&
+        bool flags_fit = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff;
+        both.ctx = flags_fit && !hashed && bl.npaths <= CCT_BOTH_MAX_CTX_PATHS &&
                    off + slot_size(&mt) * (int64_t)bl.npaths <= 0x7fff;
+        hashing.ctx = flags_fit && hashed;     /* in the hash table keyed by its record (note 15) */
         both.ctx_off = (int)off;
         both.leaf = ci >= 0 && procs[ci].leaf;
         both.ctx_flags = (both.leaf ? CCT_REC_LEAF : 0) | (ci + 1) << CCT_REC_PROC_SHIFT;
@@ -4873,26 +4946,37 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
             memcpy(c.bytes + table_at + (size_t)ci * sizeof(struct cct_proc) + 24, &np, 4);
             ps->context_procs++;
         }
-        tp->instrumented = 1 | (both.ctx ? PATH_PER_CONTEXT : 0);
-        tp->base = (uint32_t)counters;
+        tp->instrumented = 1 | (both.ctx || hashing.ctx ? PATH_PER_CONTEXT : 0) | (hashed ? PATH_HASHED : 0);
+        tp->base = m.base;
+        ps->context_procs += hashing.ctx;
         size_t before = po.npatches;
         ps->leaf_procs += m.leaf;
         ps->constant_procs += m.constant;
         ps->saved_procs += m.saved;
         if (m.cb)               /* loops in registers count at Y (path-region.h notes 9, 10) */
             choose_loop_regs(&cfg, &bl, live, E, &m);
+        hashing.on = hashed;
+        hashing.id = m.base;
         paths_emit(&po, &cfg, &bl, E, &m, live);
+        hashing.on = hashing.ctx = false;
+        hashing.tmp = R_ZERO;
         for (size_t k2 = 0; k2 < nframe; k2++)
             patch_word(&po, before, cfg.insns[frame_at[k2]].pc, cfg.insns[frame_at[k2]].s.word);
         free(frame_at);
         ps->frame_procs += m.frame;
         free(live);
-        counters += bl.npaths;
+        if (hashed)
+            nhashed++;
+        else
+            counters += bl.npaths;
+        ps->hashed_procs += hashed;
         ps->procs++;
         ps->patched += po.npatches - before;
         bl_free(&bl);
         calc_proc_free(&cfg);
     }
+    if (nhashed)                /* (before both.on goes: the --both region's bounds) */
+        ps->hash_slots = hash_geometry(&c, counters, slot_size(&mt));
     both.on = both.ctx = both.leaf = false;
     ps->counters = counters;
 
@@ -4934,6 +5018,11 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
     rc = 0;
 done:
     memset(&both, 0, sizeof both);
+    hashing.slots = 0;
+    hashing.on = hashing.ctx = false;
+    free(hashing.fix);
+    hashing.fix = NULL;
+    hashing.nfix = hashing.fixcap = 0;
     if (sy)
         symtab_close(sy);
     free(e.buf);
