@@ -52,8 +52,8 @@
  *     number), in table order.  A table that does not lie inside the
  *     counters' space is not read (the console line says so).
  *  8. Hashed paths per context (path-region.h note 15): a --both path
- *     region's table is read as 7 says (its counters' space ends at
- *     PATH_BOTH_STACK5_OFFSET), its keys split into ordinal, context and
+ *     region's table is read as 7 says (within the region: an image that
+ *     calls no setjmp may put it over the sp stack), its keys split into ordinal, context and
  *     number: those with no context go as PATH_HASH frames, then those
  *     with one as CCT_PATHS frames (record = context - 1, the procedure's
  *     path number; after the records' own, in table order).
@@ -104,7 +104,7 @@ static const struct path_hash_slot *hash_table(const struct path_core *s, bool b
 {
     uint64_t at = s->hash_at, slots = s->hash_slots;
     if (!slots || slots > PATH_HASH_MAX_SLOTS || at < PATH_COUNTERS_OFFSET || at % 128 ||
-        at + PATH_HASH_SLOT_SIZE * PATH_HASH_TABLE_SLOTS(slots) > (both ? PATH_BOTH_STACK5_OFFSET : PATH_STACK5_OFFSET))
+        at + PATH_HASH_SLOT_SIZE * PATH_HASH_TABLE_SLOTS(slots) > (both ? CCT_BOTH_PATHS_SIZE : PATH_STACK5_OFFSET))
         return 0;
     *n = PATH_HASH_TABLE_SLOTS(slots);
     return (const struct path_hash_slot *)((const uint8_t *)s + at);

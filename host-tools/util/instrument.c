@@ -2071,12 +2071,12 @@ static void put_hash_key_count(struct code *c, const struct tregs *t, uint64_t n
 /* The hash table's geometry into every hashed trampoline (path-region.h
  * note 14): the table after the array counters (used of them, each size
  * bytes), the largest power of two of home slots that fits with the
- * probe's tail after them, at most hashing.slots. */
-static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size)
+ * probe's tail after them before `end`, at most hashing.slots. */
+static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size, uint64_t end)
 {
     uint64_t at = PATH_COUNTERS_OFFSET + used * (uint64_t)size;
     at = (at + 127) & ~(uint64_t)127;     /* (on a cache line pair of its own) */
-    uint64_t slots = hashing.slots, end = both.on ? PATH_BOTH_STACK5_OFFSET : PATH_STACK5_OFFSET;  /* (note 15) */
+    uint64_t slots = hashing.slots;
     while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > end)
         slots /= 2;
     unsigned bits = 0;          /* log2(slots) */
@@ -4712,7 +4712,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
     }
     st->counters = counters;
     if (nhashed)
-        st->hash_slots = hash_geometry(&c, counters, slot_size(&mt));
+        st->hash_slots = hash_geometry(&c, counters, slot_size(&mt), PATH_STACK5_OFFSET);
     /* the path table, the patches, the trailer (path-region.h) */
     while (here(&c) % 8)
         put(&c, 0);
@@ -4975,8 +4975,9 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         bl_free(&bl);
         calc_proc_free(&cfg);
     }
-    if (nhashed)                /* (before both.on goes: the --both region's bounds) */
-        ps->hash_slots = hash_geometry(&c, counters, slot_size(&mt));
+    if (nhashed)                /* up to the sp stack, or past it when no setjmp call uses it (note 15) */
+        ps->hash_slots = hash_geometry(&c, counters, slot_size(&mt), sp_tags ? PATH_BOTH_STACK5_OFFSET
+                                                                             : CCT_BOTH_PATHS_SIZE);
     both.on = both.ctx = both.leaf = false;
     ps->counters = counters;
 
