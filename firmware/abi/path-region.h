@@ -397,11 +397,18 @@
  *     PATH_SKIP_TOO_MANY), so a key fills 64 bits and is never 0.  No
  *     frame mode, no counters' base (cct-region.h note 17): P is the
  *     number, as in note 14.  The table lies after the context-free array
- *     counters up to PATH_BOTH_STACK5_OFFSET: the path region is
- *     CCT_BOTH_PATHS_SIZE (128 KiB) long, 110 KiB of it the counters'
- *     space, so with no array counters it holds 4096 home slots (the
- *     largest power of two under note 14's geometry), with up to 41 KiB
- *     of them (5000 counters) still 2048, and fewer past that;
+ *     counters, up to PATH_BOTH_STACK5_OFFSET, or to the region's end when
+ *     the image makes no direct call to a function that returns twice
+ *     (note 6's sp stack is then never written): the path region is
+ *     CCT_BOTH_PATHS_SIZE (128 KiB) long, the counters start 16.3 KiB
+ *     in, so 4096 home slots (4159 with the probe's tail, 65 KiB; 8192
+ *     never fit) need at most 5980 array counters (5469 with the sp
+ *     stack), 2048 at most 10078, and fewer home slots past that (note
+ *     14's geometry: a power of two).  qsort's image has 5654 array
+ *     counters: 4096 home slots for its qsort()'s 4396 distinct paths
+ *     (one context), so the bounded probe counts about 200 keys' 455 of
+ *     its 7.3 M path executions lost (every count it keeps is exact);
+ *     --paths' 256 KiB region gives it 8192 and loses none.
  *     `--hash-slots N` sets the most, 0 leaves such procedures alone (as
  *     --both --metrics does: a metered slot is 32 bytes).  A full probe
  *     counts the path in lost_paths, as in note 14: never dropped.  The

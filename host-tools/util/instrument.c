@@ -4887,7 +4887,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         struct pmode m = {.npaths = bl.npaths, .base = hashed ? nhashed : (uint32_t)counters, .sp_tags = sp_tags,
                           .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
-        if (hashed) {           /* as instrument_paths' (path-region.h note 14), and no frame mode */
+        if (hashed) {           /* as instrument_paths' (path-region.h note 14) */
             m.constant = m.kept = m.known = m.addr = false;
             m.Y = m.S = m.T = m.W = R_ZERO;
             if (bl.npaths >= PATH_POISON) {
@@ -4895,10 +4895,11 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
                 m.P = R_ZERO;
             }
         }
-        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it */
+        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it; a hashed
+         * procedure's in memory only (P in its frame, no counters' base: note 15) */
         size_t nframe = 0;
         uint32_t *frame_at = NULL;
-        if (!hashed && !m.constant && !m.leaf && !m.mt.on && (!m.saved || m.Y != R_ZERO) &&
+        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || (m.Y != R_ZERO && !hashed)) &&
             !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
             m.frame = true;
             m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
