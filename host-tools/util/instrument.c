@@ -1518,6 +1518,7 @@ enum hash_fix_kind { HF_SHIFT, HF_AT, HF_AT_CONST, HF_SLOTS };
 static struct {
     bool on;
     bool ctx;                   /* --both: the procedure has records, its keys carry them (note 15) */
+    int ctx_at;                 /* ... and its context is in its frame at ctx_at(sp), not read (0: none) */
     uint32_t id;
     unsigned tmp;
     uint64_t slots;
@@ -2026,15 +2027,35 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
 #define F_ZAPNOT 0x31
 #define F_CMOVNE 0x26
 
+/* dst = a hashed procedure's context (path-region.h note 15): the current
+ * call record's id + 1 when that record is the procedure's (the record
+ * test of put_ctx_count: cur, or a leaf's leaf_rec, cleared with `clear`;
+ * one of 0 reads the core as a record, whose flags are 0), else 0.  cs
+ * the CCT core state; tmp scratch.  The record's id and flags are one
+ * quadword. */
+static void put_hash_ctx(struct code *c, unsigned dst, unsigned cs, unsigned tmp, bool clear)
+{
+    _Static_assert(__builtin_offsetof(struct cct_record, id) + 4 == CCT_REC_FLAGS, "id and flags: one ldq");
+    put(c, mem(OP_LDQ, dst, cs, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    if (both.leaf) {
+        if (clear)      /* (cct-region.h note 12: a leaf's record is its call's only) */
+            put(c, mem(OP_STQ, R_ZERO, cs, CCT_OFF_LEAF_REC));
+        put(c, opr(OP_INTL, F_CMOVEQ, dst, cs, dst));
+    }
+    put(c, mem(OP_LDQ, dst, dst, (int)__builtin_offsetof(struct cct_record, id)));
+    put(c, opl(OP_INTS, F_SRL, dst, 32, tmp));                   /* flags */
+    put(c, opl(OP_INTS, F_ZAPNOT, dst, 15, dst));                /* id */
+    put(c, mem(OP_LDA, tmp, tmp, -both.ctx_flags));
+    put(c, mem(OP_LDA, dst, dst, 1));
+    put(c, opr(OP_INTL, F_CMOVNE, tmp, R_ZERO, dst));            /* not the procedure's: context-free */
+}
+
 /* put_hash_count, under --both (path-region.h note 15) with the path's
  * context in its key: B checked against npaths (a bad number branches to
- * *cold), then B = B << PATH_HASH_CTX_BITS | ctx, ctx the current call
- * record's id + 1 when that record is the procedure's (the record test of
- * put_ctx_count: cur, a leaf's leaf_rec, cleared at its exits; one of 0
- * reads the core as a record, whose flags are 0), else 0 (context-free:
- * and always when the procedure has no record, hashing.ctx false); the
- * record's id and flags are one quadword.  Without --both,
- * put_hash_count itself. */
+ * *cold), then B = B << PATH_HASH_CTX_BITS | ctx, ctx put_hash_ctx's
+ * (a leaf's leaf_rec cleared at its exits), or the one its entry kept in
+ * its frame (hashing.ctx_at), or 0 when the procedure has no record
+ * (hashing.ctx false).  Without --both, put_hash_count itself. */
 static void put_hash_key_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
 {
     if (!both.on) {
@@ -2046,20 +2067,12 @@ static void put_hash_key_count(struct code *c, const struct tregs *t, uint64_t n
     put_below(c, B, npaths, C, &bad);
     *cold = put_fwd(c, OP_BEQ, C);
     if (hashing.ctx) {
-        _Static_assert(__builtin_offsetof(struct cct_record, id) + 4 == CCT_REC_FLAGS, "id and flags: one ldq");
-        put(c, mem(OP_LDAH, D, t->R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
-        put(c, mem(OP_LDQ, E, D, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
-        if (both.leaf) {
-            if (both.exit)      /* (cct-region.h note 12: a leaf's record is its call's only) */
-                put(c, mem(OP_STQ, R_ZERO, D, CCT_OFF_LEAF_REC));
-            put(c, opr(OP_INTL, F_CMOVEQ, E, D, E));
+        if (hashing.ctx_at) {
+            put(c, mem(OP_LDQ, E, R_SP, hashing.ctx_at));
+        } else {
+            put(c, mem(OP_LDAH, D, t->R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+            put_hash_ctx(c, E, D, C, both.exit);
         }
-        put(c, mem(OP_LDQ, E, E, (int)__builtin_offsetof(struct cct_record, id)));
-        put(c, opl(OP_INTS, F_SRL, E, 32, C));                     /* flags */
-        put(c, opl(OP_INTS, F_ZAPNOT, E, 15, E));                  /* id */
-        put(c, mem(OP_LDA, C, C, -both.ctx_flags));
-        put(c, mem(OP_LDA, E, E, 1));
-        put(c, opr(OP_INTL, F_CMOVNE, C, R_ZERO, E));              /* not the procedure's: context-free */
         put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
         put(c, opr(OP_INTA, F_ADDQ, B, E, B));
     } else {
@@ -3082,6 +3095,10 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             put_core_state(c, t.R);
             put_ctx_base(c, t.R, t.R, t.A, t.B, m->base, 0, true, m->bad);
             put(c, mem(OP_STQ, t.R, R_SP, fslot(m, 1)));
+        } else if (both.on && hashing.ctx) {    /* --both, hashed: its context there (path-region.h note 15) */
+            put_core_state(c, t.R);
+            put_hash_ctx(c, t.A, t.R, t.B, true);
+            put(c, mem(OP_STQ, t.A, R_SP, fslot(m, 1)));
         }
         put_setk(c, t.A, a->add, m->bad);
         put(c, mem(OP_STQ, t.A, R_SP, slot));
@@ -3106,7 +3123,9 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             put(c, mem(OP_LDQ, t.R, R_SP, fslot(m, 1)));
             m->Y = t.R;
         }
+        hashing.ctx_at = both.on && hashing.ctx ? fslot(m, 1) : 0;    /* (kept there at the entry) */
         put_reg_count(c, m, &t, a->add, false, false);
+        hashing.ctx_at = 0;
         m->P = P;
         if (m->cb)
             m->Y = R_ZERO;
