@@ -385,10 +385,18 @@
  *     called with the stack full, or a procedure the instrumenter has no
  *     record of, whose keys always carry 0).  Its records have no path
  *     counters (npaths 0 in the procedure table): the table is its only
- *     counter.  The count: the number checked against npaths (bad_paths),
- *     then n = path << PATH_HASH_CTX_BITS | ctx is what note 14's count
- *     hashes (so a path's contexts get home slots of their own) and keys
- *     (n << 8 | id + 1), the probe and claim as there.  Exact as
+ *     counter.  The count is note 14's (the number checked against
+ *     npaths, bad_paths; its home slot the number's hash, the probe and
+ *     the claim) with the key PATH_HASH_CTX_KEY: the context, in a
+ *     register, goes in beside the number after the multiply, so its
+ *     loads are off the home slot's chain (a path's contexts share its
+ *     home slot and probe on from it; qsort 152.4 -> 141.9 % when the
+ *     hash stopped including the context, which also made its number pass
+ *     2^32 and its high half be xored in).  A procedure in frame mode
+ *     (memory mode in its own frame, note 11) finds its context once at
+ *     its entry and keeps it in the frame's second slot, as --both's
+ *     counters' base is kept there (each count one load: qsort 188.7 ->
+ *     152.4 %); the others read it at each count.  Exact as
  *     cct-region.h note 12 is: the record current when a path ends is the
  *     one current at its procedure's entry.  Bounds: a record id + 1 fits
  *     12 bits (a --both core holds fewer records, asserted), a path 44
@@ -406,9 +414,10 @@
  *     stack), 2048 at most 10078, and fewer home slots past that (note
  *     14's geometry: a power of two).  qsort's image has 5654 array
  *     counters: 4096 home slots for its qsort()'s 4396 distinct paths
- *     (one context), so the bounded probe counts about 200 keys' 455 of
- *     its 7.3 M path executions lost (every count it keeps is exact);
- *     --paths' 256 KiB region gives it 8192 and loses none.
+ *     (one context), so the bounded probe counts 279 of its 7.3 M path
+ *     executions lost (every count it keeps is exact; --paths with
+ *     --hash-slots 4096 loses the same); --paths' 256 KiB region gives
+ *     it 8192 and loses none.
  *     `--hash-slots N` sets the most, 0 leaves such procedures alone (as
  *     --both --metrics does: a metered slot is 32 bytes).  A full probe
  *     counts the path in lost_paths, as in note 14: never dropped.  The

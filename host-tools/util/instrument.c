@@ -1949,27 +1949,36 @@ static void put_hash_fix(struct code *c, unsigned kind, unsigned r)
     put(c, UNOP);
 }
 
+/* --both's key (path-region.h note 15): B = B << PATH_HASH_CTX_BITS |
+ * ctx (R_ZERO: none, context-free). */
+static void put_key_ctx(struct code *c, unsigned B, unsigned ctx)
+{
+    put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
+    if (ctx != R_ZERO)
+        put(c, opr(OP_INTA, F_ADDQ, B, ctx, B));
+}
+
 /* Counts path t->B of a hashed procedure (path-region.h note 14) in the
  * core's hash table: checked against npaths (a bad number branches to
  * *cold), keyed, hashed to its home slot, then of the PATH_HASH_PROBE
  * slots from there the one holding the key counts, or the first empty one
  * is claimed, or (all taken by others) the path counts as lost.  R the
- * region; clobbers B, C, D, E.  cold NULL: B was checked by the caller
- * and npaths is what B can reach (--both's context folded in, note 15). */
-static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
+ * region; clobbers B, C, D, E.  --both (note 15): the key carries ctx
+ * (a register, E or R_ZERO for none) between the path and the ordinal;
+ * the home slot is the path's alone. */
+static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold, unsigned ctx)
 {
     unsigned B = t->B, C = t->C, D = t->D, E = t->E;
-    if (cold && npaths < 256) {
+    if (npaths < 256) {
         put(c, opl(OP_INTA, F_CMPULT, B, (unsigned)npaths, C));
-    } else if (cold) {
+    } else {
         if (npaths < 0x7fff8000u)
             put_const(c, C, npaths);
         else
             put_wide(c, C, (int64_t)npaths);
         put(c, opr(OP_INTA, F_CMPULT, B, C, C));
     }
-    if (cold)
-        *cold = put_fwd(c, OP_BEQ, C);
+    *cold = put_fwd(c, OP_BEQ, C);
     /* the home slot: the number (its halves xored when it has high bits)
      * times the procedure's multiplier, PATH_HASH_MULT + 2 x its ordinal
      * (odd; only its low 32 bits count), the low 32 bits' top ones */
@@ -1983,6 +1992,8 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     put(c, mem(OP_LDAH, D, R_ZERO, (int)mhi));
     put(c, mem(OP_LDA, D, D, (int)(mul - mhi * 65536)));
     put(c, opr(OP_INTM, F_MULQ, x, D, C));
+    if (both.on)
+        put_key_ctx(c, B, ctx);
     put(c, opl(OP_INTS, F_SLL, B, 8, B));
     put(c, mem(OP_LDA, B, B, (int)hashing.id + 1));                /* the key */
     put(c, opl(OP_INTS, F_SLL, C, 32, C));
@@ -2051,34 +2062,23 @@ static void put_hash_ctx(struct code *c, unsigned dst, unsigned cs, unsigned tmp
 }
 
 /* put_hash_count, under --both (path-region.h note 15) with the path's
- * context in its key: B checked against npaths (a bad number branches to
- * *cold), then B = B << PATH_HASH_CTX_BITS | ctx, ctx put_hash_ctx's
- * (a leaf's leaf_rec cleared at its exits), or the one its entry kept in
- * its frame (hashing.ctx_at), or 0 when the procedure has no record
- * (hashing.ctx false).  Without --both, put_hash_count itself. */
+ * context in its key: in E put_hash_ctx's (a leaf's leaf_rec cleared at
+ * its exits), or the one its entry kept in its frame (hashing.ctx_at),
+ * or none when the procedure has no record (hashing.ctx false).  Without
+ * --both, put_hash_count itself. */
 static void put_hash_key_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
 {
-    if (!both.on) {
-        put_hash_count(c, t, npaths, cold);
-        return;
-    }
-    unsigned B = t->B, C = t->C, D = t->D, E = t->E;
-    bool bad = false;   /* (npaths < PATH_BOTH_HASH_MAX_NPATHS: put_setk builds any 64 bits) */
-    put_below(c, B, npaths, C, &bad);
-    *cold = put_fwd(c, OP_BEQ, C);
-    if (hashing.ctx) {
+    unsigned ctx = R_ZERO;
+    if (both.on && hashing.ctx) {
+        ctx = t->E;
         if (hashing.ctx_at) {
-            put(c, mem(OP_LDQ, E, R_SP, hashing.ctx_at));
+            put(c, mem(OP_LDQ, ctx, R_SP, hashing.ctx_at));
         } else {
-            put(c, mem(OP_LDAH, D, t->R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
-            put_hash_ctx(c, E, D, C, both.exit);
+            put(c, mem(OP_LDAH, t->D, t->R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+            put_hash_ctx(c, ctx, t->D, t->C, both.exit);
         }
-        put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
-        put(c, opr(OP_INTA, F_ADDQ, B, E, B));
-    } else {
-        put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
     }
-    put_hash_count(c, t, npaths << PATH_HASH_CTX_BITS, NULL);
+    put_hash_count(c, t, npaths, cold, ctx);
 }
 
 /* The hash table's geometry into every hashed trampoline (path-region.h
