@@ -4562,14 +4562,42 @@ static int put_path_table(struct code *c, const struct path_table_proc *table, s
     return segment_fits(c, in, err);
 }
 
-int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
-                     struct instrument_path_stats *st, struct ap_err *err)
+/* --hash-slots N out of range: err set, -1. */
+static int hash_slots_bad(uint64_t hash_slots, struct ap_err *err)
 {
-    struct meter mt = {.on = event >= 0};
     if (hash_slots && (hash_slots < PATH_HASH_MIN_SLOTS || hash_slots > PATH_HASH_MAX_SLOTS ||
                        (hash_slots & (hash_slots - 1))))
         return ap_err_set(err, "--hash-slots %llu: give 0 (no hash table) or a power of two from %d to %d",
                           (unsigned long long)hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
+    return 0;
+}
+
+/* A hashed procedure's path register (path-region.h notes 14, 15): a
+ * leaf's P, a callee-saved P, or memory; no counters' address. */
+static void hashed_mode(struct pmode *m)
+{
+    m->constant = m->kept = m->known = m->addr = false;
+    m->Y = m->S = m->T = m->W = R_ZERO;
+    if (m->npaths >= PATH_POISON) {     /* (a poisoned P would be a number) */
+        m->leaf = m->saved = false;
+        m->P = R_ZERO;
+    }
+}
+
+/* The hashing state back to off, for the next image. */
+static void hashing_end(void)
+{
+    free(hashing.fix);
+    memset(&hashing, 0, sizeof hashing);
+    hashing.tmp = R_ZERO;
+}
+
+int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
+                     struct instrument_path_stats *st, struct ap_err *err)
+{
+    struct meter mt = {.on = event >= 0};
+    if (hash_slots_bad(hash_slots, err))
+        return -1;
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4661,14 +4689,8 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             if (hashed)
                 m.mt = (struct meter){0};       /* counts only (path-region.h note 14) */
             choose_mode(&cfg, &bl, live, &m);
-            if (hashed) {       /* a leaf's P, a callee-saved P, or memory; no counters' address (note 14) */
-                m.constant = m.kept = m.known = m.addr = false;
-                m.Y = m.S = m.T = m.W = R_ZERO;
-                if (bl.npaths >= PATH_POISON) { /* (a poisoned P would be a number) */
-                    m.leaf = m.saved = false;
-                    m.P = R_ZERO;
-                }
-            }
+            if (hashed)
+                hashed_mode(&m);
             size_t nframe = 0;
             uint32_t *frame_at = NULL;  /* the instructions that make and drop the frame (note 11) */
             if (!m.constant && !m.leaf && !m.mt.on && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
@@ -4743,11 +4765,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
         goto done;
     rc = 0;
 done:
-    hashing.slots = 0;
-    hashing.on = false;
-    free(hashing.fix);
-    hashing.fix = NULL;
-    hashing.nfix = hashing.fixcap = 0;
+    hashing_end();
     if (sy)
         symtab_close(sy);
     free(e.buf);
@@ -4771,10 +4789,8 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
                     struct instrument_path_stats *ps, struct ap_err *err)
 {
     struct meter mt = {.on = event >= 0};     /* --both --metrics (cct-region.h note 16) */
-    if (hash_slots && (hash_slots < PATH_HASH_MIN_SLOTS || hash_slots > PATH_HASH_MAX_SLOTS ||
-                       (hash_slots & (hash_slots - 1))))
-        return ap_err_set(err, "--hash-slots %llu: give 0 (no hash table) or a power of two from %d to %d",
-                          (unsigned long long)hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
+    if (hash_slots_bad(hash_slots, err))
+        return -1;
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4906,14 +4922,8 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         struct pmode m = {.npaths = bl.npaths, .base = hashed ? nhashed : (uint32_t)counters, .sp_tags = sp_tags,
                           .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
-        if (hashed) {           /* as instrument_paths' (path-region.h note 14) */
-            m.constant = m.kept = m.known = m.addr = false;
-            m.Y = m.S = m.T = m.W = R_ZERO;
-            if (bl.npaths >= PATH_POISON) {
-                m.leaf = m.saved = false;
-                m.P = R_ZERO;
-            }
-        }
+        if (hashed)
+            hashed_mode(&m);
         /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it; a hashed
          * procedure's in memory only (P in its frame, no counters' base: note 15) */
         size_t nframe = 0;
@@ -5039,11 +5049,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
     rc = 0;
 done:
     memset(&both, 0, sizeof both);
-    hashing.slots = 0;
-    hashing.on = hashing.ctx = false;
-    free(hashing.fix);
-    hashing.fix = NULL;
-    hashing.nfix = hashing.fixcap = 0;
+    hashing_end();
     if (sy)
         symtab_close(sy);
     free(e.buf);
