@@ -302,7 +302,11 @@
  * 14. Drain: the monitor sends the tree (CCT frames) and then every
  *     record's nonzero path counters (CCT_PATHS frames, link-protocol.h;
  *     with metrics CCT_PATHS_METERED, note 16), then the path region's
- *     context-free counters as PATHS frames.
+ *     context-free counters as PATHS frames, then its hash table's
+ *     (path-region.h note 15: a procedure with more than 2^24 paths,
+ *     counted per context in the table, its key carrying the record's id;
+ *     its records have no path counters): PATH_HASH frames for the keys
+ *     with no context, CCT_PATHS for the others.
  * 15. The runtime is the __alphaprof_cct_* procedures and every procedure
  *     their code branches into, to a fixed point (util/instrument.c
  *     mark_runtime, instrument_runtime_entries); not the prefix alone.

@@ -165,8 +165,14 @@
  *             procedure's Ball-Larus number), u count (nonzero) }, by
  *             record then path.  Paths counted in no context come as
  *             PATHS frames (the core's path region, whose counters are
- *             then the context-free ones).  A frame the link had no room
- *             for is counted by the monitor's console line.
+ *             then the context-free ones).  A procedure counted in the
+ *             --both path region's hash table (path-region.h note 15)
+ *             comes the same way after the core's PATH_HASH frames, in
+ *             table order: its record, its Ball-Larus number (up to 44
+ *             bits) and count; its context-free counts come as PATH_HASH
+ *             entries (the layout unchanged, version 9).  A frame the
+ *             link had no room for is counted by the monitor's console
+ *             line.
  *   CCT_PATHS_METERED  the same with each path's metrics (an image
  *             instrumented with `alphaprof instrument --both --metrics`,
  *             cct-region.h note 16), sent instead of CCT_PATHS: u core,

@@ -372,6 +372,60 @@
  *     (cct-drain.c note 7) sends the array counters below hash_at and the
  *     table's keys as PATH_HASH frames.  Without a table (no hashed path
  *     claimed a slot on the core) hash_slots is 0, as the loader left it.
+ * 15. Hashed counting per calling context (`instrument --both`, counts
+ *     only; util/instrument.c put_hash_key_count).  --both counts a
+ *     procedure with too many paths for an array (note 14) in the hash
+ *     table of its core's --both path region (cct-region.h note 11), a
+ *     key carrying the context the path ran in: PATH_HASH_CTX_KEY(ctx, id,
+ *     path) = path << 20 | ctx << 8 | (id + 1), ctx the id + 1 of the call
+ *     record current at the count when that record is the procedure's
+ *     (cct-region.h note 12's test: cur, or a leaf's leaf_rec, which its
+ *     exits clear; the record's id and flags are one quadword), else 0:
+ *     context-free (no record, the overflow record, a tail call, a leaf
+ *     called with the stack full, or a procedure the instrumenter has no
+ *     record of, whose keys always carry 0).  Its records have no path
+ *     counters (npaths 0 in the procedure table): the table is its only
+ *     counter.  The count is note 14's (the number checked against
+ *     npaths, bad_paths; its home slot the number's hash, the probe and
+ *     the claim) with the key PATH_HASH_CTX_KEY: the context, in a
+ *     register, goes in beside the number after the multiply, so its
+ *     loads are off the home slot's chain (a path's contexts share its
+ *     home slot and probe on from it; qsort 152.4 -> 141.9 % when the
+ *     hash stopped including the context, which also made its number pass
+ *     2^32 and its high half be xored in).  A procedure in frame mode
+ *     (memory mode in its own frame, note 11) finds its context once at
+ *     its entry and keeps it in the frame's second slot, as --both's
+ *     counters' base is kept there (each count one load: qsort 188.7 ->
+ *     152.4 %); the others read it at each count.  Exact as
+ *     cct-region.h note 12 is: the record current when a path ends is the
+ *     one current at its procedure's entry.  Bounds: a record id + 1 fits
+ *     12 bits (a --both core holds fewer records, asserted), a path 44
+ *     bits (PATH_BOTH_HASH_MAX_NPATHS; newlib's _dtoa_r has 1.3e13 paths,
+ *     below 2^44 = 1.8e13; a procedure with more is left alone,
+ *     PATH_SKIP_TOO_MANY), so a key fills 64 bits and is never 0.  No
+ *     frame mode, no counters' base (cct-region.h note 17): P is the
+ *     number, as in note 14.  The table lies after the context-free array
+ *     counters, up to PATH_BOTH_STACK5_OFFSET, or to the region's end when
+ *     the image makes no direct call to a function that returns twice
+ *     (note 6's sp stack is then never written): the path region is
+ *     CCT_BOTH_PATHS_SIZE (128 KiB) long, the counters start 16.3 KiB
+ *     in, so 4096 home slots (4159 with the probe's tail, 65 KiB; 8192
+ *     never fit) need at most 5980 array counters (5469 with the sp
+ *     stack), 2048 at most 10078, and fewer home slots past that (note
+ *     14's geometry: a power of two).  qsort's image has 5654 array
+ *     counters: 4096 home slots for its qsort()'s 4396 distinct paths
+ *     (one context), so the bounded probe counts 279 of its 7.3 M path
+ *     executions lost (every count it keeps is exact; --paths with
+ *     --hash-slots 4096 loses the same); --paths' 256 KiB region gives
+ *     it 8192 and loses none.
+ *     `--hash-slots N` sets the most, 0 leaves such procedures alone (as
+ *     --both --metrics does: a metered slot is 32 bytes).  A full probe
+ *     counts the path in lost_paths, as in note 14: never dropped.  The
+ *     monitor (cct-drain.c note 8) sends a key with a context as a
+ *     CCT_PATHS entry (record = ctx - 1, the procedure's path number), one
+ *     without as PATH_HASH (note 14's ordinal and number), so the host
+ *     stores them per context in cct_path_counts and context-free in
+ *     path_counts as --paths' (link protocol and schema unchanged).
  * 16. Held registers (counts only, --paths and --both; util/instrument.c,
  *     hold_plan).  Millicode (newlib's division, `udivmod`, called with
  *     `bsr $23`) keeps every register for its caller, so no register is
@@ -409,6 +463,9 @@
  *  - a hash table slot (note 14) whose key is 0 has count 0; keys are
  *    distinct within the table; a key lies within PATH_HASH_PROBE slots
  *    of its home slot, and every slot between them holds another key.
+ *  - --both (note 15): a key's context is 0 or the id + 1 of a record of
+ *    the key's procedure on that core; the counts of a (procedure, path)
+ *    over its keys plus what lost_paths took of it are its executions.
  *  - a procedure holding registers (note 16) has their caller's values at
  *    sp - 8 x (i + 1) from its entry trampoline to each return's load.
  */
@@ -464,6 +521,11 @@
 #define PATH_HASH_MAX_PROCS     255
 #define PATH_HASH_MAX_NPATHS    (1ull << 55)    /* a key's path, and host-tools' negative counter (-1 - key) */
 #define PATH_HASH_KEY(id, path) ((uint64_t)(path) << 8 | (uint64_t)((id) + 1))
+/* --both (note 15): a key's context, the call record's id + 1 (0: none) */
+#define PATH_HASH_CTX_BITS      12
+#define PATH_BOTH_HASH_MAX_NPATHS (1ull << (64 - 8 - PATH_HASH_CTX_BITS))
+#define PATH_HASH_CTX_KEY(ctx, id, path) \
+    ((uint64_t)(path) << (8 + PATH_HASH_CTX_BITS) | (uint64_t)(ctx) << 8 | (uint64_t)((id) + 1))
 #define PATH_OFF_HASH_AT        72      /* the table's offset in the region, set by a claim */
 #define PATH_OFF_HASH_SLOTS     80      /* its slots; 0: no table */
 
@@ -524,7 +586,8 @@ struct path_table_proc {
  * branch, or a branch target), or an edge's source cannot (an indirect
  * jump, an odd block end), it calls setjmp (note 6), it is the runtime's
  * own code (instrument.h invariant 5), or it has too many paths for an
- * array and is not hashed (note 14: --both, or `--hash-slots 0`). */
+ * array and is not hashed (note 14: --metrics, or `--hash-slots 0`; note
+ * 15: --both --metrics, or too many for a key with a context). */
 enum path_skip { PATH_INSTRUMENTED, PATH_SKIP_NUMBERING, PATH_SKIP_NO_ROOM, PATH_SKIP_ENTRY, PATH_SKIP_EDGE,
                  PATH_SKIP_SETJMP, PATH_SKIP_RUNTIME, PATH_SKIP_TOO_MANY, PATH_SKIP_COUNT };
 
@@ -534,8 +597,8 @@ static inline const char *path_skip_name(uint32_t why)
                                         "entry cannot move", "an edge's source cannot move",
                                         "calls setjmp with no callee-saved register to spare",
                                         "the runtime's own code",
-                                        "too many paths for an array, not hashed (--both, --metrics, "
-                                        "--hash-slots 0)"};
+                                        "too many paths for an array, not hashed (--both --metrics, "
+                                        "--metrics, --hash-slots 0; --both: 2^44 paths or more)"};
     _Static_assert(sizeof names / sizeof *names == PATH_SKIP_COUNT, "a name for every reason");
     return why < sizeof names / sizeof *names ? names[why] : "?";
 }
@@ -552,6 +615,15 @@ static inline void path_hash_uncounter(int64_t counter, uint32_t *id, uint64_t *
     uint64_t k = (uint64_t)(-1 - counter);
     *id = (uint32_t)(k & 255);
     *path = k >> 8;
+}
+
+/* A --both key (note 15) split: the hashed ordinal, the context (its
+ * record's id + 1, 0 none) and the path number. */
+static inline void path_hash_ctx_split(uint64_t key, uint32_t *id, uint64_t *ctx, uint64_t *path)
+{
+    *id = (uint32_t)(key & 255) - 1;
+    *ctx = key >> 8 & ((1u << PATH_HASH_CTX_BITS) - 1);
+    *path = key >> (8 + PATH_HASH_CTX_BITS);
 }
 
 _Static_assert(sizeof(struct path_core) <= PATH_STACK_OFFSET, "core state fits before the stack");
@@ -576,6 +648,14 @@ _Static_assert((PATH_HASH_MIN_SLOTS & (PATH_HASH_MIN_SLOTS - 1)) == 0 &&
                (PATH_HASH_MAX_SLOTS & (PATH_HASH_MAX_SLOTS - 1)) == 0, "home slots: powers of two");
 _Static_assert(PATH_HASH_MAX_PROCS + 1 <= 256 && PATH_HASH_KEY(PATH_HASH_MAX_PROCS - 1, PATH_HASH_MAX_NPATHS - 1) <
                (1ull << 63), "a key: the ordinal + 1 in 8 bits, below 2^63");
+_Static_assert((CCT_BOTH_PATHS_OFFSET - CCT_RECORDS_OFFSET) / CCT_RECORD_HEADER + 1 < (1u << PATH_HASH_CTX_BITS),
+               "note 15: every --both record's id + 1 fits a key's context");
+_Static_assert(PATH_BOTH_HASH_MAX_NPATHS <= PATH_HASH_MAX_NPATHS && 13000000000000ull < PATH_BOTH_HASH_MAX_NPATHS &&
+               PATH_HASH_CTX_KEY((1u << PATH_HASH_CTX_BITS) - 1, PATH_HASH_MAX_PROCS - 1,
+                                 PATH_BOTH_HASH_MAX_NPATHS - 1) == ~0ull,
+               "note 15: a key is the path, the context and the ordinal + 1 in 64 bits; _dtoa_r's paths fit");
+_Static_assert(PATH_HASH_TABLE_SLOTS(PATH_HASH_MIN_SLOTS) * PATH_HASH_SLOT_SIZE + 128 <
+               PATH_BOTH_STACK5_OFFSET - PATH_COUNTERS_OFFSET, "note 15: the smallest table fits --both's region");
 _Static_assert(PATH_STACK4_OFFSET + 8 * PATH_SINK < 32768, "start slots within one lda displacement");
 _Static_assert((PATH_STACK5_OFFSET + 0x8000) % 0x10000 - 0x8000 + 8 * PATH_SINK < 32768,
                "sp slots one ldah and one displacement away");

@@ -51,6 +51,12 @@
  *     split back into the procedure's hashed ordinal and its path
  *     number), in table order.  A table that does not lie inside the
  *     counters' space is not read (the console line says so).
+ *  8. Hashed paths per context (path-region.h note 15): a --both path
+ *     region's table is read as 7 says (within the region: an image that
+ *     calls no setjmp may put it over the sp stack), its keys split into ordinal, context and
+ *     number: those with no context go as PATH_HASH frames, then those
+ *     with one as CCT_PATHS frames (record = context - 1, the procedure's
+ *     path number; after the records' own, in table order).
  */
 #include "firmware/profiler/cct-drain.h"
 
@@ -93,61 +99,89 @@ static int send_waiting(struct lk_writer *w, uint64_t deadline)
     return 1;
 }
 
-/* The core's hash table (note 7), or NULL (none, or not where one can be). */
-static const struct path_hash_slot *hash_table(const struct path_core *s, uint64_t *n)
+/* The core's hash table (notes 7, 8), or NULL (none, or not where one can be). */
+static const struct path_hash_slot *hash_table(const struct path_core *s, bool both, uint64_t *n)
 {
     uint64_t at = s->hash_at, slots = s->hash_slots;
     if (!slots || slots > PATH_HASH_MAX_SLOTS || at < PATH_COUNTERS_OFFSET || at % 128 ||
-        at + PATH_HASH_SLOT_SIZE * PATH_HASH_TABLE_SLOTS(slots) > PATH_STACK5_OFFSET)
+        at + PATH_HASH_SLOT_SIZE * PATH_HASH_TABLE_SLOTS(slots) > (both ? CCT_BOTH_PATHS_SIZE : PATH_STACK5_OFFSET))
         return 0;
     *n = PATH_HASH_TABLE_SLOTS(slots);
     return (const struct path_hash_slot *)((const uint8_t *)s + at);
 }
 
-/* The hash table's nonzero slots as PATH_HASH frames (note 7). */
-static void drain_hash(unsigned c, const struct path_core *s, uint64_t deadline)
+/* Whether slot x goes in this pass (note 8: a --both table's keys
+ * without a context first, then those with one), and its entry. */
+static bool hash_entry(const struct path_hash_slot *x, bool both, bool ctx, struct lk_hash_path *e, uint64_t *rec)
 {
-    uint64_t n = 0, i = 0, sent = 0, unsent = 0;
-    const struct path_hash_slot *t = hash_table(s, &n);
+    if (!x->key)
+        return false;
+    uint64_t k = 0;
+    uint32_t id = (uint32_t)(x->key & 255) - 1;
+    uint64_t path = x->key >> 8;
+    if (both)
+        path_hash_ctx_split(x->key, &id, &k, &path);
+    if ((k != 0) != ctx)
+        return false;
+    *e = (struct lk_hash_path){.proc = id, .path = path, .count = x->count};
+    *rec = k - 1;
+    return true;
+}
+
+/* The hash table's nonzero slots as PATH_HASH frames (note 7), or with a
+ * context as CCT_PATHS ones (note 8). */
+static void drain_hash(unsigned c, const struct path_core *s, bool both, uint64_t deadline)
+{
+    uint64_t n = 0, sent = 0, unsent = 0;
+    const struct path_hash_slot *t = hash_table(s, both, &n);
     if (!t) {
         if (s->hash_slots)
             mon_printf("monitor: hashed paths: core %u: a hash table at %lu of %lu slots is not inside the region; "
                        "not sent\n", c, (unsigned long)s->hash_at, (unsigned long)s->hash_slots);
         return;
     }
-    while (i < n) {
-        struct lk_writer w;
-        lk_path_hash_begin(&w, frame_buf, link_tx_data_frame(), c);
-        unsigned k = 0;
-        for (; i < n; i++) {
-            if (!t[i].key)
-                continue;
-            struct lk_hash_path e = {.proc = (t[i].key & 255) - 1, .path = t[i].key >> 8, .count = t[i].count};
-            if (lk_path_hash_add(&w, &e) != LK_OK)
+    for (int ctx = 0; ctx <= (int)both; ctx++) {
+        uint64_t i = 0;
+        while (i < n) {
+            struct lk_writer w;
+            if (ctx)
+                lk_cct_paths_begin(&w, frame_buf, link_tx_data_frame(), c);
+            else
+                lk_path_hash_begin(&w, frame_buf, link_tx_data_frame(), c);
+            unsigned k = 0;
+            struct lk_hash_path e;
+            uint64_t rec;
+            for (; i < n; i++) {
+                if (!hash_entry(&t[i], both, ctx, &e, &rec))
+                    continue;
+                struct lk_ctx_path x = {.record = rec, .path = e.path, .count = e.count};
+                if ((ctx ? lk_cct_paths_add(&w, &x) : lk_path_hash_add(&w, &e)) != LK_OK)
+                    break;
+                k++;
+            }
+            if (!k)
                 break;
-            k++;
+            if (!send_waiting(&w, deadline)) {
+                for (; i < n; i++)
+                    unsent += hash_entry(&t[i], both, ctx, &e, &rec);
+                unsent += k;
+                break;
+            }
+            sent += k;
         }
-        if (!k)
-            break;
-        if (!send_waiting(&w, deadline)) {
-            for (; i < n; i++)
-                unsent += t[i].key != 0;
-            unsent += k;
-            break;
-        }
-        sent += k;
     }
     mon_printf("monitor: hashed paths: core %u: %lu path counts sent, %lu not (no room on the link)\n", c,
                (unsigned long)sent, (unsigned long)unsent);
 }
 
-/* own: a --paths region, whose magic the loader set (note 4): not sent
- * when nothing was counted in it; --both's is sent as it is. */
-static void drain_paths(unsigned c, const struct path_core *s, bool metered, bool own, uint64_t max,
+/* own: a region whose magic the loader set (note 4): not sent when
+ * nothing was counted in it; --both's beside its tree is sent as it is.
+ * both: a --both path region (its table's bounds and keys, note 8). */
+static void drain_paths(unsigned c, const struct path_core *s, bool metered, bool own, bool both, uint64_t max,
                         uint64_t deadline)
 {
     uint64_t nhash = 0;
-    if (own && hash_table(s, &nhash))     /* the array counters lie below the table (note 7) */
+    if (hash_table(s, both, &nhash))     /* the array counters lie below the table (note 7) */
         max = (s->hash_at - PATH_COUNTERS_OFFSET) / (metered ? PATH_METERED_SIZE : 8);
     const uint64_t *counter = (const uint64_t *)((const uint8_t *)s + PATH_COUNTERS_OFFSET);
     const struct path_metered *slot = (const struct path_metered *)counter;
@@ -196,8 +230,7 @@ static void drain_paths(unsigned c, const struct path_core *s, bool metered, boo
                "lost (register stack full or no hash slot), %lu unmatched exits, %lu bad path numbers\n", c,
                (unsigned long)sent, (unsigned long)unsent, (unsigned long)s->lost_paths,
                (unsigned long)s->unmatched_exits, (unsigned long)s->bad_paths);
-    if (own)
-        drain_hash(c, s, deadline);
+    drain_hash(c, s, both, deadline);
 }
 
 /* Adds every slot's calls (cct-region.h note 9) and leaf metrics (note
@@ -288,7 +321,7 @@ static void drain_core(unsigned c, uint64_t deadline)
     const struct path_core *ps = kseg(base);
     if (ps->magic == PATH_MAGIC32(base) || ps->magic == PATH_MAGIC32_METERED(base)) {
         bool metered = ps->magic == PATH_MAGIC32_METERED(base);
-        drain_paths(c, ps, metered, true, metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS, deadline);
+        drain_paths(c, ps, metered, true, false, metered ? PATH_MAX_METERED : PATH_MAX_COUNTERS, deadline);
         return;
     }
     uint64_t pbase = base + CCT_BOTH_PATHS_OFFSET;     /* --both (note 6) */
@@ -298,7 +331,7 @@ static void drain_core(unsigned c, uint64_t deadline)
     uint64_t bmax = bmetered ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
     if (!both && (bps->magic == PATH_MAGIC32(pbase) || bmetered) && s->magic != CCT_MAGIC) {
         /* (its magic is the loader's, cct-region.h note 17: untouched, nothing is sent) */
-        drain_paths(c, bps, bmetered, true, bmax, deadline);
+        drain_paths(c, bps, bmetered, true, true, bmax, deadline);
         return;
     }
     if (s->magic != CCT_MAGIC && !both)
@@ -338,7 +371,7 @@ static void drain_core(unsigned c, uint64_t deadline)
                (unsigned long)s->skipped_calls, (unsigned long)s->overflow_calls);
     if (both) {
         drain_context_paths(c, s, bmetered, lo, hi, deadline);
-        drain_paths(c, bps, bmetered, false, bmax, deadline);
+        drain_paths(c, bps, bmetered, false, true, bmax, deadline);
     }
 }
 

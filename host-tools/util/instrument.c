@@ -1517,6 +1517,8 @@ static bool fits16(int64_t v) { return v >= -32768 && v <= 32767; }
 enum hash_fix_kind { HF_SHIFT, HF_AT, HF_AT_CONST, HF_SLOTS };
 static struct {
     bool on;
+    bool ctx;                   /* --both: the procedure has records, its keys carry them (note 15) */
+    int ctx_at;                 /* ... and its context is in its frame at ctx_at(sp), not read (0: none) */
     uint32_t id;
     unsigned tmp;
     uint64_t slots;
@@ -1947,13 +1949,24 @@ static void put_hash_fix(struct code *c, unsigned kind, unsigned r)
     put(c, UNOP);
 }
 
+/* --both's key (path-region.h note 15): B = B << PATH_HASH_CTX_BITS |
+ * ctx (R_ZERO: none, context-free). */
+static void put_key_ctx(struct code *c, unsigned B, unsigned ctx)
+{
+    put(c, opl(OP_INTS, F_SLL, B, PATH_HASH_CTX_BITS, B));
+    if (ctx != R_ZERO)
+        put(c, opr(OP_INTA, F_ADDQ, B, ctx, B));
+}
+
 /* Counts path t->B of a hashed procedure (path-region.h note 14) in the
  * core's hash table: checked against npaths (a bad number branches to
  * *cold), keyed, hashed to its home slot, then of the PATH_HASH_PROBE
  * slots from there the one holding the key counts, or the first empty one
  * is claimed, or (all taken by others) the path counts as lost.  R the
- * region; clobbers B, C, D, E. */
-static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
+ * region; clobbers B, C, D, E.  --both (note 15): the key carries ctx
+ * (a register, E or R_ZERO for none) between the path and the ordinal;
+ * the home slot is the path's alone. */
+static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold, unsigned ctx)
 {
     unsigned B = t->B, C = t->C, D = t->D, E = t->E;
     if (npaths < 256) {
@@ -1979,6 +1992,8 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     put(c, mem(OP_LDAH, D, R_ZERO, (int)mhi));
     put(c, mem(OP_LDA, D, D, (int)(mul - mhi * 65536)));
     put(c, opr(OP_INTM, F_MULQ, x, D, C));
+    if (both.on)
+        put_key_ctx(c, B, ctx);
     put(c, opl(OP_INTS, F_SLL, B, 8, B));
     put(c, mem(OP_LDA, B, B, (int)hashing.id + 1));                /* the key */
     put(c, opl(OP_INTS, F_SLL, C, 32, C));
@@ -2020,16 +2035,62 @@ static void put_hash_count(struct code *c, const struct tregs *t, uint64_t npath
     land(c, done);
 }
 
+#define F_ZAPNOT 0x31
+#define F_CMOVNE 0x26
+
+/* dst = a hashed procedure's context (path-region.h note 15): the current
+ * call record's id + 1 when that record is the procedure's (the record
+ * test of put_ctx_count: cur, or a leaf's leaf_rec, cleared with `clear`;
+ * one of 0 reads the core as a record, whose flags are 0), else 0.  cs
+ * the CCT core state; tmp scratch.  The record's id and flags are one
+ * quadword. */
+static void put_hash_ctx(struct code *c, unsigned dst, unsigned cs, unsigned tmp, bool clear)
+{
+    _Static_assert(__builtin_offsetof(struct cct_record, id) + 4 == CCT_REC_FLAGS, "id and flags: one ldq");
+    put(c, mem(OP_LDQ, dst, cs, both.leaf ? CCT_OFF_LEAF_REC : CCT_OFF_CUR));
+    if (both.leaf) {
+        if (clear)      /* (cct-region.h note 12: a leaf's record is its call's only) */
+            put(c, mem(OP_STQ, R_ZERO, cs, CCT_OFF_LEAF_REC));
+        put(c, opr(OP_INTL, F_CMOVEQ, dst, cs, dst));
+    }
+    put(c, mem(OP_LDQ, dst, dst, (int)__builtin_offsetof(struct cct_record, id)));
+    put(c, opl(OP_INTS, F_SRL, dst, 32, tmp));                   /* flags */
+    put(c, opl(OP_INTS, F_ZAPNOT, dst, 15, dst));                /* id */
+    put(c, mem(OP_LDA, tmp, tmp, -both.ctx_flags));
+    put(c, mem(OP_LDA, dst, dst, 1));
+    put(c, opr(OP_INTL, F_CMOVNE, tmp, R_ZERO, dst));            /* not the procedure's: context-free */
+}
+
+/* put_hash_count, under --both (path-region.h note 15) with the path's
+ * context in its key: in E put_hash_ctx's (a leaf's leaf_rec cleared at
+ * its exits), or the one its entry kept in its frame (hashing.ctx_at),
+ * or none when the procedure has no record (hashing.ctx false).  Without
+ * --both, put_hash_count itself. */
+static void put_hash_key_count(struct code *c, const struct tregs *t, uint64_t npaths, struct fixup *cold)
+{
+    unsigned ctx = R_ZERO;
+    if (both.on && hashing.ctx) {
+        ctx = t->E;
+        if (hashing.ctx_at) {
+            put(c, mem(OP_LDQ, ctx, R_SP, hashing.ctx_at));
+        } else {
+            put(c, mem(OP_LDAH, t->D, t->R, -(int)(CCT_BOTH_PATHS_OFFSET >> 16)));
+            put_hash_ctx(c, ctx, t->D, t->C, both.exit);
+        }
+    }
+    put_hash_count(c, t, npaths, cold, ctx);
+}
+
 /* The hash table's geometry into every hashed trampoline (path-region.h
  * note 14): the table after the array counters (used of them, each size
  * bytes), the largest power of two of home slots that fits with the
- * probe's tail after them, at most hashing.slots. */
-static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size)
+ * probe's tail after them before `end`, at most hashing.slots. */
+static uint64_t hash_geometry(struct code *c, uint64_t used, int64_t size, uint64_t end)
 {
     uint64_t at = PATH_COUNTERS_OFFSET + used * (uint64_t)size;
     at = (at + 127) & ~(uint64_t)127;     /* (on a cache line pair of its own) */
     uint64_t slots = hashing.slots;
-    while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > PATH_STACK5_OFFSET)
+    while (slots > PATH_HASH_MIN_SLOTS && at + PATH_HASH_TABLE_SLOTS(slots) * PATH_HASH_SLOT_SIZE > end)
         slots /= 2;
     unsigned bits = 0;          /* log2(slots) */
     while (1ull << bits < slots)
@@ -2140,9 +2201,9 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
         put(c, opl(OP_INTA, F_SUBQ, t->A, 1, t->A));
         put(c, mem(OP_STQ, t->A, t->R, PATH_OFF_DEPTH));
         struct fixup cold = {0};
-        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        bool out = (!both.on || hashing.on) && !mt->on;     /* (--both and metered: as they were) */
         if (hashing.on)
-            put_hash_count(c, t, npaths, &cold);
+            put_hash_key_count(c, t, npaths, &cold);
         else
             put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         struct fixup done1 = put_fwd(c, OP_BR, R_ZERO);
@@ -2174,9 +2235,9 @@ static void put_action(struct code *c, const struct tregs *t, const struct meter
             put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         }
         struct fixup cold = {0};
-        bool out = !both.on && !mt->on;     /* (--both and metered: as they were) */
+        bool out = (!both.on || hashing.on) && !mt->on;     /* (--both and metered: as they were) */
         if (hashing.on)
-            put_hash_count(c, t, npaths, &cold);
+            put_hash_key_count(c, t, npaths, &cold);
         else
             put_count(c, t, mt, npaths, base, bad, out ? &cold : NULL);
         if (both.on && mt->on)              /* put_count's context count took A */
@@ -2532,7 +2593,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
             put_addk(c, t->B, add, m->bad);
         }
         struct fixup to_bad;
-        put_hash_count(c, t, m->npaths, &to_bad);
+        put_hash_key_count(c, t, m->npaths, &to_bad);
         put_bad_way(c, m, t, to_bad);
         return;
     }
@@ -3037,6 +3098,10 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             put_core_state(c, t.R);
             put_ctx_base(c, t.R, t.R, t.A, t.B, m->base, 0, true, m->bad);
             put(c, mem(OP_STQ, t.R, R_SP, fslot(m, 1)));
+        } else if (both.on && hashing.ctx) {    /* --both, hashed: its context there (path-region.h note 15) */
+            put_core_state(c, t.R);
+            put_hash_ctx(c, t.A, t.R, t.B, true);
+            put(c, mem(OP_STQ, t.A, R_SP, fslot(m, 1)));
         }
         put_setk(c, t.A, a->add, m->bad);
         put(c, mem(OP_STQ, t.A, R_SP, slot));
@@ -3061,7 +3126,9 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             put(c, mem(OP_LDQ, t.R, R_SP, fslot(m, 1)));
             m->Y = t.R;
         }
+        hashing.ctx_at = both.on && hashing.ctx ? fslot(m, 1) : 0;    /* (kept there at the entry) */
         put_reg_count(c, m, &t, a->add, false, false);
+        hashing.ctx_at = 0;
         m->P = P;
         if (m->cb)
             m->Y = R_ZERO;
@@ -4548,14 +4615,42 @@ static int put_path_table(struct code *c, const struct path_table_proc *table, s
     return segment_fits(c, in, err);
 }
 
-int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
-                     struct instrument_path_stats *st, struct ap_err *err)
+/* --hash-slots N out of range: err set, -1. */
+static int hash_slots_bad(uint64_t hash_slots, struct ap_err *err)
 {
-    struct meter mt = {.on = event >= 0};
     if (hash_slots && (hash_slots < PATH_HASH_MIN_SLOTS || hash_slots > PATH_HASH_MAX_SLOTS ||
                        (hash_slots & (hash_slots - 1))))
         return ap_err_set(err, "--hash-slots %llu: give 0 (no hash table) or a power of two from %d to %d",
                           (unsigned long long)hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
+    return 0;
+}
+
+/* A hashed procedure's path register (path-region.h notes 14, 15): a
+ * leaf's P, a callee-saved P, or memory; no counters' address. */
+static void hashed_mode(struct pmode *m)
+{
+    m->constant = m->kept = m->known = m->addr = false;
+    m->Y = m->S = m->T = m->W = R_ZERO;
+    if (m->npaths >= PATH_POISON) {     /* (a poisoned P would be a number) */
+        m->leaf = m->saved = false;
+        m->P = R_ZERO;
+    }
+}
+
+/* The hashing state back to off, for the next image. */
+static void hashing_end(void)
+{
+    free(hashing.fix);
+    memset(&hashing, 0, sizeof hashing);
+    hashing.tmp = R_ZERO;
+}
+
+int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
+                     struct instrument_path_stats *st, struct ap_err *err)
+{
+    struct meter mt = {.on = event >= 0};
+    if (hash_slots_bad(hash_slots, err))
+        return -1;
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4647,14 +4742,8 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             if (hashed)
                 m.mt = (struct meter){0};       /* counts only (path-region.h note 14) */
             choose_mode(&cfg, &bl, live, &m);
-            if (hashed) {       /* a leaf's P, a callee-saved P, or memory; no counters' address (note 14) */
-                m.constant = m.kept = m.known = m.addr = false;
-                m.Y = m.S = m.T = m.W = R_ZERO;
-                if (bl.npaths >= PATH_POISON) { /* (a poisoned P would be a number) */
-                    m.leaf = m.saved = false;
-                    m.P = R_ZERO;
-                }
-            }
+            if (hashed)
+                hashed_mode(&m);
             size_t nframe = 0;
             uint32_t *frame_at = NULL;  /* the instructions that make and drop the frame (note 11) */
             if (!m.constant && !m.leaf && !m.mt.on && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
@@ -4719,7 +4808,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
     }
     st->counters = counters;
     if (nhashed)
-        st->hash_slots = hash_geometry(&c, counters, slot_size(&mt));
+        st->hash_slots = hash_geometry(&c, counters, slot_size(&mt), PATH_STACK5_OFFSET);
     /* the path table, the patches, the trailer (path-region.h) */
     while (here(&c) % 8)
         put(&c, 0);
@@ -4731,11 +4820,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
         goto done;
     rc = 0;
 done:
-    hashing.slots = 0;
-    hashing.on = false;
-    free(hashing.fix);
-    hashing.fix = NULL;
-    hashing.nfix = hashing.fixcap = 0;
+    hashing_end();
     if (sy)
         symtab_close(sy);
     free(e.buf);
@@ -4755,10 +4840,12 @@ static int proc_at_entry(const struct proc *procs, unsigned nprocs, uint64_t sta
     return i >= 0 && procs[i].entry == start ? i : -1;
 }
 
-int instrument_both(const char *in, const char *out, int event, struct instrument_stats *st,
+int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, struct instrument_stats *st,
                     struct instrument_path_stats *ps, struct ap_err *err)
 {
     struct meter mt = {.on = event >= 0};     /* --both --metrics (cct-region.h note 16) */
+    if (hash_slots_bad(hash_slots, err))
+        return -1;
     if (mt.on) {
         if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
             return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
@@ -4766,6 +4853,12 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
     }
     uint64_t max_counters = mt.on ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
+    /* hashed per context, counts only (path-region.h note 15) */
+    hashing.slots = mt.on ? 0 : hash_slots;
+    hashing.nfix = 0;
+    if (hashing.slots)  /* room always left for the smallest table */
+        max_counters -= (PATH_HASH_TABLE_SLOTS(PATH_HASH_MIN_SLOTS) * PATH_HASH_SLOT_SIZE + 128) / 8;
+    unsigned nhashed = 0;
     struct image_header hdr;
     if (image_check_file(in, &hdr, err))
         return -1;
@@ -4861,7 +4954,11 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         bool runtime = runtime_entry(procs, nprocs, syms[k].start);
         enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
-        if (why == PATH_INSTRUMENTED && counters + bl.npaths > max_counters)
+        bool hashed = why == PATH_INSTRUMENTED && bl.status == BL_TOO_MANY;     /* (note 15: hashing on) */
+        if (hashed && bl.npaths >= PATH_BOTH_HASH_MAX_NPATHS)
+            why = PATH_SKIP_TOO_MANY;   /* (its number and a context do not fit a key) */
+        else if (why == PATH_INSTRUMENTED &&
+                 (hashed ? nhashed >= PATH_HASH_MAX_PROCS : counters + bl.npaths > max_counters))
             why = PATH_SKIP_NO_ROOM;
         tp->status = why;
         if (why != PATH_INSTRUMENTED) {
@@ -4877,13 +4974,17 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         free(wt);
         uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
         liveness_compute(&cfg, live);
-        struct pmode m = {.npaths = bl.npaths, .base = (uint32_t)counters, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
+        struct pmode m = {.npaths = bl.npaths, .base = hashed ? nhashed : (uint32_t)counters, .sp_tags = sp_tags,
+                          .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
-        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it */
+        if (hashed)
+            hashed_mode(&m);
+        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it; a hashed
+         * procedure's in memory only (P in its frame, no counters' base: note 15) */
         size_t nframe = 0;
         uint32_t *frame_at = NULL;
-        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || m.Y != R_ZERO) && !proc_calls_twice(&po, &cfg) &&
-            frame_plan(&cfg, &m)) {
+        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || (m.Y != R_ZERO && !hashed)) &&
+            !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
             m.frame = true;
             m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
             bool loops = false;
@@ -4903,7 +5004,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
             }
         }
         /* counts only: the counters' base found once an activation (cct-region.h note 17) */
-        m.cb = !mt.on && !m.constant &&
+        m.cb = !mt.on && !m.constant && !hashed &&
                ((m.leaf && (m.addr || m.Y != R_ZERO)) || (m.saved && (m.addr || m.Y != R_ZERO)) || m.fmem);
         if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
             free(live);
@@ -4917,9 +5018,11 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
          * lda of the record (note 12) */
         int ci = proc_at_entry(procs, nprocs, syms[k].start);
         int64_t off = ci >= 0 ? (int64_t)cct_record_size(procs[ci].nsites) : 0;
-        both.ctx = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff &&
+        bool flags_fit = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff;
+        both.ctx = flags_fit && !hashed &&
                    bl.npaths <= (mt.on ? CCT_BOTH_MAX_CTX_METERED : CCT_BOTH_MAX_CTX_PATHS) &&
                    off + slot_size(&mt) * (int64_t)bl.npaths <= 0x7fff;
+        hashing.ctx = flags_fit && hashed;     /* in the hash table keyed by its record (note 15) */
         both.ctx_off = (int)off;
         both.leaf = ci >= 0 && procs[ci].leaf;
         both.ctx_flags = (both.leaf ? CCT_REC_LEAF : 0) | (ci + 1) << CCT_REC_PROC_SHIFT;
@@ -4929,8 +5032,9 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
             memcpy(c.bytes + table_at + (size_t)ci * sizeof(struct cct_proc) + 24, &np, 4);
             ps->context_procs++;
         }
-        tp->instrumented = 1 | (both.ctx ? PATH_PER_CONTEXT : 0);
-        tp->base = (uint32_t)counters;
+        tp->instrumented = 1 | (both.ctx || hashing.ctx ? PATH_PER_CONTEXT : 0) | (hashed ? PATH_HASHED : 0);
+        tp->base = m.base;
+        ps->context_procs += hashing.ctx;
         size_t before = po.npatches;
         ps->leaf_procs += m.leaf;
         ps->constant_procs += m.constant;
@@ -4939,18 +5043,29 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
         ps->held_procs += m.nhold > 0;
         if (m.cb)               /* loops in registers count at Y (path-region.h notes 9, 10) */
             choose_loop_regs(&cfg, &bl, live, E, &m);
+        hashing.on = hashed;
+        hashing.id = m.base;
         paths_emit(&po, &cfg, &bl, E, &m, live);
+        hashing.on = hashing.ctx = false;
+        hashing.tmp = R_ZERO;
         for (size_t k2 = 0; k2 < nframe; k2++)
             patch_word(&po, before, cfg.insns[frame_at[k2]].pc, cfg.insns[frame_at[k2]].s.word);
         free(frame_at);
         ps->frame_procs += m.frame;
         free(live);
-        counters += bl.npaths;
+        if (hashed)
+            nhashed++;
+        else
+            counters += bl.npaths;
+        ps->hashed_procs += hashed;
         ps->procs++;
         ps->patched += po.npatches - before;
         bl_free(&bl);
         calc_proc_free(&cfg);
     }
+    if (nhashed)                /* up to the sp stack, or past it when no setjmp call uses it (note 15) */
+        ps->hash_slots = hash_geometry(&c, counters, slot_size(&mt), sp_tags ? PATH_BOTH_STACK5_OFFSET
+                                                                             : CCT_BOTH_PATHS_SIZE);
     both.on = both.ctx = both.leaf = false;
     ps->counters = counters;
 
@@ -4992,6 +5107,7 @@ int instrument_both(const char *in, const char *out, int event, struct instrumen
     rc = 0;
 done:
     memset(&both, 0, sizeof both);
+    hashing_end();
     if (sy)
         symtab_close(sy);
     free(e.buf);

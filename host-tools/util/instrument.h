@@ -105,8 +105,11 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
 /* --both (cct-region.h notes 10-14): call counts per calling context (as
  * --cct without metrics) and every procedure's Ball-Larus path counts in
  * the call record of the context it ran in; event as instrument_paths'
- * (>= 0: each path's cycles and that event too, note 15). */
-int instrument_both(const char *in, const char *out, int event, struct instrument_stats *st,
+ * (>= 0: each path's cycles and that event too, note 15); hash_slots as
+ * instrument_paths', for counts only: a procedure with too many paths for
+ * an array counts in the hash table, keyed by its context (path-region.h
+ * note 15); with event >= 0 such procedures are left alone. */
+int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, struct instrument_stats *st,
                     struct instrument_path_stats *ps, struct ap_err *err);
 
 /* An image instrumented with --paths or --both: its path table (path-region.h), one

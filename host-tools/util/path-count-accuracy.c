@@ -74,6 +74,34 @@ static int by_id_path(const void *a, const void *b)
     return x->path < y->path ? -1 : x->path > y->path;
 }
 
+static struct hashed_count *push_hashed(struct hashed_count **h, size_t *n, size_t *cap)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        *h = realloc(*h, *cap * sizeof **h);
+        if (!*h)
+            abort();
+    }
+    return &(*h)[(*n)++];
+}
+
+/* Sorted by (id, path), with the counts of equal ones summed into one (a
+ * --both path counted in several contexts and context-free, path-region.h
+ * note 15); the new count. */
+static size_t sort_hashed(struct hashed_count *h, size_t n)
+{
+    if (!n)
+        return 0;
+    qsort(h, n, sizeof *h, by_id_path);
+    size_t m = 1;
+    for (size_t i = 1; i < n; i++)
+        if (by_id_path(&h[i], &h[m - 1]) == 0)
+            h[m - 1].count += h[i].count;
+        else
+            h[m++] = h[i];
+    return m;
+}
+
 /* The first of t[0, n) at or after (proc, path). */
 static uint64_t truth_from(const struct oracle_blpath *t, uint64_t n, uint64_t proc, uint64_t path)
 {
@@ -246,13 +274,7 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t i = (uint64_t)sqlite3_column_int64(st, 0), n = (uint64_t)sqlite3_column_int64(st, 1);
         if (sqlite3_column_int64(st, 0) < 0) {     /* a hashed path (path-region.h note 14) */
-            if (nhashed == hcap) {
-                hcap = hcap ? 2 * hcap : 256;
-                hashed = realloc(hashed, hcap * sizeof *hashed);
-                if (!hashed)
-                    abort();
-            }
-            struct hashed_count *x = &hashed[nhashed++];
+            struct hashed_count *x = push_hashed(&hashed, &nhashed, &hcap);
             path_hash_uncounter(sqlite3_column_int64(st, 0), &x->id, &x->path);
             x->count = n;
             x->named = false;
@@ -285,7 +307,9 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
                 if (table[k].start == proc && (table[k].instrumented & PATH_PER_CONTEXT) && path < table[k].npaths)
                     p = &table[k];
             a->context_paths += n;
-            if (p) {
+            if (p && (p->instrumented & PATH_HASHED)) {    /* per context in the hash table (note 15) */
+                *push_hashed(&hashed, &nhashed, &hcap) = (struct hashed_count){.id = p->base, .path = path, .count = n};
+            } else if (p) {
                 count[3 * (p->base + path)] += n;
                 if (v12) {
                     count[3 * (p->base + path) + 1] += (uint64_t)sqlite3_column_int64(st, 3);
@@ -298,8 +322,7 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
         sqlite3_finalize(st);
     }
 #undef CTX_PATHS_SQL
-    if (nhashed)
-        qsort(hashed, nhashed, sizeof *hashed, by_id_path);
+    nhashed = sort_hashed(hashed, nhashed);
     struct oracle_blpaths_header h;
     struct oracle_blpath *truth = read_blpaths(oracle_path, &h, err);
     if (!truth) {

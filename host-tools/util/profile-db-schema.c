@@ -123,7 +123,11 @@
  * context are path_counts rows (the context-free counters).  With
  * `--both --metrics` (v12, cct-region.h note 16; CCT_PATHS_METERED frames)
  * each row carries the path's summed cycles and event in that context,
- * as path_counts does context-free; NULL without metrics. */
+ * as path_counts does context-free; NULL without metrics.  A procedure
+ * --both counts in its hash table (path-region.h note 15) has its counts
+ * per context here too, by record and number (up to 44 bits), and its
+ * context-free ones in path_counts under negative counters as --paths'
+ * (schema unchanged). */
 #define CCT_PATHS_TABLE_SQL_(if_not_exists)                                             \
     "CREATE TABLE " if_not_exists "cct_path_counts (\n"                               \
     "    session  INTEGER NOT NULL,\n"                                              \

@@ -443,3 +443,78 @@ def test_recursion_counts_in_the_ancestors_record_and_a_tail_called_leaf_context
               "leaf's calls count in their own records", leaf)
     finally:
         cleanup(d)
+
+
+def _hashed(r):
+    """How many procedures `instrument --both` says it counts in the hash
+    table, and the table's slots."""
+    for l in r.lines():
+        if "with too many paths for an array counted in a hash table of" in l:
+            return int(l.split(": ")[2].split()[0]), int(l.split("hash table of ")[1].split()[0])
+    return 0, 0
+
+
+def test_a_procedure_with_more_than_2_to_the_24_paths_counts_each_path_in_its_context_in_the_hash_table():
+    """manypaths' decide() has 2^26 Ball-Larus paths (no array of
+    counters); --both counts them in the core's hash table keyed by
+    (context, procedure, path) (path-region.h note 15), drained as
+    CCT_PATHS entries of decide's record: its 300 distinct paths, each run
+    10 times, equal the model's per-context truth one by one, nothing lost;
+    the image prints what the original prints; `paths --context` shows
+    them in decide's context.  Only when asked: by default --both leaves
+    them alone (its region's table cannot hold qsort's paths)."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        inst = os.path.join(d, "mp.elf")
+        r = alphaprof(["instrument", "--both", orig, "-o", inst])
+        check(r.status == 0 and _hashed(r)[0] == 0, "by default --both hashes nothing", r)
+        r = alphaprof(["instrument", "--both", "--hash-slots", "4096", orig, "-o", inst])
+        n, slots = _hashed(r)
+        check(n >= 1 and slots >= 2048, "the summary says procedures are hashed per context, and in how many slots", r)
+        a, b = run_image(orig, timeout_s=120), run_image(inst, timeout_s=120)
+        check(a.status == b.status == 0 and _console(a) == _console(b),
+              "the instrumented image prints what the original prints", "%s\n----\n%s" % (a, b))
+        db, oracle = _record(d, inst, [])
+        j = _exact(db, oracle, "manypaths", 3000)
+        i = j["instrumented"]
+        check(i["procedures_hashed"] >= 1 and i["distinct_equal"] == i["distinct_truth"] >= 300,
+              "hashed procedures compared, the same paths on both sides", j)
+        r = alphaprof(["paths", "--db", db, "decide", "--context", "--json", "--limit", "0"])
+        check(r.status == 0, "paths decide --context", r)
+        p = json.loads(r.out)["paths"]
+        check(len(p) == 300 and all(x["count"] == 10 for x in p), "decide's 300 paths, 10 executions each", r)
+        check(all("main" in str(x.get("context")) and x.get("record") is not None for x in p),
+              "each counted in decide's context under main, none context-free", r)
+    finally:
+        cleanup(d)
+
+
+def test_a_hash_table_too_small_under_both_counts_the_paths_it_cannot_hold_as_lost_never_silently():
+    """--both --hash-slots 8 (8 home slots and the bounded probe's 63 after
+    them) cannot hold decide's 300 (context, path) keys: every execution of
+    the others counts in lost_paths, counted + lost = the model's
+    executions, the error is exactly the lost and every path counted is
+    counted exactly, in its context too.  --both --metrics leaves such
+    procedures alone, so --hash-slots with it is refused in one line."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
+        inst = os.path.join(d, "mp8.elf")
+        r = alphaprof(["instrument", "--both", "--hash-slots", "8", orig, "-o", inst])
+        check(r.status == 0 and _hashed(r)[1] == 8, "instrument --both --hash-slots 8", r)
+        db, oracle = _record(d, inst, [])
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+        check(r.status == 0, "check --paths compares", r)
+        j = json.loads(r.out)
+        i = j["instrumented"]
+        check(10 * (300 - 71) <= i["lost_paths"] < 3000, "the paths past the table are counted lost", r)
+        check(i["paths_profile"] + i["lost_paths"] == i["paths_truth"], "counted + lost = the truth's executions", r)
+        check(j["path_count_error"] == i["lost_paths"], "the error is the lost paths, no more", r)
+        check(i["distinct_profile"] == i["distinct_equal"], "every path counted is counted exactly", r)
+        check(j["context_path_error"] == i["lost_paths"], "per context too: only the lost paths differ", r)
+        r = alphaprof(["instrument", "--both", "--metrics", "--hash-slots", "8", orig, "-o", os.path.join(d, "x.elf")])
+        check(r.status == 2 and "--hash-slots" in r.err and len(r.err.strip().splitlines()) <= 3 and
+              not os.path.exists(os.path.join(d, "x.elf")), "--both --metrics --hash-slots: refused in one line", r)
+    finally:
+        cleanup(d)

@@ -630,11 +630,12 @@ def test_a_hash_table_too_small_counts_the_paths_it_cannot_hold_as_lost_never_si
         cleanup(d)
 
 
-def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alone_by_both_with_the_reason():
+def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alone_by_both_metrics_with_the_reason():
     """--paths --metrics leaves decide alone by default (its array leaves
     the table little room) and with --hash-slots counts its paths in the
     hash table without metrics (the summary says so; counts still exact);
-    --both leaves it alone with its own reason, and --hash-slots 0 too."""
+    --both --metrics leaves it alone with its own reason (--both counts
+    it: test_instrument_both.py), and --hash-slots 0 too."""
     d = tmpdir()
     try:
         orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
@@ -654,14 +655,14 @@ def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alon
         check(r.status == 0 and _hashed(r)[0] == 0 and "too many paths and not hashed" in r.out,
               "--hash-slots 0 leaves them alone, counted under their reason", r)
         both = os.path.join(d, "b.elf")
-        r = alphaprof(["instrument", "--both", orig, "-o", both])
-        check(r.status == 0, "instrument --both", r)
+        r = alphaprof(["instrument", "--both", "--metrics", orig, "-o", both])
+        check(r.status == 0 and _hashed(r)[0] == 0, "instrument --both --metrics: no hash table", r)
         db, oracle = os.path.join(d, "b.db"), os.path.join(d, "b.oracle")
         r = alphaprof(["record", "--board", "clipper-pm", "--oracle", oracle, "--db", db, "--timeout", "250", both],
                       timeout=280)
         check(r.status == 0, "record the --both image", r)
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
         check(r.status == 0 and "too many paths for an array, not hashed" in r.out,
-              "check --paths names why decide was left alone under --both", r)
+              "check --paths names why decide was left alone under --both --metrics", r)
     finally:
         cleanup(d)

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "firmware/abi/link-codec.h"
+#include "firmware/abi/path-region.h"
 
 static uint64_t rng_state;
 
@@ -1134,6 +1135,45 @@ static void test_hashed_path_counts_round_trip_with_64_bit_path_numbers(void **s
     assert_string_equal(lk_type_name(LK_T_PATH_HASH), "PATH_HASH");
 }
 
+/* --both's hashed keys (path-region.h note 15): a key splits back into the
+ * ordinal, the context (a record's id + 1, 0 none) and the path at every
+ * field's edges, and is never 0; such a path counted in a context goes as
+ * a CCT_PATHS entry whose number needs 44 bits, and round-trips. */
+static void test_a_both_hash_key_splits_back_and_its_context_count_round_trips_as_cct_paths(void **state)
+{
+    (void)state;
+    const uint64_t paths[] = {0, 1, 12345678, PATH_BOTH_HASH_MAX_NPATHS - 1};
+    const uint64_t ctxs[] = {0, 1, 1123, (1u << PATH_HASH_CTX_BITS) - 1};
+    const uint32_t ids[] = {0, 7, PATH_HASH_MAX_PROCS - 1};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 4; j++)
+            for (size_t k = 0; k < 3; k++) {
+                uint64_t key = PATH_HASH_CTX_KEY(ctxs[j], ids[k], paths[i]), ctx, path;
+                uint32_t id;
+                assert_true(key != 0);
+                path_hash_ctx_split(key, &id, &ctx, &path);
+                assert_int_equal(id, ids[k]);
+                assert_int_equal(ctx, ctxs[j]);
+                assert_true(path == paths[i]);
+            }
+    static uint8_t raw[LK_MAX_RAW];
+    struct lk_writer w;
+    struct lk_decoder d;
+    struct lk_frame f;
+    struct lk_ctx_path a = {.record = 4094, .path = PATH_BOTH_HASH_MAX_NPATHS - 1, .count = 10}, x;
+    assert_int_equal(lk_cct_paths_begin(&w, raw, sizeof raw, 1), LK_OK);
+    assert_int_equal(lk_cct_paths_add(&w, &a), LK_OK);
+    roundtrip(&w, 24, &d, &f);
+    struct lk_reader r;
+    uint32_t core = 0;
+    bool metered = true;
+    assert_int_equal(lk_cct_paths_open(&f, &core, &metered, &r), LK_OK);
+    assert_true(core == 1 && !metered);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 1);
+    assert_memory_equal(&x, &a, sizeof a);
+    assert_int_equal(lk_cct_paths_next(&r, &x), 0);
+}
+
 /* PATHS with metrics (--paths --metrics): each counter carries its cycles
  * and event, the head its unmetered count; a head that says neither 0 nor
  * 1 is refused. */
@@ -1214,6 +1254,7 @@ int main(void)
         cmocka_unit_test(test_context_path_counts_round_trip_and_fill_frames),
         cmocka_unit_test(test_context_path_metrics_round_trip_and_fill_frames),
         cmocka_unit_test(test_hashed_path_counts_round_trip_with_64_bit_path_numbers),
+        cmocka_unit_test(test_a_both_hash_key_splits_back_and_its_context_count_round_trips_as_cct_paths),
         cmocka_unit_test(test_metered_path_counters_round_trip_with_their_metrics),
         cmocka_unit_test(test_config_and_flush),
         cmocka_unit_test(test_samples_fill_a_frame),
