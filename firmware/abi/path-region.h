@@ -418,7 +418,8 @@
  *     executions lost (every count it keeps is exact; --paths with
  *     --hash-slots 4096 loses the same); --paths' 256 KiB region gives
  *     it 8192 and loses none.
- *     `--hash-slots N` sets the most, 0 leaves such procedures alone (as
+ *     So --both hashes only when asked: `--hash-slots N` sets the most;
+ *     without it, or with 0, such procedures are left alone (as
  *     --both --metrics does: a metered slot is 32 bytes).  A full probe
  *     counts the path in lost_paths, as in note 14: never dropped.  The
  *     monitor (cct-drain.c note 8) sends a key with a context as a
