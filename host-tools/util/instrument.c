@@ -4119,6 +4119,15 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
     return true;
 }
 
+/* Whether cfg's numbering has a backedge (a loop). */
+static bool has_backedge(const struct calc_proc *cfg, const struct bl_proc *bl)
+{
+    for (size_t e = 0; e < cfg->nedges; e++)
+        if (bl->action[e].kind == BL_ACT_BACKEDGE)
+            return true;
+    return false;
+}
+
 /* Registers held for the trampolines (path-region.h note 16): in a
  * procedure whose P is callee-saved although it makes no call (millicode:
  * its returns keep every register, so none is dead for a trampoline's
@@ -4129,12 +4138,7 @@ static bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
 static void hold_plan(const struct calc_proc *cfg, const struct bl_proc *bl, uint32_t *live, struct pmode *m)
 {
     m->nhold = 0;
-    if (!m->saved || m->frame || m->mt.on)
-        return;
-    bool loops = false;
-    for (size_t e = 0; e < cfg->nedges; e++)
-        loops |= bl->action[e].kind == BL_ACT_BACKEDGE;
-    if (!loops)
+    if (!m->saved || m->frame || m->mt.on || !has_backedge(cfg, bl))
         return;
     uint32_t named = bit(m->P) | bit(m->Y);
     for (size_t i = 0; i < cfg->n; i++) {
@@ -4163,6 +4167,14 @@ static void hold_plan(const struct calc_proc *cfg, const struct bl_proc *bl, uin
     }
     for (size_t i = 0; i < cfg->n; i++)
         live[i] &= ~held;
+}
+
+/* The held registers (note 16) stored below sp (OP_STQ, the entry) or
+ * loaded back from there (OP_LDQ, a return). */
+static void put_held(struct code *c, const struct pmode *m, unsigned op)
+{
+    for (unsigned i = 0; i < m->nhold; i++)
+        put(c, mem(op, m->hold[i], R_SP, -8 * (int)(i + 1)));
 }
 
 /* Whether cfg can keep its path register in registers (struct pmode). */
@@ -4398,8 +4410,7 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     size_t ei = (E - cfg->start) / 4;
     m->fbody = false;           /* (frame mode: sp is the caller's at the entry, frame_plan) */
     spill_below = m->frame ? FRAME_SLOTS : 8 * (int)m->nhold;
-    for (unsigned i = 0; i < m->nhold; i++)     /* (note 16: held up to each return) */
-        put(c, mem(OP_STQ, m->hold[i], R_SP, -8 * (int)(i + 1)));
+    put_held(c, m, OP_STQ);                     /* (note 16: held up to each return) */
     put_edge_code(c, m, &push, live[ei]);
     put(c, cfg->insns[ei].s.word);
     put_branch(c, OP_BR, R_ZERO, E + 4);
@@ -4537,8 +4548,7 @@ block_ends:
             break;
         case FLOW_RETURN:
             put_edge_code(c, m, a, live[li]);
-            for (unsigned i = 0; i < m->nhold; i++)
-                put(c, mem(OP_LDQ, m->hold[i], R_SP, -8 * (int)(i + 1)));
+            put_held(c, m, OP_LDQ);
             put(c, w);
             break;
         case FLOW_HALT:
@@ -4749,10 +4759,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             if (!m.constant && !m.leaf && !m.mt.on && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
                 m.frame = true;
                 m.fmem = !m.saved;
-                bool loops = false;
-                for (size_t e2 = 0; e2 < cfg.nedges; e2++)
-                    loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
-                m.addr = m.saved && !loops && !hashed;     /* (a hashed count needs the number) */
+                m.addr = m.saved && !has_backedge(&cfg, &bl) && !hashed;     /* (a hashed count needs the number) */
                 frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
                 for (size_t i = 0; i < cfg.n; i++) {
                     uint32_t w = cfg.insns[i].s.word;
@@ -4987,10 +4994,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
             !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
             m.frame = true;
             m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
-            bool loops = false;
-            for (size_t e2 = 0; e2 < cfg.nedges; e2++)
-                loops |= bl.action[e2].kind == BL_ACT_BACKEDGE;
-            m.addr = m.saved && !loops;
+            m.addr = m.saved && !has_backedge(&cfg, &bl);
             if (m.addr)
                 m.Y = R_ZERO;   /* P is the counter's address */
             frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
