@@ -1802,6 +1802,10 @@ static void put_below(struct code *c, unsigned x, uint64_t n, unsigned k, bool *
 struct meter {
     bool on;
     int ev_off;
+    /* given: a reading taken earlier, in registers gc (cycles) and ge (the
+     * event), stands for the page's (path-region.h note 17's fixup) */
+    bool given;
+    unsigned gc, ge;
 };
 
 static int64_t slot_size(const struct meter *mt) { return mt->on ? PATH_METERED_SIZE : 8; }
@@ -1852,6 +1856,11 @@ static void put_magic(struct code *c, const struct meter *mt, unsigned R, unsign
  * or a backedge's after it (path-region.h note 5). */
 static void put_meter_read(struct code *c, const struct meter *mt, const struct tregs *t)
 {
+    if (mt->given) {
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, mt->gc, t->D));
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, mt->ge, t->E));
+        return;
+    }
     put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION - (both.on ? (int)(CCT_BOTH_PATHS_OFFSET >> 16) : 0)));
     put(c, mem(OP_LDQ, t->D, t->E, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, t->E, t->E, mt->ev_off));
@@ -2511,6 +2520,16 @@ struct pmode {
         bool ib;
     } sink[8];
     unsigned nsink, niv;
+    /* metered loops by an induction variable (path-region.h note 17): per
+     * loop, the PMU page (a kept leaf's W), the last backedge's reading and
+     * the first's; page R_ZERO: the loop is not metered so.  kread[e]:
+     * backedge e reads (loop + 1).  xmask: registers a fixup holds while
+     * the actions it runs pick theirs */
+    struct iv_meter {
+        unsigned page, last_c, last_e, first_c, first_e;
+    } km[8];
+    uint8_t *kread;
+    uint32_t xmask;
     /* registers held (path-region.h note 16): kept below sp from the entry
      * to each return, so the trampolines between have them to spare */
     unsigned nhold, hold[INSTRUMENT_HOLD_REGS];
@@ -2534,9 +2553,13 @@ static int fslot(const struct pmode *m, int k);
 
 static uint32_t kmask(const struct pmode *m)
 {
-    uint32_t x = 0;
-    for (unsigned k = 0; k < m->nk; k++)
+    uint32_t x = m->xmask;
+    for (unsigned k = 0; k < m->nk; k++) {
+        const struct iv_meter *v = &m->km[k];
         x |= 1u << m->K[k];
+        if (v->page != R_ZERO)
+            x |= 1u << v->page | 1u << v->last_c | 1u << v->last_e | 1u << v->first_c | 1u << v->first_e;
+    }
     return x;
 }
 
@@ -2733,7 +2756,7 @@ static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t liv
 static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     struct tregs t;
-    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), m->mt.on ? 6 : 4, m->Y);
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), m->mt.on ? 6 : 4, m->Y);
     tregs_save(c, &t);
     if (m->Y != R_ZERO)
         t.R = m->Y;             /* the region, since the entry */
@@ -2754,7 +2777,7 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
 static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y), both.on ? 6 : 5, m->Y);
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), both.on ? 6 : 5, m->Y);
     unsigned spare = t.E;       /* --both: the context count's scratch (put_reg_count's A) */
     t.E = t.D;
     t.D = t.C;
@@ -2857,11 +2880,21 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
  * KEPT_SCALE times the number, so one s8addq finds the slot.  P, S and T
  * are dead after an exit and set again after a backedge, so they are
  * worked in; two more registers besides. */
+/* A kept leaf's read of the page word at off into dst (or, given a
+ * reading, its register g: struct meter). */
+static void put_kept_read(struct code *c, const struct pmode *m, unsigned dst, int off, unsigned g)
+{
+    if (m->mt.given)
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, g, dst));
+    else
+        put(c, mem(OP_LDQ, dst, m->W, off));
+}
+
 static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     _Static_assert(PATH_METERED_SIZE == 8 * KEPT_SCALE, "s8addq of the scaled number is the slot's offset");
     struct tregs t;
-    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), 2);
+    tregs_pick(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W) | kmask(m), 2);
     unsigned base = t.R, tmp = t.A;
     tregs_save(c, &t);
     int64_t off = both.on ? 0 : PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;    /* --both: Y's */
@@ -2885,12 +2918,12 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     }
     put(c, mem(OP_LDQ, tmp, at, (int)off + 8));
     put(c, opr(OP_INTA, F_SUBQ, tmp, m->S, tmp));
-    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+    put_kept_read(c, m, m->S, PMU_CYCLES_OFF, m->mt.gc);
     put(c, opr(OP_INTA, F_ADDQ, tmp, m->S, tmp));
     put(c, mem(OP_STQ, tmp, at, (int)off + 8));
     put(c, mem(OP_LDQ, tmp, at, (int)off + 16));
     put(c, opr(OP_INTA, F_SUBQ, tmp, m->T, tmp));
-    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+    put_kept_read(c, m, m->T, m->mt.ev_off, m->mt.ge);
     put(c, opr(OP_INTA, F_ADDQ, tmp, m->T, tmp));
     put(c, mem(OP_STQ, tmp, at, (int)off + 16));
     put_incq(c, tmp, at, (int)off);
@@ -2918,7 +2951,7 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
 static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P));
+    pick(m, &t, live, bit(m->P) | bit(m->Y));     /* Y is set here: not a spill */
     tregs_save(c, &t);
     put_region(c, t.R);
     if (m->mt.on)
@@ -2964,7 +2997,7 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
 static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P));
+    pick(m, &t, live, bit(m->P) | bit(m->Y));     /* Y is loaded here: not a spill */
     tregs_save(c, &t);
     put_region(c, t.R);
     if (m->mt.on)
@@ -3202,15 +3235,107 @@ static bool edge_trivial(const struct pmode *m, const struct bl_action *a)
 
 #define F_SRA 0x3c
 
+/* A metered loop's entry (path-region.h note 17): no first reading yet,
+ * and the PMU page (a kept leaf's W, else found from sp). */
+static void put_iv_meter_entry(struct code *c, const struct pmode *m, unsigned k)
+{
+    const struct iv_meter *v = &m->km[k];
+    put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, v->first_c));
+    if (m->kept)
+        return;
+    put_region(c, v->page);
+    put(c, mem(OP_LDAH, v->page, v->page, PMU_FROM_REGION));
+}
+
+/* A metered loop's backedge (note 17): the page read into the last
+ * reading; the first backedge's kept too (a cycle count is never 0). */
+static void put_iv_meter_read(struct code *c, const struct pmode *m, unsigned k)
+{
+    const struct iv_meter *v = &m->km[k];
+    put(c, mem(OP_LDQ, v->last_c, v->page, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, v->last_e, v->page, m->mt.ev_off));
+    put(c, opr(OP_INTL, F_CMOVEQ, v->first_c, v->last_e, v->first_e));
+    put(c, opr(OP_INTL, F_CMOVEQ, v->first_c, v->last_c, v->first_c));
+}
+
+/* The iterations after the first of a metered loop (note 17), K of them:
+ * the iteration path's slot gets K, and the last reading less the first
+ * as their metrics (the loop's registers are dead after). */
+static void put_iv_meter_flush(struct code *c, struct pmode *m, unsigned k, uint32_t live)
+{
+    const struct iv_meter *v = &m->km[k];
+    struct tregs t;
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W) | kmask(m), 4, m->Y);
+    tregs_save(c, &t);
+    if (m->Y == R_ZERO)         /* metered: Y keeps the region */
+        put_region(c, t.R);
+    int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * ((int64_t)m->base + m->kidx[k]);
+    unsigned at = put_slot_base(c, t.B, t.R, &off);
+    put(c, opr(OP_INTA, F_SUBQ, v->last_c, v->first_c, v->last_c));
+    put(c, opr(OP_INTA, F_SUBQ, v->last_e, v->first_e, v->last_e));
+    put(c, mem(OP_LDQ, t.C, at, (int)off));
+    put(c, opr(OP_INTA, F_ADDQ, t.C, m->K[k], t.C));
+    put(c, mem(OP_STQ, t.C, at, (int)off));
+    put(c, mem(OP_LDQ, t.C, at, (int)off + 8));
+    put(c, opr(OP_INTA, F_ADDQ, t.C, v->last_c, t.C));
+    put(c, mem(OP_STQ, t.C, at, (int)off + 8));
+    put(c, mem(OP_LDQ, t.C, at, (int)off + 16));
+    put(c, opr(OP_INTA, F_ADDQ, t.C, v->last_e, t.C));
+    put(c, mem(OP_STQ, t.C, at, (int)off + 16));
+    tregs_restore(c, &t);
+}
+
+/* The path going on after a metered loop (note 17) starts at the last
+ * backedge's reading, moved past the fixup: start = the page now - the
+ * part of it read before the fixup began (pc, pe: cycles, the event),
+ * kept where the activation keeps its start (note 5). */
+static void put_iv_meter_restart(struct code *c, struct pmode *m, unsigned pc, unsigned pe, uint32_t live)
+{
+    if (m->kept) {
+        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+        put(c, opr(OP_INTA, F_SUBQ, m->S, pc, m->S));
+        put(c, opr(OP_INTA, F_SUBQ, m->T, pe, m->T));
+        return;
+    }
+    struct tregs t;
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 6, m->Y);
+    tregs_save(c, &t);
+    if (m->Y == R_ZERO)
+        put_region(c, t.R);
+    put_meter_read(c, &m->mt, &t);
+    put(c, opr(OP_INTA, F_SUBQ, t.D, pc, t.D));
+    put(c, opr(OP_INTA, F_SUBQ, t.E, pe, t.E));
+    if (m->leaf) {
+        put_meter_start(c, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
+    } else {
+        /* the depth's slot; none (depth 0, the sink): its path counts unmetered */
+        put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
+        struct fixup none = put_fwd(c, OP_BEQ, t.A);
+        put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
+        struct fixup sink = put_fwd(c, OP_BNE, t.B);
+        put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
+        put_meter_start(c, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
+        land(c, none);
+        land(c, sink);
+    }
+    tregs_restore(c, &t);
+}
+
 /* An exit of loop k counted by its induction variable (path-region.h note
  * 10): n = the backedges taken since the loop was entered, from ivr - K
  * (less the increment when it ran before this exit, ib); with any, the
  * first counts as the backedge's action does (P + add, the number it was
  * entered with; P = reset) and the n - 1 others add to the iteration
- * path's counter.  K is dead afterwards. */
+ * path's counter.  K is dead afterwards.  Metered (note 17): with any,
+ * the page is read first (the part of the path after the loop so far), the first
+ * backedge's action ends at the first reading, the others' metrics are
+ * the last reading less the first, and the path going on restarts. */
 static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, uint32_t live)
 {
     unsigned K = m->K[k];
+    const struct iv_meter *v = &m->km[k];
+    bool metered = v->page != R_ZERO;
     put(c, opr(OP_INTA, F_SUBQ, m->ivr[k], K, K));
     if (ib)
         put(c, mem(OP_LDA, K, K, (int)-m->ivstep[k]));
@@ -3219,12 +3344,39 @@ static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, u
     if (m->ivsh[k])
         put(c, opl(OP_INTS, F_SRA, K, m->ivsh[k], K));
     struct fixup none = put_fwd(c, OP_BEQ, K);
+    struct tregs part = {0};
+    if (metered) {
+        /* (a way in from outside the loop runs none of this: n = 0, so the
+         * page need not be set there); the part of the path after the
+         * loop read so far, in two registers of the fixup's own (kept
+         * below its trampolines' spills when live) */
+        tregs_pick(&part, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W) | kmask(m), 2);
+        tregs_save(c, &part);
+        spill_below += 8 * (int)part.nsaved;
+        put(c, mem(OP_LDQ, part.A, v->page, m->mt.ev_off));
+        put(c, mem(OP_LDQ, part.R, v->page, PMU_CYCLES_OFF));
+        put(c, opr(OP_INTA, F_SUBQ, part.R, v->last_c, part.R));
+        put(c, opr(OP_INTA, F_SUBQ, part.A, v->last_e, part.A));
+        m->xmask = bit(part.R) | bit(part.A);
+    }
     put(c, opl(OP_INTA, F_SUBQ, K, 1, K));
     bool rk = m->rk;
     m->rk = false;
+    m->mt.given = metered;
+    m->mt.gc = v->first_c;
+    m->mt.ge = v->first_e;
     put_action_code(c, m, &m->act0[m->kbe[k]], live);
+    m->mt.given = false;
     m->rk = rk;
-    put_loop_flush(c, m, 1u << k, live);
+    if (metered) {
+        put_iv_meter_flush(c, m, k, live);
+        put_iv_meter_restart(c, m, part.R, part.A, live);
+        m->xmask = 0;
+        spill_below -= 8 * (int)part.nsaved;
+        tregs_restore(c, &part);
+    } else {
+        put_loop_flush(c, m, 1u << k, live);
+    }
     land(c, none);
 }
 
@@ -3247,8 +3399,11 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     if (m->kflush[e] & counted)
         put_loop_flush(c, m, m->kflush[e] & counted, live);
     for (unsigned k = 0; k < m->nk; k++) {
-        if (m->kzero[e] & 1u << k)
+        if (m->kzero[e] & 1u << k) {
             put(c, opr(OP_INTL, F_BIS, R_ZERO, m->ivr[k], m->K[k]));   /* ivr = R_ZERO: K = 0 */
+            if (m->km[k].page != R_ZERO)
+                put_iv_meter_entry(c, m, k);
+        }
         if ((m->kneut[e] & 1u << k) && m->kadj[e])     /* from the loop into its sink: X's fixup counts it */
             put(c, mem(OP_LDA, m->K[k], m->K[k], (int)(m->kadj[e] * m->ivstep[k])));
         else if (m->kneut[e] & 1u << k) /* no iteration: ivr - K = the increment when it ran before */
@@ -3256,6 +3411,10 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
     }
     if (m->kskip[e])
         return;
+    if (m->kread[e]) {
+        put_iv_meter_read(c, m, m->kread[e] - 1u);
+        return;
+    }
     if (!m->kback[e]) {
         put_action_code(c, m, a, live);
         return;
@@ -3573,7 +3732,7 @@ static bool loop_may_hold(const struct calc_insn *in)
  * acting, no call, PAL call, indirect jump or halt, entered only at h; a
  * register v is written in L once, by v += +-2^j; a register K of no
  * caller's, not named in L and dead on every edge into h from outside,
- * is left.  An exit falling out beside a branch that stays in L moves to
+ * is left (metered, note 17: five such, or four in a kept leaf).  An exit falling out beside a branch that stays in L moves to
  * its target X's first instruction (X: two instructions or more, the
  * first an ordinary one; every way into X from outside L sets K to
  * count none).  True when taken (m->nk grown). */
@@ -3741,16 +3900,22 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
         }
         sk.insn = xb->first;
     }
-    unsigned K = R_ZERO;
-    for (size_t r = 0; r < 21 && ok && K == R_ZERO; r++)
+    /* K, and with metrics note 17's four readings and the page (a kept leaf has it) */
+    unsigned regs[6], nregs = 0, want = !m->mt.on ? 1 : m->kept ? 5 : 6;
+    for (size_t r = 0; r < 21 && ok && nregs < want; r++)
         if (!((named | *used) & 1u << scratch_order[r]) && (dead_on_entry & 1u << scratch_order[r]))
-            K = scratch_order[r];
-    if (!ok || K == R_ZERO || m->nsink == sizeof m->sink / sizeof *m->sink) {
+            regs[nregs++] = scratch_order[r];
+    if (!ok || nregs < want || m->nsink == sizeof m->sink / sizeof *m->sink) {
         free(pos);
         return false;
     }
-    unsigned k = m->nk++;
-    *used |= 1u << K;
+    unsigned k = m->nk++, K = regs[0];
+    for (unsigned i = 0; i < nregs; i++)
+        *used |= 1u << regs[i];
+    if (!m->mt.on)
+        m->km[k] = (struct iv_meter){.page = R_ZERO};
+    else
+        m->km[k] = (struct iv_meter){m->kept ? m->W : regs[5], regs[1], regs[2], regs[3], regs[4]};
     m->niv++;
     m->K[k] = K;
     m->ivr[k] = iv;
@@ -3759,7 +3924,10 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     m->kbe[k] = (uint32_t)backedge;
     m->kv[k] = bl->action[backedge].reset;
     m->kidx[k] = bl->action[backedge].reset + bl->action[backedge].add;
-    m->kskip[backedge] = 1;
+    if (m->mt.on)
+        m->kread[backedge] = (uint8_t)(k + 1);
+    else
+        m->kskip[backedge] = 1;
     for (size_t f = 0; f < ne; f++) {
         const struct calc_edge *x = &cfg->edges[f];
         bool from_in = x->from != CALC_NONE && in[x->from];
@@ -3798,9 +3966,9 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     return true;
 }
 
-/* Loops counted in registers, counts only: each loop (innermost first)
- * by its induction variable when it has one (path-region.h note 10, any
- * procedure with a path register), else in a register of its own (note
+/* Loops counted in registers: each loop (innermost first) by its
+ * induction variable when it has one (path-region.h note 10, any
+ * procedure with a path register; metered, note 17, only so), else in a register of its own (note
  * 9, a procedure whose path register is a saved one): for each header
  * h, its loop L (the blocks that reach a backedge into h without passing
  * h), taken when L has no call, no PAL call and no entry but h's; then each backedge into h whose source's number, on the
@@ -3823,11 +3991,12 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
     m->kib = calc_zalloc(ne + 1, 1);
     m->kxib = calc_zalloc(ne + 1, 1);
     m->kadj = calc_zalloc(ne + 1, 1);
+    m->kread = calc_zalloc(ne + 1, 1);
     m->nsink = m->niv = 0;
     uint8_t *in = calc_zalloc(nb + 1, 1), *kind = calc_zalloc(nb + 1, 1);
     int64_t *val = calc_zalloc(nb + 1, sizeof *val);
     uint32_t *stack = calc_zalloc(nb + 1, sizeof *stack);
-    uint32_t used = bit(m->P) | bit(m->Y), *sinkto = calc_zalloc(ne + 1, sizeof *sinkto);
+    uint32_t used = bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W), *sinkto = calc_zalloc(ne + 1, sizeof *sinkto);
     /* innermost loops first (fewest blocks), as they run most */
     uint32_t *order = calc_zalloc(nb + 1, sizeof *order), *size = calc_zalloc(nb + 1, sizeof *size);
     for (uint32_t h = 0; h < nb; h++) {
@@ -3848,8 +4017,8 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
         loop_blocks(cfg, bl, h, in, stack);
         if (in[h] && try_iv_loop(cfg, bl, live, E, m, h, in, &used))
             continue;
-        if (!m->saved)
-            continue;           /* (a leaf's count at Y is as cheap as note 9's test) */
+        if (!m->saved || m->mt.on)
+            continue;           /* (a leaf's count at Y is as cheap as note 9's test; metered: note 17 only) */
         memset(in, 0, nb + 1);
         in[h] = 1;
         size_t sp = 0;
@@ -3989,6 +4158,7 @@ static void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *
             unsigned k = m->nk++;
             used |= 1u << K;
             m->K[k] = K;
+            m->km[k].page = R_ZERO;
             m->ivr[k] = R_ZERO;
             m->kidx[k] = idx;
             m->kv[k] = val[t];
@@ -4597,7 +4767,8 @@ block_ends:
     free(m->kib);
     free(m->kxib);
     free(m->kadj);
-    m->kzero = m->kflush = m->kback = m->kskip = m->kneut = m->kib = m->kxib = NULL;
+    free(m->kread);
+    m->kzero = m->kflush = m->kback = m->kskip = m->kneut = m->kib = m->kxib = m->kread = NULL;
     m->kadj = NULL;
     m->nk = m->nsink = 0;
 }
@@ -4773,7 +4944,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             }
             hold_plan(&cfg, &bl, live, &m);
             st->held_procs += m.nhold > 0;
-            if (!m.constant && !m.mt.on && !hashed)        /* (notes 9 and 10) */
+            if (!m.constant && !hashed)        /* (notes 9 and 10; metered: 17) */
                 choose_loop_regs(&cfg, &bl, live, E, &m);
             if (!m.constant && !m.saved && proc_calls_twice(&po, &cfg)) {
                 /* its path register in memory would not come back with longjmp */

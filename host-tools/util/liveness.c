@@ -105,6 +105,11 @@ static void insn_regs(const struct calc_insn *in, uint32_t *use, uint32_t *def)
             if (alpha_opcode(w) == 0x1a)
                 *use |= BIT(alpha_rb(w));
             *def = BIT(26);
+        } else if (ra == 23) {
+            *use = BIT(24) | BIT(25) | BIT(29) | BIT(30);
+            if (alpha_opcode(w) == 0x1a)
+                *use |= BIT(alpha_rb(w));
+            *def = BIT(23);
         } else {
             *use = LIVE_ALL;
             *def = BIT(ra);

@@ -17,8 +17,14 @@
  *     target) and writes only $26: a call kills nothing else, so anything
  *     live after it stays live before it (safe whatever the callee does;
  *     compiled callers read no temporary after a call before writing it).
- *     A call linking through another register (millicode such as __divqu)
- *     reads everything.  A `ret` through $26 leaves v0, the callee-saved
+ *     A call linking through t9 ($23) is millicode (GCC's division
+ *     routines __divq, __remqu & co.: arguments in t10 and t11, the result
+ *     in t12, every other register kept; GCC's own code relies on it): it
+ *     reads $24, $25, gp and sp (and, jsr, its target) and writes only
+ *     $23, by the same argument.  (It read everything until a metered
+ *     loop needed seven registers dead at its entry, path-region.h note
+ *     17: a __divq after parallel's main loop left it three.)  A call
+ *     linking through any other register reads everything.  A `ret` through $26 leaves v0, the callee-saved
  *     $9-$15, ra, gp and sp live (LIVE_AT_RET); every other way out of the
  *     procedure (a tail branch, an indirect jump without a table, falling
  *     off its end, a halt, a return through another register) leaves

@@ -212,3 +212,22 @@ def npm_package(name, version):
     if p.returncode != 0 or not os.path.isdir(path):
         raise AssertionError("npm install %s@%s into %s failed:\n%s%s" % (name, version, prefix, p.stdout, p.stderr))
     return path
+
+
+def oracle_executions(path):
+    """{pc: retired} from an oracle file (hw-model/oracle-format.h)."""
+    data = open(path, "rb").read()
+    magic, version, ncores, npcs, nevents, snapshot, run_id, ncauses, unit = struct.unpack_from("<QIIQIIQII", data)
+    check(magic == 0x4c43524f666f7270, "%s is an oracle file" % path)
+    header = struct.calcsize("<QIIQIIQII")
+    core = 8 * (2 + nevents + 9 + ncauses)     # struct oracle_core: 11 counters, events[], stack[]
+    body = len(data) - header - ncores * core
+    check(npcs > 0 and body % npcs == 0, "oracle %s: %d PCs in %d bytes" % (path, npcs, body))
+    entry = body // npcs
+    base = header + ncores * core
+    out = {}
+    for i in range(npcs):
+        pc, executions = struct.unpack_from("<QQ", data, base + i * entry)
+        if executions:
+            out[pc] = executions
+    return out

@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from harness import alphaprof, build_path, check, cleanup, require, run_image, tmpdir
+from harness import alphaprof, build_path, check, cleanup, oracle_executions, require, run_image, tmpdir
 
 # Workloads whose console output does not depend on time, with arguments.
 SAME_OUTPUT = [("branches", []), ("qsort", []), ("calltree", ["64"]), ("hello", []), ("compress", []),
@@ -382,7 +382,9 @@ def _increment_loops_exact(name, args, at_least, cores=1, same_output=False):
         inst = os.path.join(d, name + "-paths.elf")
         r = alphaprof(["instrument", "--paths", orig, "-o", inst])
         check(r.status == 0 and _loops_by_increment(r) >= 10, "%s: loops are counted by their increment" % name, r)
-        db, oracle = _record(d, inst, args, cores=cores)
+        # (instruction-counted time: compress's run takes minutes on a
+        # slow host's timer, seconds on its own)
+        db, oracle = _record(d, inst, args, cores=cores, deterministic=True)
         j, r = _paths_exact(db, oracle, "%s: every path's count equals the model's" % name, at_least)
         i = j["instrumented"]
         check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0,
@@ -413,6 +415,71 @@ def test_a_loop_skipped_by_a_guard_into_the_block_its_exit_falls_to_counts_none_
     the entry register so that it counts none there (path-region.h note
     10); the counts stay exactly the model's."""
     _increment_loops_exact("parallel", ["1"], 1000000, cores=2)
+
+
+def _metered_increment_loops(d, name, args, cores=1):
+    """instrument --paths --metrics NAME: its loops by their increment
+    (path-region.h note 17), the image, and a deterministic record's check
+    --paths --json, exact, with nothing lost and every path metered."""
+    orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
+    inst = os.path.join(d, name + "-metered.elf")
+    r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", inst])
+    check(r.status == 0 and _loops_by_increment(r) >= 10, "%s: metered loops are counted by their increment" % name, r)
+    m = re.search(r"trampolines at (0x[0-9a-f]+) \((\d+) bytes\)", r.out)
+    check(m is not None, "instrument says where its trampolines are", r)
+    tramp = (int(m.group(1), 16), int(m.group(1), 16) + int(m.group(2)))
+    db, oracle = _record(d, inst, args, cores=cores, deterministic=True)
+    r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+    check(r.status == 0, "check --paths compares", r)
+    j = json.loads(r.out)
+    check(j["path_count_error"] == 0, "%s: every path's count equals the model's" % name, r)
+    i = j["instrumented"]
+    check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0 and j["unmetered"] == 0,
+          "%s: nothing lost, unmatched, out of range or unmetered" % name, r)
+    return orig, inst, oracle, tramp, j, r
+
+
+def test_metered_loops_by_their_increment_keep_counts_exact_and_metrics_the_models_however_they_are_left():
+    """With --metrics, note 10's loops keep only their first and last
+    backedges' readings (path-region.h note 17): libcheck's check_iv_loops
+    (left before and after the increment and by a return, run no time and
+    once, counting down, entered on two paths) count exactly, each path's
+    cycles and misses are the model's within the reads' offsets, and the
+    image prints and exits as the original."""
+    d = tmpdir()
+    try:
+        orig, inst, _, _, j, r = _metered_increment_loops(d, "libcheck", [])
+        check(j["instrumented"]["paths_truth"] > 20000, "libcheck runs its paths", r)
+        err = j["path_metric_error"]
+        # Measured: 0.011 cycles, 0.024 misses.
+        check(err["cycles"] < 0.05 and err["dmiss"] < 0.10, "per-path metrics within the reads' offsets", r)
+        a, b = run_image(orig), run_image(inst)
+        check(a.status == b.status == 0 and _console(a) == _console(b), "libcheck prints and exits as the original",
+              b)
+    finally:
+        cleanup(d)
+
+
+def test_a_metered_loop_by_its_increment_reads_the_page_in_four_instructions_an_iteration_on_each_core():
+    """parallel's summing loop on two cores, with --metrics: its backedge
+    reads the PMU page and keeps the first reading (four instructions, no
+    memory written: path-region.h note 17) instead of counting the path
+    and its metrics in memory every iteration (38 instructions), and its
+    way out, at the block its guard also jumps to, counts the iterations
+    with the metrics of all of them; counts stay exact, cycles per path
+    the model's."""
+    d = tmpdir()
+    try:
+        _, _, oracle, (lo, hi), j, r = _metered_increment_loops(d, "parallel", ["1"], cores=2)
+        paths = j["instrumented"]["paths_truth"]
+        check(paths > 1000000, "parallel runs its loop's iterations on both cores", r)
+        # Measured: 0.0003.
+        check(j["path_metric_error"]["cycles"] < 0.01, "each path's cycles are the model's", r)
+        spent = sum(n for pc, n in oracle_executions(oracle).items() if lo <= pc < hi)
+        check(spent < 6 * paths, "the trampolines retire %.1f instructions a path (4 a loop iteration, and the "
+              "branch back)" % (spent / paths), r)
+    finally:
+        cleanup(d)
 
 
 def test_a_memory_mode_loop_left_by_taken_exits_with_actions_counts_exactly():

@@ -8,9 +8,8 @@ every kind of instruction.
 """
 import glob
 import os
-import struct
 
-from harness import alphaprof, board_like, build_path, check, cleanup, require, tmpdir
+from harness import alphaprof, board_like, build_path, check, cleanup, oracle_executions, require, tmpdir
 
 # Workloads that end in a fault (trap and overflow exist for that).
 FAULTING = {"trap", "overflow"}
@@ -26,25 +25,6 @@ def counting_board(d, counts):
     plugin = require(build_path("tests", "plugins", "insn-count.so"), "the counter plugin")
     return board_like(d, "counted", "clipper-pm",
                       {"qemu_args": lambda v: "%s -plugin %s,out=%s" % (v, plugin, counts)})
-
-
-def oracle_executions(path):
-    """{pc: retired} from an oracle file (hw-model/oracle-format.h)."""
-    data = open(path, "rb").read()
-    magic, version, ncores, npcs, nevents, snapshot, run_id, ncauses, unit = struct.unpack_from("<QIIQIIQII", data)
-    check(magic == 0x4c43524f666f7270, "%s is an oracle file" % path)
-    header = struct.calcsize("<QIIQIIQII")
-    core = 8 * (2 + nevents + 9 + ncauses)     # struct oracle_core: 11 counters, events[], stack[]
-    body = len(data) - header - ncores * core
-    check(npcs > 0 and body % npcs == 0, "oracle %s: %d PCs in %d bytes" % (path, npcs, body))
-    entry = body // npcs
-    base = header + ncores * core
-    out = {}
-    for i in range(npcs):
-        pc, executions = struct.unpack_from("<QQ", data, base + i * entry)
-        if executions:
-            out[pc] = executions
-    return out
 
 
 def counted(path):

@@ -3,7 +3,7 @@
  * through calc's CFG: what a straight line and a loop leave live, what a
  * standard call needs and keeps (liveness.h note 3), a conditional move
  * reading its destination, everything live before a tail branch, a return
- * through another register and a millicode call, a store-conditional
+ * through another register, a millicode call, a store-conditional
  * writing its source, and which registers a word names for the image scan.
  */
 #include <setjmp.h>
@@ -114,9 +114,9 @@ static void test_a_conditional_move_reads_its_destination(void **state)
 }
 
 /* Ways out the standard does not describe leave everything live: a tail
- * branch out of the procedure, a return through $23, a millicode call
- * through $23 (its callee keeps the temporaries). */
-static void test_unknown_ways_out_and_millicode_calls_keep_everything_live(void **state)
+ * branch out of the procedure, a return through $23, a call through a
+ * register that is neither ra nor t9. */
+static void test_unknown_ways_out_and_calls_keep_everything_live(void **state)
 {
     (void)state;
     uint32_t lb[3];
@@ -127,9 +127,24 @@ static void test_unknown_ways_out_and_millicode_calls_keep_everything_live(void 
     const uint32_t milli[] = {RET_VIA(23)};
     live(milli, 1, lb);
     assert_int_equal(lb[0], LIVE_ALL);
+    const uint32_t odd[] = {JSR(28, 27), ADDQ(27, 27, 0), RET};
+    live(odd, 3, lb);
+    assert_int_equal(lb[0], LIVE_ALL);
+}
+
+/* jsr t9,(pv); addq $27,$27,$0; ret: millicode (__divq) by GCC's
+ * contract reads t10, t11 (and gp, sp, its target) and kills only t9;
+ * what is live after it stays live, the other temporaries are dead. */
+static void test_a_millicode_call_reads_t10_and_t11_and_kills_only_t9(void **state)
+{
+    (void)state;
+    uint32_t lb[3];
     const uint32_t divq[] = {JSR(23, 27), ADDQ(27, 27, 0), RET};
     live(divq, 3, lb);
-    assert_int_equal(lb[0], LIVE_ALL);
+    uint32_t want = R(24) | R(25) | R(27) | R(29) | R(30);
+    assert_int_equal(lb[0] & want, want);
+    assert_true(lb[0] & R(9) && lb[0] & R(26));      /* a return's, through the call */
+    assert_false(lb[0] & (R(1) | R(5) | R(8) | R(16) | R(22) | R(23) | R(28)));
 }
 
 /* stq_c $1,0($2) reads $1 and writes the success flag back into it. */
@@ -161,7 +176,8 @@ int main(void)
         cmocka_unit_test(test_a_loop_keeps_what_its_next_iteration_reads),
         cmocka_unit_test(test_a_call_reads_the_arguments_and_kills_only_ra),
         cmocka_unit_test(test_a_conditional_move_reads_its_destination),
-        cmocka_unit_test(test_unknown_ways_out_and_millicode_calls_keep_everything_live),
+        cmocka_unit_test(test_unknown_ways_out_and_calls_keep_everything_live),
+        cmocka_unit_test(test_a_millicode_call_reads_t10_and_t11_and_kills_only_t9),
         cmocka_unit_test(test_a_store_conditional_reads_and_writes_its_source),
         cmocka_unit_test(test_the_scan_sees_every_register_a_word_names),
     };
