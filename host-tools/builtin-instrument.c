@@ -52,6 +52,11 @@ static void print_held(const char *out, const struct instrument_path_stats *ps)
         printf("alphaprof instrument: %s: %u of them (loops in millicode, whose returns keep every register) "
                "hold %u registers below sp from entry to return for their trampolines\n",
                out, ps->held_procs, INSTRUMENT_HOLD_REGS);
+    if (ps->metered_iv_loops)
+        printf("alphaprof instrument: %s: %u of the loops by an induction variable read the PMU page at each "
+               "backedge and count their metrics at their ways out, %u of them borrowing %u registers live at "
+               "their entry (kept in the region while they run)\n",
+               out, ps->metered_iv_loops, ps->borrowing_loops, ps->borrowed_regs);
 }
 
 int cmd_instrument(int argc, char **argv)

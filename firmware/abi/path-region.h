@@ -448,36 +448,41 @@
  *     qsort --paths 70.6 -> 68.7 %.
  * 17. Metered loops by an induction variable (--paths --metrics;
  *     util/instrument.c, try_iv_loop, put_iv_fixup).  Note 10's loops,
- *     metered: every iteration is the same path (P + add at the
- *     backedge, then reset + add, the iteration path kidx), so what a
- *     run of them costs is the last backedge's reading less the first's,
- *     and only the first and the last reading need keeping.  Besides K,
- *     the loop takes four registers of the same kind (no caller's, not
- *     named in L, dead on every edge into h from outside), first_c/e and
- *     last_c/e, and one for the PMU page (a kept leaf's W serves).  An
- *     edge into h from outside clears first_c and finds the page (from
- *     sp; a kept leaf's is there); the backedge, which carries no code in
+ *     metered: every iteration is the same path (P + add at the first
+ *     backedge, then reset + add, the iteration path kidx), so what a run
+ *     of them costs is the last backedge's reading less the first's, and
+ *     only those two readings need keeping.  Besides K the loop takes
+ *     four registers not named in L, first_c/e and last_c/e, and one for
+ *     the PMU page (a kept leaf's W serves); K and the page are dead on
+ *     every edge into h from outside, as note 10's K; a reading's
+ *     register may be live there: then it is borrowed, its value kept in
+ *     the core's loop_held words from the loop's entry to each way out
+ *     (a loop makes no call, so no other activation runs on the core
+ *     meanwhile; a trap from user mode keeps every register).  An edge
+ *     into h from outside stores the borrowed registers, finds the page
+ *     (from sp) and clears first_c; the backedge, which carries no code in
  *     note 10, reads the page into last_c/e and, while first_c is 0,
- *     copies them to first_c/e (two conditional moves: a cycle count is
- *     never 0), four instructions and the branch back.  A way out works
- *     out n as note 10's does; with n > 0 it first reads the page (the
- *     part of the path after the loop so far: now - last, in two
- *     registers of its own, spilled below its trampolines' spills when
- *     live), then runs the backedge's action with first_c/e standing for
- *     the page (struct meter's `given`: the entered path ends at the
- *     first backedge), adds n - 1 and last - first to the iteration
- *     path's slot, and restarts the path going on where its activation
- *     keeps its start (note 5) at the page now less that part, so what
- *     the fixup costs lies outside every path.  Exact as note 10 is for
- *     the counts; the metrics are the reads' (note 5), the fixup's own
- *     instructions between its reads excluded.  A loop that finds fewer
- *     free registers is metered per iteration as before (matmul's
- *     multiply, a kept leaf whose five leave it four).  Liveness reads
- *     millicode calls by GCC's contract (util/liveness.h note 3), which
- *     left parallel's main loop its registers.  Measured by hand
- *     (deterministic runs, modelled user cycles, --paths --metrics):
- *     parallel 721 -> 100 %, drystone 166 -> 132 %, copy 156 -> 133 %,
- *     compress 215 -> 195 %; path_count_error 0 on each.
+ *     copies them to first_c/e (two conditional moves; a cycle count is
+ *     never 0): four instructions, no store, and the branch back.  A way
+ *     out works out n as note 10's does; with n > 0 it runs the backedge's
+ *     action with first_c/e standing for the page (struct meter's `given`:
+ *     the path the loop was entered on ends at the first backedge), starts
+ *     the path going on at last_c/e (where its activation keeps its start,
+ *     note 5: the model's window has the fixup inside that path, as any
+ *     trampoline between a path's reads), and adds n - 1 and last - first
+ *     to the iteration path's slot; then, n = 0 too, it loads the
+ *     borrowed registers back.  An edge into the way out's block from
+ *     outside the loop (note 10's kneut) stores them first, so that load
+ *     gives back what they held.  Counts exact as note 10's; metrics as
+ *     the reads are (note 5), every iteration measured whole between two
+ *     reads at the same place.  Liveness reads millicode calls by GCC's
+ *     contract (util/liveness.h note 3), which left parallel's main loop
+ *     its registers.  Measured by hand (deterministic runs, modelled user
+ *     cycles, --paths --metrics, overhead before -> after): parallel 721
+ *     -> 100 %, matmul 200 -> 68 %, copy 156 -> 16 %, compress 215 ->
+ *     114 %, drystone 166 -> 129 %, listmark 129 -> 109 %, branches 62
+ *     -> 49 %, qsort 57.7 -> 50.7 %; path_count_error 0 on each,
+ *     path_metric_error at most 0.013 (cycles) and 0.037 (misses).
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
@@ -528,6 +533,8 @@
 #define PATH_OFF_UNMETERED      48
 #define PATH_OFF_LEAF_CYCLES    56      /* a leaf's path start (note 5) */
 #define PATH_OFF_LEAF_EVENT     64
+#define PATH_OFF_LOOP_HELD      88      /* note 17: PATH_LOOP_HELD registers' values */
+#define PATH_LOOP_HELD          4
 #define PATH_STACK_OFFSET       256
 #define PATH_STACK2_OFFSET      (PATH_STACK_OFFSET + 8 * (PATH_SINK + 1))   /* a second register per slot */
 #define PATH_STACK3_OFFSET      (PATH_STACK2_OFFSET + 8 * (PATH_SINK + 1))  /* path start: cycles (note 5) */
@@ -585,7 +592,8 @@ struct path_core {
     uint64_t unmetered;         /* paths counted without metrics (note 5) */
     uint64_t leaf_cycles, leaf_event;   /* a leaf's path start */
     uint64_t hash_at, hash_slots;       /* the hash table (note 14), once a slot was claimed */
-    uint64_t pad[5];
+    uint64_t loop_held[4];      /* registers a metered loop borrowed (note 17) */
+    uint64_t pad;
     uint64_t depth;             /* activations on the register stack (note 3) */
 };
 
@@ -671,6 +679,8 @@ _Static_assert(__builtin_offsetof(struct path_core, bad_paths) == PATH_OFF_BAD, 
 _Static_assert(__builtin_offsetof(struct path_core, unmetered) == PATH_OFF_UNMETERED, "unmetered offset");
 _Static_assert(__builtin_offsetof(struct path_core, leaf_cycles) == PATH_OFF_LEAF_CYCLES, "leaf start offset");
 _Static_assert(__builtin_offsetof(struct path_core, leaf_event) == PATH_OFF_LEAF_EVENT, "leaf start offset");
+_Static_assert(__builtin_offsetof(struct path_core, loop_held) == PATH_OFF_LOOP_HELD &&
+                   sizeof ((struct path_core *)0)->loop_held == 8 * PATH_LOOP_HELD, "loop held offset");
 _Static_assert(sizeof(struct path_metered) == PATH_METERED_SIZE, "metered slot layout");
 _Static_assert(__builtin_offsetof(struct path_core, hash_at) == PATH_OFF_HASH_AT &&
                __builtin_offsetof(struct path_core, hash_slots) == PATH_OFF_HASH_SLOTS, "hash table offsets");

@@ -2523,13 +2523,12 @@ struct pmode {
     /* metered loops by an induction variable (path-region.h note 17): per
      * loop, the PMU page (a kept leaf's W), the last backedge's reading and
      * the first's; page R_ZERO: the loop is not metered so.  kread[e]:
-     * backedge e reads (loop + 1).  xmask: registers a fixup holds while
-     * the actions it runs pick theirs */
+     * backedge e reads (loop + 1) */
     struct iv_meter {
         unsigned page, last_c, last_e, first_c, first_e;
+        unsigned nheld, held[PATH_LOOP_HELD];   /* readings' registers live at the entry: borrowed */
     } km[8];
     uint8_t *kread;
-    uint32_t xmask;
     /* registers held (path-region.h note 16): kept below sp from the entry
      * to each return, so the trampolines between have them to spare */
     unsigned nhold, hold[INSTRUMENT_HOLD_REGS];
@@ -2553,7 +2552,7 @@ static int fslot(const struct pmode *m, int k);
 
 static uint32_t kmask(const struct pmode *m)
 {
-    uint32_t x = m->xmask;
+    uint32_t x = 0;
     for (unsigned k = 0; k < m->nk; k++) {
         const struct iv_meter *v = &m->km[k];
         x |= 1u << m->K[k];
@@ -3240,11 +3239,28 @@ static bool edge_trivial(const struct pmode *m, const struct bl_action *a)
 static void put_iv_meter_entry(struct code *c, const struct pmode *m, unsigned k)
 {
     const struct iv_meter *v = &m->km[k];
+    unsigned R = m->kept ? m->Y : v->page;      /* the region: a kept leaf's Y */
+    if (!m->kept)
+        put_region(c, R);
+    for (unsigned i = 0; i < v->nheld; i++)
+        put(c, mem(OP_STQ, v->held[i], R, PATH_OFF_LOOP_HELD + 8 * (int)i));
+    if (!m->kept)
+        put(c, mem(OP_LDAH, v->page, v->page, PMU_FROM_REGION));
     put(c, opr(OP_INTL, F_BIS, R_ZERO, R_ZERO, v->first_c));
-    if (m->kept)
+}
+
+/* A metered loop's borrowed registers back (note 17), at every way out;
+ * the page (dead after) becomes the region. */
+static void put_iv_meter_unhold(struct code *c, const struct pmode *m, unsigned k)
+{
+    const struct iv_meter *v = &m->km[k];
+    unsigned R = m->kept ? m->Y : v->page;
+    if (!v->nheld)
         return;
-    put_region(c, v->page);
-    put(c, mem(OP_LDAH, v->page, v->page, PMU_FROM_REGION));
+    if (!m->kept)
+        put(c, mem(OP_LDAH, v->page, v->page, -PMU_FROM_REGION));
+    for (unsigned i = 0; i < v->nheld; i++)
+        put(c, mem(OP_LDQ, v->held[i], R, PATH_OFF_LOOP_HELD + 8 * (int)i));
 }
 
 /* A metered loop's backedge (note 17): the page read into the last
@@ -3285,27 +3301,25 @@ static void put_iv_meter_flush(struct code *c, struct pmode *m, unsigned k, uint
     tregs_restore(c, &t);
 }
 
-/* The path going on after a metered loop (note 17) starts at the last
- * backedge's reading, moved past the fixup: start = the page now - the
- * part of it read before the fixup began (pc, pe: cycles, the event),
- * kept where the activation keeps its start (note 5). */
-static void put_iv_meter_restart(struct code *c, struct pmode *m, unsigned pc, unsigned pe, uint32_t live)
+/* The path going on after a metered loop (note 17) starts at its last
+ * backedge's reading (the model's window has the fixup inside it, as any
+ * trampoline between a path's reads), kept where the activation keeps
+ * its start (note 5). */
+static void put_iv_meter_restart(struct code *c, struct pmode *m, unsigned k, uint32_t live)
 {
+    const struct iv_meter *v = &m->km[k];
     if (m->kept) {
-        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
-        put(c, opr(OP_INTA, F_SUBQ, m->S, pc, m->S));
-        put(c, opr(OP_INTA, F_SUBQ, m->T, pe, m->T));
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, v->last_c, m->S));
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, v->last_e, m->T));
         return;
     }
     struct tregs t;
-    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 6, m->Y);
+    tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 3, m->Y);
+    t.D = v->last_c;
+    t.E = v->last_e;
     tregs_save(c, &t);
     if (m->Y == R_ZERO)
         put_region(c, t.R);
-    put_meter_read(c, &m->mt, &t);
-    put(c, opr(OP_INTA, F_SUBQ, t.D, pc, t.D));
-    put(c, opr(OP_INTA, F_SUBQ, t.E, pe, t.E));
     if (m->leaf) {
         put_meter_start(c, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
     } else {
@@ -3327,10 +3341,9 @@ static void put_iv_meter_restart(struct code *c, struct pmode *m, unsigned pc, u
  * (less the increment when it ran before this exit, ib); with any, the
  * first counts as the backedge's action does (P + add, the number it was
  * entered with; P = reset) and the n - 1 others add to the iteration
- * path's counter.  K is dead afterwards.  Metered (note 17): with any,
- * the page is read first (the part of the path after the loop so far), the first
- * backedge's action ends at the first reading, the others' metrics are
- * the last reading less the first, and the path going on restarts. */
+ * path's counter.  K is dead afterwards.  Metered (note 17): the first
+ * backedge's action ends at the first reading, the path going on starts
+ * at the last, and the others' metrics are the last less the first. */
 static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, uint32_t live)
 {
     unsigned K = m->K[k];
@@ -3344,21 +3357,6 @@ static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, u
     if (m->ivsh[k])
         put(c, opl(OP_INTS, F_SRA, K, m->ivsh[k], K));
     struct fixup none = put_fwd(c, OP_BEQ, K);
-    struct tregs part = {0};
-    if (metered) {
-        /* (a way in from outside the loop runs none of this: n = 0, so the
-         * page need not be set there); the part of the path after the
-         * loop read so far, in two registers of the fixup's own (kept
-         * below its trampolines' spills when live) */
-        tregs_pick(&part, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W) | kmask(m), 2);
-        tregs_save(c, &part);
-        spill_below += 8 * (int)part.nsaved;
-        put(c, mem(OP_LDQ, part.A, v->page, m->mt.ev_off));
-        put(c, mem(OP_LDQ, part.R, v->page, PMU_CYCLES_OFF));
-        put(c, opr(OP_INTA, F_SUBQ, part.R, v->last_c, part.R));
-        put(c, opr(OP_INTA, F_SUBQ, part.A, v->last_e, part.A));
-        m->xmask = bit(part.R) | bit(part.A);
-    }
     put(c, opl(OP_INTA, F_SUBQ, K, 1, K));
     bool rk = m->rk;
     m->rk = false;
@@ -3369,15 +3367,14 @@ static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, u
     m->mt.given = false;
     m->rk = rk;
     if (metered) {
+        put_iv_meter_restart(c, m, k, live);
         put_iv_meter_flush(c, m, k, live);
-        put_iv_meter_restart(c, m, part.R, part.A, live);
-        m->xmask = 0;
-        spill_below -= 8 * (int)part.nsaved;
-        tregs_restore(c, &part);
     } else {
         put_loop_flush(c, m, 1u << k, live);
     }
     land(c, none);
+    if (metered)
+        put_iv_meter_unhold(c, m, k);
 }
 
 /* The code of an edge: its loop registers' (path-region.h note 9), then
@@ -3406,8 +3403,11 @@ static void put_edge_code(struct code *c, struct pmode *m, const struct bl_actio
         }
         if ((m->kneut[e] & 1u << k) && m->kadj[e])     /* from the loop into its sink: X's fixup counts it */
             put(c, mem(OP_LDA, m->K[k], m->K[k], (int)(m->kadj[e] * m->ivstep[k])));
-        else if (m->kneut[e] & 1u << k) /* no iteration: ivr - K = the increment when it ran before */
+        else if (m->kneut[e] & 1u << k) {       /* no iteration: ivr - K = the increment when it ran before */
             put(c, mem(OP_LDA, m->K[k], m->ivr[k], (int)-(m->kxib[e] ? m->ivstep[k] : 0)));
+            if (m->km[k].nheld)         /* the fixup there gives the borrowed registers back (note 17) */
+                put_iv_meter_entry(c, m, k);
+        }
     }
     if (m->kskip[e])
         return;
@@ -3900,22 +3900,47 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
         }
         sk.insn = xb->first;
     }
-    /* K, and with metrics note 17's four readings and the page (a kept leaf has it) */
-    unsigned regs[6], nregs = 0, want = !m->mt.on ? 1 : m->kept ? 5 : 6;
-    for (size_t r = 0; r < 21 && ok && nregs < want; r++)
-        if (!((named | *used) & 1u << scratch_order[r]) && (dead_on_entry & 1u << scratch_order[r]))
-            regs[nregs++] = scratch_order[r];
-    if (!ok || nregs < want || m->nsink == sizeof m->sink / sizeof *m->sink) {
+    /* K (and the page, a kept leaf's W else), dead on the entry; with
+     * metrics note 17's four readings too, dead or else borrowed (live
+     * on the entry, kept in the region while the loop runs) */
+    unsigned dead[6], ndead = 0, live_[PATH_LOOP_HELD], nlive = 0;
+    unsigned need = !m->mt.on ? 1 : m->kept ? 5 : 6, own = !m->mt.on || m->kept ? 1 : 2;
+    /* (metered, another loop's registers too: two such loops are never
+     * both running, none inside another, each done at its ways out) */
+    uint32_t taken = m->mt.on ? bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W) : *used;
+    for (size_t r = 0; r < 21 && ok && ndead < need; r++) {
+        unsigned x = scratch_order[r];
+        if ((named | taken) & 1u << x)
+            continue;
+        if (dead_on_entry & 1u << x)
+            dead[ndead++] = x;
+        else if (m->mt.on && nlive < PATH_LOOP_HELD && (!m->kept || m->Y != R_ZERO))   /* (the region) */
+            live_[nlive++] = x;
+    }
+    if (!ok || ndead < own || ndead + nlive < need || m->nsink == sizeof m->sink / sizeof *m->sink) {
         free(pos);
         return false;
     }
-    unsigned k = m->nk++, K = regs[0];
-    for (unsigned i = 0; i < nregs; i++)
-        *used |= 1u << regs[i];
-    if (!m->mt.on)
+    unsigned k = m->nk++, K = dead[0];
+    *used |= 1u << K;
+    if (!m->mt.on) {
         m->km[k] = (struct iv_meter){.page = R_ZERO};
-    else
-        m->km[k] = (struct iv_meter){m->kept ? m->W : regs[5], regs[1], regs[2], regs[3], regs[4]};
+    } else {
+        struct iv_meter *vm = &m->km[k];
+        unsigned rd[4], n = 0;
+        for (unsigned i = own; i < ndead && n < 4; i++)
+            rd[n++] = dead[i];
+        *vm = (struct iv_meter){.page = m->kept ? m->W : dead[1]};
+        for (unsigned i = 0; n < 4; i++)
+            rd[n++] = vm->held[vm->nheld++] = live_[i];
+        vm->last_c = rd[0];
+        vm->last_e = rd[1];
+        vm->first_c = rd[2];
+        vm->first_e = rd[3];
+        for (unsigned i = 0; i < 4; i++)
+            *used |= 1u << rd[i];
+        *used |= bit(vm->page);
+    }
     m->niv++;
     m->K[k] = K;
     m->ivr[k] = iv;
@@ -4961,6 +4986,12 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             st->saved_procs += m.saved;
             st->loop_regs += m.nk - m.niv;
             st->iv_loops += m.niv;
+            for (unsigned k = 0; k < m.nk; k++)
+                if (m.km[k].page != R_ZERO) {
+                    st->metered_iv_loops++;
+                    st->borrowing_loops += m.km[k].nheld > 0;
+                    st->borrowed_regs += m.km[k].nheld;
+                }
             hashing.on = hashed;
             hashing.id = tp->base;
             paths_emit(&po, &cfg, &bl, E, &m, live);

@@ -82,6 +82,8 @@ struct instrument_path_stats {
     unsigned loop_regs;         /* backedge paths counted in a register (path-region.h note 9) */
     unsigned iv_loops;          /* loops counted by an induction variable (path-region.h note 10) */
     unsigned held_procs;        /* holding registers for their trampolines (path-region.h note 16) */
+    unsigned metered_iv_loops;  /* of iv_loops, metered by their first and last readings (note 17) */
+    unsigned borrowing_loops, borrowed_regs;    /* of those, borrowing registers live at their entry */
     unsigned context_procs;     /* --both: of them, counted per calling context */
     unsigned hashed_procs;      /* of them, too many paths for an array: counted in the core's hash table
                                  * (path-region.h note 14), counts only */

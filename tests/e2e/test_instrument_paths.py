@@ -424,6 +424,7 @@ def _metered_increment_loops(d, name, args, cores=1):
     orig = require(build_path("workloads", name + ".elf"), "the %s workload" % name)
     inst = os.path.join(d, name + "-metered.elf")
     r = alphaprof(["instrument", "--paths", "--metrics", orig, "-o", inst])
+    r_inst = r
     check(r.status == 0 and _loops_by_increment(r) >= 10, "%s: metered loops are counted by their increment" % name, r)
     m = re.search(r"trampolines at (0x[0-9a-f]+) \((\d+) bytes\)", r.out)
     check(m is not None, "instrument says where its trampolines are", r)
@@ -436,7 +437,38 @@ def _metered_increment_loops(d, name, args, cores=1):
     i = j["instrumented"]
     check(i["lost_paths"] == i["unmatched_exits"] == i["bad_paths"] == 0 and j["unmetered"] == 0,
           "%s: nothing lost, unmatched, out of range or unmetered" % name, r)
-    return orig, inst, oracle, tramp, j, r
+    return orig, inst, oracle, tramp, j, r, r_inst
+
+
+def _borrowing(r):
+    """How many metered loops borrow registers live at their entry, as
+    instrument says (path-region.h note 17); -1 unsaid."""
+    m = re.search(r"(\d+) of them borrowing (\d+) registers live at their entry", r.out)
+    return int(m.group(1)) if m else -1
+
+
+def test_a_metered_loop_short_of_dead_registers_borrows_live_ones_and_gives_them_back_on_every_way_out():
+    """matmul's inner loop (a kept leaf, four registers dead at its entry)
+    and copy's (its procedure has calls) have too few dead registers for
+    the readings of path-region.h note 17: they borrow registers live at
+    the entry, kept in the core's region while the loop runs and loaded
+    back at every way out.  Both print and exit as the originals, count
+    exactly, and their trampolines retire under 6 instructions a path."""
+    d = tmpdir()
+    try:
+        for name in ("matmul", "copy"):
+            orig, inst, oracle, (lo, hi), j, r, ri = _metered_increment_loops(d, name, [])
+            check(_borrowing(ri) >= 1, "%s: some of its metered loops borrow registers" % name, ri)
+            paths = j["instrumented"]["paths_truth"]
+            # Measured: matmul 0.0002, copy 0.0000.
+            check(j["path_metric_error"]["cycles"] < 0.01, "%s: each path's cycles are the model's" % name, r)
+            spent = sum(n for pc, n in oracle_executions(oracle).items() if lo <= pc < hi)
+            check(spent < 6 * paths, "%s: the trampolines retire %.1f instructions a path" % (name, spent / paths), r)
+            a, b = run_image(orig), run_image(inst)
+            check(a.status == b.status == 0 and _console(a) == _console(b), "%s prints and exits as the original"
+                  % name, b)
+    finally:
+        cleanup(d)
 
 
 def test_metered_loops_by_their_increment_keep_counts_exact_and_metrics_the_models_however_they_are_left():
@@ -448,11 +480,11 @@ def test_metered_loops_by_their_increment_keep_counts_exact_and_metrics_the_mode
     image prints and exits as the original."""
     d = tmpdir()
     try:
-        orig, inst, _, _, j, r = _metered_increment_loops(d, "libcheck", [])
+        orig, inst, _, _, j, r, _ = _metered_increment_loops(d, "libcheck", [])
         check(j["instrumented"]["paths_truth"] > 20000, "libcheck runs its paths", r)
         err = j["path_metric_error"]
-        # Measured: 0.011 cycles, 0.024 misses.
-        check(err["cycles"] < 0.05 and err["dmiss"] < 0.10, "per-path metrics within the reads' offsets", r)
+        # Measured: 0.029 cycles, 0.043 misses.
+        check(err["cycles"] < 0.06 and err["dmiss"] < 0.10, "per-path metrics within the reads' offsets", r)
         a, b = run_image(orig), run_image(inst)
         check(a.status == b.status == 0 and _console(a) == _console(b), "libcheck prints and exits as the original",
               b)
@@ -470,7 +502,7 @@ def test_a_metered_loop_by_its_increment_reads_the_page_in_four_instructions_an_
     the model's."""
     d = tmpdir()
     try:
-        _, _, oracle, (lo, hi), j, r = _metered_increment_loops(d, "parallel", ["1"], cores=2)
+        _, _, oracle, (lo, hi), j, r, _ = _metered_increment_loops(d, "parallel", ["1"], cores=2)
         paths = j["instrumented"]["paths_truth"]
         check(paths > 1000000, "parallel runs its loop's iterations on both cores", r)
         # Measured: 0.0003.
