@@ -454,7 +454,9 @@
  *     only those two readings need keeping.  Besides K the loop takes
  *     four registers not named in L, first_c/e and last_c/e, and one for
  *     the PMU page (a kept leaf's W serves); K and the page are dead on
- *     every edge into h from outside, as note 10's K; a reading's
+ *     every edge into h from outside, as note 10's K (another such loop's
+ *     registers may be the same: no two of them run at once, none is
+ *     inside another, and each is done at its ways out); a reading's
  *     register may be live there: then it is borrowed, its value kept in
  *     the core's loop_held words from the loop's entry to each way out
  *     (a loop makes no call, so no other activation runs on the core
@@ -477,12 +479,13 @@
  *     the reads are (note 5), every iteration measured whole between two
  *     reads at the same place.  Liveness reads millicode calls by GCC's
  *     contract (util/liveness.h note 3), which left parallel's main loop
- *     its registers.  Measured by hand (deterministic runs, modelled user
- *     cycles, --paths --metrics, overhead before -> after): parallel 721
- *     -> 100 %, matmul 200 -> 68 %, copy 156 -> 16 %, compress 215 ->
- *     114 %, drystone 166 -> 129 %, listmark 129 -> 109 %, branches 62
- *     -> 49 %, qsort 57.7 -> 50.7 %; path_count_error 0 on each,
- *     path_metric_error at most 0.013 (cycles) and 0.037 (misses).
+ *     its registers; borrowing and sharing took matmul's multiply (a
+ *     kept leaf, four dead registers) and copy's loops in.  Measured by
+ *     hand (deterministic runs, modelled user cycles, --paths --metrics,
+ *     overhead before -> after): parallel 721 -> 100 %, matmul 200 ->
+ *     68 %, copy 156 -> 4.6 %, compress 215 -> 105 %, drystone 166 ->
+ *     129 %, listmark 129 -> 109 %, branches 62.1 -> 49.0 %, qsort 57.7
+ *     -> 50.7 %, chatter 177 -> 174 %; path_count_error 0 on each.
  *
  * Invariants
  *  - 0 <= depth <= PATH_SINK; depth == PATH_SINK iff excess > 0.
