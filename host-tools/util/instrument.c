@@ -2866,6 +2866,16 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
     }
 }
 
+/* A kept leaf's read of the page word at off into dst (or, given a
+ * reading, its register g: struct meter). */
+static void put_kept_read(struct code *c, const struct pmode *m, unsigned dst, int off, unsigned g)
+{
+    if (m->mt.given)
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, g, dst));
+    else
+        put(c, mem(OP_LDQ, dst, m->W, off));
+}
+
 /* A kept leaf's exit, or its backedge (restart: the same read starts the
  * next path): path P + add's slot (the known number's, without P) gets
  * its count, and end - start of cycles and the event, where each end is
@@ -2879,16 +2889,6 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
  * KEPT_SCALE times the number, so one s8addq finds the slot.  P, S and T
  * are dead after an exit and set again after a backedge, so they are
  * worked in; two more registers besides. */
-/* A kept leaf's read of the page word at off into dst (or, given a
- * reading, its register g: struct meter). */
-static void put_kept_read(struct code *c, const struct pmode *m, unsigned dst, int off, unsigned g)
-{
-    if (m->mt.given)
-        put(c, opr(OP_INTL, F_BIS, R_ZERO, g, dst));
-    else
-        put(c, mem(OP_LDQ, dst, m->W, off));
-}
-
 static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     _Static_assert(PATH_METERED_SIZE == 8 * KEPT_SCALE, "s8addq of the scaled number is the slot's offset");
@@ -3732,7 +3732,8 @@ static bool loop_may_hold(const struct calc_insn *in)
  * acting, no call, PAL call, indirect jump or halt, entered only at h; a
  * register v is written in L once, by v += +-2^j; a register K of no
  * caller's, not named in L and dead on every edge into h from outside,
- * is left (metered, note 17: five such, or four in a kept leaf).  An exit falling out beside a branch that stays in L moves to
+ * is left (metered, note 17: the page's too, and four more or borrowed
+ * ones).  An exit falling out beside a branch that stays in L moves to
  * its target X's first instruction (X: two instructions or more, the
  * first an ordinary one; every way into X from outside L sets K to
  * count none).  True when taken (m->nk grown). */
@@ -3993,8 +3994,9 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
 
 /* Loops counted in registers: each loop (innermost first) by its
  * induction variable when it has one (path-region.h note 10, any
- * procedure with a path register; metered, note 17, only so), else in a register of its own (note
- * 9, a procedure whose path register is a saved one): for each header
+ * procedure with a path register; metered, note 17, only so), else in
+ * a register of its own (note 9, a procedure whose path register is a
+ * saved one, counts only): for each header
  * h, its loop L (the blocks that reach a backedge into h without passing
  * h), taken when L has no call, no PAL call and no entry but h's; then each backedge into h whose source's number, on the
  * paths from h's reset through L, is one (kv) gets a register K of its
