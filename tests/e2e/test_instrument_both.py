@@ -293,7 +293,7 @@ def test_paths_per_context_on_two_cores_equal_the_truth():
     d = tmpdir()
     try:
         _, inst = _instrument(d, "parallel")
-        db, oracle = _record(d, inst, ["2"], cores=2)
+        db, oracle = _record(d, inst, ["2"], cores=2, deterministic=True)
         _exact(db, oracle, "parallel on 2 cores", 100000)
     finally:
         cleanup(d)
