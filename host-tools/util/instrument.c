@@ -2767,6 +2767,18 @@ static void put_metered_leaf_count(struct code *c, struct pmode *m, int64_t add,
     tregs_restore(c, &t);
 }
 
+/* A = R + 8 x the depth: the activation's register stack slot (its
+ * start's, with PATH_STACK3/4_OFFSET); to none at depth 0, to sink on the
+ * sink (B scratch). */
+static void put_depth_slot(struct code *c, const struct tregs *t, struct fixup *none, struct fixup *sink)
+{
+    put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
+    *none = put_fwd(c, OP_BEQ, t->A);
+    put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));
+    *sink = put_fwd(c, OP_BNE, t->B);
+    put(c, opr(OP_INTA, F_S8ADDQ, t->A, t->R, t->A));
+}
+
 /* With metrics, a callee-saved mode's backedge: the activation's start
  * slot is its depth's; none (depth 0, or the sink): counted unmetered.
  * Four registers besides the region (millicode keeps every register live,
@@ -2791,11 +2803,8 @@ static void put_metered_saved_backedge(struct code *c, struct pmode *m, int64_t 
     if (both.on)
         u.A = spare;
     put_meter_read(c, &m->mt, &t);
-    put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
-    struct fixup none = put_fwd(c, OP_BEQ, t.A);
-    put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
-    struct fixup sink = put_fwd(c, OP_BNE, t.B);
-    put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
+    struct fixup none, sink;
+    put_depth_slot(c, &t, &none, &sink);
     put_meter_end(c, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET, true);
     put_reg_count(c, m, &u, add, true, true);
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
@@ -3287,17 +3296,14 @@ static void put_iv_meter_flush(struct code *c, struct pmode *m, unsigned k, uint
         put_region(c, t.R);
     int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * ((int64_t)m->base + m->kidx[k]);
     unsigned at = put_slot_base(c, t.B, t.R, &off);
-    put(c, opr(OP_INTA, F_SUBQ, v->last_c, v->first_c, v->last_c));
-    put(c, opr(OP_INTA, F_SUBQ, v->last_e, v->first_e, v->last_e));
     put(c, mem(OP_LDQ, t.C, at, (int)off));
     put(c, opr(OP_INTA, F_ADDQ, t.C, m->K[k], t.C));
     put(c, mem(OP_STQ, t.C, at, (int)off));
-    put(c, mem(OP_LDQ, t.C, at, (int)off + 8));
-    put(c, opr(OP_INTA, F_ADDQ, t.C, v->last_c, t.C));
-    put(c, mem(OP_STQ, t.C, at, (int)off + 8));
-    put(c, mem(OP_LDQ, t.C, at, (int)off + 16));
-    put(c, opr(OP_INTA, F_ADDQ, t.C, v->last_e, t.C));
-    put(c, mem(OP_STQ, t.C, at, (int)off + 16));
+    put(c, opr(OP_INTA, F_SUBQ, v->last_c, v->first_c, v->last_c));
+    put(c, opr(OP_INTA, F_SUBQ, v->last_e, v->first_e, v->last_e));
+    t.D = v->last_c;
+    t.E = v->last_e;
+    put_meter_add(c, &t, at, (int)off);
     tregs_restore(c, &t);
 }
 
@@ -3324,11 +3330,8 @@ static void put_iv_meter_restart(struct code *c, struct pmode *m, unsigned k, ui
         put_meter_start(c, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
     } else {
         /* the depth's slot; none (depth 0, the sink): its path counts unmetered */
-        put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
-        struct fixup none = put_fwd(c, OP_BEQ, t.A);
-        put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
-        struct fixup sink = put_fwd(c, OP_BNE, t.B);
-        put(c, opr(OP_INTA, F_S8ADDQ, t.A, t.R, t.A));
+        struct fixup none, sink;
+        put_depth_slot(c, &t, &none, &sink);
         put_meter_start(c, &t, t.A, PATH_STACK3_OFFSET, PATH_STACK4_OFFSET);
         land(c, none);
         land(c, sink);
@@ -3938,9 +3941,6 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
         vm->last_e = rd[1];
         vm->first_c = rd[2];
         vm->first_e = rd[3];
-        for (unsigned i = 0; i < 4; i++)
-            *used |= 1u << rd[i];
-        *used |= bit(vm->page);
     }
     m->niv++;
     m->K[k] = K;

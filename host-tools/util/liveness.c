@@ -100,20 +100,15 @@ static void insn_regs(const struct calc_insn *in, uint32_t *use, uint32_t *def)
     enum calc_flow f = calc_flow_of(w, in->s.cls);
     if (f == FLOW_CALL) {
         unsigned ra = alpha_ra(w);
-        if (ra == 26) {
-            *use = LIVE_ARGS | BIT(27) | BIT(29) | BIT(30);
-            if (alpha_opcode(w) == 0x1a)
-                *use |= BIT(alpha_rb(w));
-            *def = BIT(26);
-        } else if (ra == 23) {
-            *use = BIT(24) | BIT(25) | BIT(29) | BIT(30);
-            if (alpha_opcode(w) == 0x1a)
-                *use |= BIT(alpha_rb(w));
-            *def = BIT(23);
-        } else {
+        *def = BIT(ra);
+        if (ra != 26 && ra != 23) {
             *use = LIVE_ALL;
-            *def = BIT(ra);
+            return;
         }
+        /* a standard call's arguments and pv, or millicode's t10 and t11 */
+        *use = (ra == 26 ? LIVE_ARGS | BIT(27) : BIT(24) | BIT(25)) | BIT(29) | BIT(30);
+        if (alpha_opcode(w) == 0x1a)
+            *use |= BIT(alpha_rb(w));
         return;
     }
     liveness_regs(w, use, def);
