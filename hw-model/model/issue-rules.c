@@ -231,7 +231,8 @@ uint64_t inorder_issue(struct inorder_issue *st, const struct model_params *p, c
         w = st->used == PIPE_ALL && st->n == 1 ? ISSUE_SERIAL : ISSUE_ORDER;
     }
     unsigned pipes = inorder_pipes(s);
-    uint64_t block = (s->pc >> 2) / p->width;
+    uint64_t slot = s->pc >> 2;     /* (a 64-bit divide was 9 % of the model's step) */
+    uint64_t block = (p->width & (p->width - 1)) ? slot / p->width : slot >> __builtin_ctz(p->width);
     if (st->n && t == st->cycle) {
         /* joins the last group, if slotting and the pipes allow */
         bool slot_ok = st->n < p->width && block == st->block && !st->after_taken && !serial;
