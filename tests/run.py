@@ -263,18 +263,27 @@ def main():
         return 0
 
     results = Results()
+    started = time.monotonic()
     if not units and matches("unit", a.k):
         results.report(False, "unit", 0.0,
                        "no unit test binaries under %s/tests/unit: run make tests-build" % build)
     for label, path in units:
         run_unit(label, path, a.k, results)
 
+    units_done = time.monotonic()
+    summed = 0.0
     with concurrent.futures.ThreadPoolExecutor(max_workers=E2E_JOBS) as pool:
         futures = [pool.submit(run_fuzz_one, label, p, build) for label, p in fuzzers]
         futures += [pool.submit(run_e2e_one, t, build) for t in e2e]
         for fut in futures:     # report in a stable order
             name, ok, secs, out = fut.result()
+            summed += secs
             results.report(ok, name, secs, out)
+
+    # (what the 30-minute budget of make test is spent on)
+    done = time.monotonic()
+    print("time: unit tests %.0f s; fuzz and e2e %.0f s on %d slots, %.0f s summed" %
+          (units_done - started, done - units_done, E2E_JOBS, summed), flush=True)
 
     print("%d passed, %d failed" % (results.passed, results.failed), flush=True)
     return 0 if results.failed == 0 and results.passed > 0 else 1

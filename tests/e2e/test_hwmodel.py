@@ -165,7 +165,7 @@ def test_oracle_snapshots_give_the_truth_of_the_profiled_interval():
     # difference, so boot and the final flush no longer count as error.
     d = tmpdir()
     try:
-        db, oracle, r = record(d, "qsort", "--events", "cycles:1000-1100")
+        db, oracle, r = record(d, "drystone", "--events", "cycles:1000-1100")     # (any workload; a short one)
         totals = {}
         for name, path in (("run", oracle), ("start", oracle + ".1"), ("stop", oracle + ".2")):
             t = alphaprof(["check", "--oracle", path, "--totals", "--json"])
@@ -205,7 +205,7 @@ def test_deterministic_runs_repeat_the_profiled_interval_exactly():
     # serial link, waits on the host reading it and may differ a little.)
     d = tmpdir()
     try:
-        for image, cores, events in (("qsort", 1, "cycles:1000-1100,retired:1000-1100,loads:1000-1100"),
+        for image, cores, events in (("drystone", 1, "cycles:1000-1100,retired:1000-1100,loads:1000-1100"),
                                      ("parallel", 4, "cycles:2000-2200")):
             runs = []
             for n in (1, 2):
@@ -219,7 +219,7 @@ def test_deterministic_runs_repeat_the_profiled_interval_exactly():
                 runs.append((snaps, samples))
             (snaps, samples), (snaps2, samples2) = runs
             if cores == 1:
-                check(snaps[1]["cores"][0]["interrupts"] > 10,
+                check(snaps[1]["cores"][0]["interrupts"] >= 5,      # (drystone: 8 rings full)
                       "interrupts delivered the records: %s" % snaps[1]["cores"])
             check(snaps == snaps2, "%s on %d cores: the snapshots repeat exactly:\n%s\n%s"
                   % (image, cores, snaps, snaps2))
