@@ -2510,6 +2510,7 @@ struct pmode {
      * from outside the loop, which set K so that no iteration counts;
      * sink[] the exits moved to their target block's first instruction */
     unsigned ivr[8], ivsh[8];
+    bool ivl[8];                /* a longword increment (addl, subl): n is taken mod 2^32 */
     int64_t ivstep[8];
     uint32_t kbe[8];
     uint8_t *kskip, *kneut, *kib, *kxib;
@@ -2549,6 +2550,19 @@ static uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 
 static unsigned put_slot_base(struct code *c, unsigned dst, unsigned src, int64_t *off);
 static int fslot(const struct pmode *m, int k);
+
+/* A procedure's loops in the statistics instrument prints. */
+static void count_loops(struct instrument_path_stats *st, const struct pmode *m)
+{
+    st->loop_regs += m->nk - m->niv;
+    st->iv_loops += m->niv;
+    for (unsigned k = 0; k < m->nk; k++)
+        if (m->km[k].page != R_ZERO) {
+            st->metered_iv_loops++;
+            st->borrowing_loops += m->km[k].nheld > 0;
+            st->borrowed_regs += m->km[k].nheld;
+        }
+}
 
 static uint32_t kmask(const struct pmode *m)
 {
@@ -2859,7 +2873,8 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
         put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
         put_ctx_base(c, m->Y, m->Y, m->P, t.R, m->base, 0, true, m->bad);
         tregs_restore(c, &t);
-        put_setk(c, m->P, KEPT_SCALE * add, m->bad);
+        if (!m->known)
+            put_setk(c, m->P, KEPT_SCALE * add, m->bad);
         return;
     }
     put_region(c, x);
@@ -2908,7 +2923,11 @@ static void put_kept_count(struct code *c, struct pmode *m, int64_t add, uint32_
     int64_t off = both.on ? 0 : PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base;    /* --both: Y's */
     unsigned at;
     struct fixup to_bad = {0};
-    if (m->known) {
+    if (m->known && both.on) {
+        /* --both: the known number's slot from the activation's base */
+        off += PATH_METERED_SIZE * (m->entry_add + add);
+        at = put_slot_base(c, base, m->Y, &off);
+    } else if (m->known) {
         /* from W, one ldah reaches the slot; no magic: the loader set it (path-region.h note 5) */
         int64_t from_page = CCT_PHYS - PMU_WINDOW_PHYS;
         off += from_page + PATH_METERED_SIZE * (m->entry_add + add);
@@ -3292,9 +3311,10 @@ static void put_iv_meter_flush(struct code *c, struct pmode *m, unsigned k, uint
     struct tregs t;
     tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | bit(m->S) | bit(m->T) | bit(m->W) | kmask(m), 4, m->Y);
     tregs_save(c, &t);
-    if (m->Y == R_ZERO)         /* metered: Y keeps the region */
+    if (m->Y == R_ZERO)         /* metered: Y keeps the region (--both: the activation's slots' base) */
         put_region(c, t.R);
-    int64_t off = PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * ((int64_t)m->base + m->kidx[k]);
+    int64_t off = (both.on ? 0 : PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * (int64_t)m->base) +
+                  PATH_METERED_SIZE * m->kidx[k];
     unsigned at = put_slot_base(c, t.B, t.R, &off);
     put(c, mem(OP_LDQ, t.C, at, (int)off));
     put(c, opr(OP_INTA, F_ADDQ, t.C, m->K[k], t.C));
@@ -3357,6 +3377,8 @@ static void put_iv_fixup(struct code *c, struct pmode *m, unsigned k, bool ib, u
         put(c, mem(OP_LDA, K, K, (int)-m->ivstep[k]));
     if (m->ivstep[k] < 0)
         put(c, opr(OP_INTA, F_SUBQ, R_ZERO, K, K));
+    if (m->ivl[k])          /* (the longword's wraps: mod 2^32) */
+        put(c, opl(OP_INTS, F_ZAPNOT, K, 0x0f, K));
     if (m->ivsh[k])
         put(c, opl(OP_INTS, F_SRA, K, m->ivsh[k], K));
     struct fixup none = put_fwd(c, OP_BEQ, K);
@@ -3826,16 +3848,19 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     unsigned iv = R_ZERO, sh = 0;
     int64_t step = 0;
     int32_t ipos = -1;
+    bool longword = false;
     for (uint32_t v = 0; v < nb && ok && iv == R_ZERO; v++) {
         const struct calc_block *x = &cfg->blocks[v];
         for (uint32_t i = x->first; in[v] && i < x->first + x->n && iv == R_ZERO; i++) {
             uint32_t w = cfg->insns[i].s.word, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
             int64_t d = 0;
+            unsigned fn = (w >> 5) & 0x7f;
+            bool lw = w >> 26 == OP_INTA && (fn == F_ADDL || fn == F_SUBL);
             if (w >> 26 == OP_LDA && ra == rb)
                 d = (int16_t)(w & 0xffff);
             else if (w >> 26 == OP_INTA && (w & 1u << 12) && (w & 31) == ra &&
-                     (((w >> 5) & 0x7f) == F_ADDQ || ((w >> 5) & 0x7f) == F_SUBQ))
-                d = ((w >> 5) & 0x7f) == F_ADDQ ? (int64_t)((w >> 13) & 0xff) : -(int64_t)((w >> 13) & 0xff);
+                     (fn == F_ADDQ || fn == F_SUBQ || lw))
+                d = fn == F_ADDQ || fn == F_ADDL ? (int64_t)((w >> 13) & 0xff) : -(int64_t)((w >> 13) & 0xff);
             else
                 continue;
             uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
@@ -3845,6 +3870,7 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
             step = d;
             sh = (unsigned)__builtin_ctzll(a);
             ipos = pos[v];
+            longword = lw;
         }
     }
     ok &= iv != R_ZERO;
@@ -3918,7 +3944,8 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
             continue;
         if (dead_on_entry & 1u << x)
             dead[ndead++] = x;
-        else if (m->mt.on && nlive < PATH_LOOP_HELD && (!m->kept || m->Y != R_ZERO))   /* (the region) */
+        else if (m->mt.on && nlive < PATH_LOOP_HELD && (!m->kept || m->Y != R_ZERO) && !both.on)   /* (the region;
+                                                                        --both: Y is the slots' base) */
             live_[nlive++] = x;
     }
     if (!ok || ndead < own || ndead + nlive < need || m->nsink == sizeof m->sink / sizeof *m->sink) {
@@ -3946,6 +3973,7 @@ static bool try_iv_loop(const struct calc_proc *cfg, const struct bl_proc *bl, c
     m->K[k] = K;
     m->ivr[k] = iv;
     m->ivsh[k] = sh;
+    m->ivl[k] = longword;
     m->ivstep[k] = step;
     m->kbe[k] = (uint32_t)backedge;
     m->kv[k] = bl->action[backedge].reset;
@@ -4421,8 +4449,8 @@ static void choose_mode(const struct calc_proc *cfg, const struct bl_proc *bl, c
                 spare[nspare++] = scratch_order[i];
         if (m->mt.on && nspare >= (known && !both.on ? 3u : 5u)) {     /* (cct-region.h notes 16, 17) */
             unsigned k = 0;
-            known &= !both.on;  /* --both: Y is the activation's slots' base, P the number */
-            if (!known) {
+            if (!known || both.on) {    /* --both: Y is the activation's slots' base, P the number
+                                         * (known: the entry's scratch, its exits add to Y alone) */
                 m->P = spare[k++];
                 m->Y = spare[k++];
             }
@@ -4986,14 +5014,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             st->leaf_procs += m.leaf;
             st->constant_procs += m.constant;
             st->saved_procs += m.saved;
-            st->loop_regs += m.nk - m.niv;
-            st->iv_loops += m.niv;
-            for (unsigned k = 0; k < m.nk; k++)
-                if (m.km[k].page != R_ZERO) {
-                    st->metered_iv_loops++;
-                    st->borrowing_loops += m.km[k].nheld > 0;
-                    st->borrowed_regs += m.km[k].nheld;
-                }
+            count_loops(st, &m);
             hashing.on = hashed;
             hashing.id = tp->base;
             paths_emit(&po, &cfg, &bl, E, &m, live);
@@ -5249,8 +5270,12 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         ps->saved_procs += m.saved;
         hold_plan(&cfg, &bl, live, &m);
         ps->held_procs += m.nhold > 0;
-        if (m.cb)               /* loops in registers count at Y (path-region.h notes 9, 10) */
+        /* loops in registers count at Y (path-region.h notes 9, 10); a
+         * metered kept leaf's by an induction variable meter at their
+         * ways out (note 17) */
+        if (m.cb || (m.mt.on && m.kept && !m.constant && !hashed))
             choose_loop_regs(&cfg, &bl, live, E, &m);
+        count_loops(ps, &m);
         hashing.on = hashed;
         hashing.id = m.base;
         paths_emit(&po, &cfg, &bl, E, &m, live);

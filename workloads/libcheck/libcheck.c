@@ -201,6 +201,16 @@ static long __attribute__((noinline)) iv_pointers(const volatile long *p, const 
     return s;
 }
 
+/* A longword counter (an int: GCC's subl, written once) counting down
+ * through 0: note 10 takes its difference mod 2^32. */
+static long __attribute__((noinline)) iv_int_across_zero(int from, int n)
+{
+    long s = 0;
+    for (int i = from; i > from - n; i--)
+        s += loop_data[i & 63];
+    return s;
+}
+
 static void check_iv_loops(void)
 {
     for (int i = 0; i < 64; i++)
@@ -224,6 +234,13 @@ static void check_iv_loops(void)
     }
     EXPECT(a == wa && b == wb && c == wc, "loops counted by their increment: %ld %ld %ld, expected %ld %ld %ld",
            a, b, c, wa, wb, wc);
+    long d = 0, wd = 0;
+    for (int n = 0; n < 40; n += 13)
+        d += iv_int_across_zero(5, n);
+    for (int n = 0; n < 40; n += 13)
+        for (int k = 0; k < n; k++)
+            wd += (5 - k) & 63;
+    EXPECT(d == wd, "an int counter down through 0: %ld, expected %ld", d, wd);
 }
 
 static void check_loop_exits(void)
