@@ -28,8 +28,8 @@
  *     `prefix`, kept for the cycles [pf_lo, pf_hi] (fewer than CONC_RING
  *     of them, prefix[c] the issues of [pf_lo, c)): issues land at or
  *     after the final cycles and ranges end before them, so the sums are
- *     extended forward a cycle at a time, each cycle once (a Fenwick tree
- *     cost 25 % of the model's run).  A slot that changes inside the
+ *     extended forward a cycle at a time, each cycle once (the Fenwick
+ *     tree before them was about a fifth of a counters run, perf).  A slot that changes inside the
  *     window cuts the window there: from above (pf_hi) if a range may
  *     still reach it, from below (pf_lo) if it is older than any range
  *     can start (note 3's oldest kept cycle, which only grows).  The
@@ -54,7 +54,7 @@ struct concurrency {
     uint32_t slot[CONC_RING];           /* issues per cycle slot */
     uint32_t prefix[CONC_RING];         /* running sums of the slots (note 5), by cycle slot */
     uint64_t pf_lo, pf_hi;              /* prefix holds cycles [pf_lo, pf_hi] */
-    uint64_t issue_cycle[CONC_ISSUES];  /* FIFO of the issues in the tree */
+    uint64_t issue_cycle[CONC_ISSUES];  /* FIFO of the issues in the ring */
     uint64_t ihead, itail;
     struct conc_wait wait[CONC_WAIT];
     uint64_t head, tail;                /* FIFO of waiting ranges */

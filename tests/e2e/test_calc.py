@@ -139,9 +139,12 @@ def test_a_mispredicts_penalty_is_the_branchs_and_the_refill_the_targets():
     # branches' cause agreement at 0.87
     d = tmpdir()
     try:
-        # (3 rounds: some 3400 cycle samples, agreement 0.94; 8 rounds gave
-        # 0.97 in 2.6 times the time; the bench's 10 rounds are its number)
-        db, oracle = record(d, "br", "branches", events="cycles,dmiss,l2miss,branchmp", args=["3"])
+        # (8 rounds: some 9000 cycle samples, as the bench's 10.  Fewer
+        # move the agreement with the build's layout and the cold start:
+        # on one build 3 / 5 / 8 rounds gave 0.894 / 0.920 / 0.937, and 3
+        # rounds 0.943 on the build before a firmware header's comments
+        # changed, and the monitor's build-id with them, 2026-11-30)
+        db, oracle = record(d, "br", "branches", events="cycles,dmiss,l2miss,branchmp", args=["8"])
         j = json.loads(alphaprof(["check", "--calc", "--db", db, "--oracle", oracle, "--json"]).out)
         check(j["cause_agreement"] > 0.9 and j["unexplained_share"] < 0.05,
               "branches' stall cycles mostly with the oracle's cause: %s" % j, j)
@@ -206,7 +209,7 @@ def test_calc_takes_the_core_from_the_board_record_stored_with_the_profile():
 def test_calc_without_cycle_samples_is_refused_clearly():
     d = tmpdir()
     try:
-        db, oracle = record(d, "dm", "chase", events="dmiss")
+        db, oracle = record(d, "dm", "drystone", events="dmiss")     # (any workload; a short one)
         r = alphaprof(["calc", "--db", db])
         check(r.status == 1 and "no cycles samples" in r.err and len(r.err.strip().splitlines()) <= 2,
               "one line naming the problem and the fix", r)
