@@ -91,9 +91,10 @@ def test_diff_and_stats_on_recorded_profiles():
         cleanup(d)
 
 
-def other_build(src, dst, name="chase"):
+def other_build(src, dst):
     """A copy of an image with another build-id (one bit of its GNU
     build-id note flipped), sealed again under the same name."""
+    name = os.path.basename(src)[:-len(".elf")]
     shutil.copy(src, dst)
     _, off, _ = elf_sections(dst)[".note.gnu.build-id"]
     flip_byte(dst, off + 16)                     # past the note header: the id itself
@@ -110,7 +111,7 @@ def test_check_and_diff_refuse_truth_of_another_run_or_build():
         image = os.path.join(d, "drystone.elf")     # (any image; a short one)
         shutil.copy(require(build_path("workloads", "drystone.elf")), image)
         os.makedirs(os.path.join(d, "rebuilt"))
-        rebuilt = other_build(image, os.path.join(d, "rebuilt", "drystone.elf"), "drystone")
+        rebuilt = other_build(image, os.path.join(d, "rebuilt", "drystone.elf"))
         record(a_db, image, "--events", "cycles:20000-24000", "--oracle", o1)
         record(b_db, rebuilt, "--events", "cycles:20000-24000", "--oracle", o2)
 
@@ -159,7 +160,7 @@ def test_profileme_commands_name_a_rebuilt_elf_and_report_points_a_profileme_onl
         image = os.path.join(d, "drystone.elf")     # (any image; a short one)
         shutil.copy(require(build_path("workloads", "drystone.elf")), image)
         os.makedirs(os.path.join(d, "rebuilt"))
-        rebuilt = other_build(image, os.path.join(d, "rebuilt", "drystone.elf"), "drystone")
+        rebuilt = other_build(image, os.path.join(d, "rebuilt", "drystone.elf"))
         oracle = os.path.join(d, "p.oracle")
         record(db, image, "--board", "clipper-pm", "--profileme", "--paired", "--oracle", oracle)
         ok = alphaprof(["pme", "--db", db])
