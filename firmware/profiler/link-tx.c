@@ -51,7 +51,12 @@
  *     a gap frame lost again under heavy damage waited up to 4 s a try
  *     and the 6e-3 test's run ended as a cut link.)  A LINK_ACK that only
  *     moves `stored` leaves it: on a slow host that acknowledges late,
- *     resetting it sent 35-86 frames again in a short undamaged run.
+ *     resetting it sent 35-86 frames again in a short undamaged run.  A
+ *     LINK_ACK that finds `expected` lost starts the retransmit time over
+ *     too: the copy it queues is the one to time, and a clock still
+ *     running from before the loss (a host that showed the gap late) fired
+ *     at once and counted the one loss twice, so the frame went in pieces
+ *     (note 9) where one whole copy was due.
  *  5. Freed frames are read once more: the samples each core's stored
  *     frames carried, and its last stored FLUSH, make the base FLUSH frames
  *     of the next session (takeover): what an earlier host stored is
@@ -563,8 +568,10 @@ void link_tx_ack(const struct lk_link_ack *a)
         if (a->flags & LK_LACK_RESEND)
             lost = link_resend_go_back(&tx.rs);
     }
-    if (lost & 1)
+    if (lost & 1) {
         lost_again(tx.host_pos);
+        tx.progress_ns = clock_ns();    /* its copy goes now: a clock of its own (note 4) */
+    }
     if (a->sack || (a->flags & LK_LACK_RESEND))
         tx.rto_ns = tx.rto_min_ns;      /* a gap, not a slow host: note 4 */
     adapt_frames(lost || (a->flags & LK_LACK_RESEND));
