@@ -348,7 +348,7 @@
  *     so `check --paths` compares each (context, path)'s metrics
  *     (context_path_metric_error) over the same windows as
  *     path_metric_error's, whose offsets it inherits.
- * 17. The activation's counters' base (util/instrument.c put_ctx_base,
+ * 17. The activation's counters' base (util/instrument-count.c put_ctx_base,
  *     path-region.h note 13).  Note 12's count first loaded the current
  *     record (a leaf's leaf_rec), tested its flags and counted in it or
  *     context-free: about ten instructions and a taken branch a path more

@@ -2,7 +2,7 @@
  * The Ball-Larus path region: the one definition of the per-core RAM an
  * image instrumented with `alphaprof instrument --paths` counts its paths
  * in.  Written by the generated edge trampolines (host-tools/util/
- * instrument.c), read by the monitor (firmware/profiler/cct-drain.c)
+ * instrument-*.c), read by the monitor (firmware/profiler/cct-drain.c)
  * after the run, cleared by the loader before one.  It is the same per-core
  * region as the calling context tree's (cct-region.h note 1: found from sp,
  * CCT_PHYS + core * CCT_PER_CORE); an image is instrumented for one or the
@@ -17,7 +17,7 @@
  *     are listed in the image's path table with no counters (the host
  *     reports them, never guesses).
  *  2. Path register r, per procedure where it costs least (util/
- *     instrument.c, struct pmode; registers from util/liveness.h):
+ *     instrument-emit.h, struct pmode; registers from util/liveness.h):
  *     - none: no increment inside and no backedge, so every exit's number
  *       is known when instrumenting; only the exits count (no entry code);
  *     - a leaf (no calls, no PAL calls, only standard returns): a
@@ -51,7 +51,7 @@
  *     are on it.  Memory registers on the sink are counted in `lost_paths`,
  *     not in a counter; callee-saved ones count their own paths, but only
  *     the outermost's caller gets its register back (kept in the sink
- *     slot): a deeper one's caller gets PATH_POISON (instrument.c), which
+ *     slot): a deeper one's caller gets PATH_POISON (instrument-emit.h), which
  *     no numbering reaches, so its paths count as `lost_paths` until a
  *     backedge resets it.  An exit with no activation (depth 0: entered
  *     other than by its entry) counts `unmatched_exits`.  A path number out
@@ -153,7 +153,7 @@
  *       monitor sends no region whose counters and loss counts are all 0.
  *     - known numbers: forward over the CFG from ENTRY's r = add and each
  *       backedge's r = reset, moved by the adds, a block's r is known
- *       where every way in brings the same number (util/instrument.c,
+ *       where every way in brings the same number (util/instrument-plan.c,
  *       known_numbers); an exit or backedge from such a block counts its
  *       path at a constant slot (from the counters' register, or the
  *       region found from sp) with no P and no range check.
@@ -167,7 +167,7 @@
  *     a count and two taken branches each, two fetch groups at least):
  *     README, bench_path_counts.
  *  9. Loops counted in registers (counts only, a procedure whose path
- *     register P is a callee-saved register; util/instrument.c,
+ *     register P is a callee-saved register; util/instrument-plan.c,
  *     choose_loop_regs; a leaf's count through Y is as cheap as the test
  *     below and its entry and exit trampolines, measured: matmul 71 ->
  *     95 % and drystone 73.5 -> 75 % with leaves in, so leaves keep it).  A loop (a header h and the blocks
@@ -202,7 +202,7 @@
  *     note 10 takes is not also counted here; leaves and memory-mode
  *     procedures take only note 10's.
  * 10. Loops counted by an induction variable (counts only, every mode
- *     with a path register; util/instrument.c, try_iv_loop; tried first,
+ *     with a path register; util/instrument-plan.c, try_iv_loop; tried first,
  *     innermost first).  A loop L (note 9's) that is a chain h -> ... -> t
  *     with one backedge t -> h, every other edge inside it acting none
  *     (so P is the same number all through L), with no call, PAL call,
@@ -242,8 +242,8 @@
  *     2.6 %, copy 35 -> 5.2 %, compress 111 -> 35 %, drystone 73.5 ->
  *     38.6 %; what is left there is procedures' entries and exits).
  * 11. Frame mode (counts only: --paths or --both without --metrics;
- *     util/instrument.c, frame_plan, put_frame_entry and put_frame_exit,
- *     put_fmem_action).  A procedure with calls (not a leaf, not constant,
+ *     util/instrument-plan.c, frame_plan; instrument-pmode.c,
+ *     put_frame_entry, put_frame_exit and put_fmem_action).  A procedure with calls (not a leaf, not constant,
  *     calling no function that returns twice) whose own stack frame can
  *     grow keeps its register stack slot in that frame instead: frame_plan
  *     accepts it when sp is written only by `lda sp, -N(sp)` (the frame
@@ -325,7 +325,7 @@
  *     only a kept leaf (note 5: with P and Y, five registers) does the
  *     same, Y its metered slots' base and no region kept; the others
  *     count as cct-region.h note 12 says.
- * 14. Hashed counting (counts only; util/instrument.c, put_hash_count).  A
+ * 14. Hashed counting (counts only; util/instrument-count.c, put_hash_count).  A
  *     procedure whose numbering has more than BL_MAX_PATHS paths (ball-
  *     larus.h note 6, BL_TOO_MANY: newlib's _dtoa_r, 1.3e13, and qsort,
  *     5e7; manypaths' decide, 2^26) cannot have a counter per path;
@@ -378,7 +378,7 @@
  *     table's keys as PATH_HASH frames.  Without a table (no hashed path
  *     claimed a slot on the core) hash_slots is 0, as the loader left it.
  * 15. Hashed counting per calling context (`instrument --both`, counts
- *     only; util/instrument.c put_hash_key_count).  --both counts a
+ *     only; util/instrument-count.c put_hash_key_count).  --both counts a
  *     procedure with too many paths for an array (note 14) in the hash
  *     table of its core's --both path region (cct-region.h note 11), a
  *     key carrying the context the path ran in: PATH_HASH_CTX_KEY(ctx, id,
@@ -432,7 +432,7 @@
  *     without as PATH_HASH (note 14's ordinal and number), so the host
  *     stores them per context in cct_path_counts and context-free in
  *     path_counts as --paths' (link protocol and schema unchanged).
- * 16. Held registers (counts only, --paths and --both; util/instrument.c,
+ * 16. Held registers (counts only, --paths and --both; util/instrument-plan.c,
  *     hold_plan).  Millicode (newlib's division, `udivmod`, called with
  *     `bsr $23`) keeps every register for its caller, so no register is
  *     dead where its trampolines run and each one kept its scratch below
@@ -453,8 +453,8 @@
  *     qsort --paths 70.6 -> 68.7 %.
  * 17. Metered loops by an induction variable (--paths --metrics, and
  *     --both --metrics in a kept leaf, whose Y is then its activation's
- *     slots' base and so keeps no borrowed registers; util/instrument.c,
- *     try_iv_loop, put_iv_fixup).  Note 10's loops,
+ *     slots' base and so keeps no borrowed registers; util/instrument-plan.c,
+ *     try_iv_loop; instrument-pmode.c, put_iv_fixup).  Note 10's loops,
  *     metered: every iteration is the same path (P + add at the first
  *     backedge, then reset + add, the iteration path kidx), so what a run
  *     of them costs is the last backedge's reading less the first's, and
