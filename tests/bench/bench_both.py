@@ -54,6 +54,7 @@ def run(build):
                "--metrics: path_metric_error cycles"])
     d = tempfile.mkdtemp(prefix="bench-both-")
     worst, worst_m, all_exact, worst_err = 0.0, 0.0, True, 0.0
+    overs_m = []
     try:
         for name, args in WORKLOADS:
             orig = require(build_path("workloads", name + ".elf"))
@@ -67,6 +68,7 @@ def run(build):
             jm = check("--paths", dbm, om)
             over = [100.0 * (c - c0) / c0 for c in (cp, cc, cb, cm)]
             worst, worst_m = max(worst, over[2]), max(worst_m, over[3])
+            overs_m.append(over[3])
             all_exact &= jp["path_count_error"] == 0 and jp["context_path_error"] == 0 and jc["cct_count_error"] == 0
             all_exact &= jm["path_count_error"] == 0 and jm["context_path_error"] == 0
             cme = jm["context_path_metric_error"]
@@ -85,6 +87,10 @@ def run(build):
     t.target("largest overhead, --both counts, modelled cycles", "%.0f %%" % worst, "(none for counts)", True)
     t.target("largest overhead, --both --metrics, modelled cycles", "%.0f %%" % worst_m, "<= 60 %",
              worst_m <= 60.0)
+    # the seed's overheads are means over SPEC95's programs: the same measure here
+    mean_m = sum(overs_m) / len(overs_m)
+    t.target("mean overhead, --both --metrics, modelled cycles (the seed's Context and HW: 60 %, Context and Flow: "
+             "70 %, on average)", "%.1f %%" % mean_m, "<= 60 %", mean_m <= 60.0)
     t.notes = ("--both (firmware/abi/cct-region.h notes 10-17) is --cct's counting trampolines (a leaf's call also k"
                "eeps the leaf's record in the core's leaf_rec) and --paths' counting trampolines, each activation fi"
                "nding its counters' base once at its procedure's entry (its call record's counters when the record c"

@@ -73,6 +73,7 @@ def run(build):
                "bias per call, cycles / retired"])
     d = tempfile.mkdtemp(prefix="bench-cct-")
     worst, worst_m, all_exact = 0.0, 0.0, True
+    overs, overs_m = [], []
     try:
         for name, args in WORKLOADS:
             orig = require(build_path("workloads", name + ".elf"))
@@ -82,6 +83,8 @@ def run(build):
             c2, jm = measure(d, name, args, c0, True)
             over, over_m = 100.0 * (c1 - c0) / c0, 100.0 * (c2 - c0) / c0
             worst, worst_m = max(worst, over), max(worst_m, over_m)
+            overs.append(over)
+            overs_m.append(over_m)
             all_exact &= j["cct_count_error"] == 0 and jm["cct_count_error"] == 0
             t.add(name, j["calls_oracle"], j["contexts_oracle"], c0, c1, c2, over, over_m,
                   "%d / %d" % (j["cct_count_error"], jm["cct_count_error"]),
@@ -93,6 +96,11 @@ def run(build):
     t.target("largest overhead, counts (--cct), modelled cycles", "%.0f %%" % worst, "<= 40 %", worst <= 40)
     t.target("largest overhead, with metrics (--cct --metrics), modelled cycles", "%.0f %%" % worst_m, "<= 60 %",
              worst_m <= 60)
+    # the seed's overheads are means over SPEC95's programs: the same measure here
+    mean, mean_m = sum(overs) / len(overs), sum(overs_m) / len(overs_m)
+    t.target("mean overhead, counts, modelled cycles", "%.1f %%" % mean, "<= 40 %", mean <= 40)
+    t.target("mean overhead, with metrics (the seed's Context and HW: 60 % on average)", "%.1f %%" % mean_m,
+             "<= 60 %", mean_m <= 60)
     t.notes = ("Counts only (firmware/abi/cct-region.h note 9): a call to a leaf costs the lookup of the slot "
                "for its site in the current record and the slot's count (no shadow frame, no full-stack test on "
                "the fast path) and a return through the trampoline; other calls also push and pop the parent "
