@@ -422,6 +422,9 @@ struct tramp_calls { uint64_t pushed, leaf, leaf_slow, unpushed, counted; };
 extern const unsigned scratch_order[SCRATCH_ORDER_N];
 
 /* instrument.c */
+int read_original(const char *in, struct elf_in *e, struct proc **procs, unsigned *nprocs, int *symtab,
+                  struct ap_err *err);
+uint64_t cct_lookup_entry(const char *in, const struct proc *procs, unsigned nprocs, struct ap_err *err);
 void put_core_state(struct code *c, unsigned r);
 int read_file(const char *path, struct elf_in *e, struct ap_err *err);
 int find_section(const struct elf_in *e, const char *name);

@@ -223,6 +223,46 @@ block_ends:
     m->nk = m->nsink = 0;
 }
 
+/* Frame mode (path-region.h note 11): the instructions that make and
+ * drop the procedure's frame grow it by FRAME_SLOTS in cfg's copy; their
+ * indices are returned (*n of them) to be patched once it is emitted. */
+static uint32_t *grow_frame(struct calc_proc *cfg, const struct pmode *m, size_t *n)
+{
+    uint32_t *at = calc_zalloc(cfg->n + 1, sizeof *at);
+    for (size_t i = 0; i < cfg->n; i++) {
+        uint32_t w = cfg->insns[i].s.word;
+        int64_t d = alpha_disp16(w);
+        if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP && (d == m->fsize || d == -m->fsize)) {
+            cfg->insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * FRAME_SLOTS));
+            at[(*n)++] = (uint32_t)i;
+        }
+    }
+    return at;
+}
+
+/* One planned procedure's trampolines and patches (its frame's grown
+ * instructions among them: grow_frame), and its line in st; frees
+ * frame_at and live.  `before`: the patches made before it. */
+static void emit_counted(struct path_out *po, const struct calc_proc *cfg, const struct bl_proc *bl, uint64_t E,
+                         struct pmode *m, uint32_t *live, bool hashed, uint32_t *frame_at, size_t nframe,
+                         size_t before, struct instrument_path_stats *st)
+{
+    count_loops(st, m);
+    hashing.on = hashed;
+    hashing.id = m->base;
+    paths_emit(po, cfg, bl, E, m, live);
+    hashing.on = hashing.ctx = false;
+    hashing.tmp = R_ZERO;
+    for (size_t k = 0; k < nframe; k++)
+        patch_word(po, before, cfg->insns[frame_at[k]].pc, cfg->insns[frame_at[k]].s.word);
+    free(frame_at);
+    free(live);
+    st->frame_procs += m->frame;
+    st->hashed_procs += hashed;
+    st->procs++;
+    st->patched += po->npatches - before;
+}
+
 /* Ends the segment with the path table, the patches and the trailer
  * (path-region.h); then whether the segment can be written: -1 with err
  * set when a number did not fit (bad), a trampoline is out of a branch's
@@ -307,13 +347,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
     int symtab, rc = -1;
     memset(st, 0, sizeof *st);
 
-    if (read_file(in, &e, err))
-        goto done;
-    if (find_section(&e, INSTRUMENT_SECTION) >= 0) {
-        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
-        goto done;
-    }
-    if (collect_procs(&e, &procs, &nprocs, &symtab, err, in))
+    if (read_original(in, &e, &procs, &nprocs, &symtab, err))
         goto done;
     if (symtab_open(in, &sy, err))
         goto done;
@@ -381,16 +415,7 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
                 m.frame = true;
                 m.fmem = !m.saved;
                 m.addr = m.saved && !has_backedge(&cfg, &bl) && !hashed;     /* (a hashed count needs the number) */
-                frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
-                for (size_t i = 0; i < cfg.n; i++) {
-                    uint32_t w = cfg.insns[i].s.word;
-                    int64_t d = alpha_disp16(w);
-                    if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP &&
-                        (d == m.fsize || d == -m.fsize)) {
-                        cfg.insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * FRAME_SLOTS));
-                        frame_at[nframe++] = (uint32_t)i;
-                    }
-                }
+                frame_at = grow_frame(&cfg, &m, &nframe);
             }
             hold_plan(&cfg, &bl, live, &m);
             st->held_procs += m.nhold > 0;
@@ -409,24 +434,11 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             st->leaf_procs += m.leaf;
             st->constant_procs += m.constant;
             st->saved_procs += m.saved;
-            count_loops(st, &m);
-            hashing.on = hashed;
-            hashing.id = tp->base;
-            paths_emit(&po, &cfg, &bl, E, &m, live);
-            hashing.on = false;
-            hashing.tmp = R_ZERO;
-            for (size_t k = 0; k < nframe; k++)
-                patch_word(&po, before, cfg.insns[frame_at[k]].pc, cfg.insns[frame_at[k]].s.word);
-            free(frame_at);
-            st->frame_procs += m.frame;
-            free(live);
+            emit_counted(&po, &cfg, &bl, E, &m, live, hashed, frame_at, nframe, before, st);
             if (hashed)
                 nhashed++;
             else
                 counters += bl.npaths;
-            st->hashed_procs += hashed;
-            st->procs++;
-            st->patched += po.npatches - before;
         } else if (bl.npaths) {
             st->skipped[why]++;
         }
@@ -503,24 +515,11 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
     memset(st, 0, sizeof *st);
     memset(ps, 0, sizeof *ps);
 
-    if (read_file(in, &e, err))
+    if (read_original(in, &e, &procs, &nprocs, &symtab, err))
         goto done;
-    if (find_section(&e, INSTRUMENT_SECTION) >= 0) {
-        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
+    uint64_t lookup = cct_lookup_entry(in, procs, nprocs, err);
+    if (!lookup)
         goto done;
-    }
-    if (collect_procs(&e, &procs, &nprocs, &symtab, err, in))
-        goto done;
-    uint64_t lookup = 0;
-    for (unsigned i = 0; i < nprocs; i++) {
-        if (!strcmp(procs[i].name, INSTRUMENT_LOOKUP))
-            lookup = procs[i].entry;
-    }
-    if (!lookup) {
-        ap_err_set(err, "%s: no %s: the image was linked without the alphaprof runtime's CCT slow path "
-                   "(workloads/runtime/cct.c); rebuild it with make", in, INSTRUMENT_LOOKUP);
-        goto done;
-    }
     collect_sites(&e, procs, nprocs, &sites, &nsites, &st->skipped_sites);
     for (unsigned i = 1; i < nsites; i++)
         if (sites[i].pc <= sites[i - 1].pc) {
@@ -617,15 +616,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
             m.addr = m.saved && !has_backedge(&cfg, &bl);
             if (m.addr)
                 m.Y = R_ZERO;   /* P is the counter's address */
-            frame_at = calc_zalloc(cfg.n + 1, sizeof *frame_at);
-            for (size_t i = 0; i < cfg.n; i++) {
-                uint32_t w = cfg.insns[i].s.word;
-                int64_t d = alpha_disp16(w);
-                if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP && (d == m.fsize || d == -m.fsize)) {
-                    cfg.insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * FRAME_SLOTS));
-                    frame_at[nframe++] = (uint32_t)i;
-                }
-            }
+            frame_at = grow_frame(&cfg, &m, &nframe);
         }
         /* counts only: the counters' base found once an activation (cct-region.h note 17) */
         m.cb = !mt.on && !m.constant && !hashed &&
@@ -670,24 +661,11 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
          * ways out (note 17) */
         if (m.cb || (m.mt.on && m.kept && !m.constant && !hashed))
             choose_loop_regs(&cfg, &bl, live, E, &m);
-        count_loops(ps, &m);
-        hashing.on = hashed;
-        hashing.id = m.base;
-        paths_emit(&po, &cfg, &bl, E, &m, live);
-        hashing.on = hashing.ctx = false;
-        hashing.tmp = R_ZERO;
-        for (size_t k2 = 0; k2 < nframe; k2++)
-            patch_word(&po, before, cfg.insns[frame_at[k2]].pc, cfg.insns[frame_at[k2]].s.word);
-        free(frame_at);
-        ps->frame_procs += m.frame;
-        free(live);
+        emit_counted(&po, &cfg, &bl, E, &m, live, hashed, frame_at, nframe, before, ps);
         if (hashed)
             nhashed++;
         else
             counters += bl.npaths;
-        ps->hashed_procs += hashed;
-        ps->procs++;
-        ps->patched += po.npatches - before;
         bl_free(&bl);
         calc_proc_free(&cfg);
     }

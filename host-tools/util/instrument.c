@@ -421,6 +421,31 @@ int collect_sites(const struct elf_in *e, struct proc *procs, unsigned nprocs,
     return 0;
 }
 
+/* The original image `in` read whole, with its procedures (*symtab its
+ * symbol table's section); -1 with err set, an instrumented copy refused. */
+int read_original(const char *in, struct elf_in *e, struct proc **procs, unsigned *nprocs, int *symtab,
+                  struct ap_err *err)
+{
+    if (read_file(in, e, err))
+        return -1;
+    if (find_section(e, INSTRUMENT_SECTION) >= 0) {
+        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
+        return -1;
+    }
+    return collect_procs(e, procs, nprocs, symtab, err, in);
+}
+
+/* The CCT slow path's entry (cct-region.h note 15), or 0 with err set. */
+uint64_t cct_lookup_entry(const char *in, const struct proc *procs, unsigned nprocs, struct ap_err *err)
+{
+    for (unsigned i = 0; i < nprocs; i++)
+        if (!strcmp(procs[i].name, INSTRUMENT_LOOKUP))
+            return procs[i].entry;
+    ap_err_set(err, "%s: no %s: the image was linked without the alphaprof runtime's CCT slow path "
+               "(workloads/runtime/cct.c); rebuild it with make", in, INSTRUMENT_LOOKUP);
+    return 0;
+}
+
 /* ---- code generation ---- */
 
 /* The shared slow-path stub: saves what a standard call still needs
@@ -1242,23 +1267,11 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
     int symtab, rc = -1;
     memset(st, 0, sizeof *st);
 
-    if (read_file(in, &e, err))
+    if (read_original(in, &e, &procs, &nprocs, &symtab, err))
         goto done;
-    if (find_section(&e, INSTRUMENT_SECTION) >= 0) {
-        ap_err_set(err, "%s: already instrumented; instrument the original image", in);
+    uint64_t lookup = cct_lookup_entry(in, procs, nprocs, err);
+    if (!lookup)
         goto done;
-    }
-    if (collect_procs(&e, &procs, &nprocs, &symtab, err, in))
-        goto done;
-    uint64_t lookup = 0;
-    for (unsigned i = 0; i < nprocs; i++)
-        if (!strcmp(procs[i].name, INSTRUMENT_LOOKUP))
-            lookup = procs[i].entry;
-    if (!lookup) {
-        ap_err_set(err, "%s: no %s: the image was linked without the alphaprof runtime's CCT slow path "
-                   "(workloads/runtime/cct.c); rebuild it with make", in, INSTRUMENT_LOOKUP);
-        goto done;
-    }
     collect_sites(&e, procs, nprocs, &sites, &nsites, &st->skipped_sites);
     if (metrics)                /* a metered leaf call keeps registers the leaf must leave alone */
         for (unsigned i = 0; i < nprocs; i++)
