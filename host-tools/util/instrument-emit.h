@@ -424,6 +424,7 @@ extern const unsigned scratch_order[SCRATCH_ORDER_N];
 /* instrument.c */
 int read_original(const char *in, struct elf_in *e, struct proc **procs, unsigned *nprocs, int *symtab,
                   struct ap_err *err);
+uint64_t segment_base(const struct elf_in *e, const struct image_header *hdr);
 uint64_t cct_lookup_entry(const char *in, const struct proc *procs, unsigned nprocs, struct ap_err *err);
 void put_core_state(struct code *c, unsigned r);
 int read_file(const char *path, struct elf_in *e, struct ap_err *err);

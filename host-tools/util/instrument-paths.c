@@ -223,6 +223,31 @@ block_ends:
     m->nk = m->nsink = 0;
 }
 
+/* The functions that return twice among syms (setjmp's kind: path-
+ * region.h note 6), as many as po keeps. */
+static void collect_twice(struct path_out *po, const struct symbol *syms, size_t nsyms)
+{
+    for (size_t k = 0; k < nsyms && po->ntwice < sizeof po->twice / sizeof *po->twice; k++)
+        if (returns_twice(syms[k].name))
+            po->twice[po->ntwice++] = syms[k].start;
+}
+
+/* Numbers procedure s into cfg and bl, starts its path table entry tp
+ * and says in *why whether it can be instrumented (*E: paths_check's);
+ * false when it has no numbering (tp says so, nothing to free). */
+static bool number_proc(struct symtab *sy, const struct symbol *s, const struct proc *procs, unsigned nprocs,
+                        struct path_table_proc *tp, struct calc_proc *cfg, struct bl_proc *bl, uint64_t *E,
+                        enum path_skip *why)
+{
+    *tp = (struct path_table_proc){.start = s->start, .status = PATH_SKIP_NUMBERING};
+    if (path_plan_number(sy, s, NULL, 0, cfg, bl))
+        return false;
+    tp->npaths = bl->npaths;
+    *E = 0;
+    *why = runtime_entry(procs, nprocs, s->start) ? PATH_SKIP_RUNTIME : paths_check(cfg, bl, s->start, E);
+    return true;
+}
+
 /* Frame mode (path-region.h note 11): the instructions that make and
  * drop the procedure's frame grow it by FRAME_SLOTS in cfg's copy; their
  * indices are returned (*n of them) to be patched once it is emitted. */
@@ -351,19 +376,13 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
         goto done;
     if (symtab_open(in, &sy, err))
         goto done;
-    uint64_t end = hdr.bss_end;
-    for (unsigned i = 0; i < e.eh->e_phnum; i++)
-        if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_paddr + e.ph[i].p_memsz > end)
-            end = e.ph[i].p_paddr + e.ph[i].p_memsz;
-    c.base = align_up(end, 64);
+    c.base = segment_base(&e, &hdr);
     size_t nsyms;
     const struct symbol *syms = symtab_symbols(sy, &nsyms);
     table = calloc(nsyms + 1, sizeof *table);
     uint64_t counters = 0;
     bool bad = false;
-    for (size_t k = 0; k < nsyms && po.ntwice < sizeof po.twice / sizeof *po.twice; k++)
-        if (returns_twice(syms[k].name))
-            po.twice[po.ntwice++] = syms[k].start;
+    collect_twice(&po, syms, nsyms);
     bool sp_tags = false;       /* any direct call to one (path-region.h note 6) */
     for (size_t k = 0; k < nsyms && po.ntwice && !sp_tags; k++) {
         uint64_t from = syms[k].start, to = symtab_symbol_end(sy, &syms[k]);
@@ -378,15 +397,12 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
     }
     for (size_t k = 0; k < nsyms; k++) {
         struct path_table_proc *tp = &table[k];
-        *tp = (struct path_table_proc){.start = syms[k].start, .status = PATH_SKIP_NUMBERING};
         struct calc_proc cfg;
         struct bl_proc bl;
-        if (path_plan_number(sy, &syms[k], NULL, 0, &cfg, &bl))
+        uint64_t E;
+        enum path_skip why;
+        if (!number_proc(sy, &syms[k], procs, nprocs, tp, &cfg, &bl, &E, &why))
             continue;
-        tp->npaths = bl.npaths;
-        uint64_t E = 0;
-        bool runtime = runtime_entry(procs, nprocs, syms[k].start);
-        enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         bool hashed = why == PATH_INSTRUMENTED && bl.status == BL_TOO_MANY;     /* (paths_check: hashing is on) */
         tp->metrics = mt.on && !hashed ? (uint32_t)event + 1 : 0;
         if (why == PATH_INSTRUMENTED && (hashed ? nhashed >= PATH_HASH_MAX_PROCS : counters + bl.npaths > max_counters))
@@ -528,11 +544,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         }
     if (symtab_open(in, &sy, err))
         goto done;
-    uint64_t end = hdr.bss_end;
-    for (unsigned i = 0; i < e.eh->e_phnum; i++)
-        if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_paddr + e.ph[i].p_memsz > end)
-            end = e.ph[i].p_paddr + e.ph[i].p_memsz;
-    c.base = align_up(end, 64);
+    c.base = segment_base(&e, &hdr);
 
     /* the procedure table (npaths filled in below), the CCT stub and unwinder */
     put64(&c, CCT_PROCS_MAGIC);
@@ -562,23 +574,18 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
     const struct symbol *syms = symtab_symbols(sy, &nsyms);
     table = calloc(nsyms + 1, sizeof *table);
     uint64_t counters = 0;
-    for (size_t k = 0; k < nsyms && po.ntwice < sizeof po.twice / sizeof *po.twice; k++)
-        if (returns_twice(syms[k].name))
-            po.twice[po.ntwice++] = syms[k].start;
+    collect_twice(&po, syms, nsyms);
     bool sp_tags = false;
     for (unsigned i = 0; i < nsites && !sp_tags; i++)
         sp_tags = calls_twice(&po, sites[i].pc, sites[i].insn);
     for (size_t k = 0; k < nsyms; k++) {
         struct path_table_proc *tp = &table[k];
-        *tp = (struct path_table_proc){.start = syms[k].start, .status = PATH_SKIP_NUMBERING};
         struct calc_proc cfg;
         struct bl_proc bl;
-        if (path_plan_number(sy, &syms[k], NULL, 0, &cfg, &bl))
+        uint64_t E;
+        enum path_skip why;
+        if (!number_proc(sy, &syms[k], procs, nprocs, tp, &cfg, &bl, &E, &why))
             continue;
-        tp->npaths = bl.npaths;
-        uint64_t E = 0;
-        bool runtime = runtime_entry(procs, nprocs, syms[k].start);
-        enum path_skip why = runtime ? PATH_SKIP_RUNTIME : paths_check(&cfg, &bl, syms[k].start, &E);
         tp->metrics = mt.on ? (uint32_t)event + 1 : 0;
         bool hashed = why == PATH_INSTRUMENTED && bl.status == BL_TOO_MANY;     /* (note 15: hashing on) */
         if (hashed && bl.npaths >= PATH_BOTH_HASH_MAX_NPATHS)

@@ -446,6 +446,17 @@ uint64_t cct_lookup_entry(const char *in, const struct proc *procs, unsigned npr
     return 0;
 }
 
+/* Where the instrumentation segment starts: past the image's bss and
+ * every loaded segment, 64-byte aligned. */
+uint64_t segment_base(const struct elf_in *e, const struct image_header *hdr)
+{
+    uint64_t end = hdr->bss_end;
+    for (unsigned i = 0; i < e->eh->e_phnum; i++)
+        if (e->ph[i].p_type == PT_LOAD && e->ph[i].p_paddr + e->ph[i].p_memsz > end)
+            end = e->ph[i].p_paddr + e->ph[i].p_memsz;
+    return align_up(end, 64);
+}
+
 /* ---- code generation ---- */
 
 /* The shared slow-path stub: saves what a standard call still needs
@@ -1278,11 +1289,7 @@ int instrument_cct(const char *in, const char *out, bool metrics, struct instrum
             procs[i].leaf = procs[i].leaf && keeps_regs(&e, &procs[i]);
 
     /* the segment: procedure table, stub, trampolines */
-    uint64_t end = hdr.bss_end;
-    for (unsigned i = 0; i < e.eh->e_phnum; i++)
-        if (e.ph[i].p_type == PT_LOAD && e.ph[i].p_paddr + e.ph[i].p_memsz > end)
-            end = e.ph[i].p_paddr + e.ph[i].p_memsz;
-    c.base = align_up(end, 64);
+    c.base = segment_base(&e, &hdr);
     put64(&c, CCT_PROCS_MAGIC);
     put64(&c, nprocs);
     put64(&c, metrics ? CCT_METRICS : 0);
