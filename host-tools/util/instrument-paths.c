@@ -341,18 +341,26 @@ static void hashing_end(void)
     hashing.tmp = R_ZERO;
 }
 
+/* The metrics asked for: none (event < 0), else cycles and `event`; -1
+ * with err set for an event that cannot be the second one. */
+static int meter_for(int event, struct meter *mt, struct ap_err *err)
+{
+    *mt = (struct meter){.on = event >= 0};
+    if (!mt->on)
+        return 0;
+    if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
+        return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
+                          PMU_EVENT_LIST_TEXT);
+    mt->ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
+    return 0;
+}
+
 int instrument_paths(const char *in, const char *out, int event, uint64_t hash_slots,
                      struct instrument_path_stats *st, struct ap_err *err)
 {
-    struct meter mt = {.on = event >= 0};
-    if (hash_slots_bad(hash_slots, err))
+    struct meter mt;
+    if (hash_slots_bad(hash_slots, err) || meter_for(event, &mt, err))
         return -1;
-    if (mt.on) {
-        if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
-            return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
-                              PMU_EVENT_LIST_TEXT);
-        mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
-    }
     uint64_t max_counters = mt.on ? PATH_MAX_METERED : PATH_MAX_COUNTERS;
     hashing.slots = hash_slots;
     hashing.nfix = 0;
@@ -498,15 +506,9 @@ static int proc_at_entry(const struct proc *procs, unsigned nprocs, uint64_t sta
 int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, struct instrument_stats *st,
                     struct instrument_path_stats *ps, struct ap_err *err)
 {
-    struct meter mt = {.on = event >= 0};     /* --both --metrics (cct-region.h note 16) */
-    if (hash_slots_bad(hash_slots, err))
+    struct meter mt;            /* --both --metrics (cct-region.h note 16) */
+    if (hash_slots_bad(hash_slots, err) || meter_for(event, &mt, err))
         return -1;
-    if (mt.on) {
-        if (event == PMU_EV_CYCLES || event >= PMU_EV_COUNT)
-            return ap_err_set(err, "the event beside cycles cannot be cycles itself; name another (%s)",
-                              PMU_EVENT_LIST_TEXT);
-        mt.ev_off = event == PMU_EV_RETIRED ? PMU_RETIRED_OFF : (int)PMU_TOTALS_OFF(event);
-    }
     uint64_t max_counters = mt.on ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
     /* hashed per context, counts only (path-region.h note 15) */
     hashing.slots = mt.on ? 0 : hash_slots;
