@@ -22,6 +22,7 @@
 
 #include "builtin.h"
 #include "firmware/abi/event-spec.h"
+#include "firmware/abi/path-region.h"
 #include "util/cct-view.h"
 #include "util/json-out.h"
 #include "util/option-groups.h"
@@ -118,9 +119,11 @@ static void print_counted_json(const struct paths_options *o, struct path_metric
         printf("}");
     }
     printf("}, \"unmetered\": %llu, \"lost_paths\": %llu, \"unmatched_exits\": %llu, \"bad_paths\": %llu, "
-           "\"unnamed\": %llu, \"paths\": [", (unsigned long long)pm->unmetered, (unsigned long long)pm->lost_paths,
-           (unsigned long long)pm->unmatched_exits, (unsigned long long)pm->bad_paths,
-           (unsigned long long)pm->unnamed);
+           "\"unnamed\": %llu, \"left_alone_too_many_paths\": ", (unsigned long long)pm->unmetered,
+           (unsigned long long)pm->lost_paths, (unsigned long long)pm->unmatched_exits,
+           (unsigned long long)pm->bad_paths, (unsigned long long)pm->unnamed);
+    json_str(stdout, pm->too_many ? pm->too_many : "");
+    printf(", \"paths\": [");
     for (size_t i = 0; i < pm->n && (!o->limit || i < o->limit); i++) {
         const struct hot_path *h = &pm->paths[i];
         char name[256], text[2048];
@@ -173,6 +176,10 @@ static void print_counted_text(const struct paths_options *o, struct path_metric
                (unsigned long long)pm->unmetered, (unsigned long long)pm->lost_paths,
                (unsigned long long)pm->unmatched_exits, (unsigned long long)pm->bad_paths,
                (unsigned long long)pm->unnamed);
+    if (pm->ntoo_many)
+        printf("  left alone by the instrumenter: %zu procedure%s with too many paths for an array, not hashed (%s); "
+               "alphaprof instrument --paths without --metrics (nor --hash-slots 0) counts their paths in a hash table\n",
+               pm->ntoo_many, pm->ntoo_many == 1 ? "" : "s", pm->too_many);
     printf("\n  %12s %6s", "count", "%");
     if (pm->metered)
         printf(" %14s %6s %10s %6s", "cycles", "%", key_name(pm, PM_EVENT), "%");
@@ -256,6 +263,13 @@ static int counted_paths(struct paths_options *o, const char *db_path)
     if (key == PM_CYCLES && !pm.metered) {
         fprintf(stderr, "alphaprof paths: --sort cycles: the image counts no metrics; instrument with "
                         "alphaprof instrument --paths --metrics\n");
+        path_metrics_free(&pm);
+        return 1;
+    }
+    if (!pm.n && o->proc && pm.proc_status != PATH_INSTRUMENTED) {
+        fprintf(stderr, "alphaprof paths: %s was left alone by the instrumenter (%s)%s\n", o->proc,
+                path_skip_name(pm.proc_status), pm.proc_status == PATH_SKIP_TOO_MANY
+                ? "; alphaprof instrument --paths without --metrics (nor --hash-slots 0) counts its paths in a hash table" : "");
         path_metrics_free(&pm);
         return 1;
     }

@@ -40,6 +40,42 @@ int path_metrics_load(struct pdb *db, int64_t session, const char *proc, struct 
     return path_metrics_load_contexts(db, session, proc, false, pm, err);
 }
 
+/* What the instrumenter left alone that the user can count (path-
+ * region.h note 14: too many paths for an array, not hashed), named from
+ * the image's symbols, and with want_proc the procedure's own status;
+ * -1 out of memory. */
+static int left_alone(struct path_metrics *pm, const struct path_table_proc *table, size_t ntable, bool want_proc,
+                      uint64_t proc_start)
+{
+    pm->proc_status = want_proc ? PATH_SKIP_NUMBERING : PATH_INSTRUMENTED;     /* (no entry: no numbering) */
+    struct symtab *sy = NULL;
+    struct ap_err e2;
+    size_t len = 0;
+    for (size_t k = 0; k < ntable; k++) {
+        const struct path_table_proc *p = &table[k];
+        if (want_proc && p->start == proc_start)
+            pm->proc_status = p->instrumented ? PATH_INSTRUMENTED : p->status;
+        if (p->instrumented || p->status != PATH_SKIP_TOO_MANY || (want_proc && p->start != proc_start))
+            continue;
+        if (!sy && symtab_open(pm->image, &sy, &e2))
+            return 0;           /* (the image's symbols are gone: the paths show addresses too) */
+        const struct symbol *sym = symtab_lookup(sy, p->start);
+        const char *name = sym ? sym->name : "?";
+        char *grown = realloc(pm->too_many, len + strlen(name) + 3);
+        if (!grown) {
+            symtab_close(sy);
+            return -1;
+        }
+        pm->too_many = grown;
+        len += (size_t)sprintf(pm->too_many + len, "%s%s", len ? ", " : "", name);
+        pm->ntoo_many++;
+    }
+    if (sy)
+        symtab_close(sy);
+    return 0;
+}
+
+
 int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc, bool by_context,
                                struct path_metrics *pm, struct ap_err *err)
 {
@@ -94,6 +130,10 @@ int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc
     for (size_t k = 0; k < ntable && pm->metered; k++)
         if (table[k].metrics)
             pm->event = (int)table[k].metrics - 1;
+    if (left_alone(pm, table, ntable, want_proc, proc_start)) {
+        free(table);
+        return ap_err_set(err, "out of memory");
+    }
     if (sqlite3_prepare_v2(s, v8 ? "SELECT counter, sum(count), coalesce(sum(cycles), 0), coalesce(sum(event), 0) "
                                    "FROM path_counts WHERE session = ? GROUP BY counter ORDER BY counter"
                                  : "SELECT counter, sum(count), 0, 0 FROM path_counts WHERE session = ? "
@@ -295,5 +335,6 @@ void path_metrics_free(struct path_metrics *pm)
 {
     free(pm->paths);
     free(pm->image);
+    free(pm->too_many);
     memset(pm, 0, sizeof *pm);
 }

@@ -45,6 +45,11 @@ struct path_metrics {
     uint64_t total[PM_NKEYS];
     uint64_t unnamed, unmetered, lost_paths, unmatched_exits, bad_paths;
     bool contexts;              /* the session counted paths per context too (instrument --both) */
+    uint32_t proc_status;       /* with proc: why the instrumenter left it alone (enum path_skip), or
+                                 * PATH_INSTRUMENTED */
+    char *too_many;             /* the procedures left alone with too many paths for an array and not
+                                 * hashed (PATH_SKIP_TOO_MANY: the user can count them), ", "-separated */
+    size_t ntoo_many;
 };
 
 /* session 0: the newest with path counts; proc: only that procedure's

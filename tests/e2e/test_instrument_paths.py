@@ -734,7 +734,8 @@ def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alon
     the table little room) and with --hash-slots counts its paths in the
     hash table without metrics (the summary says so; counts still exact);
     --both --metrics leaves it alone with its own reason (--both counts
-    it: test_instrument_both.py), and --hash-slots 0 too."""
+    it: test_instrument_both.py), and --hash-slots 0 too; `check --paths`
+    and `paths` (its summary, its JSON, and asked for decide) say so."""
     d = tmpdir()
     try:
         orig = require(build_path("workloads", "manypaths.elf"), "the manypaths workload")
@@ -763,5 +764,17 @@ def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alon
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
         check(r.status == 0 and "too many paths for an array, not hashed" in r.out,
               "check --paths names why decide was left alone under --both --metrics", r)
+        # and so does paths, which has no oracle: in its summary, and asked for decide
+        r = alphaprof(["paths", "--db", db])
+        m = re.search(r"left alone by the instrumenter: \d+ procedures? with too many paths for an array, not "
+                      r"hashed \(([^)]*)\); alphaprof instrument --paths without --metrics", r.out)
+        check(r.status == 0 and m and "decide" in m.group(1).split(", "), "paths names what it could not count", r)
+        r = alphaprof(["paths", "--db", db, "--json"])
+        check(r.status == 0 and "decide" in json.loads(r.out)["left_alone_too_many_paths"].split(", "),
+              "... in its JSON too", r)
+        r = alphaprof(["paths", "--db", db, "decide"])
+        check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and
+              "decide was left alone by the instrumenter (too many paths for an array" in r.err and
+              "--paths without --metrics" in r.err, "paths decide says why it has no paths, and the fix", r)
     finally:
         cleanup(d)
