@@ -13,9 +13,15 @@
 #   WORKLOAD_CFLAGS   := -DITERATIONS=10 -O3   appended to the target flags (so they win)
 #   WORKLOAD_LDFLAGS  := -Wl,--defsym=x=1   link flags
 #
+# Every image again with other compiler flags, beside the usual ones (the
+# runtime too; WL_OUT is where they go), e.g. as bench_instrument_flags
+# builds them:
+#
+#   make WL_OUT=build/workloads-O0 WORKLOAD_EXTRA_CFLAGS=-O0 build/workloads-O0/drystone.elf
+#
 # Images of workloads whose directory is gone are removed from build/.
 
-WL_OUT       := $(BUILD)/workloads
+WL_OUT       ?= $(BUILD)/workloads
 WORKLOADS    := $(sort $(filter-out runtime,$(patsubst workloads/%/,%,$(wildcard workloads/*/))))
 RUNTIME_SRCS := $(wildcard workloads/runtime/*.c)
 RUNTIME_OBJS := $(patsubst workloads/%.c,$(WL_OUT)/%.o,$(RUNTIME_SRCS))
@@ -25,7 +31,7 @@ WL_SETTINGS  := WORKLOAD_SRCDIRS WORKLOAD_SRCS WORKLOAD_INCLUDES WORKLOAD_CFLAGS
 
 $(WL_OUT)/%.o: workloads/%.c
 	@mkdir -p $(dir $@)
-	$(TARGET_CC) $(TARGET_CFLAGS) -Iworkloads/runtime/include $(WL_FLAGS) -MMD -MP -c $< -o $@
+	$(TARGET_CC) $(TARGET_CFLAGS) -Iworkloads/runtime/include $(WL_FLAGS) $(WORKLOAD_EXTRA_CFLAGS) -MMD -MP -c $< -o $@
 
 $(WL_OUT)/%.o: workloads/%.S
 	@mkdir -p $(dir $@)
