@@ -115,6 +115,18 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
         fprintf(stderr, "alphaprof export: no samples of event %s in this selection\n", event_spec);
         goto out;
     }
+    /* the output must not be one of the inputs: opening it would truncate
+     * the database, or an image whose symbols are mapped (SIGBUS) */
+    const char *input = output && same_file(output, db_path) ? db_path : NULL;
+    for (size_t i = 0; output && !input && i < v.nimages; i++)
+        if (v.images[i].path && same_file(output, v.images[i].path))
+            input = v.images[i].path;
+    if (input) {
+        fprintf(stderr, "alphaprof export: -o %s is %s, which export reads; give another file\n", output,
+                input == db_path ? "the database" : "the profiled image");
+        rc = 2;
+        goto out;
+    }
     if (export_from_view(db, &v, &x, &err)) {
         fprintf(stderr, "alphaprof export: %s\n", err.msg);
         goto out;
@@ -126,9 +138,9 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
     if (cv_load(db, 0, &cv, &no_tree) == 0) {
         have_cv = true;
         if (export_add_contexts(&x, &cv) && !cv.metrics)
-            fprintf(stderr, "alphaprof export: note: the calling context tree has call counts only (instrument "
-                    "--cct without --metrics), so each procedure's samples are split among its contexts by "
-                    "their calls\n");
+            fprintf(stderr, "alphaprof export: note: the calling context tree has call counts only (its image "
+                    "was not instrumented --cct --metrics), so each procedure's samples are split among its "
+                    "contexts by their calls\n");
     }
     FILE *f = output ? fopen(output, fmt == FMT_PPROF ? "wb" : "w") : stdout;
     if (!f) {

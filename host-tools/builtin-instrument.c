@@ -17,6 +17,7 @@
 #include "firmware/abi/event-spec.h"
 #include "util/instrument.h"
 #include "util/options.h"
+#include "util/regular-file.h"
 
 static const struct opt_command instrument_command = {
     .name = "instrument",
@@ -83,6 +84,7 @@ int cmd_instrument(int argc, char **argv)
     };
     enum opt_result r = opt_parse(&instrument_command, options, argc, argv, &operands, NULL);
     int rc;
+    struct ap_err oerr;
     if (r != OPT_PARSED)
         rc = opt_exit(r);
     else if (operands.n != 1)
@@ -93,6 +95,9 @@ int cmd_instrument(int argc, char **argv)
         rc = opt_usage_error(&instrument_command, "--both is --cct and --paths at once: give --both alone");
     else if (!cct && !paths && !both)
         rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct, --paths or --both");
+    else if (cct && hash_slots != UINT_MAX)
+        rc = opt_usage_error(&instrument_command, "--hash-slots sizes the paths' hash table: it goes with --paths "
+                             "or --both, not --cct");
     else if (event_name && !paths && !both)
         rc = opt_usage_error(&instrument_command, "--event goes with --paths|--both --metrics (a CCT's metrics are "
                              "cycles and instructions)");
@@ -111,8 +116,10 @@ int cmd_instrument(int argc, char **argv)
                              "with too many paths for an array alone; drop --metrics or --hash-slots");
     else if (!out)
         rc = opt_usage_error(&instrument_command, "where to? give -o OUT.elf");
-    else if (!strcmp(out, operands.v[0]))
+    else if (!strcmp(out, operands.v[0]) || same_file(out, operands.v[0]))
         rc = opt_usage_error(&instrument_command, "-o names the input image; the original stays untouched, give another file");
+    else if (regular_or_absent(out, "a file name for the instrumented image (OUT.elf)", &oerr))
+        rc = opt_usage_error(&instrument_command, oerr.msg);
     else {
         struct ap_err err;
         struct instrument_stats st;

@@ -84,6 +84,32 @@ def test_a_fifo_or_directory_as_oracle_to_write_is_refused_before_the_run():
         cleanup(d)
 
 
+def test_export_refuses_to_write_over_the_database_or_image_it_reads():
+    """(-o naming the database truncated it to the exported text; -o naming
+    the profiled image truncated it under export's own map of its symbols:
+    a bus error and an empty image)"""
+    d = tmpdir()
+    try:
+        img = os.path.join(d, "drystone.elf")
+        with open(require(build_path("workloads", "drystone.elf")), "rb") as f, open(img, "wb") as g:
+            g.write(f.read())
+        db = os.path.join(d, "p.db")
+        r = alphaprof(["record", "--deterministic", "--db", db, img], timeout=200)
+        check(r.status == 0, "drystone recorded from a copy", r)
+        keep = {p: open(p, "rb").read() for p in (db, img)}
+        for target, what in ((db, "the database"), (os.path.join(d, ".", "p.db"), "the database"),
+                             (img, "the profiled image")):
+            r = alphaprof(["export", "--db", db, "--format", "folded", "-o", target], timeout=60)
+            check(r.status == 2 and len(r.err.strip().splitlines()) == 1 and what in r.err,
+                  "-o %s is refused in one line" % target, r)
+        check(all(open(p, "rb").read() == b for p, b in keep.items()), "the database and the image are untouched")
+        out = os.path.join(d, "p.folded")
+        r = alphaprof(["export", "--db", db, "--format", "folded", "-o", out], timeout=60)
+        check(r.status == 0 and os.path.getsize(out) > 0, "another file is written", r)
+    finally:
+        cleanup(d)
+
+
 def recorded(d):
     """A real profile of drystone with its oracle, in d."""
     db, oracle = os.path.join(d, "p.db"), os.path.join(d, "o.bin")

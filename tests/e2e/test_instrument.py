@@ -7,6 +7,7 @@ model's exact tree (check --cct, PATH.cct)."""
 import hashlib
 import json
 import os
+import stat
 import subprocess
 
 from harness import alphaprof, build_path, check, cleanup, make_image, require, run_image, seal, tmpdir
@@ -91,7 +92,7 @@ def test_instrument_leaves_the_original_and_its_addresses_and_reseals():
         cleanup(d)
 
 
-def test_instrument_refuses_what_it_cannot_instrument():
+def test_instrument_refuses_what_it_cannot_instrument_and_never_writes_over_its_input_or_a_device():
     d = tmpdir()
     try:
         orig, inst = _instrument(d, "hello")
@@ -100,6 +101,24 @@ def test_instrument_refuses_what_it_cannot_instrument():
               "an instrumented image is refused with one line", r)
         r = alphaprof(["instrument", "--cct", orig, "-o", orig])
         check(r.status == 2, "-o naming the input is a usage error", r)
+        # the input however spelled, or a file that is not one: refused, the input untouched
+        before = open(orig, "rb").read()
+        link = os.path.join(d, "link.elf")
+        os.symlink(orig, link)
+        fifo = os.path.join(d, "fifo.elf")
+        os.mkfifo(fifo)
+        for inp, out, what in ((orig, os.path.join(os.path.dirname(orig), ".", os.path.basename(orig)),
+                                "names the input image"), (link, orig, "names the input image"),
+                               (orig, fifo, "is a FIFO, not a regular file"),
+                               (orig, "/dev/null", "is a character device")):
+            r = alphaprof(["instrument", "--paths", inp, "-o", out])
+            check(r.status == 2 and len(r.err.strip().splitlines()) == 1 and what in r.err,
+                  "-o %s for %s is refused in one line" % (out, inp), r)
+        check(open(orig, "rb").read() == before and os.path.isfile(orig) and stat.S_ISFIFO(os.stat(fifo).st_mode)
+              and stat.S_ISCHR(os.stat("/dev/null").st_mode), "the input, the FIFO and /dev/null are as they were")
+        r = alphaprof(["instrument", "--cct", "--hash-slots", "64", orig, "-o", os.path.join(d, "h.elf")])
+        check(r.status == 2 and "--hash-slots" in r.err and "--cct" in r.err, "--hash-slots does not go with --cct",
+              r)
         r = alphaprof(["instrument", orig, "-o", os.path.join(d, "x.elf")])
         check(r.status == 2 and "--cct" in r.err, "without --cct the command says what to ask for", r)
         bare = make_image(os.path.join(d, "bare.elf"))
