@@ -179,6 +179,21 @@ static int check_values(const struct check_options *opts);
 static int check_paths(const struct check_options *opts);
 static int check_cct(const struct check_options *opts);
 
+/* A snapshot is the truth up to a moment of the run, not the truth of its
+ * profile (its totals and stacks are fine to read): -1 with err naming the
+ * file to give instead. */
+static int not_a_snapshot(const struct oracle_header *h, const char *oracle_path, struct ap_err *err)
+{
+    if (h->snapshot == 0)
+        return 0;
+    const char *dot = strrchr(oracle_path, '.');
+    int stem = dot ? (int)(dot - oracle_path) : (int)strlen(oracle_path);
+    return ap_err_set(err, "%s is snapshot %u, taken while the run went on, not the run's oracle: give %.*s (the "
+                      "file record --oracle wrote); check reads its snapshots itself", oracle_path,
+                      (unsigned)h->snapshot, stem, oracle_path);
+}
+
+
 int cmd_check(int argc, char **argv)
 {
     struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30};
@@ -609,14 +624,8 @@ static int check_profile(const struct check_options *opts)
         oracle_free(&o);
         return rc;
     }
-    if (o.h.snapshot != 0) {
-        /* a snapshot is the truth up to a moment of the run, not the truth of
-         * its profile (its totals and stacks are fine to read) */
-        const char *dot = strrchr(oracle_path, '.');
-        int stem = dot ? (int)(dot - oracle_path) : (int)strlen(oracle_path);
-        fprintf(stderr, "alphaprof check: %s is snapshot %u, taken while the run went on, not the run's oracle: "
-                "give %.*s (the file record --oracle wrote); check reads its snapshots itself\n", oracle_path,
-                (unsigned)o.h.snapshot, stem, oracle_path);
+    if (not_a_snapshot(&o.h, oracle_path, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
         oracle_free(&o);
         return 1;
     }
@@ -811,7 +820,8 @@ static int check_values(const struct check_options *opts)
     struct oracle_header oh;
     struct value_oracle vo;
     struct pdb *db;
-    if (oracle_read_header(oracle_path, &oh, &err) || value_oracle_read(oracle_path, &vo, &err)) {
+    if (oracle_read_header(oracle_path, &oh, &err) || not_a_snapshot(&oh, oracle_path, &err) ||
+        value_oracle_read(oracle_path, &vo, &err)) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         return 1;
     }
@@ -921,7 +931,8 @@ static int check_paths(const struct check_options *opts)
     struct oracle_header oh;
     struct pmepath_oracle po;
     struct pdb *db;
-    if (oracle_read_header(oracle_path, &oh, &err) || pmepath_oracle_read(oracle_path, &po, &err)) {
+    if (oracle_read_header(oracle_path, &oh, &err) || not_a_snapshot(&oh, oracle_path, &err) ||
+        pmepath_oracle_read(oracle_path, &po, &err)) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
         return 1;
     }
@@ -1186,8 +1197,15 @@ static int check_cct(const struct check_options *opts)
     struct pdb *db;
     struct cct_view v;
     struct cct_accuracy a;
-    if (pdb_open(db_path, PDB_READ, &db, &err)) {
+    struct oracle_header oh;
+    if (oracle_read_header(opts->oracle, &oh, &err) || not_a_snapshot(&oh, opts->oracle, &err) ||
+        pdb_open(db_path, PDB_READ, &db, &err)) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        return 1;
+    }
+    if (oracle_check_run(&oh, opts->oracle, db, opts->po.sel.epoch, &err)) {
+        fprintf(stderr, "alphaprof check: %s\n", err.msg);
+        pdb_close(db);
         return 1;
     }
     if (cv_load(db, 0, &v, &err)) {

@@ -10,6 +10,7 @@
 #include "firmware/abi/path-region.h"
 #include "hw-model/oracle-format.h"
 #include "util/instrument.h"
+#include "util/oracle-file.h"
 #include "util/symbols.h"
 
 static int sql_error(sqlite3 *db, struct ap_err *err)
@@ -56,6 +57,15 @@ static struct oracle_blpath *read_blpaths(const char *oracle_path, struct oracle
         ap_err_set(err, "%s: not the model's path counts of this build; record again", path);
     }
     fclose(f);
+    struct oracle_header oh;
+    if (p && oracle_read_header(oracle_path, &oh, err)) {
+        free(p);
+        p = NULL;
+    } else if (p && oh.run_id != h->run_id) {
+        ap_err_set(err, "%s is of another run than %s; record again", path, oracle_path);
+        free(p);
+        p = NULL;
+    }
     return p;
 }
 

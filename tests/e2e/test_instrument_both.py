@@ -14,6 +14,7 @@ version 2), and its images behave as the originals."""
 import json
 import os
 import re
+import shutil
 
 from harness import alphaprof, build_path, check, cleanup, require, run_image, tmpdir
 
@@ -518,5 +519,44 @@ def test_a_hash_table_too_small_under_both_counts_the_paths_it_cannot_hold_as_lo
         r = alphaprof(["instrument", "--both", "--metrics", "--hash-slots", "8", orig, "-o", os.path.join(d, "x.elf")])
         check(r.status == 2 and "--hash-slots" in r.err and len(r.err.strip().splitlines()) <= 3 and
               not os.path.exists(os.path.join(d, "x.elf")), "--both --metrics --hash-slots: refused in one line", r)
+    finally:
+        cleanup(d)
+
+
+def test_check_refuses_another_runs_truth_for_paths_and_contexts_and_a_snapshot_in_one_line():
+    """check --cct compared a tree with another run's oracle (exit 0, an
+    error of 163585 calls); check --paths compared counts with a .blpaths
+    of another run left beside the right oracle; both read a snapshot
+    (FILE.1) as if it were the run's oracle.  Each is now one line, exit 1."""
+    d = tmpdir()
+    try:
+        _, inst = _instrument(d, "manypaths")
+        runs = []
+        for tag in ("a", "b"):
+            db, oracle = os.path.join(d, tag + ".db"), os.path.join(d, tag + ".oracle")
+            r = alphaprof(["record", "--board", "clipper-pm", "--deterministic", "--oracle", oracle, "--db", db,
+                           "--timeout", "250", inst], timeout=280)
+            check(r.status == 0, "record %s" % tag, r)
+            runs.append((db, oracle))
+        (a_db, a_o), (_, b_o) = runs
+        for what in ("--cct", "--paths"):
+            r = alphaprof(["check", what, "--db", a_db, "--oracle", a_o])
+            check(r.status == 0, "check %s with the run's own oracle" % what, r)
+            r = alphaprof(["check", what, "--db", a_db, "--oracle", b_o])
+            check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "oracle of another run" in r.err,
+                  "check %s refuses another run's oracle in one line" % what, r)
+        mixed = os.path.join(d, "mixed.oracle")
+        for f in os.listdir(d):
+            if f.startswith("a.oracle"):
+                shutil.copy(os.path.join(d, f), os.path.join(d, "mixed" + f[len("a"):]))
+        shutil.copy(b_o + ".blpaths", mixed + ".blpaths")
+        r = alphaprof(["check", "--paths", "--db", a_db, "--oracle", mixed])
+        check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "blpaths is of another run" in r.err,
+              "another run's path counts beside the oracle are refused in one line", r)
+        if os.path.exists(a_o + ".1"):
+            for what in ("--cct", "--paths"):
+                r = alphaprof(["check", what, "--db", a_db, "--oracle", a_o + ".1"])
+                check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "is snapshot 1" in r.err and
+                      "give " + a_o in r.err, "check %s names a snapshot and the file to give" % what, r)
     finally:
         cleanup(d)
