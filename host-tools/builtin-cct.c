@@ -173,6 +173,19 @@ static int cct(const char *db_path, int64_t session, int core, bool json)
             pdb_close(db);
         return 1;
     }
+    bool have_core = core < 0;
+    for (size_t c = 0; c < v.ncores && !have_core; c++)
+        have_core = v.cores[c].core == core;
+    if (!have_core) {
+        fprintf(stderr, "alphaprof cct: session %lld of %s has no calling context tree of core %d (cores:",
+                (long long)v.session, db_path, core);
+        for (size_t c = 0; c < v.ncores; c++)
+            fprintf(stderr, " %d", v.cores[c].core);
+        fprintf(stderr, "); give one of them\n");
+        cv_free(&v);
+        pdb_close(db);
+        return 1;
+    }
     pv_warn_images(stderr, "alphaprof cct", v.images, v.nimages, NULL, 0);
     if (cv_metrics_unread(&v))
         cv_metrics_unread_note("alphaprof cct", "context", stderr);

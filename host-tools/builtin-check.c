@@ -1198,6 +1198,12 @@ static int check_cct(const struct check_options *opts)
     struct cct_view v;
     struct cct_accuracy a;
     struct oracle_header oh;
+    const char *sel = profile_sel_given(&opts->po.sel);
+    if (sel) {
+        fprintf(stderr, "alphaprof check: --cct compares the newest session's calling context tree whole: %s does "
+                        "not apply; drop it\n", sel);
+        return 2;
+    }
     if (oracle_read_header(opts->oracle, &oh, &err) || not_a_snapshot(&oh, opts->oracle, &err) ||
         pdb_open(db_path, PDB_READ, &db, &err)) {
         fprintf(stderr, "alphaprof check: %s\n", err.msg);

@@ -242,6 +242,15 @@ static int counted_paths(struct paths_options *o, const char *db_path)
         }
         return -1;
     }
+    const char *sel = profile_sel_given(&o->po.sel);
+    if (sel) {
+        fprintf(stderr, "alphaprof paths: counted paths are the newest session's, whole: %s selects ProfileMe "
+                        "samples (add --sampled) and does not apply to them\n", sel);
+        path_metrics_free(&pm);
+        if (o->have_cv)
+            cv_free(&o->cv);
+        return 2;
+    }
     if (pm.metered && pm.total[PM_COUNT] && !pm.total[PM_CYCLES])
         cv_metrics_unread_note("alphaprof paths", "path", stderr);
     enum pm_key key = PM_COUNT;
@@ -406,7 +415,7 @@ static int paths_run(struct paths_options *op)
 {
     struct paths_options o = *op;
     if (o.limit == OPT_LIMIT_UNSET)
-        o.limit = o.po.json ? 0 : 10;
+        o.limit = o.po.json ? 0 : OPT_TEXT_LIMIT;
     const char *db_path = profile_opts_db(&o.po);
     if (!o.sampled) {
         int c = counted_paths(&o, db_path);

@@ -182,3 +182,8 @@ int opt_boot_key(void *value, const char *arg, char *why, size_t n)
     snprintf(why, n, "give %s", p.expect);
     return -1;
 }
+
+const char *profile_sel_given(const struct pv_selection *sel)
+{
+    return sel->epoch ? "--epoch" : sel->core >= 0 ? "--core" : sel->image ? "--image" : NULL;
+}

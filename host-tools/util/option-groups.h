@@ -82,6 +82,10 @@ struct profile_opts {
 };
 #define PROFILE_OPTS_INIT {.sel = {.epoch = 0, .core = -1, .image = NULL}}
 
+/* The first of --epoch, --core, --image given in sel, or NULL: for the
+ * commands that read one session whole and must refuse them. */
+const char *profile_sel_given(const struct pv_selection *sel);
+
 opt_callback opt_epoch;         /* N (> 0) or all (-1), into an int64_t */
 opt_callback opt_core;          /* 0..63, into an int */
 

@@ -523,7 +523,7 @@ def test_a_hash_table_too_small_under_both_counts_the_paths_it_cannot_hold_as_lo
         cleanup(d)
 
 
-def test_check_refuses_another_runs_truth_for_paths_and_contexts_and_a_snapshot_in_one_line():
+def test_check_paths_and_cct_refuse_another_runs_truth_a_snapshot_and_selections_that_do_not_apply_in_one_line():
     """check --cct compared a tree with another run's oracle (exit 0, an
     error of 163585 calls); check --paths compared counts with a .blpaths
     of another run left beside the right oracle; both read a snapshot
@@ -558,5 +558,17 @@ def test_check_refuses_another_runs_truth_for_paths_and_contexts_and_a_snapshot_
                 r = alphaprof(["check", what, "--db", a_db, "--oracle", a_o + ".1"])
                 check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "is snapshot 1" in r.err and
                       "give " + a_o in r.err, "check %s names a snapshot and the file to give" % what, r)
+        # selections these commands cannot honour were ignored (the whole session shown, exit 0)
+        for args, status, what in ((["paths", "--epoch", "7"], 2, "--epoch selects ProfileMe samples"),
+                                   (["paths", "--core", "5"], 2, "--core selects ProfileMe samples"),
+                                   (["cct", "--core", "5"], 1, "has no calling context tree of core 5 (cores: 0)"),
+                                   (["check", "--cct", "--oracle", a_o, "--epoch", "9"], 2, "--epoch does not apply")):
+            r = alphaprof(args + ["--db", a_db])
+            check(r.status == status and len(r.err.strip().splitlines()) == 1 and what in r.err and not r.out,
+                  "%s: refused in one line" % " ".join(args), r)
+        r = alphaprof(["paths", "--db", a_db])
+        rows = [l for l in r.out.splitlines() if re.match(r"\s+\d+\s+\d+\.\d+\s", l)]
+        check(r.status == 0 and len(rows) == 30 and re.search(r"\(\d+ more paths: --limit N or --json\)", r.out),
+              "paths shows 30 rows in text by default, as --help says, and how many more there are", r)
     finally:
         cleanup(d)
