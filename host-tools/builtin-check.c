@@ -1275,12 +1275,16 @@ static int check_cct(const struct check_options *opts)
             printf("  %llu more calls in the truth were made from code in no function of the image (code it "
                    "wrote at run time), which no instrumenter of the image sees: left out\n",
                    (unsigned long long)a.outside_calls);
-        printf("  cct_count_error %llu (sum over contexts of |profile - truth|; exact: 0)", 
+        printf("  cct_count_error %llu (sum over contexts of |profile - truth|; exact: 0)",
                (unsigned long long)a.count_error);
         if (a.skipped_calls || a.overflow_calls)
             printf("; the board skipped %llu calls (shadow stack full) and put %llu on the overflow record",
                    (unsigned long long)a.skipped_calls, (unsigned long long)a.overflow_calls);
         printf("\n");
+        if (a.overflow_calls && v.paths)
+            printf("  (the core's records were full: a --both image's records also hold the per-context path "
+                   "counters\n  of every procedure with up to --context-paths paths; instrument --both "
+                   "--context-paths N with a\n  smaller N makes them smaller)\n");
         if (a.metrics) {
             printf("  inclusive metrics per context against the model's deltas from each call to its return\n"
                    "  (cct_metric_error = sum |instrumented - truth| / sum truth; bias = (instrumented - truth)\n"

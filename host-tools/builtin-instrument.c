@@ -64,6 +64,7 @@ int cmd_instrument(int argc, char **argv)
 {
     bool cct = false, paths = false, both = false, quiet = false, metrics = false;
     unsigned hash_slots = UINT_MAX;     /* not given: INSTRUMENT_HASH_SLOTS, 0 with --metrics */
+    unsigned ctx_paths = 0;             /* not given: instrument_both's default */
     const char *out = NULL, *event_name = NULL;
     struct strvec operands = {0};
     const struct option options[] = {
@@ -78,6 +79,10 @@ int cmd_instrument(int argc, char **argv)
                  "room, and with --both, whose region holds at most 4096 home slots: asked for, qsort loses "
                  "279 of 7.3 M path executions there; --both --metrics leaves them alone)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts (and --metrics) per CCT node"),
+        OPT_UINT(0, "context-paths", &ctx_paths, "N", 1, 1u << 20, "with --both: a procedure with more than N paths "
+                 "counts them context-free only (default 256, 48 with --metrics); fewer make the call records "
+                 "smaller, for a tree the core's region cannot hold (the monitor and check --cct say how many calls "
+                 "went on the overflow record)"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
         OPT_END(),
@@ -95,6 +100,8 @@ int cmd_instrument(int argc, char **argv)
         rc = opt_usage_error(&instrument_command, "--both is --cct and --paths at once: give --both alone");
     else if (!cct && !paths && !both)
         rc = opt_usage_error(&instrument_command, "say what to instrument for: --cct, --paths or --both");
+    else if (ctx_paths && !both)
+        rc = opt_usage_error(&instrument_command, "--context-paths goes with --both (paths per calling context)");
     else if (cct && hash_slots != UINT_MAX)
         rc = opt_usage_error(&instrument_command, "--hash-slots sizes the paths' hash table: it goes with --paths "
                              "or --both, not --cct");
@@ -128,7 +135,7 @@ int cmd_instrument(int argc, char **argv)
         if (hash_slots == UINT_MAX)
             hash_slots = metrics || both ? 0 : INSTRUMENT_HASH_SLOTS;
         if (both) {
-            if (instrument_both(operands.v[0], out, event, hash_slots, &st, &ps, &err)) {
+            if (instrument_both(operands.v[0], out, event, hash_slots, ctx_paths, &st, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
             } else {

@@ -503,12 +503,14 @@ static int proc_at_entry(const struct proc *procs, unsigned nprocs, uint64_t sta
     return i >= 0 && procs[i].entry == start ? i : -1;
 }
 
-int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, struct instrument_stats *st,
-                    struct instrument_path_stats *ps, struct ap_err *err)
+int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, uint64_t ctx_paths,
+                    struct instrument_stats *st, struct instrument_path_stats *ps, struct ap_err *err)
 {
     struct meter mt;            /* --both --metrics (cct-region.h note 16) */
     if (hash_slots_bad(hash_slots, err) || meter_for(event, &mt, err))
         return -1;
+    if (!ctx_paths)
+        ctx_paths = mt.on ? CCT_BOTH_MAX_CTX_METERED : CCT_BOTH_MAX_CTX_PATHS;
     uint64_t max_counters = mt.on ? PATH_BOTH_MAX_METERED : PATH_BOTH_MAX_COUNTERS;
     /* hashed per context, counts only (path-region.h note 15) */
     hashing.slots = mt.on ? 0 : hash_slots;
@@ -644,7 +646,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         int64_t off = ci >= 0 ? (int64_t)cct_record_size(procs[ci].nsites) : 0;
         bool flags_fit = ci >= 0 && ((int64_t)ci + 1) << CCT_REC_PROC_SHIFT <= 0x7fff;
         both.ctx = flags_fit && !hashed &&
-                   bl.npaths <= (mt.on ? CCT_BOTH_MAX_CTX_METERED : CCT_BOTH_MAX_CTX_PATHS) &&
+                   bl.npaths <= ctx_paths &&
                    off + slot_size(&mt) * (int64_t)bl.npaths <= 0x7fff;
         hashing.ctx = flags_fit && hashed;     /* in the hash table keyed by its record (note 15) */
         both.ctx_off = (int)off;

@@ -110,9 +110,13 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
  * (>= 0: each path's cycles and that event too, note 15); hash_slots as
  * instrument_paths', for counts only: a procedure with too many paths for
  * an array counts in the hash table, keyed by its context (path-region.h
- * note 15); with event >= 0 such procedures are left alone. */
-int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, struct instrument_stats *st,
-                    struct instrument_path_stats *ps, struct ap_err *err);
+ * note 15); with event >= 0 such procedures are left alone.  ctx_paths:
+ * a procedure with more paths counts them context-free only (0: the
+ * default, CCT_BOTH_MAX_CTX_PATHS, or CCT_BOTH_MAX_CTX_METERED with
+ * metrics; cct-region.h note 12): fewer make records smaller, for a tree
+ * whose records would not fit the region. */
+int instrument_both(const char *in, const char *out, int event, uint64_t hash_slots, uint64_t ctx_paths,
+                    struct instrument_stats *st, struct instrument_path_stats *ps, struct ap_err *err);
 
 /* An image instrumented with --paths or --both: its path table (path-region.h), one
  * entry per function symbol; an image not instrumented gives n = 0, one

@@ -572,3 +572,35 @@ def test_check_paths_and_cct_refuse_another_runs_truth_a_snapshot_and_selections
               "paths shows 30 rows in text by default, as --help says, and how many more there are", r)
     finally:
         cleanup(d)
+
+
+def test_context_paths_bounds_which_procedures_count_per_context_and_the_counts_stay_exact():
+    """--context-paths N: a procedure with more than N paths counts them
+    context-free only, so the call records are smaller (chatter built -O3
+    -funroll-loops filled the core's records at the default 256 and put
+    59728 calls on the overflow record; at 8 its tree was exact:
+    bench_instrument_flags).  Fewer procedures per context, every count
+    still the model's; refused without --both."""
+    d = tmpdir()
+    try:
+        orig = require(build_path("workloads", "drystone.elf"), "the drystone workload")
+        per = {}
+        for n in (None, 4):
+            out = os.path.join(d, "cp%s.elf" % n)
+            r = alphaprof(["instrument", "--both"] + (["--context-paths", str(n)] if n else []) + [orig, "-o", out])
+            m = re.search(r"\((\d+) per context, the others context-free\)", r.out)
+            check(r.status == 0 and m, "instrument --both --context-paths %s" % n, r)
+            per[n] = int(m.group(1))
+        check(per[4] < per[None], "fewer procedures count per context (%d < %d)" % (per[4], per[None]))
+        db, oracle = os.path.join(d, "cp.db"), os.path.join(d, "cp.oracle")
+        r = alphaprof(["record", "--board", "clipper-pm", "--deterministic", "--oracle", oracle, "--db", db,
+                       "--timeout", "250", os.path.join(d, "cp4.elf")], timeout=280)
+        check(r.status == 0, "record the --context-paths 4 image", r)
+        j = json.loads(alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"]).out)
+        check(j["path_count_error"] == 0 and j["context_path_error"] == 0, "paths and paths per context exact", j)
+        j = json.loads(alphaprof(["check", "--cct", "--db", db, "--oracle", oracle, "--json"]).out)
+        check(j["cct_count_error"] == 0, "the tree exact", j)
+        r = alphaprof(["instrument", "--paths", "--context-paths", "4", orig, "-o", os.path.join(d, "x.elf")])
+        check(r.status == 2 and "--context-paths goes with --both" in r.err, "refused without --both", r)
+    finally:
+        cleanup(d)
