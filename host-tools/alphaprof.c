@@ -11,6 +11,7 @@
  *  4. No command, an unknown one or an option before it: exit 2, with the
  *     list or one line on stderr.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,18 @@ static const struct builtin *find(const char *name)
         if (strcmp(builtins[i].name, name) == 0)
             return &builtins[i];
     return NULL;
+}
+
+/* What a command that succeeded printed must have reached standard output
+ * (a full disk, /dev/full): else one line and a failing exit. */
+static int stdout_written(const char *cmd, int rc)
+{
+    errno = 0;
+    if (rc != 0 || (fflush(stdout) == 0 && !ferror(stdout)))
+        return rc;              /* (a failing command said why itself) */
+    fprintf(stderr, "alphaprof %s: writing standard output failed%s%s\n", cmd, errno ? ": " : "",
+            errno ? strerror(errno) : "");
+    return 1;
 }
 
 static int unknown(const char *name)
@@ -79,5 +92,6 @@ int main(int argc, char **argv)
     const struct builtin *b = find(cmd);
     if (!b)
         return unknown(cmd);
-    return b->fn(argc - 1, argv + 1);
+    int rc = b->fn(argc - 1, argv + 1);
+    return stdout_written(cmd, rc);
 }

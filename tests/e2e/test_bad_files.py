@@ -119,6 +119,25 @@ def recorded(d):
     return db, oracle
 
 
+def test_a_full_standard_output_fails_every_reader_in_one_line():
+    """(paths, cct, check and others printed into /dev/full and exited 0)"""
+    if not os.path.exists("/dev/full"):
+        return
+    d = tmpdir()
+    try:
+        db, oracle = recorded(d)
+        for args in (["report", "--db", db], ["annotate", "--db", db, "main"],
+                     ["check", "--db", db, "--oracle", oracle], ["db", "--db", db, "epochs"]):
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([build_path("host", "alphaprof")] + args, stdout=full, stderr=subprocess.PIPE,
+                                   text=True, timeout=120)
+            lines = [l for l in p.stderr.splitlines() if l.strip()]
+            check(p.returncode == 1 and len(lines) == 1 and "writ" in lines[0] and "output" in lines[0],
+                  "%s into /dev/full: exit %d, %s" % (args[0], p.returncode, p.stderr))
+    finally:
+        cleanup(d)
+
+
 def damaged_copy(db, d, name, sql):
     import sqlite3
     copy = os.path.join(d, name + ".db")
