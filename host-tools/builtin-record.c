@@ -339,7 +339,7 @@ static int record_run(struct record_options *o, uint64_t nonce, const struct str
     struct board_run run = {
         .cmd = "alphaprof record",
         .say_time_limit = true,
-        .board_name = board_opts_board(&o->bo, o->mode || o->events),
+        .board_name = board_opts_board(&o->bo, o->mode || o->events || images_need_model(&o->images)),
         .cores = o->bo.cores,
         .timeout_s = o->bo.timeout_s,
         .deterministic = o->bo.deterministic,

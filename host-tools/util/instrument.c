@@ -1348,6 +1348,34 @@ done:
     return rc;
 }
 
+bool instrument_metered(const char *path)
+{
+    struct elf_in e = {0};
+    struct ap_err err;
+    if (read_file(path, &e, &err)) {
+        free(e.buf);
+        return false;
+    }
+    int sec = find_section(&e, INSTRUMENT_SECTION);
+    uint64_t head[3] = {0};
+    if (sec >= 0 && e.sh[sec].sh_size >= sizeof head && e.sh[sec].sh_offset + sizeof head <= e.size)
+        memcpy(head, e.buf + e.sh[sec].sh_offset, sizeof head);
+    free(e.buf);
+    if (sec < 0)
+        return false;
+    if (head[0] == CCT_PROCS_MAGIC && (head[2] & (CCT_METRICS | CCT_BOTH_METERED)))
+        return true;            /* --cct --metrics, --both --metrics */
+    struct path_table_proc *procs;
+    size_t n;
+    bool metered = false;
+    if (instrument_path_table(path, &procs, &n, &err) == 0) {
+        for (size_t k = 0; k < n && !metered; k++)
+            metered = procs[k].metrics != 0;
+        free(procs);
+    }
+    return metered;
+}
+
 int instrument_path_table(const char *path, struct path_table_proc **procs, size_t *n, struct ap_err *err)
 {
     struct elf_in e = {0};

@@ -124,6 +124,12 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
 struct path_table_proc;
 int instrument_path_table(const char *path, struct path_table_proc **procs, size_t *n, struct ap_err *err);
 
+/* Whether the image at path was instrumented with --metrics (--cct,
+ * --paths or --both): its trampolines read the PMU user page, which only a
+ * board with the hardware model has.  Not an image, or not instrumented:
+ * false. */
+bool instrument_metered(const char *path);
+
 /* Its patch table: every replaced instruction with its original word,
  * sorted by pc; none (n = 0) for an image not instrumented for paths. */
 struct path_patch {

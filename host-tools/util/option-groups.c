@@ -10,9 +10,11 @@
 
 #include "hw-model/pmu-window.h"
 #include "util/board.h"
+#include "util/instrument.h"
 #include "util/profile-db.h"
 #include "util/qemu-cmdline.h"
 #include "util/regular-file.h"
+#include "util/strvec.h"
 
 int board_opts_check(const struct opt_command *c, const struct board_opts *bo)
 {
@@ -45,6 +47,14 @@ int opt_model_mode(void *value, const char *arg, char *why, size_t n)
         return -1;
     }
     return 0;
+}
+
+bool images_need_model(const struct strvec *images)
+{
+    for (size_t i = 0; i < images->n; i++)
+        if (instrument_metered(images->v[i]))
+            return true;
+    return false;
 }
 
 const char *board_opts_board(const struct board_opts *bo, bool needs_model)

@@ -65,6 +65,11 @@ opt_callback opt_model_mode;    /* --model full|counters */
  * a usage error of c (one line, 2). */
 int board_opts_check(const struct opt_command *c, const struct board_opts *bo);
 
+/* Whether one of images was instrumented with --metrics: its trampolines
+ * read the PMU user page, so the run needs the hardware model's board. */
+struct strvec;
+bool images_need_model(const struct strvec *images);
+
 /* The board to run: --board, else the model's board when the run needs the
  * hardware model, else the plain one. */
 const char *board_opts_board(const struct board_opts *bo, bool needs_model);

@@ -7,6 +7,7 @@ model's exact tree (check --cct, PATH.cct)."""
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 
@@ -313,7 +314,7 @@ def test_cct_without_a_tree_says_so():
         cleanup(d)
 
 
-def test_metrics_read_on_a_board_without_counters_are_flagged_not_shown_as_zero_cost():
+def test_metrics_read_on_a_board_without_counters_are_flagged_and_a_metered_image_picks_the_model_board():
     """clipper has no hardware model, so no PMU page: the counts hold, the
     metrics are all 0, and cct and paths say why in one line."""
     d = tmpdir()
@@ -335,6 +336,15 @@ def test_metrics_read_on_a_board_without_counters_are_flagged_not_shown_as_zero_
         r = alphaprof(["record", "--board", "clipper-pm", "--db", db, cctm], timeout=300)
         r = alphaprof(["cct", "--db", db])
         check(r.status == 0 and "warning" not in r.err, "no note where the counters were read", r)
+        # with no --board, record and run pick the hardware model's board for a metered image
+        # (record took clipper, the default, and every metric read 0)
+        for img, cmd in ((cctm, "cct"), (pathm, "paths")):
+            db = os.path.join(d, "auto-" + cmd + ".db")
+            r = alphaprof(["record", "--db", db, img], timeout=300)
+            check(r.status == 0, "record a metered image with no --board", r)
+            r = alphaprof([cmd, "--db", db])
+            check(r.status == 0 and "warning" not in r.err and not re.search(r"\bcycles 0\b", r.out),
+                  "%s: the metrics were read (the board has the counters)" % cmd, r)
     finally:
         cleanup(d)
 
