@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "firmware/abi/event-spec.h"
@@ -60,6 +61,16 @@ static void print_held(const char *out, const struct instrument_path_stats *ps)
                out, ps->metered_iv_loops, ps->borrowing_loops, ps->borrowed_regs);
 }
 
+/* An image in which nothing could be counted (its symbols damaged, say)
+ * gives no instrumented copy: one line, exit 1. */
+static int nothing_counted(const char *in, const char *out, const char *what)
+{
+    unlink(out);
+    fprintf(stderr, "alphaprof instrument: %s: %s could be counted, so nothing was written; are its symbols "
+                    "intact? (rebuild it from source)\n", in, what);
+    return 1;
+}
+
 int cmd_instrument(int argc, char **argv)
 {
     bool cct = false, paths = false, both = false, quiet = false, metrics = false;
@@ -92,6 +103,18 @@ int cmd_instrument(int argc, char **argv)
     struct ap_err oerr;
     if (r != OPT_PARSED)
         rc = opt_exit(r);
+    else if (event_name && (pmu_event_lookup(event_name, strlen(event_name)) < 0 ||
+                            pmu_event_lookup(event_name, strlen(event_name)) == PMU_EV_CYCLES))
+    {
+        char msg[400];
+        snprintf(msg, sizeof msg, "--event %s: not an event to read beside cycles; any of these but cycles: %s",
+                 event_name, PMU_EVENT_LIST_TEXT);
+        rc = opt_usage_error(&instrument_command, "%s", msg);
+    }
+    else if (hash_slots != UINT_MAX && hash_slots &&
+             (hash_slots < PATH_HASH_MIN_SLOTS || (hash_slots & (hash_slots - 1))))
+        rc = opt_usage_error(&instrument_command, "--hash-slots %u: give 0 (no hash table) or a power of two from "
+                             "%d to %d", hash_slots, PATH_HASH_MIN_SLOTS, PATH_HASH_MAX_SLOTS);
     else if (operands.n != 1)
         rc = opt_usage_error(&instrument_command, operands.n ? "give one image" : "which image? give IMAGE.elf");
     else if (cct && paths)
@@ -110,14 +133,6 @@ int cmd_instrument(int argc, char **argv)
                              "cycles and instructions)");
     else if (event_name && !metrics)
         rc = opt_usage_error(&instrument_command, "--event chooses the metric beside cycles: add --metrics");
-    else if (event_name && (pmu_event_lookup(event_name, strlen(event_name)) < 0 ||
-                            pmu_event_lookup(event_name, strlen(event_name)) == PMU_EV_CYCLES))
-    {
-        char msg[400];
-        snprintf(msg, sizeof msg, "--event %s: not an event other than cycles; one of: %s", event_name,
-                 PMU_EVENT_LIST_TEXT);
-        rc = opt_usage_error(&instrument_command, msg);
-    }
     else if (both && metrics && hash_slots && hash_slots != UINT_MAX)
         rc = opt_usage_error(&instrument_command, "--hash-slots counts only: --both --metrics leaves procedures "
                              "with too many paths for an array alone; drop --metrics or --hash-slots");
@@ -126,7 +141,7 @@ int cmd_instrument(int argc, char **argv)
     else if (!strcmp(out, operands.v[0]) || same_file(out, operands.v[0]))
         rc = opt_usage_error(&instrument_command, "-o names the input image; the original stays untouched, give another file");
     else if (regular_or_absent(out, "a file name for the instrumented image (OUT.elf)", &oerr))
-        rc = opt_usage_error(&instrument_command, oerr.msg);
+        rc = opt_usage_error(&instrument_command, "%s", oerr.msg);
     else {
         struct ap_err err;
         struct instrument_stats st;
@@ -138,6 +153,8 @@ int cmd_instrument(int argc, char **argv)
             if (instrument_both(operands.v[0], out, event, hash_slots, ctx_paths, &st, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
+            } else if (ps.procs == 0 && st.sites == 0) {
+                rc = nothing_counted(operands.v[0], out, "no call site and no procedure's paths");
             } else {
                 if (!quiet)
                     printf("alphaprof instrument: %s: %u call sites in %u procedures counted per context; paths of "
@@ -161,6 +178,8 @@ int cmd_instrument(int argc, char **argv)
             if (instrument_paths(operands.v[0], out, event, hash_slots, &ps, &err)) {
                 fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
                 rc = 1;
+            } else if (ps.procs == 0) {
+                rc = nothing_counted(operands.v[0], out, "no procedure's paths");
             } else {
                 if (!quiet)
                     printf("alphaprof instrument: %s: paths of %u procedures counted (the path register: %u none "
@@ -190,6 +209,8 @@ int cmd_instrument(int argc, char **argv)
         } else if (instrument_cct(operands.v[0], out, metrics, &st, &err)) {
             fprintf(stderr, "alphaprof instrument: %s\n", err.msg);
             rc = 1;
+        } else if (st.sites == 0) {
+            rc = nothing_counted(operands.v[0], out, "no call site");
         } else {
             if (!quiet)
                 printf("alphaprof instrument: %s: %u call sites in %u procedures, %s, trampolines at 0x%llx "

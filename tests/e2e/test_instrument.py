@@ -11,7 +11,7 @@ import re
 import stat
 import subprocess
 
-from harness import alphaprof, build_path, check, cleanup, make_image, require, run_image, seal, tmpdir
+from harness import alphaprof, build_path, check, cleanup, elf_sections, make_image, require, run_image, seal, tmpdir
 
 # Workloads whose console output does not depend on time, with arguments.
 SAME_OUTPUT = [("hello", []), ("qsort", []), ("libcheck", []), ("compress", []), ("chase", []),
@@ -117,6 +117,23 @@ def test_instrument_refuses_what_it_cannot_instrument_and_never_writes_over_its_
                   "-o %s for %s is refused in one line" % (out, inp), r)
         check(open(orig, "rb").read() == before and os.path.isfile(orig) and stat.S_ISFIFO(os.stat(fifo).st_mode)
               and stat.S_ISCHR(os.stat("/dev/null").st_mode), "the input, the FIFO and /dev/null are as they were")
+        # an image whose symbol names are garbage: nothing can be counted, so nothing is written
+        # (it wrote a copy that counted nothing, exit 0)
+        garbled = os.path.join(d, "garbled.elf")
+        data = bytearray(open(orig, "rb").read())
+        _, off, size = elf_sections(orig)[".strtab"]
+        data[off + 1:off + size] = b"\xff" * (size - 1)
+        open(garbled, "wb").write(bytes(data))
+        out = os.path.join(d, "garbled-paths.elf")
+        r = alphaprof(["instrument", "--paths", garbled, "-o", out])
+        check(r.status == 1 and len(r.err.strip().splitlines()) == 1 and "could be counted" in r.err and
+              not os.path.exists(out), "an image with garbage symbol names: refused, nothing written", r)
+        # bad option values are usage errors (exit 2) named as such, before the operands are counted
+        for args, what in ((["--paths", "--hash-slots", "3", orig], "--hash-slots 3: give 0"),
+                           (["--paths", "--metrics", "--event", orig], "--event %s: not an event" % orig)):
+            r = alphaprof(["instrument"] + args + ["-o", os.path.join(d, "v.elf")])
+            check(r.status == 2 and len(r.err.strip().splitlines()) == 1 and what in r.err,
+                  "instrument %s: a usage error naming the value" % " ".join(args[:-1]), r)
         r = alphaprof(["instrument", "--cct", "--hash-slots", "64", orig, "-o", os.path.join(d, "h.elf")])
         check(r.status == 2 and "--hash-slots" in r.err and "--cct" in r.err, "--hash-slots does not go with --cct",
               r)
