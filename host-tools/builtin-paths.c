@@ -263,7 +263,7 @@ static int counted_paths(struct paths_options *o, const char *db_path)
                     pm.metered ? ", cycles or " : " (the image counts no metrics: instrument with --metrics)",
                     pm.metered ? pmu_event_name((unsigned)pm.event) : "", pm.metered ? " (the image's event)" : "");
             path_metrics_free(&pm);
-            return 1;
+            return 2;
         }
         key = PM_EVENT;
     } else if (o->sort && !strcmp(o->sort, "cycles") && !pm.metered) {
@@ -273,7 +273,7 @@ static int counted_paths(struct paths_options *o, const char *db_path)
         fprintf(stderr, "alphaprof paths: --sort cycles: the image counts no metrics; instrument with "
                         "alphaprof instrument --paths --metrics\n");
         path_metrics_free(&pm);
-        return 1;
+        return 2;
     }
     if (!pm.n && o->proc && pm.proc_status != PATH_INSTRUMENTED) {
         fprintf(stderr, "alphaprof paths: %s was left alone by the instrumenter (%s)%s\n", o->proc,
