@@ -449,6 +449,10 @@ static int paths_run(struct paths_options *op)
         else if (unreadable)
             fprintf(stderr, "alphaprof paths: no retired paired ProfileMe sample in code it can read in %s: "
                             "the images above have no symbols (see their lines)\n", db_path);
+        else if (o.sampled)
+            fprintf(stderr, "alphaprof paths: --sampled: no retired paired ProfileMe sample with code in %s; "
+                            "record with --paired (paths estimated from branch history), or drop --sampled for "
+                            "the counted paths it may hold\n", db_path);
         else
             fprintf(stderr, "alphaprof paths: no path counts and no retired paired ProfileMe sample with code in "
                             "%s; record an image instrumented with `alphaprof instrument --paths` (exact counts, "
