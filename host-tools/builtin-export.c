@@ -103,6 +103,7 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
         goto out;
     }
     have_view = true;
+    pv_warn_images(stderr, "alphaprof export", v.images, v.nimages, NULL, 0);
     if (v.nevents == 0) {
         char held[512];
         profile_contents_hint(db, held, sizeof held);
