@@ -155,8 +155,9 @@ static void print_counted_json(const struct paths_options *o, struct path_metric
 static void print_counted_text(const struct paths_options *o, struct path_metrics *pm, enum pm_key key)
 {
     int nkeys = pm->metered ? PM_NKEYS : 1;
-    printf("Ball-Larus paths counted by the instrumented image %s (session %lld): %zu paths, %llu executions",
-           pm->image, (long long)pm->session, pm->n, (unsigned long long)pm->total[PM_COUNT]);
+    printf("Ball-Larus paths counted by the instrumented image %s (session %lld): %zu %s, %llu executions",
+           pm->image, (long long)pm->session, pm->n, o->context ? "(context, path) pairs" : "paths",
+           (unsigned long long)pm->total[PM_COUNT]);
     if (pm->metered)
         printf(";\nper path its modelled cycles and %s from its start to its end, callees included", key_name(pm, PM_EVENT));
     printf(".  By %s.\n", key_name(pm, key));

@@ -142,7 +142,7 @@ int board_run(struct board_run *br)
     }
     unsigned timeout_s = br->timeout_s ? br->timeout_s : board->timeout_s;
     if (br->say_time_limit)
-        fprintf(stderr, "%s: note: the run is stopped after %u s of host time (%s; --timeout S to change)\n",
+        fprintf(stderr, "%s: note: the run will be stopped after %u s of host time (%s; --timeout S to change)\n",
                 br->cmd, timeout_s, br->timeout_s ? "--timeout" : "the board's limit");
     if (check_images(br, &err)) {
         fprintf(stderr, "%s: %s\n", br->cmd, err.msg);

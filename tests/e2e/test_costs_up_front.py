@@ -24,10 +24,10 @@ def test_record_says_the_time_limit_and_profileme_cost_before_the_run():
         r, _, _ = record(d, "--profileme")
         first = r.err.splitlines()[:2]
         check(len(first) == 2 and "ProfileMe costs the modelled core" in first[0]
-              and "the run is stopped after 300 s" in first[1], "both notes come first", r)
+              and "the run will be stopped after 300 s" in first[1], "both notes come first", r)
         check("warning: --pme-interval" not in r.err, "no loss warning at the default interval", r)
         r, _, _ = record(d, "--timeout", "120")
-        check(r.err.splitlines()[0].endswith("the run is stopped after 120 s of host time (--timeout; "
+        check(r.err.splitlines()[0].endswith("the run will be stopped after 120 s of host time (--timeout; "
                                              "--timeout S to change)"), "an explicit limit is said as such", r)
         check("ProfileMe" not in r.err.splitlines()[0], "no ProfileMe note without ProfileMe", r)
     finally:
