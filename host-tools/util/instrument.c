@@ -39,6 +39,7 @@
 #include "util/image-file.h"
 #include "util/liveness.h"
 #include "util/path-plan.h"
+#include "util/regular-file.h"
 #include "util/symbols.h"
 
 struct both_state both;          /* instrument-emit.h note 2 */
@@ -67,9 +68,9 @@ void put_core_state(struct code *c, unsigned r)
 
 int read_file(const char *path, struct elf_in *e, struct ap_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = regular_fopen_read(path, "a workload image (.elf)", err);     /* (a FIFO would block) */
     if (!f)
-        return ap_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
