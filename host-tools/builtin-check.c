@@ -193,7 +193,6 @@ static int not_a_snapshot(const struct oracle_header *h, const char *oracle_path
                       (unsigned)h->snapshot, stem, oracle_path);
 }
 
-
 int cmd_check(int argc, char **argv)
 {
     struct check_options o = {.po = PROFILE_OPTS_INIT, .max_error = -1, .min_samples = 30};

@@ -90,10 +90,10 @@ int cmd_instrument(int argc, char **argv)
                  "room, and with --both, whose region holds at most 4096 home slots: asked for, qsort loses "
                  "279 of 7.3 M path executions there; --both --metrics leaves them alone)"),
         OPT_BOOLEAN(0, "both", &both, "paths per calling context: path counts (and --metrics) per CCT node"),
-        OPT_UINT(0, "context-paths", &ctx_paths, "N", 1, 1u << 20, "with --both: a procedure with more than N paths "
-                 "counts them context-free only (default 256, 48 with --metrics); fewer make the call records "
-                 "smaller, for a tree the core's region cannot hold (the monitor and check --cct say how many calls "
-                 "went on the overflow record)"),
+        OPT_UINT(0, "context-paths", &ctx_paths, "N", 1, 1u << 20,
+                 "with --both: a procedure with more than N paths counts them context-free only (default 256, 48 "
+                 "with --metrics); fewer make the call records smaller, for a tree the core's region cannot hold "
+                 "(the monitor and check --cct say how many calls went on the overflow record)"),
         OPT_STRING('o', "output", &out, "OUT.elf", "the instrumented image to write"),
         OPT_BOOLEAN('q', "quiet", &quiet, "print nothing on success"),
         OPT_END(),
@@ -139,7 +139,8 @@ int cmd_instrument(int argc, char **argv)
     else if (!out)
         rc = opt_usage_error(&instrument_command, "where to? give -o OUT.elf");
     else if (!strcmp(out, operands.v[0]) || same_file(out, operands.v[0]))
-        rc = opt_usage_error(&instrument_command, "-o names the input image; the original stays untouched, give another file");
+        rc = opt_usage_error(&instrument_command, "-o names the input image; the original stays untouched, give "
+                             "another file");
     else if (regular_or_absent(out, "a file name for the instrumented image (OUT.elf)", &oerr))
         rc = opt_usage_error(&instrument_command, "%s", oerr.msg);
     else {

@@ -178,9 +178,9 @@ static void print_counted_text(const struct paths_options *o, struct path_metric
                (unsigned long long)pm->unmatched_exits, (unsigned long long)pm->bad_paths,
                (unsigned long long)pm->unnamed);
     if (pm->ntoo_many)
-        printf("  left alone by the instrumenter: %zu procedure%s with too many paths for an array, not hashed (%s); "
-               "alphaprof instrument --paths without --metrics (nor --hash-slots 0) counts their paths in a hash table\n",
-               pm->ntoo_many, pm->ntoo_many == 1 ? "" : "s", pm->too_many);
+        printf("  left alone by the instrumenter: %zu procedure%s with too many paths for an array, not hashed "
+               "(%s); alphaprof instrument --paths without --metrics (nor --hash-slots 0) counts their paths in a "
+               "hash table\n", pm->ntoo_many, pm->ntoo_many == 1 ? "" : "s", pm->too_many);
     printf("\n  %12s %6s", "count", "%");
     if (pm->metered)
         printf(" %14s %6s %10s %6s", "cycles", "%", key_name(pm, PM_EVENT), "%");
@@ -279,7 +279,9 @@ static int counted_paths(struct paths_options *o, const char *db_path)
     if (!pm.n && o->proc && pm.proc_status != PATH_INSTRUMENTED) {
         fprintf(stderr, "alphaprof paths: %s was left alone by the instrumenter (%s)%s\n", o->proc,
                 path_skip_name(pm.proc_status), pm.proc_status == PATH_SKIP_TOO_MANY
-                ? "; alphaprof instrument --paths without --metrics (nor --hash-slots 0) counts its paths in a hash table" : "");
+                    ? "; alphaprof instrument --paths without --metrics (nor --hash-slots 0) counts its paths in a "
+                      "hash table"
+                    : "");
         path_metrics_free(&pm);
         return 1;
     }

@@ -75,7 +75,6 @@ static int left_alone(struct path_metrics *pm, const struct path_table_proc *tab
     return 0;
 }
 
-
 int path_metrics_load_contexts(struct pdb *db, int64_t session, const char *proc, bool by_context,
                                struct path_metrics *pm, struct ap_err *err)
 {
