@@ -4,6 +4,7 @@
 #include "util/calc-profile.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,7 +210,13 @@ double calc_bubble_cycles(const struct calc_proc *p, uint32_t i)
 {
     const struct calc_insn *in = &p->insns[i];
     double f = p->insns[p->blocks[in->block].first].freq;
-    return f > 0 ? (in->dynamic + (in->m > 1 ? f * (in->m - 1) : 0)) / f : 0;
+    double per = f > 0 ? (in->dynamic + (in->m > 1 ? f * (in->m - 1) : 0)) / f : 0;
+    /* to the 10 digits the HTML report's data carries, so calc's listing
+     * and the page draw the same bubbles: 16799.999999999996 cycles over
+     * 16800.000000000004 executions drew one on the page, none here */
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.10g", per);
+    return strtod(digits, NULL);
 }
 
 uint32_t calc_culprit_of(const struct calc_insn *in)
