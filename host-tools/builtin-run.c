@@ -172,7 +172,7 @@ int cmd_run(int argc, char **argv)
             strvec_pushf(&keys, "baud=%u", o.bo.baud);
         struct board_run br = {
             .cmd = "alphaprof run",
-            .board_name = board_opts_board(&o.bo, images_need_model(&o.images)),
+            .board_name = board_opts_board(&o.bo, false),
             .oracle_path = o.bo.oracle,
             .model_mode = o.bo.model,
             .cores = o.bo.cores,
