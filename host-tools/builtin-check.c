@@ -1032,9 +1032,13 @@ static int check_paths(const struct check_options *opts)
             }
             printf(", \"left_alone\": [");
             for (unsigned i = 0; i < pc.nleft_alone; i++)
-                printf("%s{\"start\": %llu, \"executions\": %llu, \"why\": \"%s\"}", i ? ", " : "",
+            {
+                printf("%s{\"procedure\": ", i ? ", " : "");
+                json_str(stdout, pc.left_alone[i].name);
+                printf(", \"start\": %llu, \"executions\": %llu, \"why\": \"%s\"}",
                        (unsigned long long)pc.left_alone[i].start, (unsigned long long)pc.left_alone[i].executions,
                        path_skip_name(pc.left_alone[i].why));
+            }
             printf("]");
         } else {
             printf("null, \"instrumented\": null");
@@ -1134,13 +1138,15 @@ static int check_paths(const struct check_options *opts)
                            (unsigned long long)pc.metric_truth[k], pc.metric_bias[k]);
             }
             for (unsigned i = 0; i < pc.nleft_alone; i++)
-                printf("    left alone: proc 0x%llx, %llu path executions (%s)\n",
+                printf("    left alone: %s (0x%llx), %llu path executions (%s)\n",
+                       pc.left_alone[i].name[0] ? pc.left_alone[i].name : "proc",
                        (unsigned long long)pc.left_alone[i].start,
                        (unsigned long long)pc.left_alone[i].executions, path_skip_name(pc.left_alone[i].why));
             for (unsigned i = 0; i < pc.nworst; i++)
-                printf("    proc 0x%llx path %llu: instrumented %llu, truth %llu\n",
-                       (unsigned long long)pc.worst[i].proc, (unsigned long long)pc.worst[i].path,
-                       (unsigned long long)pc.worst[i].profile, (unsigned long long)pc.worst[i].truth);
+                printf("    %s (0x%llx) path %llu: instrumented %llu, truth %llu\n",
+                       pc.worst[i].name[0] ? pc.worst[i].name : "proc", (unsigned long long)pc.worst[i].proc,
+                       (unsigned long long)pc.worst[i].path, (unsigned long long)pc.worst[i].profile,
+                       (unsigned long long)pc.worst[i].truth);
         }
         if (cp.present) {
             printf("\nPaths per calling context (alphaprof instrument --both) against %s.cctpaths:\n"

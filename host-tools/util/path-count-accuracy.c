@@ -26,7 +26,7 @@ static void note_worst(struct path_count_accuracy *a, uint64_t proc, uint64_t pa
     if (i == PCA_WORST - 1 && a->nworst == PCA_WORST &&
         (last->profile > last->truth ? last->profile - last->truth : last->truth - last->profile) >= d)
         return;
-    a->worst[i] = (struct path_count_mismatch){proc, path, profile, truth};
+    a->worst[i] = (struct path_count_mismatch){.proc = proc, .path = path, .profile = profile, .truth = truth};
     for (; i > 0; i--) {
         const struct path_count_mismatch *x = &a->worst[i - 1];
         if ((x->profile > x->truth ? x->profile - x->truth : x->truth - x->profile) >= d)
@@ -231,6 +231,25 @@ int path_counts_session(sqlite3 *s, int64_t *session, struct ap_err *err)
     return 0;
 }
 
+/* The procedures the report names, by their symbols (left empty when the
+ * image's symbols cannot be read: the report shows addresses then). */
+static void name_procs(struct path_count_accuracy *a, const char *image)
+{
+    struct symtab *sy = NULL;
+    struct ap_err e2;
+    if (!image || symtab_open(image, &sy, &e2))
+        return;
+    for (unsigned i = 0; i < a->nworst; i++) {
+        const struct symbol *sym = symtab_lookup(sy, a->worst[i].proc);
+        snprintf(a->worst[i].name, sizeof a->worst[i].name, "%s", sym ? sym->name : "");
+    }
+    for (unsigned i = 0; i < a->nleft_alone; i++) {
+        const struct symbol *sym = symtab_lookup(sy, a->left_alone[i].start);
+        snprintf(a->left_alone[i].name, sizeof a->left_alone[i].name, "%s", sym ? sym->name : "");
+    }
+    symtab_close(sy);
+}
+
 int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path, struct path_count_accuracy *a,
                         struct ap_err *err)
 {
@@ -260,7 +279,8 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     /* the instrumented image: the session's image with a path table */
     struct path_table_proc *table = NULL;
     size_t ntable = 0;
-    if (path_session_image(s, session, NULL, &table, &ntable, err))
+    char *image = NULL;
+    if (path_session_image(s, session, &image, &table, &ntable, err))
         return -1;
     /* counters by index, summed over cores */
     uint64_t ncount = 0;
@@ -278,6 +298,7 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
                               "FROM path_counts WHERE session = ? GROUP BY counter", -1, &st, NULL) != SQLITE_OK) {
         free(table);
         free(count);
+        free(image);
         return sql_error(s, err);
     }
     sqlite3_bind_int64(st, 1, session);
@@ -339,6 +360,7 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
         free(table);
         free(count);
         free(hashed);
+        free(image);
         return -1;
     }
     a->truth_unknown = h.unknown;
@@ -399,5 +421,7 @@ int path_count_accuracy(struct pdb *db, int64_t session, const char *oracle_path
     free(table);
     free(count);
     free(hashed);
+    name_procs(a, image);
+    free(image);
     return 0;
 }

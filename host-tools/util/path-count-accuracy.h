@@ -51,6 +51,7 @@
 
 struct path_count_mismatch {
     uint64_t proc, path, profile, truth;
+    char name[64];                      /* proc's symbol, "" when the image's symbols are gone */
 };
 
 struct path_count_accuracy {
@@ -79,6 +80,7 @@ struct path_count_accuracy {
     struct {                            /* procedures left alone that ran, first ones by address */
         uint64_t start, executions;
         uint32_t why;                   /* enum path_skip (path-region.h) */
+        char name[64];                  /* its symbol, as worst[].name */
     } left_alone[PCA_WORST];
     unsigned nleft_alone;
 };

@@ -762,8 +762,9 @@ def test_hashed_procedures_count_only_under_metrics_when_asked_and_are_left_alon
                       timeout=280)
         check(r.status == 0, "record the --both image", r)
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
-        check(r.status == 0 and "too many paths for an array, not hashed" in r.out,
-              "check --paths names why decide was left alone under --both --metrics", r)
+        check(r.status == 0 and "too many paths for an array, not hashed" in r.out and
+              re.search(r"left alone: decide \(0x[0-9a-f]+\), \d+ path executions", r.out),
+              "check --paths names decide, and why it was left alone under --both --metrics", r)
         # and so does paths, which has no oracle: in its summary, and asked for decide
         r = alphaprof(["paths", "--db", db])
         m = re.search(r"left alone by the instrumenter: \d+ procedures? with too many paths for an array, not "
