@@ -1349,6 +1349,28 @@ done:
     return rc;
 }
 
+/* The path table at the end of section sec (INSTRUMENT_SECTION) of e,
+ * read from path: *procs (to free) and *n; -1 with err when there is
+ * none or it is cut short. */
+static int path_table_of(const struct elf_in *e, int sec, const char *path, struct path_table_proc **procs,
+                         size_t *n, struct ap_err *err)
+{
+    const Elf64_Shdr *s = &e->sh[sec];
+    uint64_t tr[3];
+    if (s->sh_size < sizeof tr || s->sh_offset + s->sh_size > e->size)
+        return ap_err_set(err, "%s: section %s is cut short; instrument the image again", path, INSTRUMENT_SECTION);
+    memcpy(tr, e->buf + s->sh_offset + s->sh_size - sizeof tr, sizeof tr);
+    uint64_t room = s->sh_size - sizeof tr;
+    if (tr[0] != PATH_TABLE_MAGIC || tr[1] > room / sizeof **procs || tr[2] > room / 16 ||
+        tr[1] * sizeof **procs + tr[2] * 16 > room)
+        return ap_err_set(err, "%s: not instrumented for paths (no path table at the end of %s); "
+                          "use alphaprof instrument --paths", path, INSTRUMENT_SECTION);
+    *n = tr[1];
+    *procs = calloc(*n ? *n : 1, sizeof **procs);
+    memcpy(*procs, e->buf + s->sh_offset + room - tr[2] * 16 - *n * sizeof **procs, *n * sizeof **procs);
+    return 0;
+}
+
 bool instrument_metered(const char *path)
 {
     struct elf_in e = {0};
@@ -1361,19 +1383,15 @@ bool instrument_metered(const char *path)
     uint64_t head[3] = {0};
     if (sec >= 0 && e.sh[sec].sh_size >= sizeof head && e.sh[sec].sh_offset + sizeof head <= e.size)
         memcpy(head, e.buf + e.sh[sec].sh_offset, sizeof head);
-    free(e.buf);
-    if (sec < 0)
-        return false;
-    if (head[0] == CCT_PROCS_MAGIC && (head[2] & (CCT_METRICS | CCT_BOTH_METERED)))
-        return true;            /* --cct --metrics, --both --metrics */
-    struct path_table_proc *procs;
+    bool metered = head[0] == CCT_PROCS_MAGIC && (head[2] & (CCT_METRICS | CCT_BOTH_METERED));
+    struct path_table_proc *procs;      /* else --paths --metrics: its path table says */
     size_t n;
-    bool metered = false;
-    if (instrument_path_table(path, &procs, &n, &err) == 0) {
+    if (sec >= 0 && !metered && path_table_of(&e, sec, path, &procs, &n, &err) == 0) {
         for (size_t k = 0; k < n && !metered; k++)
             metered = procs[k].metrics != 0;
         free(procs);
     }
+    free(e.buf);
     return metered;
 }
 
@@ -1387,26 +1405,7 @@ int instrument_path_table(const char *path, struct path_table_proc **procs, size
         return -1;
     }
     int sec = find_section(&e, INSTRUMENT_SECTION);
-    int rc = 0;
-    if (sec >= 0) {
-        const Elf64_Shdr *s = &e.sh[sec];
-        uint64_t tr[3];
-        if (s->sh_size < sizeof tr || s->sh_offset + s->sh_size > e.size) {
-            free(e.buf);
-            return ap_err_set(err, "%s: section %s is cut short; instrument the image again", path, INSTRUMENT_SECTION);
-        }
-        memcpy(tr, e.buf + s->sh_offset + s->sh_size - sizeof tr, sizeof tr);
-        uint64_t room = s->sh_size - sizeof tr;
-        if (tr[0] != PATH_TABLE_MAGIC || tr[1] > room / sizeof **procs || tr[2] > room / 16 ||
-            tr[1] * sizeof **procs + tr[2] * 16 > room) {
-            rc = ap_err_set(err, "%s: not instrumented for paths (no path table at the end of %s); "
-                            "use alphaprof instrument --paths", path, INSTRUMENT_SECTION);
-        } else {
-            *n = tr[1];
-            *procs = calloc(*n ? *n : 1, sizeof **procs);
-            memcpy(*procs, e.buf + s->sh_offset + room - tr[2] * 16 - *n * sizeof **procs, *n * sizeof **procs);
-        }
-    }
+    int rc = sec >= 0 ? path_table_of(&e, sec, path, procs, n, err) : 0;
     free(e.buf);
     return rc;
 }
