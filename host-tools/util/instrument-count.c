@@ -60,6 +60,24 @@ void put_addk(struct code *c, unsigned r, int64_t k, bool *bad)
         put(c, mem(OP_LDA, r, r, (int)lo));
 }
 
+/* dst = src + k (not a hashed procedure's wide increments: put_addk). */
+void put_addk_from(struct code *c, unsigned dst, unsigned src, int64_t k, bool *bad)
+{
+    int64_t hi = (k + 0x8000) >> 16, lo = k - hi * 65536;
+    if (fits16(k)) {
+        if (k || dst != src)
+            put(c, mem(OP_LDA, dst, src, (int)k));
+        return;
+    }
+    if (!fits16(hi)) {
+        *bad = true;
+        return;
+    }
+    put(c, mem(OP_LDAH, dst, src, (int)hi));
+    if (lo)
+        put(c, mem(OP_LDA, dst, dst, (int)lo));
+}
+
 void put_setk(struct code *c, unsigned r, int64_t k, bool *bad)
 {
     if (hashing.on && !fits_ldah(k)) {
@@ -264,28 +282,6 @@ void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, unsigned 
         put(c, opr(OP_INTA, F_ADDQ, dst, at, dst));
     } else {
         put(c, opr(OP_INTA, F_S8ADDQ, x, at, dst));
-    }
-}
-
-/* Whether the loader sets this image's magic in every core's region
- * (path-region.h note 8: --paths, counts only; --both's path region,
- * cct-region.h note 17), so no trampoline stores it; a --paths metered
- * image's trampolines still do. */
-bool magic_by_loader(const struct meter *mt)
-{
-    return both.on || !mt->on;
-}
-
-/* The region's magic (R the region, x a scratch register). */
-void put_magic(struct code *c, const struct meter *mt, unsigned R, unsigned x)
-{
-    if (magic_by_loader(mt))
-        return;
-    if (mt->on) {
-        put(c, mem(OP_LDAH, x, R, PMU_FROM_REGION));
-        put(c, mem(OP_STL, x, R, PATH_OFF_MAGIC));
-    } else {
-        put(c, mem(OP_STL, R, R, PATH_OFF_MAGIC));
     }
 }
 
@@ -605,7 +601,6 @@ void put_action(struct code *c, const struct tregs *t, const struct meter *mt, c
     hashing.tmp = t->C;         /* (path-region.h note 14: C is free beside each increment of B) */
     switch (a->kind) {
     case BL_ACT_ENTRY: {
-        put_magic(c, mt, t->R, t->C);
         put(c, mem(OP_LDQ, t->A, t->R, PATH_OFF_DEPTH));
         put(c, opl(OP_INTA, F_ADDQ, t->A, 1, t->A));
         put(c, opl(OP_INTS, F_SRL, t->A, SINK_BIT, t->B));     /* depth + 1 reaches the sink */

@@ -258,7 +258,10 @@ struct tregs {
     unsigned nsaved, saved[6];
 };
 
-#define FRAME_SLOTS 16             /* bytes a frame-mode procedure's frame grows by (path-region.h note 11) */
+/* Bytes a frame-mode procedure's frame grows by (path-region.h note 11):
+ * the caller's P and Y, and with metrics the path's start (cycles, event). */
+#define FRAME_SLOTS 16
+#define FRAME_SLOTS_METERED 32
 
 /* Bytes below sp that the trampoline being emitted must leave alone: a
  * frame-mode procedure's slots while sp is its caller's (path-region.h
@@ -325,13 +328,14 @@ struct pmode {
     unsigned P, Y;              /* Y = R_ZERO: none */
     bool cb;                    /* --both, counts only: Y (P when addr) holds the activation's counters'
                                  * base, found at its entry (cct-region.h note 17) */
-    /* frame mode (counts only; path-region.h note 11): the procedure's own
-     * frame grown by FRAME_SLOTS at its top, fsize its size before; with
+    /* frame mode (path-region.h note 11): the procedure's own
+     * frame grown by fslots at its top, fsize its size before; with
      * `saved` the caller's P (and Y) kept there instead of on the register
      * stack, with `fmem` P itself kept there (no register to spare);
      * fstate[i] whether sp is the frame's (1) or the caller's (0) before
      * instruction i; fbody that of the edge being emitted */
     bool frame, fmem, fbody;
+    int fslots;                 /* FRAME_SLOTS, or FRAME_SLOTS_METERED with metrics */
     bool addr;                  /* frame mode, no backedge: P holds its path's counter's address */
     int64_t fsize;
     uint8_t *fstate;
@@ -449,6 +453,7 @@ int segment_fits(const struct code *c, const char *in, struct ap_err *err);
 
 /* instrument-count.c */
 void put_addk(struct code *c, unsigned r, int64_t k, bool *bad);
+void put_addk_from(struct code *c, unsigned dst, unsigned src, int64_t k, bool *bad);
 void put_setk(struct code *c, unsigned r, int64_t k, bool *bad);
 void tregs_pick_beside(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want, unsigned region);
 void tregs_pick(struct tregs *t, uint32_t live, uint32_t exclude, unsigned want);
@@ -462,8 +467,6 @@ void put_ctx_base(struct code *c, unsigned dst, unsigned R, unsigned y, unsigned
                   int64_t extra, bool core, bool *bad);
 void put_below(struct code *c, unsigned x, uint64_t n, unsigned k, bool *bad);
 void put_slot_addr(struct code *c, const struct meter *mt, unsigned x, unsigned at, unsigned dst);
-bool magic_by_loader(const struct meter *mt);
-void put_magic(struct code *c, const struct meter *mt, unsigned R, unsigned x);
 void put_meter_read(struct code *c, const struct meter *mt, const struct tregs *t);
 void put_meter_start(struct code *c, const struct tregs *t, unsigned S, int off_cycles, int off_event);
 void put_meter_end(struct code *c, const struct tregs *t, unsigned S, int off_cycles, int off_event,

@@ -122,12 +122,7 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     }
     unsigned x = m->P;
     if (add) {
-        if (fits16(add)) {
-            put(c, mem(OP_LDA, t->B, m->P, (int)add));
-        } else {
-            put(c, opr(OP_INTL, F_BIS, R_ZERO, m->P, t->B));
-            put_addk(c, t->B, add, m->bad);
-        }
+        put_addk_from(c, t->B, m->P, add, m->bad);
         x = t->B;
     }
     put_below(c, x, m->npaths, t->C, m->bad);
@@ -136,8 +131,6 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     if (both.on && both.ctx && !m->cb) {
         if (!region_ready) {
             put_region(c, t->R);
-            if (m->leaf && !magic_by_loader(&m->mt))        /* as below */
-                put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
             region_ready = true;
         }
         /* with metrics D and E hold them: A is free in every metered count's caller */
@@ -150,12 +143,6 @@ static void put_reg_count(struct code *c, struct pmode *m, const struct tregs *t
     } else if (at == R_ZERO) {
         if (!region_ready)
             put_region(c, t->R);
-        if (!region_ready && m->leaf && !magic_by_loader(&m->mt)) {
-            /* the region's magic, which other procedures set at their
-             * entry: so a core that ran only leaves without loops is
-             * drained too */
-            put(c, mem(OP_STL, t->R, t->R, PATH_OFF_MAGIC));
-        }
         at = t->R;
         off = PATH_COUNTERS_OFFSET + slot_size(&m->mt) * (int64_t)m->base;
     }
@@ -219,7 +206,6 @@ static void put_metered_leaf_entry(struct code *c, struct pmode *m, uint32_t liv
     tregs_save(c, &t);
     put_region(c, t.R);
     put_meter_read(c, &m->mt, &t);
-    put_magic(c, &m->mt, t.R, t.C);
     if (m->Y != R_ZERO)         /* metered: Y keeps the region, each count finds its slot from it */
         put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
     put_meter_start(c, &t, t.R, PATH_OFF_LEAF_CYCLES, PATH_OFF_LEAF_EVENT);
@@ -341,13 +327,9 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
     put(c, mem(OP_LDAH, m->W, x, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
     put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
-    /* the magic (the page's address) after the reads, so a miss it takes
-     * is inside the path as the model sees it, not before its start; a
-     * known leaf stores none: the loader sets it (path-region.h note 5) */
-    if (!m->known) {
-        put(c, mem(OP_STL, m->W, m->Y, PATH_OFF_MAGIC));
+    /* no magic: the loader sets it (path-region.h note 5) */
+    if (!m->known)
         put_setk(c, m->P, KEPT_SCALE * add, m->bad);
-    }
 }
 
 /* A kept leaf's read of the page word at off into dst (or, given a
@@ -438,7 +420,6 @@ static void put_saved_entry(struct code *c, struct pmode *m, int64_t add, uint32
     put_region(c, t.R);
     if (m->mt.on)
         put_meter_read(c, &m->mt, &t);
-    put_magic(c, &m->mt, t.R, t.C);
     put(c, mem(OP_LDQ, t.A, t.R, PATH_OFF_DEPTH));
     put(c, opl(OP_INTA, F_ADDQ, t.A, 1, t.A));
     put(c, opl(OP_INTS, F_SRL, t.A, SINK_BIT, t.B));
@@ -541,14 +522,43 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
  * k-th slot where the edge being emitted runs. */
 static int fslot(const struct pmode *m, int k)
 {
-    return (int)((m->fbody ? m->fsize : -FRAME_SLOTS) + 8 * k);
+    return (int)((m->fbody ? m->fsize : -m->fslots) + 8 * k);
+}
+
+/* With metrics, the callee-saved mode's entry in frame mode: the page
+ * read first, then the caller's P (and Y) to the frame's first slots and
+ * the path's start to its third and fourth; P = the path's slot's address
+ * (addr) or ENTRY's add, Y = the region. */
+static void put_metered_frame_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+{
+    struct tregs t;
+    pick(m, &t, live, bit(m->P) | bit(m->Y));
+    tregs_save(c, &t);
+    put_region(c, t.R);
+    put_meter_read(c, &m->mt, &t);
+    put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
+    if (m->Y != R_ZERO) {
+        put(c, mem(OP_STQ, m->Y, R_SP, fslot(m, 1)));
+        put(c, opr(OP_INTL, F_BIS, R_ZERO, t.R, m->Y));
+    }
+    put_meter_start(c, &t, R_SP, fslot(m, 2), fslot(m, 3));
+    if (m->addr) {
+        put_addk_from(c, m->P, t.R, PATH_COUNTERS_OFFSET + PATH_METERED_SIZE * ((int64_t)m->base + add), m->bad);
+    } else {
+        put_setk(c, m->P, add, m->bad);
+    }
+    tregs_restore(c, &t);
 }
 
 /* The callee-saved mode's entry in frame mode: the caller's P (and Y) go
  * to the frame's slots (sp is the caller's at the entry), P = ENTRY's add,
  * Y = the counters' address. */
-static void put_frame_entry(struct code *c, struct pmode *m, int64_t add)
+static void put_frame_entry(struct code *c, struct pmode *m, int64_t add, uint32_t live)
 {
+    if (m->mt.on) {
+        put_metered_frame_entry(c, m, add, live);
+        return;
+    }
     put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
     if (m->addr) {
         put_region(c, m->P);
@@ -563,12 +573,23 @@ static void put_frame_entry(struct code *c, struct pmode *m, int64_t add)
     put_setk(c, m->P, add, m->bad);
 }
 
-/* ... and its exit: the path counted, the caller's P (and Y) back. */
-static void put_frame_exit(struct code *c, struct pmode *m, int64_t add, uint32_t live)
+/* ... and its exit: the path counted, the caller's P (and Y) back.  With
+ * metrics (restart: a backedge, whose reading starts the next path) the
+ * page is read first and the path's start taken from the frame. */
+static void put_frame_count(struct code *c, struct pmode *m, int64_t add, uint32_t live, bool restart)
 {
     struct tregs t;
-    pick(m, &t, live, bit(m->P) | bit(m->Y));
-    tregs_save(c, &t);
+    if (m->mt.on) {
+        tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 6, m->Y);   /* Y: the region */
+        tregs_save(c, &t);
+        if (m->Y == R_ZERO)
+            put_region(c, t.R);
+        put_meter_read(c, &m->mt, &t);
+        put_meter_end(c, &t, R_SP, fslot(m, 2), fslot(m, 3), restart);
+    } else {
+        pick(m, &t, live, bit(m->P) | bit(m->Y));
+        tregs_save(c, &t);
+    }
     if (m->addr) {
         /* P is never out of range but when a callee on the sink handed
          * back PATH_POISON (note 3): no address in RAM, so one test keeps
@@ -577,9 +598,11 @@ static void put_frame_exit(struct code *c, struct pmode *m, int64_t add, uint32_
                        "a poisoned address is at or above 2^28, every counter's below");
         put(c, opl(OP_INTS, F_SRL, m->P, 28, t.C));
         struct fixup poisoned = put_fwd(c, OP_BNE, t.C);
-        int64_t off = 8 * add;
+        int64_t off = slot_size(&m->mt) * add;
         unsigned at = put_slot_base(c, t.B, m->P, &off);
         put_incq(c, t.C, at, (int)off);
+        if (m->mt.on)
+            put_meter_add(c, &t, at, (int)off);
         if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
             m->stub[m->nstubs++] = (struct bad_stub){poisoned, here(c), t.R, t.C, false};
         } else {
@@ -590,9 +613,11 @@ static void put_frame_exit(struct code *c, struct pmode *m, int64_t add, uint32_
             land(c, done);
         }
     } else {
-        put_reg_count(c, m, &t, add, false, false);
+        put_reg_count(c, m, &t, add, m->mt.on, m->mt.on);
     }
     tregs_restore(c, &t);
+    if (restart)
+        return;
     put(c, mem(OP_LDQ, m->P, R_SP, fslot(m, 0)));
     if (m->Y != R_ZERO)
         put(c, mem(OP_LDQ, m->Y, R_SP, fslot(m, 1)));
@@ -607,6 +632,15 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     tregs_save(c, &t);
     hashing.tmp = t.C;          /* (a hashed procedure's wide increments: path-region.h note 14) */
     int slot = fslot(m, 0);
+    bool reads = m->mt.on && a->kind != BL_ACT_ADD;
+    if (reads) {                /* the page first (path-region.h note 5); the path's start in the frame */
+        put_region(c, t.R);
+        put_meter_read(c, &m->mt, &t);
+        if (a->kind == BL_ACT_ENTRY)
+            put_meter_start(c, &t, R_SP, fslot(m, 2), fslot(m, 3));
+        else
+            put_meter_end(c, &t, R_SP, fslot(m, 2), fslot(m, 3), a->kind == BL_ACT_BACKEDGE);
+    }
     switch (a->kind) {
     case BL_ACT_ENTRY:
         if (m->cb) {            /* --both: the counters' base in the second slot (cct-region.h note 17) */
@@ -633,7 +667,7 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
     case BL_ACT_EXIT:
     case BL_ACT_BACKEDGE: {
         int64_t idx = m->rv + a->add;
-        if (!(m->rk && idx >= 0 && (uint64_t)idx < m->npaths))        /* (put_reg_count's known slot) */
+        if (!(m->rk && idx >= 0 && (uint64_t)idx < m->npaths) || m->mt.on)  /* (put_reg_count's known slot) */
             put(c, mem(OP_LDQ, t.A, R_SP, slot));
         unsigned P = m->P;
         m->P = t.A;
@@ -642,7 +676,7 @@ static void put_fmem_action(struct code *c, struct pmode *m, const struct bl_act
             m->Y = t.R;
         }
         hashing.ctx_at = both.on && hashing.ctx ? fslot(m, 1) : 0;    /* (kept there at the entry) */
-        put_reg_count(c, m, &t, a->add, false, false);
+        put_reg_count(c, m, &t, a->add, reads, reads);
         hashing.ctx_at = 0;
         m->P = P;
         if (m->cb)
@@ -790,7 +824,11 @@ static void put_iv_meter_restart(struct code *c, struct pmode *m, unsigned k, ui
         put(c, opr(OP_INTL, F_BIS, R_ZERO, v->last_e, m->T));
         return;
     }
-    struct tregs t;
+    struct tregs t = {.D = v->last_c, .E = v->last_e};
+    if (m->frame) {             /* in the frame's slots (path-region.h note 11) */
+        put_meter_start(c, &t, R_SP, fslot(m, 2), fslot(m, 3));
+        return;
+    }
     tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 3, m->Y);
     t.D = v->last_c;
     t.E = v->last_e;
@@ -979,8 +1017,6 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
                 return;
             }
             put_region(c, t.R);
-            if (!magic_by_loader(&m->mt))
-                put(c, mem(OP_STL, t.R, t.R, PATH_OFF_MAGIC));
             struct ctx_count cc = put_ctx_count(c, t.R, R_ZERO, m->entry_add + a->add, t.B, t.C, &m->mt, NULL);
             int64_t off = PATH_COUNTERS_OFFSET + 8 * ((int64_t)m->base + m->entry_add + a->add);
             if (!fits16(off)) {
@@ -1003,21 +1039,23 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
             if (m->frame && m->cb)
                 put_both_frame_entry(c, m, a->add, live);
             else if (m->frame)
-                put_frame_entry(c, m, a->add);
+                put_frame_entry(c, m, a->add, live);
             else
                 put_saved_entry(c, m, a->add, live);
             break;
         case BL_ACT_ADD:
-            put_addk(c, m->P, (m->addr ? 8 : 1) * a->add, m->bad);
+            put_addk(c, m->P, (m->addr ? slot_size(&m->mt) : 1) * a->add, m->bad);
             break;
         case BL_ACT_EXIT:
             if (m->frame)
-                put_frame_exit(c, m, a->add, live);
+                put_frame_count(c, m, a->add, live, false);
             else
                 put_saved_exit(c, m, a->add, live);
             break;
         case BL_ACT_BACKEDGE:
-            if (m->mt.on)
+            if (m->mt.on && m->frame)
+                put_frame_count(c, m, a->add, live, true);
+            else if (m->mt.on)
                 put_metered_saved_backedge(c, m, a->add, live);
             else
                 put_leaf_count(c, m, a->add, live);
@@ -1117,8 +1155,6 @@ static void put_action_code(struct code *c, struct pmode *m, const struct bl_act
                 put_both_entry_base(c, m, m->Y, 0, live);
             } else {
                 put_region(c, m->Y);
-                if (!magic_by_loader(&m->mt))
-                    put(c, mem(OP_STL, m->Y, m->Y, PATH_OFF_MAGIC));
                 put_addk(c, m->Y, PATH_COUNTERS_OFFSET + 8 * (int64_t)m->base, m->bad);
             }
         }
