@@ -92,22 +92,23 @@
  *     activation: a leaf with registers to spare (five it never names,
  *     dead at its entry and exits; four when every exit's number is
  *     known, no P) keeps them in registers, a "kept" leaf: its entry
- *     finds the region (Y) and the PMU page (W) once, reads the start
- *     into S and T and stores the magic after the reads (a known leaf
- *     stores none: the loader sets PATH_MAGIC32_METERED in every core's
- *     region before a metered image runs, firmware/kernel/loader.c, and
- *     the monitor sends no region where nothing was counted, so a core
- *     that ran no instrumented code sends nothing, as before; a store
- *     less at each of the comparator's 3.6 M calls cost qsort 2.6
- *     points); a count reads the page first thing
+ *     finds the region (Y) and the PMU page (W) once and reads the start
+ *     into S and T (no trampoline stores the magic: the loader sets
+ *     PATH_MAGIC32_METERED in every core's region before a metered image
+ *     runs, firmware/kernel/loader.c, and the monitor sends no region
+ *     where nothing was counted, so a core that ran no instrumented code
+ *     sends nothing, as before; a store less at each of the comparator's
+ *     3.6 M calls cost qsort 2.6 points, and at every other entry chatter
+ *     7.4); a count reads the page first thing
  *     and adds the differences from S and T, a backedge's read becoming
  *     S and T again.  Its P holds 4 x the path number (one s8addq from
  *     Y finds the slot; an add is not folded into the bound: the
  *     running number may be negative before an exit's add).  So a kept leaf's path costs no stores but the
  *     slot's three and no loads but the page's and the slot's.  Other
  *     leaves (no calls, so activations never nest on a core) keep starts
- *     in the core's leaf slots, the others in the slot of its depth on
- *     the third and fourth stacks.  The end adds end - start to the
+ *     in the core's leaf slots, a frame-mode one (note 11) in its own
+ *     frame, the others in the slot of its depth on the third and fourth
+ *     stacks.  The end adds end - start to the
  *     path's cycles and event.  Activations on the sink (and exits with
  *     no activation) count their path without metrics: `unmetered`.
  *     What lies between a trampoline's read and the path's own first or
@@ -241,9 +242,9 @@
  *     handful (measured by hand: parallel 233 -> 0.2 %, matmul 70.9 ->
  *     2.6 %, copy 35 -> 5.2 %, compress 111 -> 35 %, drystone 73.5 ->
  *     38.6 %; what is left there is procedures' entries and exits).
- * 11. Frame mode (counts only: --paths or --both without --metrics;
+ * 11. Frame mode (--paths, with or without --metrics; --both without;
  *     util/instrument-plan.c, frame_plan; instrument-pmode.c,
- *     put_frame_entry, put_frame_exit and put_fmem_action).  A procedure with calls (not a leaf, not constant,
+ *     put_frame_entry, put_frame_count and put_fmem_action).  A procedure with calls (not a leaf, not constant,
  *     calling no function that returns twice) whose own stack frame can
  *     grow keeps its register stack slot in that frame instead: frame_plan
  *     accepts it when sp is written only by `lda sp, -N(sp)` (the frame
@@ -298,6 +299,21 @@
  *     not its dependence chain: building the counter's address beside the
  *     region (a chain of four instead of five, one instruction more) cost
  *     chatter 44 -> 51 %.
+ *     With metrics (--paths --metrics) the frame grows by 32 bytes
+ *     (FRAME_SLOTS_METERED): the two slots above also hold the path's
+ *     start (cycles, the event; note 5), which the entry stores after
+ *     its read, a backedge replaces with its own and an exit takes its
+ *     differences from; a callee-saved P with no backedge is its path's
+ *     metered slot's address (moved by 32 x each add), else Y keeps the
+ *     region; a memory-mode P is in the first slot.  So no activation is
+ *     on the register stack: no depth, no sink, none unmetered.  A
+ *     metered induction-variable loop's fixup (note 17) restarts the
+ *     path in those slots.  Measured (bench_path_counts' commands by
+ *     hand, deterministic runs, modelled user cycles, --paths --metrics,
+ *     with the magic no longer stored, note 5): chatter 175.7 ->
+ *     108.3 %, drystone 129 -> 115.7 %, compress 105 -> 85.1 %,
+ *     listmark 91.3 -> 87.8 %, manypaths 22.8 -> 14.7 %, the others
+ *     within 0.4 points; path_count_error 0 on each.
  * 12. The depth has a cache line of its own (offset 128; it was at 8).
  *     The region, the core's PMU page and, with --both, the CCT core
  *     state all lie at multiples of 64 KiB, so their first lines share

@@ -615,19 +615,20 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
         liveness_compute(&cfg, live);
         struct pmode m = {.npaths = bl.npaths, .base = hashed ? nhashed : (uint32_t)counters, .sp_tags = sp_tags,
-                          .mt = mt, .bad = &bad, .fslots = FRAME_SLOTS};
+                          .mt = mt, .bad = &bad, .fslots = mt.on ? FRAME_SLOTS_METERED : FRAME_SLOTS};
         choose_mode(&cfg, &bl, live, &m);
         if (hashed)
             hashed_mode(&m);
-        /* counts only: frame mode (path-region.h note 11), as instrument_paths plans it; a hashed
-         * procedure's in memory only (P in its frame, no counters' base: note 15) */
+        /* frame mode (path-region.h note 11), as instrument_paths plans it; a hashed procedure's in
+         * memory only (P in its frame, no counters' base: note 15); metered, a callee-saved P's
+         * only, a number (its count is per context: cct-region.h note 16) */
         size_t nframe = 0;
         uint32_t *frame_at = NULL;
-        if (!m.constant && !m.leaf && !m.mt.on && (!m.saved || (m.Y != R_ZERO && !hashed)) &&
-            !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
+        bool frame_mode = m.mt.on ? m.saved : !m.saved || (m.Y != R_ZERO && !hashed);
+        if (!m.constant && !m.leaf && frame_mode && !proc_calls_twice(&po, &cfg) && frame_plan(&cfg, &m)) {
             m.frame = true;
             m.fmem = !m.saved;  /* P in the frame's first slot, the counters' base in its second */
-            m.addr = m.saved && !has_backedge(&cfg, &bl);
+            m.addr = m.saved && !has_backedge(&cfg, &bl) && !m.mt.on;
             if (m.addr)
                 m.Y = R_ZERO;   /* P is the counter's address */
             frame_at = grow_frame(&cfg, &m, &nframe);

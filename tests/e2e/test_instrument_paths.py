@@ -183,8 +183,8 @@ def test_metered_path_counts_stay_exact_and_their_metrics_match_the_models_delta
         check(j["metered"] is True and j["unmetered"] == 0, "every counted path is metered", r)
         m = {x["metric"]: x for x in j["metrics"]}
         check(set(m) == {"cycles", "dmiss"}, "cycles and D-cache misses by default", r)
-        # What the deterministic run counts: 0.60 M cycles, ~600 misses.
-        check(m["cycles"]["truth"] > 500000 and m["dmiss"]["truth"] > 300, "the truth has the paths' metrics", r)
+        # What the deterministic run counts: 0.49 M cycles, ~530 misses.
+        check(m["cycles"]["truth"] > 400000 and m["dmiss"]["truth"] > 300, "the truth has the paths' metrics", r)
         # Measured: 0.027 / 0.050 (cycles / misses), bias -2.3 cycles a path.
         check(j["path_metric_error"]["cycles"] < 0.10, "per-path cycles within 10 % of the model's", r)
         check(j["path_metric_error"]["dmiss"] < 0.10, "per-path D-cache misses within 10 % of the model's", r)
@@ -203,7 +203,9 @@ def test_a_metered_trampoline_reads_the_pmu_page_before_its_bookkeeping_so_its_m
     trampoline; reading the page after the depth load put those misses
     inside the path (dmiss path_metric_error 0.12), reading it first leaves
     them after its end, as in the model's window (path-region.h note 5;
-    measured 0.048)."""
+    measured 0.048).  Since metered procedures keep their state in their
+    own frames (note 11) that exit has no depth load: ~900 misses on the
+    truth's paths, error 0.032; the leaves' slots are read the same way."""
     d = tmpdir()
     try:
         _, inst = _instrument_metered(d, "drystone")
@@ -213,7 +215,7 @@ def test_a_metered_trampoline_reads_the_pmu_page_before_its_bookkeeping_so_its_m
         j = json.loads(r.out)
         check(j["path_count_error"] == 0, "metrics change no count", r)
         m = {x["metric"]: x for x in j["metrics"]}
-        check(m["dmiss"]["truth"] > 1000, "the truth has drystone's misses on paths", r)
+        check(m["dmiss"]["truth"] > 500, "the truth has drystone's misses on paths", r)
         check(j["path_metric_error"]["dmiss"] < 0.08, "per-path D-cache misses within 8 % of the model's", r)
         check(j["path_metric_error"]["cycles"] < 0.05, "and cycles within 5 %", r)
     finally:
@@ -674,30 +676,33 @@ def test_millicode_loops_hold_registers_from_entry_to_return_and_every_caller_ge
         cleanup(d)
 
 
-def test_a_recursion_700_deep_counts_every_path_on_both_sides_and_metered_loses_only_what_it_says():
+def test_a_recursion_700_deep_counts_every_path_in_frame_mode_and_past_the_register_stack_loses_only_what_it_says():
     """calltree's deep() recursing 700 times: the model's path oracle grows
     its frames with the recursion (bl-oracle.h note 9; it stopped at 256
     and called the rest lost, so check --paths said path_count_error 511
-    against counts that were right), and --paths counts every path
-    (frame mode keeps no register stack): both sides equal, nothing lost.
-    --paths --metrics keeps the callers' registers on the 512-slot
-    register stack: the activations past it are counted lost on the
-    board, and the error is exactly those, never a miscount."""
+    against counts that were right), and --paths counts every path, with
+    metrics too (frame mode keeps no register stack: path-region.h note
+    11): both sides equal, nothing lost.  deep_var(), the same recursion
+    through frames of variable size (alloca), cannot grow its frame, so it
+    keeps its callers' registers on the 512-slot register stack: the
+    activations past it are counted lost on the board, and the error is
+    exactly those, never a miscount."""
     d = tmpdir()
     try:
-        _, inst = _instrument(d, "calltree")
-        db, oracle = _record(d, inst, ["4", "700"])
-        j, r = _paths_exact(db, oracle, "700 deep: every path's count equals the model's", 2000)
-        i = j["instrumented"]
-        check(i["truth_lost"] == 0 and i["lost_paths"] == 0, "neither side lost a path", r)
-        _, inst = _instrument_metered(d, "calltree")
-        db, oracle = _record(d, inst, ["4", "700"])
-        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
-        j = json.loads(r.out) if r.status == 0 else {}
-        i = j.get("instrumented", {})
-        check(i.get("truth_lost") == 0 and i.get("lost_paths", 0) > 0 and j["path_count_error"] == i["lost_paths"]
-              and i["paths_profile"] + i["lost_paths"] == i["paths_truth"],
-              "metered, 700 deep: the board counts what its stack cannot hold lost, and only that is off", r)
+        for instrument in (_instrument, _instrument_metered):
+            _, inst = instrument(d, "calltree")
+            db, oracle = _record(d, inst, ["4", "700"])
+            j, r = _paths_exact(db, oracle, "700 deep: every path's count equals the model's", 2000)
+            i = j["instrumented"]
+            check(i["truth_lost"] == 0 and i["lost_paths"] == 0, "neither side lost a path", r)
+            db, oracle = _record(d, inst, ["4", "0", "700"])
+            r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--json"])
+            j = json.loads(r.out) if r.status == 0 else {}
+            i = j.get("instrumented", {})
+            check(i.get("truth_lost") == 0 and i.get("lost_paths", 0) > 0 and j["path_count_error"] == i["lost_paths"]
+                  and i["paths_profile"] + i["lost_paths"] == i["paths_truth"],
+                  "700 deep in frames of variable size: the board counts what its stack cannot hold lost, "
+                  "and only that is off", r)
     finally:
         cleanup(d)
 

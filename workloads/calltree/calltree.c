@@ -6,8 +6,10 @@
  * that ends in a tail call (tail), and one callee reached from two call
  * sites of the same caller (leaf in main).
  *
- *   calltree [N [DEPTH]]   N rounds (default 16), then one recursion DEPTH
- *                          deep (default 0); prints the checksum
+ *   calltree [N [DEPTH [VDEPTH]]]
+ *                          N rounds (default 16), then one recursion DEPTH
+ *                          deep and one through frames of variable size
+ *                          VDEPTH deep (defaults 0); prints the checksum
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +31,25 @@ __attribute__((noinline)) static long tail(long x) { return leaf(x + 1); }
 /* Recursion that is not a tail call (leaf of its result), depth d. */
 __attribute__((noinline)) static long deep(long d) { return d == 0 ? 0 : leaf(deep(d - 1)) & 0xffff; }
 
+/* deep's twin whose frame has a part of variable size (alloca), so sp
+ * moves by more than one constant: an instrumenter that keeps its state
+ * in a grown frame cannot grow this one. */
+__attribute__((noinline)) static long deep_var(long d)
+{
+    if (d == 0)
+        return 0;
+    volatile char *scratch = __builtin_alloca((unsigned long)(d & 7) + 8);
+    scratch[0] = (char)(d & 0x3f);
+    return leaf(deep_var(d - 1) + scratch[0]) & 0xffff;
+}
+
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 16;
     long depth = argc > 2 ? atol(argv[2]) : 0;
-    if (n < 0 || n > 1000000 || depth < 0 || depth > 20000) {
-        printf("calltree: N must be 0..1000000 and DEPTH 0..20000\n");
+    long vdepth = argc > 3 ? atol(argv[3]) : 0;
+    if (n < 0 || n > 1000000 || depth < 0 || depth > 20000 || vdepth < 0 || vdepth > 20000) {
+        printf("calltree: N must be 0..1000000, DEPTH and VDEPTH 0..20000\n");
         return 2;
     }
     long s = 0;
@@ -47,6 +62,8 @@ int main(int argc, char **argv)
     }
     if (depth)
         s += deep(depth);
+    if (vdepth)
+        s += deep_var(vdepth);
     printf("calltree: %ld rounds, depth %ld, checksum %ld\n", n, depth, s);
     return 0;
 }
