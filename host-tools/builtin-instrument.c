@@ -63,6 +63,19 @@ static void print_held(const char *out, const struct instrument_path_stats *ps)
 
 /* An image in which nothing could be counted (its symbols damaged, say)
  * gives no instrumented copy: one line, exit 1. */
+/* What the hash table line adds when the region had room for fewer slots
+ * than --hash-slots asked (path-region.h notes 14, 15: the largest power of
+ * two that fits after the array counters). */
+static const char *fewer_slots(uint64_t asked, const struct instrument_path_stats *ps)
+{
+    static char why[160];
+    if (!asked || ps->hash_slots >= asked)
+        return "";
+    snprintf(why, sizeof why, " (fewer than the %llu asked for: the region has room for no more after the "
+             "array counters)", (unsigned long long)asked);
+    return why;
+}
+
 static int nothing_counted(const char *in, const char *out, const char *what)
 {
     unlink(out);
@@ -171,8 +184,8 @@ int cmd_instrument(int argc, char **argv)
                     print_held(out, &ps);
                 if (!quiet && ps.hashed_procs)
                     printf("alphaprof instrument: %s: %u of them with too many paths for an array counted in a "
-                           "hash table of %llu slots per core, keyed by their context\n", out, ps.hashed_procs,
-                           (unsigned long long)ps.hash_slots);
+                           "hash table of %llu slots per core, keyed by their context%s\n", out, ps.hashed_procs,
+                           (unsigned long long)ps.hash_slots, fewer_slots(hash_slots, &ps));
                 rc = 0;
             }
         } else if (paths) {
@@ -201,8 +214,8 @@ int cmd_instrument(int argc, char **argv)
                     print_held(out, &ps);
                 if (!quiet && ps.hashed_procs)
                     printf("alphaprof instrument: %s: %u of them with too many paths for an array counted in a "
-                           "hash table of %llu slots per core%s\n", out, ps.hashed_procs,
-                           (unsigned long long)ps.hash_slots,
+                           "hash table of %llu slots per core%s%s\n", out, ps.hashed_procs,
+                           (unsigned long long)ps.hash_slots, fewer_slots(hash_slots, &ps),
                            metrics ? ", counts only (a hashed path keeps no metrics: its slot holds a key and a "
                                      "count)" : "");
                 rc = 0;

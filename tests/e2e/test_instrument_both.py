@@ -475,6 +475,10 @@ def test_a_procedure_with_more_than_2_to_the_24_paths_counts_each_path_in_its_co
         r = alphaprof(["instrument", "--both", "--hash-slots", "4096", orig, "-o", inst])
         n, slots = _hashed(r)
         check(n >= 1 and slots >= 2048, "the summary says procedures are hashed per context, and in how many slots", r)
+        check("asked for" not in r.out, "the slots asked for fit", r)
+        r = alphaprof(["instrument", "--both", "--hash-slots", "8192", orig, "-o", os.path.join(d, "mp8k.elf")])
+        check(r.status == 0 and _hashed(r)[1] < 8192 and "fewer than the 8192 asked for" in r.out,
+              "--hash-slots past the region's room: the summary says it got fewer slots than it asked for", r)
         a, b = run_image(orig, timeout_s=120), run_image(inst, timeout_s=120)
         check(a.status == b.status == 0 and _console(a) == _console(b),
               "the instrumented image prints what the original prints", "%s\n----\n%s" % (a, b))
