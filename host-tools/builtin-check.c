@@ -959,6 +959,10 @@ static int check_paths(const struct check_options *opts)
     struct cct_path_accuracy cp = {0};  /* paths per context (instrument --both) */
     struct cct_view cv = {0};
     bool have_cv = false;
+    const char *sel = profile_sel_given(&opts->po.sel);
+    if (pc.present && sel)
+        fprintf(stderr, "alphaprof check: %s selects the ProfileMe samples only; the instrumented path counts are "
+                        "the newest session's, compared whole (every core) against the run's truth\n", sel);
     if (pc.present) {
         struct ap_err e2;
         have_cv = cv_load(db, pc.session, &cv, &e2) == 0;

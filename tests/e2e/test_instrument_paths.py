@@ -65,6 +65,10 @@ def test_path_counts_equal_the_models_exact_counts():
               "nothing lost or unmatched on the board", r)
         r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle])
         check(r.status == 0 and "path_count_error 0" in r.out, "the text report says it too", r)
+        r = alphaprof(["check", "--paths", "--db", db, "--oracle", oracle, "--core", "0"])
+        check(r.status == 0 and "path_count_error 0" in r.out and
+              "--core selects the ProfileMe samples only" in r.err and len(r.err.strip().splitlines()) == 1,
+              "--core: one line says the instrumented counts are compared whole", r)
     finally:
         cleanup(d)
 
