@@ -62,17 +62,6 @@ static size_t *sorted_children(const struct cct_view *v, const struct cv_node *n
     return out;
 }
 
-static void site_text(const struct cv_node *n, char *buf, size_t cap)
-{
-    if (n->site_file)
-        snprintf(buf, cap, "%s:%u", n->site_file, n->site_line);
-    else if (n->site_proc[0])
-        snprintf(buf, cap, "%s", n->site_proc);
-    else if (n->site_addr)
-        snprintf(buf, cap, "0x%" PRIx64, n->site_addr);
-    else
-        buf[0] = '\0';
-}
 
 static double share(uint64_t part, uint64_t whole)
 {
@@ -88,13 +77,12 @@ static void print_text(const struct cct_view *v, size_t i)
 {
     const struct cv_node *n = &v->nodes[i];
     char site[160];
-    site_text(n, site, sizeof site);
-    const char *slash = n->site_file ? strrchr(site, '/') : NULL;
+    cv_site_text(n, site, sizeof site);
     printf("%10" PRIu64, n->calls);
     if (v->metrics)
         printf(" %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, n->cycles, n->cycles_excl, n->retired,
                n->retired_excl);
-    printf("  %*s%s%s%s%s\n", 2 * (int)n->depth, "", n->name, site[0] ? "  (" : "", slash ? slash + 1 : site,
+    printf("  %*s%s%s%s%s\n", 2 * (int)n->depth, "", n->name, site[0] ? "  (" : "", site,
            site[0] ? ")" : "");
     if (n->nhot) {          /* instrument --both: its hottest paths in this context */
         printf("%10s%s  %*s  paths: %" PRIu64 " executions of %u:", "", v->metrics ? "      " : "", 2 * (int)n->depth,

@@ -62,8 +62,10 @@ struct paths_options {
 };
 
 /* Path h's context as its chain of calls from the root, or what it has
- * instead (--context). */
-static void context_text(const struct paths_options *o, const struct hot_path *h, char *buf, size_t len)
+ * instead (--context); with sites, each call's site after its callee
+ * (callee@file:line), so that two calls of one procedure from the same
+ * caller are told apart. */
+static void context_text(const struct paths_options *o, const struct hot_path *h, bool sites, char *buf, size_t len)
 {
     const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
     if (h->record < 0) {
@@ -79,8 +81,35 @@ static void context_text(const struct paths_options *o, const struct hot_path *h
     for (; n && n->id != 0 && k < 64; n = n->parent != CV_NO_NODE ? &o->cv.nodes[n->parent] : NULL)
         chain[k++] = n;
     size_t at = (size_t)snprintf(buf, len, "%s", n && n->id != 0 ? "... > " : "");
-    while (k-- > 0 && at + 1 < len)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at && buf[at - 1] != ' ' ? " > " : "", chain[k]->name);
+    while (k-- > 0 && at + 1 < len) {
+        char site[160] = "";
+        if (sites && chain[k]->parent != CV_NO_NODE && o->cv.nodes[chain[k]->parent].id != 0)
+            cv_site_text(chain[k], site + 1, sizeof site - 1);
+        if (site[1])
+            site[0] = '@';
+        at += (size_t)snprintf(buf + at, len - at, "%s%s%s", at && buf[at - 1] != ' ' ? " > " : "", chain[k]->name,
+                               site);
+    }
+}
+
+/* --json --context: the call sites' addresses along h's chain, root's
+ * first (two calls on one source line share their file:line). */
+static void print_site_addrs(const struct paths_options *o, const struct hot_path *h)
+{
+    const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
+    uint64_t addr[64];
+    size_t k = 0;
+    for (; n && n->id != 0 && k < 64; n = n->parent != CV_NO_NODE ? &o->cv.nodes[n->parent] : NULL)
+        addr[k++] = n->site_addr;
+    printf(", \"context_site_addrs\": ");
+    if (h->record < 0) {
+        printf("null");
+        return;
+    }
+    printf("[");
+    for (size_t i = 0; i < k; i++)
+        printf("%s%llu", i ? ", " : "", (unsigned long long)addr[k - 1 - i]);
+    printf("]");
 }
 
 static const size_t top_k[] = {5, 10, 28};     /* the seed's: 3-28 hot paths */
@@ -133,12 +162,19 @@ static void print_counted_json(const struct paths_options *o, struct path_metric
         printf(", \"start\": %llu, \"path\": %llu", (unsigned long long)h->proc, (unsigned long long)h->path);
         if (o->context) {
             char ctx[1024];
-            context_text(o, h, ctx, sizeof ctx);
+            context_text(o, h, false, ctx, sizeof ctx);
             printf(", \"core\": %d, \"record\": %lld, \"context\": ", h->core, (long long)h->record);
             if (h->record >= 0)
                 json_str(stdout, ctx);
             else
                 printf("null");
+            context_text(o, h, true, ctx, sizeof ctx);
+            printf(", \"context_sites\": ");
+            if (h->record >= 0)
+                json_str(stdout, ctx);
+            else
+                printf("null");
+            print_site_addrs(o, h);
         }
         for (int k = 0; k < nkeys; k++) {
             const char *n = k == PM_EVENT ? "event" : key_name(pm, (enum pm_key)k);
@@ -197,7 +233,7 @@ static void print_counted_text(const struct paths_options *o, struct path_metric
         char ctx[1024] = "";
         if (o->context) {
             ctx[0] = '[';
-            context_text(o, h, ctx + 1, sizeof ctx - 4);
+            context_text(o, h, true, ctx + 1, sizeof ctx - 4);
             strcat(ctx, "]  ");
         }
         printf("  %s:%llu  %s%s\n", name, (unsigned long long)h->path, ctx, text);

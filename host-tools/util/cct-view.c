@@ -83,6 +83,19 @@ const struct cv_node *cv_find(const struct cct_view *v, int core, uint64_t id)
     return bsearch(&key, v->nodes, v->nnodes, sizeof key, cmp_node);
 }
 
+void cv_site_text(const struct cv_node *n, char *buf, size_t cap)
+{
+    const char *slash = n->site_file ? strrchr(n->site_file, '/') : NULL;
+    if (n->site_file)
+        snprintf(buf, cap, "%s:%u", slash ? slash + 1 : n->site_file, n->site_line);
+    else if (n->site_proc[0])
+        snprintf(buf, cap, "%s", n->site_proc);
+    else if (n->site_addr)
+        snprintf(buf, cap, "0x%llx", (unsigned long long)n->site_addr);
+    else if (cap)
+        buf[0] = '\0';
+}
+
 int cv_load(struct pdb *db, int64_t session, struct cct_view *v, struct ap_err *err)
 {
     memset(v, 0, sizeof *v);

@@ -81,6 +81,9 @@ void cv_free(struct cct_view *v);
 
 /* The node of (core, id), or NULL. */
 const struct cv_node *cv_find(const struct cct_view *v, int core, uint64_t id);
+/* A record's call site as text: file:line (the file's base name), else
+ * the calling procedure or its address; "" when none is known (the root). */
+void cv_site_text(const struct cv_node *n, char *buf, size_t cap);
 
 /* Whether an image that measures metrics ran where its counter reads all
  * gave 0: a board without the hardware model has no PMU page to read

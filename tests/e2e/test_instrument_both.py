@@ -133,6 +133,22 @@ def _reports(db, j):
     check(all(x["context"].split(" > ")[-1] == x["procedure"] for x in p if x["record"] >= 0),
           "each context is a call chain ending in the path's procedure", r)
     check(p[0]["context"] == "main > fib > leaf", "calltree's hottest path is leaf's under fib under main", r)
+    sited = [x for x in p if x["record"] >= 0]
+    check(all([h.split("@")[0] for h in x["context_sites"].split(" > ")] == x["context"].split(" > ")
+              for x in sited) and all(x["context_sites"].split(" > ")[1].split("@")[1].startswith("calltree.c:")
+                                   for x in sited if x["context"].startswith("main > ")),
+          "context_sites: the same chain with each call's site (callee@file:line)", r)
+    twins = {}
+    for x in sited:
+        check(len(x["context_site_addrs"]) == len(x["context"].split(" > ")), "a call site's address per call", x)
+        twins.setdefault((x["procedure"], x["path"], x["context"]), set()).add(tuple(x["context_site_addrs"]))
+    check(len(twins[("leaf", 0, "main > leaf")]) == 2 and
+          all(len(v) == sum(1 for x in sited if (x["procedure"], x["path"], x["context"]) == k)
+              for k, v in twins.items()),
+          "leaf's two calls in main (one source line): rows with one chain of names are told apart by their "
+          "sites' addresses", r)
+    t = alphaprof(["paths", "--db", db, "--context"])
+    check(t.status == 0 and "leaf@calltree.c:" in t.out, "the text shows the sites too", t)
     r = alphaprof(["paths", "--db", db, "--json"])
     s = json.loads(r.out)["paths"]
     check(r.status == 0 and sum(x["count"] for x in s) == total and len(s) < len(p),
