@@ -402,6 +402,8 @@ struct pmode {
         uint64_t back;
         unsigned r, x;
         bool reads;             /* a kept leaf's: S and T read the page as the count would have */
+        bool first;             /* a metered loop's first backedge (path-region.h note 17): loop r's
+                                 * first reading = its last */
     } stub[4];
     unsigned nstubs;
 };

@@ -45,7 +45,7 @@ static void put_bad_way_at(struct code *c, struct pmode *m, struct fixup to_bad,
                            bool restart, bool find_region)
 {
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-        m->stub[m->nstubs++] = (struct bad_stub){to_bad, here(c), r, x, restart};
+        m->stub[m->nstubs++] = (struct bad_stub){.from = to_bad, .back = here(c), .r = r, .x = x, .reads = restart};
         return;
     }
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
@@ -604,7 +604,7 @@ static void put_frame_count(struct code *c, struct pmode *m, int64_t add, uint32
         if (m->mt.on)
             put_meter_add(c, &t, at, (int)off);
         if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
-            m->stub[m->nstubs++] = (struct bad_stub){poisoned, here(c), t.R, t.C, false};
+            m->stub[m->nstubs++] = (struct bad_stub){.from = poisoned, .back = here(c), .r = t.R, .x = t.C};
         } else {
             struct fixup done = put_fwd(c, OP_BR, R_ZERO);
             land(c, poisoned);
@@ -712,6 +712,13 @@ void put_stubs(struct code *c, struct pmode *m)
     for (unsigned i = 0; i < m->nstubs; i++) {
         unsigned r = m->stub[i].r, x = m->stub[i].x;
         land(c, m->stub[i].from);
+        if (m->stub[i].first) {
+            const struct iv_meter *v = &m->km[r];
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, v->last_c, v->first_c));
+            put(c, opr(OP_INTL, F_BIS, R_ZERO, v->last_e, v->first_e));
+            put_branch(c, OP_BR, R_ZERO, m->stub[i].back);
+            continue;
+        }
         if (m->stub[i].reads) {
             put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
             put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
@@ -777,12 +784,20 @@ static void put_iv_meter_unhold(struct code *c, const struct pmode *m, unsigned 
 }
 
 /* A metered loop's backedge (note 17): the page read into the last
- * reading; the first backedge's kept too (a cycle count is never 0). */
-static void put_iv_meter_read(struct code *c, const struct pmode *m, unsigned k)
+ * reading; the first backedge's kept too (a cycle count is never 0), out
+ * of line after the trampoline (put_stubs), so an iteration runs two
+ * loads and a branch not taken before its branch back: one of the core's
+ * fetch groups (two conditional moves made it two). */
+static void put_iv_meter_read(struct code *c, struct pmode *m, unsigned k)
 {
     const struct iv_meter *v = &m->km[k];
     put(c, mem(OP_LDQ, v->last_c, v->page, PMU_CYCLES_OFF));
     put(c, mem(OP_LDQ, v->last_e, v->page, m->mt.ev_off));
+    if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
+        struct fixup first = put_fwd(c, OP_BEQ, v->first_c);
+        m->stub[m->nstubs++] = (struct bad_stub){.from = first, .back = here(c), .r = k, .first = true};
+        return;
+    }
     put(c, opr(OP_INTL, F_CMOVEQ, v->first_c, v->last_e, v->first_e));
     put(c, opr(OP_INTL, F_CMOVEQ, v->first_c, v->last_c, v->first_c));
 }
