@@ -535,7 +535,14 @@ static void put_metered_frame_entry(struct code *c, struct pmode *m, int64_t add
     pick(m, &t, live, bit(m->P) | bit(m->Y));
     tregs_save(c, &t);
     put_region(c, t.R);
-    put_meter_read(c, &m->mt, &t);
+    if (m->addr) {              /* the page in the second slot (no Y): the exit reads it from there */
+        put(c, mem(OP_LDAH, t.A, t.R, PMU_FROM_REGION));
+        put(c, mem(OP_LDQ, t.D, t.A, PMU_CYCLES_OFF));
+        put(c, mem(OP_LDQ, t.E, t.A, m->mt.ev_off));
+        put(c, mem(OP_STQ, t.A, R_SP, fslot(m, 1)));
+    } else {
+        put_meter_read(c, &m->mt, &t);
+    }
     put(c, mem(OP_STQ, m->P, R_SP, fslot(m, 0)));
     if (m->Y != R_ZERO) {
         put(c, mem(OP_STQ, m->Y, R_SP, fslot(m, 1)));
@@ -582,9 +589,15 @@ static void put_frame_count(struct code *c, struct pmode *m, int64_t add, uint32
     if (m->mt.on) {
         tregs_pick_beside(&t, live, bit(m->P) | bit(m->Y) | kmask(m), 6, m->Y);   /* Y: the region */
         tregs_save(c, &t);
-        if (m->Y == R_ZERO)
-            put_region(c, t.R);
-        put_meter_read(c, &m->mt, &t);
+        if (m->addr) {          /* the page from the frame's second slot (the entry's) */
+            put(c, mem(OP_LDQ, t.E, R_SP, fslot(m, 1)));
+            put(c, mem(OP_LDQ, t.D, t.E, PMU_CYCLES_OFF));
+            put(c, mem(OP_LDQ, t.E, t.E, m->mt.ev_off));
+        } else {
+            if (m->Y == R_ZERO)
+                put_region(c, t.R);
+            put_meter_read(c, &m->mt, &t);
+        }
         put_meter_end(c, &t, R_SP, fslot(m, 2), fslot(m, 3), restart);
     } else {
         pick(m, &t, live, bit(m->P) | bit(m->Y));
@@ -594,7 +607,8 @@ static void put_frame_count(struct code *c, struct pmode *m, int64_t add, uint32
         /* P is never out of range but when a callee on the sink handed
          * back PATH_POISON (note 3): no address in RAM, so one test keeps
          * it from being counted; its stub counts it as lost */
-        _Static_assert(RAM_SIZE <= 1u << 28 && PATH_POISON - 8 * PATH_MAX_COUNTERS >= 1u << 28,
+        _Static_assert(RAM_SIZE <= 1u << 28 && PATH_POISON - 8 * PATH_MAX_COUNTERS >= 1u << 28 &&
+                       PATH_POISON - PATH_METERED_SIZE * (uint64_t)PATH_MAX_METERED >= 1u << 28,
                        "a poisoned address is at or above 2^28, every counter's below");
         put(c, opl(OP_INTS, F_SRL, m->P, 28, t.C));
         struct fixup poisoned = put_fwd(c, OP_BNE, t.C);
