@@ -288,7 +288,7 @@ static int html_report(const struct html_options *o)
     sprintf(tmp, "%s.tmp%ld", o->output, (long)getpid());
     f = fopen(tmp, "w");
     if (!f) {
-        ap_err_set(&err, "cannot write %s: %s", tmp, strerror(errno));
+        ap_err_set(&err, "cannot write %s: %s", o->output, strerror(errno));    /* (its temporary twin beside it) */
         goto fail;
     }
     write_page(f, &in, db_path);
@@ -298,7 +298,7 @@ static int html_report(const struct html_options *o)
     fputs(html_report_js, f);
     fputs("</script>\n</body></html>\n", f);
     if (fflush(f) != 0 || ferror(f)) {
-        ap_err_set(&err, "writing %s failed: %s", tmp, strerror(errno));
+        ap_err_set(&err, "writing %s failed: %s", o->output, strerror(errno));
         goto fail;
     }
     int c = fclose(f);

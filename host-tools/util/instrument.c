@@ -1201,11 +1201,11 @@ int write_instrumented(struct elf_in *e, const struct image_header *hdr0, const 
     if (!f || fwrite(o.b, 1, o.len, f) != o.len) {
         if (f)
             fclose(f);
-        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+        ap_err_set(err, "%s: cannot write: %s", out, strerror(errno));     /* (its temporary twin beside it) */
         goto done;
     }
     if (fclose(f)) {
-        ap_err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
+        ap_err_set(err, "%s: cannot write: %s", out, strerror(errno));
         goto done;
     }
     struct image_file img;

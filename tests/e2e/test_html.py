@@ -218,6 +218,11 @@ def test_html_bad_input_is_one_line():
             lines = r.err.strip().splitlines()
             check(r.status == 1 and len(lines) == 1 and why in lines[0] and not os.path.exists(os.path.join(d, "r.html")),
                   "--board %s: exit 1, one line saying %s, no report" % (board, why), r)
+        out = os.path.join(d, "no-such-dir", "r.html")
+        r = alphaprof(["html", "--db", db, "-o", out])
+        check(r.status == 1 and r.err.strip().splitlines() == ["alphaprof html: cannot write %s: No such file or "
+                                                               "directory" % out],
+              "-o in a missing directory: one line naming the file asked for (it named a temporary twin)", r)
     finally:
         cleanup(d)
 

@@ -117,6 +117,11 @@ def test_instrument_refuses_what_it_cannot_instrument_and_never_writes_over_its_
                   "-o %s for %s is refused in one line" % (out, inp), r)
         check(open(orig, "rb").read() == before and os.path.isfile(orig) and stat.S_ISFIFO(os.stat(fifo).st_mode)
               and stat.S_ISCHR(os.stat("/dev/null").st_mode), "the input, the FIFO and /dev/null are as they were")
+        # a directory that is not there: one line naming the file asked for (it named a temporary twin)
+        out = os.path.join(d, "no-such-dir", "x.elf")
+        r = alphaprof(["instrument", "--paths", orig, "-o", out])
+        check(r.status == 1 and r.err.strip().splitlines() == ["alphaprof instrument: %s: cannot write: No such file "
+                                                               "or directory" % out], "-o in a missing directory", r)
         # an image whose symbol names are garbage: nothing can be counted, so nothing is written
         # (it wrote a copy that counted nothing, exit 0)
         garbled = os.path.join(d, "garbled.elf")
