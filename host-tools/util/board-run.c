@@ -141,9 +141,6 @@ int board_run(struct board_run *br)
         return 2;
     }
     unsigned timeout_s = br->timeout_s ? br->timeout_s : board->timeout_s;
-    if (br->say_time_limit)
-        fprintf(stderr, "%s: note: the run will be stopped after %u s of host time (%s; --timeout S to change)\n",
-                br->cmd, timeout_s, br->timeout_s ? "--timeout" : "the board's limit");
     if (check_images(br, &err)) {
         fprintf(stderr, "%s: %s\n", br->cmd, err.msg);
         return 2;
@@ -178,6 +175,9 @@ int board_run(struct board_run *br)
                 br->cmd, board->qemu);
         return 127;
     }
+    if (br->say_time_limit)     /* (after the checks: bad input gets its one line alone) */
+        fprintf(stderr, "%s: note: the run will be stopped after %u s of host time (%s; --timeout S to change)\n",
+                br->cmd, timeout_s, br->timeout_s ? "--timeout" : "the board's limit");
 
     install_signals();
     char shm_path[128], sock_path[128], prof_path[128], errors_path[128];

@@ -51,6 +51,25 @@ void image_close(struct image_file *img)
     img->fd = -1;
 }
 
+/* An ELF machine's common name, for the one line that refuses it. */
+static const char *machine_name(unsigned m)
+{
+    switch (m) {
+    case EM_ALPHA: return "Alpha";
+    case EM_X86_64: return "x86-64";
+    case EM_386: return "i386";
+    case EM_AARCH64: return "AArch64";
+    case EM_ARM: return "ARM";
+    case EM_RISCV: return "RISC-V";
+    case EM_MIPS: return "MIPS";
+    case EM_PPC: return "PowerPC";
+    case EM_PPC64: return "PowerPC64";
+    case EM_S390: return "s390";
+    case EM_SPARCV9: return "SPARC V9";
+    default: return "another machine";
+    }
+}
+
 int image_open(struct image_file *img, const char *path, bool writable,
                struct ap_err *err)
 {
@@ -85,8 +104,10 @@ int image_open(struct image_file *img, const char *path, bool writable,
     if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
         eh.e_machine != EM_ALPHA) {
         image_close(img);
-        return ap_err_set(err, "%s: not an ELF for Alpha (machine %u); workload images are built with alpha-linux-gnu-gcc (make)",
-                          path, (unsigned)eh.e_machine);
+        return ap_err_set(err, "%s: not an ELF for Alpha (%s%s, machine %u); workload images are built with "
+                          "alpha-linux-gnu-gcc (make)", path, machine_name(eh.e_machine),
+                          eh.e_ident[EI_CLASS] != ELFCLASS64 ? ", 32-bit" :
+                          eh.e_ident[EI_DATA] != ELFDATA2LSB ? ", big-endian" : "", (unsigned)eh.e_machine);
     }
 
     size_t shstrndx;

@@ -4,7 +4,9 @@ given as an image, an oracle or a database, once made run, record, daemon
 and alphaprof-seal wait forever in open(); now each says what the path is
 in one line and exits non-zero at once.  A directory likewise."""
 import os
+import platform
 import subprocess
+import sys
 
 from harness import alphaprof, build_path, check, cleanup, require, tmpdir
 
@@ -204,5 +206,12 @@ def test_a_file_that_is_not_an_image_is_refused_by_every_command_before_it_waits
                      ["daemon", "--db", db, "--link", "unix:" + os.path.join(d, "no.sock"), "--elf", text]):
             r = alphaprof(args, timeout=20)
             one_error_line(r, text, "not an ELF file")
+        # the host's own programs: an ELF, of the host's machine, named (record said its time limit first)
+        host = os.path.realpath(sys.executable)
+        for args in (["run", host], ["record", "--db", db, host], ["instrument", "--paths", host, "-o",
+                                                                   os.path.join(d, "x.elf")]):
+            r = alphaprof(args, timeout=20)
+            one_error_line(r, host, "not an ELF for Alpha (x86-64, machine 62)" if platform.machine() == "x86_64"
+                           else "not an ELF for Alpha (")
     finally:
         cleanup(d)
