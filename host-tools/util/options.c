@@ -107,10 +107,8 @@ static void expectation(const struct option *o, char *why, size_t n)
 {
     switch (o->kind) {
     case OPT_KIND_UINT:
-        if (o->max >= OPT_NUMBER_MAX)
-            snprintf(why, n, "give a whole number >= %u", o->min);
-        else
-            snprintf(why, n, "give a whole number in %u..%u", o->min, o->max);
+        /* (the range whole: "a whole number >= 0" refused 99999999999, past OPT_NUMBER_MAX) */
+        snprintf(why, n, "give a whole number in %u..%u", o->min, o->max < OPT_NUMBER_MAX ? o->max : OPT_NUMBER_MAX);
         break;
     case OPT_KIND_DOUBLE:
         snprintf(why, n, "give a number %s %g and %s %g", o->flags & OPT_ABOVE_MIN ? ">" : ">=", o->dmin,

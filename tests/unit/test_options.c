@@ -1,5 +1,6 @@
 /* The options engine (util/options.c): tables in, values or one-line
  * errors out, and the generated --help. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +21,7 @@ static const char *const colours[] = {"red", "green", "blue", NULL};
 struct values {
     bool flag, check;
     const char *name;
-    unsigned count;
+    unsigned count, limit;
     double level;
     int colour;
     struct strvec list, operands, rest;
@@ -46,6 +47,7 @@ static unsigned even;
         OPT_CLEAR(0, "no-check", &(v)->check, "clears check"),                                     \
         OPT_STRING('n', "name", &(v)->name, "NAME", "a name\nover two lines"),                     \
         OPT_UINT(0, "count", &(v)->count, "N", 2, 9, "a count"),                                   \
+        OPT_UINT(0, "limit", &(v)->limit, "N", 0, UINT_MAX, "a limit as large as numbers go"),      \
         OPT_DOUBLE(0, "level", &(v)->level, "X", 0, 1, OPT_ABOVE_MIN, "a level"),                  \
         OPT_GROUP("more"),                                                                         \
         OPT_CHOICE(0, "colour", &(v)->colour, colours, "C", "a colour"),                           \
@@ -164,6 +166,9 @@ static void test_every_bad_command_line_is_one_line(void **state)
     expect_error((const char *[]){"--count", "1", NULL}, "--count '1': give a whole number in 2..9");
     expect_error((const char *[]){"--count", "x", NULL}, "--count 'x': give a whole number in 2..9");
     expect_error((const char *[]){"--count", "-3", NULL}, "--count '-3'");
+    /* past OPT_NUMBER_MAX: the range said whole (it said ">= 0" of 99999999999) */
+    expect_error((const char *[]){"--limit", "99999999999", NULL}, "--limit '99999999999': give a whole number in "
+                                                                   "0..1000000");
     expect_error((const char *[]){"--level", "0", NULL}, "--level '0': give a number > 0 and <= 1");
     expect_error((const char *[]){"--level", "nan", NULL}, "--level 'nan'");
     expect_error((const char *[]){"--colour", "pink", NULL}, "--colour 'pink': use red, green or blue");
