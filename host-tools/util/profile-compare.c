@@ -186,7 +186,7 @@ static void list_events(sqlite3 *s, char *out, size_t n)
         const char *name = (const char *)sqlite3_column_text(st, 1);
         if (!name)
             name = ev == LK_EVENT_TIMER ? "timer" : NULL;
-        int w = name ? snprintf(out + used, n - used, "%s%s (%u)", used ? ", " : "", name, ev)
+        int w = name ? snprintf(out + used, n - used, "%s%s (event %u)", used ? ", " : "", name, ev)
                      : snprintf(out + used, n - used, "%s%u", used ? ", " : "", ev);
         if (w < 0)
             break;

@@ -177,6 +177,10 @@ def test_folded_export_is_strict_flamegraph_input():
             if len(frames) > 1:
                 per_proc[frames[1]] = per_proc.get(frames[1], 0) + int(m.group(2))
         check(total == rep["events"][0]["total"], "stacks sum to report's total", r)
+        r = alphaprof(["export", "--db", db, "--format", "folded", "--event", "dmiss"])
+        check(r.status == 1 and r.err.strip().splitlines() == ["alphaprof export: %s holds no samples of event 'dmiss'; "
+                                                               "it has: cycles (event 0)" % db],
+              "an event the profile has no samples of: one line naming what it has (its number said as one)", r)
         for proc in rep["procedures"]:
             if proc["name"] in ("compare_longs", "qsort"):
                 check(per_proc.get(proc["name"]) == proc["samples"][0],
