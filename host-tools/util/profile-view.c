@@ -5,11 +5,13 @@
  */
 #include "util/profile-view.h"
 
-
+#include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "firmware/abi/link-protocol.h"
 #include "util/strvec.h"
@@ -197,7 +199,13 @@ int pv_read_images(sqlite3 *db, sqlite3_stmt *st, struct pv_image **images, size
     for (size_t i = 0; i < *n; i++) {
         struct pv_image *img = &(*images)[i];
         struct ap_err e2;
-        if (img->path && symtab_open(img->path, &img->st, &e2) != 0)
+        if (img->path && access(img->path, F_OK) != 0 && errno == ENOENT) {
+            /* (symtab_open's hint, build/workloads/NAME.elf, is for a path the user gave) */
+            char msg[PATH_MAX + 160];
+            snprintf(msg, sizeof msg, "%s: %s (the profile was recorded from it); put that image back there, or "
+                     "record again", img->path, strerror(ENOENT));
+            img->st_error = xstrdup(msg);
+        } else if (img->path && symtab_open(img->path, &img->st, &e2) != 0)
             img->st_error = xstrdup(e2.msg);
         else if (img->st && !same_build(img))
             wrong_build(img);
