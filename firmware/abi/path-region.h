@@ -304,8 +304,11 @@
  *     start (cycles, the event; note 5), which the entry stores after
  *     its read, a backedge replaces with its own and an exit takes its
  *     differences from; a callee-saved P with no backedge is its path's
- *     metered slot's address (moved by 32 x each add), else Y keeps the
- *     region; a memory-mode P is in the first slot.  So no activation is
+ *     metered slot's address (moved by 32 x each add) and the second
+ *     slot, which has no Y to keep, holds the PMU page's address, so
+ *     the exit reads the page with one load and never finds the region
+ *     (chatter 107 -> 99.3 %); else Y keeps the region; a memory-mode P
+ *     is in the first slot.  So no activation is
  *     on the register stack: no depth, no sink, none unmetered.  A
  *     metered induction-variable loop's fixup (note 17) restarts the
  *     path in those slots.  Measured (bench_path_counts' commands by
