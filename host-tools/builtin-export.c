@@ -133,20 +133,22 @@ static int export_to(const char *db_path, const struct pv_selection *sel, const 
         goto out;
     }
     have_x = true;
+    /* opened before the notes below, so an output that cannot be written
+     * gets its one line alone */
+    FILE *f = output ? fopen(output, fmt == FMT_PPROF ? "wb" : "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "alphaprof export: cannot write %s: %s\n", output, strerror(errno));
+        goto out;
+    }
     /* an instrumented run's calling context tree gives the samples real
      * stacks (the newest session's tree) */
     struct ap_err no_tree;
     if (cv_load(db, 0, &cv, &no_tree) == 0) {
         have_cv = true;
         if (export_add_contexts(&x, &cv) && !cv.metrics)
-            fprintf(stderr, "alphaprof export: note: the calling context tree has call counts only (its image "
-                    "was not instrumented --cct --metrics), so each procedure's samples are split among its "
-                    "contexts by their calls\n");
-    }
-    FILE *f = output ? fopen(output, fmt == FMT_PPROF ? "wb" : "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "alphaprof export: cannot write %s: %s\n", output, strerror(errno));
-        goto out;
+            fprintf(stderr, "alphaprof export: note: the calling context tree has call counts only (no cycles "
+                    "per call: instrument --cct --metrics keeps them), so each procedure's samples are split among "
+                    "its contexts by their calls\n");
     }
     int wrc = fmt == FMT_PPROF    ? export_pprof(&x, f, &err)
               : fmt == FMT_FOLDED ? export_folded(&x, (size_t)e, f, &err)

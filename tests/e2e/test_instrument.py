@@ -217,6 +217,11 @@ def test_cct_call_counts_equal_the_models_exact_tree():
         check(r.status == 0, "folded export", r)
         check(len(r.err.strip().splitlines()) == 1 and "split among its contexts by their calls" in r.err,
               "one line says the samples are split by calls (a tree without metrics)", r)
+        out = os.path.join(d, "no-such-dir", "x.folded")
+        e = alphaprof(["export", "--db", db, "--format", "folded", "-o", out])
+        check(e.status == 1 and e.err.strip().splitlines() == ["alphaprof export: cannot write %s: No such file or "
+                                                               "directory" % out],
+              "-o that cannot be written: its one line alone (the note came first)", e)
         lines = [l.rsplit(" ", 1) for l in r.out.splitlines()]
         total = sum(int(c) for _, c in lines)
         rep = alphaprof(["report", "--db", db, "--json"])
