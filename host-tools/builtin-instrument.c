@@ -61,8 +61,6 @@ static void print_held(const char *out, const struct instrument_path_stats *ps)
                out, ps->metered_iv_loops, ps->borrowing_loops, ps->borrowed_regs);
 }
 
-/* An image in which nothing could be counted (its symbols damaged, say)
- * gives no instrumented copy: one line, exit 1. */
 /* What the hash table line adds when the region had room for fewer slots
  * than --hash-slots asked (path-region.h notes 14, 15: the largest power of
  * two that fits after the array counters). */
@@ -76,6 +74,8 @@ static const char *fewer_slots(uint64_t asked, const struct instrument_path_stat
     return why;
 }
 
+/* An image in which nothing could be counted (its symbols damaged, say)
+ * gives no instrumented copy: one line, exit 1. */
 static int nothing_counted(const char *in, const char *out, const char *what)
 {
     unlink(out);
