@@ -46,18 +46,7 @@ void put_addk(struct code *c, unsigned r, int64_t k, bool *bad)
         put(c, opr(OP_INTA, F_ADDQ, r, hashing.tmp, r));
         return;
     }
-    if (fits16(k)) {
-        put(c, mem(OP_LDA, r, r, (int)k));
-        return;
-    }
-    int64_t hi = (k + 0x8000) >> 16, lo = k - hi * 65536;
-    if (!fits16(hi)) {
-        *bad = true;
-        return;
-    }
-    put(c, mem(OP_LDAH, r, r, (int)hi));
-    if (lo)
-        put(c, mem(OP_LDA, r, r, (int)lo));
+    put_addk_from(c, r, r, k, bad);
 }
 
 /* dst = src + k (not a hashed procedure's wide increments: put_addk). */
@@ -301,8 +290,7 @@ void put_meter_read(struct code *c, const struct meter *mt, const struct tregs *
         return;
     }
     put(c, mem(OP_LDAH, t->E, t->R, PMU_FROM_REGION - (both.on ? (int)(CCT_BOTH_PATHS_OFFSET >> 16) : 0)));
-    put(c, mem(OP_LDQ, t->D, t->E, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, t->E, t->E, mt->ev_off));
+    put_page_read(c, mt, t->E, t->D, t->E);
 }
 
 /* A path starts: the counters read (D, E) go to its start slots at S. */

@@ -289,6 +289,14 @@ struct meter {
 
 static inline int64_t slot_size(const struct meter *mt) { return mt->on ? PATH_METERED_SIZE : 8; }
 
+/* cyc = the cycles and ev = the chosen event from the PMU page at W (ev
+ * may be W itself: read last). */
+static inline void put_page_read(struct code *c, const struct meter *mt, unsigned W, unsigned cyc, unsigned ev)
+{
+    put(c, mem(OP_LDQ, cyc, W, PMU_CYCLES_OFF));
+    put(c, mem(OP_LDQ, ev, W, mt->ev_off));
+}
+
 #define PMU_FROM_REGION (-(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16))
 
 #define OP_INTM 0x13

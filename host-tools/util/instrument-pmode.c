@@ -51,8 +51,7 @@ static void put_bad_way_at(struct code *c, struct pmode *m, struct fixup to_bad,
     struct fixup done = put_fwd(c, OP_BR, R_ZERO);
     land(c, to_bad);
     if (restart) {      /* a kept leaf's: S and T read the page as the count would have */
-        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+        put_page_read(c, &m->mt, m->W, m->S, m->T);
     }
     if (find_region)
         put_region(c, r);
@@ -315,8 +314,7 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
         tregs_save(c, &t);
         put_core_state(c, m->Y);
         put(c, mem(OP_LDAH, m->W, m->Y, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-        put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+        put_page_read(c, &m->mt, m->W, m->S, m->T);
         put_ctx_base(c, m->Y, m->Y, m->P, t.R, m->base, 0, true, m->bad);
         tregs_restore(c, &t);
         if (!m->known)
@@ -325,8 +323,7 @@ static void put_kept_entry(struct code *c, struct pmode *m, int64_t add, uint32_
     }
     put_region(c, x);
     put(c, mem(OP_LDAH, m->W, x, -(int)((CCT_PHYS - PMU_WINDOW_PHYS) >> 16)));
-    put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+    put_page_read(c, &m->mt, m->W, m->S, m->T);
     /* no magic: the loader sets it (path-region.h note 5) */
     if (!m->known)
         put_setk(c, m->P, KEPT_SCALE * add, m->bad);
@@ -537,8 +534,7 @@ static void put_metered_frame_entry(struct code *c, struct pmode *m, int64_t add
     put_region(c, t.R);
     if (m->addr) {              /* the page in the second slot (no Y): the exit reads it from there */
         put(c, mem(OP_LDAH, t.A, t.R, PMU_FROM_REGION));
-        put(c, mem(OP_LDQ, t.D, t.A, PMU_CYCLES_OFF));
-        put(c, mem(OP_LDQ, t.E, t.A, m->mt.ev_off));
+        put_page_read(c, &m->mt, t.A, t.D, t.E);
         put(c, mem(OP_STQ, t.A, R_SP, fslot(m, 1)));
     } else {
         put_meter_read(c, &m->mt, &t);
@@ -591,8 +587,7 @@ static void put_frame_count(struct code *c, struct pmode *m, int64_t add, uint32
         tregs_save(c, &t);
         if (m->addr) {          /* the page from the frame's second slot (the entry's) */
             put(c, mem(OP_LDQ, t.E, R_SP, fslot(m, 1)));
-            put(c, mem(OP_LDQ, t.D, t.E, PMU_CYCLES_OFF));
-            put(c, mem(OP_LDQ, t.E, t.E, m->mt.ev_off));
+            put_page_read(c, &m->mt, t.E, t.D, t.E);
         } else {
             if (m->Y == R_ZERO)
                 put_region(c, t.R);
@@ -734,8 +729,7 @@ void put_stubs(struct code *c, struct pmode *m)
             continue;
         }
         if (m->stub[i].reads) {
-            put(c, mem(OP_LDQ, m->S, m->W, PMU_CYCLES_OFF));
-            put(c, mem(OP_LDQ, m->T, m->W, m->mt.ev_off));
+            put_page_read(c, &m->mt, m->W, m->S, m->T);
         }
         put_region(c, r);
         if (m->saved) {
@@ -805,8 +799,7 @@ static void put_iv_meter_unhold(struct code *c, const struct pmode *m, unsigned 
 static void put_iv_meter_read(struct code *c, struct pmode *m, unsigned k)
 {
     const struct iv_meter *v = &m->km[k];
-    put(c, mem(OP_LDQ, v->last_c, v->page, PMU_CYCLES_OFF));
-    put(c, mem(OP_LDQ, v->last_e, v->page, m->mt.ev_off));
+    put_page_read(c, &m->mt, v->page, v->last_c, v->last_e);
     if (m->nstubs < sizeof m->stub / sizeof *m->stub) {
         struct fixup first = put_fwd(c, OP_BEQ, v->first_c);
         m->stub[m->nstubs++] = (struct bad_stub){.from = first, .back = here(c), .r = k, .first = true};
