@@ -337,13 +337,12 @@ struct pmode {
     bool cb;                    /* --both, counts only: Y (P when addr) holds the activation's counters'
                                  * base, found at its entry (cct-region.h note 17) */
     /* frame mode (path-region.h note 11): the procedure's own
-     * frame grown by fslots at its top, fsize its size before; with
+     * frame grown by frame_slots() at its top, fsize its size before; with
      * `saved` the caller's P (and Y) kept there instead of on the register
      * stack, with `fmem` P itself kept there (no register to spare);
      * fstate[i] whether sp is the frame's (1) or the caller's (0) before
      * instruction i; fbody that of the edge being emitted */
     bool frame, fmem, fbody;
-    int fslots;                 /* FRAME_SLOTS, or FRAME_SLOTS_METERED with metrics */
     bool addr;                  /* frame mode, no backedge: P holds its path's counter's address */
     int64_t fsize;
     uint8_t *fstate;
@@ -415,6 +414,13 @@ struct pmode {
     } stub[4];
     unsigned nstubs;
 };
+
+/* How many bytes procedure m's frame grows by in frame mode: with metrics
+ * (its own: a hashed procedure counts only) the path's start too. */
+static inline int frame_slots(const struct pmode *m)
+{
+    return m->mt.on ? FRAME_SLOTS_METERED : FRAME_SLOTS;
+}
 
 static inline uint32_t bit(unsigned r) { return r == R_ZERO ? 0 : 1u << r; }
 

@@ -29,7 +29,7 @@ static void paths_emit(struct path_out *po, const struct calc_proc *cfg, const s
     struct bl_action push = {.kind = BL_ACT_ENTRY, .add = entry ? entry->add : 0};
     size_t ei = (E - cfg->start) / 4;
     m->fbody = false;           /* (frame mode: sp is the caller's at the entry, frame_plan) */
-    spill_below = m->frame ? m->fslots : 8 * (int)m->nhold;
+    spill_below = m->frame ? frame_slots(m) : 8 * (int)m->nhold;
     put_held(c, m, OP_STQ);                     /* (note 16: held up to each return) */
     put_edge_code(c, m, &push, live[ei]);
     put(c, cfg->insns[ei].s.word);
@@ -63,7 +63,7 @@ block_ends:
             uint32_t use, def;
             liveness_regs(w, &use, &def);
             m->fbody = m->fstate[li] ^ (f == FLOW_NONE && (def & bit(R_SP)));
-            spill_below = m->fbody ? 0 : m->fslots;
+            spill_below = m->fbody ? 0 : frame_slots(m);
         }
         const struct bl_action *a = &bl->action[x->out[0]];
         uint32_t after = liveness_at_edge(cfg, live, li, cfg->edges[x->out[0]].to);
@@ -192,7 +192,7 @@ block_ends:
         m->rk = false;
         if (m->frame) {
             m->fbody = m->fstate[m->sink[i].insn];
-            spill_below = m->fbody ? 0 : m->fslots;
+            spill_below = m->fbody ? 0 : frame_slots(m);
         }
         align_tramp(c);
         t = here(c);
@@ -249,7 +249,7 @@ static bool number_proc(struct symtab *sy, const struct symbol *s, const struct 
 }
 
 /* Frame mode (path-region.h note 11): the instructions that make and
- * drop the procedure's frame grow it by m->fslots in cfg's copy; their
+ * drop the procedure's frame grow it by frame_slots(m) in cfg's copy; their
  * indices are returned (*n of them) to be patched once it is emitted. */
 static uint32_t *grow_frame(struct calc_proc *cfg, const struct pmode *m, size_t *n)
 {
@@ -258,7 +258,7 @@ static uint32_t *grow_frame(struct calc_proc *cfg, const struct pmode *m, size_t
         uint32_t w = cfg->insns[i].s.word;
         int64_t d = alpha_disp16(w);
         if (w >> 26 == OP_LDA && alpha_ra(w) == R_SP && alpha_rb(w) == R_SP && (d == m->fsize || d == -m->fsize)) {
-            cfg->insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * m->fslots));
+            cfg->insns[i].s.word = mem(OP_LDA, R_SP, R_SP, (int)(d + (d < 0 ? -1 : 1) * frame_slots(m)));
             at[(*n)++] = (uint32_t)i;
         }
     }
@@ -428,7 +428,6 @@ int instrument_paths(const char *in, const char *out, int event, uint64_t hash_s
             uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
             liveness_compute(&cfg, live);
             struct pmode m = {.npaths = bl.npaths, .base = tp->base, .sp_tags = sp_tags, .mt = mt, .bad = &bad};
-            m.fslots = mt.on ? FRAME_SLOTS_METERED : FRAME_SLOTS;
             if (hashed)
                 m.mt = (struct meter){0};       /* counts only (path-region.h note 14) */
             choose_mode(&cfg, &bl, live, &m);
@@ -615,7 +614,7 @@ int instrument_both(const char *in, const char *out, int event, uint64_t hash_sl
         uint32_t *live = calc_zalloc(cfg.n, sizeof *live);
         liveness_compute(&cfg, live);
         struct pmode m = {.npaths = bl.npaths, .base = hashed ? nhashed : (uint32_t)counters, .sp_tags = sp_tags,
-                          .mt = mt, .bad = &bad, .fslots = mt.on ? FRAME_SLOTS_METERED : FRAME_SLOTS};
+                          .mt = mt, .bad = &bad};
         choose_mode(&cfg, &bl, live, &m);
         if (hashed)
             hashed_mode(&m);

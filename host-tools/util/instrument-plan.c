@@ -563,7 +563,7 @@ void choose_loop_regs(const struct calc_proc *cfg, const struct bl_proc *bl, con
     free(sinkto);
 }
 
-/* Whether the procedure's stack frame can grow by m->fslots at its top
+/* Whether the procedure's stack frame can grow by frame_slots(m) at its top
  * (path-region.h note 11): sp written only by `lda sp, -N(sp)` (the frame
  * made, N the same everywhere, a multiple of 16) and `lda sp, N(sp)` (the
  * frame dropped), each where sp is the caller's or the frame's on every
@@ -655,7 +655,7 @@ bool frame_plan(const struct calc_proc *cfg, struct pmode *m)
             }
         }
     }
-    ok &= N > 0 && N + m->fslots <= 32752;
+    ok &= N > 0 && N + frame_slots(m) <= 32752;
     free(at);
     if (!ok) {
         free(st);

@@ -519,7 +519,7 @@ static void put_saved_exit(struct code *c, struct pmode *m, int64_t add, uint32_
  * k-th slot where the edge being emitted runs. */
 static int fslot(const struct pmode *m, int k)
 {
-    return (int)((m->fbody ? m->fsize : -m->fslots) + 8 * k);
+    return (int)((m->fbody ? m->fsize : -frame_slots(m)) + 8 * k);
 }
 
 /* With metrics, the callee-saved mode's entry in frame mode: the page
