@@ -61,26 +61,40 @@ struct paths_options {
     bool have_cv;
 };
 
+#define CHAIN_MAX 64
+
+/* Path h's chain of calls, innermost first, into chain[CHAIN_MAX]: how
+ * many; *cut when the root lies farther up.  0 when h has no record or its
+ * record is not in the tree. */
+static size_t context_chain(const struct paths_options *o, const struct hot_path *h,
+                            const struct cv_node *chain[CHAIN_MAX], bool *cut)
+{
+    const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
+    size_t k = 0;
+    for (; n && n->id != 0 && k < CHAIN_MAX; n = n->parent != CV_NO_NODE ? &o->cv.nodes[n->parent] : NULL)
+        chain[k++] = n;
+    *cut = n && n->id != 0;
+    return k;
+}
+
 /* Path h's context as its chain of calls from the root, or what it has
  * instead (--context); with sites, each call's site after its callee
  * (callee@file:line), so that two calls of one procedure from the same
  * caller are told apart. */
 static void context_text(const struct paths_options *o, const struct hot_path *h, bool sites, char *buf, size_t len)
 {
-    const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
     if (h->record < 0) {
         snprintf(buf, len, "(context-free: entered by no standard call, or before the first)");
         return;
     }
-    if (!n) {
+    const struct cv_node *chain[CHAIN_MAX];
+    bool cut;
+    size_t k = context_chain(o, h, chain, &cut);
+    if (!k) {
         snprintf(buf, len, "core %d record %lld", h->core, (long long)h->record);
         return;
     }
-    const struct cv_node *chain[64];
-    size_t k = 0;
-    for (; n && n->id != 0 && k < 64; n = n->parent != CV_NO_NODE ? &o->cv.nodes[n->parent] : NULL)
-        chain[k++] = n;
-    size_t at = (size_t)snprintf(buf, len, "%s", n && n->id != 0 ? "... > " : "");
+    size_t at = (size_t)snprintf(buf, len, "%s", cut ? "... > " : "");
     while (k-- > 0 && at + 1 < len) {
         char site[160] = "";
         if (sites && chain[k]->parent != CV_NO_NODE && o->cv.nodes[chain[k]->parent].id != 0)
@@ -96,19 +110,17 @@ static void context_text(const struct paths_options *o, const struct hot_path *h
  * first (two calls on one source line share their file:line). */
 static void print_site_addrs(const struct paths_options *o, const struct hot_path *h)
 {
-    const struct cv_node *n = h->record >= 0 && o->have_cv ? cv_find(&o->cv, h->core, (uint64_t)h->record) : NULL;
-    uint64_t addr[64];
-    size_t k = 0;
-    for (; n && n->id != 0 && k < 64; n = n->parent != CV_NO_NODE ? &o->cv.nodes[n->parent] : NULL)
-        addr[k++] = n->site_addr;
     printf(", \"context_site_addrs\": ");
     if (h->record < 0) {
         printf("null");
         return;
     }
+    const struct cv_node *chain[CHAIN_MAX];
+    bool cut;
+    size_t k = context_chain(o, h, chain, &cut);
     printf("[");
     for (size_t i = 0; i < k; i++)
-        printf("%s%llu", i ? ", " : "", (unsigned long long)addr[k - 1 - i]);
+        printf("%s%llu", i ? ", " : "", (unsigned long long)chain[k - 1 - i]->site_addr);
     printf("]");
 }
 
